@@ -1,0 +1,236 @@
+"""Univariate population models with numpy's own generators behind them."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._base import Distribution
+from ._validation import check_array, check_probability, check_real
+
+__all__ = ["Normal", "Uniform", "Laplace", "LogNormal", "Exponential", "Poisson",
+           "Bernoulli", "Categorical"]
+
+
+class Normal(Distribution):
+    """Normal records, ``N(loc, scale**2)``.
+
+    Parameters
+    ----------
+    loc : float
+        Mean.
+    scale : float
+        Standard deviation, ``> 0``.
+    """
+
+    def __init__(self, loc: float = 0.0, scale: float = 1.0):
+        self.loc = check_real("loc", loc)
+        self.scale = check_real("scale", scale, low=0.0, low_strict=True)
+
+    def _draw(self, shape, rng):
+        return rng.normal(self.loc, self.scale, size=shape)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def var(self):
+        return self.scale**2
+
+    def expected_abs_difference(self) -> float:
+        r""":math:`E|X - X'| = 2\sigma/\sqrt{\pi}` for independent records X, X'."""
+        return 2.0 * self.scale / math.sqrt(math.pi)
+
+    def _params(self):
+        return {"loc": self.loc, "scale": self.scale}
+
+
+class Uniform(Distribution):
+    """Uniform records on ``[low, high)``."""
+
+    def __init__(self, low: float = 0.0, high: float = 1.0):
+        self.low = check_real("low", low)
+        self.high = check_real("high", high)
+        if not self.high > self.low:
+            raise ValueError(f"high must be > low, got low={self.low!r}, high={self.high!r}.")
+
+    def _draw(self, shape, rng):
+        return rng.uniform(self.low, self.high, size=shape)
+
+    @property
+    def mean(self):
+        return 0.5 * (self.low + self.high)
+
+    @property
+    def var(self):
+        return (self.high - self.low) ** 2 / 12.0
+
+    def _params(self):
+        return {"low": self.low, "high": self.high}
+
+
+class Laplace(Distribution):
+    """Laplace records with density ``exp(-|x - loc| / scale) / (2 scale)``."""
+
+    def __init__(self, loc: float = 0.0, scale: float = 1.0):
+        self.loc = check_real("loc", loc)
+        self.scale = check_real("scale", scale, low=0.0, low_strict=True)
+
+    def _draw(self, shape, rng):
+        return rng.laplace(self.loc, self.scale, size=shape)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def var(self):
+        return 2.0 * self.scale**2
+
+    def _params(self):
+        return {"loc": self.loc, "scale": self.scale}
+
+
+class LogNormal(Distribution):
+    """Records whose logarithm is ``N(mu, sigma**2)``."""
+
+    def __init__(self, mu: float = 0.0, sigma: float = 1.0):
+        self.mu = check_real("mu", mu)
+        self.sigma = check_real("sigma", sigma, low=0.0, low_strict=True)
+
+    def _draw(self, shape, rng):
+        return rng.lognormal(self.mu, self.sigma, size=shape)
+
+    @property
+    def mean(self):
+        return math.exp(self.mu + self.sigma**2 / 2.0)
+
+    @property
+    def var(self):
+        return math.expm1(self.sigma**2) * math.exp(2.0 * self.mu + self.sigma**2)
+
+    def _params(self):
+        return {"mu": self.mu, "sigma": self.sigma}
+
+
+class Exponential(Distribution):
+    """Exponential records with mean ``scale`` (rate ``1 / scale``)."""
+
+    def __init__(self, scale: float = 1.0):
+        self.scale = check_real("scale", scale, low=0.0, low_strict=True)
+
+    def _draw(self, shape, rng):
+        return rng.exponential(self.scale, size=shape)
+
+    @property
+    def mean(self):
+        return self.scale
+
+    @property
+    def var(self):
+        return self.scale**2
+
+    def _params(self):
+        return {"scale": self.scale}
+
+
+class Poisson(Distribution):
+    """Poisson counts with mean ``lam``."""
+
+    def __init__(self, lam: float = 1.0):
+        self.lam = check_real("lam", lam, low=0.0)
+
+    def _draw(self, shape, rng):
+        return rng.poisson(self.lam, size=shape)
+
+    @property
+    def mean(self):
+        return self.lam
+
+    @property
+    def var(self):
+        return self.lam
+
+    def _params(self):
+        return {"lam": self.lam}
+
+
+class Bernoulli(Distribution):
+    """Records equal to 1 with probability ``p`` and 0 otherwise."""
+
+    def __init__(self, p: float = 0.5):
+        self.p = check_probability("p", p, open_low=False, open_high=False)
+
+    def _draw(self, shape, rng):
+        return (rng.random(size=shape) < self.p).astype(np.int64)
+
+    @property
+    def mean(self):
+        return self.p
+
+    @property
+    def var(self):
+        return self.p * (1.0 - self.p)
+
+    def _params(self):
+        return {"p": self.p}
+
+
+def check_weights(name, weights, length=None):
+    """Return ``weights`` as a probability vector, or raise naming them."""
+    w = check_array(name, weights, ndim=1, nonnegative=True)
+    if w.size == 0:
+        raise ValueError(f"{name} must not be empty.")
+    if length is not None and w.size != length:
+        raise ValueError(f"{name} must have {length} entries, got {w.size}: {name}={weights!r}.")
+    if not math.isclose(w.sum(), 1.0, rel_tol=0.0, abs_tol=1e-8):
+        raise ValueError(f"{name} must sum to 1, got sum {w.sum()!r}: {name}={weights!r}.")
+    return w / w.sum()
+
+
+def draw_labels(cumulative, shape, rng):
+    """Draw category labels from the cumulative weights (inverse CDF, vectorised).
+
+    A few categories are labelled by comparisons (one cheap pass each), many
+    by binary search; either way the largest label is ``K - 1``.
+    """
+    u = rng.random(size=shape)
+    if cumulative.size <= 16:
+        labels = np.zeros(shape, dtype=np.uint8)
+        for edge in cumulative[:-1]:
+            labels += u >= edge
+        return labels
+    labels = np.searchsorted(cumulative, u, side="right")
+    return np.minimum(labels, cumulative.size - 1, out=labels)
+
+
+class Categorical(Distribution):
+    """Records drawn from ``values`` (default ``0..K-1``) with probabilities ``probs``."""
+
+    def __init__(self, probs, values=None):
+        self.probs = check_weights("probs", probs)
+        if values is None:
+            self.values = np.arange(self.probs.size)
+        else:
+            self.values = np.asarray(values)
+            if self.values.ndim != 1 or self.values.size != self.probs.size:
+                raise ValueError("values must be one-dimensional with one entry per "
+                                 f"probability ({self.probs.size}), got shape "
+                                 f"{self.values.shape}.")
+        self._cumulative = np.cumsum(self.probs)
+
+    def _draw(self, shape, rng):
+        return np.take(self.values, draw_labels(self._cumulative, shape, rng))
+
+    @property
+    def mean(self):
+        return float(np.dot(self.probs, self.values))
+
+    @property
+    def var(self):
+        return float(np.dot(self.probs, (self.values - self.mean) ** 2))
+
+    def _params(self):
+        return {"probs": self.probs, "values": self.values}

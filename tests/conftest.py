@@ -1,0 +1,33 @@
+"""Shared test helpers: one seed by default, many with SENSAMPLER_SEEDS=all."""
+
+import os
+
+import numpy as np
+import pytest
+
+SEEDS = range(20) if os.environ.get("SENSAMPLER_SEEDS") == "all" else [20261121]
+
+
+@pytest.fixture(params=SEEDS)
+def seed(request):
+    return request.param
+
+
+def assert_close_in_se(observed, expected, se, z=6.0):
+    """Assert ``|observed - expected| < z * se`` elementwise.
+
+    Six standard errors are crossed by chance with probability ~2e-9 per
+    coordinate, so a failure means a wrong formula, not bad luck; the fixed
+    seed only makes the run repeatable.
+    """
+    observed, expected, se = map(np.asarray, (observed, expected, se))
+    assert np.all(np.abs(observed - expected) < z * se), (observed, expected, se)
+
+
+def assert_moments(dist, seed, n=200_000):
+    """Check the sample mean and variance of ``dist`` against its own mean and var."""
+    x = dist.sample(n, random_state=seed).astype(float)
+    mean, var = np.asarray(dist.mean, float), np.asarray(dist.var, float)
+    assert_close_in_se(x.mean(axis=0), mean, np.sqrt(var / n))
+    sq = (x - mean) ** 2
+    assert_close_in_se(sq.mean(axis=0), var, sq.std(axis=0) / np.sqrt(n) + 1e-12)
