@@ -7,7 +7,7 @@ vectorised call.
 """
 
 from ._base import Distribution
-from .adapters import (ScipyDistribution, SklearnGaussianMixture, SklearnKernelDensity,
+from .adapters import (SampleAdapter, ScipyDistribution, SklearnGaussianMixture, SklearnKernelDensity,
                        as_distribution)
 from .empirical import Empirical
 from .mixtures import GaussianMixture
@@ -20,5 +20,5 @@ __all__ = [
     "Normal", "Uniform", "Laplace", "LogNormal", "Exponential", "Poisson", "Bernoulli",
     "Categorical", "GaussianMixture", "MultivariateNormal", "Product",
     "LinearRegressionPopulation", "Empirical", "ScipyDistribution",
-    "SklearnGaussianMixture", "SklearnKernelDensity", "as_distribution",
+    "SklearnGaussianMixture", "SklearnKernelDensity", "SampleAdapter", "as_distribution",
 ]

@@ -9,7 +9,7 @@ from ._base import Distribution
 from .univariate import draw_labels
 
 __all__ = ["ScipyDistribution", "SklearnGaussianMixture", "SklearnKernelDensity",
-           "as_distribution"]
+           "SampleAdapter", "as_distribution"]
 
 
 class ScipyDistribution(Distribution):
@@ -204,12 +204,40 @@ class SklearnKernelDensity(Distribution):
         return f"SklearnKernelDensity({self.model!r})"
 
 
+class SampleAdapter(Distribution):
+    """Any object with ``sample(size, random_state=None)`` returning ``(size, ...)``.
+
+    The object's own ``sample`` must accept a numpy ``Generator`` as
+    ``random_state``; a stack of databases is drawn as one flat sample, reshaped.
+    """
+
+    def __init__(self, model):
+        if not callable(getattr(model, "sample", None)):
+            raise TypeError(f"model must have a sample(size, random_state) method, got "
+                            f"{model!r}.")
+        self.model = model
+        probe = np.asarray(model.sample(1, random_state=np.random.default_rng(0)))
+        if probe.ndim == 0 or probe.shape[0] != 1:
+            raise ValueError("model.sample(1) must return an array with a leading axis of "
+                             f"length 1, got shape {probe.shape}.")
+        self.record_shape = probe.shape[1:]
+
+    def _draw(self, shape, rng):
+        size = int(np.prod(shape))
+        out = np.asarray(self.model.sample(size, random_state=rng))
+        return out.reshape(tuple(shape) + self.record_shape)
+
+    def __repr__(self):
+        return f"SampleAdapter({self.model!r})"
+
+
 def as_distribution(obj) -> Distribution:
     """Return a population model for ``obj``.
 
     Accepts a :class:`Distribution` (returned as is), a frozen ``scipy.stats``
     distribution, a fitted scikit-learn ``GaussianMixture`` or
-    ``KernelDensity``, or an array / DataFrame of public records (bootstrap).
+    ``KernelDensity``, an array / DataFrame of public records (bootstrap), or
+    any object with ``sample(size, random_state)`` (see :class:`SampleAdapter`).
     """
     if isinstance(obj, Distribution):
         return obj
@@ -224,6 +252,8 @@ def as_distribution(obj) -> Distribution:
         from .empirical import Empirical
 
         return Empirical(obj)
+    if callable(getattr(obj, "sample", None)):
+        return SampleAdapter(obj)
     raise TypeError("distribution must be a distributions.Distribution, a frozen "
                     "scipy.stats distribution, a fitted sklearn GaussianMixture or "
                     f"KernelDensity, or an array of records; got {obj!r}.")

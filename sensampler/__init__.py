@@ -1,5 +1,14 @@
-"""sensampler: random differential privacy with sampled sensitivities."""
+"""sensampler: random differential privacy with sampled sensitivities.
 
+The sensitivity sampler of Rubinstein & Aldà (ICML 2017), vectorised and
+parallel, with sampling plans, mechanisms and accounting around it.
+"""
+
+from . import norms, queries
 from ._version import __version__
+from .plan import SamplingPlan, certified_gamma, sampling_plan
+from .sampler import SensitivityEstimate, SensitivitySampler, sample_sensitivity
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "SamplingPlan", "sampling_plan", "certified_gamma",
+           "SensitivityEstimate", "SensitivitySampler", "sample_sensitivity", "queries",
+           "norms"]

@@ -1,0 +1,105 @@
+"""Chunking, seeding and dispatch of sampling work through joblib.
+
+The m pairs are cut into chunks whose size depends only on m, n, the record
+size and the query kind (never on ``n_jobs``); chunk i draws from the i-th
+child of one :class:`numpy.random.SeedSequence`. Results are therefore
+bit-identical for any ``n_jobs`` and any joblib backend, Dask included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from joblib import Parallel, delayed
+
+__all__ = ["DEFAULT_CHUNK_BYTES", "GENERIC_CHUNK_PAIRS", "chunk_sizes", "pairs_per_chunk",
+           "run_tasks", "child_seed"]
+
+#: Memory bound of one chunk's stack of databases (8 MiB).
+DEFAULT_CHUNK_BYTES = 8 * 2**20
+#: Largest chunk, in pairs, for a batched query (bounds the output arrays too).
+MAX_CHUNK_PAIRS = 1 << 16
+#: Chunk size for queries evaluated database by database (a Python loop per
+#: pair dominates, so small chunks cost nothing and spread well over workers).
+GENERIC_CHUNK_PAIRS = 32
+
+
+def pairs_per_chunk(n: int, record_bytes: int, batched: bool,
+                    batch_size: int | None = None) -> int:
+    """Pairs per chunk: ``batch_size`` if given, else what fits in 8 MiB."""
+    if batch_size is not None:
+        return batch_size
+    fit = max(1, DEFAULT_CHUNK_BYTES // max(1, n * record_bytes))
+    return min(fit, MAX_CHUNK_PAIRS if batched else GENERIC_CHUNK_PAIRS)
+
+
+def chunk_sizes(m: int, size: int) -> list[int]:
+    """Split ``m`` pairs into chunks of ``size`` (the last one shorter)."""
+    return [min(size, m - start) for start in range(0, m, size)]
+
+
+def _progress_bar(total, desc):
+    try:
+        from tqdm.auto import tqdm
+    except ImportError as exc:  # pragma: no cover - exercised without the extra
+        raise ImportError("progress=True needs tqdm: pip install 'sensampler[progress]'."
+                          ) from exc
+    return tqdm(total=total, desc=desc, unit="pair")
+
+
+def run_tasks(func, tasks, *, n_jobs=None, progress=False, weights=None, desc="sampling"):
+    """Run ``func(*task)`` for every task, in order, through joblib.
+
+    Parameters
+    ----------
+    func : callable
+        Module-level function, so that every backend can pickle it.
+    tasks : list of tuple
+        Arguments for each call.
+    n_jobs : int or None
+        As in joblib; ``None`` defers to an enclosing ``joblib.parallel_config``.
+    progress : bool
+        Show a tqdm bar advanced by ``weights[i]`` when task i finishes.
+    weights : list of int, optional
+        Progress weight of each task (default 1).
+
+    Returns
+    -------
+    list
+        The results, in task order.
+    """
+    weights = weights or [1] * len(tasks)
+    bar = _progress_bar(sum(weights), desc) if progress else None
+    try:
+        if len(tasks) == 1 or n_jobs == 1:
+            results = []
+            for task, weight in zip(tasks, weights):
+                results.append(func(*task))
+                if bar is not None:
+                    bar.update(weight)
+            return results
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator")
+        results = []
+        for result, weight in zip(parallel(delayed(func)(*t) for t in tasks), weights):
+            results.append(result)
+            if bar is not None:
+                bar.update(weight)
+        return results
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+#: First spawn-key word of sensampler's child seeds, apart from ``SeedSequence.spawn``'s.
+_SPAWN_TAG = 0x5E45
+
+
+def child_seed(seed_sequence: np.random.SeedSequence, index: int):
+    """The ``index``-th child seed of ``seed_sequence``.
+
+    Unlike ``SeedSequence.spawn`` it keeps no state: the same parent gives the
+    same children however often it is used, so one ``random_state`` always
+    reproduces one result.
+    """
+    return np.random.SeedSequence(seed_sequence.entropy,
+                                  spawn_key=seed_sequence.spawn_key + (_SPAWN_TAG, index),
+                                  pool_size=seed_sequence.pool_size)
