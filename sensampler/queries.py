@@ -250,7 +250,8 @@ class EstimatorQuery(Query):
     def __init__(self, estimator, attribute="coef_", target=-1):
         if not hasattr(estimator, "fit"):
             raise TypeError(f"estimator must have a fit method, got {estimator!r}.")
-        attrs = (attribute,) if isinstance(attribute, str) else tuple(attribute)
+        attrs = (attribute,) if isinstance(attribute, str) else \
+            tuple(attribute) if isinstance(attribute, (tuple, list)) else ()
         if not attrs or not all(isinstance(a, str) for a in attrs):
             raise TypeError(f"attribute must be a str or a tuple of str, got {attribute!r}.")
         self.estimator = estimator

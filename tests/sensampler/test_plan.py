@@ -1,0 +1,140 @@
+import math
+import re
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+from sensampler import certified_gamma, sampling_plan
+
+
+# ------------------------------------------------------------------ DKW (the paper)
+def _diffpriv_gamma_mode(gamma):
+    """The authors' R package, transcribed as formulas (Rubinstein & Aldà 2017, Cor. 7)."""
+    rho = math.exp(special.lambertw(-gamma / (2 * math.exp(0.5)), -1).real + 0.5)
+    m = math.ceil(math.log(1 / rho) / (2 * (gamma - rho) ** 2))
+    lo = rho + math.sqrt(math.log(1 / rho) / (2 * m))
+    return m, math.ceil(m * (1 - gamma + lo))
+
+
+def test_dkw_reproduces_the_paper_authors_numbers():
+    plan = sampling_plan(gamma=0.05, bound="dkw")
+    assert (plan.m, plan.k) == (1305, 1305)
+    assert plan.gamma <= 0.05
+    for gamma in (0.01, 0.05, 0.1, 0.2, 0.33):
+        plan = sampling_plan(gamma=gamma, bound="dkw")
+        assert (plan.m, plan.k) == _diffpriv_gamma_mode(gamma)
+
+
+def test_dkw_m_given_gives_the_lambert_w_floor():
+    m = 1000
+    rho = math.exp(special.lambertw(-1 / (4 * m), -1).real / 2)
+    floor = rho + math.sqrt(math.log(1 / rho) / (2 * m))
+    plan = sampling_plan(m=m, bound="dkw")
+    assert plan.k == m and plan.gamma == pytest.approx(floor, rel=1e-12)
+    # the Lambert W choice is the minimiser of rho + sqrt(log(1/rho) / 2m)
+    grid = np.linspace(1e-4, 0.2, 200_001)
+    assert floor <= (grid + np.sqrt(np.log(1 / grid) / (2 * m))).min() + 1e-12
+
+
+def test_dkw_both_given_chooses_k_as_the_package_does():
+    m, gamma = 2000, 0.1
+    floor = sampling_plan(m=m, bound="dkw").gamma
+    plan = sampling_plan(m=m, gamma=gamma, bound="dkw")
+    assert plan.k == math.ceil(m * (1 - gamma + floor))
+    assert plan.gamma <= gamma
+
+
+# ------------------------------------------------------------------------- exact
+def _gamma_by_grid(m, k):
+    """Second method: minimise beta + P[Bin(m, 1-beta) >= k] on a fine grid."""
+    beta = np.linspace(1e-7, 1 - 1e-7, 400_001)
+    return float(np.min(beta + stats.binom.sf(k - 1, m, 1 - beta)))
+
+
+@pytest.mark.parametrize("m, k", [(113, 113), (1305, 1264), (500, 480), (60, 58), (20, 19),
+                                  (1000, 1000), (7, 5)])
+def test_exact_gamma_is_the_minimum_over_the_split(m, k):
+    # The grid's spacing 2.5e-6 bounds how far its minimum can sit above the true one.
+    assert certified_gamma(m, k) == pytest.approx(_gamma_by_grid(m, k), abs=5e-6)
+    assert certified_gamma(m, k) <= _gamma_by_grid(m, k) + 1e-12
+
+
+def test_exact_top_order_statistic_closed_form():
+    # k = m: beta* = 1 - m^(-1/(m-1)), gamma = 1 - m^(-1/(m-1)) (1 - 1/m)
+    for m in (2, 10, 113, 5000):
+        assert certified_gamma(m, m) == pytest.approx(1 - m ** (-1 / (m - 1)) * (1 - 1 / m))
+
+
+def test_exact_gamma_mode_is_minimal():
+    for gamma in (0.001, 0.01, 0.05, 0.2, 0.5):
+        plan = sampling_plan(gamma=gamma)
+        assert plan.k == plan.m
+        assert plan.gamma <= gamma < certified_gamma(plan.m - 1, plan.m - 1)
+        assert plan.gamma == pytest.approx(plan.beta + plan.rho)
+
+
+def test_exact_needs_about_ten_times_fewer_pairs_than_dkw():
+    assert sampling_plan(gamma=0.05).m == 113
+    assert sampling_plan(gamma=0.05, bound="dkw").m / sampling_plan(gamma=0.05).m > 10
+
+
+def test_exact_m_and_gamma_give_the_smallest_k():
+    plan = sampling_plan(m=1305, gamma=0.05)
+    assert plan.gamma <= 0.05 < certified_gamma(1305, plan.k - 1)
+
+
+def test_explicit_k_certifies_its_gamma():
+    plan = sampling_plan(m=500, k=490)
+    assert plan.gamma == certified_gamma(500, 490)
+    assert sampling_plan(m=500, k=490, gamma=0.5).k == 490
+
+
+def test_k_one_certifies_nothing():
+    assert certified_gamma(100, 1) == 1.0
+
+
+def test_exact_bound_by_simulation(seed):
+    # G ~ Uniform(0, 1), so F(G_(k)) = G_(k) and the tail mass above it is 1 - G_(k).
+    # The binomial bound is attained for a continuous G: the rate of the sampler's own
+    # failure, "tail mass > beta", must equal rho; the joint failure must stay <= gamma.
+    rng = np.random.default_rng(seed)
+    for m, k in [(113, 113), (200, 190)]:
+        plan = sampling_plan(m=m, k=k)
+        trials = 40_000
+        kth = np.partition(rng.random((trials, m)), k - 1, axis=1)[:, k - 1]
+        sampler_fails = np.mean(1 - kth > plan.beta)
+        se = math.sqrt(plan.rho * (1 - plan.rho) / trials)
+        assert abs(sampler_fails - plan.rho) < 5 * se
+        pair_fails = np.mean(rng.random(trials) > kth)  # a fresh pair above G_(k)
+        assert pair_fails <= plan.gamma + 5 * math.sqrt(plan.gamma / trials)
+
+
+@pytest.mark.parametrize("kwargs, exc, message", [
+    (dict(), ValueError, "give gamma, m, or both (got neither)."),
+    (dict(gamma=0.0), ValueError, "gamma must be > 0.0 and < 1.0, got gamma=0.0."),
+    (dict(gamma=1.0), ValueError, "gamma must be > 0.0 and < 1.0, got gamma=1.0."),
+    (dict(gamma=-0.1), ValueError, "gamma must be > 0.0 and < 1.0, got gamma=-0.1."),
+    (dict(gamma="0.05"), TypeError, "gamma must be a real number, got '0.05'."),
+    (dict(m=0), ValueError, "m must be an integer >= 1, got m=0."),
+    (dict(m=10.5), TypeError, "m must be an integer, got 10.5."),
+    (dict(m=10, k=11), ValueError, "k must be between 1 and m=10, got k=11."),
+    (dict(m=10, k=0), ValueError, "k must be an integer >= 1, got k=0."),
+    (dict(gamma=0.1, k=5), ValueError, "k needs m: give m as well as k=5."),
+    (dict(m=10, gamma=0.01), ValueError,
+     "gamma=0.01 is below what m=10 pairs can certify under the exact bound; the minimum"),
+    (dict(m=10, gamma=0.01, bound="dkw"), ValueError,
+     "gamma=0.01 is below what m=10 pairs can certify under the dkw bound"),
+    (dict(m=100, k=50, gamma=0.01), ValueError, "more than the gamma=0.01 asked for"),
+    (dict(m=1), ValueError, "m=1 pairs certify no gamma below 1"),
+    (dict(gamma=0.1, bound="hoeffding"), ValueError,
+     "bound must be one of 'exact', 'dkw', got bound='hoeffding'."),
+])
+def test_refusals(kwargs, exc, message):
+    with pytest.raises(exc, match=re.escape(message)):
+        sampling_plan(**kwargs)
+
+
+def test_plan_to_dict():
+    d = sampling_plan(gamma=0.05).to_dict()
+    assert set(d) == {"m", "k", "gamma", "rho", "beta", "bound"}
