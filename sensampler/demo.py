@@ -41,7 +41,7 @@ def run_demo(out=sys.stdout, random_state=2017, progress=False, gamma=0.05):
     for query, n in ((queries.identity, 1), (queries.mean, 500)):
         for bound in ("dkw", "exact"):
             est = sample_sensitivity(query, HEIGHTS, n, gamma=gamma, bound=bound,
-                                     random_state=random_state, progress=progress)
+                                     random_state=random_state)
             rows.append((query.name, n, bound, est.m, f"{est.sensitivity:.4g}",
                          f"{est.mean:.4g}", f"{est.gamma:.4f}"))
     print("\nSampled L1 sensitivities (replace-one neighbours):", file=out)

@@ -195,7 +195,7 @@ def certified_gamma(m: int, k: int, bound: str = "exact") -> float:
     Examples
     --------
     >>> round(certified_gamma(113, 113), 4)
-    0.0499
+    0.0498
     """
     m = check_count("m", m)
     k = check_count("k", k)
