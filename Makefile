@@ -20,7 +20,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/run.py --check
 
 clean:
 	rm -rf $(VENV) sensampler-results .pytest_cache

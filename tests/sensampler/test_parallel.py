@@ -1,0 +1,78 @@
+import joblib
+import numpy as np
+import pytest
+
+from distributions import GaussianMixture
+from sensampler import queries, sample_sensitivity
+from sensampler.parallel import (DEFAULT_CHUNK_BYTES, GENERIC_CHUNK_PAIRS, child_seed,
+                                 chunk_sizes, pairs_per_chunk, run_tasks)
+
+HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+
+
+def test_chunks_cover_m_and_depend_on_sizes_only():
+    assert chunk_sizes(10, 4) == [4, 4, 2]
+    assert sum(chunk_sizes(1305, 97)) == 1305
+    # 8 MiB of float64 records of n = 10^4: 104 pairs a chunk
+    assert pairs_per_chunk(10**4, 8, batched=True) == DEFAULT_CHUNK_BYTES // (8 * 10**4)
+    assert pairs_per_chunk(10**6, 8, batched=True) == 1
+    assert pairs_per_chunk(10, 8, batched=False) == GENERIC_CHUNK_PAIRS
+    assert pairs_per_chunk(10, 8, batched=True, batch_size=7) == 7
+
+
+def test_child_seeds_are_stateless_and_distinct():
+    root = np.random.SeedSequence(5)
+    a = [np.random.default_rng(child_seed(root, i)).random() for i in range(3)]
+    b = [np.random.default_rng(child_seed(root, i)).random() for i in range(3)]
+    assert a == b and len(set(a)) == 3
+
+
+def test_memory_stays_bounded_by_the_chunk(monkeypatch):
+    # Record the largest stack any chunk draws for n = 10^5, m = 300.
+    seen = []
+    original = GaussianMixture.sample_batch
+
+    def spy(self, batch, size, random_state=None):
+        out = original(self, batch, size, random_state)
+        seen.append(out.nbytes)
+        return out
+    monkeypatch.setattr(GaussianMixture, "sample_batch", spy)
+    sample_sensitivity(queries.mean, HEIGHTS, 10**5, m=300, random_state=0)
+    assert max(seen) <= DEFAULT_CHUNK_BYTES
+
+
+def test_progress_bar_with_parallel_workers(capsys):
+    kw = dict(m=400, random_state=1, batch_size=50)
+    quiet = sample_sensitivity(queries.mean, HEIGHTS, 100, **kw)
+    shown = sample_sensitivity(queries.mean, HEIGHTS, 100, n_jobs=2, progress=True, **kw)
+    np.testing.assert_array_equal(quiet.samples, shown.samples)
+    assert "400/400" in capsys.readouterr().err
+
+
+def test_run_tasks_keeps_order_and_defers_to_parallel_config():
+    tasks = [(i,) for i in range(20)]
+    assert run_tasks(abs, tasks) == list(range(20))
+    with joblib.parallel_config(backend="threading", n_jobs=2):
+        assert run_tasks(abs, tasks) == list(range(20))
+
+
+def test_generic_queries_run_in_parallel_chunks():
+    kw = dict(m=200, random_state=4)
+    serial = sample_sensitivity(np.median, HEIGHTS, 31, n_jobs=1, **kw)
+    parallel = sample_sensitivity(np.median, HEIGHTS, 31, n_jobs=2, **kw)
+    np.testing.assert_array_equal(serial.samples, parallel.samples)
+
+
+@pytest.mark.dask
+def test_dask_cluster_gives_the_serial_estimate_bit_for_bit():
+    distributed = pytest.importorskip("distributed")
+    kw = dict(gamma=0.01, random_state=2024, batch_size=64)
+    serial = sample_sensitivity(queries.mean, HEIGHTS, 500, n_jobs=1, **kw)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with joblib.parallel_config(backend="dask"):
+            on_cluster = sample_sensitivity(queries.mean, HEIGHTS, 500, n_jobs=-1, **kw)
+        assert len(client.scheduler_info()["workers"]) == 2
+    np.testing.assert_array_equal(serial.samples, on_cluster.samples)
+    assert serial.sensitivity == on_cluster.sensitivity
