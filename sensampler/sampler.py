@@ -27,12 +27,24 @@ from .parallel import chunk_sizes, child_seed, pairs_per_chunk, run_tasks
 from .plan import SamplingPlan, check_plan_arguments, sampling_plan
 from .queries import as_query
 
-__all__ = ["SensitivityEstimate", "sample_sensitivity", "SensitivitySampler", "NEIGHBOURS"]
+__all__ = ["SensitivityEstimate", "TypicalSensitivity", "sample_sensitivity",
+           "SensitivitySampler", "NEIGHBOURS"]
 
 NEIGHBOURS = "replace-one"
 #: Child seed of the probe database that reveals the output's structure (chunks
 #: use children 0, 1, ...).
 _PROBE_CHILD = 2**32 - 1
+
+
+class TypicalSensitivity(float):
+    """The mean of sampled sensitivities: a typical value, with no random-DP guarantee.
+
+    A float in every respect; mechanisms calibrated with it say that their
+    release carries no guarantee, and accountants refuse to record it.
+    """
+
+    def __repr__(self):
+        return f"TypicalSensitivity({float(self)!r})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -367,7 +379,8 @@ def sample_sensitivity(query, distribution, n: int, *, gamma: float | None = Non
         kth = np.partition(samples, plan.k - 1, axis=0)[plan.k - 1]
         estimates.append(SensitivityEstimate(
             sensitivity=kth if np.ndim(kth) else float(kth),
-            mean=samples.mean(axis=0) if samples.ndim > 1 else float(samples.mean()),
+            mean=(samples.mean(axis=0) if samples.ndim > 1
+                  else TypicalSensitivity(samples.mean())),
             samples=samples, m=plan.m, k=plan.k, gamma=joint_gamma, rho=joint_rho,
             bound=bound, norm=norm.name, n=n, plan=plan, parts=parts, query=query.name,
             run_id=run_id))

@@ -1,0 +1,127 @@
+"""Mechanisms with discrete outputs: the exponential mechanism and randomized response."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import check_count, check_random_state
+from ._base import Mechanism, PrivacyGuarantee, check_epsilon, pure_dp_rdp, resolve_sensitivity
+
+__all__ = ["ExponentialMechanism", "RandomizedResponse"]
+
+
+class ExponentialMechanism(Mechanism):
+    r"""Chooses candidate r with probability proportional to :math:`\exp(\epsilon u_r / (2\Delta u))`.
+
+    McSherry & Talwar (2007); Dwork & Roth (2014), Thm. 3.10: epsilon-DP when
+    :math:`\Delta u` bounds how much any candidate's utility moves between
+    neighbours. Sampling uses the Gumbel-max trick, exact and stable for scores
+    of any size.
+
+    Parameters
+    ----------
+    sensitivity : float or SensitivityEstimate
+        Sensitivity of the utility, :math:`\max_r |u(D, r) - u(D', r)|`: an estimate of
+        the vector of utilities in the ``"linf"`` norm (``"l1"``, ``"l2"`` bound it
+        from above; ``"coordinate"`` uses its largest entry).
+    epsilon : float
+    """
+
+    name = "exponential"
+
+    def __init__(self, sensitivity, epsilon: float):
+        self._sensitivity = resolve_sensitivity(sensitivity, ("linf", "l2", "l1",
+                                                              "coordinate"),
+                                                "ExponentialMechanism")
+        self.epsilon = check_epsilon(epsilon)
+        self.sensitivity = float(np.max(self._sensitivity.value))
+
+    @property
+    def privacy(self) -> PrivacyGuarantee:
+        s = self._sensitivity
+        return PrivacyGuarantee("exponential", self.epsilon, 0.0, s.gamma, s.run_id,
+                                rho=self.epsilon**2 / 2, rdp=pure_dp_rdp(self.epsilon),
+                                guaranteed=s.guaranteed)
+
+    def probabilities(self, scores) -> np.ndarray:
+        """Selection probabilities for the given utility scores (a softmax, stably)."""
+        logits = self._logits(scores)
+        logits -= logits.max()
+        p = np.exp(logits)
+        return p / p.sum()
+
+    def _logits(self, scores):
+        u = np.asarray(scores, dtype=float)
+        if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
+            raise ValueError(f"scores must be a non-empty 1-d array of finite utilities, "
+                             f"got {scores!r}.")
+        if self.sensitivity == 0:
+            return np.where(u == u.max(), 0.0, -np.inf)
+        return self.epsilon * u / (2.0 * self.sensitivity)
+
+    def release(self, scores, random_state=None) -> int:
+        """Index of the chosen candidate, given each candidate's utility on the data."""
+        logits = self._logits(scores)
+        rng = check_random_state(random_state)
+        return int(np.argmax(logits + rng.gumbel(size=logits.shape)))
+
+    def choose(self, candidates, utility, data, random_state=None):
+        """Choose among ``candidates`` by ``utility(data, candidate)``."""
+        candidates = list(candidates)
+        scores = [utility(data, c) for c in candidates]
+        return candidates[self.release(scores, random_state)]
+
+
+class RandomizedResponse(Mechanism):
+    r"""k-ary randomized response: the true category with probability
+    :math:`e^\epsilon/(e^\epsilon + k - 1)`, otherwise one of the other k - 1 uniformly.
+
+    Warner (1965); its k-ary form is epsilon-DP for each respondent's value
+    (Kairouz, Oh & Viswanath 2016).
+
+    Parameters
+    ----------
+    k : int
+        Number of categories, ``>= 2``; values are ``0 .. k-1``.
+    epsilon : float
+    """
+
+    name = "randomized response"
+
+    def __init__(self, k: int, epsilon: float):
+        self.k = check_count("k", k, minimum=2)
+        self.epsilon = check_epsilon(epsilon)
+        self.p_true = 1.0 / (1.0 + (self.k - 1) * math.exp(-self.epsilon))
+
+    @property
+    def privacy(self) -> PrivacyGuarantee:
+        return PrivacyGuarantee("randomized response", self.epsilon, 0.0,
+                                rho=self.epsilon**2 / 2, rdp=pure_dp_rdp(self.epsilon))
+
+    def _check_categories(self, value):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "iu" or np.any((arr < 0) | (arr >= self.k)):
+            raise ValueError(f"value must hold integer categories in 0..{self.k - 1}, "
+                             f"got {value!r}.")
+        return arr
+
+    def release(self, value, random_state=None):
+        """Randomized responses, one per entry of ``value``."""
+        arr = self._check_categories(value)
+        rng = check_random_state(random_state)
+        keep = rng.random(size=arr.shape) < self.p_true
+        other = (arr + rng.integers(1, self.k, size=arr.shape)) % self.k
+        out = np.where(keep, arr, other)
+        return int(out) if out.ndim == 0 else out
+
+    def estimate_frequencies(self, responses) -> np.ndarray:
+        r"""Unbiased estimate of the true category frequencies from responses.
+
+        :math:`\hat\pi_c = (\hat p_c - q)/(p - q)` with :math:`q = (1-p)/(k-1)`.
+        """
+        arr = self._check_categories(responses).ravel()
+        observed = np.bincount(arr, minlength=self.k) / arr.size
+        q = (1.0 - self.p_true) / (self.k - 1)
+        return (observed - q) / (self.p_true - q)

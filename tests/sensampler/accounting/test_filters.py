@@ -1,0 +1,158 @@
+import math
+import re
+import threading
+
+import numpy as np
+import pytest
+
+from distributions import GaussianMixture
+from sensampler import queries, sample_sensitivity
+from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
+from sensampler.accounting.filters import advanced_filter_bound
+from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism, ZCDPGaussianMechanism
+
+HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+
+
+def _runs(f, eps):
+    count = 0
+    while True:
+        try:
+            f.spend(eps)
+        except ExceededPrivacyBudgetError:
+            return count
+        count += 1
+
+
+def test_refused_spend_records_nothing():
+    f = PrivacyFilter(1.0, 0.0, rule="basic")
+    f.spend(0.6)
+    before = f.spent
+    with pytest.raises(ExceededPrivacyBudgetError, match="epsilon 1.2 > 1"):
+        f.spend(0.6)
+    assert f.spent == before and f.count == 1
+    assert f.remaining.epsilon == pytest.approx(0.4)
+
+
+def test_advanced_filter_bound_formula():
+    # Rogers et al. Thm 5.1, homogeneous: k eps (e^eps - 1)/2 + sqrt((k eps^2 + H)(2 +
+    # ln(k eps^2 / H + 1)) ln(2/delta_g)), H = eps_g^2 / (28.04 ln(1/delta_g)).
+    eps, k, eg, dg = 0.01, 500, 1.0, 1e-6
+    h = eg**2 / (28.04 * math.log(1 / dg))
+    expected = k * eps * math.expm1(eps) / 2 + math.sqrt(
+        (k * eps**2 + h) * (2 + math.log(k * eps**2 / h + 1)) * math.log(2 / dg))
+    assert advanced_filter_bound([eps] * k, eg, dg) == pytest.approx(expected)
+
+
+def test_runs_before_budget_experiment_of_the_filters_text():
+    # 003: global (0.2, 2e-30), Laplace spends eps in [0.002, 0.2): runs until halt.
+    for eps in (0.002, 0.01, 0.05, 0.1):
+        basic = _runs(PrivacyFilter(0.2, 2e-30, rule="basic"), eps)
+        advanced = _runs(PrivacyFilter(0.2, 2e-30, rule="advanced"), eps)
+        auto = _runs(PrivacyFilter(0.2, 2e-30), eps)
+        assert basic == math.floor(0.2 / eps + 1e-9)
+        assert auto == max(basic, advanced)
+    # With a looser budget and many small spends the advanced filter wins.
+    f = PrivacyFilter(10.0, 1e-5)
+    n = _runs(f, 0.01)
+    assert f.active_rule == "advanced" and n > 1000
+
+
+def test_auto_rule_is_fixed_at_the_first_spend():
+    f = PrivacyFilter(10.0, 1e-5)
+    assert f.active_rule is None
+    f.spend(0.01)
+    assert f.active_rule == "advanced"
+    f.spend(1.0)  # a large spend later does not switch the rule back
+    assert f.active_rule == "advanced"
+
+
+def test_release_spends_before_drawing_noise():
+    f = PrivacyFilter(1.0, 0.0, rule="basic")
+    mech = LaplaceMechanism(1.0, 0.6)
+    f.release(mech, 3.0, random_state=0)
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    with pytest.raises(ExceededPrivacyBudgetError):
+        f.release(mech, 3.0, random_state=rng)
+    assert rng.bit_generator.state == state  # no noise drawn
+    assert f.count == 1
+
+
+def test_mechanisms_are_read_not_retyped():
+    f = PrivacyFilter(1.0, 1e-4, rule="basic")
+    f.spend(GaussianMechanism(1.0, 0.5, 1e-5))
+    assert f.spent[:2] == (0.5, 1e-5)
+    with pytest.raises(ValueError, match="states Rényi/zCDP privacy"):
+        f.spend(ZCDPGaussianMechanism(1.0, 0.1))
+
+
+def test_gamma_is_counted_once_per_sampling_run():
+    a = sample_sensitivity(queries.mean, HEIGHTS, 100, gamma=0.05, random_state=0)
+    b = sample_sensitivity(queries.mean, HEIGHTS, 100, gamma=0.01, random_state=1)
+    f = PrivacyFilter(10.0, 0.0, rule="basic")
+    for _ in range(3):
+        f.spend(LaplaceMechanism(a, 0.5))
+    assert f.spent.gamma == pytest.approx(a.gamma)
+    f.spend(LaplaceMechanism(b, 0.5))
+    assert f.spent.gamma == pytest.approx(a.gamma + b.gamma)
+    capped = PrivacyFilter(10.0, 0.0, gamma=0.055)
+    capped.spend(LaplaceMechanism(a, 0.5))
+    with pytest.raises(ExceededPrivacyBudgetError, match="over the budget gamma=0.055"):
+        capped.spend(LaplaceMechanism(b, 0.5))
+    assert capped.count == 1
+
+
+def test_typical_sensitivity_is_refused():
+    est = sample_sensitivity(queries.mean, HEIGHTS, 100, gamma=0.05, random_state=0)
+    f = PrivacyFilter(10.0)
+    with pytest.raises(ValueError, match="carries no privacy guarantee"):
+        f.release(LaplaceMechanism(est.mean, 0.5), 170.0)
+    assert f.count == 0
+
+
+def test_many_threads_never_exceed_the_budget():
+    f = PrivacyFilter(1.0, 0.0, rule="basic")
+    accepted = []
+    barrier = threading.Barrier(8)
+
+    def worker():
+        barrier.wait()
+        for _ in range(100):
+            try:
+                f.spend(0.003)
+                accepted.append(1)
+            except ExceededPrivacyBudgetError:
+                pass
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(accepted) == f.count == 333  # floor(1 / 0.003)
+    assert f.spent.epsilon <= 1.0
+
+
+@pytest.mark.parametrize("kwargs, exc, message", [
+    (dict(epsilon=0.0), ValueError, "epsilon must be > 0.0, got epsilon=0.0."),
+    (dict(epsilon=1.0, delta=1.0), ValueError, "delta must be >= 0.0 and < 1.0"),
+    (dict(epsilon=1.0, delta=-0.1), ValueError, "delta must be >= 0.0 and < 1.0"),
+    (dict(epsilon=1.0, rule="odometer"), ValueError, "rule must be one of 'auto', 'basic'"),
+    (dict(epsilon=1.0, delta=0.5, rule="advanced"), ValueError,
+     "the advanced filter needs 0 < delta < 1/e"),
+    (dict(epsilon=1.0, gamma=1.0), ValueError, "gamma must be > 0.0 and < 1.0"),
+])
+def test_bad_budgets(kwargs, exc, message):
+    with pytest.raises(exc, match=re.escape(message)):
+        PrivacyFilter(**kwargs)
+
+
+def test_bad_spends():
+    f = PrivacyFilter(1.0)
+    with pytest.raises(ValueError, match="epsilon must be >= 0.0, got epsilon=-0.5."):
+        f.spend(-0.5)
+    with pytest.raises(ValueError, match="delta must be >= 0.0 and < 1.0"):
+        f.spend(0.1, delta=2.0)
+    with pytest.raises(TypeError, match="expected a mechanism with a privacy statement"):
+        f.spend("0.1")
+    assert f.count == 0

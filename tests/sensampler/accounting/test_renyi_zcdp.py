@@ -1,0 +1,125 @@
+import math
+import re
+
+import numpy as np
+import pytest
+from scipy import optimize
+
+from sensampler.accounting import RenyiAccountant, ZCDPAccountant, rdp_to_dp, zcdp_to_dp
+from sensampler.mechanisms import (CatastropheMechanism, GaussianMechanism, LaplaceMechanism,
+                                   RenyiGaussianMechanism, ZCDPGaussianMechanism,
+                                   analytic_gaussian_delta)
+
+dpa = pytest.importorskip("dp_accounting")
+
+
+def _exact_gaussian_epsilon(sigma, k, delta):
+    """k Gaussian steps of noise sigma (sensitivity 1) are exactly one Gaussian step of
+    noise sigma / sqrt(k); its exact epsilon at delta (Balle & Wang 2018, Thm. 8)."""
+    s = sigma / math.sqrt(k)
+    return optimize.brentq(lambda e: analytic_gaussian_delta(s, e) - delta, 0.0, 1e4,
+                           xtol=1e-12)
+
+
+@pytest.mark.parametrize("k", [1, 10, 100, 1000])
+def test_gaussian_composition_against_dp_accounting_and_the_exact_curve(k):
+    mech = GaussianMechanism(1.0, 0.5, 1e-5, variant="analytic")
+    acc = RenyiAccountant()
+    acc.compose(mech, count=k)
+    peer = dpa.rdp.RdpAccountant(orders=list(acc.orders))
+    peer.compose(dpa.GaussianDpEvent(mech.sigma), k)
+    ours = acc.epsilon(1e-6)
+    assert ours == pytest.approx(peer.get_epsilon(1e-6), rel=1e-9)
+    exact = _exact_gaussian_epsilon(mech.sigma, k, 1e-6)
+    assert exact <= ours <= 1.3 * exact + 0.05  # valid, and not far from optimal
+    z = ZCDPAccountant()
+    z.compose(mech, count=k)
+    assert z.rho == pytest.approx(k / (2 * mech.sigma**2))
+    assert exact <= z.epsilon(1e-6) <= z.epsilon(1e-6, method="classic")
+
+
+def test_laplace_composition_against_dp_accounting():
+    mech = LaplaceMechanism(1.0, 0.3)
+    acc = RenyiAccountant()
+    acc.compose(mech, 50)
+    peer = dpa.rdp.RdpAccountant(orders=list(acc.orders))
+    peer.compose(dpa.LaplaceDpEvent(mech.scale), 50)
+    assert acc.epsilon(1e-6) == pytest.approx(peer.get_epsilon(1e-6), rel=1e-9)
+    assert acc.epsilon(1e-6) < 50 * 0.3  # better than basic composition
+
+
+def test_every_gaussian_variant_composes():
+    acc = RenyiAccountant()
+    for mech in (GaussianMechanism(1.0, 0.5, 1e-5), RenyiGaussianMechanism(1.0, 10, 0.5),
+                 ZCDPGaussianMechanism(1.0, 0.05)):
+        acc.compose(mech)
+    # total RDP at alpha is sum alpha / (2 sigma_i^2)
+    sigmas = [GaussianMechanism(1.0, 0.5, 1e-5).sigma, math.sqrt(10), math.sqrt(10)]
+    alpha = acc.orders[10]
+    assert acc.rdp[10] == pytest.approx(sum(alpha / (2 * s**2) for s in sigmas))
+
+
+def test_improved_conversion_beats_the_classic_one():
+    acc = RenyiAccountant()
+    acc.compose(GaussianMechanism(1.0, 0.5, 1e-5), 100)
+    eps, order = acc.epsilon_order(1e-5)
+    classic = acc.epsilon(1e-5, method="classic")
+    assert eps < classic and order in acc.orders
+
+
+def test_classic_conversion_is_mironov_prop_3():
+    # (alpha, eps_bar)-RDP -> (eps_bar + log(1/delta)/(alpha - 1), delta)-DP
+    eps, order = rdp_to_dp([0.5], 1e-5, orders=[10.0], method="classic")
+    assert eps == pytest.approx(0.5 + math.log(1e5) / 9) and order == 10.0
+
+
+def test_zcdp_conversions():
+    # Bun & Steinke Prop 1.3: rho + 2 sqrt(rho log(1/delta))
+    assert zcdp_to_dp(0.1, 1e-5, "classic") == pytest.approx(0.1 + 2 * math.sqrt(0.1 * math.log(1e5)))
+    # improved: the minimum over alpha of the CKS conversion of alpha rho, found on a grid
+    alphas = np.linspace(1.001, 200, 400_000)
+    grid = np.min(alphas * 0.1 + np.log1p(-1 / alphas)
+                  - (math.log(1e-5) + np.log(alphas)) / (alphas - 1))
+    assert zcdp_to_dp(0.1, 1e-5) == pytest.approx(grid, abs=1e-6)
+
+
+def test_variants_document_experiment_values():
+    # 004: sigma = 200, delta = 1e-5, zCDP: eps = x rho + 2 sqrt(x rho log(1/delta))
+    rho = 1 / (2 * 200.0**2)
+    z = ZCDPAccountant()
+    z.compose(ZCDPGaussianMechanism(1.0, rho), count=500)
+    assert z.epsilon(1e-5, "classic") == pytest.approx(500 * rho + 2 * math.sqrt(
+        500 * rho * math.log(1e5)))
+
+
+def test_catastrophe_and_typical_sensitivities_are_refused():
+    with pytest.raises(ValueError, match="satisfies no finite Rényi DP"):
+        RenyiAccountant().compose(CatastropheMechanism(1.0, 1.0, 1e-3))
+    with pytest.raises(ValueError, match="has no zCDP guarantee"):
+        ZCDPAccountant().compose(CatastropheMechanism(1.0, 1.0, 1e-3))
+
+
+def test_reports_carry_gamma():
+    from distributions import Normal
+    from sensampler import queries, sample_sensitivity
+    est = sample_sensitivity(queries.mean, Normal(), 100, gamma=0.05, norm="l2",
+                             random_state=0)
+    acc = RenyiAccountant()
+    acc.compose(GaussianMechanism(est, 0.5, 1e-5), count=10)
+    report = acc.report(1e-5)
+    assert report.gamma == est.gamma and report.delta == 1e-5
+
+
+@pytest.mark.parametrize("call, exc, message", [
+    (lambda: RenyiAccountant(orders=[0.5, 2.0]), ValueError, "orders must be non-empty and all > 1"),
+    (lambda: RenyiAccountant().compose(LaplaceMechanism(1, 1), count=0), ValueError,
+     "count must be an integer >= 1"),
+    (lambda: RenyiAccountant().epsilon(1.0), ValueError, "delta must be > 0.0 and < 1.0"),
+    (lambda: RenyiAccountant().epsilon(0.0), ValueError, "delta must be > 0.0 and < 1.0"),
+    (lambda: rdp_to_dp([1.0], 1e-5, orders=[1.0]), ValueError, "orders must all be > 1"),
+    (lambda: zcdp_to_dp(-1.0, 1e-5), ValueError, "rho must be >= 0.0"),
+    (lambda: ZCDPAccountant().epsilon(2.0), ValueError, "delta must be > 0.0 and < 1.0"),
+])
+def test_bad_inputs(call, exc, message):
+    with pytest.raises(exc, match=re.escape(message)):
+        call()

@@ -1,0 +1,118 @@
+import math
+import re
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import stats
+
+from distributions import GaussianMixture
+from sensampler import queries, sample_sensitivity
+from sensampler.mechanisms import (GaussianMechanism, RenyiGaussianMechanism,
+                                   ZCDPGaussianMechanism, analytic_gaussian_delta,
+                                   analytic_gaussian_sigma)
+
+HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+
+
+def test_classic_calibration_matches_the_theorem():
+    # sigma = Delta sqrt(2 ln(1.25/delta)) / eps = 2 sqrt(2 ln 125000) / 0.5
+    mech = GaussianMechanism(2.0, 0.5, 1e-5)
+    assert mech.sigma == pytest.approx(2 * math.sqrt(2 * math.log(1.25e5)) / 0.5)
+
+
+def _analytic_sigma_by_mpmath(eps, delta):
+    """Second method: bisection on Balle & Wang's exact condition at 50 digits."""
+    mpmath.mp.dps = 50
+    def d(s):
+        return (mpmath.ncdf(1 / (2 * s) - eps * s)
+                - mpmath.e**eps * mpmath.ncdf(-1 / (2 * s) - eps * s))
+    lo, hi = mpmath.mpf("1e-6"), mpmath.mpf(1000)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if d(mid) <= delta else (mid, hi)
+    return float(hi)
+
+
+@pytest.mark.parametrize("eps, delta", [(0.1, 1e-5), (0.5, 1e-5), (1.0, 1e-6), (3.0, 1e-5),
+                                        (10.0, 1e-10), (0.01, 1e-3)])
+def test_analytic_sigma_matches_an_independent_solver(eps, delta):
+    sigma = analytic_gaussian_sigma(eps, delta)
+    assert sigma == pytest.approx(_analytic_sigma_by_mpmath(eps, delta), rel=1e-6)
+    assert analytic_gaussian_delta(sigma, eps) <= delta          # holds at sigma
+    assert analytic_gaussian_delta(sigma * (1 - 1e-7), eps) > delta  # tight just inside
+
+
+def test_analytic_beats_classic_where_both_hold():
+    for eps in (0.1, 0.5, 0.9):
+        assert GaussianMechanism(1, eps, 1e-5, variant="analytic").sigma < \
+            GaussianMechanism(1, eps, 1e-5).sigma
+
+
+def test_classic_variant_refuses_epsilon_of_one_or_more():
+    with pytest.raises(ValueError, match=re.escape(
+            "the classic Gaussian calibration is proved for epsilon < 1 (Dwork & Roth 2014, "
+            "Thm. A.1), got epsilon=2.0; use variant='analytic' for epsilon >= 1.")):
+        GaussianMechanism(1.0, 2.0, 1e-5)
+
+
+def test_renyi_and_zcdp_calibrations():
+    # sigma^2 = Delta^2 alpha / (2 eps_bar) = 4 * 10 / 1 = 40
+    assert RenyiGaussianMechanism(2.0, 10, 0.5).sigma == pytest.approx(math.sqrt(40))
+    # sigma^2 = Delta^2 / (2 rho) = 4 / 1
+    zc = ZCDPGaussianMechanism(2.0, 0.5)
+    assert zc.sigma == pytest.approx(2.0) and zc.privacy.rho == pytest.approx(0.5)
+
+
+def test_renyi_curve_uses_the_squared_sensitivity():
+    # One teaching text writes rho = alpha Delta / (2 sigma^2), without the square.
+    # With Delta = 2, sigma = 1, alpha = 2: the text gives 2, the truth is 4.
+    mech = RenyiGaussianMechanism(2.0, alpha=2.0, epsilon_bar=4.0)
+    assert mech.sigma == pytest.approx(1.0)
+    assert mech.privacy.rdp(2.0) == pytest.approx(4.0)
+    # Rényi divergence of N(0,1) from N(2,1) at order 2, by its closed form alpha d^2/2:
+    assert mech.privacy.rdp(2.0) == pytest.approx(2.0 * 2.0**2 / 2)
+
+
+def test_noise_is_normal():
+    mech = GaussianMechanism(1.0, 0.5, 1e-5, variant="analytic")
+    noise = mech.release(np.zeros(50_000), random_state=9)
+    assert stats.kstest(noise, stats.norm(0, mech.sigma).cdf).pvalue > 1e-4
+    assert stats.kstest(noise, stats.norm(0, 0.9 * mech.sigma).cdf).pvalue < 1e-4
+
+
+def test_per_coordinate_sigmas_have_unit_scaled_sensitivity():
+    delta = np.array([1.0, 4.0, 9.0])
+    mech = GaussianMechanism(delta, 0.5, 1e-5)
+    unit = GaussianMechanism(1.0, 0.5, 1e-5).sigma
+    # the query scaled by sigma_j / unit has L2 sensitivity exactly 1
+    assert np.sqrt(np.sum((delta * unit / mech.sigma) ** 2)) == pytest.approx(1.0)
+    assert np.sum(mech.sigma**2) <= 3 * unit**2 * np.sum(delta**2)  # beats isotropic
+
+
+def test_estimate_norms():
+    l2 = sample_sensitivity(queries.mean, HEIGHTS, 50, m=50, norm="l2", random_state=0)
+    l1 = sample_sensitivity(queries.mean, HEIGHTS, 50, m=50, norm="l1", random_state=0)
+    assert GaussianMechanism(l2, 0.5, 1e-5).sigma > 0
+    assert GaussianMechanism(l1, 0.5, 1e-5).sigma > 0  # L1 bounds L2
+    linf = sample_sensitivity(queries.mean, HEIGHTS, 50, m=50, norm="linf", random_state=0)
+    with pytest.raises(ValueError, match="GaussianMechanism needs a sensitivity in the l2 or "
+                                         "l1 or coordinate norm"):
+        GaussianMechanism(linf, 0.5, 1e-5)
+
+
+@pytest.mark.parametrize("factory, exc, message", [
+    (lambda: GaussianMechanism(1, 0.5, 0.0), ValueError, "delta must be > 0.0 and < 1.0"),
+    (lambda: GaussianMechanism(1, 0.5, 1.0), ValueError, "delta must be > 0.0 and < 1.0"),
+    (lambda: GaussianMechanism(1, 0.0, 1e-5), ValueError, "epsilon must be > 0.0"),
+    (lambda: GaussianMechanism(1, 0.5, 1e-5, variant="exact"), ValueError,
+     "variant must be one of 'classic', 'analytic', got variant='exact'."),
+    (lambda: GaussianMechanism(-1, 0.5, 1e-5), ValueError, "sensitivity must be >= 0.0"),
+    (lambda: RenyiGaussianMechanism(1, 1.0, 0.5), ValueError, "alpha must be > 1.0"),
+    (lambda: RenyiGaussianMechanism(1, 2.0, 0.0), ValueError, "epsilon_bar must be > 0.0"),
+    (lambda: ZCDPGaussianMechanism(1, 0.0), ValueError, "rho must be > 0.0, got rho=0.0."),
+    (lambda: ZCDPGaussianMechanism(1, -1), ValueError, "rho must be > 0.0"),
+])
+def test_bad_parameters(factory, exc, message):
+    with pytest.raises(exc, match=re.escape(message)):
+        factory()
