@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import math
 import threading
+from fractions import Fraction
 
 from .._validation import check_choice, check_probability, check_real
 from ._ledger import ExceededPrivacyBudgetError, GammaLedger, PrivacySpend, read_guarantee
 
 __all__ = ["PrivacyFilter", "advanced_filter_bound"]
+
+
+def _k_from_sums(sum_sq, sum_drift, epsilon_budget, delta_budget):
+    h = epsilon_budget**2 / (28.04 * math.log(1.0 / delta_budget))
+    return sum_drift + math.sqrt((sum_sq + h) * (2.0 + math.log(sum_sq / h + 1.0))
+                                 * math.log(2.0 / delta_budget))
 
 
 def advanced_filter_bound(epsilons, epsilon_budget: float, delta_budget: float) -> float:
@@ -29,11 +36,30 @@ def advanced_filter_bound(epsilons, epsilon_budget: float, delta_budget: float) 
     (One teaching text writes the first term of its homogeneous form as
     :math:`k\epsilon^2(e^\epsilon - 1)/2`; it is :math:`k\epsilon(e^\epsilon - 1)/2`.)
     """
-    h = epsilon_budget**2 / (28.04 * math.log(1.0 / delta_budget))
-    sq = sum(e * e for e in epsilons)
-    drift = sum(e * math.expm1(e) / 2.0 for e in epsilons)
-    return drift + math.sqrt((sq + h) * (2.0 + math.log(sq / h + 1.0))
-                             * math.log(2.0 / delta_budget))
+    eps = list(epsilons)
+    return _k_from_sums(math.fsum(e * e for e in eps),
+                        math.fsum(e * math.expm1(e) / 2.0 for e in eps),
+                        epsilon_budget, delta_budget)
+
+
+class _Totals:
+    """Running sums of a filter's spends.
+
+    The epsilons and deltas are summed exactly (as fractions of the floats given),
+    so the basic rule compares the true sum with the budget: 100 spends of 0.002
+    fit a budget of 0.2, with no rounding either way.
+    """
+
+    __slots__ = ("count", "eps", "sq", "drift", "delta")
+
+    def __init__(self, count=0, eps=Fraction(0), sq=0.0, drift=0.0, delta=Fraction(0)):
+        self.count, self.eps, self.sq, self.drift, self.delta = count, eps, sq, drift, delta
+
+    def plus(self, epsilon, delta, times=1):
+        return _Totals(self.count + times, self.eps + times * Fraction(epsilon),
+                       self.sq + times * epsilon * epsilon,
+                       self.drift + times * epsilon * math.expm1(epsilon) / 2.0,
+                       self.delta + times * Fraction(delta))
 
 
 class PrivacyFilter:
@@ -94,40 +120,38 @@ class PrivacyFilter:
                              f"2016, Thm. 5.1), got delta={delta!r}.")
         self.gamma_budget = None if gamma is None else check_probability("gamma", gamma)
         self._active = None if rule == "auto" else rule
-        self._epsilons: list[float] = []
-        self._delta_sum = 0.0
+        self._totals = _Totals()
         self._gamma = GammaLedger()
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ rules
-    def _allows(self, rule, epsilons, delta_sum):
-        """(ok, reason) for a rule on a whole sequence."""
+    def _allows(self, rule, totals):
+        """(ok, reason) for a rule on the totals of a whole sequence of spends."""
         if rule == "basic":
-            total = math.fsum(epsilons)
-            if delta_sum > self.delta:
-                return False, f"delta {delta_sum:.6g} > {self.delta:.6g}"
-            if total > self.epsilon:
-                return False, f"epsilon {total:.6g} > {self.epsilon:.6g}"
+            if totals.delta > Fraction(self.delta):
+                return False, f"delta {float(totals.delta):.6g} > {self.delta:.6g}"
+            if totals.eps > Fraction(self.epsilon):
+                return False, f"epsilon {float(totals.eps):.6g} > {self.epsilon:.6g}"
             return True, ""
-        if delta_sum > self.delta / 2:
-            return False, f"delta {delta_sum:.6g} > delta/2 = {self.delta / 2:.6g}"
-        k = advanced_filter_bound(epsilons, self.epsilon, self.delta)
+        if totals.delta > Fraction(self.delta) / 2:
+            return False, (f"delta {float(totals.delta):.6g} > delta/2 = "
+                           f"{self.delta / 2:.6g}")
+        k = _k_from_sums(totals.sq, totals.drift, self.epsilon, self.delta)
         if k > self.epsilon:
             return False, f"K = {k:.6g} > {self.epsilon:.6g}"
         return True, ""
 
-    def _repetitions(self, rule, epsilon, delta, cap=1_000_000):
+    def _repetitions(self, rule, epsilon, delta, cap=10**9):
         """How many spends of (epsilon, delta) a fresh filter with ``rule`` allows."""
+        def ok(times):
+            return self._allows(rule, _Totals().plus(epsilon, delta, times))[0]
         lo, hi = 0, 1
-        while hi <= cap and self._allows(rule, [epsilon] * hi, hi * delta)[0]:
+        while hi <= cap and ok(hi):
             lo, hi = hi, hi * 2
         hi = min(hi, cap + 1)
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if self._allows(rule, [epsilon] * mid, mid * delta)[0]:
-                lo = mid
-            else:
-                hi = mid
+            lo, hi = (mid, hi) if ok(mid) else (lo, mid)
         return lo
 
     def _choose_rule(self, epsilon, delta):
@@ -161,8 +185,8 @@ class PrivacyFilter:
             eps, dlt = guarantee.epsilon, guarantee.delta
         with self._lock:
             rule = self._active or self._choose_rule(eps, dlt)
-            epsilons = self._epsilons + [eps]
-            ok, reason = self._allows(rule, epsilons, self._delta_sum + dlt)
+            totals = self._totals.plus(eps, dlt)
+            ok, reason = self._allows(rule, totals)
             if not ok:
                 raise ExceededPrivacyBudgetError(
                     f"spending epsilon={eps:.6g}, delta={dlt:.6g} would exceed the {rule} "
@@ -175,8 +199,7 @@ class PrivacyFilter:
                     f"spending would raise gamma to {GammaLedger.total(runs):.6g}, over the "
                     f"budget gamma={self.gamma_budget:.6g}.")
             self._active = rule
-            self._epsilons = epsilons
-            self._delta_sum = math.fsum([self._delta_sum, dlt])
+            self._totals = totals
             if runs is not None:
                 self._gamma.commit(runs)
 
@@ -199,11 +222,12 @@ class PrivacyFilter:
         """(epsilon, delta, gamma) spent: the sum of epsilons under the basic rule,
         K under the advanced one."""
         with self._lock:
-            if self._active == "advanced" and self._epsilons:
-                eps = advanced_filter_bound(self._epsilons, self.epsilon, self.delta)
+            t = self._totals
+            if self._active == "advanced" and t.count:
+                eps = _k_from_sums(t.sq, t.drift, self.epsilon, self.delta)
             else:
-                eps = math.fsum(self._epsilons)
-            return PrivacySpend(eps, self._delta_sum, self._gamma.gamma)
+                eps = float(t.eps)
+            return PrivacySpend(eps, float(t.delta), self._gamma.gamma)
 
     @property
     def remaining(self) -> PrivacySpend:
@@ -218,4 +242,4 @@ class PrivacyFilter:
     @property
     def count(self) -> int:
         """Number of spends recorded."""
-        return len(self._epsilons)
+        return self._totals.count

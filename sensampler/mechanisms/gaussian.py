@@ -12,7 +12,8 @@ from ._base import (Mechanism, PrivacyGuarantee, check_delta, check_epsilon,
                     resolve_sensitivity)
 
 __all__ = ["GaussianMechanism", "RenyiGaussianMechanism", "ZCDPGaussianMechanism",
-           "classic_gaussian_sigma", "analytic_gaussian_sigma", "analytic_gaussian_delta"]
+           "classic_gaussian_sigma", "analytic_gaussian_sigma", "analytic_gaussian_delta",
+           "gaussian_epsilon"]
 
 _L2_NORMS = ("l2", "l1", "coordinate")  # L1 bounds L2 from above
 
@@ -68,6 +69,27 @@ def analytic_gaussian_sigma(epsilon: float, delta: float) -> float:
     while analytic_gaussian_delta(sigma, epsilon) > delta:
         sigma *= 1 + 1e-12
     return sigma
+
+
+def gaussian_epsilon(sigma: float, delta: float) -> float:
+    """Smallest epsilon for which N(0, sigma^2) noise on sensitivity 1 is (epsilon, delta)-DP.
+
+    Inverts Balle & Wang's exact condition (Thm. 8) in epsilon by ``brentq``
+    (``analytic_gaussian_delta`` decreases in epsilon), rounded up so the
+    condition holds.
+    """
+    sigma = check_real("sigma", sigma, low=0.0, low_strict=True)
+    delta = check_real("delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True)
+    if analytic_gaussian_delta(sigma, 0.0) <= delta:
+        return 0.0
+    hi = 1.0
+    while analytic_gaussian_delta(sigma, hi) > delta:
+        hi *= 2.0
+    eps = optimize.brentq(lambda e: analytic_gaussian_delta(sigma, e) - delta, 0.0, hi,
+                          xtol=1e-14, rtol=1e-14)
+    while analytic_gaussian_delta(sigma, eps) > delta:
+        eps = eps * (1 + 1e-13) + 1e-300
+    return eps
 
 
 def _per_coordinate_scales(delta_vec):

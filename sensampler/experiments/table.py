@@ -1,0 +1,94 @@
+"""A small tidy table: rows of dicts with fixed columns, written as CSV atomically."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+
+__all__ = ["ResultTable", "atomic_write_text"]
+
+
+def atomic_write_text(path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a crash leaves the old file or the new one,
+    never half of one (a temporary file in the same folder, fsynced, then renamed)."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(fd, "w", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+class ResultTable:
+    """Tidy results: one row per setting and statistic.
+
+    Parameters
+    ----------
+    rows : list of dict
+        All rows share the same keys (the columns, in the first row's order).
+    """
+
+    def __init__(self, rows):
+        self.rows = [dict(r) for r in rows]
+        self.columns = list(self.rows[0]) if self.rows else []
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __eq__(self, other):
+        return isinstance(other, ResultTable) and self.rows == other.rows
+
+    def column(self, name):
+        """The values of one column, in row order."""
+        return [r[name] for r in self.rows]
+
+    def where(self, **conditions) -> "ResultTable":
+        """Rows whose columns equal the given values."""
+        return ResultTable([r for r in self.rows
+                            if all(r.get(k) == v for k, v in conditions.items())])
+
+    def to_csv(self, path=None) -> str:
+        """The CSV text; written atomically to ``path`` if given."""
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=self.columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(self.rows)
+        text = buffer.getvalue()
+        if path is not None:
+            atomic_write_text(path, text)
+        return text
+
+    def to_pandas(self):
+        """A pandas DataFrame (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows, columns=self.columns)
+
+    def __repr__(self):
+        return f"ResultTable({len(self.rows)} rows: {', '.join(self.columns)})"
+
+    def format(self, max_rows: int = 20) -> str:
+        """A plain-text rendering of the first ``max_rows`` rows."""
+        def cell(v):
+            return f"{v:.5g}" if isinstance(v, float) else str(v)
+        body = [[cell(r[c]) for c in self.columns] for r in self.rows[:max_rows]]
+        widths = [max([len(c)] + [len(b[i]) for b in body]) for i, c in enumerate(self.columns)]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(self.columns, widths)),
+                 "  ".join("-" * w for w in widths)]
+        lines += ["  ".join(v.ljust(w) for v, w in zip(b, widths)) for b in body]
+        if len(self.rows) > max_rows:
+            lines.append(f"... {len(self.rows) - max_rows} more rows")
+        return "\n".join(lines)
