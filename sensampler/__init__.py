@@ -4,11 +4,11 @@ The sensitivity sampler of Rubinstein & Aldà (ICML 2017), vectorised and
 parallel, with sampling plans, mechanisms and accounting around it.
 """
 
-from . import norms, queries
+from . import accounting, mechanisms, norms, queries
 from ._version import __version__
 from .plan import SamplingPlan, certified_gamma, sampling_plan
 from .sampler import SensitivityEstimate, SensitivitySampler, sample_sensitivity
 
 __all__ = ["__version__", "SamplingPlan", "sampling_plan", "certified_gamma",
            "SensitivityEstimate", "SensitivitySampler", "sample_sensitivity", "queries",
-           "norms"]
+           "norms", "mechanisms", "accounting"]

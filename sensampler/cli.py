@@ -117,7 +117,7 @@ def _cmd_demo(args):
     return 0
 
 
-def _add_sampling_flags(p, population_required=False):
+def _add_sampling_flags(p):
     p.add_argument("--population", default="heights",
                    help="a preset (heights, normal) or KIND:key=value,... with JSON values, "
                         "e.g. 'normal:loc=170,scale=10' (default: heights)")
@@ -134,6 +134,12 @@ def _add_sampling_flags(p, population_required=False):
     p.add_argument("--n-jobs", type=int, default=None, help="parallel workers (joblib)")
     p.add_argument("--no-progress", dest="progress", action="store_false",
                    help="hide progress bars")
+
+
+def _add_plan_flags(p):
+    p.add_argument("--m", type=int, help="number of neighbouring pairs (default: from gamma)")
+    p.add_argument("--k", type=int, help="rank of the released order statistic")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -156,20 +162,16 @@ def build_parser() -> argparse.ArgumentParser:
     plan = sub.add_parser("plan", help="how many pairs to sample for a gamma",
                           description="Choose (m, k) for gamma, or certify a given m (and k).")
     plan.add_argument("--gamma", type=float, help="random-DP failure probability in (0, 1)")
-    plan.add_argument("--m", type=int, help="number of neighbouring pairs")
-    plan.add_argument("--k", type=int, help="rank of the released order statistic")
     plan.add_argument("--bound", choices=["exact", "dkw"], default="exact")
-    plan.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_plan_flags(plan)
     plan.set_defaults(func=_cmd_plan)
 
     sample = sub.add_parser("sample", help="sample the sensitivity of a query",
                             description="Sample the sensitivity of a built-in query on a "
                                         "population.")
     _add_sampling_flags(sample)
-    sample.add_argument("--m", type=int, help="number of pairs (default: from gamma)")
-    sample.add_argument("--k", type=int, help="rank of the released order statistic")
     sample.add_argument("--norm", default="l1", help="l1, l2, linf or coordinate")
-    sample.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_plan_flags(sample)
     sample.set_defaults(func=_cmd_sample)
 
     sweep = sub.add_parser("sweep", help="error of private answers vs epsilon",

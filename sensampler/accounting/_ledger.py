@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from typing import NamedTuple
 
-__all__ = ["PrivacySpend", "ExceededPrivacyBudgetError", "GammaLedger", "read_guarantee"]
+from .._validation import check_count
+
+__all__ = ["PrivacySpend", "ExceededPrivacyBudgetError", "GammaLedger", "read_guarantee",
+           "Accountant"]
 
 
 class PrivacySpend(NamedTuple):
@@ -59,3 +63,44 @@ def read_guarantee(mechanism):
                          "sensitivity and carries no privacy guarantee; calibrate it with "
                          "the estimate itself (its order statistic).")
     return guarantee
+
+
+class Accountant:
+    """Base of the accountants that add up a per-mechanism quantity.
+
+    Subclasses give :meth:`_amount` (the quantity a mechanism adds, or raise when
+    it has none), :meth:`_add` and :meth:`epsilon`; composing is thread-safe and
+    tracks gamma once per sampling run.
+    """
+
+    def __init__(self):
+        self._gamma = GammaLedger()
+        self._lock = threading.Lock()
+
+    def _amount(self, guarantee):
+        raise NotImplementedError
+
+    def _add(self, amount, count):
+        raise NotImplementedError
+
+    def epsilon(self, delta: float) -> float:
+        raise NotImplementedError
+
+    def compose(self, mechanism, count: int = 1) -> None:
+        """Add ``count`` runs of ``mechanism``, read from its privacy statement."""
+        count = check_count("count", count)
+        guarantee = read_guarantee(mechanism)
+        amount = self._amount(guarantee)
+        with self._lock:
+            runs = self._gamma.added(guarantee)
+            self._add(amount, count)
+            self._gamma.commit(runs)
+
+    @property
+    def gamma(self) -> float:
+        """Random-DP failure probability of everything composed (a union over runs)."""
+        return self._gamma.gamma
+
+    def report(self, delta: float) -> PrivacySpend:
+        """(epsilon, delta, gamma) of everything composed."""
+        return PrivacySpend(self.epsilon(delta), delta, self.gamma)

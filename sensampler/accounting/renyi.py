@@ -7,12 +7,11 @@ DP (gamma) of sampled sensitivities, which every accountant also tracks.
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
 
-from .._validation import check_array, check_choice, check_count, check_real
-from ._ledger import GammaLedger, PrivacySpend, read_guarantee
+from .._validation import check_array, check_choice, check_real
+from ._ledger import Accountant
 
 __all__ = ["RenyiAccountant", "rdp_to_dp", "DEFAULT_ORDERS"]
 
@@ -65,7 +64,7 @@ def rdp_to_dp(rdp, delta: float, orders=None, method: str = "improved"):
     return float(eps[best]), float(orders[best])
 
 
-class RenyiAccountant:
+class RenyiAccountant(Accountant):
     """Composes mechanisms through their Rényi curves (Mironov 2017, Prop. 1).
 
     Rényi DP of a fixed order composes by adding up; the accountant keeps the
@@ -89,33 +88,23 @@ class RenyiAccountant:
         orders = DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
         if orders.size == 0 or np.any(orders <= 1):
             raise ValueError(f"orders must be non-empty and all > 1, got orders={orders!r}.")
+        super().__init__()
         self.orders = np.array(orders, dtype=float)
         self._rdp = np.zeros_like(self.orders)
-        self._gamma = GammaLedger()
-        self._lock = threading.Lock()
 
-    def compose(self, mechanism, count: int = 1) -> None:
-        """Add ``count`` runs of ``mechanism`` (its privacy statement's Rényi curve)."""
-        count = check_count("count", count)
-        guarantee = read_guarantee(mechanism)
+    def _amount(self, guarantee):
         if guarantee.rdp is None:
             raise ValueError(f"{guarantee.mechanism} satisfies no finite Rényi DP (it may "
                              "fail catastrophically); account for it with a PrivacyFilter.")
-        curve = np.array([guarantee.rdp(a) for a in self.orders], dtype=float)
-        with self._lock:
-            runs = self._gamma.added(guarantee)
-            self._rdp = self._rdp + count * curve
-            self._gamma.commit(runs)
+        return np.array([guarantee.rdp(a) for a in self.orders], dtype=float)
+
+    def _add(self, curve, count):
+        self._rdp = self._rdp + count * curve
 
     @property
     def rdp(self) -> np.ndarray:
         """Total Rényi divergence bound at each of :attr:`orders`."""
         return self._rdp.copy()
-
-    @property
-    def gamma(self) -> float:
-        """Random-DP failure probability of everything composed (a union over runs)."""
-        return self._gamma.gamma
 
     def epsilon_order(self, delta: float, method: str = "improved") -> tuple[float, float]:
         """(epsilon, best order) at ``delta``."""
@@ -124,7 +113,3 @@ class RenyiAccountant:
     def epsilon(self, delta: float, method: str = "improved") -> float:
         """Smallest epsilon such that the composition is (epsilon, delta)-DP."""
         return self.epsilon_order(delta, method)[0]
-
-    def report(self, delta: float) -> PrivacySpend:
-        """(epsilon, delta, gamma) of everything composed."""
-        return PrivacySpend(self.epsilon(delta), delta, self.gamma)

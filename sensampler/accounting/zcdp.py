@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-import threading
 
 from scipy import optimize
 
-from .._validation import check_choice, check_count, check_real
-from ._ledger import GammaLedger, PrivacySpend, read_guarantee
+from .._validation import check_choice, check_real
+from ._ledger import Accountant
 
 __all__ = ["ZCDPAccountant", "zcdp_to_dp"]
 
@@ -41,7 +40,7 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
     return max(0.0, min(classic, float(res.fun)))
 
 
-class ZCDPAccountant:
+class ZCDPAccountant(Accountant):
     """Adds up rho over mechanisms (Bun & Steinke 2016, Lemma 2.3).
 
     Mechanisms with a zCDP parameter are composed with it: the Gaussian variants
@@ -50,33 +49,22 @@ class ZCDPAccountant:
     """
 
     def __init__(self):
+        super().__init__()
         self._rho = 0.0
-        self._gamma = GammaLedger()
-        self._lock = threading.Lock()
 
-    def compose(self, mechanism, count: int = 1) -> None:
-        """Add ``count`` runs of ``mechanism``."""
-        count = check_count("count", count)
-        guarantee = read_guarantee(mechanism)
+    def _amount(self, guarantee):
         if guarantee.rho is None:
             raise ValueError(f"{guarantee.mechanism} has no zCDP guarantee; account for "
                              "it with a PrivacyFilter.")
-        with self._lock:
-            runs = self._gamma.added(guarantee)
-            self._rho += count * guarantee.rho
-            self._gamma.commit(runs)
+        return guarantee.rho
+
+    def _add(self, rho, count):
+        self._rho += count * rho
 
     @property
     def rho(self) -> float:
         return self._rho
 
-    @property
-    def gamma(self) -> float:
-        return self._gamma.gamma
-
     def epsilon(self, delta: float, method: str = "improved") -> float:
         """Smallest epsilon with (epsilon, delta)-DP (see :func:`zcdp_to_dp`)."""
         return zcdp_to_dp(self._rho, delta, method)
-
-    def report(self, delta: float) -> PrivacySpend:
-        return PrivacySpend(self.epsilon(delta), delta, self.gamma)
