@@ -22,9 +22,14 @@ class Distribution(ABC):
     ----------
     record_shape : tuple of int
         Shape of one record: ``()`` for a scalar, ``(d,)`` for a vector.
+    releases_gil : bool
+        Whether drawing releases the GIL (threads then draw in parallel).
     """
 
     record_shape: tuple = ()
+    #: True when drawing runs in numpy's C code without the GIL, so that threads
+    #: draw in parallel (numpy-backed models); adapters of other libraries say False.
+    releases_gil: bool = False
 
     @abstractmethod
     def _draw(self, shape: tuple, rng: np.random.Generator) -> np.ndarray:

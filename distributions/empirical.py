@@ -21,6 +21,8 @@ class Empirical(Distribution):
         Probability of each row (uniform if omitted).
     """
 
+    releases_gil = True
+
     def __init__(self, data, weights=None):
         try:
             table = np.asarray(data)
@@ -31,6 +33,7 @@ class Empirical(Distribution):
         if table.dtype.kind in "fc" and not np.all(np.isfinite(table)):
             raise ValueError("data must be finite; it holds NaN or infinite values.")
         self.data = table
+        self.releases_gil = table.dtype != object
         self.record_shape = table.shape[1:]
         self.weights = None if weights is None else check_weights(
             "weights", weights, length=table.shape[0])

@@ -33,6 +33,8 @@ class GaussianMixture(Distribution):
     11.99
     """
 
+    releases_gil = True
+
     def __init__(self, params=None, weights=None, *, means=None, stds=None):
         if params is not None and (means is not None or stds is not None):
             raise TypeError("give either params or means and stds, not both.")

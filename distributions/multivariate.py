@@ -35,6 +35,8 @@ class MultivariateNormal(Distribution):
         Symmetric positive semi-definite covariance.
     """
 
+    releases_gil = True
+
     def __init__(self, mean, cov):
         self._mean = check_array("mean", mean, ndim=1)
         self.cov = check_array("cov", cov, ndim=2)
@@ -77,6 +79,8 @@ class Product(Distribution):
     (4, 2)
     """
 
+    releases_gil = True
+
     def __init__(self, *columns: Distribution):
         if not columns:
             raise ValueError("Product needs at least one column.")
@@ -87,6 +91,7 @@ class Product(Distribution):
                 raise ValueError(f"columns[{i}] must have scalar or vector records, got "
                                  f"record_shape {col.record_shape}.")
         self.columns = tuple(columns)
+        self.releases_gil = all(c.releases_gil for c in columns)
         self._widths = [int(np.prod(c.record_shape)) for c in columns]
         self.record_shape = (sum(self._widths),)
 
@@ -125,11 +130,14 @@ class LinearRegressionPopulation(Distribution):
         Standard deviation of the normal noise, ``>= 0``.
     """
 
+    releases_gil = True
+
     def __init__(self, features: Distribution, coef, intercept: float = 0.0,
                  noise: float = 1.0):
         if not isinstance(features, Distribution):
             raise TypeError(f"features must be a Distribution, got {features!r}.")
         self.features = features
+        self.releases_gil = features.releases_gil
         self.coef = check_array("coef", coef, ndim=1)
         width = int(np.prod(features.record_shape))
         if self.coef.size != width or len(features.record_shape) > 1:

@@ -24,6 +24,8 @@ class Normal(Distribution):
         Standard deviation, ``> 0``.
     """
 
+    releases_gil = True
+
     def __init__(self, loc: float = 0.0, scale: float = 1.0):
         self.loc = check_real("loc", loc)
         self.scale = check_real("scale", scale, low=0.0, low_strict=True)
@@ -50,6 +52,8 @@ class Normal(Distribution):
 class Uniform(Distribution):
     """Uniform records on ``[low, high)``."""
 
+    releases_gil = True
+
     def __init__(self, low: float = 0.0, high: float = 1.0):
         self.low = check_real("low", low)
         self.high = check_real("high", high)
@@ -74,6 +78,8 @@ class Uniform(Distribution):
 class Laplace(Distribution):
     """Laplace records with density ``exp(-|x - loc| / scale) / (2 scale)``."""
 
+    releases_gil = True
+
     def __init__(self, loc: float = 0.0, scale: float = 1.0):
         self.loc = check_real("loc", loc)
         self.scale = check_real("scale", scale, low=0.0, low_strict=True)
@@ -95,6 +101,8 @@ class Laplace(Distribution):
 
 class LogNormal(Distribution):
     """Records whose logarithm is ``N(mu, sigma**2)``."""
+
+    releases_gil = True
 
     def __init__(self, mu: float = 0.0, sigma: float = 1.0):
         self.mu = check_real("mu", mu)
@@ -118,6 +126,8 @@ class LogNormal(Distribution):
 class Exponential(Distribution):
     """Exponential records with mean ``scale`` (rate ``1 / scale``)."""
 
+    releases_gil = True
+
     def __init__(self, scale: float = 1.0):
         self.scale = check_real("scale", scale, low=0.0, low_strict=True)
 
@@ -139,6 +149,8 @@ class Exponential(Distribution):
 class Poisson(Distribution):
     """Poisson counts with mean ``lam``."""
 
+    releases_gil = True
+
     def __init__(self, lam: float = 1.0):
         self.lam = check_real("lam", lam, low=0.0)
 
@@ -159,6 +171,8 @@ class Poisson(Distribution):
 
 class Bernoulli(Distribution):
     """Records equal to 1 with probability ``p`` and 0 otherwise."""
+
+    releases_gil = True
 
     def __init__(self, p: float = 0.5):
         self.p = check_probability("p", p, open_low=False, open_high=False)
@@ -208,6 +222,8 @@ def draw_labels(cumulative, shape, rng):
 
 class Categorical(Distribution):
     """Records drawn from ``values`` (default ``0..K-1``) with probabilities ``probs``."""
+
+    releases_gil = True
 
     def __init__(self, probs, values=None):
         self.probs = check_weights("probs", probs)

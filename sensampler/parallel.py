@@ -37,16 +37,17 @@ def chunk_sizes(m: int, size: int) -> list[int]:
     return [min(size, m - start) for start in range(0, m, size)]
 
 
-def _progress_bar(total, desc):
+def _progress_bar(total, desc, unit="pair"):
     try:
         from tqdm.auto import tqdm
     except ImportError as exc:  # pragma: no cover - exercised without the extra
         raise ImportError("progress=True needs tqdm: pip install 'sensampler[progress]'."
                           ) from exc
-    return tqdm(total=total, desc=desc, unit="pair")
+    return tqdm(total=total, desc=desc, unit=unit)
 
 
-def run_tasks(func, tasks, *, n_jobs=None, progress=False, weights=None, desc="sampling"):
+def run_tasks(func, tasks, *, n_jobs=None, progress=False, weights=None, desc="sampling",
+              unit="pair", prefer=None):
     """Run ``func(*task)`` for every task, in order, through joblib.
 
     Parameters
@@ -61,6 +62,11 @@ def run_tasks(func, tasks, *, n_jobs=None, progress=False, weights=None, desc="s
         Show a tqdm bar advanced by ``weights[i]`` when task i finishes.
     weights : list of int, optional
         Progress weight of each task (default 1).
+    desc, unit : str
+        Label and unit of the progress bar.
+    prefer : {"threads", "processes"}, optional
+        joblib's soft hint for the default backend; an enclosing
+        ``joblib.parallel_config`` still decides.
 
     Returns
     -------
@@ -68,7 +74,7 @@ def run_tasks(func, tasks, *, n_jobs=None, progress=False, weights=None, desc="s
         The results, in task order.
     """
     weights = weights or [1] * len(tasks)
-    bar = _progress_bar(sum(weights), desc) if progress else None
+    bar = _progress_bar(sum(weights), desc, unit) if progress else None
     try:
         if len(tasks) == 1 or n_jobs == 1:
             results = []
@@ -77,7 +83,7 @@ def run_tasks(func, tasks, *, n_jobs=None, progress=False, weights=None, desc="s
                 if bar is not None:
                     bar.update(weight)
             return results
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator")
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator", prefer=prefer)
         results = []
         for result, weight in zip(parallel(delayed(func)(*t) for t in tasks), weights):
             results.append(result)

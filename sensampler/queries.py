@@ -30,9 +30,14 @@ __all__ = ["Query", "BatchedQuery", "FunctionQuery", "EstimatorQuery", "batched"
 
 
 class Query:
-    """Base class of queries: ``query(database)`` and ``query.evaluate(stack)``."""
+    """Base class of queries: ``query(database)`` and ``query.evaluate(stack)``.
+
+    ``releases_gil`` is True for the built-in batched queries, which run in numpy's
+    C loops: the sampler then prefers threads to processes.
+    """
 
     batched = False
+    releases_gil = False
     name = "query"
 
     def __call__(self, data):
@@ -68,11 +73,12 @@ class BatchedQuery(Query):
 
     batched = True
 
-    def __init__(self, func, name=None):
+    def __init__(self, func, name=None, releases_gil=False):
         if not callable(func):
             raise TypeError(f"query must be callable, got {func!r}.")
         self.func = func
         self.name = name or getattr(func, "__name__", "query")
+        self.releases_gil = releases_gil
 
     def evaluate(self, stack):
         return self.func(stack)
@@ -134,11 +140,15 @@ def as_query(query) -> Query:
     raise TypeError(f"query must be callable, got {query!r}.")
 
 
-identity = BatchedQuery(lambda stack: stack, name="identity")
+def _builtin(func, name) -> BatchedQuery:
+    return BatchedQuery(func, name=name, releases_gil=True)
+
+
+identity = _builtin(lambda stack: stack, "identity")
 identity.__doc__ = "The whole database (the source documents' ``unprotected_query``)."
-mean = BatchedQuery(lambda stack: stack.mean(axis=1), name="mean")
-sum = BatchedQuery(lambda stack: stack.sum(axis=1), name="sum")  # noqa: A001
-median = BatchedQuery(lambda stack: np.median(stack, axis=1), name="median")
+mean = _builtin(lambda stack: stack.mean(axis=1), "mean")
+sum = _builtin(lambda stack: stack.sum(axis=1), "sum")  # noqa: A001
+median = _builtin(lambda stack: np.median(stack, axis=1), "median")
 
 
 def quantile(q) -> BatchedQuery:
@@ -156,19 +166,19 @@ def quantile(q) -> BatchedQuery:
         out = np.quantile(stack, qs, axis=1)
         return np.moveaxis(out, 0, 1) if qs.ndim else out
 
-    return BatchedQuery(func, name=f"quantile({q!r})")
+    return _builtin(func, f"quantile({q!r})")
 
 
 def variance(ddof: int = 0) -> BatchedQuery:
     """Variance of the records (``ddof`` as in numpy)."""
     ddof = check_count("ddof", ddof, minimum=0)
-    return BatchedQuery(lambda stack: stack.var(axis=1, ddof=ddof), name=f"variance(ddof={ddof})")
+    return _builtin(lambda stack: stack.var(axis=1, ddof=ddof), f"variance(ddof={ddof})")
 
 
 def std(ddof: int = 0) -> BatchedQuery:
     """Standard deviation of the records (``ddof`` as in numpy)."""
     ddof = check_count("ddof", ddof, minimum=0)
-    return BatchedQuery(lambda stack: stack.std(axis=1, ddof=ddof), name=f"std(ddof={ddof})")
+    return _builtin(lambda stack: stack.std(axis=1, ddof=ddof), f"std(ddof={ddof})")
 
 
 def count(predicate=None) -> BatchedQuery:
@@ -227,7 +237,7 @@ def histogram(bins=10, range=None) -> BatchedQuery:  # noqa: A002 - numpy's own 
         counts = np.bincount((rows + idx)[inside], minlength=b * nb)
         return counts.reshape(b, nb).astype(float)
 
-    return BatchedQuery(func, name=f"histogram({nb} bins)")
+    return _builtin(func, f"histogram({nb} bins)")
 
 
 class EstimatorQuery(Query):

@@ -318,7 +318,9 @@ def sample_sensitivity(query, distribution, n: int, *, gamma: float | None = Non
     random_state : None, int, SeedSequence or Generator
         Same value, same estimate, for any ``n_jobs`` and backend.
     n_jobs : int, optional
-        Workers, as in joblib; ``None`` defers to ``joblib.parallel_config``.
+        Workers, as in joblib; ``None`` defers to ``joblib.parallel_config``. Built-in
+        queries on numpy-backed populations release the GIL and run on threads;
+        anything else on processes (loky), unless ``parallel_config`` says otherwise.
     batch_size : int, optional
         Pairs per chunk; by default each chunk's stack of databases stays within
         8 MiB (32 pairs for queries evaluated database by database).
@@ -369,8 +371,9 @@ def sample_sensitivity(query, distribution, n: int, *, gamma: float | None = Non
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
     tasks = [(query, dist, n, size, child_seed(root, i), norm, int(start), reproduce,
               spec, shapes) for i, (size, start) in enumerate(zip(sizes, starts))]
+    threads = query.releases_gil and dist.releases_gil
     results = run_tasks(_sample_chunk, tasks, n_jobs=n_jobs, progress=progress,
-                        weights=sizes)
+                        weights=sizes, prefer="threads" if threads else "processes")
 
     run_id = uuid.uuid4().hex
     estimates = []

@@ -196,7 +196,7 @@ def run_batch(config_path, out_dir, *, n_jobs=None, progress: bool = False,
     bar = None
     if progress and todo:
         from ..parallel import _progress_bar
-        bar = _progress_bar(len(todo), "runs")
+        bar = _progress_bar(len(todo), "batch", unit="run")
     try:
         if len(todo) <= 1 or n_jobs == 1:
             for s, p in todo:

@@ -166,7 +166,7 @@ def error_vs_epsilon(query, distribution, n: int, epsilons, sensitivities=("samp
     tasks = [(mechanism, resolved[i][1], float(eps[j]), delta, truths, statistic,
               child_seed(root, 2 + c)) for c, (i, j) in enumerate(cells)]
     results = run_tasks(_error_cell, tasks, n_jobs=n_jobs, progress=progress,
-                        desc="sweep")
+                        desc="sweep", unit="setting")
     rows = []
     for (i, j), stats in zip(cells, results):
         label, sens = resolved[i]

@@ -13,11 +13,17 @@ from sensampler import __version__
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+#: The installed console script (``pip install`` puts it beside the interpreter); a
+#: checkout that is not installed falls back to ``python -m sensampler.cli``.
+SCRIPT = os.path.join(os.path.dirname(sys.executable), "sensampler")
+COMMAND = [SCRIPT] if os.path.exists(SCRIPT) else [sys.executable, "-m", "sensampler.cli"]
+
+
 def sensampler(*args, cwd=None):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
-    return subprocess.run([sys.executable, "-m", "sensampler.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run([*COMMAND, *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
 
 
 @pytest.mark.parametrize("command", ["demo", "plan", "sample", "sweep", "run"])
