@@ -27,7 +27,8 @@ from .parallel import chunk_sizes, child_seed, pairs_per_chunk, run_tasks
 from .plan import SamplingPlan, check_plan_arguments, sampling_plan
 from .queries import as_query
 
-__all__ = ["SensitivityEstimate", "TypicalSensitivity", "sample_sensitivity",
+__all__ = ["SensitivityEstimate", "TypicalSensitivity", "TypicalSensitivityArray",
+           "sample_sensitivity",
            "SensitivitySampler", "NEIGHBOURS"]
 
 NEIGHBOURS = "replace-one"
@@ -45,6 +46,14 @@ class TypicalSensitivity(float):
 
     def __repr__(self):
         return f"TypicalSensitivity({float(self)!r})"
+
+
+class TypicalSensitivityArray(np.ndarray):
+    """Per-coordinate means of sampled sensitivities: typical values, no guarantee.
+
+    An ndarray in every respect (arrays computed from it keep the mark); mechanisms
+    calibrated with it say so, and accountants refuse to record them.
+    """
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,7 +128,7 @@ class SensitivityEstimate:
     def to_dict(self, samples: bool = False) -> dict:
         """A JSON-friendly dictionary (the samples only if asked)."""
         def plain(value):
-            return value.tolist() if isinstance(value, np.ndarray) else value
+            return np.asarray(value).tolist() if isinstance(value, np.ndarray) else float(value)
         out = {
             "sensitivity": plain(self.sensitivity), "mean": plain(self.mean), "m": self.m,
             "k": self.k, "gamma": self.gamma, "rho": self.rho, "bound": self.bound,
@@ -382,7 +391,7 @@ def sample_sensitivity(query, distribution, n: int, *, gamma: float | None = Non
         kth = np.partition(samples, plan.k - 1, axis=0)[plan.k - 1]
         estimates.append(SensitivityEstimate(
             sensitivity=kth if np.ndim(kth) else float(kth),
-            mean=(samples.mean(axis=0) if samples.ndim > 1
+            mean=(samples.mean(axis=0).view(TypicalSensitivityArray) if samples.ndim > 1
                   else TypicalSensitivity(samples.mean())),
             samples=samples, m=plan.m, k=plan.k, gamma=joint_gamma, rho=joint_rho,
             bound=bound, norm=norm.name, n=n, plan=plan, parts=parts, query=query.name,

@@ -107,7 +107,7 @@ def resolve_sensitivity(sensitivity, norms: tuple, mechanism: str) -> Sensitivit
     naming it. A typical value (``SensitivityEstimate.mean``) is accepted but
     marked as carrying no guarantee.
     """
-    from ..sampler import SensitivityEstimate, TypicalSensitivity
+    from ..sampler import SensitivityEstimate, TypicalSensitivity, TypicalSensitivityArray
 
     if isinstance(sensitivity, SensitivityEstimate):
         if sensitivity.norm not in norms:
@@ -121,7 +121,7 @@ def resolve_sensitivity(sensitivity, norms: tuple, mechanism: str) -> Sensitivit
     if isinstance(sensitivity, (str, bytes)) or sensitivity is None:
         raise TypeError(f"sensitivity must be a number, an array or a "
                         f"SensitivityEstimate, got {sensitivity!r}.")
-    guaranteed = not isinstance(sensitivity, TypicalSensitivity)
+    guaranteed = not isinstance(sensitivity, (TypicalSensitivity, TypicalSensitivityArray))
     if np.ndim(sensitivity) == 0:
         value = check_real("sensitivity", sensitivity, low=0.0)
     else:

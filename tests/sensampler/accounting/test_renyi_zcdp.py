@@ -123,3 +123,15 @@ def test_reports_carry_gamma():
 def test_bad_inputs(call, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         call()
+
+
+def test_privacy_statement_converts_at_any_delta():
+    gauss = GaussianMechanism(1.0, 0.5, 1e-5, variant="analytic")
+    # its own statement where delta fits, else the better of statement and Rényi curve
+    assert gauss.privacy.epsilon_for(1e-5) <= 0.5
+    rdp_only = rdp_to_dp(gauss.privacy.rdp, 1e-7)[0]
+    assert gauss.privacy.epsilon_for(1e-7) == pytest.approx(rdp_only)
+    zc = ZCDPGaussianMechanism(1.0, 0.1)
+    assert zc.privacy.epsilon_for(1e-5) <= zcdp_to_dp(0.1, 1e-5, "classic")
+    with pytest.raises(ValueError, match="states no guarantee at delta=1e-09"):
+        CatastropheMechanism(1.0, 1.0, 1e-3).privacy.epsilon_for(1e-9)

@@ -79,6 +79,14 @@ def test_mean_sensitivity_is_marked_as_no_guarantee():
     assert "no privacy guarantee" in str(mech.privacy)
 
 
+def test_per_coordinate_mean_is_marked_too():
+    pop = MultivariateNormal([0, 0], np.eye(2))
+    est = sample_sensitivity(queries.mean, pop, 50, gamma=0.05, norm="coordinate",
+                             random_state=0)
+    assert not LaplaceMechanism(est.mean, 1.0).privacy.guaranteed
+    assert LaplaceMechanism(np.asarray(est.sensitivity), 1.0).privacy.guaranteed
+
+
 def test_per_coordinate_estimate():
     pop = MultivariateNormal([0, 0], np.diag([1.0, 4.0]))
     est = sample_sensitivity(queries.mean, pop, 50, gamma=0.05, norm="coordinate",
