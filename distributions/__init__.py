@@ -7,18 +7,45 @@ vectorised call.
 """
 
 from ._base import Distribution
-from .adapters import (SampleAdapter, ScipyDistribution, SklearnGaussianMixture, SklearnKernelDensity,
-                       as_distribution)
+from .adapters import (
+    SampleAdapter,
+    ScipyDistribution,
+    SklearnGaussianMixture,
+    SklearnKernelDensity,
+    as_distribution,
+)
 from .empirical import Empirical
 from .mixtures import GaussianMixture
 from .multivariate import LinearRegressionPopulation, MultivariateNormal, Product
-from .univariate import (Bernoulli, Categorical, Exponential, Laplace, LogNormal, Normal,
-                         Poisson, Uniform)
+from .univariate import (
+    Bernoulli,
+    Categorical,
+    Exponential,
+    Laplace,
+    LogNormal,
+    Normal,
+    Poisson,
+    Uniform,
+)
 
 __all__ = [
     "Distribution",
-    "Normal", "Uniform", "Laplace", "LogNormal", "Exponential", "Poisson", "Bernoulli",
-    "Categorical", "GaussianMixture", "MultivariateNormal", "Product",
-    "LinearRegressionPopulation", "Empirical", "ScipyDistribution",
-    "SklearnGaussianMixture", "SklearnKernelDensity", "SampleAdapter", "as_distribution",
+    "Normal",
+    "Uniform",
+    "Laplace",
+    "LogNormal",
+    "Exponential",
+    "Poisson",
+    "Bernoulli",
+    "Categorical",
+    "GaussianMixture",
+    "MultivariateNormal",
+    "Product",
+    "LinearRegressionPopulation",
+    "Empirical",
+    "ScipyDistribution",
+    "SklearnGaussianMixture",
+    "SklearnKernelDensity",
+    "SampleAdapter",
+    "as_distribution",
 ]

@@ -80,8 +80,8 @@ class Distribution(ABC):
     def __repr__(self) -> str:
         def fmt(value):
             if isinstance(value, np.ndarray):
-                return np.array2string(value, precision=6, separator=", ",
-                                       threshold=12)
+                return np.array2string(value, precision=6, separator=", ", threshold=12)
             return repr(value)
+
         args = ", ".join(f"{k}={fmt(v)}" for k, v in self._params().items())
         return f"{type(self).__name__}({args})"

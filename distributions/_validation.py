@@ -17,8 +17,9 @@ __all__ = [
 ]
 
 
-def check_real(name, value, *, low=None, high=None, low_strict=False,
-               high_strict=False):
+def check_real(
+    name, value, *, low=None, high=None, low_strict=False, high_strict=False
+):
     """Return ``value`` as a finite float within the bounds, or raise naming it.
 
     Parameters
@@ -51,8 +52,9 @@ def check_real(name, value, *, low=None, high=None, low_strict=False,
 
 def check_probability(name, value, *, open_low=True, open_high=True):
     """Return ``value`` as a float in the unit interval (open ends by default)."""
-    return check_real(name, value, low=0.0, high=1.0, low_strict=open_low,
-                      high_strict=open_high)
+    return check_real(
+        name, value, low=0.0, high=1.0, low_strict=open_low, high_strict=open_high
+    )
 
 
 def check_count(name, value, *, minimum=1):
@@ -63,19 +65,26 @@ def check_count(name, value, *, minimum=1):
         raise TypeError(f"{name} must be an integer, got {value!r}.")
     value = int(value)
     if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {name}={value!r}.")
+        raise ValueError(
+            f"{name} must be an integer >= {minimum}, got {name}={value!r}."
+        )
     return value
 
 
-def check_array(name, value, *, ndim=None, positive=False, nonnegative=False,
-                dtype=float):
+def check_array(
+    name, value, *, ndim=None, positive=False, nonnegative=False, dtype=float
+):
     """Return ``value`` as a finite float array, or raise naming it."""
     try:
         arr = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be array-like of numbers, got {value!r}.") from exc
+        raise TypeError(
+            f"{name} must be array-like of numbers, got {value!r}."
+        ) from exc
     if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {arr.shape}.")
+        raise ValueError(
+            f"{name} must have {ndim} dimension(s), got shape {arr.shape}."
+        )
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite, got {name}={value!r}.")
     if positive and np.any(arr <= 0):
@@ -100,10 +109,14 @@ def as_seed_sequence(random_state):
         return np.random.SeedSequence()
     if isinstance(random_state, Integral) and not isinstance(random_state, bool):
         if random_state < 0:
-            raise ValueError(f"random_state must be >= 0, got random_state={random_state!r}.")
+            raise ValueError(
+                f"random_state must be >= 0, got random_state={random_state!r}."
+            )
         return np.random.SeedSequence(int(random_state))
-    raise TypeError("random_state must be None, an int >= 0, a numpy Generator or a "
-                    f"SeedSequence, got {random_state!r}.")
+    raise TypeError(
+        "random_state must be None, an int >= 0, a numpy Generator or a "
+        f"SeedSequence, got {random_state!r}."
+    )
 
 
 def check_random_state(random_state):

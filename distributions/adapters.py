@@ -8,8 +8,13 @@ from scipy import stats
 from ._base import Distribution
 from .univariate import draw_labels
 
-__all__ = ["ScipyDistribution", "SklearnGaussianMixture", "SklearnKernelDensity",
-           "SampleAdapter", "as_distribution"]
+__all__ = [
+    "ScipyDistribution",
+    "SklearnGaussianMixture",
+    "SklearnKernelDensity",
+    "SampleAdapter",
+    "as_distribution",
+]
 
 
 class ScipyDistribution(Distribution):
@@ -34,8 +39,9 @@ class ScipyDistribution(Distribution):
         elif hasattr(frozen, "sample") and hasattr(frozen, "support"):
             self._kind = "random-variable"
         else:
-            raise TypeError("frozen must be a frozen scipy.stats distribution, got "
-                            f"{frozen!r}.")
+            raise TypeError(
+                f"frozen must be a frozen scipy.stats distribution, got {frozen!r}."
+            )
         probe = self._call((1,), np.random.default_rng(0))
         self.record_shape = tuple(np.shape(probe)[1:])
 
@@ -130,8 +136,11 @@ class SklearnGaussianMixture(Distribution):
     @property
     def covariance(self):
         """Covariance matrix of one record."""
-        second = np.einsum("k,kij->ij", self._weights,
-                           self._cov + np.einsum("ki,kj->kij", self._means, self._means))
+        second = np.einsum(
+            "k,kij->ij",
+            self._weights,
+            self._cov + np.einsum("ki,kj->kij", self._means, self._means),
+        )
         mu = self.mean
         return second - np.outer(mu, mu)
 
@@ -158,8 +167,10 @@ class SklearnKernelDensity(Distribution):
             raise TypeError(f"model must be a sklearn KernelDensity, got {model!r}.")
         _check_fitted(model, "tree_", "KernelDensity")
         if model.kernel not in ("gaussian", "tophat"):
-            raise ValueError("model.kernel must be 'gaussian' or 'tophat' to sample, got "
-                             f"{model.kernel!r}.")
+            raise ValueError(
+                "model.kernel must be 'gaussian' or 'tophat' to sample, got "
+                f"{model.kernel!r}."
+            )
         self.model = model
         self._data = np.asarray(model.tree_.data, dtype=float)
         weights = model.tree_.sample_weight
@@ -195,9 +206,14 @@ class SklearnKernelDensity(Distribution):
     @property
     def var(self):
         d = self._data.shape[1]
-        spread = np.average((self._data - self.mean) ** 2, axis=0, weights=self._weights)
-        kernel = self.bandwidth**2 / (d + 2) if self.model.kernel == "tophat" \
+        spread = np.average(
+            (self._data - self.mean) ** 2, axis=0, weights=self._weights
+        )
+        kernel = (
+            self.bandwidth**2 / (d + 2)
+            if self.model.kernel == "tophat"
             else self.bandwidth**2
+        )
         return spread + kernel
 
     def __repr__(self):
@@ -213,13 +229,16 @@ class SampleAdapter(Distribution):
 
     def __init__(self, model):
         if not callable(getattr(model, "sample", None)):
-            raise TypeError(f"model must have a sample(size, random_state) method, got "
-                            f"{model!r}.")
+            raise TypeError(
+                f"model must have a sample(size, random_state) method, got {model!r}."
+            )
         self.model = model
         probe = np.asarray(model.sample(1, random_state=np.random.default_rng(0)))
         if probe.ndim == 0 or probe.shape[0] != 1:
-            raise ValueError("model.sample(1) must return an array with a leading axis of "
-                             f"length 1, got shape {probe.shape}.")
+            raise ValueError(
+                "model.sample(1) must return an array with a leading axis of "
+                f"length 1, got shape {probe.shape}."
+            )
         self.record_shape = probe.shape[1:]
 
     def _draw(self, shape, rng):
@@ -248,12 +267,18 @@ def as_distribution(obj) -> Distribution:
         return SklearnGaussianMixture(obj)
     if module.startswith("sklearn.neighbors"):
         return SklearnKernelDensity(obj)
-    if isinstance(obj, np.ndarray) or hasattr(obj, "__array__") or isinstance(obj, list):
+    if (
+        isinstance(obj, np.ndarray)
+        or hasattr(obj, "__array__")
+        or isinstance(obj, list)
+    ):
         from .empirical import Empirical
 
         return Empirical(obj)
     if callable(getattr(obj, "sample", None)):
         return SampleAdapter(obj)
-    raise TypeError("distribution must be a distributions.Distribution, a frozen "
-                    "scipy.stats distribution, a fitted sklearn GaussianMixture or "
-                    f"KernelDensity, or an array of records; got {obj!r}.")
+    raise TypeError(
+        "distribution must be a distributions.Distribution, a frozen "
+        "scipy.stats distribution, a fitted sklearn GaussianMixture or "
+        f"KernelDensity, or an array of records; got {obj!r}."
+    )

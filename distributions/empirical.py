@@ -27,16 +27,23 @@ class Empirical(Distribution):
         try:
             table = np.asarray(data)
         except Exception as exc:  # noqa: BLE001 - re-raised with the parameter named
-            raise TypeError(f"data must be array-like, got {type(data).__name__}.") from exc
+            raise TypeError(
+                f"data must be array-like, got {type(data).__name__}."
+            ) from exc
         if table.ndim == 0 or table.shape[0] == 0:
-            raise ValueError(f"data must hold at least one record, got shape {table.shape}.")
+            raise ValueError(
+                f"data must hold at least one record, got shape {table.shape}."
+            )
         if table.dtype.kind in "fc" and not np.all(np.isfinite(table)):
             raise ValueError("data must be finite; it holds NaN or infinite values.")
         self.data = table
         self.releases_gil = table.dtype != object
         self.record_shape = table.shape[1:]
-        self.weights = None if weights is None else check_weights(
-            "weights", weights, length=table.shape[0])
+        self.weights = (
+            None
+            if weights is None
+            else check_weights("weights", weights, length=table.shape[0])
+        )
         self._cumulative = None if weights is None else np.cumsum(self.weights)
 
     def _draw(self, shape, rng):
@@ -44,8 +51,10 @@ class Empirical(Distribution):
         if self._cumulative is None:
             idx = rng.integers(n, size=shape)
         else:
-            idx = np.minimum(np.searchsorted(self._cumulative, rng.random(size=shape),
-                                             side="right"), n - 1)
+            idx = np.minimum(
+                np.searchsorted(self._cumulative, rng.random(size=shape), side="right"),
+                n - 1,
+            )
         return self.data[idx]
 
     @property

@@ -41,8 +41,10 @@ class GaussianMixture(Distribution):
         if params is not None:
             table = check_array("params", params, ndim=2)
             if table.shape[1] != 2 or table.shape[0] == 0:
-                raise ValueError("params must have rows of (mean, std), shape (K, 2), "
-                                 f"got shape {table.shape}.")
+                raise ValueError(
+                    "params must have rows of (mean, std), shape (K, 2), "
+                    f"got shape {table.shape}."
+                )
             means, stds = table[:, 0], table[:, 1]
             if np.any(stds <= 0):
                 raise ValueError(f"params: every std must be > 0, got stds={stds!r}.")
@@ -52,13 +54,18 @@ class GaussianMixture(Distribution):
             means = check_array("means", means, ndim=1)
             stds = check_array("stds", stds, ndim=1, positive=True)
             if means.size != stds.size or means.size == 0:
-                raise ValueError("means and stds must have the same non-zero length, got "
-                                 f"{means.size} and {stds.size}.")
+                raise ValueError(
+                    "means and stds must have the same non-zero length, got "
+                    f"{means.size} and {stds.size}."
+                )
         self.means = means.copy()
         self.stds = stds.copy()
         k = self.means.size
-        self.weights = (np.full(k, 1.0 / k) if weights is None
-                        else check_weights("weights", weights, length=k))
+        self.weights = (
+            np.full(k, 1.0 / k)
+            if weights is None
+            else check_weights("weights", weights, length=k)
+        )
         self._cumulative = np.cumsum(self.weights)
 
     @property
@@ -102,8 +109,9 @@ class GaussianMixture(Distribution):
         """
         mu = self.means[:, None] - self.means[None, :]
         s = np.sqrt(self.stds[:, None] ** 2 + self.stds[None, :] ** 2)
-        folded = (s * np.sqrt(2.0 / np.pi) * np.exp(-0.5 * (mu / s) ** 2)
-                  + mu * special.erf(mu / (s * np.sqrt(2.0))))
+        folded = s * np.sqrt(2.0 / np.pi) * np.exp(
+            -0.5 * (mu / s) ** 2
+        ) + mu * special.erf(mu / (s * np.sqrt(2.0)))
         return float(self.weights @ folded @ self.weights)
 
     def _params(self):

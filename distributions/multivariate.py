@@ -20,8 +20,10 @@ def psd_factor(name, cov):
     eigval, eigvec = np.linalg.eigh(cov)
     tol = 1e-10 * max(1.0, float(np.abs(eigval).max()))
     if eigval.min() < -tol:
-        raise ValueError(f"{name} must be positive semi-definite, got smallest "
-                         f"eigenvalue {eigval.min()!r}.")
+        raise ValueError(
+            f"{name} must be positive semi-definite, got smallest "
+            f"eigenvalue {eigval.min()!r}."
+        )
     return eigvec * np.sqrt(np.clip(eigval, 0.0, None))
 
 
@@ -41,8 +43,10 @@ class MultivariateNormal(Distribution):
         self._mean = check_array("mean", mean, ndim=1)
         self.cov = check_array("cov", cov, ndim=2)
         if self.cov.shape != (self._mean.size, self._mean.size):
-            raise ValueError(f"cov must have shape ({self._mean.size}, {self._mean.size}) "
-                             f"to match mean, got {self.cov.shape}.")
+            raise ValueError(
+                f"cov must have shape ({self._mean.size}, {self._mean.size}) "
+                f"to match mean, got {self.cov.shape}."
+            )
         self._factor = psd_factor("cov", self.cov)
         self.record_shape = (self._mean.size,)
 
@@ -88,16 +92,20 @@ class Product(Distribution):
             if not isinstance(col, Distribution):
                 raise TypeError(f"columns[{i}] must be a Distribution, got {col!r}.")
             if len(col.record_shape) > 1:
-                raise ValueError(f"columns[{i}] must have scalar or vector records, got "
-                                 f"record_shape {col.record_shape}.")
+                raise ValueError(
+                    f"columns[{i}] must have scalar or vector records, got "
+                    f"record_shape {col.record_shape}."
+                )
         self.columns = tuple(columns)
         self.releases_gil = all(c.releases_gil for c in columns)
         self._widths = [int(np.prod(c.record_shape)) for c in columns]
         self.record_shape = (sum(self._widths),)
 
     def _draw(self, shape, rng):
-        parts = [col._draw(shape, rng).reshape(shape + (w,))
-                 for col, w in zip(self.columns, self._widths)]
+        parts = [
+            col._draw(shape, rng).reshape(shape + (w,))
+            for col, w in zip(self.columns, self._widths)
+        ]
         return np.concatenate(parts, axis=-1).astype(float, copy=False)
 
     @property
@@ -132,8 +140,9 @@ class LinearRegressionPopulation(Distribution):
 
     releases_gil = True
 
-    def __init__(self, features: Distribution, coef, intercept: float = 0.0,
-                 noise: float = 1.0):
+    def __init__(
+        self, features: Distribution, coef, intercept: float = 0.0, noise: float = 1.0
+    ):
         if not isinstance(features, Distribution):
             raise TypeError(f"features must be a Distribution, got {features!r}.")
         self.features = features
@@ -141,8 +150,9 @@ class LinearRegressionPopulation(Distribution):
         self.coef = check_array("coef", coef, ndim=1)
         width = int(np.prod(features.record_shape))
         if self.coef.size != width or len(features.record_shape) > 1:
-            raise ValueError(f"coef must have one entry per feature ({width}), got "
-                             f"{self.coef.size}.")
+            raise ValueError(
+                f"coef must have one entry per feature ({width}), got {self.coef.size}."
+            )
         self.intercept = check_real("intercept", intercept)
         self.noise = check_real("noise", noise, low=0.0)
         self.record_shape = (width + 1,)
@@ -150,9 +160,17 @@ class LinearRegressionPopulation(Distribution):
     def _draw(self, shape, rng):
         width = self.coef.size
         x = self.features._draw(shape, rng).reshape(shape + (width,)).astype(float)
-        y = x @ self.coef + self.intercept + self.noise * rng.standard_normal(size=shape)
+        y = (
+            x @ self.coef
+            + self.intercept
+            + self.noise * rng.standard_normal(size=shape)
+        )
         return np.concatenate([x, y[..., None]], axis=-1)
 
     def _params(self):
-        return {"features": self.features, "coef": self.coef,
-                "intercept": self.intercept, "noise": self.noise}
+        return {
+            "features": self.features,
+            "coef": self.coef,
+            "intercept": self.intercept,
+            "noise": self.noise,
+        }

@@ -9,8 +9,16 @@ import numpy as np
 from ._base import Distribution
 from ._validation import check_array, check_probability, check_real
 
-__all__ = ["Normal", "Uniform", "Laplace", "LogNormal", "Exponential", "Poisson",
-           "Bernoulli", "Categorical"]
+__all__ = [
+    "Normal",
+    "Uniform",
+    "Laplace",
+    "LogNormal",
+    "Exponential",
+    "Poisson",
+    "Bernoulli",
+    "Categorical",
+]
 
 
 class Normal(Distribution):
@@ -58,7 +66,9 @@ class Uniform(Distribution):
         self.low = check_real("low", low)
         self.high = check_real("high", high)
         if not self.high > self.low:
-            raise ValueError(f"high must be > low, got low={self.low!r}, high={self.high!r}.")
+            raise ValueError(
+                f"high must be > low, got low={self.low!r}, high={self.high!r}."
+            )
 
     def _draw(self, shape, rng):
         return rng.uniform(self.low, self.high, size=shape)
@@ -198,9 +208,13 @@ def check_weights(name, weights, length=None):
     if w.size == 0:
         raise ValueError(f"{name} must not be empty.")
     if length is not None and w.size != length:
-        raise ValueError(f"{name} must have {length} entries, got {w.size}: {name}={weights!r}.")
+        raise ValueError(
+            f"{name} must have {length} entries, got {w.size}: {name}={weights!r}."
+        )
     if not math.isclose(w.sum(), 1.0, rel_tol=0.0, abs_tol=1e-8):
-        raise ValueError(f"{name} must sum to 1, got sum {w.sum()!r}: {name}={weights!r}.")
+        raise ValueError(
+            f"{name} must sum to 1, got sum {w.sum()!r}: {name}={weights!r}."
+        )
     return w / w.sum()
 
 
@@ -232,9 +246,11 @@ class Categorical(Distribution):
         else:
             self.values = np.asarray(values)
             if self.values.ndim != 1 or self.values.size != self.probs.size:
-                raise ValueError("values must be one-dimensional with one entry per "
-                                 f"probability ({self.probs.size}), got shape "
-                                 f"{self.values.shape}.")
+                raise ValueError(
+                    "values must be one-dimensional with one entry per "
+                    f"probability ({self.probs.size}), got shape "
+                    f"{self.values.shape}."
+                )
         self._cumulative = np.cumsum(self.probs)
 
     def _draw(self, shape, rng):

@@ -9,6 +9,16 @@ from ._version import __version__
 from .plan import SamplingPlan, certified_gamma, sampling_plan
 from .sampler import SensitivityEstimate, SensitivitySampler, sample_sensitivity
 
-__all__ = ["__version__", "SamplingPlan", "sampling_plan", "certified_gamma",
-           "SensitivityEstimate", "SensitivitySampler", "sample_sensitivity", "queries",
-           "norms", "mechanisms", "accounting"]
+__all__ = [
+    "__version__",
+    "SamplingPlan",
+    "sampling_plan",
+    "certified_gamma",
+    "SensitivityEstimate",
+    "SensitivitySampler",
+    "sample_sensitivity",
+    "queries",
+    "norms",
+    "mechanisms",
+    "accounting",
+]

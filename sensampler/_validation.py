@@ -1,10 +1,23 @@
 """Validation helpers for sensampler (shared with the distributions package)."""
 
-from distributions._validation import (as_seed_sequence, check_array, check_count,
-                                       check_probability, check_random_state, check_real)
+from distributions._validation import (
+    as_seed_sequence,
+    check_array,
+    check_count,
+    check_probability,
+    check_random_state,
+    check_real,
+)
 
-__all__ = ["as_seed_sequence", "check_array", "check_count", "check_probability",
-           "check_random_state", "check_real", "check_choice"]
+__all__ = [
+    "as_seed_sequence",
+    "check_array",
+    "check_count",
+    "check_probability",
+    "check_random_state",
+    "check_real",
+    "check_choice",
+]
 
 
 def check_choice(name, value, choices):

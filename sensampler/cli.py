@@ -20,13 +20,14 @@ def _floats(text):
     try:
         return [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got "
-                                         f"{text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected numbers separated by commas, got {text!r}"
+        ) from None
 
 
 def _population(args):
-    from .experiments.specs import build_population, parse_population
     from .experiments.batch import tomllib
+    from .experiments.specs import build_population, parse_population
 
     if args.population_file:
         try:
@@ -35,7 +36,9 @@ def _population(args):
         except tomllib.TOMLDecodeError as exc:
             raise ValueError(f"{args.population_file}: malformed TOML: {exc}") from None
         except OSError as exc:
-            raise ValueError(f"cannot read {args.population_file}: {exc.strerror}") from None
+            raise ValueError(
+                f"cannot read {args.population_file}: {exc.strerror}"
+            ) from None
         if "population" not in spec:
             raise ValueError(f"{args.population_file}: needs a [population] table.")
         return build_population(spec["population"])
@@ -58,10 +61,19 @@ def _cmd_sample(args):
     from .experiments.specs import parse_query
     from .sampler import sample_sensitivity
 
-    est = sample_sensitivity(parse_query(args.query), _population(args), args.n,
-                             gamma=args.gamma, m=args.m, k=args.k, norm=args.norm,
-                             bound=args.bound, random_state=args.seed, n_jobs=args.n_jobs,
-                             progress=args.progress)
+    est = sample_sensitivity(
+        parse_query(args.query),
+        _population(args),
+        args.n,
+        gamma=args.gamma,
+        m=args.m,
+        k=args.k,
+        norm=args.norm,
+        bound=args.bound,
+        random_state=args.seed,
+        n_jobs=args.n_jobs,
+        progress=args.progress,
+    )
     print(json.dumps(est.to_dict()) if args.json else est.summary())
     return 0
 
@@ -73,18 +85,30 @@ def _cmd_sweep(args):
     from .experiments.specs import parse_population, parse_query
 
     statistic = {"none": None, "mean": np.mean, "median": np.median, "sum": np.sum}[
-        args.statistic]
+        args.statistic
+    ]
     table = error_vs_epsilon(
-        parse_query(args.query), _population(args), args.n, args.epsilons,
+        parse_query(args.query),
+        _population(args),
+        args.n,
+        args.epsilons,
         [s.strip() for s in args.sensitivities.split(",") if s.strip()],
-        mechanism=args.mechanism, delta=args.delta, repetitions=args.repetitions,
-        data=parse_population(args.data) if args.data else None, statistic=statistic,
-        gamma=args.gamma, bound=args.bound, random_state=args.seed, n_jobs=args.n_jobs,
-        progress=args.progress)
+        mechanism=args.mechanism,
+        delta=args.delta,
+        repetitions=args.repetitions,
+        data=parse_population(args.data) if args.data else None,
+        statistic=statistic,
+        gamma=args.gamma,
+        bound=args.bound,
+        random_state=args.seed,
+        n_jobs=args.n_jobs,
+        progress=args.progress,
+    )
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         table.to_csv(os.path.join(args.out, "error_vs_epsilon.csv"))
         from .plotting import plot_error_vs_epsilon
+
         plot_error_vs_epsilon(table, os.path.join(args.out, "error_vs_epsilon.png"))
     if args.json:
         print(json.dumps(table.rows))
@@ -99,8 +123,9 @@ def _cmd_run(args):
     from .experiments import run_batch
 
     log = (lambda line: print(line, file=sys.stderr)) if not args.json else None
-    summary = run_batch(args.config, args.out, n_jobs=args.n_jobs, progress=args.progress,
-                        log=log)
+    summary = run_batch(
+        args.config, args.out, n_jobs=args.n_jobs, progress=args.progress, log=log
+    )
     if args.json:
         print(json.dumps(summary.rows))
     else:
@@ -112,32 +137,52 @@ def _cmd_run(args):
 def _cmd_demo(args):
     from .demo import run_demo
 
-    run_demo(out=sys.stdout, out_dir=args.out, random_state=args.seed,
-             progress=args.progress)
+    run_demo(
+        out=sys.stdout, out_dir=args.out, random_state=args.seed, progress=args.progress
+    )
     return 0
 
 
 def _add_sampling_flags(p):
-    p.add_argument("--population", default="heights",
-                   help="a preset (heights, normal) or KIND:key=value,... with JSON values, "
-                        "e.g. 'normal:loc=170,scale=10' (default: heights)")
-    p.add_argument("--population-file", metavar="TOML",
-                   help="a TOML file with a [population] table (kind = ..., parameters)")
-    p.add_argument("--query", default="mean",
-                   help="identity, mean, sum, median, variance, std, count, quantile:Q, "
-                        "histogram:BINS:LOW:HIGH (default: mean)")
+    p.add_argument(
+        "--population",
+        default="heights",
+        help="a preset (heights, normal) or KIND:key=value,... with JSON values, "
+        "e.g. 'normal:loc=170,scale=10' (default: heights)",
+    )
+    p.add_argument(
+        "--population-file",
+        metavar="TOML",
+        help="a TOML file with a [population] table (kind = ..., parameters)",
+    )
+    p.add_argument(
+        "--query",
+        default="mean",
+        help="identity, mean, sum, median, variance, std, count, quantile:Q, "
+        "histogram:BINS:LOW:HIGH (default: mean)",
+    )
     p.add_argument("--n", type=int, default=100, help="database size (default 100)")
-    p.add_argument("--gamma", type=float, default=0.05,
-                   help="random-DP failure probability (default 0.05)")
+    p.add_argument(
+        "--gamma",
+        type=float,
+        default=0.05,
+        help="random-DP failure probability (default 0.05)",
+    )
     p.add_argument("--bound", choices=["exact", "dkw"], default="exact")
     p.add_argument("--seed", type=int, default=None, help="random_state (an int >= 0)")
     p.add_argument("--n-jobs", type=int, default=None, help="parallel workers (joblib)")
-    p.add_argument("--no-progress", dest="progress", action="store_false",
-                   help="hide progress bars")
+    p.add_argument(
+        "--no-progress",
+        dest="progress",
+        action="store_false",
+        help="hide progress bars",
+    )
 
 
 def _add_plan_flags(p):
-    p.add_argument("--m", type=int, help="number of neighbouring pairs (default: from gamma)")
+    p.add_argument(
+        "--m", type=int, help="number of neighbouring pairs (default: from gamma)"
+    )
     p.add_argument("--k", type=int, help="rank of the released order statistic")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -145,64 +190,109 @@ def _add_plan_flags(p):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sensampler",
-        description="Random differential privacy with sampled sensitivities.")
-    parser.add_argument("--version", action="version", version=f"sensampler {__version__}")
+        description="Random differential privacy with sampled sensitivities.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"sensampler {__version__}"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    demo = sub.add_parser("demo", help="the heights example end to end (no arguments)",
-                          description="The heights example: plan, sampled sensitivity and "
-                                      "mean, releases, error-vs-epsilon sweep; CSV and PNG "
-                                      "files go to --out.")
+    demo = sub.add_parser(
+        "demo",
+        help="the heights example end to end (no arguments)",
+        description="The heights example: plan, sampled sensitivity and "
+        "mean, releases, error-vs-epsilon sweep; CSV and PNG "
+        "files go to --out.",
+    )
     demo.add_argument("--out", default="sensampler-results", help="results folder")
-    demo.add_argument("--seed", type=int, default=2017, help="random_state (default 2017)")
-    demo.add_argument("--no-progress", dest="progress", action="store_false",
-                      help="hide progress bars")
+    demo.add_argument(
+        "--seed", type=int, default=2017, help="random_state (default 2017)"
+    )
+    demo.add_argument(
+        "--no-progress",
+        dest="progress",
+        action="store_false",
+        help="hide progress bars",
+    )
     demo.set_defaults(func=_cmd_demo)
 
-    plan = sub.add_parser("plan", help="how many pairs to sample for a gamma",
-                          description="Choose (m, k) for gamma, or certify a given m (and k).")
-    plan.add_argument("--gamma", type=float, help="random-DP failure probability in (0, 1)")
+    plan = sub.add_parser(
+        "plan",
+        help="how many pairs to sample for a gamma",
+        description="Choose (m, k) for gamma, or certify a given m (and k).",
+    )
+    plan.add_argument(
+        "--gamma", type=float, help="random-DP failure probability in (0, 1)"
+    )
     plan.add_argument("--bound", choices=["exact", "dkw"], default="exact")
     _add_plan_flags(plan)
     plan.set_defaults(func=_cmd_plan)
 
-    sample = sub.add_parser("sample", help="sample the sensitivity of a query",
-                            description="Sample the sensitivity of a built-in query on a "
-                                        "population.")
+    sample = sub.add_parser(
+        "sample",
+        help="sample the sensitivity of a query",
+        description="Sample the sensitivity of a built-in query on a population.",
+    )
     _add_sampling_flags(sample)
     sample.add_argument("--norm", default="l1", help="l1, l2, linf or coordinate")
     _add_plan_flags(sample)
     sample.set_defaults(func=_cmd_sample)
 
-    sweep = sub.add_parser("sweep", help="error of private answers vs epsilon",
-                           description="Error-vs-epsilon sweep for one query and "
-                                       "population, over several sensitivities.")
+    sweep = sub.add_parser(
+        "sweep",
+        help="error of private answers vs epsilon",
+        description="Error-vs-epsilon sweep for one query and "
+        "population, over several sensitivities.",
+    )
     _add_sampling_flags(sweep)
-    sweep.add_argument("--epsilons", type=_floats, default=[0.01, 0.1, 0.5, 1.0, 5.0],
-                       help="comma-separated epsilons (default 0.01,0.1,0.5,1,5)")
-    sweep.add_argument("--sensitivities", default="sampled,mean",
-                       help="comma-separated: sampled, mean, mean+Ksd, or numbers")
-    sweep.add_argument("--mechanism", choices=["laplace", "gaussian", "analytic"],
-                       default="laplace")
+    sweep.add_argument(
+        "--epsilons",
+        type=_floats,
+        default=[0.01, 0.1, 0.5, 1.0, 5.0],
+        help="comma-separated epsilons (default 0.01,0.1,0.5,1,5)",
+    )
+    sweep.add_argument(
+        "--sensitivities",
+        default="sampled,mean",
+        help="comma-separated: sampled, mean, mean+Ksd, or numbers",
+    )
+    sweep.add_argument(
+        "--mechanism", choices=["laplace", "gaussian", "analytic"], default="laplace"
+    )
     sweep.add_argument("--delta", type=float, help="for the Gaussian mechanisms")
     sweep.add_argument("--repetitions", type=int, default=100)
-    sweep.add_argument("--data", help="population of the private data (default: --population)")
-    sweep.add_argument("--statistic", choices=["none", "mean", "median", "sum"],
-                       default="none", help="post-processing of answer and release")
+    sweep.add_argument(
+        "--data", help="population of the private data (default: --population)"
+    )
+    sweep.add_argument(
+        "--statistic",
+        choices=["none", "mean", "median", "sum"],
+        default="none",
+        help="post-processing of answer and release",
+    )
     sweep.add_argument("--out", help="folder for error_vs_epsilon.csv and .png")
     sweep.add_argument("--json", action="store_true", help="print the rows as JSON")
     sweep.set_defaults(func=_cmd_sweep)
 
-    run = sub.add_parser("run", help="batch runs from a TOML file (resumable)",
-                         description="Run a grid of settings from a TOML config; finished "
-                                     "runs are written durably and skipped when started "
-                                     "again.")
+    run = sub.add_parser(
+        "run",
+        help="batch runs from a TOML file (resumable)",
+        description="Run a grid of settings from a TOML config; finished "
+        "runs are written durably and skipped when started "
+        "again.",
+    )
     run.add_argument("config", help="the TOML config")
     run.add_argument("--out", default="sensampler-runs", help="results folder")
     run.add_argument("--n-jobs", type=int, default=None, help="parallel runs (joblib)")
-    run.add_argument("--no-progress", dest="progress", action="store_false",
-                     help="hide progress bars")
-    run.add_argument("--json", action="store_true", help="print the summary rows as JSON")
+    run.add_argument(
+        "--no-progress",
+        dest="progress",
+        action="store_false",
+        help="hide progress bars",
+    )
+    run.add_argument(
+        "--json", action="store_true", help="print the summary rows as JSON"
+    )
     run.set_defaults(func=_cmd_run)
     return parser
 
@@ -219,11 +309,15 @@ def main(argv=None) -> int:
         print(f"sensampler {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"sensampler {args.command}: interrupted; finished work is kept",
-              file=sys.stderr)
+        print(
+            f"sensampler {args.command}: interrupted; finished work is kept",
+            file=sys.stderr,
+        )
         return 1
     except Exception as exc:  # noqa: BLE001 - one line for the user, not a traceback
-        print(f"sensampler {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(
+            f"sensampler {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr
+        )
         return 1
 
 

@@ -10,8 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SensitivityNorm", "L1SensitivityNorm", "L2SensitivityNorm",
-           "LInfSensitivityNorm", "CoordinateSensitivityNorm", "CallableNorm", "get_norm"]
+__all__ = [
+    "SensitivityNorm",
+    "L1SensitivityNorm",
+    "L2SensitivityNorm",
+    "LInfSensitivityNorm",
+    "CoordinateSensitivityNorm",
+    "CallableNorm",
+    "get_norm",
+]
 
 
 class SensitivityNorm:
@@ -26,7 +33,8 @@ class SensitivityNorm:
     def compute(self, x, y):
         """Sensitivity between two single outputs ``x`` and ``y`` (any shape)."""
         diff = np.asarray(x, dtype=float).reshape(1, -1) - np.asarray(
-            y, dtype=float).reshape(1, -1)
+            y, dtype=float
+        ).reshape(1, -1)
         return self(diff)[0]
 
     def __repr__(self):
@@ -99,8 +107,10 @@ class CallableNorm(SensitivityNorm):
         else:
             out = np.array([float(self.func(row)) for row in diff])
         if out.shape != diff.shape[:1]:
-            raise ValueError(f"norm {self.name!r} must return one value per pair, shape "
-                             f"{diff.shape[:1]}, got shape {out.shape}.")
+            raise ValueError(
+                f"norm {self.name!r} must return one value per pair, shape "
+                f"{diff.shape[:1]}, got shape {out.shape}."
+            )
         return out
 
     def __repr__(self):
@@ -108,9 +118,13 @@ class CallableNorm(SensitivityNorm):
 
 
 _BY_NAME = {
-    "l1": L1SensitivityNorm, "l2": L2SensitivityNorm, "linf": LInfSensitivityNorm,
-    "inf": LInfSensitivityNorm, "max": LInfSensitivityNorm,
-    "coordinate": CoordinateSensitivityNorm, "per-coordinate": CoordinateSensitivityNorm,
+    "l1": L1SensitivityNorm,
+    "l2": L2SensitivityNorm,
+    "linf": LInfSensitivityNorm,
+    "inf": LInfSensitivityNorm,
+    "max": LInfSensitivityNorm,
+    "coordinate": CoordinateSensitivityNorm,
+    "per-coordinate": CoordinateSensitivityNorm,
     "per_coordinate": CoordinateSensitivityNorm,
 }
 
@@ -124,10 +138,14 @@ def get_norm(norm) -> SensitivityNorm:
     if isinstance(norm, str):
         key = norm.lower()
         if key not in _BY_NAME:
-            raise ValueError("norm must be 'l1', 'l2', 'linf', 'coordinate', a "
-                             f"SensitivityNorm or a callable, got norm={norm!r}.")
+            raise ValueError(
+                "norm must be 'l1', 'l2', 'linf', 'coordinate', a "
+                f"SensitivityNorm or a callable, got norm={norm!r}."
+            )
         return _BY_NAME[key]()
     if callable(norm):
         return CallableNorm(norm)
-    raise TypeError("norm must be 'l1', 'l2', 'linf', 'coordinate', a SensitivityNorm or "
-                    f"a callable, got {norm!r}.")
+    raise TypeError(
+        "norm must be 'l1', 'l2', 'linf', 'coordinate', a SensitivityNorm or "
+        f"a callable, got {norm!r}."
+    )

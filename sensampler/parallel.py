@@ -11,8 +11,14 @@ from __future__ import annotations
 import numpy as np
 from joblib import Parallel, delayed
 
-__all__ = ["DEFAULT_CHUNK_BYTES", "GENERIC_CHUNK_PAIRS", "chunk_sizes", "pairs_per_chunk",
-           "run_tasks", "child_seed"]
+__all__ = [
+    "DEFAULT_CHUNK_BYTES",
+    "GENERIC_CHUNK_PAIRS",
+    "chunk_sizes",
+    "pairs_per_chunk",
+    "run_tasks",
+    "child_seed",
+]
 
 #: Memory bound of one chunk's stack of databases (8 MiB).
 DEFAULT_CHUNK_BYTES = 8 * 2**20
@@ -23,8 +29,9 @@ MAX_CHUNK_PAIRS = 1 << 16
 GENERIC_CHUNK_PAIRS = 32
 
 
-def pairs_per_chunk(n: int, record_bytes: int, batched: bool,
-                    batch_size: int | None = None) -> int:
+def pairs_per_chunk(
+    n: int, record_bytes: int, batched: bool, batch_size: int | None = None
+) -> int:
     """Pairs per chunk: ``batch_size`` if given, else what fits in 8 MiB."""
     if batch_size is not None:
         return batch_size
@@ -41,13 +48,23 @@ def _progress_bar(total, desc, unit="pair"):
     try:
         from tqdm.auto import tqdm
     except ImportError as exc:  # pragma: no cover - exercised without the extra
-        raise ImportError("progress=True needs tqdm: pip install 'sensampler[progress]'."
-                          ) from exc
+        raise ImportError(
+            "progress=True needs tqdm: pip install 'sensampler[progress]'."
+        ) from exc
     return tqdm(total=total, desc=desc, unit=unit)
 
 
-def run_tasks(func, tasks, *, n_jobs=None, progress=False, weights=None, desc="sampling",
-              unit="pair", prefer=None):
+def run_tasks(
+    func,
+    tasks,
+    *,
+    n_jobs=None,
+    progress=False,
+    weights=None,
+    desc="sampling",
+    unit="pair",
+    prefer=None,
+):
     """Run ``func(*task)`` for every task, in order, through joblib.
 
     Parameters
@@ -106,6 +123,8 @@ def child_seed(seed_sequence: np.random.SeedSequence, index: int):
     same children however often it is used, so one ``random_state`` always
     reproduces one result.
     """
-    return np.random.SeedSequence(seed_sequence.entropy,
-                                  spawn_key=seed_sequence.spawn_key + (_SPAWN_TAG, index),
-                                  pool_size=seed_sequence.pool_size)
+    return np.random.SeedSequence(
+        seed_sequence.entropy,
+        spawn_key=seed_sequence.spawn_key + (_SPAWN_TAG, index),
+        pool_size=seed_sequence.pool_size,
+    )

@@ -50,8 +50,13 @@ from scipy import optimize, special, stats
 
 from ._validation import check_choice, check_count, check_probability
 
-__all__ = ["SamplingPlan", "sampling_plan", "certified_gamma", "check_plan_arguments",
-           "BOUNDS"]
+__all__ = [
+    "SamplingPlan",
+    "sampling_plan",
+    "certified_gamma",
+    "check_plan_arguments",
+    "BOUNDS",
+]
 
 BOUNDS = ("exact", "dkw")
 
@@ -106,6 +111,7 @@ def _exact_split(m: int, k: int) -> tuple[float, float]:
         return _exact_split_top(m)
     if k == 1:
         return 1.0, 0.0
+
     # log of -d rho / d beta = log m + log pmf_{Bin(m-1, 1-beta)}(k-1); its maximum
     # is at 1 - beta = (k-1)/(m-1), the mode of that pmf as a function of p.
     def slope(beta):
@@ -232,8 +238,12 @@ def check_plan_arguments(m, gamma, k, bound):
     return m, gamma, k
 
 
-def sampling_plan(m: int | None = None, gamma: float | None = None,
-                  k: int | None = None, bound: str = "exact") -> SamplingPlan:
+def sampling_plan(
+    m: int | None = None,
+    gamma: float | None = None,
+    k: int | None = None,
+    bound: str = "exact",
+) -> SamplingPlan:
     """Choose (m, k) for a random-DP confidence, or certify a given (m, k).
 
     Parameters
@@ -279,19 +289,26 @@ def sampling_plan(m: int | None = None, gamma: float | None = None,
     if k is not None:
         plan = _make_plan(m, k, bound)
         if gamma is not None and plan.gamma > gamma:
-            raise ValueError(f"m={m}, k={k} certify gamma={plan.gamma:.6g} under the "
-                             f"{bound} bound, more than the gamma={gamma!r} asked for.")
+            raise ValueError(
+                f"m={m}, k={k} certify gamma={plan.gamma:.6g} under the "
+                f"{bound} bound, more than the gamma={gamma!r} asked for."
+            )
         return plan
     if m is None:
         m = _exact_min_m(gamma) if bound == "exact" else _dkw_m_for_gamma(gamma)
-    gamma_of_k = (lambda kk: _exact_gamma(m, kk)) if bound == "exact" else \
-        (lambda kk: _dkw_gamma(m, kk))
+    gamma_of_k = (
+        (lambda kk: _exact_gamma(m, kk))
+        if bound == "exact"
+        else (lambda kk: _dkw_gamma(m, kk))
+    )
     floor = gamma_of_k(m)
     if gamma is None:
         if floor >= 1.0:
             raise ValueError(f"m={m} pairs certify no gamma below 1; draw more pairs.")
         return _make_plan(m, m, bound)
     if floor > gamma:
-        raise ValueError(f"gamma={gamma!r} is below what m={m} pairs can certify under "
-                         f"the {bound} bound; the minimum is gamma={floor:.6g}.")
+        raise ValueError(
+            f"gamma={gamma!r} is below what m={m} pairs can certify under "
+            f"the {bound} bound; the minimum is gamma={floor:.6g}."
+        )
     return _make_plan(m, _smallest_k(m, gamma, gamma_of_k), bound)

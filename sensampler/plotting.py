@@ -8,19 +8,30 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_error_vs_epsilon", "plot_sensitivity_histogram", "plot_composition",
-           "plot_runs_before_budget", "plot_vectorized_vs_sequential",
-           "plot_epsilon_vs_iterations"]
+__all__ = [
+    "plot_error_vs_epsilon",
+    "plot_sensitivity_histogram",
+    "plot_composition",
+    "plot_runs_before_budget",
+    "plot_vectorized_vs_sequential",
+    "plot_epsilon_vs_iterations",
+]
 
 
 def _pyplot():
     try:
         import matplotlib
     except ImportError as exc:  # pragma: no cover - exercised without the extra
-        raise ImportError("figures need matplotlib: pip install 'sensampler[plot]'.") from exc
-    if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
+        raise ImportError(
+            "figures need matplotlib: pip install 'sensampler[plot]'."
+        ) from exc
+    if matplotlib.get_backend().lower() not in (
+        "agg",
+        "module://matplotlib_inline.backend_inline",
+    ):
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     return plt
 
 
@@ -51,8 +62,11 @@ def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
     ax.set_xlabel("privacy parameter ε")
     ax.set_ylabel(f"absolute error{f' ({unit.strip()})' if unit.strip() else ''}")
     reps = table.rows[0]["repetitions"] if len(table) else ""
-    ax.set_title(title or f"Error of the private answer vs ε ({mech} mechanism, mean of "
-                          f"{reps} repetitions)")
+    ax.set_title(
+        title
+        or f"Error of the private answer vs ε ({mech} mechanism, mean of "
+        f"{reps} repetitions)"
+    )
     return _finish(fig, ax, path, legend_title="sensitivity")
 
 
@@ -62,17 +76,33 @@ def plot_sensitivity_histogram(estimate, path=None, *, unit="", title=None):
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
     samples = np.asarray(estimate.samples, dtype=float)
-    ax.hist(samples, bins=min(60, max(10, samples.size // 10)), color="0.7",
-            label=f"{estimate.m} sampled sensitivities")
-    ax.axvline(float(estimate.mean), color="tab:blue", linestyle="--",
-               label=f"mean = {float(estimate.mean):.4g}{unit} (no guarantee)")
-    ax.axvline(float(estimate.sensitivity), color="tab:red",
-               label=f"released: order statistic k={estimate.k} of m={estimate.m} = "
-                     f"{float(estimate.sensitivity):.4g}{unit} (γ = {estimate.gamma:.3g})")
-    ax.set_xlabel(f"sensitivity ‖f(D∪x) − f(D∪x′)‖ ({estimate.norm}){unit and f' [{unit.strip()}]'}")
+    ax.hist(
+        samples,
+        bins=min(60, max(10, samples.size // 10)),
+        color="0.7",
+        label=f"{estimate.m} sampled sensitivities",
+    )
+    ax.axvline(
+        float(estimate.mean),
+        color="tab:blue",
+        linestyle="--",
+        label=f"mean = {float(estimate.mean):.4g}{unit} (no guarantee)",
+    )
+    ax.axvline(
+        float(estimate.sensitivity),
+        color="tab:red",
+        label=f"released: order statistic k={estimate.k} of m={estimate.m} = "
+        f"{float(estimate.sensitivity):.4g}{unit} (γ = {estimate.gamma:.3g})",
+    )
+    ax.set_xlabel(
+        f"sensitivity ‖f(D∪x) − f(D∪x′)‖ ({estimate.norm}){unit and f' [{unit.strip()}]'}"
+    )
     ax.set_ylabel("number of neighbouring pairs")
-    ax.set_title(title or f"Sampled sensitivity of '{estimate.query}', n = {estimate.n} "
-                          f"({estimate.bound} plan)")
+    ax.set_title(
+        title
+        or f"Sampled sensitivity of '{estimate.query}', n = {estimate.n} "
+        f"({estimate.bound} plan)"
+    )
     return _finish(fig, ax, path)
 
 
@@ -82,16 +112,26 @@ def plot_composition(result, path=None, *, title=None):
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
     k = np.arange(1, result.view_0.size + 1)
-    ax.plot(k, np.cumsum(result.view_0) / k, label=f"database D (secret = {result.secret:g})")
-    ax.plot(k, np.cumsum(result.view_1) / k,
-            label=f"neighbour D′ (secret = {result.secret + 1:g})")
+    ax.plot(
+        k,
+        np.cumsum(result.view_0) / k,
+        label=f"database D (secret = {result.secret:g})",
+    )
+    ax.plot(
+        k,
+        np.cumsum(result.view_1) / k,
+        label=f"neighbour D′ (secret = {result.secret + 1:g})",
+    )
     ax.axhline(result.secret, color="0.5", linewidth=0.8)
     ax.axhline(result.secret + 1, color="0.5", linewidth=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("number of composed releases k")
     ax.set_ylabel("running mean of the adversary's view")
-    ax.set_title(title or f"Composition experiment: after {k[-1]} releases, basic "
-                          f"composition gives ε = {result.epsilon_basic:.4g}")
+    ax.set_title(
+        title
+        or f"Composition experiment: after {k[-1]} releases, basic "
+        f"composition gives ε = {result.epsilon_basic:.4g}"
+    )
     return _finish(fig, ax, path)
 
 
@@ -99,18 +139,27 @@ def plot_runs_before_budget(table, path=None, *, title=None):
     """Releases a privacy filter allows against the per-release epsilon, per rule."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
-    styles = {"basic": dict(linewidth=4, alpha=0.5), "advanced": dict(marker="."),
-              "auto": dict(color="black", linestyle=":", marker="x")}
+    styles = {
+        "basic": dict(linewidth=4, alpha=0.5),
+        "advanced": dict(marker="."),
+        "auto": dict(color="black", linestyle=":", marker="x"),
+    }
     for rule in dict.fromkeys(table.column("rule")):
         part = table.where(rule=rule)
-        ax.plot(part.column("epsilon"), part.column("runs"), label=rule,
-                **styles.get(rule, {}))
+        ax.plot(
+            part.column("epsilon"),
+            part.column("runs"),
+            label=rule,
+            **styles.get(rule, {}),
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("ε of each Laplace release")
     ax.set_ylabel("releases before the budget is spent")
     budget_note = "auto follows the better rule"
-    ax.set_title(title or f"Privacy filters: releases allowed by a fixed budget ({budget_note})")
+    ax.set_title(
+        title or f"Privacy filters: releases allowed by a fixed budget ({budget_note})"
+    )
     return _finish(fig, ax, path, legend_title="filter rule")
 
 
@@ -118,20 +167,30 @@ def plot_vectorized_vs_sequential(table, path=None, *, title=None):
     """Noise variance for k queries: k composed releases vs one vector release."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
-    styles = {"sequential": dict(linestyle="-", linewidth=4, alpha=0.5),
-              "vectorised": dict(linestyle="--")}
+    styles = {
+        "sequential": dict(linestyle="-", linewidth=4, alpha=0.5),
+        "vectorised": dict(linestyle="--"),
+    }
     colors = {"pure": "tab:blue", "approximate": "tab:green"}
     for privacy in ("pure", "approximate"):
         for release in ("sequential", "vectorised"):
             part = table.where(privacy=privacy, release=release)
-            ax.plot(part.column("k"), part.column("variance"), color=colors[privacy],
-                    label=f"{'ε-DP, Laplace' if privacy == 'pure' else '(ε, δ)-DP, Gaussian'}"
-                          f" — {release}", **styles[release])
+            ax.plot(
+                part.column("k"),
+                part.column("variance"),
+                color=colors[privacy],
+                label=f"{'ε-DP, Laplace' if privacy == 'pure' else '(ε, δ)-DP, Gaussian'}"
+                f" — {release}",
+                **styles[release],
+            )
     ax.set_yscale("log")
     ax.set_xlabel("number of queries k")
     ax.set_ylabel("noise variance per answer")
-    ax.set_title(title or "k queries: composed releases vs one vector-valued release\n"
-                          "(under ε-DP the two coincide)")
+    ax.set_title(
+        title
+        or "k queries: composed releases vs one vector-valued release\n"
+        "(under ε-DP the two coincide)"
+    )
     return _finish(fig, ax, path)
 
 

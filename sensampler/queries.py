@@ -24,9 +24,24 @@ import numpy as np
 
 from ._validation import check_array, check_count
 
-__all__ = ["Query", "BatchedQuery", "FunctionQuery", "EstimatorQuery", "batched",
-           "as_query", "identity", "mean", "sum", "median", "quantile", "variance",
-           "std", "count", "histogram", "estimator"]
+__all__ = [
+    "Query",
+    "BatchedQuery",
+    "FunctionQuery",
+    "EstimatorQuery",
+    "batched",
+    "as_query",
+    "identity",
+    "mean",
+    "sum",
+    "median",
+    "quantile",
+    "variance",
+    "std",
+    "count",
+    "histogram",
+    "estimator",
+]
 
 
 class Query:
@@ -105,8 +120,9 @@ class FunctionQuery(Query):
         if isinstance(first, dict):
             return {key: np.stack([np.asarray(o[key]) for o in outs]) for key in first}
         if isinstance(first, tuple):
-            return tuple(np.stack([np.asarray(o[i]) for o in outs])
-                         for i in range(len(first)))
+            return tuple(
+                np.stack([np.asarray(o[i]) for o in outs]) for i in range(len(first))
+            )
         return np.stack([np.asarray(o) for o in outs])
 
 
@@ -172,7 +188,9 @@ def quantile(q) -> BatchedQuery:
 def variance(ddof: int = 0) -> BatchedQuery:
     """Variance of the records (``ddof`` as in numpy)."""
     ddof = check_count("ddof", ddof, minimum=0)
-    return _builtin(lambda stack: stack.var(axis=1, ddof=ddof), f"variance(ddof={ddof})")
+    return _builtin(
+        lambda stack: stack.var(axis=1, ddof=ddof), f"variance(ddof={ddof})"
+    )
 
 
 def std(ddof: int = 0) -> BatchedQuery:
@@ -194,7 +212,11 @@ def count(predicate=None) -> BatchedQuery:
         raise TypeError(f"predicate must be callable, got {predicate!r}.")
 
     def func(stack):
-        hits = stack != 0 if predicate is None else np.asarray(predicate(stack), dtype=bool)
+        hits = (
+            stack != 0
+            if predicate is None
+            else np.asarray(predicate(stack), dtype=bool)
+        )
         return hits.sum(axis=1).astype(float)
 
     return BatchedQuery(func, name="count")
@@ -214,8 +236,10 @@ def histogram(bins=10, range=None) -> BatchedQuery:  # noqa: A002 - numpy's own 
     if np.ndim(bins) == 0:
         nbins = check_count("bins", bins)
         if range is None:
-            raise ValueError("range must be given with an integer bins, e.g. range=(0, 1); "
-                             "the sampled databases must share their bin edges.")
+            raise ValueError(
+                "range must be given with an integer bins, e.g. range=(0, 1); "
+                "the sampled databases must share their bin edges."
+            )
         lo, hi = check_array("range", range, ndim=1)
         if not hi > lo:
             raise ValueError(f"range must be increasing, got range={range!r}.")
@@ -260,10 +284,17 @@ class EstimatorQuery(Query):
     def __init__(self, estimator, attribute="coef_", target=-1):
         if not hasattr(estimator, "fit"):
             raise TypeError(f"estimator must have a fit method, got {estimator!r}.")
-        attrs = (attribute,) if isinstance(attribute, str) else \
-            tuple(attribute) if isinstance(attribute, (tuple, list)) else ()
+        attrs = (
+            (attribute,)
+            if isinstance(attribute, str)
+            else tuple(attribute)
+            if isinstance(attribute, (tuple, list))
+            else ()
+        )
         if not attrs or not all(isinstance(a, str) for a in attrs):
-            raise TypeError(f"attribute must be a str or a tuple of str, got {attribute!r}.")
+            raise TypeError(
+                f"attribute must be a str or a tuple of str, got {attribute!r}."
+            )
         self.estimator = estimator
         self.attribute = attribute
         self.target = target
@@ -289,5 +320,5 @@ class EstimatorQuery(Query):
 
 
 def estimator(model, attribute="coef_", target=-1) -> EstimatorQuery:
-    """Query returning a fitted scikit-learn estimator's parameters (see :class:`EstimatorQuery`)."""
+    """Fitted parameters of a scikit-learn estimator (see :class:`EstimatorQuery`)."""
     return EstimatorQuery(model, attribute=attribute, target=target)

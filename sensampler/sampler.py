@@ -23,13 +23,18 @@ from distributions import as_distribution
 
 from ._validation import as_seed_sequence, check_count
 from .norms import get_norm
-from .parallel import chunk_sizes, child_seed, pairs_per_chunk, run_tasks
+from .parallel import child_seed, chunk_sizes, pairs_per_chunk, run_tasks
 from .plan import SamplingPlan, check_plan_arguments, sampling_plan
 from .queries import as_query
 
-__all__ = ["SensitivityEstimate", "TypicalSensitivity", "TypicalSensitivityArray",
-           "sample_sensitivity",
-           "SensitivitySampler", "NEIGHBOURS"]
+__all__ = [
+    "SensitivityEstimate",
+    "TypicalSensitivity",
+    "TypicalSensitivityArray",
+    "sample_sensitivity",
+    "SensitivitySampler",
+    "NEIGHBOURS",
+]
 
 NEIGHBOURS = "replace-one"
 #: Child seed of the probe database that reveals the output's structure (chunks
@@ -127,13 +132,28 @@ class SensitivityEstimate:
 
     def to_dict(self, samples: bool = False) -> dict:
         """A JSON-friendly dictionary (the samples only if asked)."""
+
         def plain(value):
-            return np.asarray(value).tolist() if isinstance(value, np.ndarray) else float(value)
+            return (
+                np.asarray(value).tolist()
+                if isinstance(value, np.ndarray)
+                else float(value)
+            )
+
         out = {
-            "sensitivity": plain(self.sensitivity), "mean": plain(self.mean), "m": self.m,
-            "k": self.k, "gamma": self.gamma, "rho": self.rho, "bound": self.bound,
-            "norm": self.norm, "n": self.n, "parts": self.parts, "query": self.query,
-            "neighbours": self.neighbours, "run_id": self.run_id,
+            "sensitivity": plain(self.sensitivity),
+            "mean": plain(self.mean),
+            "m": self.m,
+            "k": self.k,
+            "gamma": self.gamma,
+            "rho": self.rho,
+            "bound": self.bound,
+            "norm": self.norm,
+            "n": self.n,
+            "parts": self.parts,
+            "query": self.query,
+            "neighbours": self.neighbours,
+            "run_id": self.run_id,
             "plan": asdict(self.plan),
         }
         if samples:
@@ -142,18 +162,26 @@ class SensitivityEstimate:
 
     def summary(self) -> str:
         """A short readable table."""
+
         def fmt(value):
             if np.ndim(value) == 0:
                 return f"{float(value):.6g}"
             return np.array2string(np.asarray(value), precision=4, threshold=8)
+
         rows = [
-            ("query", self.query or "?"), ("neighbours", f"{self.neighbours}, n={self.n}"),
+            ("query", self.query or "?"),
+            ("neighbours", f"{self.neighbours}, n={self.n}"),
             ("norm", self.norm),
-            ("sensitivity", f"{fmt(self.sensitivity)}  (order statistic k={self.k} of "
-                            f"m={self.m})"),
+            (
+                "sensitivity",
+                f"{fmt(self.sensitivity)}  (order statistic k={self.k} of m={self.m})",
+            ),
             ("mean", f"{fmt(self.mean)}  (typical value; no random-DP guarantee)"),
-            ("gamma", f"{self.gamma:.6g}  ({self.bound} bound, rho={self.rho:.3g}"
-                      f"{f', {self.parts} parts' if self.parts > 1 else ''})"),
+            (
+                "gamma",
+                f"{self.gamma:.6g}  ({self.bound} bound, rho={self.rho:.3g}"
+                f"{f', {self.parts} parts' if self.parts > 1 else ''})",
+            ),
         ]
         width = max(len(k) for k, _ in rows)
         return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
@@ -161,9 +189,13 @@ class SensitivityEstimate:
     __str__ = summary
 
     def __repr__(self):
-        sens = self.sensitivity if np.ndim(self.sensitivity) else float(self.sensitivity)
-        return (f"SensitivityEstimate(sensitivity={sens!r}, m={self.m}, k={self.k}, "
-                f"gamma={self.gamma:.6g}, norm={self.norm!r}, bound={self.bound!r})")
+        sens = (
+            self.sensitivity if np.ndim(self.sensitivity) else float(self.sensitivity)
+        )
+        return (
+            f"SensitivityEstimate(sensitivity={sens!r}, m={self.m}, k={self.k}, "
+            f"gamma={self.gamma:.6g}, norm={self.norm!r}, bound={self.bound!r})"
+        )
 
 
 # --------------------------------------------------------------------- structure
@@ -191,23 +223,31 @@ def _as_leaves(query, out, spec, shapes, start, index, which, reproduce, batch):
     got_spec, leaves = _split(out)
     where = _where(start, index, which)
     if spec is not None and got_spec != spec:
-        raise ValueError(f"query {query.name!r} changed its output structure on {where}: "
-                         f"{got_spec} instead of {spec}; {reproduce}.")
+        raise ValueError(
+            f"query {query.name!r} changed its output structure on {where}: "
+            f"{got_spec} instead of {spec}; {reproduce}."
+        )
     arrays = []
     for j, leaf in enumerate(leaves):
         try:
             arr = np.asarray(leaf, dtype=float)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"query {query.name!r} returned a non-numeric output on "
-                            f"{where}: {leaf!r}; {reproduce}.") from exc
+            raise TypeError(
+                f"query {query.name!r} returned a non-numeric output on "
+                f"{where}: {leaf!r}; {reproduce}."
+            ) from exc
         shape = arr.shape[1:] if batch else arr.shape
         if batch and (arr.ndim == 0 or arr.shape[0] != batch):
-            raise ValueError(f"batched query {query.name!r} must return one output per "
-                             f"database (leading axis {batch}), got shape {arr.shape} on "
-                             f"{where}.")
+            raise ValueError(
+                f"batched query {query.name!r} must return one output per "
+                f"database (leading axis {batch}), got shape {arr.shape} on "
+                f"{where}."
+            )
         if shapes is not None and shape != shapes[j]:
-            raise ValueError(f"query {query.name!r} changed its output shape on {where}: "
-                             f"{shape} instead of {shapes[j]}; {reproduce}.")
+            raise ValueError(
+                f"query {query.name!r} changed its output shape on {where}: "
+                f"{shape} instead of {shapes[j]}; {reproduce}."
+            )
         arrays.append(arr)
     return got_spec, arrays
 
@@ -219,30 +259,40 @@ def _evaluate(query, stack, start, which, reproduce, spec=None, shapes=None):
         try:
             out = query.evaluate(stack)
         except Exception as exc:
-            raise ValueError(f"query {query.name!r} raised {type(exc).__name__}: {exc} on "
-                             f"pairs {start}..{start + batch - 1} ({which}); "
-                             f"{reproduce}.") from exc
-        spec, leaves = _as_leaves(query, out, spec, shapes, start, 0, which, reproduce,
-                                  batch)
+            raise ValueError(
+                f"query {query.name!r} raised {type(exc).__name__}: {exc} on "
+                f"pairs {start}..{start + batch - 1} ({which}); "
+                f"{reproduce}."
+            ) from exc
+        spec, leaves = _as_leaves(
+            query, out, spec, shapes, start, 0, which, reproduce, batch
+        )
     else:
         per_db = []
         for b in range(batch):
             try:
                 out = query(stack[b])
             except Exception as exc:
-                raise ValueError(f"query {query.name!r} raised {type(exc).__name__}: {exc} "
-                                 f"on {_where(start, b, which)}; {reproduce}.") from exc
-            spec, arrays = _as_leaves(query, out, spec, shapes, start, b, which,
-                                      reproduce, None)
+                raise ValueError(
+                    f"query {query.name!r} raised {type(exc).__name__}: {exc} "
+                    f"on {_where(start, b, which)}; {reproduce}."
+                ) from exc
+            spec, arrays = _as_leaves(
+                query, out, spec, shapes, start, b, which, reproduce, None
+            )
             shapes = [a.shape for a in arrays]
             per_db.append(arrays)
-        leaves = [np.stack([arrays[j] for arrays in per_db]) for j in range(len(shapes))]
+        leaves = [
+            np.stack([arrays[j] for arrays in per_db]) for j in range(len(shapes))
+        ]
     for leaf in leaves:
         bad = ~np.isfinite(leaf.reshape(batch, -1)).all(axis=1)
         if bad.any():
             index = int(np.argmax(bad))
-            raise ValueError(f"query {query.name!r} returned NaN or inf on "
-                             f"{_where(start, index, which)}; {reproduce}.")
+            raise ValueError(
+                f"query {query.name!r} returned NaN or inf on "
+                f"{_where(start, index, which)}; {reproduce}."
+            )
     return spec, leaves
 
 
@@ -250,12 +300,12 @@ def _sample_chunk(query, dist, n, size, seed, norm, start, reproduce, spec, shap
     """Sensitivities of ``size`` independent neighbouring pairs: one array per leaf."""
     rng = np.random.default_rng(seed)
     stack = dist.sample_batch(size, n, rng)  # D u {x}, x in the last row
-    fresh = dist.sample(size, rng)            # x'
+    fresh = dist.sample(size, rng)  # x'
     if not stack.flags.writeable:
         stack = stack.copy()
     _, first = _evaluate(query, stack, start, "D u {x}", reproduce, spec, shapes)
     first = [a.copy() if np.may_share_memory(a, stack) else a for a in first]
-    stack[:, -1] = fresh                       # D u {x'}: the shared part D is not copied
+    stack[:, -1] = fresh  # D u {x'}: the shared part D is not copied
     _, second = _evaluate(query, stack, start, "D u {x'}", reproduce, spec, shapes)
     out = []
     for a, b, shape in zip(first, second, shapes):
@@ -263,8 +313,10 @@ def _sample_chunk(query, dist, n, size, seed, norm, start, reproduce, spec, shap
         if norm.per_coordinate:
             g = g.reshape((size,) + shape)
         if not np.all(np.isfinite(g)) or np.any(g < 0):
-            raise ValueError(f"norm {norm.name!r} returned a negative, NaN or inf value "
-                             f"on pairs {start}..{start + size - 1}.")
+            raise ValueError(
+                f"norm {norm.name!r} returned a negative, NaN or inf value "
+                f"on pairs {start}..{start + size - 1}."
+            )
         out.append(g)
     return out
 
@@ -276,15 +328,20 @@ def _plan_parts(m, gamma, k, bound, parts):
         plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
         return plan, plan.gamma, plan.rho
     try:
-        plan = sampling_plan(m=m, gamma=None if gamma is None else gamma / parts, k=k,
-                             bound=bound)
+        plan = sampling_plan(
+            m=m, gamma=None if gamma is None else gamma / parts, k=k, bound=bound
+        )
     except ValueError as exc:
-        raise ValueError(f"{exc} The query releases {parts} order statistics jointly, so "
-                         f"each is planned at gamma/{parts}.") from None
+        raise ValueError(
+            f"{exc} The query releases {parts} order statistics jointly, so "
+            f"each is planned at gamma/{parts}."
+        ) from None
     total = parts * plan.gamma
     if total >= 1.0:
-        raise ValueError(f"m={plan.m} pairs certify gamma={plan.gamma:.3g} for each of the "
-                         f"{parts} parts, so nothing jointly; draw more pairs.")
+        raise ValueError(
+            f"m={plan.m} pairs certify gamma={plan.gamma:.3g} for each of the "
+            f"{parts} parts, so nothing jointly; draw more pairs."
+        )
     return plan, total, min(1.0, parts * plan.rho)
 
 
@@ -294,10 +351,21 @@ def _reproduce_hint(random_state, root):
     return f"reproduce with random_state={random_state!r}"
 
 
-def sample_sensitivity(query, distribution, n: int, *, gamma: float | None = None,
-                       m: int | None = None, k: int | None = None, norm="l1",
-                       bound: str = "exact", random_state=None, n_jobs: int | None = None,
-                       batch_size: int | None = None, progress: bool = False):
+def sample_sensitivity(
+    query,
+    distribution,
+    n: int,
+    *,
+    gamma: float | None = None,
+    m: int | None = None,
+    k: int | None = None,
+    norm="l1",
+    bound: str = "exact",
+    random_state=None,
+    n_jobs: int | None = None,
+    batch_size: int | None = None,
+    progress: bool = False,
+):
     r"""Sample the sensitivity of ``query`` on databases of ``n`` records from ``distribution``.
 
     Algorithm 1 of Rubinstein & Aldà (2017), vectorised over pairs: each chunk
@@ -374,28 +442,63 @@ def sample_sensitivity(query, distribution, n: int, *, gamma: float | None = Non
     parts = sum(int(np.prod(s)) for s in shapes) if norm.per_coordinate else len(shapes)
     plan, joint_gamma, joint_rho = _plan_parts(m, gamma, k, bound, parts)
 
-    per_chunk = pairs_per_chunk(n, probe.itemsize * int(np.prod(probe.shape[2:])),
-                                query.batched, batch_size)
+    per_chunk = pairs_per_chunk(
+        n, probe.itemsize * int(np.prod(probe.shape[2:])), query.batched, batch_size
+    )
     sizes = chunk_sizes(plan.m, per_chunk)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
-    tasks = [(query, dist, n, size, child_seed(root, i), norm, int(start), reproduce,
-              spec, shapes) for i, (size, start) in enumerate(zip(sizes, starts))]
+    tasks = [
+        (
+            query,
+            dist,
+            n,
+            size,
+            child_seed(root, i),
+            norm,
+            int(start),
+            reproduce,
+            spec,
+            shapes,
+        )
+        for i, (size, start) in enumerate(zip(sizes, starts))
+    ]
     threads = query.releases_gil and dist.releases_gil
-    results = run_tasks(_sample_chunk, tasks, n_jobs=n_jobs, progress=progress,
-                        weights=sizes, prefer="threads" if threads else "processes")
+    results = run_tasks(
+        _sample_chunk,
+        tasks,
+        n_jobs=n_jobs,
+        progress=progress,
+        weights=sizes,
+        prefer="threads" if threads else "processes",
+    )
 
     run_id = uuid.uuid4().hex
     estimates = []
     for j in range(len(shapes)):
         samples = np.concatenate([chunk[j] for chunk in results])
         kth = np.partition(samples, plan.k - 1, axis=0)[plan.k - 1]
-        estimates.append(SensitivityEstimate(
-            sensitivity=kth if np.ndim(kth) else float(kth),
-            mean=(samples.mean(axis=0).view(TypicalSensitivityArray) if samples.ndim > 1
-                  else TypicalSensitivity(samples.mean())),
-            samples=samples, m=plan.m, k=plan.k, gamma=joint_gamma, rho=joint_rho,
-            bound=bound, norm=norm.name, n=n, plan=plan, parts=parts, query=query.name,
-            run_id=run_id))
+        estimates.append(
+            SensitivityEstimate(
+                sensitivity=kth if np.ndim(kth) else float(kth),
+                mean=(
+                    samples.mean(axis=0).view(TypicalSensitivityArray)
+                    if samples.ndim > 1
+                    else TypicalSensitivity(samples.mean())
+                ),
+                samples=samples,
+                m=plan.m,
+                k=plan.k,
+                gamma=joint_gamma,
+                rho=joint_rho,
+                bound=bound,
+                norm=norm.name,
+                n=n,
+                plan=plan,
+                parts=parts,
+                query=query.name,
+                run_id=run_id,
+            )
+        )
     kind, keys = spec
     if kind == "dict":
         return dict(zip(keys, estimates))
@@ -429,10 +532,25 @@ class SensitivitySampler:
         self.n_jobs = n_jobs
         self.progress = progress
 
-    def sample_sensitivity(self, query, sensitivity_norm, oracle, n_data_size,
-                           m_sample_size=None, gamma=None) -> SensitivityEstimate:
+    def sample_sensitivity(
+        self,
+        query,
+        sensitivity_norm,
+        oracle,
+        n_data_size,
+        m_sample_size=None,
+        gamma=None,
+    ) -> SensitivityEstimate:
         """Sample the sensitivity; the result unpacks as ``sensitivity, mean``."""
-        return sample_sensitivity(query, oracle, n_data_size, gamma=gamma, m=m_sample_size,
-                                  norm=sensitivity_norm, bound=self.bound,
-                                  random_state=self.random_state, n_jobs=self.n_jobs,
-                                  progress=self.progress)
+        return sample_sensitivity(
+            query,
+            oracle,
+            n_data_size,
+            gamma=gamma,
+            m=m_sample_size,
+            norm=sensitivity_norm,
+            bound=self.bound,
+            random_state=self.random_state,
+            n_jobs=self.n_jobs,
+            progress=self.progress,
+        )

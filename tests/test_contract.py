@@ -7,6 +7,7 @@ import numpy as np
 
 def test_distributions_contract():
     from distributions import GaussianMixture, Normal
+
     mix = GaussianMixture(np.array([[178, 7], [162, 6.5]]), np.ones(2) / 2)
     assert mix.sample(5, random_state=0).shape == (5,)
     assert Normal().sample(3).shape == (3,)
@@ -14,31 +15,56 @@ def test_distributions_contract():
 
 def test_sampler_contract():
     from distributions import GaussianMixture
-    from sensampler import (SensitivityEstimate, SensitivitySampler, queries,
-                            sample_sensitivity, sampling_plan)
+    from sensampler import (
+        SensitivityEstimate,
+        SensitivitySampler,
+        queries,
+        sample_sensitivity,
+        sampling_plan,
+    )
     from sensampler.norms import L1SensitivityNorm, L2SensitivityNorm  # noqa: F401
+
     plan = sampling_plan(m=None, gamma=0.05, k=None, bound="exact")
     assert {"m", "k", "gamma", "rho", "bound"} <= set(vars(plan))
     params = inspect.signature(sample_sensitivity).parameters
-    for name in ("query", "distribution", "n", "gamma", "m", "k", "norm", "bound",
-                 "random_state", "n_jobs"):
+    for name in (
+        "query",
+        "distribution",
+        "n",
+        "gamma",
+        "m",
+        "k",
+        "norm",
+        "bound",
+        "random_state",
+        "n_jobs",
+    ):
         assert name in params
     mix = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
-    est = sample_sensitivity(queries.mean, mix, 10, gamma=0.1, norm="l1", random_state=0)
+    est = sample_sensitivity(
+        queries.mean, mix, 10, gamma=0.1, norm="l1", random_state=0
+    )
     assert isinstance(est, SensitivityEstimate)
     for attr in ("sensitivity", "mean", "m", "k", "gamma", "rho", "samples"):
         getattr(est, attr)
     sensitivity, mean = est
     sensitivity, mean = SensitivitySampler().sample_sensitivity(
-        queries.identity, L1SensitivityNorm(), mix, 1, m_sample_size=None, gamma=0.05)
+        queries.identity, L1SensitivityNorm(), mix, 1, m_sample_size=None, gamma=0.05
+    )
     assert callable(queries.quantile(0.5)) and callable(queries.identity)
 
 
 def test_mechanisms_and_accounting_contract():
-    from sensampler.accounting import (ExceededPrivacyBudgetError, PrivacyFilter,
-                                       RenyiAccountant, ZCDPAccountant, advanced_composition,
-                                       basic_composition)
+    from sensampler.accounting import (
+        ExceededPrivacyBudgetError,
+        PrivacyFilter,
+        RenyiAccountant,
+        ZCDPAccountant,
+        advanced_composition,
+        basic_composition,
+    )
     from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
+
     lap = LaplaceMechanism(1.0, 0.5)
     assert lap.scale == 2.0
     gauss = GaussianMechanism(1.0, 0.5, 1e-5, variant="analytic")

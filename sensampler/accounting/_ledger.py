@@ -7,8 +7,13 @@ from typing import NamedTuple
 
 from .._validation import check_count
 
-__all__ = ["PrivacySpend", "ExceededPrivacyBudgetError", "GammaLedger", "read_guarantee",
-           "Accountant"]
+__all__ = [
+    "PrivacySpend",
+    "ExceededPrivacyBudgetError",
+    "GammaLedger",
+    "read_guarantee",
+    "Accountant",
+]
 
 
 class PrivacySpend(NamedTuple):
@@ -54,14 +59,21 @@ def read_guarantee(mechanism):
     """The PrivacyGuarantee of a mechanism (or a guarantee itself), refusing unguaranteed ones."""
     from ..mechanisms import PrivacyGuarantee
 
-    guarantee = mechanism if isinstance(mechanism, PrivacyGuarantee) else getattr(
-        mechanism, "privacy", None)
+    guarantee = (
+        mechanism
+        if isinstance(mechanism, PrivacyGuarantee)
+        else getattr(mechanism, "privacy", None)
+    )
     if not isinstance(guarantee, PrivacyGuarantee):
-        raise TypeError(f"expected a mechanism with a privacy statement, got {mechanism!r}.")
+        raise TypeError(
+            f"expected a mechanism with a privacy statement, got {mechanism!r}."
+        )
     if not guarantee.guaranteed:
-        raise ValueError(f"{guarantee.mechanism} was calibrated with a typical (mean) "
-                         "sensitivity and carries no privacy guarantee; calibrate it with "
-                         "the estimate itself (its order statistic).")
+        raise ValueError(
+            f"{guarantee.mechanism} was calibrated with a typical (mean) "
+            "sensitivity and carries no privacy guarantee; calibrate it with "
+            "the estimate itself (its order statistic)."
+        )
     return guarantee
 
 

@@ -15,8 +15,14 @@ from scipy import special, stats
 
 from .._validation import check_count, check_real
 
-__all__ = ["basic_composition", "parallel_composition", "advanced_composition",
-           "optimal_composition", "tightest_composition", "CompositionBound"]
+__all__ = [
+    "basic_composition",
+    "parallel_composition",
+    "advanced_composition",
+    "optimal_composition",
+    "tightest_composition",
+    "CompositionBound",
+]
 
 
 def _check_eps_delta(epsilon, delta, *, delta_name="delta"):
@@ -64,8 +70,9 @@ def parallel_composition(epsilon, delta=0.0) -> tuple[float, float]:
     return float(eps.max()), float(dels.max())
 
 
-def advanced_composition(epsilon: float, delta: float, k: int,
-                         delta_prime: float) -> tuple[float, float]:
+def advanced_composition(
+    epsilon: float, delta: float, k: int, delta_prime: float
+) -> tuple[float, float]:
     r"""Advanced composition (Dwork & Roth 2014, Thm. 3.20).
 
     k mechanisms, each (epsilon, delta)-DP, compose to
@@ -90,10 +97,12 @@ def advanced_composition(epsilon: float, delta: float, k: int,
     """
     epsilon, delta = _check_eps_delta(epsilon, delta)
     k = check_count("k", k)
-    delta_prime = check_real("delta_prime", delta_prime, low=0.0, high=1.0, low_strict=True,
-                             high_strict=True)
-    eps = epsilon * math.sqrt(2 * k * math.log(1 / delta_prime)) + k * epsilon * math.expm1(
-        epsilon)
+    delta_prime = check_real(
+        "delta_prime", delta_prime, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )
+    eps = epsilon * math.sqrt(
+        2 * k * math.log(1 / delta_prime)
+    ) + k * epsilon * math.expm1(epsilon)
     return eps, min(1.0, k * delta + delta_prime)
 
 
@@ -108,8 +117,9 @@ def _kov_delta_i(epsilon: float, k: int, i: int) -> float:
     return float(np.sum(np.exp(log_pmf) * -np.expm1(-2.0 * (i - l) * epsilon)))
 
 
-def optimal_composition(epsilon: float, delta: float, k: int,
-                        delta_prime: float) -> tuple[float, float]:
+def optimal_composition(
+    epsilon: float, delta: float, k: int, delta_prime: float
+) -> tuple[float, float]:
     r"""Optimal homogeneous composition (Kairouz, Oh & Viswanath 2017, Thm. 3.3).
 
     k-fold adaptive composition of (epsilon, delta)-DP mechanisms is
@@ -121,8 +131,9 @@ def optimal_composition(epsilon: float, delta: float, k: int,
     """
     epsilon, delta = _check_eps_delta(epsilon, delta)
     k = check_count("k", k)
-    delta_prime = check_real("delta_prime", delta_prime, low=0.0, high=1.0, low_strict=True,
-                             high_strict=True)
+    delta_prime = check_real(
+        "delta_prime", delta_prime, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )
     budget = min(1.0, k * delta + delta_prime)
     base = -math.expm1(k * math.log1p(-delta))  # 1 - (1 - delta)^k
     if epsilon == 0.0:
@@ -133,7 +144,9 @@ def optimal_composition(epsilon: float, delta: float, k: int,
 
     lo, hi = 0, k // 2  # total(i) grows with i: find the largest i within budget
     if total(lo) > budget:
-        raise ValueError(f"no epsilon fits within delta={budget!r}.")  # pragma: no cover
+        raise ValueError(
+            f"no epsilon fits within delta={budget!r}."
+        )  # pragma: no cover
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if total(mid) <= budget:
@@ -152,8 +165,9 @@ class CompositionBound:
     theorem: str
 
 
-def tightest_composition(epsilon: float, delta: float, k: int,
-                         delta_prime: float) -> CompositionBound:
+def tightest_composition(
+    epsilon: float, delta: float, k: int, delta_prime: float
+) -> CompositionBound:
     """The smallest epsilon of basic, advanced and optimal composition, each spending
     at most ``k * delta + delta_prime``.
 
@@ -164,9 +178,13 @@ def tightest_composition(epsilon: float, delta: float, k: int,
     """
     candidates = [
         CompositionBound(*basic_composition(epsilon, delta, k), "basic"),
-        CompositionBound(*advanced_composition(epsilon, delta, k, delta_prime),
-                         "advanced (Dwork & Roth Thm 3.20)"),
-        CompositionBound(*optimal_composition(epsilon, delta, k, delta_prime),
-                         "optimal (Kairouz et al. 2017)"),
+        CompositionBound(
+            *advanced_composition(epsilon, delta, k, delta_prime),
+            "advanced (Dwork & Roth Thm 3.20)",
+        ),
+        CompositionBound(
+            *optimal_composition(epsilon, delta, k, delta_prime),
+            "optimal (Kairouz et al. 2017)",
+        ),
     ]
     return min(candidates, key=lambda c: (c.epsilon, c.delta))

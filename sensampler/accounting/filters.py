@@ -11,18 +11,26 @@ import threading
 from fractions import Fraction
 
 from .._validation import check_choice, check_probability, check_real
-from ._ledger import ExceededPrivacyBudgetError, GammaLedger, PrivacySpend, read_guarantee
+from ._ledger import (
+    ExceededPrivacyBudgetError,
+    GammaLedger,
+    PrivacySpend,
+    read_guarantee,
+)
 
 __all__ = ["PrivacyFilter", "advanced_filter_bound"]
 
 
 def _k_from_sums(sum_sq, sum_drift, epsilon_budget, delta_budget):
     h = epsilon_budget**2 / (28.04 * math.log(1.0 / delta_budget))
-    return sum_drift + math.sqrt((sum_sq + h) * (2.0 + math.log(sum_sq / h + 1.0))
-                                 * math.log(2.0 / delta_budget))
+    return sum_drift + math.sqrt(
+        (sum_sq + h) * (2.0 + math.log(sum_sq / h + 1.0)) * math.log(2.0 / delta_budget)
+    )
 
 
-def advanced_filter_bound(epsilons, epsilon_budget: float, delta_budget: float) -> float:
+def advanced_filter_bound(
+    epsilons, epsilon_budget: float, delta_budget: float
+) -> float:
     r"""The quantity K that the advanced filter compares with the budget.
 
     Rogers et al. (2016), Thm. 5.1, for :math:`\delta_g \in (0, 1/e)`:
@@ -37,9 +45,12 @@ def advanced_filter_bound(epsilons, epsilon_budget: float, delta_budget: float) 
     :math:`k\epsilon^2(e^\epsilon - 1)/2`; it is :math:`k\epsilon(e^\epsilon - 1)/2`.)
     """
     eps = list(epsilons)
-    return _k_from_sums(math.fsum(e * e for e in eps),
-                        math.fsum(e * math.expm1(e) / 2.0 for e in eps),
-                        epsilon_budget, delta_budget)
+    return _k_from_sums(
+        math.fsum(e * e for e in eps),
+        math.fsum(e * math.expm1(e) / 2.0 for e in eps),
+        epsilon_budget,
+        delta_budget,
+    )
 
 
 class _Totals:
@@ -53,13 +64,22 @@ class _Totals:
     __slots__ = ("count", "eps", "sq", "drift", "delta")
 
     def __init__(self, count=0, eps=Fraction(0), sq=0.0, drift=0.0, delta=Fraction(0)):
-        self.count, self.eps, self.sq, self.drift, self.delta = count, eps, sq, drift, delta
+        self.count, self.eps, self.sq, self.drift, self.delta = (
+            count,
+            eps,
+            sq,
+            drift,
+            delta,
+        )
 
     def plus(self, epsilon, delta, times=1):
-        return _Totals(self.count + times, self.eps + times * Fraction(epsilon),
-                       self.sq + times * epsilon * epsilon,
-                       self.drift + times * epsilon * math.expm1(epsilon) / 2.0,
-                       self.delta + times * Fraction(delta))
+        return _Totals(
+            self.count + times,
+            self.eps + times * Fraction(epsilon),
+            self.sq + times * epsilon * epsilon,
+            self.drift + times * epsilon * math.expm1(epsilon) / 2.0,
+            self.delta + times * Fraction(delta),
+        )
 
 
 class PrivacyFilter:
@@ -104,20 +124,27 @@ class PrivacyFilter:
     --------
     >>> f = PrivacyFilter(1.0, 0.0, rule="basic")
     >>> f.spend(0.4); f.spend(0.4)
-    >>> f.spend(0.4)
+    >>> f.spend(0.4)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    sensampler.accounting._ledger.ExceededPrivacyBudgetError: spending epsilon=0.4, delta=0 would exceed the basic filter's budget (epsilon=1, delta=0): epsilon 1.2 > 1.
+    sensampler...ExceededPrivacyBudgetError: spending epsilon=0.4, ... epsilon 1.2 > 1.
     """
 
-    def __init__(self, epsilon: float, delta: float = 0.0, rule: str = "auto",
-                 gamma: float | None = None):
+    def __init__(
+        self,
+        epsilon: float,
+        delta: float = 0.0,
+        rule: str = "auto",
+        gamma: float | None = None,
+    ):
         self.epsilon = check_real("epsilon", epsilon, low=0.0, low_strict=True)
         self.delta = check_real("delta", delta, low=0.0, high=1.0, high_strict=True)
         self.rule = check_choice("rule", rule, ("auto", "basic", "advanced"))
         if rule == "advanced" and not 0.0 < self.delta < 1.0 / math.e:
-            raise ValueError("the advanced filter needs 0 < delta < 1/e (Rogers et al. "
-                             f"2016, Thm. 5.1), got delta={delta!r}.")
+            raise ValueError(
+                "the advanced filter needs 0 < delta < 1/e (Rogers et al. "
+                f"2016, Thm. 5.1), got delta={delta!r}."
+            )
         self.gamma_budget = None if gamma is None else check_probability("gamma", gamma)
         self._active = None if rule == "auto" else rule
         self._totals = _Totals()
@@ -134,8 +161,9 @@ class PrivacyFilter:
                 return False, f"epsilon {float(totals.eps):.6g} > {self.epsilon:.6g}"
             return True, ""
         if totals.delta > Fraction(self.delta) / 2:
-            return False, (f"delta {float(totals.delta):.6g} > delta/2 = "
-                           f"{self.delta / 2:.6g}")
+            return False, (
+                f"delta {float(totals.delta):.6g} > delta/2 = {self.delta / 2:.6g}"
+            )
         k = _k_from_sums(totals.sq, totals.drift, self.epsilon, self.delta)
         if k > self.epsilon:
             return False, f"K = {k:.6g} > {self.epsilon:.6g}"
@@ -143,8 +171,10 @@ class PrivacyFilter:
 
     def _repetitions(self, rule, epsilon, delta, cap=10**9):
         """How many spends of (epsilon, delta) a fresh filter with ``rule`` allows."""
+
         def ok(times):
             return self._allows(rule, _Totals().plus(epsilon, delta, times))[0]
+
         lo, hi = 0, 1
         while hi <= cap and ok(hi):
             lo, hi = hi, hi * 2
@@ -180,8 +210,10 @@ class PrivacyFilter:
         else:
             guarantee = read_guarantee(epsilon)
             if guarantee.epsilon is None:
-                raise ValueError(f"{guarantee.mechanism} states Rényi/zCDP privacy, not "
-                                 "(epsilon, delta); use RenyiAccountant or ZCDPAccountant.")
+                raise ValueError(
+                    f"{guarantee.mechanism} states Rényi/zCDP privacy, not "
+                    "(epsilon, delta); use RenyiAccountant or ZCDPAccountant."
+                )
             eps, dlt = guarantee.epsilon, guarantee.delta
         with self._lock:
             rule = self._active or self._choose_rule(eps, dlt)
@@ -191,13 +223,18 @@ class PrivacyFilter:
                 raise ExceededPrivacyBudgetError(
                     f"spending epsilon={eps:.6g}, delta={dlt:.6g} would exceed the {rule} "
                     f"filter's budget (epsilon={self.epsilon:.6g}, delta={self.delta:.6g}): "
-                    f"{reason}.")
+                    f"{reason}."
+                )
             runs = self._gamma.added(guarantee) if guarantee is not None else None
-            if runs is not None and self.gamma_budget is not None and \
-                    GammaLedger.total(runs) > self.gamma_budget:
+            if (
+                runs is not None
+                and self.gamma_budget is not None
+                and GammaLedger.total(runs) > self.gamma_budget
+            ):
                 raise ExceededPrivacyBudgetError(
                     f"spending would raise gamma to {GammaLedger.total(runs):.6g}, over the "
-                    f"budget gamma={self.gamma_budget:.6g}.")
+                    f"budget gamma={self.gamma_budget:.6g}."
+                )
             self._active = rule
             self._totals = totals
             if runs is not None:
@@ -234,10 +271,16 @@ class PrivacyFilter:
         """(epsilon, delta, gamma) left before the filter halts."""
         spent = self.spent
         delta_cap = self.delta / 2 if self._active == "advanced" else self.delta
-        gamma_left = (math.inf if self.gamma_budget is None
-                      else max(0.0, self.gamma_budget - spent.gamma))
-        return PrivacySpend(max(0.0, self.epsilon - spent.epsilon),
-                            max(0.0, delta_cap - spent.delta), gamma_left)
+        gamma_left = (
+            math.inf
+            if self.gamma_budget is None
+            else max(0.0, self.gamma_budget - spent.gamma)
+        )
+        return PrivacySpend(
+            max(0.0, self.epsilon - spent.epsilon),
+            max(0.0, delta_cap - spent.delta),
+            gamma_left,
+        )
 
     @property
     def count(self) -> int:

@@ -22,7 +22,9 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
     the classic value.
     """
     rho = check_real("rho", rho, low=0.0)
-    delta = check_real("delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True)
+    delta = check_real(
+        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )
     check_choice("method", method, ("improved", "classic"))
     if rho == 0.0:
         return 0.0
@@ -32,11 +34,13 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
 
     def eps(log_am1):
         a = 1.0 + math.exp(log_am1)
-        return (a * rho + math.log1p(-1.0 / a)
-                - (math.log(delta) + math.log(a)) / (a - 1.0))
+        return (
+            a * rho + math.log1p(-1.0 / a) - (math.log(delta) + math.log(a)) / (a - 1.0)
+        )
 
-    res = optimize.minimize_scalar(eps, bounds=(-20.0, 20.0), method="bounded",
-                                   options={"xatol": 1e-10})
+    res = optimize.minimize_scalar(
+        eps, bounds=(-20.0, 20.0), method="bounded", options={"xatol": 1e-10}
+    )
     return max(0.0, min(classic, float(res.fun)))
 
 
@@ -54,8 +58,10 @@ class ZCDPAccountant(Accountant):
 
     def _amount(self, guarantee):
         if guarantee.rho is None:
-            raise ValueError(f"{guarantee.mechanism} has no zCDP guarantee; account for "
-                             "it with a PrivacyFilter.")
+            raise ValueError(
+                f"{guarantee.mechanism} has no zCDP guarantee; account for "
+                "it with a PrivacyFilter."
+            )
         return guarantee.rho
 
     def _add(self, rho, count):

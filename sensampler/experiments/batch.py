@@ -55,8 +55,11 @@ __all__ = ["run_batch", "load_config", "plan_runs"]
 
 _GRID_KEYS = ("population", "query", "n", "gamma", "norm", "mechanism", "epsilon")
 _RUN_KEYS = ("seed", "repetitions", "delta", "bound")
-_ACCEPTS = {"laplace": ("l1", "coordinate"), "gaussian": ("l2", "l1", "coordinate"),
-            "analytic": ("l2", "l1", "coordinate")}
+_ACCEPTS = {
+    "laplace": ("l1", "coordinate"),
+    "gaussian": ("l2", "l1", "coordinate"),
+    "analytic": ("l2", "l1", "coordinate"),
+}
 
 
 def load_config(path) -> dict:
@@ -70,15 +73,19 @@ def load_config(path) -> dict:
         raise ValueError(f"cannot read config {path}: {exc.strerror}") from None
     unknown = set(config) - {"run", "grid", "populations"}
     if unknown:
-        raise ValueError(f"{path}: unknown table(s) {sorted(unknown)}; expected [run], "
-                         "[grid], [populations.NAME].")
+        raise ValueError(
+            f"{path}: unknown table(s) {sorted(unknown)}; expected [run], "
+            "[grid], [populations.NAME]."
+        )
     grid = config.get("grid")
     if not isinstance(grid, dict):
         raise ValueError(f"{path}: missing the [grid] table.")
     bad = set(grid) - set(_GRID_KEYS)
     if bad:
-        raise ValueError(f"{path}: unknown [grid] key(s) {sorted(bad)}; keys: "
-                         f"{', '.join(_GRID_KEYS)}.")
+        raise ValueError(
+            f"{path}: unknown [grid] key(s) {sorted(bad)}; keys: "
+            f"{', '.join(_GRID_KEYS)}."
+        )
     for key in ("population", "query", "n", "gamma", "mechanism", "epsilon"):
         if key not in grid:
             raise ValueError(f"{path}: [grid] needs {key!r}.")
@@ -90,8 +97,9 @@ def load_config(path) -> dict:
     run = config.get("run", {})
     bad = set(run) - set(_RUN_KEYS)
     if bad:
-        raise ValueError(f"{path}: unknown [run] key(s) {sorted(bad)}; keys: "
-                         f"{', '.join(_RUN_KEYS)}.")
+        raise ValueError(
+            f"{path}: unknown [run] key(s) {sorted(bad)}; keys: {', '.join(_RUN_KEYS)}."
+        )
     return config
 
 
@@ -107,19 +115,33 @@ def plan_runs(config: dict):
     runs, skipped = [], []
     norms = grid.get("norm", [None])
     for pop, query, n, gamma, norm, mech in itertools.product(
-            grid["population"], grid["query"], grid["n"], grid["gamma"], norms,
-            grid["mechanism"]):
+        grid["population"],
+        grid["query"],
+        grid["n"],
+        grid["gamma"],
+        norms,
+        grid["mechanism"],
+    ):
         if mech not in MECHANISMS:
-            raise ValueError(f"unknown mechanism {mech!r}; mechanisms: {', '.join(MECHANISMS)}.")
+            raise ValueError(
+                f"unknown mechanism {mech!r}; mechanisms: {', '.join(MECHANISMS)}."
+            )
         norm = norm or MECHANISMS[mech][0]
         if norm not in _ACCEPTS[mech]:
             skipped.append(f"{mech} with norm {norm}")
             continue
         settings = {
-            "population": pop, "population_spec": populations.get(pop, pop), "query": query,
-            "n": n, "gamma": gamma, "norm": norm, "mechanism": mech,
-            "epsilons": list(grid["epsilon"]), "repetitions": run.get("repetitions", 50),
-            "delta": run.get("delta", 1e-6), "bound": run.get("bound", "exact"),
+            "population": pop,
+            "population_spec": populations.get(pop, pop),
+            "query": query,
+            "n": n,
+            "gamma": gamma,
+            "norm": norm,
+            "mechanism": mech,
+            "epsilons": list(grid["epsilon"]),
+            "repetitions": run.get("repetitions", 50),
+            "delta": run.get("delta", 1e-6),
+            "bound": run.get("bound", "exact"),
             "seed": run.get("seed", 0),
         }
         # check everything before any run starts
@@ -136,15 +158,29 @@ def _execute(settings: dict, path: str) -> str:
     dist = build_population(settings["population_spec"])
     query = parse_query(settings["query"])
     seed = np.random.SeedSequence([settings["seed"], int(_run_id(settings), 16)])
-    estimate = sample_sensitivity(query, dist, settings["n"], gamma=settings["gamma"],
-                                  norm=settings["norm"], bound=settings["bound"],
-                                  random_state=seed.spawn(1)[0], n_jobs=1)
-    table = error_vs_epsilon(query, dist, settings["n"], settings["epsilons"], [estimate],
-                             mechanism=settings["mechanism"],
-                             delta=None if settings["mechanism"] == "laplace"
-                             else settings["delta"],
-                             repetitions=settings["repetitions"], bound=settings["bound"],
-                             random_state=seed.spawn(2)[1], n_jobs=1)
+    estimate = sample_sensitivity(
+        query,
+        dist,
+        settings["n"],
+        gamma=settings["gamma"],
+        norm=settings["norm"],
+        bound=settings["bound"],
+        random_state=seed.spawn(1)[0],
+        n_jobs=1,
+    )
+    table = error_vs_epsilon(
+        query,
+        dist,
+        settings["n"],
+        settings["epsilons"],
+        [estimate],
+        mechanism=settings["mechanism"],
+        delta=None if settings["mechanism"] == "laplace" else settings["delta"],
+        repetitions=settings["repetitions"],
+        bound=settings["bound"],
+        random_state=seed.spawn(2)[1],
+        n_jobs=1,
+    )
     record = {"settings": settings, "estimate": estimate.to_dict(), "rows": table.rows}
     atomic_write_text(path, json.dumps(record, indent=1, default=float))
     return path
@@ -155,17 +191,28 @@ def _summary(records) -> ResultTable:
     for rec in records:
         s, est = rec["settings"], rec["estimate"]
         for row in rec["rows"]:
-            rows.append({"population": s["population"], "query": s["query"], "n": s["n"],
-                         "gamma": s["gamma"], "norm": s["norm"],
-                         "mechanism": s["mechanism"], "m": est["m"],
-                         "sensitivity": est["sensitivity"], "mean_sensitivity": est["mean"],
-                         "epsilon": row["epsilon"], "statistic": row["statistic"],
-                         "error": row["value"]})
+            rows.append(
+                {
+                    "population": s["population"],
+                    "query": s["query"],
+                    "n": s["n"],
+                    "gamma": s["gamma"],
+                    "norm": s["norm"],
+                    "mechanism": s["mechanism"],
+                    "m": est["m"],
+                    "sensitivity": est["sensitivity"],
+                    "mean_sensitivity": est["mean"],
+                    "epsilon": row["epsilon"],
+                    "statistic": row["statistic"],
+                    "error": row["value"],
+                }
+            )
     return ResultTable(rows)
 
 
-def run_batch(config_path, out_dir, *, n_jobs=None, progress: bool = False,
-              log=None) -> ResultTable:
+def run_batch(
+    config_path, out_dir, *, n_jobs=None, progress: bool = False, log=None
+) -> ResultTable:
     """Run (or resume) every run of a config; write ``OUT/summary.csv``; return the summary.
 
     Parameters
@@ -191,11 +238,18 @@ def run_batch(config_path, out_dir, *, n_jobs=None, progress: bool = False,
     paths = [os.path.join(run_dir, f"{_run_id(s)}.json") for s in runs]
     todo = [(s, p) for s, p in zip(runs, paths) if not os.path.exists(p)]
     if log:
-        log(f"{len(runs)} runs: {len(runs) - len(todo)} already done, {len(todo)} to do"
-            + (f"; skipped (norm does not fit): {', '.join(skipped)}" if skipped else ""))
+        log(
+            f"{len(runs)} runs: {len(runs) - len(todo)} already done, {len(todo)} to do"
+            + (
+                f"; skipped (norm does not fit): {', '.join(skipped)}"
+                if skipped
+                else ""
+            )
+        )
     bar = None
     if progress and todo:
         from ..parallel import _progress_bar
+
         bar = _progress_bar(len(todo), "batch", unit="run")
     try:
         if len(todo) <= 1 or n_jobs == 1:

@@ -8,16 +8,31 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_array, check_random_state, check_real
-from ..accounting import (PrivacyFilter, RenyiAccountant, ZCDPAccountant,
-                          advanced_composition, basic_composition, optimal_composition,
-                          zcdp_to_dp)
+from ..accounting import (
+    PrivacyFilter,
+    RenyiAccountant,
+    ZCDPAccountant,
+    advanced_composition,
+    basic_composition,
+    optimal_composition,
+    zcdp_to_dp,
+)
 from ..accounting._ledger import ExceededPrivacyBudgetError
-from ..mechanisms import (LaplaceMechanism, ZCDPGaussianMechanism, classic_gaussian_sigma,
-                          gaussian_epsilon)
+from ..mechanisms import (
+    LaplaceMechanism,
+    ZCDPGaussianMechanism,
+    classic_gaussian_sigma,
+    gaussian_epsilon,
+)
 from .table import ResultTable
 
-__all__ = ["CompositionExperiment", "composition_experiment", "runs_before_budget",
-           "vectorized_vs_sequential", "epsilon_vs_iterations"]
+__all__ = [
+    "CompositionExperiment",
+    "composition_experiment",
+    "runs_before_budget",
+    "vectorized_vs_sequential",
+    "epsilon_vs_iterations",
+]
 
 
 @dataclass(frozen=True)
@@ -36,8 +51,9 @@ class CompositionExperiment:
         return float(self.view_1.mean() - self.view_0.mean())
 
 
-def composition_experiment(mechanisms, secret: float = 1.0,
-                           random_state=None) -> CompositionExperiment:
+def composition_experiment(
+    mechanisms, secret: float = 1.0, random_state=None
+) -> CompositionExperiment:
     """The composition experiment with an adversary (Dwork & Roth 2014, Sec. 3.5.1).
 
     For each mechanism in turn, the adversary receives its release on the
@@ -59,14 +75,20 @@ def composition_experiment(mechanisms, secret: float = 1.0,
         raise ValueError("mechanisms must not be empty.")
     view_0 = np.array([m.release(secret, random_state=rng) for m in mechanisms])
     view_1 = np.array([m.release(secret + 1.0, random_state=rng) for m in mechanisms])
-    eps, delta = basic_composition([m.privacy.epsilon for m in mechanisms],
-                                   [m.privacy.delta for m in mechanisms])
+    eps, delta = basic_composition(
+        [m.privacy.epsilon for m in mechanisms], [m.privacy.delta for m in mechanisms]
+    )
     return CompositionExperiment(view_0, view_1, secret, eps, delta)
 
 
-def runs_before_budget(epsilons, epsilon_budget: float = 0.2, delta_budget: float = 2e-30,
-                       rules=("basic", "advanced", "auto"), secret: float = 1.0,
-                       random_state=None) -> ResultTable:
+def runs_before_budget(
+    epsilons,
+    epsilon_budget: float = 0.2,
+    delta_budget: float = 2e-30,
+    rules=("basic", "advanced", "auto"),
+    secret: float = 1.0,
+    random_state=None,
+) -> ResultTable:
     """How many Laplace releases of each epsilon a privacy filter lets through.
 
     The experiment of the filters text: a fixed budget, repeated releases of a
@@ -95,7 +117,9 @@ def runs_before_budget(epsilons, epsilon_budget: float = 0.2, delta_budget: floa
     return ResultTable(rows)
 
 
-def vectorized_vs_sequential(ks, epsilon: float = 0.1, delta: float = 1e-5) -> ResultTable:
+def vectorized_vs_sequential(
+    ks, epsilon: float = 0.1, delta: float = 1e-5
+) -> ResultTable:
     r"""Noise variance per answer for k sensitivity-1 queries: k separate releases
     under composition vs one vector-valued release.
 
@@ -109,9 +133,12 @@ def vectorized_vs_sequential(ks, epsilon: float = 0.1, delta: float = 1e-5) -> R
     sensitivity :math:`\sqrt k`, variance :math:`2k\ln(1.25/\delta)/\epsilon^2`.
     """
     ks = check_array("ks", ks, ndim=1, positive=True)
-    epsilon = check_real("epsilon", epsilon, low=0.0, high=1.0, low_strict=True,
-                         high_strict=True)
-    delta = check_real("delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True)
+    epsilon = check_real(
+        "epsilon", epsilon, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )
+    delta = check_real(
+        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )
     rows = []
     for k in ks:
         k = int(k)
@@ -119,15 +146,28 @@ def vectorized_vs_sequential(ks, epsilon: float = 0.1, delta: float = 1e-5) -> R
         eps_i = epsilon / (2 * math.sqrt(2 * k * math.log(2 / delta)))
         seq = classic_gaussian_sigma(eps_i, delta / (2 * k)) ** 2
         vec = k * classic_gaussian_sigma(epsilon, delta) ** 2
-        rows += [{"k": k, "privacy": "pure", "release": "sequential", "variance": lap},
-                 {"k": k, "privacy": "pure", "release": "vectorised", "variance": lap},
-                 {"k": k, "privacy": "approximate", "release": "sequential", "variance": seq},
-                 {"k": k, "privacy": "approximate", "release": "vectorised", "variance": vec}]
+        rows += [
+            {"k": k, "privacy": "pure", "release": "sequential", "variance": lap},
+            {"k": k, "privacy": "pure", "release": "vectorised", "variance": lap},
+            {
+                "k": k,
+                "privacy": "approximate",
+                "release": "sequential",
+                "variance": seq,
+            },
+            {
+                "k": k,
+                "privacy": "approximate",
+                "release": "vectorised",
+                "variance": vec,
+            },
+        ]
     return ResultTable(rows)
 
 
-def epsilon_vs_iterations(iterations, sigma: float = 200.0, delta: float = 1e-5,
-                          alpha: float = 60.0) -> ResultTable:
+def epsilon_vs_iterations(
+    iterations, sigma: float = 200.0, delta: float = 1e-5, alpha: float = 60.0
+) -> ResultTable:
     r"""Total epsilon of k Gaussian steps (noise sigma, sensitivity 1) at a total delta.
 
     Methods: advanced composition (Dwork & Roth Thm 3.20 over steps that are
@@ -140,7 +180,9 @@ def epsilon_vs_iterations(iterations, sigma: float = 200.0, delta: float = 1e-5,
     """
     ks = check_array("iterations", iterations, ndim=1, positive=True).astype(int)
     sigma = check_real("sigma", sigma, low=0.0, low_strict=True)
-    delta = check_real("delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True)
+    delta = check_real(
+        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )
     alpha = check_real("alpha", alpha, low=1.0, low_strict=True)
     step = ZCDPGaussianMechanism(1.0, 1.0 / (2 * sigma**2))
     rows = []
@@ -162,6 +204,8 @@ def epsilon_vs_iterations(iterations, sigma: float = 200.0, delta: float = 1e-5,
             f"Rényi DP (alpha={alpha:g})": fixed,
             "Rényi DP (best order)": renyi.epsilon(delta),
         }
-        rows += [{"iterations": k, "method": m, "epsilon": v, "delta": delta}
-                 for m, v in values.items()]
+        rows += [
+            {"iterations": k, "method": m, "epsilon": v, "delta": delta}
+            for m, v in values.items()
+        ]
     return ResultTable(rows)

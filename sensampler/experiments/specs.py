@@ -10,18 +10,40 @@ import distributions
 
 from .. import queries
 
-__all__ = ["PRESETS", "build_population", "parse_population", "parse_query", "QUERY_NAMES"]
+__all__ = [
+    "PRESETS",
+    "build_population",
+    "parse_population",
+    "parse_query",
+    "QUERY_NAMES",
+]
 
 #: Named populations: the source documents' heights mixture, and a standard normal.
 PRESETS = {
-    "heights": {"kind": "GaussianMixture", "params": [[178, 7], [162, 6.5]],
-                "weights": [0.5, 0.5]},
+    "heights": {
+        "kind": "GaussianMixture",
+        "params": [[178, 7], [162, 6.5]],
+        "weights": [0.5, 0.5],
+    },
     "normal": {"kind": "Normal", "loc": 0.0, "scale": 1.0},
 }
 
-_KINDS = {name: getattr(distributions, name) for name in (
-    "Normal", "Uniform", "Laplace", "LogNormal", "Exponential", "Poisson", "Bernoulli",
-    "Categorical", "GaussianMixture", "MultivariateNormal", "Empirical")}
+_KINDS = {
+    name: getattr(distributions, name)
+    for name in (
+        "Normal",
+        "Uniform",
+        "Laplace",
+        "LogNormal",
+        "Exponential",
+        "Poisson",
+        "Bernoulli",
+        "Categorical",
+        "GaussianMixture",
+        "MultivariateNormal",
+        "Empirical",
+    )
+}
 _KINDS_LOWER = {k.lower(): v for k, v in _KINDS.items()}
 
 
@@ -41,8 +63,9 @@ def build_population(spec) -> distributions.Distribution:
     params = {k: v for k, v in spec.items() if k != "kind"}
     kind = str(spec["kind"]).lower()
     if kind not in _KINDS_LOWER:
-        raise ValueError(f"unknown population kind {spec['kind']!r}; kinds: "
-                         f"{', '.join(_KINDS)}.")
+        raise ValueError(
+            f"unknown population kind {spec['kind']!r}; kinds: {', '.join(_KINDS)}."
+        )
     if kind == "empirical" and "path" in params:
         params["data"] = np.loadtxt(params.pop("path"), delimiter=",", ndmin=1)
     try:
@@ -68,8 +91,9 @@ def parse_population(text: str) -> distributions.Distribution:
         try:
             spec[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
-            raise ValueError(f"population parameter {key.strip()}={value!r} is not JSON."
-                             ) from None
+            raise ValueError(
+                f"population parameter {key.strip()}={value!r} is not JSON."
+            ) from None
     return build_population(spec)
 
 
@@ -91,8 +115,17 @@ def _split_top_level(text):
     return parts
 
 
-QUERY_NAMES = ("identity", "mean", "sum", "median", "variance", "std", "count",
-               "quantile:Q", "histogram:BINS:LOW:HIGH")
+QUERY_NAMES = (
+    "identity",
+    "mean",
+    "sum",
+    "median",
+    "variance",
+    "std",
+    "count",
+    "quantile:Q",
+    "histogram:BINS:LOW:HIGH",
+)
 
 
 def parse_query(text: str):
@@ -108,7 +141,9 @@ def parse_query(text: str):
         if name == "quantile" and len(args) == 1:
             return queries.quantile(float(args[0]))
         if name == "histogram" and len(args) == 3:
-            return queries.histogram(int(args[0]), range=(float(args[1]), float(args[2])))
+            return queries.histogram(
+                int(args[0]), range=(float(args[1]), float(args[2]))
+            )
     except (TypeError, ValueError) as exc:
         raise ValueError(f"bad query {text!r}: {exc}") from None
     raise ValueError(f"unknown query {text!r}; queries: {', '.join(QUERY_NAMES)}.")

@@ -8,8 +8,13 @@ import numpy as np
 
 from distributions import Distribution, as_distribution
 
-from .._validation import (as_seed_sequence, check_array, check_choice, check_count,
-                           check_real)
+from .._validation import (
+    as_seed_sequence,
+    check_array,
+    check_choice,
+    check_count,
+    check_real,
+)
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..parallel import child_seed, run_tasks
 from ..queries import as_query
@@ -19,7 +24,11 @@ from .table import ResultTable
 __all__ = ["error_vs_epsilon", "make_mechanism", "MECHANISMS", "STATISTICS"]
 
 #: Mechanisms a sweep can use: name -> (norm of the sampled sensitivity, needs delta).
-MECHANISMS = {"laplace": ("l1", False), "gaussian": ("l2", True), "analytic": ("l2", True)}
+MECHANISMS = {
+    "laplace": ("l1", False),
+    "gaussian": ("l2", True),
+    "analytic": ("l2", True),
+}
 #: Statistics of the absolute error reported for every setting.
 STATISTICS = ("mean", "std", "median", "q05", "q95")
 _OFFSET = re.compile(r"^mean\s*\+\s*([0-9.]+)\s*sd$")
@@ -32,8 +41,12 @@ def make_mechanism(name, sensitivity, epsilon, delta=None):
         return LaplaceMechanism(sensitivity, epsilon)
     if delta is None:
         raise ValueError(f"mechanism={name!r} needs delta.")
-    return GaussianMechanism(sensitivity, epsilon, delta,
-                             variant="classic" if name == "gaussian" else "analytic")
+    return GaussianMechanism(
+        sensitivity,
+        epsilon,
+        delta,
+        variant="classic" if name == "gaussian" else "analytic",
+    )
 
 
 def _resolve(sensitivities, sample):
@@ -42,8 +55,14 @@ def _resolve(sensitivities, sample):
     for item in sensitivities:
         if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
             label, value = item
-            out.append((label, value if isinstance(value, SensitivityEstimate)
-                        else check_real("sensitivities", value, low=0.0)))
+            out.append(
+                (
+                    label,
+                    value
+                    if isinstance(value, SensitivityEstimate)
+                    else check_real("sensitivities", value, low=0.0),
+                )
+            )
         elif isinstance(item, SensitivityEstimate):
             out.append((f"sampled (gamma={item.gamma:.3g})", item))
         elif isinstance(item, str):
@@ -58,8 +77,10 @@ def _resolve(sensitivities, sample):
                 value = float(estimate.mean) + k * float(estimate.samples.std())
                 out.append((f"E[Δf] + {k:g}σ", value))
             else:
-                raise ValueError("sensitivities must be numbers, estimates, 'sampled', "
-                                 f"'mean' or 'mean+Ksd', got {item!r}.")
+                raise ValueError(
+                    "sensitivities must be numbers, estimates, 'sampled', "
+                    f"'mean' or 'mean+Ksd', got {item!r}."
+                )
         else:
             value = check_real("sensitivities", item, low=0.0)
             out.append((f"{value:g}", value))
@@ -75,16 +96,33 @@ def _error_cell(mechanism, sensitivity, epsilon, delta, truths, statistic, seed)
         truths = np.array([statistic(t) for t in truths], dtype=float)
     diff = np.asarray(released - truths, dtype=float).reshape(len(truths), -1)
     errors = np.sqrt(np.einsum("ij,ij->i", diff, diff))
-    return {"mean": errors.mean(), "std": errors.std(ddof=1) if errors.size > 1 else 0.0,
-            "median": np.median(errors), "q05": np.quantile(errors, 0.05),
-            "q95": np.quantile(errors, 0.95)}
+    return {
+        "mean": errors.mean(),
+        "std": errors.std(ddof=1) if errors.size > 1 else 0.0,
+        "median": np.median(errors),
+        "q05": np.quantile(errors, 0.05),
+        "q95": np.quantile(errors, 0.95),
+    }
 
 
-def error_vs_epsilon(query, distribution, n: int, epsilons, sensitivities=("sampled",), *,
-                     mechanism: str = "laplace", delta: float | None = None,
-                     repetitions: int = 100, data=None, statistic=None, gamma: float = 0.05,
-                     bound: str = "exact", random_state=None, n_jobs=None,
-                     progress: bool = False) -> ResultTable:
+def error_vs_epsilon(
+    query,
+    distribution,
+    n: int,
+    epsilons,
+    sensitivities=("sampled",),
+    *,
+    mechanism: str = "laplace",
+    delta: float | None = None,
+    repetitions: int = 100,
+    data=None,
+    statistic=None,
+    gamma: float = 0.05,
+    bound: str = "exact",
+    random_state=None,
+    n_jobs=None,
+    progress: bool = False,
+) -> ResultTable:
     r"""Absolute error of private answers over a grid of epsilon and sensitivities.
 
     For every repetition a private database is drawn (from ``data`` if it is a
@@ -138,18 +176,31 @@ def error_vs_epsilon(query, distribution, n: int, epsilons, sensitivities=("samp
     if needs_delta:
         if delta is None:
             raise ValueError(f"mechanism={mechanism!r} needs delta.")
-        delta = check_real("delta", delta, low=0.0, high=1.0, low_strict=True,
-                           high_strict=True)
+        delta = check_real(
+            "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
+        )
         if mechanism == "gaussian" and eps.max() >= 1:
-            raise ValueError("the classic Gaussian needs every epsilon < 1, got max "
-                             f"epsilon={eps.max()!r}; use mechanism='analytic'.")
+            raise ValueError(
+                "the classic Gaussian needs every epsilon < 1, got max "
+                f"epsilon={eps.max()!r}; use mechanism='analytic'."
+            )
     repetitions = check_count("repetitions", repetitions)
     if statistic is not None and not callable(statistic):
         raise TypeError(f"statistic must be callable, got {statistic!r}.")
     root = as_seed_sequence(random_state)
-    resolved = _resolve(list(sensitivities), lambda: sample_sensitivity(
-        query, dist, n, gamma=gamma, norm=norm, bound=bound,
-        random_state=child_seed(root, 0), n_jobs=n_jobs))
+    resolved = _resolve(
+        list(sensitivities),
+        lambda: sample_sensitivity(
+            query,
+            dist,
+            n,
+            gamma=gamma,
+            norm=norm,
+            bound=bound,
+            random_state=child_seed(root, 0),
+            n_jobs=n_jobs,
+        ),
+    )
     if not resolved:
         raise ValueError("sensitivities must not be empty.")
 
@@ -163,18 +214,41 @@ def error_vs_epsilon(query, distribution, n: int, epsilons, sensitivities=("samp
     truths = np.asarray(query.evaluate(databases), dtype=float)
 
     cells = [(i, j) for i in range(len(resolved)) for j in range(eps.size)]
-    tasks = [(mechanism, resolved[i][1], float(eps[j]), delta, truths, statistic,
-              child_seed(root, 2 + c)) for c, (i, j) in enumerate(cells)]
-    results = run_tasks(_error_cell, tasks, n_jobs=n_jobs, progress=progress,
-                        desc="sweep", unit="setting")
+    tasks = [
+        (
+            mechanism,
+            resolved[i][1],
+            float(eps[j]),
+            delta,
+            truths,
+            statistic,
+            child_seed(root, 2 + c),
+        )
+        for c, (i, j) in enumerate(cells)
+    ]
+    results = run_tasks(
+        _error_cell,
+        tasks,
+        n_jobs=n_jobs,
+        progress=progress,
+        desc="sweep",
+        unit="setting",
+    )
     rows = []
     for (i, j), stats in zip(cells, results):
         label, sens = resolved[i]
         value = sens.sensitivity if isinstance(sens, SensitivityEstimate) else sens
         for name in STATISTICS:
-            rows.append({"sensitivity": label, "sensitivity_value": float(value),
-                         "mechanism": mechanism, "epsilon": float(eps[j]),
-                         "delta": "" if delta is None else delta,
-                         "repetitions": repetitions, "statistic": name,
-                         "value": float(stats[name])})
+            rows.append(
+                {
+                    "sensitivity": label,
+                    "sensitivity_value": float(value),
+                    "mechanism": mechanism,
+                    "epsilon": float(eps[j]),
+                    "delta": "" if delta is None else delta,
+                    "repetitions": repetitions,
+                    "statistic": name,
+                    "value": float(stats[name]),
+                }
+            )
     return ResultTable(rows)

@@ -16,7 +16,9 @@ def atomic_write_text(path, text: str) -> None:
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    fd, tmp = tempfile.mkstemp(
+        dir=folder, prefix=".tmp-", suffix=os.path.basename(path)
+    )
     try:
         with os.fdopen(fd, "w", newline="") as handle:
             handle.write(text)
@@ -55,10 +57,11 @@ class ResultTable:
         """The values of one column, in row order."""
         return [r[name] for r in self.rows]
 
-    def where(self, **conditions) -> "ResultTable":
+    def where(self, **conditions) -> ResultTable:
         """Rows whose columns equal the given values."""
-        return ResultTable([r for r in self.rows
-                            if all(r.get(k) == v for k, v in conditions.items())])
+        return ResultTable(
+            [r for r in self.rows if all(r.get(k) == v for k, v in conditions.items())]
+        )
 
     def to_csv(self, path=None) -> str:
         """The CSV text; written atomically to ``path`` if given."""
@@ -82,12 +85,19 @@ class ResultTable:
 
     def format(self, max_rows: int = 20) -> str:
         """A plain-text rendering of the first ``max_rows`` rows."""
+
         def cell(v):
             return f"{v:.5g}" if isinstance(v, float) else str(v)
+
         body = [[cell(r[c]) for c in self.columns] for r in self.rows[:max_rows]]
-        widths = [max([len(c)] + [len(b[i]) for b in body]) for i, c in enumerate(self.columns)]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(self.columns, widths)),
-                 "  ".join("-" * w for w in widths)]
+        widths = [
+            max([len(c)] + [len(b[i]) for b in body])
+            for i, c in enumerate(self.columns)
+        ]
+        lines = [
+            "  ".join(c.ljust(w) for c, w in zip(self.columns, widths)),
+            "  ".join("-" * w for w in widths),
+        ]
         lines += ["  ".join(v.ljust(w) for v, w in zip(b, widths)) for b in body]
         if len(self.rows) > max_rows:
             lines.append(f"... {len(self.rows) - max_rows} more rows")

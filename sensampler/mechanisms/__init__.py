@@ -9,13 +9,30 @@ release is then random-DP.
 from ._base import Mechanism, PrivacyGuarantee
 from .catastrophe import CatastropheMechanism
 from .discrete import ExponentialMechanism, RandomizedResponse
-from .gaussian import (GaussianMechanism, RenyiGaussianMechanism, ZCDPGaussianMechanism,
-                       analytic_gaussian_delta, analytic_gaussian_sigma,
-                       classic_gaussian_sigma, gaussian_epsilon)
+from .gaussian import (
+    GaussianMechanism,
+    RenyiGaussianMechanism,
+    ZCDPGaussianMechanism,
+    analytic_gaussian_delta,
+    analytic_gaussian_sigma,
+    classic_gaussian_sigma,
+    gaussian_epsilon,
+)
 from .laplace import LaplaceMechanism, laplace_rdp
 
-__all__ = ["Mechanism", "PrivacyGuarantee", "LaplaceMechanism", "GaussianMechanism",
-           "RenyiGaussianMechanism", "ZCDPGaussianMechanism", "ExponentialMechanism",
-           "RandomizedResponse", "CatastropheMechanism", "laplace_rdp",
-           "classic_gaussian_sigma", "analytic_gaussian_sigma", "analytic_gaussian_delta",
-           "gaussian_epsilon"]
+__all__ = [
+    "Mechanism",
+    "PrivacyGuarantee",
+    "LaplaceMechanism",
+    "GaussianMechanism",
+    "RenyiGaussianMechanism",
+    "ZCDPGaussianMechanism",
+    "ExponentialMechanism",
+    "RandomizedResponse",
+    "CatastropheMechanism",
+    "laplace_rdp",
+    "classic_gaussian_sigma",
+    "analytic_gaussian_sigma",
+    "analytic_gaussian_delta",
+    "gaussian_epsilon",
+]

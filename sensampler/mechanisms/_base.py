@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 from .._validation import check_array, check_real
 
-__all__ = ["PrivacyGuarantee", "Mechanism", "Sensitivity", "resolve_sensitivity",
-           "pure_dp_rdp"]
+__all__ = [
+    "PrivacyGuarantee",
+    "Mechanism",
+    "Sensitivity",
+    "resolve_sensitivity",
+    "pure_dp_rdp",
+]
 
 
 @dataclass(frozen=True)
@@ -65,23 +69,32 @@ class PrivacyGuarantee:
         if self.rdp is not None:
             candidates.append(rdp_to_dp(self.rdp, delta)[0])
         if not candidates:
-            raise ValueError(f"{self.mechanism} states no guarantee at delta={delta!r}.")
+            raise ValueError(
+                f"{self.mechanism} states no guarantee at delta={delta!r}."
+            )
         return min(candidates)
 
     def __str__(self):
         if not self.guaranteed:
-            return (f"{self.mechanism}: calibrated with a typical (mean) sensitivity; "
-                    "no privacy guarantee")
+            return (
+                f"{self.mechanism}: calibrated with a typical (mean) sensitivity; "
+                "no privacy guarantee"
+            )
         if self.epsilon is None:
-            core = (f"rho={self.rho:.6g}-zCDP" if self.rho is not None
-                    else "Rényi DP (see rdp)")
+            core = (
+                f"rho={self.rho:.6g}-zCDP"
+                if self.rho is not None
+                else "Rényi DP (see rdp)"
+            )
         elif self.delta:
             core = f"(epsilon={self.epsilon:.6g}, delta={self.delta:.3g})-DP"
         else:
             core = f"epsilon={self.epsilon:.6g}-DP"
         if self.gamma:
-            return (f"{self.mechanism}: {core} with probability >= 1 - gamma, "
-                    f"gamma={self.gamma:.4g} (random DP, replace-one neighbours)")
+            return (
+                f"{self.mechanism}: {core} with probability >= 1 - gamma, "
+                f"gamma={self.gamma:.4g} (random DP, replace-one neighbours)"
+            )
         return f"{self.mechanism}: {core}"
 
 
@@ -107,21 +120,36 @@ def resolve_sensitivity(sensitivity, norms: tuple, mechanism: str) -> Sensitivit
     naming it. A typical value (``SensitivityEstimate.mean``) is accepted but
     marked as carrying no guarantee.
     """
-    from ..sampler import SensitivityEstimate, TypicalSensitivity, TypicalSensitivityArray
+    from ..sampler import (
+        SensitivityEstimate,
+        TypicalSensitivity,
+        TypicalSensitivityArray,
+    )
 
     if isinstance(sensitivity, SensitivityEstimate):
         if sensitivity.norm not in norms:
-            raise ValueError(f"{mechanism} needs a sensitivity in the "
-                             f"{' or '.join(norms)} norm, got an estimate with "
-                             f"norm={sensitivity.norm!r}.")
+            raise ValueError(
+                f"{mechanism} needs a sensitivity in the "
+                f"{' or '.join(norms)} norm, got an estimate with "
+                f"norm={sensitivity.norm!r}."
+            )
         value = sensitivity.sensitivity
-        value = check_array("sensitivity", value, nonnegative=True) if np.ndim(value) \
+        value = (
+            check_array("sensitivity", value, nonnegative=True)
+            if np.ndim(value)
             else check_real("sensitivity", value, low=0.0)
-        return Sensitivity(value, sensitivity.norm, sensitivity.gamma, sensitivity.run_id)
+        )
+        return Sensitivity(
+            value, sensitivity.norm, sensitivity.gamma, sensitivity.run_id
+        )
     if isinstance(sensitivity, (str, bytes)) or sensitivity is None:
-        raise TypeError(f"sensitivity must be a number, an array or a "
-                        f"SensitivityEstimate, got {sensitivity!r}.")
-    guaranteed = not isinstance(sensitivity, (TypicalSensitivity, TypicalSensitivityArray))
+        raise TypeError(
+            f"sensitivity must be a number, an array or a "
+            f"SensitivityEstimate, got {sensitivity!r}."
+        )
+    guaranteed = not isinstance(
+        sensitivity, (TypicalSensitivity, TypicalSensitivityArray)
+    )
     if np.ndim(sensitivity) == 0:
         value = check_real("sensitivity", sensitivity, low=0.0)
     else:
@@ -136,8 +164,10 @@ def pure_dp_rdp(epsilon: float) -> Callable[[float], float]:
     :math:`\epsilon^2/2`-zCDP (Bun & Steinke 2016, Prop. 3.3), i.e.
     :math:`(\alpha, \alpha\epsilon^2/2)`-RDP for every alpha.
     """
+
     def curve(alpha):
         return min(epsilon, alpha * epsilon**2 / 2.0)
+
     return curve
 
 
@@ -160,8 +190,10 @@ class Mechanism:
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"value must be finite, got value={value!r}.")
         if sensitivity.per_coordinate and arr.shape != np.shape(sensitivity.value):
-            raise ValueError(f"value must have the shape of the per-coordinate "
-                             f"sensitivity {np.shape(sensitivity.value)}, got {arr.shape}.")
+            raise ValueError(
+                f"value must have the shape of the per-coordinate "
+                f"sensitivity {np.shape(sensitivity.value)}, got {arr.shape}."
+            )
         return arr
 
     def __repr__(self):
@@ -173,11 +205,6 @@ def check_epsilon(epsilon):
 
 
 def check_delta(delta):
-    return check_real("delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True)
-
-
-def log_diff_exp(a, b):
-    """log(exp(a) - exp(b)) for a >= b, stably."""
-    if b == -math.inf:
-        return a
-    return a + math.log(-math.expm1(b - a)) if a > b else -math.inf
+    return check_real(
+        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._validation import check_random_state
 from ._base import PrivacyGuarantee, check_delta
 from .laplace import LaplaceMechanism
@@ -37,8 +35,14 @@ class CatastropheMechanism(LaplaceMechanism):
     @property
     def privacy(self) -> PrivacyGuarantee:
         s = self._sensitivity
-        return PrivacyGuarantee("catastrophe", self.epsilon, self.delta, s.gamma, s.run_id,
-                                guaranteed=s.guaranteed)
+        return PrivacyGuarantee(
+            "catastrophe",
+            self.epsilon,
+            self.delta,
+            s.gamma,
+            s.run_id,
+            guaranteed=s.guaranteed,
+        )
 
     def release(self, value, data=None, random_state=None):
         """``data`` itself with probability delta, else ``value`` plus Laplace noise."""

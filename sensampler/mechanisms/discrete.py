@@ -7,13 +7,19 @@ import math
 import numpy as np
 
 from .._validation import check_count, check_random_state
-from ._base import Mechanism, PrivacyGuarantee, check_epsilon, pure_dp_rdp, resolve_sensitivity
+from ._base import (
+    Mechanism,
+    PrivacyGuarantee,
+    check_epsilon,
+    pure_dp_rdp,
+    resolve_sensitivity,
+)
 
 __all__ = ["ExponentialMechanism", "RandomizedResponse"]
 
 
 class ExponentialMechanism(Mechanism):
-    r"""Chooses candidate r with probability proportional to :math:`\exp(\epsilon u_r / (2\Delta u))`.
+    r"""Chooses candidate r with probability :math:`\propto \exp(\epsilon u_r/(2\Delta u))`.
 
     McSherry & Talwar (2007); Dwork & Roth (2014), Thm. 3.10: epsilon-DP when
     :math:`\Delta u` bounds how much any candidate's utility moves between
@@ -32,18 +38,25 @@ class ExponentialMechanism(Mechanism):
     name = "exponential"
 
     def __init__(self, sensitivity, epsilon: float):
-        self._sensitivity = resolve_sensitivity(sensitivity, ("linf", "l2", "l1",
-                                                              "coordinate"),
-                                                "ExponentialMechanism")
+        self._sensitivity = resolve_sensitivity(
+            sensitivity, ("linf", "l2", "l1", "coordinate"), "ExponentialMechanism"
+        )
         self.epsilon = check_epsilon(epsilon)
         self.sensitivity = float(np.max(self._sensitivity.value))
 
     @property
     def privacy(self) -> PrivacyGuarantee:
         s = self._sensitivity
-        return PrivacyGuarantee("exponential", self.epsilon, 0.0, s.gamma, s.run_id,
-                                rho=self.epsilon**2 / 2, rdp=pure_dp_rdp(self.epsilon),
-                                guaranteed=s.guaranteed)
+        return PrivacyGuarantee(
+            "exponential",
+            self.epsilon,
+            0.0,
+            s.gamma,
+            s.run_id,
+            rho=self.epsilon**2 / 2,
+            rdp=pure_dp_rdp(self.epsilon),
+            guaranteed=s.guaranteed,
+        )
 
     def probabilities(self, scores) -> np.ndarray:
         """Selection probabilities for the given utility scores (a softmax, stably)."""
@@ -55,8 +68,10 @@ class ExponentialMechanism(Mechanism):
     def _logits(self, scores):
         u = np.asarray(scores, dtype=float)
         if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
-            raise ValueError(f"scores must be a non-empty 1-d array of finite utilities, "
-                             f"got {scores!r}.")
+            raise ValueError(
+                f"scores must be a non-empty 1-d array of finite utilities, "
+                f"got {scores!r}."
+            )
         if self.sensitivity == 0:
             return np.where(u == u.max(), 0.0, -np.inf)
         return self.epsilon * u / (2.0 * self.sensitivity)
@@ -97,14 +112,20 @@ class RandomizedResponse(Mechanism):
 
     @property
     def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee("randomized response", self.epsilon, 0.0,
-                                rho=self.epsilon**2 / 2, rdp=pure_dp_rdp(self.epsilon))
+        return PrivacyGuarantee(
+            "randomized response",
+            self.epsilon,
+            0.0,
+            rho=self.epsilon**2 / 2,
+            rdp=pure_dp_rdp(self.epsilon),
+        )
 
     def _check_categories(self, value):
         arr = np.asarray(value)
         if arr.dtype.kind not in "iu" or np.any((arr < 0) | (arr >= self.k)):
-            raise ValueError(f"value must hold integer categories in 0..{self.k - 1}, "
-                             f"got {value!r}.")
+            raise ValueError(
+                f"value must hold integer categories in 0..{self.k - 1}, got {value!r}."
+            )
         return arr
 
     def release(self, value, random_state=None):

@@ -8,12 +8,23 @@ import numpy as np
 from scipy import optimize, special
 
 from .._validation import check_choice, check_random_state, check_real
-from ._base import (Mechanism, PrivacyGuarantee, check_delta, check_epsilon,
-                    resolve_sensitivity)
+from ._base import (
+    Mechanism,
+    PrivacyGuarantee,
+    check_delta,
+    check_epsilon,
+    resolve_sensitivity,
+)
 
-__all__ = ["GaussianMechanism", "RenyiGaussianMechanism", "ZCDPGaussianMechanism",
-           "classic_gaussian_sigma", "analytic_gaussian_sigma", "analytic_gaussian_delta",
-           "gaussian_epsilon"]
+__all__ = [
+    "GaussianMechanism",
+    "RenyiGaussianMechanism",
+    "ZCDPGaussianMechanism",
+    "classic_gaussian_sigma",
+    "analytic_gaussian_sigma",
+    "analytic_gaussian_delta",
+    "gaussian_epsilon",
+]
 
 _L2_NORMS = ("l2", "l1", "coordinate")  # L1 bounds L2 from above
 
@@ -27,9 +38,11 @@ def classic_gaussian_sigma(epsilon: float, delta: float) -> float:
     (Balle & Wang 2018, Thm. 8).
     """
     if not epsilon < 1.0:
-        raise ValueError("the classic Gaussian calibration is proved for epsilon < 1 "
-                         f"(Dwork & Roth 2014, Thm. A.1), got epsilon={epsilon!r}; use "
-                         "variant='analytic' for epsilon >= 1.")
+        raise ValueError(
+            "the classic Gaussian calibration is proved for epsilon < 1 "
+            f"(Dwork & Roth 2014, Thm. A.1), got epsilon={epsilon!r}; use "
+            "variant='analytic' for epsilon >= 1."
+        )
     return math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
 
 
@@ -55,6 +68,7 @@ def analytic_gaussian_sigma(epsilon: float, delta: float) -> float:
     tolerance of 1e-12 in sigma, then rounded up until the condition holds, so
     the returned sigma is never below the exact one.
     """
+
     def excess(log_sigma):
         d = analytic_gaussian_delta(math.exp(log_sigma), epsilon)
         return (math.log(d) if d > 0 else -1e300) - math.log(delta)
@@ -79,14 +93,21 @@ def gaussian_epsilon(sigma: float, delta: float) -> float:
     condition holds.
     """
     sigma = check_real("sigma", sigma, low=0.0, low_strict=True)
-    delta = check_real("delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True)
+    delta = check_real(
+        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )
     if analytic_gaussian_delta(sigma, 0.0) <= delta:
         return 0.0
     hi = 1.0
     while analytic_gaussian_delta(sigma, hi) > delta:
         hi *= 2.0
-    eps = optimize.brentq(lambda e: analytic_gaussian_delta(sigma, e) - delta, 0.0, hi,
-                          xtol=1e-14, rtol=1e-14)
+    eps = optimize.brentq(
+        lambda e: analytic_gaussian_delta(sigma, e) - delta,
+        0.0,
+        hi,
+        xtol=1e-14,
+        rtol=1e-14,
+    )
     while analytic_gaussian_delta(sigma, eps) > delta:
         eps = eps * (1 + 1e-13) + 1e-300
     return eps
@@ -108,11 +129,14 @@ def _per_coordinate_scales(delta_vec):
 class _Gaussian(Mechanism):
     """Shared by the Gaussian mechanisms: noise sigma * s_j, Rényi curve alpha / (2 sigma_1^2)."""
 
-    def _setup(self, sensitivity, unit_sigma):
+    def _setup(self, unit_sigma):
         delta = self._sensitivity.value
         self._unit_sigma = unit_sigma  # sigma for L2 sensitivity 1
-        self._sigma = (unit_sigma * _per_coordinate_scales(delta)
-                       if self._sensitivity.per_coordinate else unit_sigma * delta)
+        self._sigma = (
+            unit_sigma * _per_coordinate_scales(delta)
+            if self._sensitivity.per_coordinate
+            else unit_sigma * delta
+        )
 
     @property
     def sensitivity(self):
@@ -138,8 +162,16 @@ class _Gaussian(Mechanism):
 
     def _guarantee(self, epsilon, delta):
         s = self._sensitivity
-        return PrivacyGuarantee(self.name, epsilon, delta, s.gamma, s.run_id, rho=self.rho,
-                                rdp=self.renyi_epsilon, guaranteed=s.guaranteed)
+        return PrivacyGuarantee(
+            self.name,
+            epsilon,
+            delta,
+            s.gamma,
+            s.run_id,
+            rho=self.rho,
+            rdp=self.renyi_epsilon,
+            guaranteed=s.guaranteed,
+        )
 
     def release(self, value, random_state=None):
         """Return ``value`` plus Gaussian noise (same shape); draws nothing on bad input."""
@@ -174,15 +206,20 @@ class GaussianMechanism(_Gaussian):
     7.0318
     """
 
-    def __init__(self, sensitivity, epsilon: float, delta: float, variant: str = "classic"):
-        self._sensitivity = resolve_sensitivity(sensitivity, _L2_NORMS, "GaussianMechanism")
+    def __init__(
+        self, sensitivity, epsilon: float, delta: float, variant: str = "classic"
+    ):
+        self._sensitivity = resolve_sensitivity(
+            sensitivity, _L2_NORMS, "GaussianMechanism"
+        )
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         self.variant = check_choice("variant", variant, ("classic", "analytic"))
         self.name = f"Gaussian ({variant})"
-        unit = (classic_gaussian_sigma if variant == "classic"
-                else analytic_gaussian_sigma)(self.epsilon, self.delta)
-        self._setup(sensitivity, unit)
+        unit = (
+            classic_gaussian_sigma if variant == "classic" else analytic_gaussian_sigma
+        )(self.epsilon, self.delta)
+        self._setup(unit)
 
     @property
     def privacy(self) -> PrivacyGuarantee:
@@ -208,11 +245,14 @@ class RenyiGaussianMechanism(_Gaussian):
     name = "Gaussian (Rényi)"
 
     def __init__(self, sensitivity, alpha: float, epsilon_bar: float):
-        self._sensitivity = resolve_sensitivity(sensitivity, _L2_NORMS,
-                                                "RenyiGaussianMechanism")
+        self._sensitivity = resolve_sensitivity(
+            sensitivity, _L2_NORMS, "RenyiGaussianMechanism"
+        )
         self.alpha = check_real("alpha", alpha, low=1.0, low_strict=True)
-        self.epsilon_bar = check_real("epsilon_bar", epsilon_bar, low=0.0, low_strict=True)
-        self._setup(sensitivity, math.sqrt(self.alpha / (2.0 * self.epsilon_bar)))
+        self.epsilon_bar = check_real(
+            "epsilon_bar", epsilon_bar, low=0.0, low_strict=True
+        )
+        self._setup(math.sqrt(self.alpha / (2.0 * self.epsilon_bar)))
 
     @property
     def privacy(self) -> PrivacyGuarantee:
@@ -234,10 +274,11 @@ class ZCDPGaussianMechanism(_Gaussian):
     name = "Gaussian (zCDP)"
 
     def __init__(self, sensitivity, rho: float):
-        self._sensitivity = resolve_sensitivity(sensitivity, _L2_NORMS,
-                                                "ZCDPGaussianMechanism")
+        self._sensitivity = resolve_sensitivity(
+            sensitivity, _L2_NORMS, "ZCDPGaussianMechanism"
+        )
         rho = check_real("rho", rho, low=0.0, low_strict=True)
-        self._setup(sensitivity, math.sqrt(1.0 / (2.0 * rho)))
+        self._setup(math.sqrt(1.0 / (2.0 * rho)))
 
     @property
     def privacy(self) -> PrivacyGuarantee:

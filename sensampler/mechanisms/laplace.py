@@ -7,8 +7,13 @@ import math
 import numpy as np
 
 from .._validation import check_random_state
-from ._base import (Mechanism, PrivacyGuarantee, check_epsilon, pure_dp_rdp,
-                    resolve_sensitivity)
+from ._base import (
+    Mechanism,
+    PrivacyGuarantee,
+    check_epsilon,
+    pure_dp_rdp,
+    resolve_sensitivity,
+)
 
 __all__ = ["LaplaceMechanism", "laplace_rdp"]
 
@@ -64,8 +69,9 @@ class LaplaceMechanism(Mechanism):
     name = "Laplace"
 
     def __init__(self, sensitivity, epsilon: float):
-        self._sensitivity = resolve_sensitivity(sensitivity, ("l1", "coordinate"),
-                                                "LaplaceMechanism")
+        self._sensitivity = resolve_sensitivity(
+            sensitivity, ("l1", "coordinate"), "LaplaceMechanism"
+        )
         self.epsilon = check_epsilon(epsilon)
         delta = self._sensitivity.value
         if self._sensitivity.per_coordinate:
@@ -91,10 +97,16 @@ class LaplaceMechanism(Mechanism):
 
     @property
     def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee("Laplace", self.epsilon, 0.0, self._sensitivity.gamma,
-                                self._sensitivity.run_id, rho=self.epsilon**2 / 2,
-                                rdp=self.renyi_epsilon,
-                                guaranteed=self._sensitivity.guaranteed)
+        return PrivacyGuarantee(
+            "Laplace",
+            self.epsilon,
+            0.0,
+            self._sensitivity.gamma,
+            self._sensitivity.run_id,
+            rho=self.epsilon**2 / 2,
+            rdp=self.renyi_epsilon,
+            guaranteed=self._sensitivity.guaranteed,
+        )
 
     def release(self, value, random_state=None):
         """Return ``value`` plus Laplace noise (same shape); draws nothing on bad input."""

@@ -6,18 +6,33 @@ from scipy import stats
 from sklearn.mixture import GaussianMixture as SkGMM
 from sklearn.neighbors import KernelDensity
 
-from distributions import (Empirical, Normal, ScipyDistribution, SklearnGaussianMixture,
-                           SklearnKernelDensity, as_distribution)
+from distributions import (
+    Empirical,
+    Normal,
+    ScipyDistribution,
+    SklearnGaussianMixture,
+    SklearnKernelDensity,
+    as_distribution,
+)
 from tests.conftest import assert_close_in_se, assert_moments
 
-PUBLIC = np.random.default_rng(7).normal(size=(400, 2)) @ np.array([[1.0, 0.5], [0.0, 2.0]])
+PUBLIC = np.random.default_rng(7).normal(size=(400, 2)) @ np.array(
+    [[1.0, 0.5], [0.0, 2.0]]
+)
 
 
-@pytest.mark.parametrize("frozen", [
-    stats.norm(1, 2), stats.gamma(3.0, scale=2.0), stats.poisson(4.0),
-    stats.multivariate_normal([0, 1], [[1, 0.3], [0.3, 2]]), stats.dirichlet([1, 2, 3]),
-    stats.Normal(mu=1, sigma=2),
-], ids=lambda f: type(f).__name__)
+@pytest.mark.parametrize(
+    "frozen",
+    [
+        stats.norm(1, 2),
+        stats.gamma(3.0, scale=2.0),
+        stats.poisson(4.0),
+        stats.multivariate_normal([0, 1], [[1, 0.3], [0.3, 2]]),
+        stats.dirichlet([1, 2, 3]),
+        stats.Normal(mu=1, sigma=2),
+    ],
+    ids=lambda f: type(f).__name__,
+)
 def test_scipy_adapter_moments(frozen, seed):
     d = ScipyDistribution(frozen)
     assert d.sample_batch(3, 4, seed).shape == (3, 4) + d.record_shape
@@ -61,19 +76,43 @@ def test_as_distribution_dispatch():
     assert isinstance(as_distribution(stats.norm()), ScipyDistribution)
     assert isinstance(as_distribution(PUBLIC), Empirical)
     assert isinstance(as_distribution(SkGMM(2).fit(PUBLIC)), SklearnGaussianMixture)
-    assert isinstance(as_distribution(KernelDensity().fit(PUBLIC)), SklearnKernelDensity)
+    assert isinstance(
+        as_distribution(KernelDensity().fit(PUBLIC)), SklearnKernelDensity
+    )
     with pytest.raises(TypeError, match="distribution must be"):
         as_distribution(object())
 
 
-@pytest.mark.parametrize("factory, exc, message", [
-    (lambda: ScipyDistribution(3), TypeError, "frozen must be a frozen scipy.stats"),
-    (lambda: SklearnGaussianMixture(SkGMM(2)), ValueError, "must be a fitted GaussianMixture"),
-    (lambda: SklearnGaussianMixture(KernelDensity()), TypeError, "sklearn GaussianMixture"),
-    (lambda: SklearnKernelDensity(KernelDensity()), ValueError, "fitted KernelDensity"),
-    (lambda: SklearnKernelDensity(KernelDensity(kernel="cosine").fit(PUBLIC)), ValueError,
-     "model.kernel must be 'gaussian' or 'tophat'"),
-])
+@pytest.mark.parametrize(
+    "factory, exc, message",
+    [
+        (
+            lambda: ScipyDistribution(3),
+            TypeError,
+            "frozen must be a frozen scipy.stats",
+        ),
+        (
+            lambda: SklearnGaussianMixture(SkGMM(2)),
+            ValueError,
+            "must be a fitted GaussianMixture",
+        ),
+        (
+            lambda: SklearnGaussianMixture(KernelDensity()),
+            TypeError,
+            "sklearn GaussianMixture",
+        ),
+        (
+            lambda: SklearnKernelDensity(KernelDensity()),
+            ValueError,
+            "fitted KernelDensity",
+        ),
+        (
+            lambda: SklearnKernelDensity(KernelDensity(kernel="cosine").fit(PUBLIC)),
+            ValueError,
+            "model.kernel must be 'gaussian' or 'tophat'",
+        ),
+    ],
+)
 def test_bad_models(factory, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         factory()

@@ -9,11 +9,19 @@ from scipy import stats
 import distributions as D
 
 MODELS = [
-    D.Normal(), D.Uniform(), D.Laplace(), D.LogNormal(), D.Exponential(), D.Poisson(2.0),
-    D.Bernoulli(0.4), D.Categorical([0.3, 0.7]),
+    D.Normal(),
+    D.Uniform(),
+    D.Laplace(),
+    D.LogNormal(),
+    D.Exponential(),
+    D.Poisson(2.0),
+    D.Bernoulli(0.4),
+    D.Categorical([0.3, 0.7]),
     D.GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5]),
-    D.MultivariateNormal([0, 0], np.eye(2)), D.Product(D.Normal(), D.Bernoulli()),
-    D.LinearRegressionPopulation(D.Normal(), [1.0]), D.Empirical(np.arange(5.0)),
+    D.MultivariateNormal([0, 0], np.eye(2)),
+    D.Product(D.Normal(), D.Bernoulli()),
+    D.LinearRegressionPopulation(D.Normal(), [1.0]),
+    D.Empirical(np.arange(5.0)),
     D.ScipyDistribution(stats.t(5)),
 ]
 
@@ -46,17 +54,38 @@ def test_generator_is_advanced_in_place():
     assert not np.array_equal(first, second)
 
 
-@pytest.mark.parametrize("call, exc, message", [
-    (lambda d: d.sample(-1), ValueError, "size must be an integer >= 0, got size=-1."),
-    (lambda d: d.sample(2.0), TypeError, "size must be an integer, got the float 2.0."),
-    (lambda d: d.sample("3"), TypeError, "size must be an integer, got '3'."),
-    (lambda d: d.sample_batch(-2, 3), ValueError, "batch must be an integer >= 0"),
-    (lambda d: d.sample(3, random_state="seed"), TypeError,
-     "random_state must be None, an int >= 0, a numpy Generator or a SeedSequence"),
-    (lambda d: d.sample(3, random_state=-1), ValueError, "random_state must be >= 0"),
-    (lambda d: d.sample(3, random_state=np.random.RandomState(0)), TypeError,
-     "random_state must be None"),
-])
+@pytest.mark.parametrize(
+    "call, exc, message",
+    [
+        (
+            lambda d: d.sample(-1),
+            ValueError,
+            "size must be an integer >= 0, got size=-1.",
+        ),
+        (
+            lambda d: d.sample(2.0),
+            TypeError,
+            "size must be an integer, got the float 2.0.",
+        ),
+        (lambda d: d.sample("3"), TypeError, "size must be an integer, got '3'."),
+        (lambda d: d.sample_batch(-2, 3), ValueError, "batch must be an integer >= 0"),
+        (
+            lambda d: d.sample(3, random_state="seed"),
+            TypeError,
+            "random_state must be None, an int >= 0, a numpy Generator or a SeedSequence",
+        ),
+        (
+            lambda d: d.sample(3, random_state=-1),
+            ValueError,
+            "random_state must be >= 0",
+        ),
+        (
+            lambda d: d.sample(3, random_state=np.random.RandomState(0)),
+            TypeError,
+            "random_state must be None",
+        ),
+    ],
+)
 def test_bad_sizes_and_random_states(call, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         call(D.Normal())
@@ -66,5 +95,6 @@ def test_unknown_moments_say_so():
     class Opaque(D.Distribution):
         def _draw(self, shape, rng):
             return rng.random(shape)
+
     with pytest.raises(NotImplementedError, match="Opaque does not know its mean"):
-        Opaque().mean
+        _ = Opaque().mean

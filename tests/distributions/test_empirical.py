@@ -29,15 +29,19 @@ def test_accepts_dataframe_like_objects():
     class Table:  # anything with __array__, as a pandas DataFrame has
         def __array__(self, dtype=None, copy=None):
             return np.array([[1.0, 2.0], [3.0, 4.0]])
+
     assert Empirical(Table()).record_shape == (2,)
 
 
-@pytest.mark.parametrize("args, message", [
-    (([],), "data must hold at least one record"),
-    (([1.0, np.nan],), "data must be finite"),
-    (([1.0, 2.0], [0.5, 0.6]), "weights must sum to 1"),
-    (([1.0, 2.0], [1.0]), "weights must have 2 entries"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (([],), "data must hold at least one record"),
+        (([1.0, np.nan],), "data must be finite"),
+        (([1.0, 2.0], [0.5, 0.6]), "weights must sum to 1"),
+        (([1.0, 2.0], [1.0]), "weights must have 2 entries"),
+    ],
+)
 def test_bad_parameters(args, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         Empirical(*args)

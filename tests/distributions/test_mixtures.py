@@ -27,25 +27,31 @@ def test_keyword_form_equals_params_form():
 
 def _abs_diff_by_quadrature(mix):
     """E|X - X'| = integral of |t| times the density of X - X' (a mixture of normals)."""
+
     def density(t):
         total = 0.0
         for wi, mi, si in zip(mix.weights, mix.means, mix.stds):
             for wj, mj, sj in zip(mix.weights, mix.means, mix.stds):
                 total += wi * wj * stats.norm.pdf(t, mi - mj, np.hypot(si, sj))
         return abs(t) * total
+
     span = 20 * mix.stds.max() + np.ptp(mix.means)
     value, _ = integrate.quad(density, -span, span, points=[0.0], limit=200)
     return value
 
 
-@pytest.mark.parametrize("mix", [
-    HEIGHTS,
-    GaussianMixture([[0, 1], [5, 0.5], [-3, 2]], [0.2, 0.5, 0.3]),
-    GaussianMixture([[10, 3]], [1.0]),
-])
+@pytest.mark.parametrize(
+    "mix",
+    [
+        HEIGHTS,
+        GaussianMixture([[0, 1], [5, 0.5], [-3, 2]], [0.2, 0.5, 0.3]),
+        GaussianMixture([[10, 3]], [1.0]),
+    ],
+)
 def test_expected_abs_difference_matches_quadrature(mix):
-    assert mix.expected_abs_difference() == pytest.approx(_abs_diff_by_quadrature(mix),
-                                                           rel=1e-8)
+    assert mix.expected_abs_difference() == pytest.approx(
+        _abs_diff_by_quadrature(mix), rel=1e-8
+    )
 
 
 def test_expected_abs_difference_matches_simulation_and_document(seed):
@@ -53,7 +59,9 @@ def test_expected_abs_difference_matches_simulation_and_document(seed):
     assert round(HEIGHTS.expected_abs_difference(), 2) == 11.99
     x = HEIGHTS.sample(1_000_000, seed).reshape(2, -1)
     d = np.abs(x[0] - x[1])
-    assert abs(d.mean() - HEIGHTS.expected_abs_difference()) < 6 * d.std() / np.sqrt(d.size)
+    assert abs(d.mean() - HEIGHTS.expected_abs_difference()) < 6 * d.std() / np.sqrt(
+        d.size
+    )
 
 
 def test_component_labels_follow_weights(seed):
@@ -64,19 +72,50 @@ def test_component_labels_follow_weights(seed):
     assert np.all(np.abs(frac - mix.weights) < 6 * se)
 
 
-@pytest.mark.parametrize("kwargs, exc, message", [
-    (dict(params=[[0, -1], [1, 1]], weights=[0.5, 0.5]), ValueError, "every std must be > 0"),
-    (dict(params=[[0, 0], [1, 1]], weights=[0.5, 0.5]), ValueError, "every std must be > 0"),
-    (dict(params=[[0, 1], [1, 1]], weights=[0.7, 0.7]), ValueError, "weights must sum to 1"),
-    (dict(params=[[0, 1], [1, 1]], weights=[-0.5, 1.5]), ValueError, "weights must be >= 0"),
-    (dict(params=[[0, 1], [1, 1]], weights=[1.0]), ValueError, "weights must have 2 entries"),
-    (dict(params=[[0, 1, 2]], weights=[1.0]), ValueError, "params must have rows of (mean, std)"),
-    (dict(params=[[np.nan, 1]], weights=[1.0]), ValueError, "params must be finite"),
-    (dict(means=[0, 1], stds=[1]), ValueError, "means and stds must have the same"),
-    (dict(means=[0, 1], stds=[1, 0]), ValueError, "stds must be > 0"),
-    (dict(), TypeError, "GaussianMixture needs params"),
-    (dict(params=[[0, 1]], means=[0], stds=[1]), TypeError, "give either params"),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        (
+            dict(params=[[0, -1], [1, 1]], weights=[0.5, 0.5]),
+            ValueError,
+            "every std must be > 0",
+        ),
+        (
+            dict(params=[[0, 0], [1, 1]], weights=[0.5, 0.5]),
+            ValueError,
+            "every std must be > 0",
+        ),
+        (
+            dict(params=[[0, 1], [1, 1]], weights=[0.7, 0.7]),
+            ValueError,
+            "weights must sum to 1",
+        ),
+        (
+            dict(params=[[0, 1], [1, 1]], weights=[-0.5, 1.5]),
+            ValueError,
+            "weights must be >= 0",
+        ),
+        (
+            dict(params=[[0, 1], [1, 1]], weights=[1.0]),
+            ValueError,
+            "weights must have 2 entries",
+        ),
+        (
+            dict(params=[[0, 1, 2]], weights=[1.0]),
+            ValueError,
+            "params must have rows of (mean, std)",
+        ),
+        (
+            dict(params=[[np.nan, 1]], weights=[1.0]),
+            ValueError,
+            "params must be finite",
+        ),
+        (dict(means=[0, 1], stds=[1]), ValueError, "means and stds must have the same"),
+        (dict(means=[0, 1], stds=[1, 0]), ValueError, "stds must be > 0"),
+        (dict(), TypeError, "GaussianMixture needs params"),
+        (dict(params=[[0, 1]], means=[0], stds=[1]), TypeError, "give either params"),
+    ],
+)
 def test_bad_parameters(kwargs, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         GaussianMixture(**kwargs)

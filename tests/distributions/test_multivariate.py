@@ -3,8 +3,13 @@ import re
 import numpy as np
 import pytest
 
-from distributions import (Bernoulli, LinearRegressionPopulation, MultivariateNormal, Normal,
-                           Product)
+from distributions import (
+    Bernoulli,
+    LinearRegressionPopulation,
+    MultivariateNormal,
+    Normal,
+    Product,
+)
 from tests.conftest import assert_close_in_se, assert_moments
 
 COV = np.array([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]])
@@ -35,8 +40,9 @@ def test_product_concatenates_columns(seed):
 
 
 def test_linear_regression_population(seed):
-    pop = LinearRegressionPopulation(MultivariateNormal([0, 0], np.eye(2)), [2.0, -1.0],
-                                     intercept=3.0, noise=0.5)
+    pop = LinearRegressionPopulation(
+        MultivariateNormal([0, 0], np.eye(2)), [2.0, -1.0], intercept=3.0, noise=0.5
+    )
     data = pop.sample(20_000, seed)
     assert data.shape == (20_000, 3)
     x, y = data[:, :2], data[:, 2]
@@ -44,19 +50,47 @@ def test_linear_regression_population(seed):
     np.testing.assert_allclose(coef, [2.0, -1.0, 3.0], atol=0.03)  # se ~ 0.5/sqrt(2e4)
 
 
-@pytest.mark.parametrize("factory, exc, message", [
-    (lambda: MultivariateNormal([0, 0], [[1, 2], [0, 1]]), ValueError, "cov must be symmetric"),
-    (lambda: MultivariateNormal([0, 0], [[1, 2], [2, 1]]), ValueError,
-     "cov must be positive semi-definite"),
-    (lambda: MultivariateNormal([0, 0, 0], np.eye(2)), ValueError, "cov must have shape (3, 3)"),
-    (lambda: MultivariateNormal([0, np.inf], np.eye(2)), ValueError, "mean must be finite"),
-    (lambda: Product(), ValueError, "Product needs at least one column."),
-    (lambda: Product(Normal(), "x"), TypeError, "columns[1] must be a Distribution"),
-    (lambda: LinearRegressionPopulation(Normal(), [1.0, 2.0]), ValueError,
-     "coef must have one entry per feature (1), got 2."),
-    (lambda: LinearRegressionPopulation(Normal(), [1.0], noise=-1), ValueError,
-     "noise must be >= 0.0, got noise=-1.0."),
-])
+@pytest.mark.parametrize(
+    "factory, exc, message",
+    [
+        (
+            lambda: MultivariateNormal([0, 0], [[1, 2], [0, 1]]),
+            ValueError,
+            "cov must be symmetric",
+        ),
+        (
+            lambda: MultivariateNormal([0, 0], [[1, 2], [2, 1]]),
+            ValueError,
+            "cov must be positive semi-definite",
+        ),
+        (
+            lambda: MultivariateNormal([0, 0, 0], np.eye(2)),
+            ValueError,
+            "cov must have shape (3, 3)",
+        ),
+        (
+            lambda: MultivariateNormal([0, np.inf], np.eye(2)),
+            ValueError,
+            "mean must be finite",
+        ),
+        (lambda: Product(), ValueError, "Product needs at least one column."),
+        (
+            lambda: Product(Normal(), "x"),
+            TypeError,
+            "columns[1] must be a Distribution",
+        ),
+        (
+            lambda: LinearRegressionPopulation(Normal(), [1.0, 2.0]),
+            ValueError,
+            "coef must have one entry per feature (1), got 2.",
+        ),
+        (
+            lambda: LinearRegressionPopulation(Normal(), [1.0], noise=-1),
+            ValueError,
+            "noise must be >= 0.0, got noise=-1.0.",
+        ),
+    ],
+)
 def test_bad_parameters(factory, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         factory()

@@ -4,13 +4,27 @@ import re
 import numpy as np
 import pytest
 
-from distributions import (Bernoulli, Categorical, Exponential, Laplace, LogNormal, Normal,
-                           Poisson, Uniform)
+from distributions import (
+    Bernoulli,
+    Categorical,
+    Exponential,
+    Laplace,
+    LogNormal,
+    Normal,
+    Poisson,
+    Uniform,
+)
 from tests.conftest import assert_moments
 
 MODELS = [
-    Normal(3.0, 2.0), Uniform(-1.0, 5.0), Laplace(1.0, 0.5), LogNormal(0.2, 0.4),
-    Exponential(2.5), Poisson(3.5), Bernoulli(0.3), Categorical([0.2, 0.5, 0.3], [1, 4, 9]),
+    Normal(3.0, 2.0),
+    Uniform(-1.0, 5.0),
+    Laplace(1.0, 0.5),
+    LogNormal(0.2, 0.4),
+    Exponential(2.5),
+    Poisson(3.5),
+    Bernoulli(0.3),
+    Categorical([0.2, 0.5, 0.3], [1, 4, 9]),
 ]
 
 
@@ -32,7 +46,9 @@ def test_normal_expected_abs_difference_matches_simulation(seed):
     d = Normal(0.0, 3.0)
     x = d.sample(400_000, seed).reshape(2, -1)
     diff = np.abs(x[0] - x[1])
-    assert abs(diff.mean() - d.expected_abs_difference()) < 6 * diff.std() / np.sqrt(diff.size)
+    assert abs(diff.mean() - d.expected_abs_difference()) < 6 * diff.std() / np.sqrt(
+        diff.size
+    )
 
 
 def test_categorical_labels_and_values():
@@ -43,20 +59,23 @@ def test_categorical_labels_and_values():
     assert x.min() == 0 and x.max() == 39
 
 
-@pytest.mark.parametrize("factory, message", [
-    (lambda: Normal(0, 0), "scale must be > 0.0, got scale=0.0."),
-    (lambda: Normal(0, -1), "scale must be > 0.0, got scale=-1.0."),
-    (lambda: Normal(float("nan"), 1), "loc must be finite, got loc=nan."),
-    (lambda: Uniform(2, 1), "high must be > low, got low=2.0, high=1.0."),
-    (lambda: Laplace(0, float("inf")), "scale must be finite, got scale=inf."),
-    (lambda: LogNormal(0, 0), "sigma must be > 0.0, got sigma=0.0."),
-    (lambda: Exponential(-2), "scale must be > 0.0, got scale=-2.0."),
-    (lambda: Poisson(-1), "lam must be >= 0.0, got lam=-1.0."),
-    (lambda: Bernoulli(1.5), "p must be >= 0.0 and <= 1.0, got p=1.5."),
-    (lambda: Categorical([0.5, 0.6]), "probs must sum to 1"),
-    (lambda: Categorical([-0.5, 1.5]), "probs must be >= 0"),
-    (lambda: Categorical([0.5, 0.5], [1, 2, 3]), "values must be one-dimensional"),
-])
+@pytest.mark.parametrize(
+    "factory, message",
+    [
+        (lambda: Normal(0, 0), "scale must be > 0.0, got scale=0.0."),
+        (lambda: Normal(0, -1), "scale must be > 0.0, got scale=-1.0."),
+        (lambda: Normal(float("nan"), 1), "loc must be finite, got loc=nan."),
+        (lambda: Uniform(2, 1), "high must be > low, got low=2.0, high=1.0."),
+        (lambda: Laplace(0, float("inf")), "scale must be finite, got scale=inf."),
+        (lambda: LogNormal(0, 0), "sigma must be > 0.0, got sigma=0.0."),
+        (lambda: Exponential(-2), "scale must be > 0.0, got scale=-2.0."),
+        (lambda: Poisson(-1), "lam must be >= 0.0, got lam=-1.0."),
+        (lambda: Bernoulli(1.5), "p must be >= 0.0 and <= 1.0, got p=1.5."),
+        (lambda: Categorical([0.5, 0.6]), "probs must sum to 1"),
+        (lambda: Categorical([-0.5, 1.5]), "probs must be >= 0"),
+        (lambda: Categorical([0.5, 0.5], [1, 2, 3]), "values must be one-dimensional"),
+    ],
+)
 def test_bad_parameters_raise_naming_them(factory, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         factory()

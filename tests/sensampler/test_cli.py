@@ -9,21 +9,28 @@ import pytest
 
 from sensampler import __version__
 
-
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 #: The installed console script (``pip install`` puts it beside the interpreter); a
 #: checkout that is not installed falls back to ``python -m sensampler.cli``.
 SCRIPT = os.path.join(os.path.dirname(sys.executable), "sensampler")
-COMMAND = [SCRIPT] if os.path.exists(SCRIPT) else [sys.executable, "-m", "sensampler.cli"]
+COMMAND = (
+    [SCRIPT] if os.path.exists(SCRIPT) else [sys.executable, "-m", "sensampler.cli"]
+)
 
 
 def sensampler(*args, cwd=None):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
-    return subprocess.run([*COMMAND, *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(
+            [ROOT]
+            + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        ),
+    )
+    return subprocess.run(
+        [*COMMAND, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.mark.parametrize("command", ["demo", "plan", "sample", "sweep", "run"])
@@ -45,40 +52,94 @@ def test_plan_text_and_json():
 
 
 def test_sample_json_and_population_flags(tmp_path):
-    out = sensampler("sample", "--population", "normal:loc=170,scale=10", "--query",
-                     "quantile:0.9", "--n", "50", "--gamma", "0.1", "--seed", "1", "--json",
-                     "--no-progress")
+    out = sensampler(
+        "sample",
+        "--population",
+        "normal:loc=170,scale=10",
+        "--query",
+        "quantile:0.9",
+        "--n",
+        "50",
+        "--gamma",
+        "0.1",
+        "--seed",
+        "1",
+        "--json",
+        "--no-progress",
+    )
     assert out.returncode == 0, out.stderr
     est = json.loads(out.stdout)
     assert est["query"] == "quantile(0.9)" and est["neighbours"] == "replace-one"
     pop = tmp_path / "pop.toml"
-    pop.write_text('[population]\nkind = "GaussianMixture"\nparams = [[178, 7], [162, 6.5]]\n'
-                   'weights = [0.5, 0.5]\n')
-    out = sensampler("sample", "--population-file", str(pop), "--n", "1", "--query",
-                     "identity", "--seed", "0", "--no-progress")
+    pop.write_text(
+        '[population]\nkind = "GaussianMixture"\nparams = [[178, 7], [162, 6.5]]\n'
+        "weights = [0.5, 0.5]\n"
+    )
+    out = sensampler(
+        "sample",
+        "--population-file",
+        str(pop),
+        "--n",
+        "1",
+        "--query",
+        "identity",
+        "--seed",
+        "0",
+        "--no-progress",
+    )
     assert out.returncode == 0 and "sensitivity" in out.stdout
 
 
 def test_sweep_writes_csv_and_png(tmp_path):
-    out = sensampler("sweep", "--n", "100", "--epsilons", "0.1,1", "--repetitions", "20",
-                     "--seed", "0", "--out", str(tmp_path), "--no-progress")
+    out = sensampler(
+        "sweep",
+        "--n",
+        "100",
+        "--epsilons",
+        "0.1,1",
+        "--repetitions",
+        "20",
+        "--seed",
+        "0",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    )
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "error_vs_epsilon.csv").exists()
     assert (tmp_path / "error_vs_epsilon.png").stat().st_size > 10_000
-    rows = json.loads(sensampler("sweep", "--n", "50", "--epsilons", "1", "--repetitions",
-                                 "5", "--seed", "0", "--json", "--no-progress").stdout)
+    rows = json.loads(
+        sensampler(
+            "sweep",
+            "--n",
+            "50",
+            "--epsilons",
+            "1",
+            "--repetitions",
+            "5",
+            "--seed",
+            "0",
+            "--json",
+            "--no-progress",
+        ).stdout
+    )
     assert {r["statistic"] for r in rows} == {"mean", "std", "median", "q05", "q95"}
 
 
 def test_run_and_resume(tmp_path):
     config = tmp_path / "c.toml"
-    config.write_text('[run]\nrepetitions = 10\n[grid]\npopulation = ["heights"]\n'
-                      'query = ["mean"]\nn = [50]\ngamma = [0.1]\nmechanism = ["laplace"]\n'
-                      'epsilon = [1.0]\n')
-    first = sensampler("run", str(config), "--out", str(tmp_path / "o"), "--json",
-                       "--no-progress")
+    config.write_text(
+        '[run]\nrepetitions = 10\n[grid]\npopulation = ["heights"]\n'
+        'query = ["mean"]\nn = [50]\ngamma = [0.1]\nmechanism = ["laplace"]\n'
+        "epsilon = [1.0]\n"
+    )
+    first = sensampler(
+        "run", str(config), "--out", str(tmp_path / "o"), "--json", "--no-progress"
+    )
     assert first.returncode == 0, first.stderr
-    again = sensampler("run", str(config), "--out", str(tmp_path / "o"), "--no-progress")
+    again = sensampler(
+        "run", str(config), "--out", str(tmp_path / "o"), "--no-progress"
+    )
     assert "1 already done, 0 to do" in again.stderr
     assert json.loads(first.stdout)[0]["population"] == "heights"
 
@@ -87,23 +148,35 @@ def test_demo_writes_its_results(tmp_path):
     out = sensampler("demo", "--out", "results", "--no-progress", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "gamma" in out.stdout and "Sampling plans" in out.stdout
-    for name in ("error_vs_epsilon.csv", "error_vs_epsilon.png",
-                 "sensitivity_histogram.png", "composition.png", "runs_before_budget.png",
-                 "vectorized_vs_sequential.png", "epsilon_vs_iterations.png"):
+    for name in (
+        "error_vs_epsilon.csv",
+        "error_vs_epsilon.png",
+        "sensitivity_histogram.png",
+        "composition.png",
+        "runs_before_budget.png",
+        "vectorized_vs_sequential.png",
+        "epsilon_vs_iterations.png",
+    ):
         assert (tmp_path / "results" / name).stat().st_size > 0
 
 
-@pytest.mark.parametrize("args, message", [
-    (("plan", "--gamma", "2"), "gamma must be > 0.0 and < 1.0, got gamma=2.0."),
-    (("plan",), "give gamma, m, or both"),
-    (("sample", "--n", "0", "--no-progress"), "n must be an integer >= 1, got n=0."),
-    (("sample", "--query", "mode"), "unknown query 'mode'"),
-    (("sample", "--population", "mars"), "unknown population 'mars'"),
-    (("sample", "--population", "normal:scale=-1"), "scale must be > 0.0"),
-    (("sweep", "--epsilons", "0,1"), "epsilons must be > 0"),
-    (("sweep", "--mechanism", "analytic"), "needs delta"),
-    (("run", "missing.toml"), "cannot read config missing.toml"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("plan", "--gamma", "2"), "gamma must be > 0.0 and < 1.0, got gamma=2.0."),
+        (("plan",), "give gamma, m, or both"),
+        (
+            ("sample", "--n", "0", "--no-progress"),
+            "n must be an integer >= 1, got n=0.",
+        ),
+        (("sample", "--query", "mode"), "unknown query 'mode'"),
+        (("sample", "--population", "mars"), "unknown population 'mars'"),
+        (("sample", "--population", "normal:scale=-1"), "scale must be > 0.0"),
+        (("sweep", "--epsilons", "0,1"), "epsilons must be > 0"),
+        (("sweep", "--mechanism", "analytic"), "needs delta"),
+        (("run", "missing.toml"), "cannot read config missing.toml"),
+    ],
+)
 def test_user_errors_are_one_line_and_exit_2(args, message):
     out = sensampler(*args)
     assert out.returncode == 2

@@ -3,8 +3,14 @@ import re
 import numpy as np
 import pytest
 
-from sensampler.norms import (CallableNorm, CoordinateSensitivityNorm, L1SensitivityNorm,
-                              L2SensitivityNorm, LInfSensitivityNorm, get_norm)
+from sensampler.norms import (
+    CallableNorm,
+    CoordinateSensitivityNorm,
+    L1SensitivityNorm,
+    L2SensitivityNorm,
+    LInfSensitivityNorm,
+    get_norm,
+)
 
 DIFF = np.array([[3.0, -4.0], [0.0, 0.0], [-1.0, 2.0]])
 
@@ -20,10 +26,16 @@ def test_compute_on_two_outputs():
     assert L1SensitivityNorm().compute([1.0, 2.0], [2.0, 0.0]) == 3.0
 
 
-@pytest.mark.parametrize("spec, cls", [("l1", L1SensitivityNorm), ("L2", L2SensitivityNorm),
-                                       ("linf", LInfSensitivityNorm),
-                                       ("coordinate", CoordinateSensitivityNorm),
-                                       (L2SensitivityNorm, L2SensitivityNorm)])
+@pytest.mark.parametrize(
+    "spec, cls",
+    [
+        ("l1", L1SensitivityNorm),
+        ("L2", L2SensitivityNorm),
+        ("linf", LInfSensitivityNorm),
+        ("coordinate", CoordinateSensitivityNorm),
+        (L2SensitivityNorm, L2SensitivityNorm),
+    ],
+)
 def test_get_norm(spec, cls):
     assert isinstance(get_norm(spec), cls)
 
@@ -38,9 +50,14 @@ def test_callable_norms_row_by_row_and_batched():
 
 
 def test_bad_norms():
-    with pytest.raises(ValueError, match=re.escape("norm must be 'l1', 'l2', 'linf', "
-                                                   "'coordinate', a SensitivityNorm or a "
-                                                   "callable, got norm='l3'.")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "norm must be 'l1', 'l2', 'linf', "
+            "'coordinate', a SensitivityNorm or a "
+            "callable, got norm='l3'."
+        ),
+    ):
         get_norm("l3")
     with pytest.raises(TypeError, match="norm must be"):
         get_norm(3)

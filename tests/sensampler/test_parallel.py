@@ -4,8 +4,14 @@ import pytest
 
 from distributions import GaussianMixture
 from sensampler import queries, sample_sensitivity
-from sensampler.parallel import (DEFAULT_CHUNK_BYTES, GENERIC_CHUNK_PAIRS, child_seed,
-                                 chunk_sizes, pairs_per_chunk, run_tasks)
+from sensampler.parallel import (
+    DEFAULT_CHUNK_BYTES,
+    GENERIC_CHUNK_PAIRS,
+    child_seed,
+    chunk_sizes,
+    pairs_per_chunk,
+    run_tasks,
+)
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 
@@ -36,6 +42,7 @@ def test_memory_stays_bounded_by_the_chunk(monkeypatch):
         out = original(self, batch, size, random_state)
         seen.append(out.nbytes)
         return out
+
     monkeypatch.setattr(GaussianMixture, "sample_batch", spy)
     sample_sensitivity(queries.mean, HEIGHTS, 10**5, m=300, random_state=0)
     assert max(seen) <= DEFAULT_CHUNK_BYTES
@@ -44,7 +51,9 @@ def test_memory_stays_bounded_by_the_chunk(monkeypatch):
 def test_progress_bar_with_parallel_workers(capsys):
     kw = dict(m=400, random_state=1, batch_size=50)
     quiet = sample_sensitivity(queries.mean, HEIGHTS, 100, **kw)
-    shown = sample_sensitivity(queries.mean, HEIGHTS, 100, n_jobs=2, progress=True, **kw)
+    shown = sample_sensitivity(
+        queries.mean, HEIGHTS, 100, n_jobs=2, progress=True, **kw
+    )
     np.testing.assert_array_equal(quiet.samples, shown.samples)
     assert "400/400" in capsys.readouterr().err
 
@@ -68,9 +77,12 @@ def test_dask_cluster_gives_the_serial_estimate_bit_for_bit():
     distributed = pytest.importorskip("distributed")
     kw = dict(gamma=0.01, random_state=2024, batch_size=64)
     serial = sample_sensitivity(queries.mean, HEIGHTS, 500, n_jobs=1, **kw)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         with joblib.parallel_config(backend="dask"):
             on_cluster = sample_sensitivity(queries.mean, HEIGHTS, 500, n_jobs=-1, **kw)
         assert len(client.scheduler_info()["workers"]) == 2

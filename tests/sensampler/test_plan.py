@@ -52,8 +52,10 @@ def _gamma_by_grid(m, k):
     return float(np.min(beta + stats.binom.sf(k - 1, m, 1 - beta)))
 
 
-@pytest.mark.parametrize("m, k", [(113, 113), (1305, 1264), (500, 480), (60, 58), (20, 19),
-                                  (1000, 1000), (7, 5)])
+@pytest.mark.parametrize(
+    "m, k",
+    [(113, 113), (1305, 1264), (500, 480), (60, 58), (20, 19), (1000, 1000), (7, 5)],
+)
 def test_exact_gamma_is_the_minimum_over_the_split(m, k):
     # The grid's spacing 2.5e-6 bounds how far its minimum can sit above the true one.
     assert certified_gamma(m, k) == pytest.approx(_gamma_by_grid(m, k), abs=5e-6)
@@ -63,7 +65,9 @@ def test_exact_gamma_is_the_minimum_over_the_split(m, k):
 def test_exact_top_order_statistic_closed_form():
     # k = m: beta* = 1 - m^(-1/(m-1)), gamma = 1 - m^(-1/(m-1)) (1 - 1/m)
     for m in (2, 10, 113, 5000):
-        assert certified_gamma(m, m) == pytest.approx(1 - m ** (-1 / (m - 1)) * (1 - 1 / m))
+        assert certified_gamma(m, m) == pytest.approx(
+            1 - m ** (-1 / (m - 1)) * (1 - 1 / m)
+        )
 
 
 def test_exact_gamma_mode_is_minimal():
@@ -110,26 +114,46 @@ def test_exact_bound_by_simulation(seed):
         assert pair_fails <= plan.gamma + 5 * math.sqrt(plan.gamma / trials)
 
 
-@pytest.mark.parametrize("kwargs, exc, message", [
-    (dict(), ValueError, "give gamma, m, or both (got neither)."),
-    (dict(gamma=0.0), ValueError, "gamma must be > 0.0 and < 1.0, got gamma=0.0."),
-    (dict(gamma=1.0), ValueError, "gamma must be > 0.0 and < 1.0, got gamma=1.0."),
-    (dict(gamma=-0.1), ValueError, "gamma must be > 0.0 and < 1.0, got gamma=-0.1."),
-    (dict(gamma="0.05"), TypeError, "gamma must be a real number, got '0.05'."),
-    (dict(m=0), ValueError, "m must be an integer >= 1, got m=0."),
-    (dict(m=10.5), TypeError, "m must be an integer, got 10.5."),
-    (dict(m=10, k=11), ValueError, "k must be between 1 and m=10, got k=11."),
-    (dict(m=10, k=0), ValueError, "k must be an integer >= 1, got k=0."),
-    (dict(gamma=0.1, k=5), ValueError, "k needs m: give m as well as k=5."),
-    (dict(m=10, gamma=0.01), ValueError,
-     "gamma=0.01 is below what m=10 pairs can certify under the exact bound; the minimum"),
-    (dict(m=10, gamma=0.01, bound="dkw"), ValueError,
-     "gamma=0.01 is below what m=10 pairs can certify under the dkw bound"),
-    (dict(m=100, k=50, gamma=0.01), ValueError, "more than the gamma=0.01 asked for"),
-    (dict(m=1), ValueError, "m=1 pairs certify no gamma below 1"),
-    (dict(gamma=0.1, bound="hoeffding"), ValueError,
-     "bound must be one of 'exact', 'dkw', got bound='hoeffding'."),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        (dict(), ValueError, "give gamma, m, or both (got neither)."),
+        (dict(gamma=0.0), ValueError, "gamma must be > 0.0 and < 1.0, got gamma=0.0."),
+        (dict(gamma=1.0), ValueError, "gamma must be > 0.0 and < 1.0, got gamma=1.0."),
+        (
+            dict(gamma=-0.1),
+            ValueError,
+            "gamma must be > 0.0 and < 1.0, got gamma=-0.1.",
+        ),
+        (dict(gamma="0.05"), TypeError, "gamma must be a real number, got '0.05'."),
+        (dict(m=0), ValueError, "m must be an integer >= 1, got m=0."),
+        (dict(m=10.5), TypeError, "m must be an integer, got 10.5."),
+        (dict(m=10, k=11), ValueError, "k must be between 1 and m=10, got k=11."),
+        (dict(m=10, k=0), ValueError, "k must be an integer >= 1, got k=0."),
+        (dict(gamma=0.1, k=5), ValueError, "k needs m: give m as well as k=5."),
+        (
+            dict(m=10, gamma=0.01),
+            ValueError,
+            "gamma=0.01 is below what m=10 pairs can certify under the exact bound; the minimum",
+        ),
+        (
+            dict(m=10, gamma=0.01, bound="dkw"),
+            ValueError,
+            "gamma=0.01 is below what m=10 pairs can certify under the dkw bound",
+        ),
+        (
+            dict(m=100, k=50, gamma=0.01),
+            ValueError,
+            "more than the gamma=0.01 asked for",
+        ),
+        (dict(m=1), ValueError, "m=1 pairs certify no gamma below 1"),
+        (
+            dict(gamma=0.1, bound="hoeffding"),
+            ValueError,
+            "bound must be one of 'exact', 'dkw', got bound='hoeffding'.",
+        ),
+    ],
+)
 def test_refusals(kwargs, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         sampling_plan(**kwargs)

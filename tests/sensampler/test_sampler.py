@@ -7,10 +7,20 @@ import pytest
 from scipy import stats
 from sklearn.linear_model import Ridge
 
-from distributions import (GaussianMixture, LinearRegressionPopulation, MultivariateNormal,
-                           Normal, Uniform)
-from sensampler import (SensitivityEstimate, SensitivitySampler, queries, sample_sensitivity,
-                        sampling_plan)
+from distributions import (
+    GaussianMixture,
+    LinearRegressionPopulation,
+    MultivariateNormal,
+    Normal,
+    Uniform,
+)
+from sensampler import (
+    SensitivityEstimate,
+    SensitivitySampler,
+    queries,
+    sample_sensitivity,
+    sampling_plan,
+)
 from sensampler.norms import L1SensitivityNorm
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
@@ -29,8 +39,9 @@ def _abs_diff_sf(mix, t):
 # ------------------------------------------------------- the source document's example
 def test_heights_example_with_the_papers_plan():
     # The source document: identity query, n = 1, gamma = 0.05 -> m = 1305 (DKW).
-    est = sample_sensitivity(queries.identity, HEIGHTS, 1, gamma=0.05, bound="dkw",
-                             random_state=2017)
+    est = sample_sensitivity(
+        queries.identity, HEIGHTS, 1, gamma=0.05, bound="dkw", random_state=2017
+    )
     assert (est.m, est.k) == (1305, 1305) and est.gamma <= 0.05
     exact_mean = HEIGHTS.expected_abs_difference()  # 11.99 cm
     assert abs(est.mean - exact_mean) < 6 * est.samples.std() / math.sqrt(est.m)
@@ -39,18 +50,22 @@ def test_heights_example_with_the_papers_plan():
 
 
 def test_heights_example_with_the_exact_plan():
-    est = sample_sensitivity(queries.identity, HEIGHTS, 1, gamma=0.05, random_state=2017)
+    est = sample_sensitivity(
+        queries.identity, HEIGHTS, 1, gamma=0.05, random_state=2017
+    )
     assert est.m == 113 and est.gamma <= 0.05
     assert _abs_diff_sf(HEIGHTS, est.sensitivity) < 0.05
 
 
 def test_source_documents_call_works_unchanged():
     sampler = SensitivitySampler(random_state=1)
-    sensitivity, mean = sampler.sample_sensitivity(lambda data: data, L1SensitivityNorm(),
-                                                   HEIGHTS, n_data_size=1, gamma=0.05)
+    sensitivity, mean = sampler.sample_sensitivity(
+        lambda data: data, L1SensitivityNorm(), HEIGHTS, n_data_size=1, gamma=0.05
+    )
     assert sensitivity > mean > 0
     est = SensitivitySampler(bound="dkw").sample_sensitivity(
-        queries.identity, L1SensitivityNorm(), HEIGHTS, n_data_size=1, m_sample_size=200)
+        queries.identity, L1SensitivityNorm(), HEIGHTS, n_data_size=1, m_sample_size=200
+    )
     assert est.m == 200 and est.k == 200
 
 
@@ -62,10 +77,18 @@ def test_sampler_guarantee_by_simulation(seed):
     runs = 3000
     rng = np.random.default_rng(seed)
     seeds = rng.integers(2**32, size=runs)
-    tails = np.array([
-        2 * stats.norm.sf(sample_sensitivity(queries.identity, Normal(), 1, m=60, k=58,
-                                             random_state=int(s)).sensitivity / math.sqrt(2))
-        for s in seeds])
+    tails = np.array(
+        [
+            2
+            * stats.norm.sf(
+                sample_sensitivity(
+                    queries.identity, Normal(), 1, m=60, k=58, random_state=int(s)
+                ).sensitivity
+                / math.sqrt(2)
+            )
+            for s in seeds
+        ]
+    )
     fails = np.mean(tails > plan.beta)
     assert abs(fails - plan.rho) < 5 * math.sqrt(plan.rho * (1 - plan.rho) / runs)
 
@@ -104,21 +127,25 @@ def test_norms_on_vector_outputs():
     linf = sample_sensitivity(queries.mean, pop, 10, norm="linf", **kw)
     assert np.all(linf.samples <= l2.samples + 1e-15)
     assert np.all(l2.samples <= l1.samples + 1e-15)
-    custom = sample_sensitivity(queries.mean, pop, 10, norm=lambda d: np.abs(d).sum(), **kw)
+    custom = sample_sensitivity(
+        queries.mean, pop, 10, norm=lambda d: np.abs(d).sum(), **kw
+    )
     np.testing.assert_allclose(custom.samples, l1.samples)
 
 
 def test_per_coordinate_sensitivity_splits_gamma():
     pop = MultivariateNormal([0, 0, 0], np.diag([1.0, 4.0, 9.0]))
-    est = sample_sensitivity(queries.mean, pop, 10, gamma=0.05, norm="coordinate",
-                             random_state=1)
+    est = sample_sensitivity(
+        queries.mean, pop, 10, gamma=0.05, norm="coordinate", random_state=1
+    )
     assert est.parts == 3 and est.sensitivity.shape == (3,)
     assert est.plan == sampling_plan(gamma=0.05 / 3)
     assert est.gamma == pytest.approx(3 * est.plan.gamma) and est.gamma <= 0.05
     assert est.sensitivity[0] < est.sensitivity[2]  # scale 1 vs scale 3
     # m given: each coordinate certifies its own gamma; the vector reports the sum.
-    fixed = sample_sensitivity(queries.mean, pop, 10, m=500, norm="coordinate",
-                               random_state=1)
+    fixed = sample_sensitivity(
+        queries.mean, pop, 10, m=500, norm="coordinate", random_state=1
+    )
     assert fixed.gamma == pytest.approx(3 * sampling_plan(m=500).gamma)
 
 
@@ -127,6 +154,7 @@ def test_structured_outputs_give_one_estimate_per_part(wrap):
     def summary(db):
         values = (db.mean(), db.std())
         return values if wrap is tuple else dict(zip(("mean", "std"), values))
+
     out = sample_sensitivity(summary, Normal(), 30, gamma=0.05, random_state=0)
     parts = list(out) if wrap is tuple else list(out.values())
     assert len(parts) == 2
@@ -136,14 +164,18 @@ def test_structured_outputs_give_one_estimate_per_part(wrap):
 
 
 def test_estimator_query_on_a_regression_population():
-    pop = LinearRegressionPopulation(MultivariateNormal([0, 0], np.eye(2)), [1.0, -2.0],
-                                     noise=0.5)
-    est = sample_sensitivity(queries.estimator(Ridge(alpha=1.0)), pop, 50, m=40,
-                             norm="l2", random_state=0)
+    pop = LinearRegressionPopulation(
+        MultivariateNormal([0, 0], np.eye(2)), [1.0, -2.0], noise=0.5
+    )
+    est = sample_sensitivity(
+        queries.estimator(Ridge(alpha=1.0)), pop, 50, m=40, norm="l2", random_state=0
+    )
     assert est.samples.shape == (40,) and est.sensitivity > 0
+
     # the same pairs through a plain function give the same numbers
     def coef(db):
         return Ridge(alpha=1.0).fit(db[:, :2], db[:, 2]).coef_
+
     plain = sample_sensitivity(coef, pop, 50, m=40, norm="l2", random_state=0)
     np.testing.assert_allclose(plain.samples, est.samples)
 
@@ -184,14 +216,19 @@ def test_query_that_raises_names_the_pair_and_seed():
         if db[-1] > 185:
             raise RuntimeError("too tall")
         return db.mean()
-    with pytest.raises(ValueError, match=r"raised RuntimeError: too tall on pair \d+ "
-                                         r"\(D u \{x'?\}\); reproduce with random_state=3"):
+
+    with pytest.raises(
+        ValueError,
+        match=r"raised RuntimeError: too tall on pair \d+ "
+        r"\(D u \{x'?\}\); reproduce with random_state=3",
+    ):
         sample_sensitivity(fragile, HEIGHTS, 5, m=500, random_state=3)
 
 
 def test_query_returning_nan_or_changing_shape_is_refused():
     def rare_nan(db):
         return np.nan if db[-1] > 195 else db.mean()  # P ~ 0.7% per database
+
     with pytest.raises(ValueError, match=r"returned NaN or inf on pair \d+"):
         sample_sensitivity(rare_nan, HEIGHTS, 3, m=2000, random_state=0)
     with pytest.raises(ValueError, match=r"returned NaN or inf on a probe database"):
@@ -209,33 +246,49 @@ def test_unseeded_failure_gives_a_seed_that_reproduces_it():
         if db[-1] > 190:
             raise RuntimeError("too tall")
         return db.mean()
+
     with pytest.raises(ValueError) as info:
         sample_sensitivity(fragile, HEIGHTS, 5, m=2000)
     hint = re.search(r"random_state=(np\.random\.SeedSequence\(\d+\))", str(info.value))
     assert hint is not None
     with pytest.raises(ValueError, match=re.escape(str(info.value).split(";")[0])):
-        sample_sensitivity(fragile, HEIGHTS, 5, m=2000, random_state=eval(hint.group(1)))
+        sample_sensitivity(
+            fragile, HEIGHTS, 5, m=2000, random_state=eval(hint.group(1))
+        )
 
 
-@pytest.mark.parametrize("kwargs, exc, message", [
-    (dict(n=0), ValueError, "n must be an integer >= 1, got n=0."),
-    (dict(n=2.5), TypeError, "n must be an integer, got 2.5."),
-    (dict(gamma=1.5), ValueError, "gamma must be > 0.0 and < 1.0, got gamma=1.5."),
-    (dict(gamma=None), ValueError, "give gamma, m, or both"),
-    (dict(gamma=None, m=-3), ValueError, "m must be an integer >= 1, got m=-3."),
-    (dict(gamma=None, m=10, k=20), ValueError, "k must be between 1 and m=10, got k=20."),
-    (dict(norm="l7"), ValueError, "norm must be 'l1', 'l2', 'linf', 'coordinate'"),
-    (dict(bound="chernoff"), ValueError, "bound must be one of 'exact', 'dkw'"),
-    (dict(random_state="x"), TypeError, "random_state must be None, an int >= 0"),
-    (dict(batch_size=0), ValueError, "batch_size must be an integer >= 1, got batch_size=0."),
-    (dict(distribution=object()), TypeError, "distribution must be"),
-    (dict(query=5), TypeError, "query must be callable, got 5."),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        (dict(n=0), ValueError, "n must be an integer >= 1, got n=0."),
+        (dict(n=2.5), TypeError, "n must be an integer, got 2.5."),
+        (dict(gamma=1.5), ValueError, "gamma must be > 0.0 and < 1.0, got gamma=1.5."),
+        (dict(gamma=None), ValueError, "give gamma, m, or both"),
+        (dict(gamma=None, m=-3), ValueError, "m must be an integer >= 1, got m=-3."),
+        (
+            dict(gamma=None, m=10, k=20),
+            ValueError,
+            "k must be between 1 and m=10, got k=20.",
+        ),
+        (dict(norm="l7"), ValueError, "norm must be 'l1', 'l2', 'linf', 'coordinate'"),
+        (dict(bound="chernoff"), ValueError, "bound must be one of 'exact', 'dkw'"),
+        (dict(random_state="x"), TypeError, "random_state must be None, an int >= 0"),
+        (
+            dict(batch_size=0),
+            ValueError,
+            "batch_size must be an integer >= 1, got batch_size=0.",
+        ),
+        (dict(distribution=object()), TypeError, "distribution must be"),
+        (dict(query=5), TypeError, "query must be callable, got 5."),
+    ],
+)
 def test_bad_arguments(kwargs, exc, message):
     args = dict(query=queries.mean, distribution=HEIGHTS, n=10, gamma=0.05)
     args.update(kwargs)
     with pytest.raises(exc, match=re.escape(message)):
-        sample_sensitivity(args.pop("query"), args.pop("distribution"), args.pop("n"), **args)
+        sample_sensitivity(
+            args.pop("query"), args.pop("distribution"), args.pop("n"), **args
+        )
 
 
 def test_too_many_parts_for_m_is_refused():

@@ -9,7 +9,11 @@ from distributions import GaussianMixture
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from sensampler.accounting.filters import advanced_filter_bound
-from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism, ZCDPGaussianMechanism
+from sensampler.mechanisms import (
+    GaussianMechanism,
+    LaplaceMechanism,
+    ZCDPGaussianMechanism,
+)
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 
@@ -40,7 +44,8 @@ def test_advanced_filter_bound_formula():
     eps, k, eg, dg = 0.01, 500, 1.0, 1e-6
     h = eg**2 / (28.04 * math.log(1 / dg))
     expected = k * eps * math.expm1(eps) / 2 + math.sqrt(
-        (k * eps**2 + h) * (2 + math.log(k * eps**2 / h + 1)) * math.log(2 / dg))
+        (k * eps**2 + h) * (2 + math.log(k * eps**2 / h + 1)) * math.log(2 / dg)
+    )
     assert advanced_filter_bound([eps] * k, eg, dg) == pytest.approx(expected)
 
 
@@ -124,6 +129,7 @@ def test_many_threads_never_exceed_the_budget():
                 accepted.append(1)
             except ExceededPrivacyBudgetError:
                 pass
+
     threads = [threading.Thread(target=worker) for _ in range(8)]
     for t in threads:
         t.start()
@@ -133,15 +139,25 @@ def test_many_threads_never_exceed_the_budget():
     assert f.spent.epsilon <= 1.0
 
 
-@pytest.mark.parametrize("kwargs, exc, message", [
-    (dict(epsilon=0.0), ValueError, "epsilon must be > 0.0, got epsilon=0.0."),
-    (dict(epsilon=1.0, delta=1.0), ValueError, "delta must be >= 0.0 and < 1.0"),
-    (dict(epsilon=1.0, delta=-0.1), ValueError, "delta must be >= 0.0 and < 1.0"),
-    (dict(epsilon=1.0, rule="odometer"), ValueError, "rule must be one of 'auto', 'basic'"),
-    (dict(epsilon=1.0, delta=0.5, rule="advanced"), ValueError,
-     "the advanced filter needs 0 < delta < 1/e"),
-    (dict(epsilon=1.0, gamma=1.0), ValueError, "gamma must be > 0.0 and < 1.0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        (dict(epsilon=0.0), ValueError, "epsilon must be > 0.0, got epsilon=0.0."),
+        (dict(epsilon=1.0, delta=1.0), ValueError, "delta must be >= 0.0 and < 1.0"),
+        (dict(epsilon=1.0, delta=-0.1), ValueError, "delta must be >= 0.0 and < 1.0"),
+        (
+            dict(epsilon=1.0, rule="odometer"),
+            ValueError,
+            "rule must be one of 'auto', 'basic'",
+        ),
+        (
+            dict(epsilon=1.0, delta=0.5, rule="advanced"),
+            ValueError,
+            "the advanced filter needs 0 < delta < 1/e",
+        ),
+        (dict(epsilon=1.0, gamma=1.0), ValueError, "gamma must be > 0.0 and < 1.0"),
+    ],
+)
 def test_bad_budgets(kwargs, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         PrivacyFilter(**kwargs)
@@ -153,6 +169,8 @@ def test_bad_spends():
         f.spend(-0.5)
     with pytest.raises(ValueError, match="delta must be >= 0.0 and < 1.0"):
         f.spend(0.1, delta=2.0)
-    with pytest.raises(TypeError, match="expected a mechanism with a privacy statement"):
+    with pytest.raises(
+        TypeError, match="expected a mechanism with a privacy statement"
+    ):
         f.spend("0.1")
     assert f.count == 0

@@ -6,9 +6,14 @@ import pytest
 from scipy import optimize
 
 from sensampler.accounting import RenyiAccountant, ZCDPAccountant, rdp_to_dp, zcdp_to_dp
-from sensampler.mechanisms import (CatastropheMechanism, GaussianMechanism, LaplaceMechanism,
-                                   RenyiGaussianMechanism, ZCDPGaussianMechanism,
-                                   analytic_gaussian_delta)
+from sensampler.mechanisms import (
+    CatastropheMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RenyiGaussianMechanism,
+    ZCDPGaussianMechanism,
+    analytic_gaussian_delta,
+)
 
 dpa = pytest.importorskip("dp_accounting")
 
@@ -17,8 +22,9 @@ def _exact_gaussian_epsilon(sigma, k, delta):
     """k Gaussian steps of noise sigma (sensitivity 1) are exactly one Gaussian step of
     noise sigma / sqrt(k); its exact epsilon at delta (Balle & Wang 2018, Thm. 8)."""
     s = sigma / math.sqrt(k)
-    return optimize.brentq(lambda e: analytic_gaussian_delta(s, e) - delta, 0.0, 1e4,
-                           xtol=1e-12)
+    return optimize.brentq(
+        lambda e: analytic_gaussian_delta(s, e) - delta, 0.0, 1e4, xtol=1e-12
+    )
 
 
 @pytest.mark.parametrize("k", [1, 10, 100, 1000])
@@ -50,8 +56,11 @@ def test_laplace_composition_against_dp_accounting():
 
 def test_every_gaussian_variant_composes():
     acc = RenyiAccountant()
-    for mech in (GaussianMechanism(1.0, 0.5, 1e-5), RenyiGaussianMechanism(1.0, 10, 0.5),
-                 ZCDPGaussianMechanism(1.0, 0.05)):
+    for mech in (
+        GaussianMechanism(1.0, 0.5, 1e-5),
+        RenyiGaussianMechanism(1.0, 10, 0.5),
+        ZCDPGaussianMechanism(1.0, 0.05),
+    ):
         acc.compose(mech)
     # total RDP at alpha is sum alpha / (2 sigma_i^2)
     sigmas = [GaussianMechanism(1.0, 0.5, 1e-5).sigma, math.sqrt(10), math.sqrt(10)]
@@ -75,11 +84,16 @@ def test_classic_conversion_is_mironov_prop_3():
 
 def test_zcdp_conversions():
     # Bun & Steinke Prop 1.3: rho + 2 sqrt(rho log(1/delta))
-    assert zcdp_to_dp(0.1, 1e-5, "classic") == pytest.approx(0.1 + 2 * math.sqrt(0.1 * math.log(1e5)))
+    assert zcdp_to_dp(0.1, 1e-5, "classic") == pytest.approx(
+        0.1 + 2 * math.sqrt(0.1 * math.log(1e5))
+    )
     # improved: the minimum over alpha of the CKS conversion of alpha rho, found on a grid
     alphas = np.linspace(1.001, 200, 400_000)
-    grid = np.min(alphas * 0.1 + np.log1p(-1 / alphas)
-                  - (math.log(1e-5) + np.log(alphas)) / (alphas - 1))
+    grid = np.min(
+        alphas * 0.1
+        + np.log1p(-1 / alphas)
+        - (math.log(1e-5) + np.log(alphas)) / (alphas - 1)
+    )
     assert zcdp_to_dp(0.1, 1e-5) == pytest.approx(grid, abs=1e-6)
 
 
@@ -88,8 +102,9 @@ def test_variants_document_experiment_values():
     rho = 1 / (2 * 200.0**2)
     z = ZCDPAccountant()
     z.compose(ZCDPGaussianMechanism(1.0, rho), count=500)
-    assert z.epsilon(1e-5, "classic") == pytest.approx(500 * rho + 2 * math.sqrt(
-        500 * rho * math.log(1e5)))
+    assert z.epsilon(1e-5, "classic") == pytest.approx(
+        500 * rho + 2 * math.sqrt(500 * rho * math.log(1e5))
+    )
 
 
 def test_catastrophe_and_typical_sensitivities_are_refused():
@@ -102,24 +117,52 @@ def test_catastrophe_and_typical_sensitivities_are_refused():
 def test_reports_carry_gamma():
     from distributions import Normal
     from sensampler import queries, sample_sensitivity
-    est = sample_sensitivity(queries.mean, Normal(), 100, gamma=0.05, norm="l2",
-                             random_state=0)
+
+    est = sample_sensitivity(
+        queries.mean, Normal(), 100, gamma=0.05, norm="l2", random_state=0
+    )
     acc = RenyiAccountant()
     acc.compose(GaussianMechanism(est, 0.5, 1e-5), count=10)
     report = acc.report(1e-5)
     assert report.gamma == est.gamma and report.delta == 1e-5
 
 
-@pytest.mark.parametrize("call, exc, message", [
-    (lambda: RenyiAccountant(orders=[0.5, 2.0]), ValueError, "orders must be non-empty and all > 1"),
-    (lambda: RenyiAccountant().compose(LaplaceMechanism(1, 1), count=0), ValueError,
-     "count must be an integer >= 1"),
-    (lambda: RenyiAccountant().epsilon(1.0), ValueError, "delta must be > 0.0 and < 1.0"),
-    (lambda: RenyiAccountant().epsilon(0.0), ValueError, "delta must be > 0.0 and < 1.0"),
-    (lambda: rdp_to_dp([1.0], 1e-5, orders=[1.0]), ValueError, "orders must all be > 1"),
-    (lambda: zcdp_to_dp(-1.0, 1e-5), ValueError, "rho must be >= 0.0"),
-    (lambda: ZCDPAccountant().epsilon(2.0), ValueError, "delta must be > 0.0 and < 1.0"),
-])
+@pytest.mark.parametrize(
+    "call, exc, message",
+    [
+        (
+            lambda: RenyiAccountant(orders=[0.5, 2.0]),
+            ValueError,
+            "orders must be non-empty and all > 1",
+        ),
+        (
+            lambda: RenyiAccountant().compose(LaplaceMechanism(1, 1), count=0),
+            ValueError,
+            "count must be an integer >= 1",
+        ),
+        (
+            lambda: RenyiAccountant().epsilon(1.0),
+            ValueError,
+            "delta must be > 0.0 and < 1.0",
+        ),
+        (
+            lambda: RenyiAccountant().epsilon(0.0),
+            ValueError,
+            "delta must be > 0.0 and < 1.0",
+        ),
+        (
+            lambda: rdp_to_dp([1.0], 1e-5, orders=[1.0]),
+            ValueError,
+            "orders must all be > 1",
+        ),
+        (lambda: zcdp_to_dp(-1.0, 1e-5), ValueError, "rho must be >= 0.0"),
+        (
+            lambda: ZCDPAccountant().epsilon(2.0),
+            ValueError,
+            "delta must be > 0.0 and < 1.0",
+        ),
+    ],
+)
 def test_bad_inputs(call, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         call()

@@ -54,16 +54,27 @@ def test_batch_runs_and_resumes_without_redoing(tmp_path):
 
 def test_parallel_batch_equals_serial(tmp_path):
     config = _write(tmp_path)
-    assert run_batch(config, tmp_path / "a", n_jobs=1) == run_batch(config, tmp_path / "b",
-                                                                   n_jobs=2)
+    assert run_batch(config, tmp_path / "a", n_jobs=1) == run_batch(
+        config, tmp_path / "b", n_jobs=2
+    )
 
 
 @pytest.mark.slow
 def test_interrupted_batch_loses_and_redoes_nothing(tmp_path):
     config = _write(tmp_path, reps=40000)  # each run takes a moment
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "sensampler.cli", "run", str(config), "--out", str(out),
-           "--n-jobs", "1", "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sensampler.cli",
+        "run",
+        str(config),
+        "--out",
+        str(out),
+        "--n-jobs",
+        "1",
+        "--no-progress",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     runs = out / "runs"
     deadline = time.time() + 120
@@ -88,19 +99,34 @@ def test_interrupted_batch_loses_and_redoes_nothing(tmp_path):
     assert resumed == run_batch(config, tmp_path / "uninterrupted")
 
 
-@pytest.mark.parametrize("text, message", [
-    ("[grid\npopulation = 1", "malformed TOML"),
-    ("[run]\nseed = 1\n", "missing the [grid] table"),
-    ("[grid]\npopulation=['heights']\nquery=['mean']\nn=[10]\ngamma=[0.05]\n"
-     "mechanism=['laplace']\n", "[grid] needs 'epsilon'"),
-    ("[grid]\npopulation=['heights']\nquery=['mean']\nn=[10]\ngamma=[0.05]\n"
-     "mechanism=['laplace']\nepsilon=[1.0]\ncolour=['red']\n", "unknown [grid] key(s) ['colour']"),
-    ("[grid]\npopulation=['mars']\nquery=['mean']\nn=[10]\ngamma=[0.05]\n"
-     "mechanism=['laplace']\nepsilon=[1.0]\n", "unknown population 'mars'"),
-    ("[grid]\npopulation=['heights']\nquery=['mode']\nn=[10]\ngamma=[0.05]\n"
-     "mechanism=['laplace']\nepsilon=[1.0]\n", "unknown query 'mode'"),
-    ("[sweep]\nx=1\n", "unknown table(s) ['sweep']"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[grid\npopulation = 1", "malformed TOML"),
+        ("[run]\nseed = 1\n", "missing the [grid] table"),
+        (
+            "[grid]\npopulation=['heights']\nquery=['mean']\nn=[10]\ngamma=[0.05]\n"
+            "mechanism=['laplace']\n",
+            "[grid] needs 'epsilon'",
+        ),
+        (
+            "[grid]\npopulation=['heights']\nquery=['mean']\nn=[10]\ngamma=[0.05]\n"
+            "mechanism=['laplace']\nepsilon=[1.0]\ncolour=['red']\n",
+            "unknown [grid] key(s) ['colour']",
+        ),
+        (
+            "[grid]\npopulation=['mars']\nquery=['mean']\nn=[10]\ngamma=[0.05]\n"
+            "mechanism=['laplace']\nepsilon=[1.0]\n",
+            "unknown population 'mars'",
+        ),
+        (
+            "[grid]\npopulation=['heights']\nquery=['mode']\nn=[10]\ngamma=[0.05]\n"
+            "mechanism=['laplace']\nepsilon=[1.0]\n",
+            "unknown query 'mode'",
+        ),
+        ("[sweep]\nx=1\n", "unknown table(s) ['sweep']"),
+    ],
+)
 def test_malformed_configs(tmp_path, text, message):
     path = tmp_path / "bad.toml"
     path.write_text(text)

@@ -4,14 +4,21 @@ import re
 import numpy as np
 import pytest
 
-from sensampler.experiments import (composition_experiment, epsilon_vs_iterations,
-                                    runs_before_budget, vectorized_vs_sequential)
+from sensampler.experiments import (
+    composition_experiment,
+    epsilon_vs_iterations,
+    runs_before_budget,
+    vectorized_vs_sequential,
+)
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 
 
 def test_composition_experiment_views_separate():
-    mechs = [LaplaceMechanism(1, 0.5), LaplaceMechanism(1, 1.0),
-             GaussianMechanism(1, 0.5, 0.01)] * 1000
+    mechs = [
+        LaplaceMechanism(1, 0.5),
+        LaplaceMechanism(1, 1.0),
+        GaussianMechanism(1, 0.5, 0.01),
+    ] * 1000
     result = composition_experiment(mechs, secret=1.0, random_state=0)
     assert result.view_0.shape == result.view_1.shape == (3000,)
     # noise means cancel: the gap of the views' means approaches the secret gap of 1
@@ -26,14 +33,16 @@ def test_runs_before_budget_table():
     basic = table.where(rule="basic").column("runs")
     assert basic == [100, 10, 1]  # floor(0.2 / eps)
     assert table.where(rule="auto").column("runs") == [
-        max(b, a) for b, a in zip(basic, table.where(rule="advanced").column("runs"))]
+        max(b, a) for b, a in zip(basic, table.where(rule="advanced").column("runs"))
+    ]
 
 
 def test_vectorized_vs_sequential_formulas():
     table = vectorized_vs_sequential([1, 10, 100], epsilon=0.1, delta=1e-5)
     pure = table.where(privacy="pure")
-    assert pure.where(release="sequential").column("variance") == \
-        pure.where(release="vectorised").column("variance")
+    assert pure.where(release="sequential").column("variance") == pure.where(
+        release="vectorised"
+    ).column("variance")
     approx = table.where(privacy="approximate", k=100)
     seq = approx.where(release="sequential").rows[0]["variance"]
     vec = approx.where(release="vectorised").rows[0]["variance"]

@@ -51,16 +51,37 @@ def test_randomized_response_ratio_is_e_to_the_epsilon():
     assert p / q == pytest.approx(math.exp(0.8))
 
 
-@pytest.mark.parametrize("factory, exc, message", [
-    (lambda: ExponentialMechanism(1.0, 0), ValueError, "epsilon must be > 0.0"),
-    (lambda: ExponentialMechanism(1.0, 1).release([]), ValueError, "scores must be"),
-    (lambda: ExponentialMechanism(1.0, 1).release([1, np.nan]), ValueError, "scores must be"),
-    (lambda: RandomizedResponse(1, 1.0), ValueError, "k must be an integer >= 2, got k=1."),
-    (lambda: RandomizedResponse(3, 1.0).release([0, 3]), ValueError,
-     "value must hold integer categories in 0..2"),
-    (lambda: RandomizedResponse(3, 1.0).release([0.5]), ValueError,
-     "value must hold integer categories"),
-])
+@pytest.mark.parametrize(
+    "factory, exc, message",
+    [
+        (lambda: ExponentialMechanism(1.0, 0), ValueError, "epsilon must be > 0.0"),
+        (
+            lambda: ExponentialMechanism(1.0, 1).release([]),
+            ValueError,
+            "scores must be",
+        ),
+        (
+            lambda: ExponentialMechanism(1.0, 1).release([1, np.nan]),
+            ValueError,
+            "scores must be",
+        ),
+        (
+            lambda: RandomizedResponse(1, 1.0),
+            ValueError,
+            "k must be an integer >= 2, got k=1.",
+        ),
+        (
+            lambda: RandomizedResponse(3, 1.0).release([0, 3]),
+            ValueError,
+            "value must hold integer categories in 0..2",
+        ),
+        (
+            lambda: RandomizedResponse(3, 1.0).release([0.5]),
+            ValueError,
+            "value must hold integer categories",
+        ),
+    ],
+)
 def test_bad_parameters(factory, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         factory()

@@ -8,9 +8,13 @@ from scipy import stats
 
 from distributions import GaussianMixture
 from sensampler import queries, sample_sensitivity
-from sensampler.mechanisms import (GaussianMechanism, RenyiGaussianMechanism,
-                                   ZCDPGaussianMechanism, analytic_gaussian_delta,
-                                   analytic_gaussian_sigma)
+from sensampler.mechanisms import (
+    GaussianMechanism,
+    RenyiGaussianMechanism,
+    ZCDPGaussianMechanism,
+    analytic_gaussian_delta,
+    analytic_gaussian_sigma,
+)
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 
@@ -24,9 +28,12 @@ def test_classic_calibration_matches_the_theorem():
 def _analytic_sigma_by_mpmath(eps, delta):
     """Second method: bisection on Balle & Wang's exact condition at 50 digits."""
     mpmath.mp.dps = 50
+
     def d(s):
-        return (mpmath.ncdf(1 / (2 * s) - eps * s)
-                - mpmath.e**eps * mpmath.ncdf(-1 / (2 * s) - eps * s))
+        return mpmath.ncdf(1 / (2 * s) - eps * s) - mpmath.e**eps * mpmath.ncdf(
+            -1 / (2 * s) - eps * s
+        )
+
     lo, hi = mpmath.mpf("1e-6"), mpmath.mpf(1000)
     for _ in range(200):
         mid = (lo + hi) / 2
@@ -34,25 +41,33 @@ def _analytic_sigma_by_mpmath(eps, delta):
     return float(hi)
 
 
-@pytest.mark.parametrize("eps, delta", [(0.1, 1e-5), (0.5, 1e-5), (1.0, 1e-6), (3.0, 1e-5),
-                                        (10.0, 1e-10), (0.01, 1e-3)])
+@pytest.mark.parametrize(
+    "eps, delta",
+    [(0.1, 1e-5), (0.5, 1e-5), (1.0, 1e-6), (3.0, 1e-5), (10.0, 1e-10), (0.01, 1e-3)],
+)
 def test_analytic_sigma_matches_an_independent_solver(eps, delta):
     sigma = analytic_gaussian_sigma(eps, delta)
     assert sigma == pytest.approx(_analytic_sigma_by_mpmath(eps, delta), rel=1e-6)
-    assert analytic_gaussian_delta(sigma, eps) <= delta          # holds at sigma
+    assert analytic_gaussian_delta(sigma, eps) <= delta  # holds at sigma
     assert analytic_gaussian_delta(sigma * (1 - 1e-7), eps) > delta  # tight just inside
 
 
 def test_analytic_beats_classic_where_both_hold():
     for eps in (0.1, 0.5, 0.9):
-        assert GaussianMechanism(1, eps, 1e-5, variant="analytic").sigma < \
-            GaussianMechanism(1, eps, 1e-5).sigma
+        assert (
+            GaussianMechanism(1, eps, 1e-5, variant="analytic").sigma
+            < GaussianMechanism(1, eps, 1e-5).sigma
+        )
 
 
 def test_classic_variant_refuses_epsilon_of_one_or_more():
-    with pytest.raises(ValueError, match=re.escape(
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
             "the classic Gaussian calibration is proved for epsilon < 1 (Dwork & Roth 2014, "
-            "Thm. A.1), got epsilon=2.0; use variant='analytic' for epsilon >= 1.")):
+            "Thm. A.1), got epsilon=2.0; use variant='analytic' for epsilon >= 1."
+        ),
+    ):
         GaussianMechanism(1.0, 2.0, 1e-5)
 
 
@@ -95,24 +110,59 @@ def test_estimate_norms():
     l1 = sample_sensitivity(queries.mean, HEIGHTS, 50, m=50, norm="l1", random_state=0)
     assert GaussianMechanism(l2, 0.5, 1e-5).sigma > 0
     assert GaussianMechanism(l1, 0.5, 1e-5).sigma > 0  # L1 bounds L2
-    linf = sample_sensitivity(queries.mean, HEIGHTS, 50, m=50, norm="linf", random_state=0)
-    with pytest.raises(ValueError, match="GaussianMechanism needs a sensitivity in the l2 or "
-                                         "l1 or coordinate norm"):
+    linf = sample_sensitivity(
+        queries.mean, HEIGHTS, 50, m=50, norm="linf", random_state=0
+    )
+    with pytest.raises(
+        ValueError,
+        match="GaussianMechanism needs a sensitivity in the l2 or "
+        "l1 or coordinate norm",
+    ):
         GaussianMechanism(linf, 0.5, 1e-5)
 
 
-@pytest.mark.parametrize("factory, exc, message", [
-    (lambda: GaussianMechanism(1, 0.5, 0.0), ValueError, "delta must be > 0.0 and < 1.0"),
-    (lambda: GaussianMechanism(1, 0.5, 1.0), ValueError, "delta must be > 0.0 and < 1.0"),
-    (lambda: GaussianMechanism(1, 0.0, 1e-5), ValueError, "epsilon must be > 0.0"),
-    (lambda: GaussianMechanism(1, 0.5, 1e-5, variant="exact"), ValueError,
-     "variant must be one of 'classic', 'analytic', got variant='exact'."),
-    (lambda: GaussianMechanism(-1, 0.5, 1e-5), ValueError, "sensitivity must be >= 0.0"),
-    (lambda: RenyiGaussianMechanism(1, 1.0, 0.5), ValueError, "alpha must be > 1.0"),
-    (lambda: RenyiGaussianMechanism(1, 2.0, 0.0), ValueError, "epsilon_bar must be > 0.0"),
-    (lambda: ZCDPGaussianMechanism(1, 0.0), ValueError, "rho must be > 0.0, got rho=0.0."),
-    (lambda: ZCDPGaussianMechanism(1, -1), ValueError, "rho must be > 0.0"),
-])
+@pytest.mark.parametrize(
+    "factory, exc, message",
+    [
+        (
+            lambda: GaussianMechanism(1, 0.5, 0.0),
+            ValueError,
+            "delta must be > 0.0 and < 1.0",
+        ),
+        (
+            lambda: GaussianMechanism(1, 0.5, 1.0),
+            ValueError,
+            "delta must be > 0.0 and < 1.0",
+        ),
+        (lambda: GaussianMechanism(1, 0.0, 1e-5), ValueError, "epsilon must be > 0.0"),
+        (
+            lambda: GaussianMechanism(1, 0.5, 1e-5, variant="exact"),
+            ValueError,
+            "variant must be one of 'classic', 'analytic', got variant='exact'.",
+        ),
+        (
+            lambda: GaussianMechanism(-1, 0.5, 1e-5),
+            ValueError,
+            "sensitivity must be >= 0.0",
+        ),
+        (
+            lambda: RenyiGaussianMechanism(1, 1.0, 0.5),
+            ValueError,
+            "alpha must be > 1.0",
+        ),
+        (
+            lambda: RenyiGaussianMechanism(1, 2.0, 0.0),
+            ValueError,
+            "epsilon_bar must be > 0.0",
+        ),
+        (
+            lambda: ZCDPGaussianMechanism(1, 0.0),
+            ValueError,
+            "rho must be > 0.0, got rho=0.0.",
+        ),
+        (lambda: ZCDPGaussianMechanism(1, -1), ValueError, "rho must be > 0.0"),
+    ],
+)
 def test_bad_parameters(factory, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         factory()

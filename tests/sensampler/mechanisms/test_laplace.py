@@ -21,9 +21,9 @@ def test_per_coordinate_scales_spend_exactly_epsilon_and_minimise_variance():
     delta = np.array([1.0, 8.0, 27.0])
     mech = LaplaceMechanism(delta, 1.0)
     np.testing.assert_allclose(mech.scale, [14.0, 28.0, 42.0])  # cbrt * (1 + 4 + 9)
-    assert np.sum(delta / mech.scale) == pytest.approx(1.0)     # privacy loss bound = eps
+    assert np.sum(delta / mech.scale) == pytest.approx(1.0)  # privacy loss bound = eps
     # any other allocation with the same loss bound has larger total variance
-    uniform = np.full(3, delta.sum())                            # scale ||Delta||_1 / eps
+    uniform = np.full(3, delta.sum())  # scale ||Delta||_1 / eps
     assert np.sum(delta / uniform) == pytest.approx(1.0)
     assert np.sum(mech.scale**2) < np.sum(uniform**2)
 
@@ -53,13 +53,16 @@ def _renyi_by_quadrature(alpha, b):
     def integrand(x):
         lp, lq = stats.laplace(0, b).logpdf(x), stats.laplace(1, b).logpdf(x)
         return math.exp(alpha * lp + (1 - alpha) * lq)
+
     value, _ = integrate.quad(integrand, -40 * b, 40 * b, points=[0, 1], limit=400)
     return math.log(value) / (alpha - 1)
 
 
 @pytest.mark.parametrize("alpha, b", [(1.5, 0.5), (2.0, 1.0), (5.0, 3.0), (20.0, 2.0)])
 def test_renyi_curve_matches_quadrature(alpha, b):
-    assert laplace_rdp(alpha, b) == pytest.approx(_renyi_by_quadrature(alpha, b), rel=1e-7)
+    assert laplace_rdp(alpha, b) == pytest.approx(
+        _renyi_by_quadrature(alpha, b), rel=1e-7
+    )
     assert laplace_rdp(alpha, b) <= 1 / b  # never above the pure-DP epsilon
 
 
@@ -81,31 +84,44 @@ def test_mean_sensitivity_is_marked_as_no_guarantee():
 
 def test_per_coordinate_mean_is_marked_too():
     pop = MultivariateNormal([0, 0], np.eye(2))
-    est = sample_sensitivity(queries.mean, pop, 50, gamma=0.05, norm="coordinate",
-                             random_state=0)
+    est = sample_sensitivity(
+        queries.mean, pop, 50, gamma=0.05, norm="coordinate", random_state=0
+    )
     assert not LaplaceMechanism(est.mean, 1.0).privacy.guaranteed
     assert LaplaceMechanism(np.asarray(est.sensitivity), 1.0).privacy.guaranteed
 
 
 def test_per_coordinate_estimate():
     pop = MultivariateNormal([0, 0], np.diag([1.0, 4.0]))
-    est = sample_sensitivity(queries.mean, pop, 50, gamma=0.05, norm="coordinate",
-                             random_state=0)
+    est = sample_sensitivity(
+        queries.mean, pop, 50, gamma=0.05, norm="coordinate", random_state=0
+    )
     mech = LaplaceMechanism(est, 1.0)
     assert mech.release(np.zeros(2), random_state=0).shape == (2,)
-    with pytest.raises(ValueError, match=re.escape("value must have the shape of the "
-                                                   "per-coordinate sensitivity (2,)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "value must have the shape of the per-coordinate sensitivity (2,)"
+        ),
+    ):
         mech.release(np.zeros(3))
 
 
-@pytest.mark.parametrize("args, exc, message", [
-    ((1.0, 0.0), ValueError, "epsilon must be > 0.0, got epsilon=0.0."),
-    ((1.0, -1), ValueError, "epsilon must be > 0.0, got epsilon=-1.0."),
-    ((-1.0, 1.0), ValueError, "sensitivity must be >= 0.0, got sensitivity=-1.0."),
-    ((np.inf, 1.0), ValueError, "sensitivity must be finite, got sensitivity=inf."),
-    (("1", 1.0), TypeError, "sensitivity must be a number, an array or a SensitivityEstimate"),
-    (([1.0, -2.0], 1.0), ValueError, "sensitivity must be >= 0"),
-])
+@pytest.mark.parametrize(
+    "args, exc, message",
+    [
+        ((1.0, 0.0), ValueError, "epsilon must be > 0.0, got epsilon=0.0."),
+        ((1.0, -1), ValueError, "epsilon must be > 0.0, got epsilon=-1.0."),
+        ((-1.0, 1.0), ValueError, "sensitivity must be >= 0.0, got sensitivity=-1.0."),
+        ((np.inf, 1.0), ValueError, "sensitivity must be finite, got sensitivity=inf."),
+        (
+            ("1", 1.0),
+            TypeError,
+            "sensitivity must be a number, an array or a SensitivityEstimate",
+        ),
+        (([1.0, -2.0], 1.0), ValueError, "sensitivity must be >= 0"),
+    ],
+)
 def test_bad_parameters(args, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         LaplaceMechanism(*args)
@@ -113,9 +129,14 @@ def test_bad_parameters(args, exc, message):
 
 def test_wrong_norm_is_refused():
     est = sample_sensitivity(queries.mean, HEIGHTS, 50, m=50, norm="l2", random_state=0)
-    with pytest.raises(ValueError, match=re.escape("LaplaceMechanism needs a sensitivity in "
-                                                   "the l1 or coordinate norm, got an "
-                                                   "estimate with norm='l2'.")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "LaplaceMechanism needs a sensitivity in "
+            "the l1 or coordinate norm, got an "
+            "estimate with norm='l2'."
+        ),
+    ):
         LaplaceMechanism(est, 1.0)
 
 

@@ -1,0 +1,23 @@
+"""The code stays within the project's lint rules (ruff, configured in pyproject.toml)."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_ruff_finds_nothing():
+    ruff = shutil.which("ruff") or os.path.join(os.path.dirname(sys.executable), "ruff")
+    if not os.path.exists(ruff):
+        pytest.skip("ruff is not installed (pip install 'sensampler[test]')")
+    out = subprocess.run(
+        [ruff, "check", "sensampler", "distributions", "tests", "benchmarks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
