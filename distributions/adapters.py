@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 from scipy import stats
 
@@ -231,6 +233,15 @@ class SampleAdapter(Distribution):
         if not callable(getattr(model, "sample", None)):
             raise TypeError(
                 f"model must have a sample(size, random_state) method, got {model!r}."
+            )
+        try:
+            accepts = "random_state" in inspect.signature(model.sample).parameters
+        except (TypeError, ValueError):  # builtins without a signature
+            accepts = True
+        if not accepts:
+            raise TypeError(
+                f"{type(model).__name__}.sample must accept random_state= so that "
+                "sampling is reproducible; wrap it, or use a distributions model."
             )
         self.model = model
         probe = np.asarray(model.sample(1, random_state=np.random.default_rng(0)))

@@ -116,3 +116,21 @@ def test_as_distribution_dispatch():
 def test_bad_models(factory, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         factory()
+
+
+def test_any_object_with_a_seeded_sample_method():
+    class Oracle:
+        def sample(self, size, random_state=None):
+            return np.random.default_rng(random_state).normal(size=(size, 2))
+
+    d = as_distribution(Oracle())
+    assert d.record_shape == (2,)
+    assert d.sample_batch(3, 4, 0).shape == (3, 4, 2)
+    np.testing.assert_array_equal(d.sample(5, 1), d.sample(5, 1))
+
+    class Unseeded:
+        def sample(self, size):
+            return np.zeros(size)
+
+    with pytest.raises(TypeError, match="Unseeded.sample must accept random_state="):
+        as_distribution(Unseeded())
