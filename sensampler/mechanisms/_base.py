@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -157,18 +158,18 @@ def resolve_sensitivity(sensitivity, norms: tuple, mechanism: str) -> Sensitivit
     return Sensitivity(value, None, guaranteed=guaranteed)
 
 
+def _pure_dp_curve(epsilon, alpha):
+    return min(epsilon, alpha * epsilon**2 / 2.0)
+
+
 def pure_dp_rdp(epsilon: float) -> Callable[[float], float]:
     r"""Rényi curve of any epsilon-DP mechanism: :math:`\min(\epsilon, \alpha\epsilon^2/2)`.
 
     :math:`D_\alpha \le D_\infty \le \epsilon`, and epsilon-DP implies
     :math:`\epsilon^2/2`-zCDP (Bun & Steinke 2016, Prop. 3.3), i.e.
-    :math:`(\alpha, \alpha\epsilon^2/2)`-RDP for every alpha.
+    :math:`(\alpha, \alpha\epsilon^2/2)`-RDP for every alpha. A picklable callable.
     """
-
-    def curve(alpha):
-        return min(epsilon, alpha * epsilon**2 / 2.0)
-
-    return curve
+    return functools.partial(_pure_dp_curve, epsilon)
 
 
 class Mechanism:
