@@ -15,7 +15,15 @@ def test_ruff_finds_nothing():
     if not os.path.exists(ruff):
         pytest.skip("ruff is not installed (pip install 'sensampler[test]')")
     out = subprocess.run(
-        [ruff, "check", "sensampler", "distributions", "tests", "benchmarks"],
+        [
+            ruff,
+            "check",
+            "sensampler",
+            "distributions",
+            "tests",
+            "benchmarks",
+            "notebooks",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

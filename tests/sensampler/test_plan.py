@@ -37,6 +37,14 @@ def test_dkw_m_given_gives_the_lambert_w_floor():
     assert floor <= (grid + np.sqrt(np.log(1 / grid) / (2 * m))).min() + 1e-12
 
 
+def test_dkw_explicit_k_certifies_one_minus_k_over_m_plus_the_floor():
+    # k >= m (1 - gamma + floor)  <=>  gamma >= 1 - k/m + floor
+    floor = sampling_plan(m=2000, bound="dkw").gamma
+    plan = sampling_plan(m=2000, k=1900, bound="dkw")
+    assert plan.gamma == pytest.approx(1 - 1900 / 2000 + floor)
+    assert certified_gamma(2000, 1900, bound="dkw") == plan.gamma
+
+
 def test_dkw_both_given_chooses_k_as_the_package_does():
     m, gamma = 2000, 0.1
     floor = sampling_plan(m=m, bound="dkw").gamma
