@@ -143,6 +143,15 @@ def _cmd_demo(args):
     return 0
 
 
+def _add_progress_flag(p):
+    p.add_argument(
+        "--no-progress",
+        dest="progress",
+        action="store_false",
+        help="hide progress bars",
+    )
+
+
 def _add_sampling_flags(p):
     p.add_argument(
         "--population",
@@ -171,12 +180,7 @@ def _add_sampling_flags(p):
     p.add_argument("--bound", choices=["exact", "dkw"], default="exact")
     p.add_argument("--seed", type=int, default=None, help="random_state (an int >= 0)")
     p.add_argument("--n-jobs", type=int, default=None, help="parallel workers (joblib)")
-    p.add_argument(
-        "--no-progress",
-        dest="progress",
-        action="store_false",
-        help="hide progress bars",
-    )
+    _add_progress_flag(p)
 
 
 def _add_plan_flags(p):
@@ -208,12 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--seed", type=int, default=2017, help="random_state (default 2017)"
     )
-    demo.add_argument(
-        "--no-progress",
-        dest="progress",
-        action="store_false",
-        help="hide progress bars",
-    )
+    _add_progress_flag(demo)
     demo.set_defaults(func=_cmd_demo)
 
     plan = sub.add_parser(
@@ -284,12 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("config", help="the TOML config")
     run.add_argument("--out", default="sensampler-runs", help="results folder")
     run.add_argument("--n-jobs", type=int, default=None, help="parallel runs (joblib)")
-    run.add_argument(
-        "--no-progress",
-        dest="progress",
-        action="store_false",
-        help="hide progress bars",
-    )
+    _add_progress_flag(run)
     run.add_argument(
         "--json", action="store_true", help="print the summary rows as JSON"
     )

@@ -35,6 +35,10 @@ def _pyplot():
     return plt
 
 
+def _new_axes():
+    return _pyplot().subplots(figsize=(8, 5))
+
+
 def _finish(fig, ax, path, legend_title=None):
     ax.grid(True, which="both", alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
@@ -47,8 +51,7 @@ def _finish(fig, ax, path, legend_title=None):
 
 def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
     """Mean absolute error against epsilon (log-log), one line per sensitivity."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = _new_axes()
     for label in dict.fromkeys(table.column("sensitivity")):
         part = table.where(sensitivity=label)
         eps = np.array(part.where(statistic="mean").column("epsilon"))
@@ -73,8 +76,7 @@ def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
 def plot_sensitivity_histogram(estimate, path=None, *, unit="", title=None):
     """Histogram of the sampled sensitivities, with the released order statistic
     and the mean marked."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = _new_axes()
     samples = np.asarray(estimate.samples, dtype=float)
     ax.hist(
         samples,
@@ -109,8 +111,7 @@ def plot_sensitivity_histogram(estimate, path=None, *, unit="", title=None):
 def plot_composition(result, path=None, *, title=None):
     """The adversary's two views: running means of the releases on D (b=0) and D'
     (b=1), which separate as mechanisms compose."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = _new_axes()
     k = np.arange(1, result.view_0.size + 1)
     ax.plot(
         k,
@@ -137,8 +138,7 @@ def plot_composition(result, path=None, *, title=None):
 
 def plot_runs_before_budget(table, path=None, *, title=None):
     """Releases a privacy filter allows against the per-release epsilon, per rule."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = _new_axes()
     styles = {
         "basic": dict(linewidth=4, alpha=0.5),
         "advanced": dict(marker="."),
@@ -165,8 +165,7 @@ def plot_runs_before_budget(table, path=None, *, title=None):
 
 def plot_vectorized_vs_sequential(table, path=None, *, title=None):
     """Noise variance for k queries: k composed releases vs one vector release."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = _new_axes()
     styles = {
         "sequential": dict(linestyle="-", linewidth=4, alpha=0.5),
         "vectorised": dict(linestyle="--"),
@@ -196,8 +195,7 @@ def plot_vectorized_vs_sequential(table, path=None, *, title=None):
 
 def plot_epsilon_vs_iterations(table, path=None, *, title=None):
     """Total epsilon of k Gaussian steps under each accounting method."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = _new_axes()
     for method in dict.fromkeys(table.column("method")):
         part = table.where(method=method)
         ax.plot(part.column("iterations"), part.column("epsilon"), label=method)

@@ -7,6 +7,7 @@ import json
 import numpy as np
 
 import distributions
+from distributions import mixtures, univariate
 
 from .. import queries
 
@@ -28,18 +29,12 @@ PRESETS = {
     "normal": {"kind": "Normal", "loc": 0.0, "scale": 1.0},
 }
 
+#: Models built from plain parameters: every univariate model and mixture, plus two.
 _KINDS = {
     name: getattr(distributions, name)
     for name in (
-        "Normal",
-        "Uniform",
-        "Laplace",
-        "LogNormal",
-        "Exponential",
-        "Poisson",
-        "Bernoulli",
-        "Categorical",
-        "GaussianMixture",
+        *univariate.__all__,
+        *mixtures.__all__,
         "MultivariateNormal",
         "Empirical",
     )

@@ -83,23 +83,17 @@ def test_gaussian_mechanisms_in_a_sweep():
 
 def test_deterministic_for_any_n_jobs():
     kw = dict(repetitions=30, random_state=3)
-    a = error_vs_epsilon(
-        queries.median,
-        HEIGHTS,
-        51,
-        [0.1, 0.3, 1.0],
-        ["sampled", "mean+1sd"],
-        n_jobs=1,
-        **kw,
-    )
-    b = error_vs_epsilon(
-        queries.median,
-        HEIGHTS,
-        51,
-        [0.1, 0.3, 1.0],
-        ["sampled", "mean+1sd"],
-        n_jobs=2,
-        **kw,
+    a, b = (
+        error_vs_epsilon(
+            queries.median,
+            HEIGHTS,
+            51,
+            [0.1, 0.3, 1.0],
+            ["sampled", "mean+1sd"],
+            n_jobs=jobs,
+            **kw,
+        )
+        for jobs in (1, 2)
     )
     assert a == b
 
