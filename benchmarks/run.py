@@ -18,13 +18,13 @@ import sys
 import time
 
 import numpy as np
-from sklearn.linear_model import LinearRegression
-
-from distributions import (
+from sensampler.distributions import (
     GaussianMixture,
     LinearRegressionPopulation,
     MultivariateNormal,
 )
+from sklearn.linear_model import LinearRegression
+
 from sensampler import queries, sample_sensitivity
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
@@ -147,7 +147,7 @@ def _peak_child(n, m):
     # child inherits from the process that forked it.
     code = f"""
 import json, tracemalloc
-from distributions import GaussianMixture
+from sensampler.distributions import GaussianMixture
 from sensampler import queries, sample_sensitivity
 def hwm():
     with open("/proc/self/status") as f:

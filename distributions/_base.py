@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ._validation import check_count, check_random_state
+from .._validation import check_count, check_random_state
 
 __all__ = ["Distribution"]
 

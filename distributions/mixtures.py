@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .._validation import check_array
 from ._base import Distribution
-from ._validation import check_array
 from .univariate import check_weights, draw_labels
 
 __all__ = ["GaussianMixture"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_array, check_real
 from ._base import Distribution
-from ._validation import check_array, check_real
 
 __all__ = ["MultivariateNormal", "Product", "LinearRegressionPopulation"]
 
@@ -77,7 +77,7 @@ class Product(Distribution):
 
     Examples
     --------
-    >>> from distributions import Normal, Bernoulli
+    >>> from sensampler.distributions import Normal, Bernoulli
     >>> people = Product(Normal(170, 10), Bernoulli(0.3))
     >>> people.sample(4, random_state=0).shape
     (4, 2)

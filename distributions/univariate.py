@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
+from .._validation import check_array, check_probability, check_real
 from ._base import Distribution
-from ._validation import check_array, check_probability, check_real
 
 __all__ = [
     "Normal",

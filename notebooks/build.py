@@ -20,7 +20,7 @@ import numpy as np
 import matplotlib
 matplotlib.rcParams["figure.dpi"] = 72
 import matplotlib.pyplot as plt
-from distributions import GaussianMixture, Normal, MultivariateNormal
+from sensampler.distributions import GaussianMixture, Normal, MultivariateNormal
 from sensampler import queries, sample_sensitivity, sampling_plan"""
 
 NOTEBOOKS = {

@@ -7,9 +7,8 @@ import sys
 
 import numpy as np
 
-from distributions import GaussianMixture, Normal
-
 from . import queries
+from .distributions import GaussianMixture, Normal
 from .experiments import (
     composition_experiment,
     epsilon_vs_iterations,

@@ -19,9 +19,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from distributions import as_distribution
-
 from ._validation import as_seed_sequence, check_count
+from .distributions import as_distribution
 from .norms import get_norm
 from .parallel import child_seed, chunk_sizes, pairs_per_chunk, run_tasks
 from .plan import SamplingPlan, check_plan_arguments, sampling_plan
@@ -417,7 +416,7 @@ def sample_sensitivity(
 
     Examples
     --------
-    >>> from distributions import GaussianMixture
+    >>> from sensampler.distributions import GaussianMixture
     >>> from sensampler import queries
     >>> heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
     >>> est = sample_sensitivity(queries.mean, heights, n=100, gamma=0.05, random_state=0)
@@ -518,7 +517,7 @@ class SensitivitySampler:
 
     Examples
     --------
-    >>> from distributions import GaussianMixture
+    >>> from sensampler.distributions import GaussianMixture
     >>> from sensampler.norms import L1SensitivityNorm
     >>> from sensampler import queries
     >>> heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])

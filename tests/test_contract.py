@@ -6,7 +6,7 @@ import numpy as np
 
 
 def test_distributions_contract():
-    from distributions import GaussianMixture, Normal
+    from sensampler.distributions import GaussianMixture, Normal
 
     mix = GaussianMixture(np.array([[178, 7], [162, 6.5]]), np.ones(2) / 2)
     assert mix.sample(5, random_state=0).shape == (5,)
@@ -14,7 +14,8 @@ def test_distributions_contract():
 
 
 def test_sampler_contract():
-    from distributions import GaussianMixture
+    from sensampler.distributions import GaussianMixture
+
     from sensampler import (
         SensitivityEstimate,
         SensitivitySampler,

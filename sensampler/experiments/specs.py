@@ -6,10 +6,8 @@ import json
 
 import numpy as np
 
-import distributions
-from distributions import mixtures, univariate
-
-from .. import queries
+from .. import distributions, queries
+from ..distributions import mixtures, univariate
 
 __all__ = [
     "PRESETS",

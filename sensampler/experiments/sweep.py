@@ -6,8 +6,6 @@ import re
 
 import numpy as np
 
-from distributions import Distribution, as_distribution
-
 from .._validation import (
     as_seed_sequence,
     check_array,
@@ -15,6 +13,7 @@ from .._validation import (
     check_count,
     check_real,
 )
+from ..distributions import Distribution, as_distribution
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..parallel import child_seed, run_tasks
 from ..queries import as_query

@@ -1,8 +1,8 @@
 import joblib
 import numpy as np
 import pytest
+from sensampler.distributions import GaussianMixture
 
-from distributions import GaussianMixture
 from sensampler import queries, sample_sensitivity
 from sensampler.parallel import (
     DEFAULT_CHUNK_BYTES,

@@ -6,7 +6,8 @@ import pytest
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
-from distributions import GaussianMixture  # noqa: E402
+from sensampler.distributions import GaussianMixture  # noqa: E402
+
 from sensampler import plotting, queries, sample_sensitivity  # noqa: E402
 from sensampler.experiments import (  # noqa: E402
     composition_experiment,

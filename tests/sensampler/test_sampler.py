@@ -5,15 +5,15 @@ import joblib
 import numpy as np
 import pytest
 from scipy import stats
-from sklearn.linear_model import Ridge
-
-from distributions import (
+from sensampler.distributions import (
     GaussianMixture,
     LinearRegressionPopulation,
     MultivariateNormal,
     Normal,
     Uniform,
 )
+from sklearn.linear_model import Ridge
+
 from sensampler import (
     SensitivityEstimate,
     SensitivitySampler,

@@ -4,8 +4,8 @@ import threading
 
 import numpy as np
 import pytest
+from sensampler.distributions import GaussianMixture
 
-from distributions import GaussianMixture
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from sensampler.accounting.filters import advanced_filter_bound

@@ -115,7 +115,8 @@ def test_catastrophe_and_typical_sensitivities_are_refused():
 
 
 def test_reports_carry_gamma():
-    from distributions import Normal
+    from sensampler.distributions import Normal
+
     from sensampler import queries, sample_sensitivity
 
     est = sample_sensitivity(

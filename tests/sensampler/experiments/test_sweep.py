@@ -3,8 +3,8 @@ import re
 
 import numpy as np
 import pytest
+from sensampler.distributions import GaussianMixture, Normal
 
-from distributions import GaussianMixture, Normal
 from sensampler import queries, sample_sensitivity
 from sensampler.experiments import STATISTICS, ResultTable, error_vs_epsilon
 

@@ -4,8 +4,8 @@ import pickle
 
 import numpy as np
 import pytest
+from sensampler.distributions import Normal
 
-from distributions import Normal
 from sensampler import queries, sample_sensitivity
 from sensampler.mechanisms import (
     CatastropheMechanism,

@@ -5,8 +5,8 @@ import mpmath
 import numpy as np
 import pytest
 from scipy import stats
+from sensampler.distributions import GaussianMixture
 
-from distributions import GaussianMixture
 from sensampler import queries, sample_sensitivity
 from sensampler.mechanisms import (
     GaussianMechanism,

@@ -2,14 +2,14 @@ import re
 
 import numpy as np
 import pytest
-
-from distributions import (
+from sensampler.distributions import (
     Bernoulli,
     LinearRegressionPopulation,
     MultivariateNormal,
     Normal,
     Product,
 )
+
 from tests.conftest import assert_close_in_se, assert_moments
 
 COV = np.array([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]])

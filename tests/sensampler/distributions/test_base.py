@@ -4,9 +4,8 @@ import re
 
 import numpy as np
 import pytest
+import sensampler.distributions as D
 from scipy import stats
-
-import distributions as D
 
 MODELS = [
     D.Normal(),

@@ -3,8 +3,7 @@ import re
 
 import numpy as np
 import pytest
-
-from distributions import (
+from sensampler.distributions import (
     Bernoulli,
     Categorical,
     Exponential,
@@ -14,6 +13,7 @@ from distributions import (
     Poisson,
     Uniform,
 )
+
 from tests.conftest import assert_moments
 
 MODELS = [
