@@ -163,6 +163,7 @@ def evaluate(
             shapes = [a.shape for a in arrays]
             per_db.append(arrays)
         leaves = [np.stack(column) for column in zip(*per_db)]
+    assert spec is not None  # set by the first output
     for leaf in leaves:
         bad = ~np.isfinite(leaf.reshape(batch, -1)).all(axis=1)
         if bad.any():

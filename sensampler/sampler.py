@@ -55,12 +55,9 @@ def _next_ordinal() -> int:
 def _seed_of(root: np.random.SeedSequence):
     """``(entropy, spawn_key)`` of the root seed, as plain ints."""
     entropy = root.entropy
-    entropy = (
-        int(entropy)
-        if isinstance(entropy, Integral)
-        else tuple(int(word) for word in entropy)
-    )
-    return entropy, tuple(int(word) for word in root.spawn_key)
+    words = np.atleast_1d(np.asarray(entropy, dtype=object))
+    plain = int(entropy) if isinstance(entropy, Integral) else tuple(map(int, words))
+    return plain, tuple(int(word) for word in root.spawn_key)
 
 
 # ------------------------------------------------------------------------ chunks
@@ -121,15 +118,36 @@ def _reproduce_hint(random_state, root):
     return f"reproduce with random_state={random_state!r}"
 
 
+#: A query with one output (an array or a number): one estimate. Queries whose
+#: return type is not declared (built-in queries among them) count as such.
+ArrayQuery = Callable[[np.ndarray], Union[np.ndarray, np.number, float, list]]
 #: A query whose outputs have several parts: one estimate per part.
 StructuredQuery = Union[
     Callable[[np.ndarray], tuple[Any, ...]],
-    Callable[[np.ndarray], Mapping[str, Any]],
+    Callable[[np.ndarray], Mapping[Any, Any]],
 ]
 #: A norm: a name, a norm object, or a callable on differences of shape (B, d).
 NormLike = Union[str, SensitivityNorm, Callable[[np.ndarray], np.ndarray]]
 #: Anything :func:`sensampler._validation.as_seed_sequence` accepts.
 RandomState = Union[int, np.random.SeedSequence, np.random.Generator, None]
+
+
+@overload
+def sample_sensitivity(
+    query: ArrayQuery,
+    distribution: object,
+    n: int,
+    *,
+    gamma: float | None = None,
+    m: int | None = None,
+    k: int | None = None,
+    norm: NormLike = "l1",
+    bound: str = "exact",
+    random_state: RandomState = None,
+    n_jobs: int | None = None,
+    batch_size: int | None = None,
+    progress: bool = False,
+) -> SensitivityEstimate: ...
 
 
 @overload
@@ -152,7 +170,7 @@ def sample_sensitivity(
 
 @overload
 def sample_sensitivity(
-    query: Query | Callable[[np.ndarray], Any],
+    query: Query | Callable[[np.ndarray], object],
     distribution: object,
     n: int,
     *,
@@ -165,11 +183,11 @@ def sample_sensitivity(
     n_jobs: int | None = None,
     batch_size: int | None = None,
     progress: bool = False,
-) -> SensitivityEstimate: ...
+) -> SensitivityEstimate | SensitivityEstimates: ...
 
 
 def sample_sensitivity(
-    query: Query | Callable[[np.ndarray], Any],
+    query: Query | Callable[[np.ndarray], object],
     distribution: object,
     n: int,
     *,
@@ -230,10 +248,11 @@ def sample_sensitivity(
         One :class:`~sensampler.SensitivityEstimate` for an array output; for a
         tuple or dict output, a :class:`~sensampler.SensitivityEstimates` indexed
         by position or key, whose parts share the run and its ``gamma`` (valid
-        for all of them jointly). For type checkers, a query annotated to return
-        a tuple or a mapping gives ``SensitivityEstimates``; any other query
-        gives ``SensitivityEstimate`` (check with ``isinstance`` where a query's
-        structure is known only at run time).
+        for all of them jointly). For type checkers, a query declared to return
+        an array or a number (or declaring nothing, as the built-in queries)
+        gives ``SensitivityEstimate``, one declared to return a tuple or a
+        mapping ``SensitivityEstimates``, and any other the union of both:
+        narrow it with ``isinstance(result, SensitivityEstimates)``.
 
     Raises
     ------
@@ -387,7 +406,7 @@ class SensitivitySampler:
 
     def sample_sensitivity(
         self,
-        query: Query | Callable[[np.ndarray], Any],
+        query: Query | Callable[[np.ndarray], object],
         sensitivity_norm: NormLike,
         oracle: object,
         n_data_size: int,
@@ -399,7 +418,7 @@ class SensitivitySampler:
         The query must give one output (an array); use
         :func:`sample_sensitivity` for tuple or dict outputs.
         """
-        est = sample_sensitivity(
+        est: SensitivityEstimate | SensitivityEstimates = sample_sensitivity(
             query,
             oracle,
             n_data_size,
