@@ -632,6 +632,12 @@ class SensitivityEstimates(_ReadsTheRun):
     keys : tuple of str, optional
         The dict output's keys; ``None`` for a tuple output.
 
+    Attributes
+    ----------
+    run : SamplingRun
+        The run shared by every part; ``gamma``, ``rho``, ``run_id``, ``seed``
+        and the others are read from it.
+
     Examples
     --------
     >>> from sensampler import sample_sensitivity
@@ -645,6 +651,7 @@ class SensitivityEstimates(_ReadsTheRun):
 
     estimates: tuple[SensitivityEstimate, ...]
     keys: tuple[str, ...] | None = None
+    run: SamplingRun = field(init=False, repr=False)
 
     def __post_init__(self):
         estimates = tuple(self.estimates)
@@ -661,15 +668,12 @@ class SensitivityEstimates(_ReadsTheRun):
                 f"keys must name each of the {len(estimates)} parts, got {self.keys!r}."
             )
         object.__setattr__(self, "estimates", estimates)
+        object.__setattr__(self, "run", estimates[0].run)
 
     @property
     def parts(self) -> tuple[SensitivityEstimate, ...]:
         """The estimates, in output order."""
         return self.estimates
-
-    @property
-    def run(self) -> SamplingRun:
-        return self.estimates[0].run
 
     @property
     def query(self) -> str:
