@@ -55,8 +55,10 @@ def _next_ordinal() -> int:
 def _seed_of(root: np.random.SeedSequence):
     """``(entropy, spawn_key)`` of the root seed, as plain ints."""
     entropy = root.entropy
-    words = np.atleast_1d(np.asarray(entropy, dtype=object))
-    plain = int(entropy) if isinstance(entropy, Integral) else tuple(map(int, words))
+    if isinstance(entropy, Integral):
+        plain: int | tuple[int, ...] = int(entropy)
+    else:  # a sequence of words, e.g. drawn from a Generator
+        plain = tuple(int(word) for word in np.atleast_1d(entropy))
     return plain, tuple(int(word) for word in root.spawn_key)
 
 

@@ -294,6 +294,26 @@ def test_parallel_equals_serial_bit_for_bit(backend):
     np.testing.assert_array_equal(serial.samples, parallel.samples)
 
 
+def test_positions_are_drawn_from_each_chunks_own_stream():
+    # identity per coordinate sees which position differs: the same seed must
+    # give the same positions whatever the workers.
+    kw = dict(m=400, random_state=8, batch_size=30, norm="coordinate")
+    serial = sample_sensitivity(queries.identity, Normal(), 5, n_jobs=1, **kw)
+    with joblib.parallel_config(backend="threading"):
+        parallel = sample_sensitivity(queries.identity, Normal(), 5, n_jobs=2, **kw)
+    np.testing.assert_array_equal(serial.samples, parallel.samples)
+
+
+def test_concurrent_runs_get_distinct_ordinals():
+    with joblib.parallel_config(backend="threading"):
+        runs = joblib.Parallel(n_jobs=4)(
+            joblib.delayed(sample_sensitivity)(queries.mean, HEIGHTS, 10, m=20)
+            for _ in range(8)
+        )
+    ordinals = sorted(est.run.ordinal for est in runs)
+    assert ordinals == list(range(ordinals[0], ordinals[0] + 8))
+
+
 # -------------------------------------------------------------------------- bad input
 def test_query_that_raises_names_the_pair_and_seed():
     def fragile(db):
