@@ -100,11 +100,13 @@ class SamplingRun:
         The sampling plan's bound (``"exact"``, ``"exchangeable"`` or ``"dkw"``).
     m, k : int
         Pairs drawn and rank released.
-    seed : tuple of int or None
-        Entropy and spawn key of the root ``SeedSequence``: the run can be drawn
-        again from it. Drawing several runs and keeping a favourable one raises
-        the failure probability above ``gamma`` (about ``R * gamma`` for R runs);
-        an accountant can count every run drawn (``record_run``).
+    seed : (entropy, spawn_key) or None
+        Entropy (an int or a tuple of ints) and spawn key (a tuple of ints) of
+        the root ``SeedSequence``: the run can be drawn again from
+        ``SeedSequence(entropy, spawn_key=spawn_key)``. Drawing several runs
+        and keeping a favourable one raises the failure probability above
+        ``gamma`` (about ``R * gamma`` for R runs); an accountant can count
+        every run drawn (``record_run``).
     ordinal : int
         How many sampling runs this process had drawn, this one included: a
         visible count for seed-less sampling.
@@ -118,7 +120,7 @@ class SamplingRun:
     bound: str = "exact"
     m: int = 0
     k: int = 0
-    seed: tuple[int, ...] | None = None
+    seed: tuple[int | tuple[int, ...], tuple[int, ...]] | None = None
     ordinal: int = 0
     neighbours: str = NEIGHBOURS
 

@@ -14,187 +14,53 @@ of two, so an estimate is only valid for replace-one privacy.
 
 from __future__ import annotations
 
+import itertools
+import threading
 import uuid
-from dataclasses import asdict, dataclass, field
+from numbers import Integral
 
 import numpy as np
 
 from ._validation import as_seed_sequence, check_count
 from .distributions import as_distribution
+from .estimate import SensitivityEstimate, SensitivityEstimates
 from .norms import get_norm
 from .parallel import child_seed, chunk_sizes, pairs_per_chunk, run_tasks
-from .plan import SamplingPlan, check_plan_arguments, sampling_plan
+from .plan import check_plan_arguments, sampling_plan
+from .privacy import NEIGHBOURS, SamplingRun
 from .queries import as_query
 
 __all__ = [
     "SensitivityEstimate",
-    "TypicalSensitivity",
-    "TypicalSensitivityArray",
+    "SensitivityEstimates",
     "sample_sensitivity",
     "SensitivitySampler",
     "NEIGHBOURS",
 ]
-
-NEIGHBOURS = "replace-one"
 #: Child seed of the probe database that reveals the output's structure (chunks
 #: use children 0, 1, ...).
 _PROBE_CHILD = 2**32 - 1
 
-
-class TypicalSensitivity(float):
-    """The mean of sampled sensitivities: a typical value, with no random-DP guarantee.
-
-    A float in every respect; mechanisms calibrated with it say that their
-    release carries no guarantee, and accountants refuse to record it.
-    """
-
-    def __repr__(self):
-        return f"TypicalSensitivity({float(self)!r})"
+#: Sampling runs this process has drawn, seed-less or not (see SamplingRun.ordinal).
+_RUNS_DRAWN = itertools.count(1)
+_RUNS_LOCK = threading.Lock()
 
 
-class TypicalSensitivityArray(np.ndarray):
-    """Per-coordinate means of sampled sensitivities: typical values, no guarantee.
-
-    An ndarray in every respect (arrays computed from it keep the mark); mechanisms
-    calibrated with it say so, and accountants refuse to record them.
-    """
+def _next_ordinal() -> int:
+    """Count one more sampling run drawn by this process, and return the count."""
+    with _RUNS_LOCK:
+        return next(_RUNS_DRAWN)
 
 
-@dataclass(frozen=True, eq=False)
-class SensitivityEstimate:
-    """A sampled sensitivity, with the plan and confidence that back it.
-
-    Only ``sensitivity`` carries the random-DP guarantee: with probability at
-    least ``1 - gamma`` over the sampler and a fresh pair of neighbouring
-    databases from the population, the pair's sensitivity does not exceed it.
-    ``mean`` is the typical value of the sensitivity, for comparison; a
-    mechanism calibrated with it is *not* random-DP.
-
-    Unpacks as the pair ``sensitivity, mean``.
-
-    Attributes
-    ----------
-    sensitivity : float or ndarray
-        The order statistic :math:`G_{(k)}` (per coordinate for ``norm="coordinate"``).
-    mean : float or ndarray
-        Mean of the sampled sensitivities.
-    samples : ndarray of shape (m,) or (m, *output_shape)
-        The sampled sensitivities :math:`G_i`.
-    m, k : int
-        Pairs drawn and rank released.
-    gamma : float
-        Failure probability of random DP for everything this sampling run
-        released, jointly (a union bound over ``parts``).
-    rho : float
-        The sampler's own share of ``gamma``.
-    bound : str
-        ``"exact"`` or ``"dkw"``.
-    norm : str
-        Name of the norm.
-    n : int
-        Database size.
-    plan : SamplingPlan
-        The plan of one part (``gamma`` split evenly over the parts).
-    parts : int
-        Order statistics released jointly by the run (outputs x coordinates).
-    query : str
-        Name of the query.
-    neighbours : str
-        Always ``"replace-one"``.
-    run_id : str
-        Identifies the sampling run; accountants count ``gamma`` once per run.
-    """
-
-    sensitivity: float | np.ndarray
-    mean: float | np.ndarray
-    samples: np.ndarray
-    m: int
-    k: int
-    gamma: float
-    rho: float
-    bound: str
-    norm: str
-    n: int
-    plan: SamplingPlan
-    parts: int = 1
-    query: str = ""
-    neighbours: str = NEIGHBOURS
-    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
-
-    def __iter__(self):
-        yield self.sensitivity
-        yield self.mean
-
-    def quantile(self, q):
-        """Empirical quantile(s) of the sampled sensitivities (no random-DP guarantee)."""
-        return np.quantile(self.samples, q, axis=0)
-
-    def to_dict(self, samples: bool = False) -> dict:
-        """A JSON-friendly dictionary (the samples only if asked)."""
-
-        def plain(value):
-            return (
-                np.asarray(value).tolist()
-                if isinstance(value, np.ndarray)
-                else float(value)
-            )
-
-        out = {
-            "sensitivity": plain(self.sensitivity),
-            "mean": plain(self.mean),
-            "m": self.m,
-            "k": self.k,
-            "gamma": self.gamma,
-            "rho": self.rho,
-            "bound": self.bound,
-            "norm": self.norm,
-            "n": self.n,
-            "parts": self.parts,
-            "query": self.query,
-            "neighbours": self.neighbours,
-            "run_id": self.run_id,
-            "plan": asdict(self.plan),
-        }
-        if samples:
-            out["samples"] = self.samples.tolist()
-        return out
-
-    def summary(self) -> str:
-        """A short readable table."""
-
-        def fmt(value):
-            if np.ndim(value) == 0:
-                return f"{float(value):.6g}"
-            return np.array2string(np.asarray(value), precision=4, threshold=8)
-
-        rows = [
-            ("query", self.query or "?"),
-            ("neighbours", f"{self.neighbours}, n={self.n}"),
-            ("norm", self.norm),
-            (
-                "sensitivity",
-                f"{fmt(self.sensitivity)}  (order statistic k={self.k} of m={self.m})",
-            ),
-            ("mean", f"{fmt(self.mean)}  (typical value; no random-DP guarantee)"),
-            (
-                "gamma",
-                f"{self.gamma:.6g}  ({self.bound} bound, rho={self.rho:.3g}"
-                f"{f', {self.parts} parts' if self.parts > 1 else ''})",
-            ),
-        ]
-        width = max(len(k) for k, _ in rows)
-        return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
-
-    __str__ = summary
-
-    def __repr__(self):
-        sens = (
-            self.sensitivity if np.ndim(self.sensitivity) else float(self.sensitivity)
-        )
-        return (
-            f"SensitivityEstimate(sensitivity={sens!r}, m={self.m}, k={self.k}, "
-            f"gamma={self.gamma:.6g}, norm={self.norm!r}, bound={self.bound!r})"
-        )
+def _seed_of(root: np.random.SeedSequence):
+    """``(entropy, spawn_key)`` of the root seed, as plain ints."""
+    entropy = root.entropy
+    entropy = (
+        int(entropy)
+        if isinstance(entropy, Integral)
+        else tuple(int(word) for word in entropy)
+    )
+    return entropy, tuple(int(word) for word in root.spawn_key)
 
 
 # --------------------------------------------------------------------- structure
@@ -462,6 +328,7 @@ def sample_sensitivity(
         for i, (size, start) in enumerate(zip(sizes, starts))
     ]
     threads = query.releases_gil and dist.releases_gil
+    ordinal = _next_ordinal()
     results = run_tasks(
         _sample_chunk,
         tasks,
@@ -471,39 +338,33 @@ def sample_sensitivity(
         prefer="threads" if threads else "processes",
     )
 
-    run_id = uuid.uuid4().hex
-    estimates = []
-    for j in range(len(shapes)):
-        samples = np.concatenate([chunk[j] for chunk in results])
-        kth = np.partition(samples, plan.k - 1, axis=0)[plan.k - 1]
-        estimates.append(
-            SensitivityEstimate(
-                sensitivity=kth if np.ndim(kth) else float(kth),
-                mean=(
-                    samples.mean(axis=0).view(TypicalSensitivityArray)
-                    if samples.ndim > 1
-                    else TypicalSensitivity(samples.mean())
-                ),
-                samples=samples,
-                m=plan.m,
-                k=plan.k,
-                gamma=joint_gamma,
-                rho=joint_rho,
-                bound=bound,
-                norm=norm.name,
-                n=n,
-                plan=plan,
-                parts=parts,
-                query=query.name,
-                run_id=run_id,
-            )
-        )
+    run = SamplingRun(
+        run_id=uuid.uuid4().hex,
+        gamma=joint_gamma,
+        rho=joint_rho,
+        bound=bound,
+        m=plan.m,
+        k=plan.k,
+        seed=_seed_of(root),
+        ordinal=ordinal,
+    )
     kind, keys = spec
-    if kind == "dict":
-        return dict(zip(keys, estimates))
-    if kind == "tuple":
-        return tuple(estimates)
-    return estimates[0]
+    estimates = tuple(
+        SensitivityEstimate(
+            np.concatenate([chunk[j] for chunk in results]),
+            run,
+            plan,
+            norm.name,
+            n,
+            parts=parts,
+            query=query.name,
+            part=None if kind == "array" else keys[j] if kind == "dict" else j,
+        )
+        for j in range(len(shapes))
+    )
+    if kind == "array":
+        return estimates[0]
+    return SensitivityEstimates(estimates, keys if kind == "dict" else None)
 
 
 class SensitivitySampler:

@@ -16,6 +16,7 @@ from sklearn.linear_model import Ridge
 
 from sensampler import (
     SensitivityEstimate,
+    SensitivityEstimates,
     SensitivitySampler,
     queries,
     sample_sensitivity,
@@ -46,7 +47,7 @@ def test_heights_example_with_the_papers_plan():
     exact_mean = HEIGHTS.expected_abs_difference()  # 11.99 cm
     assert abs(est.mean - exact_mean) < 6 * est.samples.std() / math.sqrt(est.m)
     # The released sensitivity sits in the far upper tail of |X - X'|.
-    assert _abs_diff_sf(HEIGHTS, est.sensitivity) < 0.05
+    assert _abs_diff_sf(HEIGHTS, est.sensitivity.value) < 0.05
 
 
 def test_heights_example_with_the_exact_plan():
@@ -54,7 +55,7 @@ def test_heights_example_with_the_exact_plan():
         queries.identity, HEIGHTS, 1, gamma=0.05, random_state=2017
     )
     assert est.m == 113 and est.gamma <= 0.05
-    assert _abs_diff_sf(HEIGHTS, est.sensitivity) < 0.05
+    assert _abs_diff_sf(HEIGHTS, est.sensitivity.value) < 0.05
 
 
 def test_source_documents_call_works_unchanged():
@@ -83,7 +84,7 @@ def test_sampler_guarantee_by_simulation(seed):
             * stats.norm.sf(
                 sample_sensitivity(
                     queries.identity, Normal(), 1, m=60, k=58, random_state=int(s)
-                ).sensitivity
+                ).sensitivity.value
                 / math.sqrt(2)
             )
             for s in seeds
@@ -156,8 +157,9 @@ def test_structured_outputs_give_one_estimate_per_part(wrap):
         return values if wrap is tuple else dict(zip(("mean", "std"), values))
 
     out = sample_sensitivity(summary, Normal(), 30, gamma=0.05, random_state=0)
-    parts = list(out) if wrap is tuple else list(out.values())
-    assert len(parts) == 2
+    assert isinstance(out, SensitivityEstimates)
+    parts = out.parts
+    assert len(parts) == 2 and out[1] is (out[1] if wrap is tuple else out["std"])
     assert parts[0].run_id == parts[1].run_id
     assert parts[0].plan == sampling_plan(gamma=0.025)
     assert all(p.gamma <= 0.05 and p.parts == 2 for p in parts)
