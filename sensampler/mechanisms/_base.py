@@ -58,7 +58,7 @@ def _check_value(value):
         if isinstance(value, np.ndarray):
             value = value[()]
         return check_real("sensitivity", value, low=0.0)
-    arr = check_array("sensitivity", value, ndim=1, nonnegative=True)
+    arr = check_array("sensitivity", value, ndim=1, nonnegative=True).copy()
     arr.flags.writeable = False
     return arr
 

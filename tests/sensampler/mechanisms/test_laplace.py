@@ -71,7 +71,7 @@ def test_estimate_goes_straight_in_and_carries_gamma():
     mech = LaplaceMechanism(est, 0.5)
     assert mech.scale == est.sensitivity / 0.5
     privacy = mech.privacy
-    assert privacy.gamma == est.gamma and privacy.run_id == est.run_id
+    assert privacy.gamma == est.gamma and privacy.run == est.run
     assert "random DP" in str(privacy) and "epsilon=0.5-DP" in str(privacy)
 
 
