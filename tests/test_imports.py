@@ -19,11 +19,16 @@ def _modules():
             dirnames[:] = [d for d in dirnames if not d.startswith((".", "__"))]
             rel = os.path.relpath(dirpath, base)
             prefix = package if rel == "." else f"{package}.{rel.replace(os.sep, '.')}"
-            if prefix.startswith("sensampler.distributions") and package == "sensampler":
+            if (
+                prefix.startswith("sensampler.distributions")
+                and package == "sensampler"
+            ):
                 continue
             for name in filenames:
                 if name.endswith(".py"):
-                    module = prefix if name == "__init__.py" else f"{prefix}.{name[:-3]}"
+                    module = (
+                        prefix if name == "__init__.py" else f"{prefix}.{name[:-3]}"
+                    )
                     found[module] = os.path.join(dirpath, name)
     return found
 

@@ -153,7 +153,9 @@ class PrivacyAccountant(abc.ABC):
         """
         count = check_count("count", count)
         statement = read_statement(mechanism)
-        self._record(self._amount(statement), count, statement.run, _entry(statement, count))
+        self._record(
+            self._amount(statement), count, statement.run, _entry(statement, count)
+        )
 
     def _record(self, amount, count, run, entry) -> None:
         """Check, then add ``amount`` and ``run``'s gamma, and write ``entry``."""
@@ -164,7 +166,7 @@ class PrivacyAccountant(abc.ABC):
             self._gamma = gamma
             self._ledger.append(entry)
 
-    def _check_gamma(self, gamma: _GammaBook) -> None:
+    def _check_gamma(self, gamma: _GammaBook) -> None:  # noqa: B027 - a hook
         """Refuse a gamma over budget (filters; accountants have no budget)."""
 
     def record_run(self, run) -> None:
@@ -233,7 +235,9 @@ class PrivacyAccountant(abc.ABC):
             raise ImportError(
                 "to_pandas needs pandas: pip install 'sensampler[pandas]'."
             ) from exc
-        return pd.DataFrame(self.ledger_records(), columns=list(LedgerEntry.__annotations__))
+        return pd.DataFrame(
+            self.ledger_records(), columns=list(LedgerEntry.__annotations__)
+        )
 
     def _summary(self) -> str:
         """The part of the repr between the class name and the counts."""

@@ -11,7 +11,7 @@ from decimal import Decimal
 from fractions import Fraction
 from numbers import Real
 
-from .._validation import check_choice, check_count, check_probability, check_real
+from .._validation import check_choice, check_probability, check_real
 from ..privacy import PrivacyBound
 from ._ledger import (
     ExceededPrivacyBudgetError,
@@ -172,8 +172,8 @@ class PrivacyFilter(PrivacyAccountant):
     >>> f = PrivacyFilter(1.0, 0.0, rule="basic")
     >>> for _ in range(10):
     ...     f.spend(0.1)
-    >>> f
-    PrivacyFilter(budget=(epsilon=1, delta=0), rule='basic', spent=(epsilon=1, delta=0), count=10, gamma=0)
+    >>> f.spent
+    PrivacyBound(epsilon=1.0, delta=0.0, gamma=0.0, method='basic composition')
     >>> f.spend(0.1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -207,7 +207,10 @@ class PrivacyFilter(PrivacyAccountant):
         """(ok, reason) for a rule on the totals of a whole sequence of spends."""
         if rule == "basic":
             if not _within(totals.delta, self.delta_budget):
-                return False, f"delta {float(totals.delta):.6g} > {self.delta_budget:.6g}"
+                return (
+                    False,
+                    f"delta {float(totals.delta):.6g} > {self.delta_budget:.6g}",
+                )
             if not _within(totals.eps, self.epsilon_budget):
                 return False, (
                     f"epsilon {float(totals.eps):.6g} > {self.epsilon_budget:.6g}"
@@ -218,7 +221,9 @@ class PrivacyFilter(PrivacyAccountant):
                 f"delta {float(totals.delta):.6g} > delta/2 = "
                 f"{self.delta_budget / 2:.6g}"
             )
-        k = _k_from_sums(totals.sq, totals.drift, self.epsilon_budget, self.delta_budget)
+        k = _k_from_sums(
+            totals.sq, totals.drift, self.epsilon_budget, self.delta_budget
+        )
         if k > self.epsilon_budget:
             return False, f"K = {k:.6g} > {self.epsilon_budget:.6g}"
         return True, ""
@@ -360,7 +365,9 @@ class PrivacyFilter(PrivacyAccountant):
             spent_delta = float(self._totals.delta)
             gamma = self._gamma.total
         gamma_left = (
-            math.inf if self.gamma_budget is None else max(0.0, self.gamma_budget - gamma)
+            math.inf
+            if self.gamma_budget is None
+            else max(0.0, self.gamma_budget - gamma)
         )
         return PrivacyBound(
             max(0.0, self.epsilon_budget - self.statistic),

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_array, check_choice, check_real
+from .._validation import check_array, check_real
 from ..privacy import DEFAULT_ORDERS, rdp_to_dp
 from ._ledger import PrivacyAccountant
 
@@ -44,9 +44,12 @@ def rdp_to_delta(rdp, epsilon: float, orders=None) -> tuple[float, float]:
 
     Examples
     --------
-    >>> delta, order = rdp_to_delta(lambda a: a / 2.0, 4.728)   # Gaussian, sigma = 1
-    >>> bool(delta <= 1e-5)
-    True
+    >>> from sensampler.privacy import rdp_to_dp
+    >>> curve = lambda a: a / 2.0                      # Gaussian, sigma = 1
+    >>> eps, _ = rdp_to_dp(curve, 1e-5)
+    >>> delta, order = rdp_to_delta(curve, eps)       # the round trip
+    >>> f"{delta:.6g}"
+    '1e-05'
     """
     epsilon = check_real("epsilon", epsilon, low=0.0)
     orders = DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
@@ -60,10 +63,9 @@ def rdp_to_delta(rdp, epsilon: float, orders=None) -> tuple[float, float]:
         else np.asarray(rdp, dtype=float)
     )
     with np.errstate(over="ignore", invalid="ignore"):
-        log_delta = (
-            (orders - 1.0) * (values - epsilon + np.log1p(-1.0 / orders))
-            - np.log(orders)
-        )
+        log_delta = (orders - 1.0) * (
+            values - epsilon + np.log1p(-1.0 / orders)
+        ) - np.log(orders)
     log_delta = np.where(np.isnan(log_delta), np.inf, log_delta)
     best = int(np.argmin(log_delta))
     return float(min(1.0, math.exp(min(log_delta[best], 0.0)))), float(orders[best])
@@ -89,7 +91,7 @@ class RenyiAccountant(PrivacyAccountant):
     >>> round(acc.epsilon(1e-5), 2)
     4.9
     >>> acc
-    RenyiAccountant(epsilon=4.9 at delta=1e-05, count=100, gamma=0)
+    RenyiAccountant(epsilon=4.903 at delta=1e-05, count=100, gamma=0)
     """
 
     method = "Rényi DP (Mironov 2017; conversion of Canonne et al. 2020)"

@@ -180,3 +180,21 @@ def test_privacy_statement_converts_at_any_delta():
     assert zc.privacy.epsilon_for(1e-5) <= zcdp_to_dp(0.1, 1e-5, "classic")
     with pytest.raises(ValueError, match="states no guarantee at delta=1e-09"):
         CatastropheMechanism(1.0, 1.0, 1e-3).privacy.epsilon_for(1e-9)
+
+
+@pytest.mark.parametrize("k", [1, 10, 100])
+def test_delta_of_epsilon_is_valid_and_inverts_epsilon(k):
+    mech = GaussianMechanism(1.0, 0.5, 1e-5, variant="analytic")
+    renyi, zcdp = RenyiAccountant(), ZCDPAccountant()
+    renyi.compose(mech, count=k)
+    zcdp.compose(mech, count=k)
+    s = mech.sigma / math.sqrt(k)  # k steps are one step of noise sigma / sqrt(k)
+    for acc in (renyi, zcdp):
+        eps = acc.epsilon(1e-6)
+        assert acc.delta(eps) == pytest.approx(1e-6, rel=1e-4)
+        for e in (0.5 * eps, eps, 2 * eps):
+            assert analytic_gaussian_delta(s, e) <= acc.delta(e) <= 1.0
+    # CKS Prop. 12 in delta, minimised over the orders, computed here directly
+    a = renyi.orders
+    log_d = (a - 1) * (renyi.rdp - 1.0 + np.log1p(-1 / a)) - np.log(a)
+    assert renyi.delta(1.0) == pytest.approx(min(1.0, math.exp(log_d.min())))
