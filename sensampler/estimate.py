@@ -158,13 +158,13 @@ class SensitivityValue:
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("a single sensitivity has no len(); it is not a vector.")
-        return len(self.value)
+        return len(np.asarray(self.value))
 
     def __getitem__(self, index) -> SensitivityValue:
         if self.ndim == 0:
             raise TypeError("a single sensitivity cannot be indexed.")
         return SensitivityValue(
-            self.value[index],
+            np.asarray(self.value)[index],
             self.source,
             self.run,
             self.norm,
@@ -209,14 +209,17 @@ class SensitivityValue:
     def __format__(self, spec: str) -> str:
         if self.ndim == 0:
             return format(self.value, spec)
+        values = np.asarray(self.value)
         if not spec:
-            return np.array2string(self.value)
-        return "[" + " ".join(format(v, spec) for v in self.value.ravel()) + "]"
+            return np.array2string(values)
+        return "[" + " ".join(format(v, spec) for v in values.ravel()) + "]"
 
     def __repr__(self) -> str:
-        value = self.value if self.ndim else repr(self.value)
-        if self.ndim:
-            value = np.array2string(self.value, precision=6, threshold=8)
+        value = (
+            np.array2string(np.asarray(self.value), precision=6, threshold=8)
+            if self.ndim
+            else repr(self.value)
+        )
         gamma = "" if self.run is None else f", gamma={self.run.gamma:.4g}"
         return (
             f"SensitivityValue({value}, source={self.source!r}{gamma}, "
@@ -225,7 +228,7 @@ class SensitivityValue:
 
     # ------------------------------------------------------- comparisons
     @staticmethod
-    def _plain(other: object) -> object:
+    def _plain(other: object) -> Any:
         return other.value if isinstance(other, SensitivityValue) else other
 
     def __eq__(self, other: object):

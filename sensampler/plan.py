@@ -312,3 +312,56 @@ def sampling_plan(
             f"the {bound} bound; the minimum is gamma={floor:.6g}."
         )
     return _make_plan(m, _smallest_k(m, gamma, gamma_of_k), bound)
+
+
+# ------------------------------------------------------------------ several parts
+def joint_plan(
+    m: int | None, gamma: float | None, k: int | None, bound: str, parts: int
+) -> tuple[SamplingPlan, float, float]:
+    r"""Plan ``parts`` order statistics released jointly by one sampling run.
+
+    Each part (an output of a tuple or dict query, or a coordinate under a
+    per-coordinate norm) is planned at ``gamma / parts``; by a union bound over
+    the parts' failure events, the run's releases hold jointly with
+    :math:`\gamma_{\mathrm{joint}} = \mathrm{parts} \cdot \gamma_{\mathrm{part}}`
+    and :math:`\rho_{\mathrm{joint}} = \min(1, \mathrm{parts} \cdot \rho)`.
+
+    Parameters
+    ----------
+    m, gamma, k, bound
+        As in :func:`sampling_plan`, with ``gamma`` the joint failure
+        probability asked for.
+    parts : int
+        Order statistics released jointly, ``>= 1``.
+
+    Returns
+    -------
+    (plan, gamma, rho) : (SamplingPlan, float, float)
+        The plan of one part, and the joint ``gamma`` and ``rho``.
+
+    Examples
+    --------
+    >>> plan, gamma, rho = joint_plan(None, 0.05, None, "exact", 2)
+    >>> plan == sampling_plan(gamma=0.025), gamma == 2 * plan.gamma
+    (True, True)
+    """
+    parts = check_count("parts", parts)
+    if parts == 1:
+        plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
+        return plan, plan.gamma, plan.rho
+    try:
+        plan = sampling_plan(
+            m=m, gamma=None if gamma is None else gamma / parts, k=k, bound=bound
+        )
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc} The query releases {parts} order statistics jointly, so "
+            f"each is planned at gamma/{parts}."
+        ) from None
+    total = parts * plan.gamma
+    if total >= 1.0:
+        raise ValueError(
+            f"m={plan.m} pairs certify gamma={plan.gamma:.3g} for each of the "
+            f"{parts} parts, so nothing jointly; draw more pairs."
+        )
+    return plan, total, min(1.0, parts * plan.rho)

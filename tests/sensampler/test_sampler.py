@@ -114,9 +114,91 @@ def test_estimate_contents_and_unpacking():
 
 def test_mean_query_sensitivity_is_the_replaced_record_over_n(seed):
     # mean(D u x) - mean(D u x') = (x - x') / n exactly.
-    est = sample_sensitivity(queries.mean, Uniform(0, 1), 40, m=500, random_state=seed)
-    assert est.samples.max() <= 1 / 40 + 1e-15
-    assert est.mean == pytest.approx(1 / 3 / 40, rel=0.1)  # E|U - U'| = 1/3
+    m, n = 2000, 40
+    est = sample_sensitivity(queries.mean, Uniform(0, 1), n, m=m, random_state=seed)
+    assert est.samples.max() <= 1 / n + 1e-15
+    # E|U - U'| = 1/3 and Var|U - U'| = 1/6 - 1/9 = 1/18: 6 standard errors.
+    se = math.sqrt(1 / 18 / m) / n
+    assert abs(est.mean.value - 1 / 3 / n) < 6 * se
+
+
+# ------------------------------------------------------- neighbours differ anywhere
+def test_the_differing_record_sits_at_a_uniform_position():
+    # identity on n = 4 records: coordinate i changes only when the pair differs
+    # at position i, which must happen for a quarter of the pairs, for every i.
+    est = sample_sensitivity(
+        queries.identity, Normal(), 4, gamma=0.05, norm="coordinate", random_state=0
+    )
+    changed = (est.samples > 0).mean(axis=0)
+    se = math.sqrt(0.25 * 0.75 / est.m)
+    np.testing.assert_array_less(np.abs(changed - 0.25), 6 * se)
+    # each coordinate's sensitivity is the largest of ~m/4 draws of |N(0, 2)|
+    sens = est.sensitivity.value
+    assert np.all(sens > 0) and sens.max() < 4 * sens.min()
+
+
+def test_a_query_reading_the_first_record_has_a_positive_sensitivity():
+    first = sample_sensitivity(lambda db: db[0], Normal(), 4, m=2000, random_state=1)
+    changed = (first.samples > 0).mean()
+    assert abs(changed - 0.25) < 6 * math.sqrt(0.25 * 0.75 / 2000)
+    assert first.sensitivity > 0
+
+
+def test_a_query_that_reuses_its_output_buffer_gets_the_right_sensitivity():
+    buffers = {}
+
+    @queries.batched
+    def mean_into_buffer(stack):  # the out= idiom: one buffer for every call
+        out = buffers.setdefault(stack.shape[0], np.empty(stack.shape[0]))
+        return np.mean(stack, axis=1, out=out)
+
+    kw = dict(m=300, random_state=4, n_jobs=1)
+    reused = sample_sensitivity(mean_into_buffer, HEIGHTS, 50, **kw)
+    fresh = sample_sensitivity(queries.mean, HEIGHTS, 50, **kw)
+    np.testing.assert_allclose(reused.samples, fresh.samples)
+    assert reused.samples.min() < reused.samples.mean() and reused.sensitivity > 0
+
+
+# ------------------------------------------------------------------- runs and seeds
+def test_the_run_records_its_seed_and_how_many_runs_were_drawn():
+    a = sample_sensitivity(queries.mean, HEIGHTS, 20, m=50, random_state=5)
+    b = sample_sensitivity(queries.mean, HEIGHTS, 20, m=50)
+    assert b.run.ordinal == a.run.ordinal + 1 and a.seed == (5, ())
+    entropy, spawn_key = b.seed
+    again = sample_sensitivity(
+        queries.mean,
+        HEIGHTS,
+        20,
+        m=50,
+        random_state=np.random.SeedSequence(entropy, spawn_key=spawn_key),
+    )
+    np.testing.assert_array_equal(again.samples, b.samples)
+    c = sample_sensitivity(
+        queries.mean, HEIGHTS, 20, m=50, random_state=np.random.default_rng(3)
+    )
+    assert len(c.seed[0]) == 4 and c.run.ordinal == again.run.ordinal + 1
+
+
+def test_the_sampler_keeps_every_run_it_drew():
+    sampler = SensitivitySampler()
+    first = sampler.sample_sensitivity(queries.mean, "l1", HEIGHTS, 10, gamma=0.1)
+    second = sampler.sample_sensitivity(queries.mean, "l1", HEIGHTS, 10, gamma=0.1)
+    assert sampler.runs_drawn == [first.run, second.run]
+    assert first.run_id != second.run_id
+    with pytest.raises(TypeError, match="has 2 parts"):
+        sampler.sample_sensitivity(lambda db: (db[0], db[1]), "l1", HEIGHTS, 5, 20)
+    assert len(sampler.runs_drawn) == 3
+
+
+def test_unpacking_the_source_documents_call_keeps_the_run():
+    sampler = SensitivitySampler(random_state=0)
+    sensitivity, mean = sampler.sample_sensitivity(
+        queries.identity, L1SensitivityNorm(), HEIGHTS, n_data_size=1, gamma=0.05
+    )
+    run = sampler.runs_drawn[0]
+    assert (sensitivity.source, sensitivity.run) == ("sampled", run)
+    assert (mean.source, mean.run) == ("typical", run)
+    assert sensitivity.gamma == run.gamma > 0
 
 
 # ---------------------------------------------------------------- norms and outputs
@@ -239,6 +321,12 @@ def test_query_returning_nan_or_changing_shape_is_refused():
         sample_sensitivity(lambda db: db[db > 170], HEIGHTS, 5, m=200, random_state=0)
     with pytest.raises(TypeError, match="returned a non-numeric output"):
         sample_sensitivity(lambda db: "tall", HEIGHTS, 5, m=20, random_state=0)
+
+    def as_text(db):
+        return "1.5"
+
+    with pytest.raises(TypeError, match="query 'as_text' returned a non-numeric"):
+        sample_sensitivity(as_text, HEIGHTS, 5, m=20, random_state=0)
     with pytest.raises(ValueError, match="must return one output per database"):
         sample_sensitivity(queries.batched(lambda s: s.mean()), HEIGHTS, 5, m=20)
 
@@ -291,6 +379,12 @@ def test_bad_arguments(kwargs, exc, message):
         sample_sensitivity(
             args.pop("query"), args.pop("distribution"), args.pop("n"), **args
         )
+
+
+@pytest.mark.parametrize("empty", [(), {}], ids=["tuple", "dict"])
+def test_a_query_with_no_output_is_refused(empty):
+    with pytest.raises(ValueError, match=r"query '<lambda>' returned an empty"):
+        sample_sensitivity(lambda db: empty, HEIGHTS, 5, gamma=0.05, random_state=0)
 
 
 def test_too_many_parts_for_m_is_refused():
