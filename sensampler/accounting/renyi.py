@@ -17,6 +17,16 @@ from ._ledger import PrivacyAccountant
 __all__ = ["RenyiAccountant", "rdp_to_delta"]
 
 
+def _check_orders(orders) -> np.ndarray:
+    """Rényi orders as a float array (default :data:`DEFAULT_ORDERS`), all > 1."""
+    orders = DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
+    if orders.size == 0 or np.any(orders <= 1):
+        raise ValueError(
+            f"orders must be non-empty and all > 1, got orders={orders!r}."
+        )
+    return np.array(orders, dtype=float)
+
+
 def rdp_to_delta(rdp, epsilon: float, orders=None) -> tuple[float, float]:
     r"""Smallest delta, over the orders, of (epsilon, delta)-DP implied by a Rényi curve.
 
@@ -52,11 +62,7 @@ def rdp_to_delta(rdp, epsilon: float, orders=None) -> tuple[float, float]:
     '1e-05'
     """
     epsilon = check_real("epsilon", epsilon, low=0.0)
-    orders = DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
-    if orders.size == 0 or np.any(orders <= 1):
-        raise ValueError(
-            f"orders must be non-empty and all > 1, got orders={orders!r}."
-        )
+    orders = _check_orders(orders)
     values = (
         np.array([rdp(a) for a in orders], dtype=float)
         if callable(rdp)
@@ -97,15 +103,8 @@ class RenyiAccountant(PrivacyAccountant):
     method = "Rényi DP (Mironov 2017; conversion of Canonne et al. 2020)"
 
     def __init__(self, orders=None):
-        orders = (
-            DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
-        )
-        if orders.size == 0 or np.any(orders <= 1):
-            raise ValueError(
-                f"orders must be non-empty and all > 1, got orders={orders!r}."
-            )
+        self.orders = _check_orders(orders)
         super().__init__()
-        self.orders = np.array(orders, dtype=float)
         self._rdp = np.zeros_like(self.orders)
 
     def _amount(self, statement):
