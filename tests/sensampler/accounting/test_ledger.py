@@ -7,6 +7,7 @@ from sensampler.distributions import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import (
+    ExceededPrivacyBudgetError,
     LedgerEntry,
     PrivacyAccountant,
     PrivacyBound,
@@ -129,7 +130,7 @@ def test_every_run_drawn_can_be_counted(make):
 def test_filter_gamma_budget_counts_recorded_runs():
     f = PrivacyFilter(10.0, gamma=0.06)
     f.record_run(SamplingRun("a", 0.05))
-    with pytest.raises(Exception, match="over the budget gamma=0.06"):
+    with pytest.raises(ExceededPrivacyBudgetError, match="over the budget gamma=0.06"):
         f.record_run(SamplingRun("b", 0.05))
     assert f.gamma == pytest.approx(0.05) and len(f.ledger) == 1
 
