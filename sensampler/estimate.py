@@ -322,8 +322,51 @@ class SensitivityValue:
         return self._result(np.abs(self.value), False, f"|{self.label}|")
 
 
+class _ReadsTheRun:
+    """Properties read from the sampling run ``self.run``."""
+
+    run: SamplingRun
+
+    @property
+    def m(self) -> int:
+        return self.run.m
+
+    @property
+    def k(self) -> int:
+        return self.run.k
+
+    @property
+    def gamma(self) -> float:
+        return self.run.gamma
+
+    @property
+    def rho(self) -> float:
+        return self.run.rho
+
+    @property
+    def bound(self) -> str:
+        return self.run.bound
+
+    @property
+    def run_id(self) -> str | None:
+        return self.run.run_id
+
+    @property
+    def seed(self):
+        """``(entropy, spawn_key)`` of the run's root ``SeedSequence``."""
+        return self.run.seed
+
+    @property
+    def ordinal(self) -> int:
+        return self.run.ordinal
+
+    @property
+    def neighbours(self) -> str:
+        return self.run.neighbours
+
+
 @dataclass(frozen=True, eq=False)
-class SensitivityEstimate:
+class SensitivityEstimate(_ReadsTheRun):
     """A sampled sensitivity, with the run and plan that back it.
 
     Only ``sensitivity`` carries the random-DP guarantee: with probability at
@@ -407,44 +450,6 @@ class SensitivityEstimate:
     def __reduce__(self):
         fields = (self.samples, self.run, self.plan, self.norm, self.n)
         return (type(self), fields + (self.parts, self.query, self.part))
-
-    # ---------------------------------------------------- read from the run
-    @property
-    def m(self) -> int:
-        return self.run.m
-
-    @property
-    def k(self) -> int:
-        return self.run.k
-
-    @property
-    def gamma(self) -> float:
-        return self.run.gamma
-
-    @property
-    def rho(self) -> float:
-        return self.run.rho
-
-    @property
-    def bound(self) -> str:
-        return self.run.bound
-
-    @property
-    def run_id(self) -> str | None:
-        return self.run.run_id
-
-    @property
-    def seed(self):
-        """``(entropy, spawn_key)`` of the run's root ``SeedSequence``."""
-        return self.run.seed
-
-    @property
-    def ordinal(self) -> int:
-        return self.run.ordinal
-
-    @property
-    def neighbours(self) -> str:
-        return self.run.neighbours
 
     def __iter__(self) -> Iterator[SensitivityValue]:
         yield self.sensitivity
@@ -612,7 +617,7 @@ def _data_frame(records: list[dict[str, Any]]):
 
 
 @dataclass(frozen=True, eq=False)
-class SensitivityEstimates:
+class SensitivityEstimates(_ReadsTheRun):
     """The estimates of a query with several parts (a tuple or dict output).
 
     One sampling run releases every part, so the parts share ``run`` and its
@@ -627,6 +632,12 @@ class SensitivityEstimates:
     keys : tuple of str, optional
         The dict output's keys; ``None`` for a tuple output.
 
+    Attributes
+    ----------
+    run : SamplingRun
+        The run shared by every part; ``gamma``, ``rho``, ``run_id``, ``seed``
+        and the others are read from it.
+
     Examples
     --------
     >>> from sensampler import sample_sensitivity
@@ -640,6 +651,7 @@ class SensitivityEstimates:
 
     estimates: tuple[SensitivityEstimate, ...]
     keys: tuple[str, ...] | None = None
+    run: SamplingRun = field(init=False, repr=False)
 
     def __post_init__(self):
         estimates = tuple(self.estimates)
@@ -656,27 +668,12 @@ class SensitivityEstimates:
                 f"keys must name each of the {len(estimates)} parts, got {self.keys!r}."
             )
         object.__setattr__(self, "estimates", estimates)
+        object.__setattr__(self, "run", estimates[0].run)
 
     @property
     def parts(self) -> tuple[SensitivityEstimate, ...]:
         """The estimates, in output order."""
         return self.estimates
-
-    @property
-    def run(self) -> SamplingRun:
-        return self.estimates[0].run
-
-    @property
-    def gamma(self) -> float:
-        return self.run.gamma
-
-    @property
-    def rho(self) -> float:
-        return self.run.rho
-
-    @property
-    def run_id(self) -> str | None:
-        return self.run.run_id
 
     @property
     def query(self) -> str:

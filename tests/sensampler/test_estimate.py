@@ -213,6 +213,8 @@ def test_several_parts_index_by_position_or_key():
     assert [r["part"] for r in result.to_records()] == ["mean", "max"]
     with pytest.raises(KeyError, match="one of"):
         result["median"]
+    clone = pickle.loads(pickle.dumps(result))
+    assert clone.run == RUN and clone.keys == ("mean", "max")
 
 
 def test_several_parts_refuse_unpacking():
