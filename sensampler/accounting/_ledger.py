@@ -176,8 +176,8 @@ class PrivacyAccountant(abc.ABC):
         raises the chance that the kept estimate is too small: it is at most
         the sum of the gammas of every run drawn (a union bound over the runs'
         failure events), not the kept run's gamma. Recording every run drawn
-        makes :attr:`gamma` that sum; a run later released is still counted
-        once.
+        makes :attr:`gamma` that sum; a run with an identity (every run the
+        sampler draws has one) is still counted once when it is later released.
 
         Parameters
         ----------
