@@ -18,6 +18,8 @@ Budget (epsilon, delta) = (1, 1e-6); every release is a pure epsilon-DP step
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
@@ -37,13 +39,10 @@ ORDERS = np.unique(np.concatenate([DEFAULT_ORDERS, np.arange(2.0, 200.0, 0.25)])
 def filter_count(rule, eps):
     """Spends of ``eps`` a fresh PrivacyFilter admits before refusing one."""
     f = PrivacyFilter(EPSILON, DELTA, rule=rule)
-    count = 0
-    while True:
-        try:
+    with contextlib.suppress(ExceededPrivacyBudgetError):
+        while True:
             f.spend(eps)
-        except ExceededPrivacyBudgetError:
-            return count
-        count += 1
+    return f.count
 
 
 def renyi_count(eps, conversion):

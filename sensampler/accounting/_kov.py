@@ -154,12 +154,8 @@ def homogeneous_epsilon(
 
     Parameters
     ----------
-    epsilon : float
-        Per-step epsilon, ``>= 0``.
-    delta : float
-        Per-step delta, ``0 <= delta < 1``.
-    k : int
-        Number of (adaptively chosen) steps, ``>= 1``.
+    epsilon, delta, k
+        As in :func:`homogeneous_delta`.
     target_delta : float
         Total delta' of the composition, ``0 <= target_delta <= 1``.
 

@@ -210,11 +210,10 @@ def pld_delta(
 
     Parameters
     ----------
-    steps : iterable of tuple
-        Step descriptions (module docstring).
+    steps, value_discretization_interval
+        As in :func:`pld_epsilon`.
     epsilon : float
         ``>= 0``.
-    value_discretization_interval : float, default 1e-4
 
     Returns
     -------
