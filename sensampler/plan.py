@@ -99,7 +99,7 @@ __all__ = [
     "MAX_PAIRS",
 ]
 
-BOUNDS = ("exact", "exchangeable", "dkw")
+BOUNDS = ("exact", "dkw", "exchangeable")
 
 MAX_PAIRS = 10**9
 """The most pairs a plan may ask for (and a sampler may draw).

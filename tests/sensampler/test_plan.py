@@ -192,7 +192,7 @@ def test_exact_bound_by_simulation(seed):
         (
             dict(gamma=0.1, bound="hoeffding"),
             ValueError,
-            "bound must be one of 'exact', 'exchangeable', 'dkw', got bound='hoeffding'.",
+            "bound must be one of 'exact', 'dkw', 'exchangeable', got bound='hoeffding'.",
         ),
     ],
 )
