@@ -36,6 +36,7 @@ class ExponentialMechanism(Mechanism):
     """
 
     name = "exponential"
+    accepted_norms = ("linf", "l2", "l1", "coordinate")
 
     def __init__(self, sensitivity, epsilon: float):
         self._sensitivity = resolve_sensitivity(

@@ -129,6 +129,8 @@ def _per_coordinate_scales(delta_vec):
 class _Gaussian(Mechanism):
     """Shared by the Gaussian mechanisms: noise sigma * s_j, Rényi curve alpha / (2 sigma_1^2)."""
 
+    accepted_norms = ("l2", "l1", "coordinate")
+
     def _setup(self, unit_sigma):
         delta = self._sensitivity.value
         self._unit_sigma = unit_sigma  # sigma for L2 sensitivity 1

@@ -67,6 +67,7 @@ class LaplaceMechanism(Mechanism):
     """
 
     name = "Laplace"
+    accepted_norms = ("l1", "coordinate")
 
     def __init__(self, sensitivity, epsilon: float):
         self._sensitivity = resolve_sensitivity(
