@@ -204,7 +204,7 @@ def _summary(records) -> ResultTable:
                     "m": est["m"],
                     "sensitivity": row["sensitivity_value"],
                     "epsilon": row["epsilon"],
-                    "error": row["error"],
+                    "measure": row["error"],
                     "coordinate": row["coordinate"],
                     "statistic": row["statistic"],
                     "error": row["value"],

@@ -35,7 +35,7 @@ __all__ = [
 STATISTICS = ("mean", "std", "median", "q05", "q95")
 #: The one meaning of "sd" in offsets such as "mean + 2 sd", stated on every figure.
 SD_DEFINITION = (
-    "sd = standard deviation of the m sampled sensitivities (not of the data)"
+    "sd = standard deviation of the m sampled sensitivities, not of the data"
 )
 #: Guarantee column of a typical value.
 NO_GUARANTEE = "none (typical value)"
@@ -155,7 +155,7 @@ def _per_part(label, value, parts):
 def _describe(label, value, shape):
     """(value for the mechanism, guarantee, value array) of one sensitivity."""
     if isinstance(value, SensitivityEstimate):
-        given, guarantee = value, f"random DP (gamma={value.gamma:.3g})"
+        given, guarantee = value, f"random DP, gamma={value.gamma:.3g}"
         number = value.sensitivity
     elif isinstance(value, TypicalValue):
         given = number = value.value
@@ -274,7 +274,7 @@ def error_vs_epsilon(
     ResultTable
         One row per part, sensitivity, epsilon, error and statistic, with columns
         ``part`` ("" for a single output), ``sensitivity`` (label),
-        ``guarantee`` ("random DP (gamma=…)", "none (typical value)" or "as
+        ``guarantee`` ("random DP, gamma=…", "none (typical value)" or "as
         given"), ``sensitivity_value`` (the number used; per coordinate on
         coordinate rows, NaN on the L2 row of per-coordinate sensitivities),
         ``mechanism``, ``epsilon``, ``delta`` (NaN for a mechanism without one),
