@@ -126,6 +126,103 @@ def test_sweep_writes_csv_and_png(tmp_path):
     assert {r["statistic"] for r in rows} == {"mean", "std", "median", "q05", "q95"}
 
 
+def test_sweep_accepts_numbers_and_per_coordinate_norms():
+    # Failed before: "sensitivities must be numbers ... got '0.5'".
+    out = sensampler(
+        "sweep",
+        "--n",
+        "50",
+        "--epsilons",
+        "1",
+        "--repetitions",
+        "5",
+        "--seed",
+        "0",
+        "--sensitivities",
+        "sampled,mean,mean+2sd,0.5",
+        "--json",
+        "--no-progress",
+    )
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    labels = {r["sensitivity"]: r["guarantee"] for r in rows}
+    assert labels == {
+        "sampled": "random DP, gamma=0.0498",
+        "mean": "none (typical value)",
+        "mean + 2 sd": "none (typical value)",
+        "0.5": "as given",
+    }
+    # Failed before: the shape of the per-coordinate sensitivity was refused.
+    out = sensampler(
+        "sweep",
+        "--query",
+        "histogram:3:150:200",
+        "--norm",
+        "coordinate",
+        "--n",
+        "50",
+        "--epsilons",
+        "1",
+        "--repetitions",
+        "5",
+        "--seed",
+        "0",
+        "--json",
+        "--no-progress",
+    )
+    assert out.returncode == 0, out.stderr
+    rows = [
+        r
+        for r in json.loads(out.stdout)
+        if r["statistic"] == "mean" and r["sensitivity"] == "sampled"
+    ]
+    assert [r["error"] for r in rows] == ["l2", "absolute", "absolute", "absolute"]
+
+
+def test_sweep_with_the_same_seed_samples_the_same_sensitivity():
+    def sampled(*extra):
+        out = sensampler(
+            "sweep",
+            "--n",
+            "50",
+            "--epsilons",
+            "1",
+            "--repetitions",
+            "5",
+            "--seed",
+            "4",
+            "--json",
+            "--no-progress",
+            *extra,
+        )
+        assert out.returncode == 0, out.stderr
+        return [
+            r["sensitivity_value"]
+            for r in json.loads(out.stdout)
+            if r["sensitivity"] == "sampled"
+        ][0]
+
+    assert sampled() == sampled("--sensitivities", "sampled,1")
+
+
+def test_batch_runs_a_per_coordinate_norm(tmp_path):
+    # Failed before: the sweep refused the estimate's per-coordinate shape.
+    config = tmp_path / "c.toml"
+    config.write_text(
+        '[run]\nrepetitions = 5\n[grid]\npopulation = ["heights"]\n'
+        'query = ["histogram:3:150:200"]\nn = [50]\ngamma = [0.1]\n'
+        'norm = ["coordinate"]\nmechanism = ["laplace", "analytic"]\n'
+        "epsilon = [1.0]\n"
+    )
+    out = sensampler(
+        "run", str(config), "--out", str(tmp_path / "o"), "--json", "--no-progress"
+    )
+    assert out.returncode == 0, out.stderr
+    rows = [r for r in json.loads(out.stdout) if r["statistic"] == "mean"]
+    assert {r["mechanism"] for r in rows} == {"laplace", "analytic"}
+    assert all(isinstance(r["sensitivity"], float) for r in rows)
+
+
 def test_run_and_resume(tmp_path):
     config = tmp_path / "c.toml"
     config.write_text(
@@ -158,6 +255,9 @@ def test_demo_writes_its_results(tmp_path):
         "epsilon_vs_iterations.png",
     ):
         assert (tmp_path / "results" / name).stat().st_size > 0
+        if name.endswith(".png"):
+            caption = tmp_path / "results" / name.replace(".png", ".txt")
+            assert caption.read_text().strip()
 
 
 @pytest.mark.parametrize(
@@ -174,6 +274,16 @@ def test_demo_writes_its_results(tmp_path):
         (("sample", "--population", "normal:scale=-1"), "scale must be > 0.0"),
         (("sweep", "--epsilons", "0,1"), "epsilons must be > 0"),
         (("sweep", "--mechanism", "analytic"), "needs delta"),
+        (("sweep", "--epsilons", ""), "epsilons must not be empty, got an empty grid."),
+        (
+            ("sweep", "--norm", "l2"),
+            "--mechanism laplace accepts --norm l1, coordinate; got 'l2'.",
+        ),
+        (
+            ("sweep", "--mechanism", "gaussian", "--delta", "1e-5", "--epsilons", "2"),
+            "use variant='analytic' for epsilon >= 1",
+        ),
+        (("sweep", "--sensitivities", "sampled,median"), "got 'median'"),
         (("run", "missing.toml"), "cannot read config missing.toml"),
     ],
 )
