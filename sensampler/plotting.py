@@ -268,9 +268,9 @@ def plot_runs_before_budget(table, path=None, *, title=None):
         f"ε = {first['epsilon_budget']:g}, δ = {first['delta_budget']:g}"
     )
     note = (
-        "basic: ε's add up (Dwork & Roth 2014, Thm. 3.16); advanced: the filter of "
-        "Rogers et al. (2016); auto follows the better rule.\ny axis linear below 1, "
-        "logarithmic above: zeros are drawn."
+        "Filters of Rogers, Roth, Ullman & Vadhan (2016): basic, the ε's add up "
+        "(Thm. 3.6); advanced (Thm. 5.1); auto follows the better rule.\n"
+        "y axis linear below 1, logarithmic above: zeros are drawn."
     )
     return _finish(fig, [ax], path, legend_title="filter rule", note=note)
 
