@@ -42,8 +42,14 @@ import sys
 import numpy as np
 from joblib import Parallel, delayed
 
-from .specs import build_population, parse_query
-from .sweep import MECHANISMS, error_vs_epsilon
+from .specs import (
+    MECHANISMS,
+    accepted_norms,
+    build_population,
+    mechanism_from_name,
+    parse_query,
+)
+from .sweep import error_vs_epsilon
 from .table import ResultTable, atomic_write_text
 
 if sys.version_info >= (3, 11):
@@ -55,11 +61,6 @@ __all__ = ["run_batch", "load_config", "plan_runs"]
 
 _GRID_KEYS = ("population", "query", "n", "gamma", "norm", "mechanism", "epsilon")
 _RUN_KEYS = ("seed", "repetitions", "delta", "bound")
-_ACCEPTS = {
-    "laplace": ("l1", "coordinate"),
-    "gaussian": ("l2", "l1", "coordinate"),
-    "analytic": ("l2", "l1", "coordinate"),
-}
 
 
 def load_config(path) -> dict:
@@ -126,8 +127,8 @@ def plan_runs(config: dict):
             raise ValueError(
                 f"unknown mechanism {mech!r}; mechanisms: {', '.join(MECHANISMS)}."
             )
-        norm = norm or MECHANISMS[mech][0]
-        if norm not in _ACCEPTS[mech]:
+        norm = norm or accepted_norms(mech)[0]
+        if norm not in accepted_norms(mech):
             skipped.append(f"{mech} with norm {norm}")
             continue
         settings = {
@@ -173,11 +174,12 @@ def _execute(settings: dict, path: str) -> str:
         dist,
         settings["n"],
         settings["epsilons"],
-        [estimate],
-        mechanism=settings["mechanism"],
-        delta=None if settings["mechanism"] == "laplace" else settings["delta"],
+        {"sampled": estimate},
+        mechanism=mechanism_from_name(
+            settings["mechanism"],
+            None if settings["mechanism"] == "laplace" else settings["delta"],
+        ),
         repetitions=settings["repetitions"],
-        bound=settings["bound"],
         random_state=seed.spawn(2)[1],
         n_jobs=1,
     )
@@ -200,9 +202,10 @@ def _summary(records) -> ResultTable:
                     "norm": s["norm"],
                     "mechanism": s["mechanism"],
                     "m": est["m"],
-                    "sensitivity": est["sensitivity"],
-                    "mean_sensitivity": est["mean"],
+                    "sensitivity": row["sensitivity_value"],
                     "epsilon": row["epsilon"],
+                    "measure": row["error"],
+                    "coordinate": row["coordinate"],
                     "statistic": row["statistic"],
                     "error": row["value"],
                 }
