@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
-from scipy import stats
 
 from ._base import Distribution
 from .univariate import draw_labels
@@ -33,6 +32,8 @@ class ScipyDistribution(Distribution):
     """
 
     def __init__(self, frozen):
+        from scipy import stats  # imported here: scipy.stats is slow to import
+
         self.frozen = frozen
         if isinstance(frozen, stats._distn_infrastructure.rv_frozen):
             self._kind = "univariate"

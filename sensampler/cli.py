@@ -12,6 +12,7 @@ import os
 import sys
 
 from ._version import __version__
+from .parallel import default_progress
 
 __all__ = ["main", "build_parser"]
 
@@ -145,10 +146,11 @@ def _cmd_demo(args):
 
 def _add_progress_flag(p):
     p.add_argument(
-        "--no-progress",
-        dest="progress",
-        action="store_false",
-        help="hide progress bars",
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show progress bars on stderr (default: when tqdm is installed and "
+        "stderr is a terminal)",
     )
 
 
@@ -297,6 +299,8 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    if getattr(args, "progress", False) is None:
+        args.progress = default_progress()
     try:
         return args.func(args)
     except (ValueError, TypeError) as exc:
