@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 from functools import lru_cache
+from typing import Any
 
 from scipy import optimize, special
 
@@ -90,7 +91,7 @@ class SamplingPlan:
     beta: float
     bound: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -226,7 +227,9 @@ def _make_plan(m, k, bound):
     return SamplingPlan(m, k, gamma, rho, max(0.0, gamma - rho), bound)
 
 
-def check_plan_arguments(m, gamma, k, bound):
+def check_plan_arguments(
+    m: int | None, gamma: float | None, k: int | None, bound: str
+) -> tuple[int | None, float | None, int | None]:
     """Validate the arguments of a plan on their own; return ``(m, gamma, k)``."""
     check_choice("bound", bound, BOUNDS)
     if m is not None:
