@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import textwrap
 import zipfile
 
@@ -73,6 +74,42 @@ def test_wheel_ships_types_license_and_main(wheel):
     assert "sensampler/py.typed" in wheel
     assert "sensampler/__main__.py" in wheel
     assert any(re.search(r"\.dist-info/licenses/LICENSE$", n) for n in wheel)
+
+
+def test_sdist_holds_tests_examples_notebooks_and_docs(tmp_path):
+    setuptools = pytest.importorskip("setuptools")
+    if int(setuptools.__version__.split(".")[0]) < 77:
+        pytest.skip("building needs setuptools >= 77.0.3 (in the test extra)")
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from setuptools import build_meta; "
+            "print(build_meta.build_sdist(sys.argv[1]))",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    with tarfile.open(tmp_path / out.stdout.split()[-1]) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    for wanted in [
+        "LICENSE",
+        "tests/test_packaging.py",
+        "tests/typecheck/models_api.py",
+        "examples/03_laplace_with_a_sampled_sensitivity.py",
+        "notebooks/03_laplace_with_a_sampled_sensitivity.ipynb",
+        "notebooks/build.py",
+        "docs/conf.py",
+        "docs/index.rst",
+        ".ci/minimum-constraints.txt",
+    ]:
+        assert wanted in names
+    assert not [n for n in names if "generated" in n or n.startswith("docs/_build")]
 
 
 def test_license_is_an_spdx_expression():

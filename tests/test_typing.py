@@ -1,6 +1,6 @@
 """Users' type checkers accept the public API and the README's examples (pyright).
 
-The files checked are ``tests/typing/*_api.py`` (public-API usage with
+The files checked are ``tests/typecheck/*_api.py`` (public-API usage with
 ``assert_type``) and every ```` ```python ```` block of the README, joined in order
 as one script. The package is checked as installed: pyright sees a tree of
 links laid out like the wheel (``distributions/`` as ``sensampler/distributions``),
@@ -17,7 +17,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TYPING = os.path.join(ROOT, "tests", "typing")
+TYPING = os.path.join(ROOT, "tests", "typecheck")
 
 
 def _pyright_command():
