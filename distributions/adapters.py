@@ -231,7 +231,7 @@ class SklearnKernelDensity(Distribution):
 class SupportsSample(Protocol):
     """An object drawing records with ``sample(size, random_state=...)``."""
 
-    def sample(self, size: int, random_state: Any = ...) -> Any: ...
+    def sample(self, size: int, /, random_state: Any = ...) -> Any: ...
 
 
 class SampleAdapter(Distribution):

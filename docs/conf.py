@@ -112,7 +112,7 @@ def _write_guide_pages():
             if len(found) != 1:
                 raise KeyError(f"README: no single section starting {prefix!r}")
             if found[0] != title:
-                lines.append(f"## {found[0]}")
+                lines += [f"## {found[0]}", ""]
             lines.append(sections[found[0]].strip() + "\n")
         _write_if_changed(os.path.join(HERE, "guide", f"{page}.md"), "\n".join(lines))
 
