@@ -19,6 +19,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 import sensampler
+from sensampler.parallel import default_progress
 
 try:
     import tomllib
@@ -26,6 +27,19 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _run(args, cwd, env=None):
+    """Run ``python *args`` without stdin; the completed process, output as text."""
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _pyproject():
@@ -39,23 +53,10 @@ def wheel(tmp_path_factory):
     if int(setuptools.__version__.split(".")[0]) < 77:
         pytest.skip("building needs setuptools >= 77.0.3 (in the test extra)")
     out_dir = tmp_path_factory.mktemp("wheel")
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "--quiet",
-            "--wheel-dir",
-            str(out_dir),
-            ROOT,
-        ],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    out = _run(
+        ["-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet"]
+        + ["--wheel-dir", str(out_dir), ROOT],
+        cwd=ROOT,
     )
     assert out.returncode == 0, out.stderr
     (path,) = glob.glob(str(out_dir / "sensampler-*.whl"))
@@ -80,20 +81,8 @@ def test_sdist_holds_tests_examples_notebooks_and_docs(tmp_path):
     setuptools = pytest.importorskip("setuptools")
     if int(setuptools.__version__.split(".")[0]) < 77:
         pytest.skip("building needs setuptools >= 77.0.3 (in the test extra)")
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from setuptools import build_meta; "
-            "print(build_meta.build_sdist(sys.argv[1]))",
-            str(tmp_path),
-        ],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    build = "import sys; from setuptools import build_meta as b; print(b.build_sdist(sys.argv[1]))"
+    out = _run(["-c", build, str(tmp_path)], cwd=ROOT)
     assert out.returncode == 0, out.stderr
     with tarfile.open(tmp_path / out.stdout.split()[-1]) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
@@ -152,15 +141,7 @@ def _run_without(modules, code, cwd):
     """Run ``code`` in a fresh interpreter where ``modules`` cannot be imported."""
     hide = "".join(f"sys.modules[{m!r}] = None\n" for m in modules)
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
-    return subprocess.run(
-        [sys.executable, "-c", "import sys\n" + hide + textwrap.dedent(code)],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return _run(["-c", "import sys\n" + hide + textwrap.dedent(code)], cwd, env)
 
 
 EXTRAS = ["tqdm", "tqdm.auto", "matplotlib", "matplotlib.pyplot", "pandas", "dask"]
@@ -199,13 +180,23 @@ def test_core_install_runs_the_demo_and_skips_figures(tmp_path):
 
 
 def test_python_m_sensampler_is_the_command(tmp_path):
-    out = subprocess.run(
-        [sys.executable, "-m", "sensampler", "--version"],
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = _run(["-m", "sensampler", "--version"], cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == f"sensampler {sensampler.__version__}"
+
+
+class _Stream:
+    def __init__(self, tty):
+        self.tty = tty
+
+    def isatty(self):
+        return self.tty
+
+
+def test_progress_bars_by_default_only_on_a_terminal_with_tqdm(monkeypatch):
+    pytest.importorskip("tqdm")
+    assert default_progress(_Stream(True)) is True
+    assert default_progress(_Stream(False)) is False  # a log or a pipe
+    assert default_progress(object()) is False  # no isatty at all
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # the core install
+    assert default_progress(_Stream(True)) is False
