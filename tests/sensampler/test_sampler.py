@@ -25,6 +25,8 @@ from sensampler import (
 from sensampler.norms import L1SensitivityNorm
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+#: The mean, not declared additive: the sampler draws whole databases for it.
+FULL_MEAN = queries.batched(lambda stack: stack.mean(axis=1), name="full mean")
 
 
 def _abs_diff_sf(mix, t):
@@ -154,6 +156,12 @@ def test_a_query_that_reuses_its_output_buffer_gets_the_right_sensitivity():
 
     kw = dict(m=300, random_state=4, n_jobs=1)
     reused = sample_sensitivity(mean_into_buffer, HEIGHTS, 50, **kw)
+    fresh = sample_sensitivity(FULL_MEAN, HEIGHTS, 50, **kw)
+    np.testing.assert_allclose(reused.samples, fresh.samples)
+    assert reused.samples.min() < reused.samples.mean() and reused.sensitivity > 0
+    # the additive path evaluates {x} then {x'}: the same care applies
+    declared = queries.batched(mean_into_buffer.func, additive="mean")
+    reused = sample_sensitivity(declared, HEIGHTS, 50, **kw)
     fresh = sample_sensitivity(queries.mean, HEIGHTS, 50, **kw)
     np.testing.assert_allclose(reused.samples, fresh.samples)
     assert reused.samples.min() < reused.samples.mean() and reused.sensitivity > 0
