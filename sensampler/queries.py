@@ -187,9 +187,9 @@ def additive(record_map, *, mean=False, name=None) -> BatchedQuery:
     ----------
     record_map : callable
         Vectorised g: takes an array of records ``(N, *record_shape)`` and
-        returns one output per record, shape ``(N, *output_shape)``. It must
-        treat each record on its own (``lambda x: x - x.mean()`` does not, and
-        is refused by the sampler's check).
+        returns one output per record, shape ``(N, *output_shape)``. Output i
+        must depend on record i alone (``lambda x: x - x.mean()`` does not: it
+        would mix records of different databases).
     mean : bool, default False
         Divide the sum by the number of records n.
     name : str, optional

@@ -453,7 +453,8 @@ def sample_sensitivity(
     plan, joint_gamma, joint_rho = joint_plan(m, gamma, k, bound, parts)
     # Each sensitivity is held twice: in its chunk's result and in the estimate.
     values = plan.m * parts
-    _check_fits(f"m={plan.m} pairs' {values} sensitivities", 16 * values, "lower m")
+    what = f"the {values} sensitivities of m={plan.m} pairs"
+    _check_fits(what, 16 * values, "lower m")
 
     # The fast path's chunk holds two one-record databases per pair, whatever n.
     per_chunk = (
