@@ -53,8 +53,8 @@ def spread(times):
 def additive_against_n(m, sizes, repeat):
     """Time of ``queries.mean`` at each n; ratio of the minima to the first n's.
 
-    The sizes take turns within each round, so that a slow spell of the machine
-    falls on all of them alike.
+    The sizes take turns within each round, in an order rotated every round, so
+    that a slow spell of the machine falls on all of them alike.
     """
     print(f"\n## queries.mean (additive path), m = {m}: time against n")
     runs = [
@@ -65,9 +65,9 @@ def additive_against_n(m, sizes, repeat):
         run()  # warm-up
     times = np.empty((len(sizes), repeat))
     for r in range(repeat):
-        for i, run in enumerate(runs):
+        for i in np.roll(np.arange(len(runs)), r):
             start = time.perf_counter()
-            run()
+            runs[i]()
             times[i, r] = time.perf_counter() - start
     for n, row in zip(sizes, times):
         print(

@@ -208,7 +208,7 @@ def _probe_additive(query, dist, n, rng, reproduce):
 
     It catches, with certainty or near it, a wrong kind ("sum" for a mean, and
     the converse), a scale off by more than ~1e-6, interactions between records
-    (a median, a variance, a record map that centres its input) and outputs
+    (a median, a variance, a clip at the database's own mean) and outputs
     whose shape depends on n, whenever the 4 replaced records move f. It cannot
     catch a non-additivity that the probe does not reach: behaviour only beyond
     :math:`n_0` records, only on rare records (a clip in a far tail), smaller
@@ -232,7 +232,8 @@ def _probe_additive(query, dist, n, rng, reproduce):
     for j, (w, s) in enumerate(zip(whole, single)):
         actual = w[1:] - w[0]
         predicted = (s[n0:] - s[position]) / scale
-        # |fl(sum) - sum| <= n0 eps sum|terms| (Higham 2002, eq. 4.4), twice.
+        # |fl(sum) - sum| <= n0 eps sum|terms| for a sum of n0 terms in any order
+        # (Higham, Accuracy and Stability of Numerical Algorithms, 2002, sec. 4.2).
         rounding = (
             n0 * np.abs(s[:n0]).sum(axis=0) / scale + np.abs(w[0]) + np.abs(w[1:])
         )
@@ -359,6 +360,16 @@ def sample_sensitivity(
     replace-one neighbouring pair whose differing record sits anywhere, so
     queries that depend on the order of the records are covered.
 
+    An additive query (``query.additive`` is "sum" or "mean": ``queries.mean``,
+    ``sum``, ``count``, ``histogram``, or one declared with
+    :func:`sensampler.queries.additive` or ``queries.batched(...,
+    additive=...)``) takes a fast path that draws no database: for
+    :math:`f(D) = a_n \sum_i g(d_i) + b` with :math:`a_n = 1` or :math:`1/n`,
+    the change :math:`a_n (g(x) - g(x'))` needs x and x' only, so a run costs
+    O(m) whatever n. The declaration is checked first on a probe database of
+    min(n, 1000) records, four of them replaced in turn, and a false one is
+    refused (see the Notes).
+
     Parameters
     ----------
     query : callable or sensampler.queries.Query
@@ -411,6 +422,25 @@ def sample_sensitivity(
 
     Notes
     -----
+    The fast path's sensitivities have the same law as the full path's (the
+    tests compare the two with a two-sample test), but the two paths draw
+    different random numbers: the same ``random_state`` gives different
+    samples on each, each bit-identical across ``n_jobs`` and backends. The
+    fast path draws the same records whatever n. Its check compares the
+    change of f when a probe record is replaced with the prediction
+    :math:`a_{n_0} (g(x') - g(x))` (relative tolerance 1e-6, plus float64
+    rounding). It refuses a wrong kind or scale, interactions between records
+    (a median, a variance) and outputs whose shape depends on n; it cannot see
+    a non-additivity the probe does not reach (only beyond 1000 records, only on
+    rare records, or in a random query), and may refuse a query computed in
+    float32.
+
+    ``m`` above :data:`sensampler.plan.MAX_PAIRS` is refused before anything is
+    drawn; on the full path, so is an ``n`` whose database, four times over
+    (the stack and the temporaries of the population and the query), exceeds
+    the machine's physical memory; and any run whose m sensitivities do not fit
+    in it.
+
     The estimate's ``run`` records the root seed (``SeedSequence`` entropy and
     spawn key) and an ordinal: how many sampling runs this process had drawn,
     seeded or not. Its ``gamma`` holds for **one** run chosen before seeing its
