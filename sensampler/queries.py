@@ -7,7 +7,8 @@ one vectorised call, which is where the sampler's speed comes from. Any plain
 Python callable works too (evaluated database by database), and
 :func:`batched` declares a user function that accepts a stack.
 
-*Additive* queries are sums over records: with a per-record map g and a
+*Additive* queries are sums over records: with a per-record map g (any constant
+factor is part of g) and a
 constant b,
 
 .. math:: f(D) = a_n \sum_{i=1}^{n} g(d_i) + b, \qquad
