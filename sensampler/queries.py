@@ -8,8 +8,7 @@ Python callable works too (evaluated database by database), and
 :func:`batched` declares a user function that accepts a stack.
 
 *Additive* queries are sums over records: with a per-record map g (any constant
-factor is part of g) and a
-constant b,
+factor is part of g) and a constant b,
 
 .. math:: f(D) = a_n \sum_{i=1}^{n} g(d_i) + b, \qquad
    a_n = 1 \ (\text{additive="sum"}) \ \text{or}\ 1/n \ (\text{additive="mean"}).
