@@ -11,11 +11,17 @@ with it random-DP with failure probability :math:`\gamma` (see
 Neighbours are **replace-one** (bounded DP): both databases hold n records and
 differ in one. Add/remove neighbours can change a sensitivity by up to a factor
 of two, so an estimate is only valid for replace-one privacy.
+
+Additive queries (:attr:`sensampler.queries.Query.additive`), sums over records
+:math:`f(D) = a_n \sum_i g(d_i) + b` with :math:`a_n = 1` or :math:`1/n`, take
+a fast path: :math:`f(D \cup \{x\}) - f(D \cup \{x'\}) = a_n (g(x) - g(x'))`
+needs x and x' only, so no database is drawn and a run costs O(m), not O(m n).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 import uuid
 from collections.abc import Callable, Mapping
@@ -40,6 +46,19 @@ __all__ = ["sample_sensitivity", "SensitivitySampler"]
 #: Child seed of the probe database that reveals the output's structure (chunks
 #: use children 0, 1, ...).
 _PROBE_CHILD = 2**32 - 1
+
+#: Largest database size n (numpy's index range).
+MAX_N = 2**63 - 1
+#: Copies of one database that a chunk of one pair may hold at once (the stack,
+#: the population's and the query's temporaries): the full path refuses an n
+#: whose database times this exceeds the machine's physical memory.
+_DATABASE_COPIES = 4
+#: Records of the probe database on which an additive declaration is checked.
+_CHECK_RECORDS = 1000
+#: Records of the probe database replaced, one at a time, by the check.
+_CHECK_REPLACEMENTS = 4
+#: Relative tolerance of the check (beyond the rounding of a sum of n records).
+_CHECK_RTOL = 1e-6
 
 #: Sampling runs this process has drawn, seed-less or not (see SamplingRun.ordinal).
 _RUNS_DRAWN = itertools.count(1)
@@ -79,6 +98,23 @@ class _ChunkJob:
     shapes: tuple[tuple[int, ...], ...]
 
 
+def _norms(job: _ChunkJob, diffs: list[np.ndarray]) -> list[np.ndarray]:
+    """Norms of the pairs' output differences, checked: one array per leaf."""
+    size = job.size
+    out = []
+    for diff, shape in zip(diffs, job.shapes):
+        g = job.norm(diff.reshape(size, -1))
+        if job.norm.per_coordinate:
+            g = g.reshape((size,) + shape)
+        if not np.all(np.isfinite(g)) or np.any(g < 0):
+            raise ValueError(
+                f"norm {job.norm.name!r} returned a negative, NaN or inf value "
+                f"on pairs {job.start}..{job.start + size - 1}."
+            )
+        out.append(g)
+    return out
+
+
 def _sample_chunk(job: _ChunkJob) -> list[np.ndarray]:
     """Sensitivities of ``job.size`` independent neighbouring pairs: one array per leaf.
 
@@ -99,18 +135,129 @@ def _sample_chunk(job: _ChunkJob) -> list[np.ndarray]:
     first = [a.copy() for a in first]
     stack[np.arange(size), position] = fresh  # D u {x'}
     _, second = evaluate(job.query, stack, job.start, "D u {x'}", *check)
-    out = []
-    for a, b, shape in zip(first, second, job.shapes):
-        g = job.norm((a - b).reshape(size, -1))
-        if job.norm.per_coordinate:
-            g = g.reshape((size,) + shape)
-        if not np.all(np.isfinite(g)) or np.any(g < 0):
-            raise ValueError(
-                f"norm {job.norm.name!r} returned a negative, NaN or inf value "
-                f"on pairs {job.start}..{job.start + size - 1}."
+    return _norms(job, [a - b for a, b in zip(first, second)])
+
+
+def _sample_additive_chunk(job: _ChunkJob) -> list[np.ndarray]:
+    r"""Sensitivities of ``job.size`` pairs of an additive query, drawing no database.
+
+    For :math:`f(D) = a_n \sum_i g(d_i) + b`, with :math:`a_n = 1` ("sum") or
+    :math:`1/n` ("mean"), the one-record databases give
+    :math:`f(\{x\}) = a_1 g(x) + b`, hence
+    :math:`f(D \cup \{x\}) - f(D \cup \{x'\}) = (a_n / a_1)
+    (f(\{x\}) - f(\{x'\}))` for every D: the pair needs x and x' only, drawn
+    from the chunk's own generator (2 ``size`` records, x's then x''s). The
+    law of the sensitivities is the full path's; the random numbers are not.
+    """
+    size = job.size
+    rng = np.random.default_rng(job.seed)
+    records = job.distribution.sample(2 * size, rng)[:, None]  # one-record databases
+    check = (job.reproduce, job.spec, job.shapes)
+    _, first = evaluate(job.query, records[:size], job.start, "{x}", *check)
+    first = [a.copy() for a in first]  # the query may reuse its buffer
+    _, second = evaluate(job.query, records[size:], job.start, "{x'}", *check)
+    diffs = [a - b for a, b in zip(first, second)]
+    if job.query.additive == "mean":  # a_n / a_1 = 1 / n
+        diffs = [d / float(job.n) for d in diffs]
+    return _norms(job, diffs)
+
+
+# ------------------------------------------------------------------------ probes
+def _physical_memory() -> int | None:
+    """Bytes of physical memory, or None where the platform does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # e.g. Windows: no sysconf
+        return None
+
+
+def _check_fits(what: str, needed: int, advice: str) -> None:
+    """Refuse, before drawing anything, a run whose arrays exceed physical memory."""
+    memory = _physical_memory()
+    if memory is not None and needed > memory:
+        raise ValueError(
+            f"{what} need about {needed / 2**30:.3g} GiB, more than this machine's "
+            f"{memory / 2**30:.3g} GiB of physical memory: {advice}."
+        )
+
+
+def _probe_full(query, dist, n, rng, reproduce):
+    """``(spec, shapes, record_bytes)`` from one probe database of n records."""
+    database = n * int(np.prod(dist.record_shape)) * 8  # float64 records
+    _check_fits(
+        f"n={n}: {_DATABASE_COPIES} copies of one database of {n} records",
+        _DATABASE_COPIES * database,
+        "use a smaller n, or an additive query (queries.additive or "
+        "queries.batched(..., additive=...)), which draws no database",
+    )
+    probe = dist.sample_batch(1, n, rng)
+    spec, leaves = evaluate(query, probe, None, "D u {x}", reproduce)
+    shapes = tuple(leaf.shape[1:] for leaf in leaves)
+    return spec, shapes, probe.itemsize * int(np.prod(probe.shape[2:]))
+
+
+def _probe_additive(query, dist, n, rng, reproduce):
+    r"""``(spec, shapes, record_bytes)`` of an additive query, whose declaration is checked.
+
+    The check draws a probe database P of :math:`n_0 = \min(n, 1000)` records
+    and replaces its record at a uniform position, in turn, by each of 4 fresh
+    records; the change of f must equal the fast path's prediction
+    :math:`(a_{n_0} / a_1)(f(\{x'\}) - f(\{x\}))` up to a relative 1e-6 and
+    the rounding of a float64 sum of :math:`n_0` records. A false declaration
+    is refused, naming the change and the prediction.
+
+    It catches, with certainty or near it, a wrong kind ("sum" for a mean, and
+    the converse), a scale off by more than ~1e-6, interactions between records
+    (a median, a variance, a clip at the database's own mean) and outputs
+    whose shape depends on n, whenever the 4 replaced records move f. It cannot
+    catch a non-additivity that the probe does not reach: behaviour only beyond
+    :math:`n_0` records, only on rare records (a clip in a far tail), smaller
+    than the tolerance, or in a query that is random; nor a query computed in
+    less than float64 precision, which it may refuse though it is additive.
+    """
+    kind = query.additive
+    n0 = min(n, _CHECK_RECORDS)
+    probe = dist.sample_batch(1, n0, rng)
+    fresh = dist.sample(_CHECK_REPLACEMENTS, rng)
+    position = rng.integers(n0, size=_CHECK_REPLACEMENTS)
+    stack = np.repeat(probe, 1 + _CHECK_REPLACEMENTS, axis=0)
+    stack[1 + np.arange(_CHECK_REPLACEMENTS), position] = fresh
+    spec, whole = evaluate(query, stack, None, "D u {x}", reproduce)
+    shapes = tuple(leaf.shape[1:] for leaf in whole)
+    singles = np.concatenate([probe[0], fresh])[:, None]
+    which = f"one-record databases, for additive={kind!r}"
+    _, single = evaluate(query, singles, None, which, reproduce, spec, shapes)
+    scale = n0 if kind == "mean" else 1  # a_n0 / a_1 = 1 / scale
+    eps = np.finfo(float).eps
+    for j, (w, s) in enumerate(zip(whole, single)):
+        actual = w[1:] - w[0]
+        predicted = (s[n0:] - s[position]) / scale
+        # |fl(sum) - sum| <= n0 eps sum|terms| for a sum of n0 terms in any order
+        # (Higham, Accuracy and Stability of Numerical Algorithms, 2002, sec. 4.2).
+        rounding = (
+            n0 * np.abs(s[:n0]).sum(axis=0) / scale + np.abs(w[0]) + np.abs(w[1:])
+        )
+        excess = np.abs(actual - predicted) - (
+            _CHECK_RTOL * np.abs(predicted) + 8 * eps * rounding
+        )
+        if np.any(excess > 0):
+            at = np.unravel_index(np.argmax(excess), excess.shape)
+            part = (
+                ""
+                if spec[0] == "array"
+                else f" part {spec[1][j] if spec[0] == 'dict' else j}"
             )
-        out.append(g)
-    return out
+            coordinate = f" coordinate {at[1:]}" if len(at) > 1 else ""
+            raise ValueError(
+                f"query {query.name!r} is declared additive={kind!r} but is not: "
+                f"replacing record {position[at[0]]} of a probe database of {n0} "
+                f"records changed its output{part}{coordinate} by "
+                f"{actual[at]:.6g} where f(D) = "
+                f"{'(1/n) ' if kind == 'mean' else ''}sum_i g(d_i) + b predicts "
+                f"{predicted[at]:.6g}; {reproduce}. Correct the declaration, or "
+                "remove it (the sampler then draws whole databases)."
+            )
+    return spec, shapes, fresh.itemsize * int(np.prod(fresh.shape[1:]))
 
 
 # ------------------------------------------------------------------------ public
@@ -213,6 +360,16 @@ def sample_sensitivity(
     replace-one neighbouring pair whose differing record sits anywhere, so
     queries that depend on the order of the records are covered.
 
+    An additive query (``query.additive`` is "sum" or "mean": ``queries.mean``,
+    ``sum``, ``count``, ``histogram``, or one declared with
+    :func:`sensampler.queries.additive` or ``queries.batched(...,
+    additive=...)``) takes a fast path that draws no database: for
+    :math:`f(D) = a_n \sum_i g(d_i) + b` with :math:`a_n = 1` or :math:`1/n`,
+    the change :math:`a_n (g(x) - g(x'))` needs x and x' only, so a run costs
+    O(m) whatever n. The declaration is checked first on a probe database of
+    min(n, 1000) records, four of them replaced in turn, and a false one is
+    refused (see the Notes).
+
     Parameters
     ----------
     query : callable or sensampler.queries.Query
@@ -265,6 +422,25 @@ def sample_sensitivity(
 
     Notes
     -----
+    The fast path's sensitivities have the same law as the full path's (the
+    tests compare the two with a two-sample test), but the two paths draw
+    different random numbers: the same ``random_state`` gives different
+    samples on each, each bit-identical across ``n_jobs`` and backends. The
+    fast path draws the same records whatever n. Its check compares the
+    change of f when a probe record is replaced with the prediction
+    :math:`a_{n_0} (g(x') - g(x))` (relative tolerance 1e-6, plus float64
+    rounding). It refuses a wrong kind or scale, interactions between records
+    (a median, a variance) and outputs whose shape depends on n; it cannot see
+    a non-additivity the probe does not reach (only beyond 1000 records, only on
+    rare records, or in a random query), and may refuse a query computed in
+    float32.
+
+    ``m`` above :data:`sensampler.plan.MAX_PAIRS` is refused before anything is
+    drawn; on the full path, so is an ``n`` whose database, four times over
+    (the stack and the temporaries of the population and the query), exceeds
+    the machine's physical memory; and any run whose m sensitivities do not fit
+    in it.
+
     The estimate's ``run`` records the root seed (``SeedSequence`` entropy and
     spawn key) and an ordinal: how many sampling runs this process had drawn,
     seeded or not. Its ``gamma`` holds for **one** run chosen before seeing its
@@ -290,6 +466,8 @@ def sample_sensitivity(
     query = as_query(query)
     dist = as_distribution(distribution)
     n = check_count("n", n)
+    if n > MAX_N:
+        raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
     norm = get_norm(norm)
     m, gamma, k = check_plan_arguments(m, gamma, k, bound)
     if batch_size is not None:
@@ -298,14 +476,21 @@ def sample_sensitivity(
     reproduce = _reproduce_hint(random_state, root)
 
     probe_rng = np.random.default_rng(child_seed(root, _PROBE_CHILD))
-    probe = dist.sample_batch(1, n, probe_rng)
-    spec, leaves = evaluate(query, probe, None, "D u {x}", reproduce)
-    shapes = tuple(leaf.shape[1:] for leaf in leaves)
+    fast = query.additive is not None
+    probe = _probe_additive if fast else _probe_full
+    spec, shapes, record_bytes = probe(query, dist, n, probe_rng, reproduce)
     parts = sum(int(np.prod(s)) for s in shapes) if norm.per_coordinate else len(shapes)
     plan, joint_gamma, joint_rho = joint_plan(m, gamma, k, bound, parts)
+    # Each sensitivity is held twice: in its chunk's result and in the estimate.
+    values = plan.m * parts
+    what = f"the {values} sensitivities of m={plan.m} pairs"
+    _check_fits(what, 16 * values, "lower m")
 
-    per_chunk = pairs_per_chunk(
-        n, probe.itemsize * int(np.prod(probe.shape[2:])), query.batched, batch_size
+    # The fast path's chunk holds two one-record databases per pair, whatever n.
+    per_chunk = (
+        pairs_per_chunk(2, record_bytes, True, batch_size)
+        if fast
+        else pairs_per_chunk(n, record_bytes, query.batched, batch_size)
     )
     sizes = chunk_sizes(plan.m, per_chunk)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
@@ -327,7 +512,7 @@ def sample_sensitivity(
     threads = query.releases_gil and dist.releases_gil
     ordinal = _next_ordinal()
     results = run_tasks(
-        _sample_chunk,
+        _sample_additive_chunk if fast else _sample_chunk,
         [(job,) for job in jobs],
         n_jobs=n_jobs,
         progress=progress,

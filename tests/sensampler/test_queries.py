@@ -58,6 +58,38 @@ def test_vector_records(query, reference):
     np.testing.assert_allclose(query.evaluate(STACK_2D), expected)
 
 
+@pytest.mark.parametrize("mean", [False, True])
+def test_additive_query_sums_its_record_map(mean):
+    q = queries.additive(np.square, mean=mean)
+    assert q.batched and q.additive == ("mean" if mean else "sum")
+    assert q.name == "square"
+    reduce = np.mean if mean else np.sum
+    np.testing.assert_allclose(q.evaluate(STACK), reduce(STACK**2, axis=1))
+    np.testing.assert_allclose(q(STACK[1]), reduce(STACK[1] ** 2))
+    # vector records, vector outputs: one output per record, summed over records
+    outer = queries.additive(lambda x: x[:, :, None] * x[:, None, :], name="outer")
+    expected = np.einsum("bni,bnj->bij", STACK_2D, STACK_2D)
+    np.testing.assert_allclose(outer.evaluate(STACK_2D), expected)
+
+
+def test_additive_record_map_must_give_one_output_per_record():
+    q = queries.additive(np.sum)
+    with pytest.raises(ValueError, match=re.escape("record_map must return one")):
+        q.evaluate(STACK)
+
+
+def test_batched_declares_additive():
+    assert queries.batched(np.sum).additive is None
+    assert queries.batched(lambda s: s.sum(axis=1), additive="sum").additive == "sum"
+
+    @queries.batched(additive="mean", name="share")
+    def share(stack):
+        return (stack > 0).mean(axis=1)
+
+    assert (share.additive, share.name) == ("mean", "share")
+    assert queries.as_query(np.median).additive is None
+
+
 def test_histogram_counts_the_right_edge_like_numpy():
     db = np.array([0.0, 1.0, 1.0, 2.0, 5.0])
     np.testing.assert_array_equal(
@@ -150,6 +182,21 @@ def test_estimator_query_fits_each_database():
             "attribute must be a str",
         ),
         (lambda: queries.as_query(3), TypeError, "query must be callable, got 3."),
+        (
+            lambda: queries.batched(np.sum, additive=True),
+            ValueError,
+            "additive must be one of 'sum', 'mean', got additive=True.",
+        ),
+        (
+            lambda: queries.additive(3),
+            TypeError,
+            "record_map must be callable, got 3.",
+        ),
+        (
+            lambda: queries.additive(np.abs, mean=1),
+            TypeError,
+            "mean must be True or False, got 1.",
+        ),
     ],
 )
 def test_bad_query_parameters(factory, exc, message):

@@ -25,6 +25,8 @@ from sensampler import (
 from sensampler.norms import L1SensitivityNorm
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+#: The mean, not declared additive: the sampler draws whole databases for it.
+FULL_MEAN = queries.batched(lambda stack: stack.mean(axis=1), name="full mean")
 
 
 def _abs_diff_sf(mix, t):
@@ -154,6 +156,12 @@ def test_a_query_that_reuses_its_output_buffer_gets_the_right_sensitivity():
 
     kw = dict(m=300, random_state=4, n_jobs=1)
     reused = sample_sensitivity(mean_into_buffer, HEIGHTS, 50, **kw)
+    fresh = sample_sensitivity(FULL_MEAN, HEIGHTS, 50, **kw)
+    np.testing.assert_allclose(reused.samples, fresh.samples)
+    assert reused.samples.min() < reused.samples.mean() and reused.sensitivity > 0
+    # the additive path evaluates {x} then {x'}: the same care applies
+    declared = queries.batched(mean_into_buffer.func, additive="mean")
+    reused = sample_sensitivity(declared, HEIGHTS, 50, **kw)
     fresh = sample_sensitivity(queries.mean, HEIGHTS, 50, **kw)
     np.testing.assert_allclose(reused.samples, fresh.samples)
     assert reused.samples.min() < reused.samples.mean() and reused.sensitivity > 0
@@ -285,12 +293,13 @@ def test_same_random_state_same_estimate():
     assert not np.array_equal(a.samples, e.samples)
 
 
+@pytest.mark.parametrize("query", [queries.mean, FULL_MEAN], ids=["additive", "full"])
 @pytest.mark.parametrize("backend", ["loky", "threading"])
-def test_parallel_equals_serial_bit_for_bit(backend):
+def test_parallel_equals_serial_bit_for_bit(backend, query):
     kw = dict(m=700, random_state=11, batch_size=50)
-    serial = sample_sensitivity(queries.mean, HEIGHTS, 200, n_jobs=1, **kw)
+    serial = sample_sensitivity(query, HEIGHTS, 200, n_jobs=1, **kw)
     with joblib.parallel_config(backend=backend):
-        parallel = sample_sensitivity(queries.mean, HEIGHTS, 200, n_jobs=2, **kw)
+        parallel = sample_sensitivity(query, HEIGHTS, 200, n_jobs=2, **kw)
     np.testing.assert_array_equal(serial.samples, parallel.samples)
 
 
@@ -410,3 +419,237 @@ def test_a_query_with_no_output_is_refused(empty):
 def test_too_many_parts_for_m_is_refused():
     with pytest.raises(ValueError, match="nothing jointly; draw more pairs"):
         sample_sensitivity(queries.identity, Normal(), 50, m=30, norm="coordinate")
+
+
+# ------------------------------------------------------------------ additive queries
+#: Level of the two-sample tests below: a true hypothesis fails by chance with
+#: probability below 1e-9, so a failure means a wrong fast path, not bad luck.
+LEVEL = 1e-9
+
+
+def _same_law(a, b):
+    """Two-sample Kolmogorov-Smirnov test of equal laws at LEVEL, for len(a) == len(b).
+
+    For equal sizes N, Wei & Dudley (2012, Statist. Probab. Lett. 82, Thm. 1.2)
+    bound P[sup|F_a - F_b| >= t] <= e * exp(-N t^2) for continuous laws, so
+    t = sqrt(log(e / LEVEL) / N) is crossed with probability <= LEVEL.
+    """
+    assert len(a) == len(b)
+    threshold = math.sqrt(math.log(math.e / LEVEL) / len(a))
+    return stats.ks_2samp(a, b).statistic < threshold
+
+
+@pytest.mark.parametrize(
+    "query, additive",
+    [
+        (queries.mean, "mean"),
+        (queries.sum, "sum"),
+        (queries.count(), "sum"),
+        (queries.count(lambda x: x > 170), "sum"),
+        (queries.histogram(5, range=(150, 190)), "sum"),
+        (queries.identity, None),
+        (queries.median, None),
+        (queries.variance(), None),
+        (queries.quantile(0.9), None),
+    ],
+    ids=lambda q: getattr(q, "name", str(q)),
+)
+def test_builtin_queries_declare_whether_they_are_additive(query, additive):
+    assert query.additive == additive
+    # a declaration passes the sampler's check
+    est = sample_sensitivity(query, HEIGHTS, 30, m=50, random_state=0)
+    assert est.samples.shape[0] == 50
+
+
+def test_fast_path_has_the_full_paths_law(seed):
+    # Same seed for both runs is fine: the two paths draw different numbers.
+    n, m = 50, 100_000
+    full = sample_sensitivity(FULL_MEAN, HEIGHTS, n, m=m, random_state=seed)
+    fast = sample_sensitivity(queries.mean, HEIGHTS, n, m=m, random_state=seed)
+    assert _same_law(full.samples, fast.samples)
+    # vector records, l2 norm
+    pop = MultivariateNormal([0, 1, 2], [[1, 0.5, 0], [0.5, 2, 0], [0, 0, 3]])
+    kw = dict(m=m, norm="l2", random_state=seed)
+    full = sample_sensitivity(FULL_MEAN, pop, 20, **kw)
+    fast = sample_sensitivity(queries.mean, pop, 20, **kw)
+    assert _same_law(full.samples, fast.samples)
+
+
+def test_fast_path_histogram_has_the_full_paths_law(seed):
+    # L1 change of a histogram: 2 if x and x' fall in different bins, else 0.
+    edges = [0, 165, 175, 400]
+    m = 100_000
+    undeclared = queries.batched(queries.histogram(edges).func)
+    full = sample_sensitivity(undeclared, HEIGHTS, 40, m=m, random_state=seed)
+    fast = sample_sensitivity(
+        queries.histogram(edges), HEIGHTS, 40, m=m, random_state=seed
+    )
+    assert set(np.unique(full.samples)) <= {0.0, 2.0} >= set(np.unique(fast.samples))
+    p_full, p_fast = np.mean(full.samples == 2), np.mean(fast.samples == 2)
+    pooled = (p_full + p_fast) / 2
+    se = math.sqrt(2 * pooled * (1 - pooled) / m)
+    # 6.1 standard errors: a two-sided normal tail below LEVEL
+    assert abs(p_full - p_fast) < 6.1 * se
+
+
+def test_a_wrong_fast_path_is_detected(monkeypatch, seed):
+    # The test above must be able to fail: a fast path whose scale is 10% off.
+    from sensampler import sampler
+
+    right = sampler._sample_additive_chunk
+
+    def off_by_ten_percent(job):
+        return [1.1 * g for g in right(job)]
+
+    n, m = 50, 100_000
+    full = sample_sensitivity(FULL_MEAN, HEIGHTS, n, m=m, random_state=seed)
+    monkeypatch.setattr(sampler, "_sample_additive_chunk", off_by_ten_percent)
+    wrong = sample_sensitivity(queries.mean, HEIGHTS, n, m=m, random_state=seed)
+    assert not _same_law(full.samples, wrong.samples)
+
+
+def test_fast_path_sensitivity_scales_as_one_over_n():
+    # The fast path draws the same records whatever n: only the scale 1/n moves.
+    small = sample_sensitivity(queries.mean, HEIGHTS, 10, gamma=0.05, random_state=3)
+    big = sample_sensitivity(queries.mean, HEIGHTS, 10**8, gamma=0.05, random_state=3)
+    np.testing.assert_allclose(big.samples * 10**8, small.samples * 10, rtol=1e-13)
+    total = sample_sensitivity(queries.sum, HEIGHTS, 10**8, gamma=0.05, random_state=3)
+    np.testing.assert_allclose(total.samples, small.samples * 10, rtol=1e-13)
+
+
+def test_additive_path_at_n_1e8_draws_no_database():
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        est = sample_sensitivity(queries.mean, HEIGHTS, 10**8, gamma=0.05)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert est.n == 10**8 and 0 < est.sensitivity < 100 / 10**8
+    assert peak < 16 * 2**20  # one database would take 800 MB
+
+
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        (queries.batched(lambda s: s.mean(axis=1), additive="sum"), "predicts"),
+        (queries.batched(lambda s: s.sum(axis=1), additive="mean"), "predicts"),
+        (queries.batched(lambda s: np.median(s, axis=1), additive="mean"), "predicts"),
+        (queries.batched(lambda s: s.var(axis=1), additive="mean"), "predicts"),
+        (
+            queries.batched(
+                lambda s: np.clip(s, None, s.mean(axis=1, keepdims=True) + 5).mean(1),
+                additive="mean",
+            ),
+            "predicts",
+        ),
+        # a scale 1/(n + 1) in place of the declared 1/n
+        (
+            queries.batched(
+                lambda s: s.sum(axis=1) / (s.shape[1] + 1), additive="mean"
+            ),
+            "predicts",
+        ),
+        (queries.batched(lambda s: s, additive="sum"), "changed its output shape"),
+    ],
+    ids=["mean-as-sum", "sum-as-mean", "median", "variance", "clipped", "n+1", "shape"],
+)
+def test_a_false_additive_declaration_is_refused(query, message):
+    with pytest.raises(ValueError, match=message) as info:
+        sample_sensitivity(query, HEIGHTS, 30, m=50, random_state=0)
+    if message == "predicts":
+        assert f"is declared additive={query.additive!r} but is not" in str(info.value)
+        assert "reproduce with random_state=0" in str(info.value)
+
+
+def test_the_check_names_the_part_and_coordinate():
+    pop = MultivariateNormal([0, 0], np.eye(2))
+
+    def parts(stack):
+        return {"mean": stack.mean(axis=1), "max": stack.max(axis=1)}
+
+    with pytest.raises(ValueError, match=r"changed its output part max coordinate"):
+        sample_sensitivity(
+            queries.batched(parts, additive="mean"), pop, 30, m=50, random_state=0
+        )
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        queries.additive(lambda x: x + 1e6, mean=True),  # a large offset
+        queries.additive(np.square),
+        queries.batched(lambda s: 3.0 * s.sum(axis=1) - 7.0, additive="sum"),
+        queries.batched(
+            lambda s: (s.mean(axis=1), (s**2).mean(axis=1)),
+            additive="mean",
+        ),
+    ],
+    ids=["offset", "square", "affine", "tuple"],
+)
+def test_a_true_additive_declaration_passes_and_matches_the_full_path(query, seed):
+    undeclared = queries.batched(query.func)
+    m = 20_000
+    fast = sample_sensitivity(query, HEIGHTS, 25, m=m, random_state=seed)
+    full = sample_sensitivity(undeclared, HEIGHTS, 25, m=m, random_state=seed)
+    tuples = isinstance(fast, SensitivityEstimates)
+    for a, b in zip(*(e.parts if tuples else (e,) for e in (fast, full))):
+        # same law: typical values within 6 standard errors of each other
+        se = math.hypot(a.samples.std(), b.samples.std()) / math.sqrt(m)
+        assert abs(a.samples.mean() - b.samples.mean()) < 6 * se
+
+
+# ------------------------------------------------------------------ limits
+def _counting(dist):
+    """A copy of ``dist`` that counts its draws."""
+
+    class Counting(type(dist)):
+        draws = 0
+
+        def _draw(self, shape, rng):
+            Counting.draws += 1
+            return super()._draw(shape, rng)
+
+    copy = Counting.__new__(Counting)
+    copy.__dict__.update(dist.__dict__)
+    return copy
+
+
+@pytest.mark.parametrize("query", [queries.mean, queries.median])
+def test_too_many_pairs_is_refused_before_drawing(query):
+    pop = _counting(Normal())
+    with pytest.raises(ValueError, match=re.escape("m must be <= MAX_PAIRS=")):
+        sample_sensitivity(query, pop, 50, m=2**63)
+    assert type(pop).draws == 0
+
+
+def test_a_database_larger_than_memory_is_refused_before_drawing(monkeypatch):
+    from sensampler import sampler
+
+    monkeypatch.setattr(sampler, "_physical_memory", lambda: 16 * 2**30)
+    pop = _counting(Normal())
+    message = (
+        "n=1000000000: 4 copies of one database of 1000000000 records need about "
+        "29.8 GiB, more than this machine's 16 GiB of physical memory: use a "
+        "smaller n, or an additive query"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        sample_sensitivity(queries.median, pop, 10**9, m=10)
+    assert type(pop).draws == 0
+    # an additive query needs no database: the same n runs
+    est = sample_sensitivity(queries.mean, pop, 10**9, m=10, random_state=0)
+    assert est.n == 10**9
+
+
+def test_sensitivities_larger_than_memory_are_refused(monkeypatch):
+    from sensampler import sampler
+
+    monkeypatch.setattr(sampler, "_physical_memory", lambda: 2**30)
+    with pytest.raises(ValueError, match=r"sensitivities of m=100000000 pairs need"):
+        sample_sensitivity(queries.mean, Normal(), 10, m=10**8)
+
+
+def test_n_beyond_the_index_range_is_refused():
+    with pytest.raises(ValueError, match=re.escape("n must be <= MAX_N=")):
+        sample_sensitivity(queries.mean, Normal(), 2**63, m=10)
