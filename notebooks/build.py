@@ -46,7 +46,7 @@ NOTEBOOKS = {
 from sensampler.mechanisms import LaplaceMechanism, GaussianMechanism
 laplace = LaplaceMechanism(1.0, epsilon=1.0)
 try:
-    GaussianMechanism(1.0, epsilon=1.0, delta=1e-5)
+    GaussianMechanism(1.0, epsilon=1.0, delta=1e-5, variant="classic")
 except ValueError as err:
     print(err)
 gauss = GaussianMechanism(1.0, epsilon=1.0, delta=1e-5, variant="analytic")
@@ -140,7 +140,7 @@ for alpha in (2.0, 4.0, 8.0):
             """\
 from sensampler.mechanisms import GaussianMechanism
 from sensampler.accounting import RenyiAccountant, ZCDPAccountant, basic_composition
-step = GaussianMechanism(1.0, 0.5, 1e-5)
+step = GaussianMechanism(1.0, 0.5, 1e-5, variant="classic")
 renyi_acc, zcdp_acc = RenyiAccountant(), ZCDPAccountant()
 renyi_acc.compose(step, count=100); zcdp_acc.compose(step, count=100)
 print("basic      ", basic_composition(0.5, 1e-5, k=100))
@@ -218,7 +218,7 @@ plot_error_vs_epsilon(table, unit=" cm"); plt.show()""",
 from sensampler.mechanisms import LaplaceMechanism, GaussianMechanism
 from sensampler.experiments import composition_experiment
 from sensampler.plotting import plot_composition
-mechs = [LaplaceMechanism(1, 0.5), LaplaceMechanism(1, 1.0), GaussianMechanism(1, 0.5, 0.01)]
+mechs = [LaplaceMechanism(1, 0.5), LaplaceMechanism(1, 1.0), GaussianMechanism(1, 0.5, 0.01, variant="classic")]
 for k in (1, 1000):
     result = composition_experiment(mechs * k, secret=1, random_state=0)
     print(f"k={k}: means {result.view_0.mean():.3f} vs {result.view_1.mean():.3f}; "
