@@ -63,6 +63,7 @@ __all__ = [
     "DEFAULT_ORDERS",
     "rdp_to_dp",
     "zcdp_to_dp",
+    "pure_dp_rdp",
 ]
 
 #: The neighbouring relation every sampled sensitivity is valid for: two
@@ -452,3 +453,17 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
         options={"xatol": 1e-10},
     )
     return max(0.0, min(classic, float(res.fun)))
+
+
+def _pure_dp_curve(epsilon, alpha):
+    return min(epsilon, alpha * epsilon**2 / 2.0)
+
+
+def pure_dp_rdp(epsilon: float) -> Callable[[float], float]:
+    r"""Rényi curve of any epsilon-DP mechanism: :math:`\min(\epsilon, \alpha\epsilon^2/2)`.
+
+    :math:`D_\alpha \le D_\infty \le \epsilon`, and epsilon-DP implies
+    :math:`\epsilon^2/2`-zCDP (Bun & Steinke 2016, Prop. 3.3), i.e.
+    :math:`(\alpha, \alpha\epsilon^2/2)`-RDP for every alpha. A picklable callable.
+    """
+    return functools.partial(_pure_dp_curve, epsilon)

@@ -25,7 +25,7 @@ import numpy as np
 
 from .._validation import check_array, check_random_state, check_real
 from ..estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
-from ..privacy import Noise, PrivacyStatement, SamplingRun
+from ..privacy import Noise, PrivacyStatement, SamplingRun, pure_dp_rdp
 
 __all__ = [
     "PrivacyGuarantee",
@@ -127,20 +127,6 @@ def resolve_sensitivity(
             f"got {sensitivity!r}."
         )
     return _Sensitivity(_check_value(sensitivity), None, "global", None)
-
-
-def _pure_dp_curve(epsilon, alpha):
-    return min(epsilon, alpha * epsilon**2 / 2.0)
-
-
-def pure_dp_rdp(epsilon: float) -> Callable[[float], float]:
-    r"""Rényi curve of any epsilon-DP mechanism: :math:`\min(\epsilon, \alpha\epsilon^2/2)`.
-
-    :math:`D_\alpha \le D_\infty \le \epsilon`, and epsilon-DP implies
-    :math:`\epsilon^2/2`-zCDP (Bun & Steinke 2016, Prop. 3.3), i.e.
-    :math:`(\alpha, \alpha\epsilon^2/2)`-RDP for every alpha. A picklable callable.
-    """
-    return functools.partial(_pure_dp_curve, epsilon)
 
 
 def _bounded_range_curve(epsilon, alpha):

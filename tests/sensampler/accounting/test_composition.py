@@ -82,11 +82,34 @@ def _kov_by_enumeration(eps, delta, k, target):
         (0.3, 1e-6, 60, 1e-6),
     ],
 )
-def test_optimal_composition_matches_exact_enumeration(eps, delta, k, dp):
+def test_optimal_composition_is_exact_between_the_grid_points(eps, delta, k, dp):
+    budget = k * delta + dp
     got = optimal_composition(eps, delta, k, dp)
-    want = _kov_by_enumeration(eps, delta, k, k * delta + dp)
-    assert got[0] == pytest.approx(want[0]) and got[1] == pytest.approx(
-        want[1], rel=1e-9
+    grid = _kov_by_enumeration(eps, delta, k, budget)
+    assert got.epsilon <= grid[0] and got.delta == budget
+    # the exact profile, enumerated with mpmath: met at epsilon', not just inside
+    assert _profile(eps, delta, k, got.epsilon) <= budget * (1 + 1e-12)
+    assert _profile(eps, delta, k, got.epsilon * (1 - 1e-9)) > budget
+
+
+def _profile(eps, delta, k, eps_prime):
+    """Second method: delta'(eps') of the k-fold KOV pair, summed exactly."""
+    mpmath.mp.dps = 40
+    e = mpmath.e**eps
+    rr = mpmath.mpf(0)
+    for l in range(k + 1):
+        loss = (k - 2 * l) * mpmath.mpf(eps)
+        if loss > eps_prime:
+            pmf = mpmath.binomial(k, l) * e ** (k - l) / (1 + e) ** k
+            rr += pmf * (1 - mpmath.e ** (mpmath.mpf(eps_prime) - loss))
+    return float(1 - (1 - mpmath.mpf(delta)) ** k * (1 - rr))
+
+
+def test_issue_figure_optimal_composition():
+    # eps = 0.5, k = 100, delta' = 1e-5: 32.0 on the grid (k - 2i) eps, 31.17 exactly
+    assert _kov_by_enumeration(0.5, 0.0, 100, 1e-5)[0] == 32.0
+    assert optimal_composition(0.5, 0.0, 100, 1e-5).epsilon == pytest.approx(
+        31.17, abs=0.005
     )
 
 
