@@ -230,3 +230,32 @@ def test_gaussian_epsilon_is_never_below_the_exact_one(sigma):
         eps = gaussian_epsilon(sigma, delta)
         assert _exact_delta(sigma, eps) <= delta
         assert _exact_delta(sigma, eps * (1 - 1e-9)) > delta or eps == 0.0
+
+
+def test_gaussian_noise_record_is_the_unit_sigma():
+    mech = GaussianMechanism(np.array([1.0, 4.0, 9.0]), 0.5, 1e-5)
+    unit = analytic_gaussian_sigma(0.5, 1e-5)
+    assert mech.privacy.noise.kind == "gaussian"
+    assert mech.privacy.noise.scales == (unit,)
+    assert GaussianMechanism(3.0, 0.5, 1e-5).privacy.noise.scales == (unit,)
+    # the per-coordinate Rényi curve is the unit mechanism's, alpha / (2 sigma_1^2)
+    assert mech.privacy.rdp(2.0) == pytest.approx(2.0 / (2 * unit**2))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: ZCDPGaussianMechanism(1, 1e-320), "the noise scale for rho=1e-320"),
+        (
+            lambda: GaussianMechanism(1e308, 0.5, 1e-5),
+            "the noise scale for sensitivity=1e+308, epsilon=0.5, delta=1e-05",
+        ),
+        (
+            lambda: RenyiGaussianMechanism(1.0, 2.0, 1e-320),
+            "the noise scale for alpha=2.0, epsilon_bar=1e-320",
+        ),
+    ],
+)
+def test_overflowing_sigmas_are_refused(call, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call()
