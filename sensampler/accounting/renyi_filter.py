@@ -86,10 +86,9 @@ class RenyiFilter(BudgetFilter):
     Examples
     --------
     >>> f = RenyiFilter(1.0, 1e-6, alpha=30.0)
-    >>> for _ in range(104):
-    ...     f.spend(0.01)           # pure steps: 30 * 0.01**2 / 2 each
-    >>> round(f.remaining.epsilon, 5)   # Rényi budget left at alpha = 30
-    0.00211
+    >>> f.spend(0.01)   # a pure step: min(0.01, 30 * 0.01**2 / 2) = 0.0015 at alpha 30
+    >>> round(f.remaining.epsilon, 4)   # B(30) = 0.6748, less 0.0015
+    0.6733
     """
 
     def __init__(
