@@ -209,6 +209,9 @@ def heterogeneous_composition(epsilons, deltas, delta_prime: float) -> PrivacyBo
     (5.298, 1e-05)
     """
     eps, dels = _as_lists(epsilons, deltas)
+    delta_prime = check_real(
+        "delta_prime", delta_prime, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )
     epsilon, delta = heterogeneous_epsilon(eps, dels, delta_prime)
     return PrivacyBound(
         epsilon, delta, method="heterogeneous (Kairouz et al. 2017, Thm. 3.5)"
