@@ -218,7 +218,8 @@ plot_error_vs_epsilon(table, unit=" cm"); plt.show()""",
 from sensampler.mechanisms import LaplaceMechanism, GaussianMechanism
 from sensampler.experiments import composition_experiment
 from sensampler.plotting import plot_composition
-mechs = [LaplaceMechanism(1, 0.5), LaplaceMechanism(1, 1.0), GaussianMechanism(1, 0.5, 0.01, variant="classic")]
+mechs = [LaplaceMechanism(1, 0.5), LaplaceMechanism(1, 1.0),
+         GaussianMechanism(1, 0.5, 0.01, variant="classic")]
 for k in (1, 1000):
     result = composition_experiment(mechs * k, secret=1, random_state=0)
     print(f"k={k}: means {result.view_0.mean():.3f} vs {result.view_1.mean():.3f}; "

@@ -73,7 +73,12 @@ class BudgetFilter(PrivacyAccountant):
     def __init__(self, epsilon, delta, gamma, *, delta_positive=False):
         self.epsilon_budget = check_real("epsilon", epsilon, low=0.0, low_strict=True)
         self.delta_budget = check_real(
-            "delta", delta, low=0.0, high=1.0, low_strict=delta_positive, high_strict=True
+            "delta",
+            delta,
+            low=0.0,
+            high=1.0,
+            low_strict=delta_positive,
+            high_strict=True,
         )
         self.gamma_budget = None if gamma is None else check_probability("gamma", gamma)
         super().__init__()
@@ -169,4 +174,3 @@ class BudgetFilter(PrivacyAccountant):
             f"{self._rule()}spent=(epsilon={spent.epsilon:.6g}, "
             f"delta={spent.delta:.3g}), "
         )
-

@@ -260,7 +260,9 @@ def whitehouse_filter_count(
     log_inv = -math.log(delta_budget)
 
     def fits(n):
-        return whitehouse_statistic(n * epsilon * epsilon, delta_budget) <= epsilon_budget
+        return (
+            whitehouse_statistic(n * epsilon * epsilon, delta_budget) <= epsilon_budget
+        )
 
     # V* solves sqrt(2 log(1/delta) V) + V/2 = budget: sqrt(V) = -a + sqrt(a^2 + 2 b)
     a = math.sqrt(2.0 * log_inv)

@@ -114,7 +114,9 @@ class PureCappedAccountant(PrivacyAccountant):
                 deltas.append(0.0)
             if len(epsilons) == 1:
                 deltas.append(
-                    homogeneous_delta(epsilons[0], 0.0, self._pure[epsilons[0]], epsilon)
+                    homogeneous_delta(
+                        epsilons[0], 0.0, self._pure[epsilons[0]], epsilon
+                    )
                 )
         return min(deltas)
 

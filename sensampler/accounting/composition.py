@@ -249,6 +249,8 @@ def tightest_composition(
         pld = None
     if pld is not None:
         candidates.append(
-            PrivacyBound(pld, budget, method="privacy loss distribution (dp_accounting)")
+            PrivacyBound(
+                pld, budget, method="privacy loss distribution (dp_accounting)"
+            )
         )
     return min(candidates, key=lambda c: (c.epsilon, c.delta))

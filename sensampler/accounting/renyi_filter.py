@@ -100,7 +100,9 @@ class RenyiFilter(BudgetFilter):
         gamma: float | None = None,
     ):
         super().__init__(epsilon, delta, gamma, delta_positive=True)
-        self.conversion = check_choice("conversion", conversion, ("improved", "classic"))
+        self.conversion = check_choice(
+            "conversion", conversion, ("improved", "classic")
+        )
         if alpha is None:
             orders = None
         elif np.ndim(alpha) == 0:
@@ -108,9 +110,7 @@ class RenyiFilter(BudgetFilter):
         else:
             orders = check_array("alpha", alpha, ndim=1)
             if orders.size == 0 or np.any(orders <= 1):
-                raise ValueError(
-                    f"alpha must hold orders > 1, got alpha={alpha!r}."
-                )
+                raise ValueError(f"alpha must hold orders > 1, got alpha={alpha!r}.")
         self._orders = orders
         self._budgets = None if orders is None else self._budgets_at(orders)
         self._spent = None if orders is None else np.zeros_like(orders)
@@ -153,7 +153,9 @@ class RenyiFilter(BudgetFilter):
 
     def _add(self, curve, count):
         orders = self._orders if self._orders is not None else self._choose_order(curve)
-        budgets = self._budgets if self._budgets is not None else self._budgets_at(orders)
+        budgets = (
+            self._budgets if self._budgets is not None else self._budgets_at(orders)
+        )
         spent = self._spent if self._spent is not None else np.zeros_like(orders)
         cost = count * np.array([curve(a) for a in orders], dtype=float)
         slack = 1.0 + float(BUDGET_SLACK)
@@ -209,7 +211,9 @@ class RenyiFilter(BudgetFilter):
             )
 
     def _rule(self):
-        orders = "auto" if self._orders is None else ", ".join(
-            f"{a:g}" for a in self._orders
+        orders = (
+            "auto"
+            if self._orders is None
+            else ", ".join(f"{a:g}" for a in self._orders)
         )
         return f"alpha={orders}, "

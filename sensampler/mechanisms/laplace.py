@@ -79,9 +79,7 @@ def laplace_ratios(sensitivity, epsilon: float) -> tuple[float, ...]:
         return (1.0 / epsilon,)
     weights = np.cbrt(sensitivity.value) ** 2
     total = float(np.sum(weights))
-    return tuple(
-        math.inf if w == 0 else total / (epsilon * float(w)) for w in weights
-    )
+    return tuple(math.inf if w == 0 else total / (epsilon * float(w)) for w in weights)
 
 
 def add_laplace_noise(arr: np.ndarray, scale, rng: np.random.Generator):

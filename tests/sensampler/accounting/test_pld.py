@@ -325,8 +325,12 @@ def test_pld_accountant_refuses_what_it_cannot_represent():
 
 def test_pld_accountant_carries_gamma_and_refuses_typical_sensitivities():
     est = sample_sensitivity(
-        queries.mean, GaussianMixture([[178, 7]], [1.0]), 50, gamma=0.05,
-        norm="l2", random_state=0,
+        queries.mean,
+        GaussianMixture([[178, 7]], [1.0]),
+        50,
+        gamma=0.05,
+        norm="l2",
+        random_state=0,
     )
     acc = PLDAccountant()
     acc.compose(GaussianMechanism(est, 0.5, 1e-5), count=3)

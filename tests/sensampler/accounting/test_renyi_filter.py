@@ -102,9 +102,15 @@ def test_release_checks_before_spending_and_refusals_record_nothing():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: RenyiFilter(1.0, 0.0), "delta must be > 0.0 and < 1.0, got delta=0.0."),
+        (
+            lambda: RenyiFilter(1.0, 0.0),
+            "delta must be > 0.0 and < 1.0, got delta=0.0.",
+        ),
         (lambda: RenyiFilter(1.0, 1e-6, alpha=1.0), "alpha must be > 1.0"),
-        (lambda: RenyiFilter(1.0, 1e-6, alpha=[2.0, 0.5]), "alpha must hold orders > 1"),
+        (
+            lambda: RenyiFilter(1.0, 1e-6, alpha=[2.0, 0.5]),
+            "alpha must hold orders > 1",
+        ),
         (
             lambda: RenyiFilter(1.0, 1e-6, conversion="exact"),
             "conversion must be one of 'improved', 'classic'",

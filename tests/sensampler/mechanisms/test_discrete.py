@@ -105,8 +105,10 @@ def test_exponential_mechanism_is_bounded_range(epsilon):
     for _ in range(300):
         n = int(rng.integers(2, 12))
         u = rng.normal(0, 3, size=n)
-        move = rng.choice([-1.0, 1.0], size=n) if rng.random() < 0.5 else (
-            rng.uniform(-1, 1, size=n)
+        move = (
+            rng.choice([-1.0, 1.0], size=n)
+            if rng.random() < 0.5
+            else (rng.uniform(-1, 1, size=n))
         )
         p, q = mech.probabilities(u), mech.probabilities(u + move)
         for alpha in (1.5, 2.0, 5.0, 50.0):
