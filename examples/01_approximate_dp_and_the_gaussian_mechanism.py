@@ -24,7 +24,7 @@ from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 
 laplace = LaplaceMechanism(1.0, epsilon=1.0)
 try:
-    GaussianMechanism(1.0, epsilon=1.0, delta=1e-5)
+    GaussianMechanism(1.0, epsilon=1.0, delta=1e-5, variant="classic")
 except ValueError as err:
     print(err)
 gauss = GaussianMechanism(1.0, epsilon=1.0, delta=1e-5, variant="analytic")

@@ -44,7 +44,7 @@ for alpha in (2.0, 4.0, 8.0):
 from sensampler.accounting import RenyiAccountant, ZCDPAccountant, basic_composition
 from sensampler.mechanisms import GaussianMechanism
 
-step = GaussianMechanism(1.0, 0.5, 1e-5)
+step = GaussianMechanism(1.0, 0.5, 1e-5, variant="classic")
 renyi_acc, zcdp_acc = RenyiAccountant(), ZCDPAccountant()
 renyi_acc.compose(step, count=100)
 zcdp_acc.compose(step, count=100)

@@ -18,7 +18,7 @@ from sensampler.plotting import plot_composition
 mechs = [
     LaplaceMechanism(1, 0.5),
     LaplaceMechanism(1, 1.0),
-    GaussianMechanism(1, 0.5, 0.01),
+    GaussianMechanism(1, 0.5, 0.01, variant="classic"),
 ]
 for k in (1, 1000):
     result = composition_experiment(mechs * k, secret=1, random_state=0)

@@ -179,7 +179,7 @@ def run_demo(
         composed = [
             LaplaceMechanism(1, 0.5),
             LaplaceMechanism(1, 1.0),
-            GaussianMechanism(1, 0.5, 0.01),
+            GaussianMechanism(1, 0.5, 0.01, variant="classic"),
         ] * 1000
         budget_eps = np.geomspace(0.002, 0.2, 25)
         ks = np.arange(1, 101)

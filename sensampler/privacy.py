@@ -56,11 +56,14 @@ __all__ = [
     "SOURCES",
     "PrivacyLeakWarning",
     "SamplingRun",
+    "NOISE_KINDS",
+    "Noise",
     "PrivacyStatement",
     "PrivacyBound",
     "DEFAULT_ORDERS",
     "rdp_to_dp",
     "zcdp_to_dp",
+    "pure_dp_rdp",
 ]
 
 #: The neighbouring relation every sampled sensitivity is valid for: two
@@ -129,6 +132,58 @@ class SamplingRun:
         check_real("rho", self.rho, low=0.0, high=1.0)
 
 
+#: Kinds of additive noise a :class:`Noise` record describes.
+NOISE_KINDS = ("gaussian", "laplace")
+
+
+@dataclass(frozen=True)
+class Noise:
+    r"""The additive noise of a mechanism, per unit of sensitivity.
+
+    What a privacy-loss-distribution accountant needs beyond (epsilon, delta):
+    the pair of output laws that dominates the mechanism on every pair of
+    neighbours, for sensitivity 1.
+
+    Attributes
+    ----------
+    kind : {"gaussian", "laplace"}
+        ``"gaussian"``: the release is dominated by the pair N(0, sigma^2),
+        N(1, sigma^2) with ``sigma = scales[0]`` (the noise's standard
+        deviation divided by the L2 sensitivity; per-coordinate Gaussian noise
+        is one such pair after rescaling each coordinate, see
+        :mod:`sensampler.mechanisms.gaussian`). ``"laplace"``: the release is
+        dominated by the product over coordinates j of Laplace(0, b_j) and
+        Laplace(1, b_j), ``b_j = scales[j]`` (each coordinate's scale divided
+        by its sensitivity; ``inf`` for a coordinate that cannot move).
+    scales : tuple of float
+        Noise per unit of sensitivity: one value for ``"gaussian"``, one per
+        coordinate for ``"laplace"``; each ``> 0`` (``inf`` allowed for
+        ``"laplace"``).
+    """
+
+    kind: str
+    scales: tuple[float, ...]
+
+    def __post_init__(self):
+        check_choice("kind", self.kind, NOISE_KINDS)
+        if not isinstance(self.scales, tuple) or not self.scales:
+            raise TypeError(
+                f"scales must be a non-empty tuple of floats, got {self.scales!r}."
+            )
+        if self.kind == "gaussian" and len(self.scales) != 1:
+            raise ValueError(
+                f"gaussian noise has one scale, got scales={self.scales!r}."
+            )
+        for scale in self.scales:
+            if not (isinstance(scale, float) and scale > 0) or (
+                self.kind == "gaussian" and scale == math.inf
+            ):
+                raise ValueError(
+                    f"scales must hold floats > 0 (finite for gaussian noise), "
+                    f"got scales={self.scales!r}."
+                )
+
+
 @dataclass(frozen=True)
 class PrivacyStatement:
     r"""A mechanism's privacy statement, as accountants read it.
@@ -153,6 +208,10 @@ class PrivacyStatement:
         carry a guarantee.
     neighbours : str
         The neighbouring relation the statement holds for.
+    noise : Noise or None
+        The mechanism's additive noise per unit of sensitivity, where it is
+        Gaussian or Laplace; read by
+        :class:`~sensampler.accounting.PLDAccountant`.
     """
 
     mechanism: str
@@ -163,9 +222,12 @@ class PrivacyStatement:
     run: SamplingRun | None = None
     source: Source = "global"
     neighbours: str = NEIGHBOURS
+    noise: Noise | None = None
 
     def __post_init__(self):
         check_choice("source", self.source, SOURCES)
+        if self.noise is not None and not isinstance(self.noise, Noise):
+            raise TypeError(f"noise must be a Noise or None, got {self.noise!r}.")
         if self.source == "sampled" and self.run is None:
             raise ValueError("a sampled sensitivity needs its run, got run=None.")
 
@@ -391,3 +453,17 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
         options={"xatol": 1e-10},
     )
     return max(0.0, min(classic, float(res.fun)))
+
+
+def _pure_dp_curve(epsilon, alpha):
+    return min(epsilon, alpha * epsilon**2 / 2.0)
+
+
+def pure_dp_rdp(epsilon: float) -> Callable[[float], float]:
+    r"""Rényi curve of any epsilon-DP mechanism: :math:`\min(\epsilon, \alpha\epsilon^2/2)`.
+
+    :math:`D_\alpha \le D_\infty \le \epsilon`, and epsilon-DP implies
+    :math:`\epsilon^2/2`-zCDP (Bun & Steinke 2016, Prop. 3.3), i.e.
+    :math:`(\alpha, \alpha\epsilon^2/2)`-RDP for every alpha. A picklable callable.
+    """
+    return functools.partial(_pure_dp_curve, epsilon)

@@ -1,4 +1,4 @@
-"""Privacy accounting: composition theorems, filters, Rényi and zCDP accountants.
+"""Privacy accounting: composition theorems, filters, Rényi, zCDP and PLD accountants.
 
 Accountants and filters share one interface (:class:`PrivacyAccountant`:
 ``compose``, ``epsilon(delta)``, ``delta(epsilon)``, ``gamma``, a ledger,
@@ -14,12 +14,16 @@ from ._ledger import ExceededPrivacyBudgetError, LedgerEntry, PrivacyAccountant
 from .composition import (
     advanced_composition,
     basic_composition,
+    heterogeneous_composition,
     optimal_composition,
     parallel_composition,
     tightest_composition,
 )
 from .filters import PrivacyFilter, advanced_filter_bound
+from .pld import PLDAccountant
 from .renyi import RenyiAccountant, rdp_to_delta
+from .renyi_filter import RenyiFilter
+from .whitehouse_filter import WhitehouseFilter
 from .zcdp import ZCDPAccountant, zcdp_to_delta
 
 __all__ = [
@@ -27,11 +31,14 @@ __all__ = [
     "parallel_composition",
     "advanced_composition",
     "optimal_composition",
+    "heterogeneous_composition",
     "tightest_composition",
     "PrivacyBound",
     "PrivacyAccountant",
     "LedgerEntry",
     "PrivacyFilter",
+    "RenyiFilter",
+    "WhitehouseFilter",
     "advanced_filter_bound",
     "ExceededPrivacyBudgetError",
     "RenyiAccountant",
@@ -39,6 +46,7 @@ __all__ = [
     "rdp_to_delta",
     "DEFAULT_ORDERS",
     "ZCDPAccountant",
+    "PLDAccountant",
     "zcdp_to_dp",
     "zcdp_to_delta",
 ]

@@ -11,8 +11,8 @@ Two rules sharper than Rogers et al.'s Thm. 5.1 (``advanced_filter_bound``):
 
 * :func:`renyi_filter_budget` / :func:`renyi_filter_allows` — the Rényi filter
   of Feldman & Zrnic (2021);
-* :func:`whitehouse_filter_statistic` / :func:`whitehouse_filter_allows` — the
-  advanced-composition filter of Whitehouse, Ramdas, Rogers & Wu (2023).
+* :func:`whitehouse_filter_statistic` — the advanced-composition filter of
+  Whitehouse, Ramdas, Rogers & Wu (2023), for pure epsilon-DP steps.
 
 References
 ----------
@@ -39,8 +39,8 @@ __all__ = [
     "renyi_filter_budget",
     "renyi_filter_allows",
     "renyi_filter_count",
+    "whitehouse_statistic",
     "whitehouse_filter_statistic",
-    "whitehouse_filter_allows",
     "whitehouse_filter_count",
 ]
 
@@ -168,22 +168,29 @@ def renyi_filter_count(step_rdp: float, budget: float) -> int:
 
 
 # -------------------------------------------------------------------- Whitehouse
+def whitehouse_statistic(sum_sq: float, delta: float) -> float:
+    r""":math:`\sqrt{2\log(1/\delta) V} + V/2` for :math:`V = \sum_m \epsilon_m^2`
+    (see :func:`whitehouse_filter_statistic`); ``-log(delta)``, finite for every
+    delta > 0."""
+    return math.sqrt(2.0 * -math.log(delta) * sum_sq) + sum_sq / 2.0
+
+
 def whitehouse_filter_statistic(epsilons: Sequence[float], delta: float) -> float:
     r"""The quantity the Whitehouse et al. (2023) filter compares with its epsilon.
 
     .. math:: W = \sqrt{2 \log(1/\delta') \textstyle\sum_m \epsilon_m^2}
               + \tfrac12 \textstyle\sum_m \epsilon_m^2 .
 
-    Their advanced-composition filter (Whitehouse, Ramdas, Rogers & Wu 2023,
-    Sec. 3): with budget :math:`(\epsilon, \delta' + \delta'')`, a step of
-    (conditional) :math:`(\epsilon_m, \delta_m)`-DP is admitted only if W over
-    the admitted steps and this one stays :math:`\le \epsilon` and their
-    :math:`\sum_m \delta_m \le \delta''`; the interaction is then
-    :math:`(\epsilon, \delta' + \delta'')`-DP. It is the advanced composition
-    bound, constants included, for adaptively chosen parameters.
+    The stopping rule of the advanced-composition filter of Whitehouse,
+    Ramdas, Rogers & Wu (2023): a step of (conditional) :math:`\epsilon_m`-DP
+    is admitted only if W over the admitted steps and this one stays
+    :math:`\le \epsilon`; the interaction is then
+    :math:`(\epsilon, \delta')`-DP. It is the advanced composition bound,
+    constants included, for adaptively chosen parameters. (The paper also
+    admits steps with :math:`\delta_m > 0` against a second share
+    :math:`\delta''` of the budget; that extension is not used here.)
 
-    *Proof for pure steps* (:math:`\delta_m = 0`, :math:`\delta'' = 0`; the
-    paper handles :math:`\delta_m > 0` by the usual coupling). Fix neighbours
+    *Proof for pure steps.* Fix neighbours
     and let :math:`L_m` be the privacy loss of step m,
     :math:`\mathcal F_{m-1}` the earlier outputs, :math:`\epsilon_m` a function
     of them. Given :math:`\mathcal F_{m-1}`, step m is :math:`\epsilon_m`-DP, so
@@ -231,51 +238,7 @@ def whitehouse_filter_statistic(epsilons: Sequence[float], delta: float) -> floa
         "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
     )
     sum_sq = math.fsum(check_real("epsilons", e, low=0.0) ** 2 for e in epsilons)
-    return math.sqrt(2.0 * math.log(1.0 / delta) * sum_sq) + sum_sq / 2.0
-
-
-def whitehouse_filter_allows(
-    epsilons: Sequence[float],
-    deltas: Sequence[float],
-    epsilon_budget: float,
-    delta_prime: float,
-    delta_steps: float = 0.0,
-) -> bool:
-    r"""Whether the Whitehouse et al. (2023) filter admits a sequence of steps.
-
-    Parameters
-    ----------
-    epsilons, deltas : sequence of float
-        The admitted steps and the candidate, in order (equal lengths).
-    epsilon_budget : float
-        The filter's epsilon, ``> 0``.
-    delta_prime : float
-        :math:`\delta'`, the concentration part of the budget's delta.
-    delta_steps : float, default 0
-        :math:`\delta''`, the part the steps' own deltas may spend; the budget's
-        delta is ``delta_prime + delta_steps``, split before the interaction.
-
-    Returns
-    -------
-    bool
-        :func:`whitehouse_filter_statistic` ``<= epsilon_budget`` and
-        :math:`\sum_m \delta_m \le \delta''`.
-    """
-    epsilons, deltas = list(epsilons), list(deltas)
-    if len(epsilons) != len(deltas):
-        raise ValueError(
-            f"epsilons and deltas must have equal lengths, got {len(epsilons)} "
-            f"and {len(deltas)}."
-        )
-    epsilon_budget = check_real(
-        "epsilon_budget", epsilon_budget, low=0.0, low_strict=True
-    )
-    delta_steps = check_real("delta_steps", delta_steps, low=0.0, high=1.0)
-    spent_delta = math.fsum(check_real("deltas", d, low=0.0, high=1.0) for d in deltas)
-    return (
-        whitehouse_filter_statistic(epsilons, delta_prime) <= epsilon_budget
-        and spent_delta <= delta_steps
-    )
+    return whitehouse_statistic(sum_sq, delta)
 
 
 def whitehouse_filter_count(
@@ -294,11 +257,12 @@ def whitehouse_filter_count(
     """
     epsilon = check_real("epsilon", epsilon, low=0.0, low_strict=True)
     epsilon_budget, delta_budget = _check_budget(epsilon_budget, delta_budget)
-    log_inv = math.log(1.0 / delta_budget)
+    log_inv = -math.log(delta_budget)
 
     def fits(n):
-        v = n * epsilon * epsilon
-        return math.sqrt(2.0 * log_inv * v) + v / 2.0 <= epsilon_budget
+        return (
+            whitehouse_statistic(n * epsilon * epsilon, delta_budget) <= epsilon_budget
+        )
 
     # V* solves sqrt(2 log(1/delta) V) + V/2 = budget: sqrt(V) = -a + sqrt(a^2 + 2 b)
     a = math.sqrt(2.0 * log_inv)

@@ -9,20 +9,31 @@ simplified forms are not used (see the notes of :func:`advanced_composition`).
 from __future__ import annotations
 
 import math
+from numbers import Real
 
 import numpy as np
-from scipy import special
 
 from .._validation import check_count, check_real
 from ..privacy import PrivacyBound
+from ._kov import heterogeneous_epsilon, homogeneous_epsilon
+from .pld import pld_epsilon
 
 __all__ = [
     "basic_composition",
     "parallel_composition",
     "advanced_composition",
     "optimal_composition",
+    "heterogeneous_composition",
     "tightest_composition",
 ]
+
+#: Largest x with exp(x) finite in double precision.
+_LOG_MAX = math.log(np.finfo(float).max)
+
+
+def _exp_or_inf(log_value: float) -> float:
+    """exp(log_value), or ``inf`` where it overflows a double."""
+    return math.inf if log_value > _LOG_MAX else math.exp(log_value)
 
 
 def _check_eps_delta(epsilon, delta, *, delta_name="delta"):
@@ -31,13 +42,34 @@ def _check_eps_delta(epsilon, delta, *, delta_name="delta"):
     return epsilon, delta
 
 
+def _reals(name, values) -> np.ndarray:
+    """A real or a non-empty 1-d sequence of reals, each checked, as a float array."""
+    if isinstance(values, Real) or isinstance(values, np.ndarray) and values.ndim == 0:
+        items = [values]
+    elif isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(
+            f"{name} must be a real number or a sequence of them, got {values!r}."
+        )
+    else:
+        items = list(values)
+    if not items:
+        raise ValueError(f"{name} must hold at least one value, got {name}={values!r}.")
+    high = 1.0 if name == "delta" else None
+    return np.array(
+        [check_real(name, v, low=0.0, high=high, high_strict=True) for v in items]
+    )
+
+
 def _as_lists(epsilon, delta):
-    eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
-    dels = np.broadcast_to(np.atleast_1d(np.asarray(delta, dtype=float)), eps.shape)
-    for e in eps:
-        check_real("epsilon", e, low=0.0)
-    for d in dels:
-        check_real("delta", d, low=0.0, high=1.0, high_strict=True)
+    eps = _reals("epsilon", epsilon)
+    dels = _reals("delta", delta)
+    if dels.size == 1:
+        dels = np.full(eps.shape, dels[0])
+    elif dels.size != eps.size:
+        raise ValueError(
+            f"delta must be one value or one per epsilon ({eps.size}), got "
+            f"{dels.size} values: delta={delta!r}."
+        )
     return eps, dels
 
 
@@ -106,27 +138,20 @@ def advanced_composition(
     delta_prime = check_real(
         "delta_prime", delta_prime, low=0.0, high=1.0, low_strict=True, high_strict=True
     )
-    eps = epsilon * math.sqrt(
-        2 * k * math.log(1 / delta_prime)
-    ) + k * epsilon * math.expm1(epsilon)
+    if epsilon == 0.0:
+        eps = 0.0
+    else:
+        # k eps (e^eps - 1) in log space: finite or inf, never an OverflowError;
+        # log(1/delta') as -log(delta'), finite for every delta' > 0
+        drift = _exp_or_inf(
+            math.log(k) + math.log(epsilon) + epsilon + math.log(-math.expm1(-epsilon))
+        )
+        eps = epsilon * math.sqrt(2 * k * -math.log(delta_prime)) + drift
     return PrivacyBound(
         eps,
         min(1.0, k * delta + delta_prime),
         method="advanced (Dwork & Roth 2014, Thm. 3.20)",
     )
-
-
-def _kov_delta_i(epsilon: float, k: int, i: int) -> float:
-    r""":math:`\delta_i` of Kairouz, Oh & Viswanath (2017), Thm. 3.3, as a sum of
-    non-negative terms: :math:`\sum_{l<i} \mathrm{Bin}(k, \frac{1}{1+e^\epsilon})(l)
-    \,(1 - e^{-2(i-l)\epsilon})`."""
-    from scipy import stats  # imported here: scipy.stats is slow to import
-
-    if i == 0:
-        return 0.0
-    l = np.arange(i)
-    log_pmf = stats.binom.logpmf(l, k, special.expit(-epsilon))
-    return float(np.sum(np.exp(log_pmf) * -np.expm1(-2.0 * (i - l) * epsilon)))
 
 
 def optimal_composition(
@@ -135,11 +160,18 @@ def optimal_composition(
     r"""Optimal homogeneous composition (Kairouz, Oh & Viswanath 2017, Thm. 3.3).
 
     k-fold adaptive composition of (epsilon, delta)-DP mechanisms is
-    :math:`((k-2i)\epsilon,\ 1 - (1-\delta)^k (1-\delta_i))`-DP for every
-    :math:`0 \le i \le \lfloor k/2 \rfloor`, and no better bound holds for all
-    such mechanisms. Returns the smallest such epsilon whose delta does not exceed
-    :math:`k\delta + \delta'` (the delta advanced composition would spend), with
-    that delta.
+    :math:`(\epsilon', \delta'(\epsilon'))`-DP with the exact privacy profile
+    :math:`\delta'` of KOV's dominating pair, and no better bound holds for
+    all such mechanisms. Returns the smallest :math:`\epsilon'` whose
+    :math:`\delta'` does not exceed :math:`k\delta + \delta'` (the delta
+    advanced composition would spend), solved exactly between the theorem's
+    points :math:`(k - 2i)\epsilon` (:func:`~sensampler.accounting._kov.
+    homogeneous_epsilon`), with that delta budget.
+
+    Examples
+    --------
+    >>> round(optimal_composition(0.5, 0.0, 100, 1e-5).epsilon, 2)
+    31.17
     """
     epsilon, delta = _check_eps_delta(epsilon, delta)
     k = check_count("k", k)
@@ -147,42 +179,78 @@ def optimal_composition(
         "delta_prime", delta_prime, low=0.0, high=1.0, low_strict=True, high_strict=True
     )
     budget = min(1.0, k * delta + delta_prime)
-    base = -math.expm1(k * math.log1p(-delta))  # 1 - (1 - delta)^k
-    method = "optimal (Kairouz et al. 2017)"
-    if epsilon == 0.0:
-        return PrivacyBound(0.0, base, method=method)
+    return PrivacyBound(
+        homogeneous_epsilon(epsilon, delta, k, budget),
+        budget,
+        method="optimal (Kairouz et al. 2017, Thm. 3.3)",
+    )
 
-    def total(i):
-        return base + (1.0 - base) * _kov_delta_i(epsilon, k, i)
 
-    lo, hi = 0, k // 2  # total(i) grows with i: find the largest i within budget
-    if total(lo) > budget:
-        raise ValueError(
-            f"no epsilon fits within delta={budget!r}."
-        )  # pragma: no cover
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if total(mid) <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
-    return PrivacyBound((k - 2 * lo) * epsilon, total(lo), method=method)
+def heterogeneous_composition(epsilons, deltas, delta_prime: float) -> PrivacyBound:
+    r"""Composition of different (epsilon_l, delta_l)-DP mechanisms
+    (Kairouz, Oh & Viswanath 2017, Thm. 3.5).
+
+    The adaptive composition is :math:`(\tilde\epsilon, 1 - (1-\delta')
+    \prod_l (1-\delta_l))`-DP, :math:`\tilde\epsilon` the minimum of
+    :math:`\sum_l \epsilon_l` and the theorem's two concentration bounds
+    (:func:`~sensampler.accounting._kov.heterogeneous_epsilon`).
+
+    Parameters
+    ----------
+    epsilons, deltas : sequence of float
+        One entry per mechanism (deltas may be a single value for all).
+    delta_prime : float
+        :math:`\delta'`, ``0 < delta_prime < 1``.
+
+    Examples
+    --------
+    >>> bound = heterogeneous_composition([0.1] * 100, 0.0, 1e-5)
+    >>> round(bound.epsilon, 3), bound.delta
+    (5.298, 1e-05)
+    """
+    eps, dels = _as_lists(epsilons, deltas)
+    delta_prime = check_real(
+        "delta_prime", delta_prime, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )
+    epsilon, delta = heterogeneous_epsilon(eps, dels, delta_prime)
+    return PrivacyBound(
+        epsilon, delta, method="heterogeneous (Kairouz et al. 2017, Thm. 3.5)"
+    )
 
 
 def tightest_composition(
     epsilon: float, delta: float, k: int, delta_prime: float
 ) -> PrivacyBound:
-    """The smallest epsilon of basic, advanced and optimal composition, each spending
-    at most ``k * delta + delta_prime``.
+    """The smallest epsilon of every valid bound, each spending at most
+    ``k * delta + delta_prime``.
+
+    Basic, advanced, optimal (exact) and heterogeneous composition, and, where
+    Google's ``dp_accounting`` is installed (``sensampler[pld]``), the
+    privacy-loss-distribution bound of the k-fold composition (pessimistic,
+    :func:`~sensampler.accounting.pld.pld_epsilon`). ``method`` names the one
+    returned.
 
     Examples
     --------
     >>> tightest_composition(1.0, 0.0, 500, 1e-5).method
-    'optimal (Kairouz et al. 2017)'
+    'optimal (Kairouz et al. 2017, Thm. 3.3)'
     """
     candidates = [
         basic_composition(epsilon, delta, k),
         advanced_composition(epsilon, delta, k, delta_prime),
         optimal_composition(epsilon, delta, k, delta_prime),
+        heterogeneous_composition([epsilon] * k, delta, delta_prime),
     ]
+    budget = candidates[2].delta
+    step = ("epsilon_delta", epsilon, delta, k) if delta else ("pure", epsilon, k)
+    try:
+        pld = pld_epsilon([step], budget)
+    except ImportError:  # the pld extra is not installed
+        pld = None
+    if pld is not None:
+        candidates.append(
+            PrivacyBound(
+                pld, budget, method="privacy loss distribution (dp_accounting)"
+            )
+        )
     return min(candidates, key=lambda c: (c.epsilon, c.delta))

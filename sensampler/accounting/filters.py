@@ -7,30 +7,32 @@ Pay-as-you-Go Composition", NeurIPS.
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 from fractions import Fraction
-from numbers import Real
 
-from .._validation import check_choice, check_probability, check_real
+from .._validation import check_choice
 from ..privacy import PrivacyBound
-from ._ledger import (
-    ExceededPrivacyBudgetError,
-    LedgerEntry,
-    PrivacyAccountant,
-    read_statement,
-)
+from ._filter_base import BudgetFilter, within
+from ._ledger import ExceededPrivacyBudgetError
 
 __all__ = ["PrivacyFilter", "advanced_filter_bound"]
 
-#: Relative slack of every budget comparison: 2**-51, four units of roundoff.
-#: See the notes of :class:`PrivacyFilter`.
-BUDGET_SLACK = Fraction(1, 2**51)
+
+def _drift(e: float) -> float:
+    r""":math:`\epsilon(e^\epsilon - 1)/2`, ``inf`` where it overflows a double."""
+    return math.inf if e > 700.0 else e * math.expm1(e) / 2.0
 
 
 def _k_from_sums(sum_sq, sum_drift, epsilon_budget, delta_budget):
-    h = epsilon_budget**2 / (28.04 * math.log(1.0 / delta_budget))
-    return sum_drift + math.sqrt(
-        (sum_sq + h) * (2.0 + math.log(sum_sq / h + 1.0)) * math.log(2.0 / delta_budget)
+    """Rogers et al.'s K, with no overflow: sqrt((S + H) X) = sqrt(S + H) sqrt(X)
+    and sqrt(S + H) = hypot(sqrt(S), sqrt(H)), sqrt(H) = epsilon_g / sqrt(28.04
+    log(1/delta_g)); ``inf`` when the sums themselves are."""
+    if math.isinf(sum_sq) or math.isinf(sum_drift):
+        return math.inf
+    log_inv = -math.log(delta_budget)
+    root_h = epsilon_budget / math.sqrt(28.04 * log_inv)
+    ratio = (math.sqrt(sum_sq) / root_h) ** 2  # S / H, never overflowing H
+    return sum_drift + math.hypot(math.sqrt(sum_sq), root_h) * math.sqrt(
+        (2.0 + math.log1p(ratio)) * (math.log(2.0) + log_inv)
     )
 
 
@@ -53,28 +55,10 @@ def advanced_filter_bound(
     eps = list(epsilons)
     return _k_from_sums(
         math.fsum(e * e for e in eps),
-        math.fsum(e * math.expm1(e) / 2.0 for e in eps),
+        math.fsum(_drift(e) for e in eps),
         epsilon_budget,
         delta_budget,
     )
-
-
-def _exact(name, value, *, high=None) -> Fraction:
-    """A non-negative finite real (any :class:`numbers.Real` or ``Decimal``) as an
-    exact fraction of the value given, or raise naming it."""
-    if isinstance(value, Decimal):
-        if not value.is_finite():
-            raise ValueError(f"{name} must be finite, got {name}={value!r}.")
-        exact = Fraction(value)
-        check_real(name, float(exact), low=0.0, high=high, high_strict=True)
-        return exact
-    checked = check_real(name, value, low=0.0, high=high, high_strict=True)
-    return value if isinstance(value, Fraction) else Fraction(checked)
-
-
-def _within(total: Fraction, budget: float | Fraction) -> bool:
-    """``total <= budget * (1 + BUDGET_SLACK)``, exactly."""
-    return total <= Fraction(budget) * (1 + BUDGET_SLACK)
 
 
 class _Totals:
@@ -100,13 +84,13 @@ class _Totals:
         return _Totals(
             self.count + times,
             self.eps + times * epsilon,
-            self.sq + times * e * e,
-            self.drift + times * e * math.expm1(e) / 2.0,
+            self.sq + times * e * e,  # inf on overflow, never an error
+            self.drift + times * _drift(e),
             self.delta + times * delta,
         )
 
 
-class PrivacyFilter(PrivacyAccountant):
+class PrivacyFilter(BudgetFilter):
     r"""A budget (epsilon, delta) that adaptively chosen spends may not exceed.
 
     Parameters
@@ -187,18 +171,13 @@ class PrivacyFilter(PrivacyAccountant):
         rule: str = "auto",
         gamma: float | None = None,
     ):
-        self.epsilon_budget = check_real("epsilon", epsilon, low=0.0, low_strict=True)
-        self.delta_budget = check_real(
-            "delta", delta, low=0.0, high=1.0, high_strict=True
-        )
+        super().__init__(epsilon, delta, gamma)
         self.rule = check_choice("rule", rule, ("auto", "basic", "advanced"))
         if rule == "advanced" and not 0.0 < self.delta_budget < 1.0 / math.e:
             raise ValueError(
                 "the advanced filter needs 0 < delta < 1/e (Rogers et al. "
                 f"2016, Thm. 5.1), got delta={delta!r}."
             )
-        self.gamma_budget = None if gamma is None else check_probability("gamma", gamma)
-        super().__init__()
         self._active = None if rule == "auto" else rule
         self._totals = _Totals()
 
@@ -206,17 +185,17 @@ class PrivacyFilter(PrivacyAccountant):
     def _allows(self, rule, totals):
         """(ok, reason) for a rule on the totals of a whole sequence of spends."""
         if rule == "basic":
-            if not _within(totals.delta, self.delta_budget):
+            if not within(totals.delta, self.delta_budget):
                 return (
                     False,
                     f"delta {float(totals.delta):.6g} > {self.delta_budget:.6g}",
                 )
-            if not _within(totals.eps, self.epsilon_budget):
+            if not within(totals.eps, self.epsilon_budget):
                 return False, (
                     f"epsilon {float(totals.eps):.6g} > {self.epsilon_budget:.6g}"
                 )
             return True, ""
-        if not _within(totals.delta, Fraction(self.delta_budget) / 2):
+        if not within(totals.delta, Fraction(self.delta_budget) / 2):
             return False, (
                 f"delta {float(totals.delta):.6g} > delta/2 = "
                 f"{self.delta_budget / 2:.6g}"
@@ -259,6 +238,9 @@ class PrivacyFilter(PrivacyAccountant):
             )
         return Fraction(statement.epsilon), Fraction(statement.delta)
 
+    def _number_amount(self, epsilon, delta):
+        return epsilon, delta
+
     def _add(self, amount, count):
         eps, dlt = amount
         rule = self._active or self._choose_rule(eps, dlt)
@@ -273,47 +255,6 @@ class PrivacyFilter(PrivacyAccountant):
             )
         self._active = rule
         self._totals = totals
-
-    def _check_gamma(self, gamma):
-        if self.gamma_budget is not None and not _within(
-            Fraction(gamma.total), self.gamma_budget
-        ):
-            raise ExceededPrivacyBudgetError(
-                f"spending would raise gamma to {gamma.total:.6g}, over the "
-                f"budget gamma={self.gamma_budget:.6g}."
-            )
-
-    def spend(self, epsilon, delta=0.0) -> None:
-        """Record a spend, or raise :class:`ExceededPrivacyBudgetError` and record nothing.
-
-        Parameters
-        ----------
-        epsilon : real or mechanism or PrivacyStatement
-            The epsilon spent (any real: float, numpy scalar, ``Fraction``,
-            ``Decimal``), or a mechanism whose privacy statement is read (its
-            epsilon, delta and gamma).
-        delta : real
-            With a number ``epsilon`` only.
-        """
-        if isinstance(epsilon, (Real, Decimal)) and not isinstance(epsilon, bool):
-            eps = _exact("epsilon", epsilon)
-            dlt = _exact("delta", delta, high=1.0)
-            entry = LedgerEntry("spend", float(eps), float(dlt), None, 0.0, None, 1)
-            self._record((eps, dlt), 1, None, entry)
-        else:
-            self.compose(epsilon)
-
-    def release(self, mechanism, value, *, random_state=None, **kwargs):
-        """Spend ``mechanism``'s privacy, then release ``value`` through it.
-
-        ``value`` and ``random_state`` are validated by the mechanism
-        (``mechanism.check_release``) before anything is spent, and nothing is
-        drawn if the budget would be exceeded.
-        """
-        read_statement(mechanism)
-        _, rng = mechanism.check_release(value, random_state=random_state)
-        self.compose(mechanism)
-        return mechanism.release(value, random_state=rng, **kwargs)
 
     # --------------------------------------------------------------- reports
     @property
@@ -344,11 +285,8 @@ class PrivacyFilter(PrivacyAccountant):
         with self._lock:
             t = self._totals
             if self._active == "advanced" and t.count:
-                return PrivacyBound(
-                    self.epsilon_budget,
-                    self.delta_budget,
-                    self._gamma.total,
-                    "advanced filter (Rogers et al. 2016, Thm. 5.1)",
+                return self._budget_bound(
+                    "advanced filter (Rogers et al. 2016, Thm. 5.1)"
                 )
             return PrivacyBound(
                 float(t.eps), float(t.delta), self._gamma.total, "basic composition"
@@ -363,12 +301,7 @@ class PrivacyFilter(PrivacyAccountant):
         delta_cap = self.delta_budget / 2 if advanced else self.delta_budget
         with self._lock:
             spent_delta = float(self._totals.delta)
-            gamma = self._gamma.total
-        gamma_left = (
-            math.inf
-            if self.gamma_budget is None
-            else max(0.0, self.gamma_budget - gamma)
-        )
+            gamma_left = self._gamma_left()
         return PrivacyBound(
             max(0.0, self.epsilon_budget - self.statistic),
             max(0.0, delta_cap - spent_delta),
@@ -376,28 +309,5 @@ class PrivacyFilter(PrivacyAccountant):
             f"left before the {self._active or 'auto'} filter halts",
         )
 
-    def epsilon(self, delta: float) -> float:
-        """Smallest epsilon of :attr:`spent` at ``delta`` (``inf`` below its delta)."""
-        delta = check_real("delta", delta, low=0.0, high=1.0)
-        spent = self.spent
-        return spent.epsilon if delta >= spent.delta else math.inf
-
-    def delta(self, epsilon: float) -> float:
-        """Smallest delta of :attr:`spent` at ``epsilon`` (1 below its epsilon)."""
-        epsilon = check_real("epsilon", epsilon, low=0.0)
-        spent = self.spent
-        return spent.delta if epsilon >= spent.epsilon else 1.0
-
-    def report(self, delta: float | None = None) -> PrivacyBound:
-        """:attr:`spent` (``delta``, if given, must be at least its delta)."""
-        if delta is None:
-            return self.spent
-        return super().report(delta)
-
-    def _summary(self):
-        spent = self.spent
-        return (
-            f"budget=(epsilon={self.epsilon_budget:.6g}, delta={self.delta_budget:.3g}), "
-            f"rule={self._active or self.rule!r}, spent=(epsilon={spent.epsilon:.6g}, "
-            f"delta={spent.delta:.3g}), "
-        )
+    def _rule(self):
+        return f"rule={self._active or self.rule!r}, "

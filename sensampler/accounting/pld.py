@@ -42,12 +42,15 @@ References
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from numbers import Integral
 
 from .._validation import check_count, check_real
+from ..privacy import PrivacyStatement
+from ._ledger import PrivacyAccountant
 
-__all__ = ["STEP_KINDS", "compose_pld", "pld_epsilon", "pld_delta"]
+__all__ = ["STEP_KINDS", "compose_pld", "pld_epsilon", "pld_delta", "PLDAccountant"]
 
 STEP_KINDS = ("gaussian", "laplace", "pure", "epsilon_delta")
 
@@ -197,7 +200,17 @@ def pld_epsilon(
     pld = compose_pld(
         steps, value_discretization_interval=value_discretization_interval
     )
+    return _epsilon_of(pld, delta)
+
+
+def _epsilon_of(pld, delta: float) -> float:
+    """The PLD's epsilon at ``delta``, with the rounding margin."""
     return float(pld.get_epsilon_for_delta(delta)) * (1.0 + _REL_MARGIN)
+
+
+def _delta_of(pld, epsilon: float) -> float:
+    """The PLD's delta at ``epsilon``, with the rounding margin, capped at 1."""
+    return min(1.0, float(pld.get_delta_for_epsilon(epsilon)) * (1.0 + _REL_MARGIN))
 
 
 def pld_delta(
@@ -224,4 +237,117 @@ def pld_delta(
     pld = compose_pld(
         steps, value_discretization_interval=value_discretization_interval
     )
-    return min(1.0, float(pld.get_delta_for_epsilon(epsilon)) * (1.0 + _REL_MARGIN))
+    return _delta_of(pld, epsilon)
+
+
+def statement_steps(statement: PrivacyStatement) -> list[tuple]:
+    """The PLD steps of one release, read from its privacy statement.
+
+    Gaussian noise (:class:`~sensampler.privacy.Noise` of kind
+    ``"gaussian"``): one Gaussian step of the unit sigma (per-coordinate
+    Gaussian noise included: one pair after rescaling). Laplace noise: one
+    Laplace step per coordinate, of scale ``b_j / Delta_j`` (coordinates that
+    cannot move cost nothing). Otherwise the (epsilon, delta) statement: a pure
+    step when delta is 0, else an epsilon_delta step (each dominates every
+    mechanism of its class). A statement with none of these (a Rényi or zCDP
+    statement without its noise) is refused.
+
+    Raises
+    ------
+    ValueError
+        Naming the mechanism, when it cannot be represented.
+    """
+    noise = statement.noise
+    if noise is not None and noise.kind == "gaussian":
+        return [("gaussian", noise.scales[0], 1)]
+    if noise is not None and noise.kind == "laplace":
+        return [("laplace", b, 1) for b in noise.scales if b != math.inf]
+    if statement.epsilon is not None and statement.delta is not None:
+        if statement.delta == 0.0:
+            return [("pure", statement.epsilon, 1)]
+        return [("epsilon_delta", statement.epsilon, statement.delta, 1)]
+    raise ValueError(
+        f"{statement.mechanism} states neither its noise nor an (epsilon, delta) "
+        "guarantee, so it has no privacy loss distribution here; use "
+        "RenyiAccountant or ZCDPAccountant."
+    )
+
+
+class PLDAccountant(PrivacyAccountant):
+    """Composes releases through their privacy loss distributions (tight).
+
+    Each release becomes PLD steps (:func:`statement_steps`): Gaussian and
+    Laplace noise by their exact pairs, other epsilon-DP releases by the
+    randomized-response pair and (epsilon, delta)-DP ones by the four-point
+    pair that dominate their classes (Kairouz, Oh & Viswanath 2017, Thm. 2.1).
+    Google's ``dp_accounting`` composes them with its pessimistic
+    discretisation (Doroshenko et al. 2022): the epsilon and delta reported
+    are never below the true ones of the composition, and within 1% of the
+    true epsilon for Gaussian and Laplace compositions up to 10^4 steps
+    (``benchmarks/pld.py``). Needs ``sensampler[pld]``.
+
+    Parameters
+    ----------
+    value_discretization_interval : float, default 1e-4
+        Grid width of the privacy loss; smaller is tighter and slower.
+
+    Examples
+    --------
+    >>> from sensampler.mechanisms import LaplaceMechanism
+    >>> acc = PLDAccountant()
+    >>> acc.compose(LaplaceMechanism(1.0, 0.1), count=100)
+    >>> round(acc.epsilon(1e-5), 3)
+    4.22
+    """
+
+    method = "privacy loss distribution (dp_accounting; Doroshenko et al. 2022)"
+
+    def __init__(self, value_discretization_interval: float = DEFAULT_INTERVAL):
+        self.value_discretization_interval = check_real(
+            "value_discretization_interval",
+            value_discretization_interval,
+            low=0.0,
+            low_strict=True,
+        )
+        _dp_accounting()  # without the extra, fail now rather than at the report
+        super().__init__()
+        self._steps: dict[tuple, int] = {}
+        self._pld = None
+
+    def _amount(self, statement):
+        return statement_steps(statement)
+
+    def _add(self, steps, count):
+        for step in steps:
+            key = step[:-1]
+            self._steps[key] = self._steps.get(key, 0) + count * step[-1]
+        self._pld = None
+
+    def _composed(self):
+        with self._lock:
+            if self._pld is None and self._steps:
+                self._pld = compose_pld(
+                    [(*key, n) for key, n in self._steps.items()],
+                    value_discretization_interval=self.value_discretization_interval,
+                )
+            return self._pld
+
+    @property
+    def steps(self) -> list[tuple]:
+        """The PLD steps recorded, with their counts (module docstring)."""
+        return [(*key, n) for key, n in self._steps.items()]
+
+    def epsilon(self, delta: float) -> float:
+        """Smallest epsilon (pessimistic) with (epsilon, delta)-DP, ``0 <= delta <= 1``."""
+        delta = check_real("delta", delta, low=0.0, high=1.0)
+        pld = self._composed()
+        return 0.0 if pld is None else _epsilon_of(pld, delta)
+
+    def delta(self, epsilon: float) -> float:
+        """Smallest delta (pessimistic) with (epsilon, delta)-DP, ``epsilon >= 0``."""
+        epsilon = check_real("epsilon", epsilon, low=0.0)
+        pld = self._composed()
+        return 0.0 if pld is None else _delta_of(pld, epsilon)
+
+    def _summary(self):
+        return f"epsilon={self.epsilon(1e-5):.4g} at delta=1e-05, "

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._validation import check_array, check_real
 from ..privacy import DEFAULT_ORDERS, rdp_to_dp
-from ._ledger import PrivacyAccountant
+from ._pure_cap import PureCappedAccountant
 
 __all__ = ["RenyiAccountant", "rdp_to_delta"]
 
@@ -77,12 +77,15 @@ def rdp_to_delta(rdp, epsilon: float, orders=None) -> tuple[float, float]:
     return float(min(1.0, math.exp(min(log_delta[best], 0.0)))), float(orders[best])
 
 
-class RenyiAccountant(PrivacyAccountant):
+class RenyiAccountant(PureCappedAccountant):
     """Composes mechanisms through their Rényi curves (Mironov 2017, Prop. 1).
 
     Rényi DP of a fixed order composes by adding up; the accountant keeps the
-    total at every order and converts at the best one. Mechanisms with no
-    finite Rényi DP (the catastrophe mechanism) are refused.
+    total at every order and converts at the best one. While every release is
+    pure epsilon-DP, the result is capped by basic and optimal composition
+    (:mod:`~sensampler.accounting._pure_cap`): the smallest valid bound is
+    reported, and :meth:`report` names it. Mechanisms with no finite Rényi DP
+    (the catastrophe mechanism) are refused.
 
     Parameters
     ----------
@@ -93,7 +96,7 @@ class RenyiAccountant(PrivacyAccountant):
     --------
     >>> from sensampler.mechanisms import GaussianMechanism
     >>> acc = RenyiAccountant()
-    >>> acc.compose(GaussianMechanism(1.0, 0.5, 1e-5), count=100)
+    >>> acc.compose(GaussianMechanism(1.0, 0.5, 1e-5, variant="classic"), count=100)
     >>> round(acc.epsilon(1e-5), 2)
     4.9
     >>> acc
@@ -107,7 +110,7 @@ class RenyiAccountant(PrivacyAccountant):
         super().__init__()
         self._rdp = np.zeros_like(self.orders)
 
-    def _amount(self, statement):
+    def _own_amount(self, statement):
         if statement.rdp is None:
             raise ValueError(
                 f"{statement.mechanism} satisfies no finite Rényi DP (it may "
@@ -115,7 +118,7 @@ class RenyiAccountant(PrivacyAccountant):
             )
         return np.array([statement.rdp(a) for a in self.orders], dtype=float)
 
-    def _add(self, curve, count):
+    def _add_own(self, curve, count):
         self._rdp = self._rdp + count * curve
 
     @property
@@ -126,16 +129,13 @@ class RenyiAccountant(PrivacyAccountant):
     def epsilon_order(
         self, delta: float, method: str = "improved"
     ) -> tuple[float, float]:
-        """(epsilon, best order) at ``delta``."""
+        """(epsilon, best order) of the Rényi conversion alone at ``delta``."""
         return rdp_to_dp(self._rdp, delta, self.orders, method)
 
-    def epsilon(self, delta: float, method: str = "improved") -> float:
-        """Smallest epsilon such that the composition is (epsilon, delta)-DP."""
+    def _own_epsilon(self, delta, method):
         return self.epsilon_order(delta, method)[0]
 
-    def delta(self, epsilon: float) -> float:
-        """Smallest delta such that the composition is (epsilon, delta)-DP
-        (:func:`rdp_to_delta`)."""
+    def _own_delta(self, epsilon):
         return rdp_to_delta(self._rdp, epsilon, self.orders)[0]
 
     def _summary(self):

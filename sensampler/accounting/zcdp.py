@@ -8,7 +8,7 @@ from scipy import optimize
 
 from .._validation import check_real
 from ..privacy import zcdp_to_dp
-from ._ledger import PrivacyAccountant
+from ._pure_cap import PureCappedAccountant
 
 __all__ = ["ZCDPAccountant", "zcdp_to_delta"]
 
@@ -45,12 +45,16 @@ def zcdp_to_delta(rho: float, epsilon: float) -> float:
     return min(1.0, math.exp(min(float(res.fun), 0.0)))
 
 
-class ZCDPAccountant(PrivacyAccountant):
+class ZCDPAccountant(PureCappedAccountant):
     """Adds up rho over mechanisms (Bun & Steinke 2016, Lemma 2.3).
 
     Mechanisms with a zCDP parameter are composed with it: the Gaussian variants
-    (rho = Delta^2 / (2 sigma^2)) and pure epsilon-DP ones (rho = epsilon^2 / 2,
-    Prop. 1.4). Mechanisms without one (the catastrophe mechanism) are refused.
+    (rho = Delta^2 / (2 sigma^2)), the exponential mechanism (rho =
+    epsilon^2 / 8, Cesar & Rogers 2021) and other pure epsilon-DP ones (rho =
+    epsilon^2 / 2, Prop. 1.4). While every release is pure epsilon-DP, the
+    result is capped by basic and optimal composition
+    (:mod:`~sensampler.accounting._pure_cap`). Mechanisms without a zCDP
+    parameter (the catastrophe mechanism) are refused.
 
     Examples
     --------
@@ -67,7 +71,7 @@ class ZCDPAccountant(PrivacyAccountant):
         super().__init__()
         self._rho = 0.0
 
-    def _amount(self, statement):
+    def _own_amount(self, statement):
         if statement.rho is None:
             raise ValueError(
                 f"{statement.mechanism} has no zCDP guarantee; account for "
@@ -75,7 +79,7 @@ class ZCDPAccountant(PrivacyAccountant):
             )
         return statement.rho
 
-    def _add(self, rho, count):
+    def _add_own(self, rho, count):
         self._rho += count * rho
 
     @property
@@ -83,12 +87,10 @@ class ZCDPAccountant(PrivacyAccountant):
         """Total zCDP parameter of everything composed."""
         return self._rho
 
-    def epsilon(self, delta: float, method: str = "improved") -> float:
-        """Smallest epsilon with (epsilon, delta)-DP (see :func:`zcdp_to_dp`)."""
+    def _own_epsilon(self, delta, method):
         return zcdp_to_dp(self._rho, delta, method)
 
-    def delta(self, epsilon: float) -> float:
-        """Smallest delta with (epsilon, delta)-DP (see :func:`zcdp_to_delta`)."""
+    def _own_delta(self, epsilon):
         return zcdp_to_delta(self._rho, epsilon)
 
     def _summary(self):

@@ -25,13 +25,15 @@ import numpy as np
 
 from .._validation import check_array, check_random_state, check_real
 from ..estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
-from ..privacy import PrivacyStatement, SamplingRun
+from ..privacy import Noise, PrivacyStatement, SamplingRun, pure_dp_rdp
 
 __all__ = [
     "PrivacyGuarantee",
     "Mechanism",
     "resolve_sensitivity",
     "pure_dp_rdp",
+    "bounded_range_rdp",
+    "check_noise_scale",
 ]
 
 #: Former name of :class:`~sensampler.privacy.PrivacyStatement`, kept as an alias.
@@ -127,18 +129,41 @@ def resolve_sensitivity(
     return _Sensitivity(_check_value(sensitivity), None, "global", None)
 
 
-def _pure_dp_curve(epsilon, alpha):
-    return min(epsilon, alpha * epsilon**2 / 2.0)
+def _bounded_range_curve(epsilon, alpha):
+    return min(epsilon, alpha * epsilon**2 / 8.0)
 
 
-def pure_dp_rdp(epsilon: float) -> Callable[[float], float]:
-    r"""Rényi curve of any epsilon-DP mechanism: :math:`\min(\epsilon, \alpha\epsilon^2/2)`.
+def bounded_range_rdp(epsilon: float) -> Callable[[float], float]:
+    r"""Rényi curve of an epsilon-bounded-range mechanism: :math:`\min(\epsilon,
+    \alpha\epsilon^2/8)`.
 
-    :math:`D_\alpha \le D_\infty \le \epsilon`, and epsilon-DP implies
-    :math:`\epsilon^2/2`-zCDP (Bun & Steinke 2016, Prop. 3.3), i.e.
-    :math:`(\alpha, \alpha\epsilon^2/2)`-RDP for every alpha. A picklable callable.
+    A mechanism is epsilon-bounded-range (Durfee & Rogers 2019) when, for
+    every pair of neighbours, its privacy loss L takes values in an interval
+    of width epsilon; the exponential mechanism with weights
+    :math:`\exp(\epsilon u/(2\Delta u))` is (each candidate's log-weight
+    moves by at most epsilon/2, the normaliser shifts them all alike).
+    Cesar & Rogers (2021, "Bounding, Concentrating, and Truncating", Sec. 3)
+    show that epsilon-bounded range implies :math:`\epsilon^2/8`-zCDP, i.e.
+    :math:`(\alpha, \alpha\epsilon^2/8)`-RDP for every alpha > 1, against
+    :math:`\epsilon^2/2` for a general epsilon-DP mechanism; and the interval
+    contains 0 (:math:`E_Q[e^L] = 1`), so :math:`|L| \le \epsilon` and the
+    mechanism is epsilon-DP: :math:`D_\alpha \le \epsilon`. Tested against
+    the exact Rényi divergences of exponential mechanisms. A picklable callable.
     """
-    return functools.partial(_pure_dp_curve, epsilon)
+    return functools.partial(_bounded_range_curve, epsilon)
+
+
+def check_noise_scale(scale, parameters: str) -> None:
+    """Refuse a noise scale that is not finite (an overflow of the calibration).
+
+    ``parameters`` names the inputs and values it came from, e.g.
+    ``"sensitivity=1.0, epsilon=1e-320"``.
+    """
+    if not np.all(np.isfinite(scale)):
+        raise ValueError(
+            f"the noise scale for {parameters} is not finite (it overflows a "
+            "double); no release would be useful or correctly random."
+        )
 
 
 class Mechanism(abc.ABC):
@@ -195,11 +220,20 @@ class Mechanism(abc.ABC):
         """
         return self._checked_value(value), check_random_state(random_state)
 
-    def _statement(self, epsilon, delta, *, rho=None, rdp=None) -> PrivacyStatement:
+    def _statement(
+        self, epsilon, delta, *, rho=None, rdp=None, noise: Noise | None = None
+    ) -> PrivacyStatement:
         """The statement of a mechanism calibrated with ``self._sensitivity``."""
         s = self._sensitivity
         return PrivacyStatement(
-            self.name, epsilon, delta, rho=rho, rdp=rdp, run=s.run, source=s.source
+            self.name,
+            epsilon,
+            delta,
+            rho=rho,
+            rdp=rdp,
+            run=s.run,
+            source=s.source,
+            noise=noise,
         )
 
     def __repr__(self):

@@ -10,6 +10,7 @@ from .._validation import check_count
 from ..privacy import PrivacyStatement
 from ._base import (
     Mechanism,
+    bounded_range_rdp,
     check_epsilon,
     pure_dp_rdp,
     resolve_sensitivity,
@@ -23,8 +24,10 @@ class ExponentialMechanism(Mechanism):
 
     McSherry & Talwar (2007); Dwork & Roth (2014), Thm. 3.10: epsilon-DP when
     :math:`\Delta u` bounds how much any candidate's utility moves between
-    neighbours. Sampling uses the Gumbel-max trick, exact and stable for scores
-    of any size.
+    neighbours. It is moreover epsilon-bounded-range, hence
+    :math:`\epsilon^2/8`-zCDP (Cesar & Rogers 2021; :func:`bounded_range_rdp`),
+    which its statement carries. Sampling uses the Gumbel-max trick, exact and
+    stable for scores of any size.
 
     Parameters
     ----------
@@ -50,8 +53,8 @@ class ExponentialMechanism(Mechanism):
         return self._statement(
             self.epsilon,
             0.0,
-            rho=self.epsilon**2 / 2,
-            rdp=pure_dp_rdp(self.epsilon),
+            rho=self.epsilon**2 / 8,
+            rdp=bounded_range_rdp(self.epsilon),
         )
 
     def probabilities(self, scores) -> np.ndarray:
@@ -111,8 +114,15 @@ class RandomizedResponse(Mechanism):
 
     name = "randomized response"
 
+    #: Largest number of categories: responses are drawn and stored as int64.
+    MAX_K = 2**62
+
     def __init__(self, k: int, epsilon: float):
         self.k = check_count("k", k, minimum=2)
+        if self.k > self.MAX_K:
+            raise ValueError(
+                f"k must be <= 2**62 (categories are int64), got k={self.k!r}."
+            )
         self.epsilon = check_epsilon(epsilon)
         self.p_true = 1.0 / (1.0 + (self.k - 1) * math.exp(-self.epsilon))
 

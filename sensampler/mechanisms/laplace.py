@@ -6,15 +6,15 @@ import math
 
 import numpy as np
 
-from ..privacy import PrivacyStatement
+from ..privacy import Noise, PrivacyStatement
 from ._base import (
     Mechanism,
     check_epsilon,
-    pure_dp_rdp,
+    check_noise_scale,
     resolve_sensitivity,
 )
 
-__all__ = ["LaplaceMechanism", "laplace_rdp"]
+__all__ = ["LaplaceMechanism", "laplace_rdp", "laplace_product_rdp"]
 
 
 def laplace_rdp(alpha: float, ratio: float) -> float:
@@ -37,18 +37,49 @@ def laplace_rdp(alpha: float, ratio: float) -> float:
     return float(np.logaddexp(a, b)) / (alpha - 1)
 
 
+def laplace_product_rdp(alpha: float, ratios) -> float:
+    r"""Rényi divergence of order alpha of a product of Laplace pairs.
+
+    :math:`\sum_j \epsilon_{\lambda_j}(\alpha)` with :func:`laplace_rdp`:
+    Rényi divergence is additive over independent coordinates (Mironov 2017,
+    Prop. 1), and each coordinate's divergence grows with its shift, so the
+    worst neighbours move every coordinate j by its full sensitivity. Ratios
+    :math:`\lambda_j = b_j/\Delta_j`; ``inf`` for a coordinate that cannot move.
+    """
+    return math.fsum(laplace_rdp(alpha, ratio) for ratio in ratios)
+
+
 def laplace_scale(sensitivity, epsilon: float):
     r"""Laplace scale for a resolved sensitivity (scalar, or per coordinate).
 
     A scalar Δ gives Δ/ε; per-coordinate :math:`\Delta_j` give
     :math:`b_j = \Delta_j^{1/3} \sum_i \Delta_i^{2/3} / \epsilon`, whose privacy
     loss :math:`\sum_j \Delta_j / b_j` is ε (see :class:`LaplaceMechanism`).
+    Refuses a scale that overflows (naming the sensitivity and epsilon).
     """
     delta = sensitivity.value
-    if sensitivity.per_coordinate:
-        weights = np.cbrt(delta)
-        return weights * np.sum(weights**2) / epsilon
-    return delta / epsilon
+    with np.errstate(over="ignore"):
+        if sensitivity.per_coordinate:
+            weights = np.cbrt(delta)
+            scale = weights * np.sum(weights**2) / epsilon
+        else:
+            scale = delta / epsilon
+    check_noise_scale(scale, f"sensitivity={delta!r}, epsilon={epsilon!r}")
+    return scale
+
+
+def laplace_ratios(sensitivity, epsilon: float) -> tuple[float, ...]:
+    r"""Scale over sensitivity, :math:`b_j/\Delta_j`, of each coordinate.
+
+    1/ε for a scalar sensitivity; per coordinate
+    :math:`\sum_i \Delta_i^{2/3} / (\epsilon \Delta_j^{2/3})` (``inf`` where
+    :math:`\Delta_j = 0`), so that :math:`\sum_j \Delta_j / b_j = \epsilon`.
+    """
+    if not sensitivity.per_coordinate:
+        return (1.0 / epsilon,)
+    weights = np.cbrt(sensitivity.value) ** 2
+    total = float(np.sum(weights))
+    return tuple(math.inf if w == 0 else total / (epsilon * float(w)) for w in weights)
 
 
 def add_laplace_noise(arr: np.ndarray, scale, rng: np.random.Generator):
@@ -94,6 +125,7 @@ class LaplaceMechanism(Mechanism):
         )
         self.epsilon = check_epsilon(epsilon)
         self._scale = laplace_scale(self._sensitivity, self.epsilon)
+        self._ratios = laplace_ratios(self._sensitivity, self.epsilon)
 
     @property
     def sensitivity(self):
@@ -105,15 +137,19 @@ class LaplaceMechanism(Mechanism):
         return self._scale
 
     def renyi_epsilon(self, alpha: float) -> float:
-        """Rényi DP of order alpha (exact for a scalar sensitivity, Mironov 2017)."""
-        if self._sensitivity.per_coordinate:
-            return pure_dp_rdp(self.epsilon)(alpha)
-        return laplace_rdp(alpha, 1.0 / self.epsilon)  # b / Delta = 1 / epsilon
+        """Rényi DP of order alpha, exact (Mironov 2017, Prop. 6): the sum of the
+        coordinates' Laplace curves (:func:`laplace_product_rdp`), one coordinate
+        for a scalar sensitivity."""
+        return laplace_product_rdp(alpha, self._ratios)
 
     @property
     def privacy(self) -> PrivacyStatement:
         return self._statement(
-            self.epsilon, 0.0, rho=self.epsilon**2 / 2, rdp=self.renyi_epsilon
+            self.epsilon,
+            0.0,
+            rho=self.epsilon**2 / 2,
+            rdp=self.renyi_epsilon,
+            noise=Noise("laplace", self._ratios),
         )
 
     def release(self, value, *, random_state=None):

@@ -8,10 +8,13 @@ import pytest
 from sensampler.accounting import (
     advanced_composition,
     basic_composition,
+    heterogeneous_composition,
     optimal_composition,
     parallel_composition,
     tightest_composition,
 )
+from sensampler.accounting._kov import heterogeneous_epsilon
+from sensampler.accounting.pld import pld_epsilon
 
 
 def test_basic_and_parallel():
@@ -82,11 +85,34 @@ def _kov_by_enumeration(eps, delta, k, target):
         (0.3, 1e-6, 60, 1e-6),
     ],
 )
-def test_optimal_composition_matches_exact_enumeration(eps, delta, k, dp):
+def test_optimal_composition_is_exact_between_the_grid_points(eps, delta, k, dp):
+    budget = k * delta + dp
     got = optimal_composition(eps, delta, k, dp)
-    want = _kov_by_enumeration(eps, delta, k, k * delta + dp)
-    assert got[0] == pytest.approx(want[0]) and got[1] == pytest.approx(
-        want[1], rel=1e-9
+    grid = _kov_by_enumeration(eps, delta, k, budget)
+    assert got.epsilon <= grid[0] and got.delta == budget
+    # the exact profile, enumerated with mpmath: met at epsilon', not just inside
+    assert _profile(eps, delta, k, got.epsilon) <= budget * (1 + 1e-12)
+    assert _profile(eps, delta, k, got.epsilon * (1 - 1e-9)) > budget
+
+
+def _profile(eps, delta, k, eps_prime):
+    """Second method: delta'(eps') of the k-fold KOV pair, summed exactly."""
+    mpmath.mp.dps = 40
+    e = mpmath.e**eps
+    rr = mpmath.mpf(0)
+    for l in range(k + 1):
+        loss = (k - 2 * l) * mpmath.mpf(eps)
+        if loss > eps_prime:
+            pmf = mpmath.binomial(k, l) * e ** (k - l) / (1 + e) ** k
+            rr += pmf * (1 - mpmath.e ** (mpmath.mpf(eps_prime) - loss))
+    return float(1 - (1 - mpmath.mpf(delta)) ** k * (1 - rr))
+
+
+def test_issue_figure_optimal_composition():
+    # eps = 0.5, k = 100, delta' = 1e-5: 32.0 on the grid (k - 2i) eps, 31.17 exactly
+    assert _kov_by_enumeration(0.5, 0.0, 100, 1e-5)[0] == 32.0
+    assert optimal_composition(0.5, 0.0, 100, 1e-5).epsilon == pytest.approx(
+        31.17, abs=0.005
     )
 
 
@@ -151,5 +177,86 @@ def test_optimal_is_never_worse_than_the_others():
     ],
 )
 def test_bad_inputs(call, exc, message):
+    with pytest.raises(exc, match=re.escape(message)):
+        call()
+
+
+# ------------------------------------------------------------- heterogeneous, PLD
+def test_heterogeneous_composition_is_kov_theorem_3_5():
+    eps = [0.1, 0.2, 0.05] * 20
+    bound = heterogeneous_composition(eps, [1e-7] * 60, 1e-5)
+    want = heterogeneous_epsilon(eps, [1e-7] * 60, 1e-5)
+    assert (bound.epsilon, bound.delta) == want
+    assert bound.method == "heterogeneous (Kairouz et al. 2017, Thm. 3.5)"
+    assert bound.epsilon < basic_composition(eps)[0]
+    # one delta for all
+    assert heterogeneous_composition(eps, 0.0, 1e-5).delta == pytest.approx(1e-5)
+
+
+def test_tightest_takes_the_minimum_of_every_bound_pld_included():
+    for eps, delta, k in [(0.5, 0.0, 100), (0.1, 1e-7, 300), (1.0, 0.0, 3)]:
+        best = tightest_composition(eps, delta, k, 1e-5)
+        budget = k * delta + 1e-5
+        others = [
+            basic_composition(eps, delta, k),
+            advanced_composition(eps, delta, k, 1e-5),
+            optimal_composition(eps, delta, k, 1e-5),
+            heterogeneous_composition([eps] * k, delta, 1e-5),
+        ]
+        step = ("epsilon_delta", eps, delta, k) if delta else ("pure", eps, k)
+        pld = pld_epsilon([step], budget)
+        assert best.epsilon == min([o.epsilon for o in others] + [pld])
+        assert best.delta <= budget
+    assert tightest_composition(0.5, 0.0, 100, 1e-5).epsilon == pytest.approx(
+        31.17, abs=0.005
+    )
+
+
+# ----------------------------------------- overflow, silent inf and messages
+def test_advanced_composition_overflow_is_inf():
+    # k eps (e^eps - 1) with eps = 1000: e^1000 overflows; the bound is inf
+    bound = advanced_composition(1000, 0, 2, 1e-5)
+    assert bound.epsilon == math.inf and bound.delta == 1e-5
+
+
+def test_advanced_composition_at_the_smallest_delta_prime_is_finite():
+    # log(1/5e-324) = 744.4: 1 / 5e-324 overflows, -log(5e-324) does not
+    bound = advanced_composition(1, 0, 10, 5e-324)
+    want = math.sqrt(20 * 744.4400719213812) + 10 * math.expm1(1.0)
+    assert bound.epsilon == pytest.approx(want)
+
+
+@pytest.mark.parametrize(
+    "call, exc, message",
+    [
+        (
+            lambda: parallel_composition([]),
+            ValueError,
+            "epsilon must hold at least one value, got epsilon=[].",
+        ),
+        (
+            lambda: basic_composition([1, 2], [0.1, 0.2, 0.3]),
+            ValueError,
+            "delta must be one value or one per epsilon (2), got 3 values: "
+            "delta=[0.1, 0.2, 0.3].",
+        ),
+        (
+            lambda: basic_composition("0.1"),
+            TypeError,
+            "epsilon must be a real number or a sequence of them, got '0.1'.",
+        ),
+        (
+            lambda: basic_composition(["0.1"]),
+            TypeError,
+            "epsilon must be a real number, got '0.1'.",
+        ),
+        (
+            lambda: heterogeneous_composition([0.1, 0.2], [0.0], 0.0),
+            ValueError,
+            "delta_prime must be > 0.0 and < 1.0, got delta_prime=0.0.",
+        ),
+    ],
+)
+def test_refusals_name_the_parameter(call, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         call()

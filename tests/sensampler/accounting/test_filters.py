@@ -287,3 +287,31 @@ def test_repr_shows_budget_spent_and_count():
         "PrivacyFilter(budget=(epsilon=1, delta=1e-05), rule='basic', "
         "spent=(epsilon=0.5, delta=0), count=1, gamma=0)"
     )
+
+
+# ------------------------------------------------------- overflow (no OverflowError)
+def test_a_spend_that_fits_a_large_budget_is_accepted():
+    f = PrivacyFilter(1000, rule="basic")
+    f.spend(800)  # e^800 overflows a double: the advanced drift is inf, not an error
+    assert f.spent.epsilon == 800.0
+    with pytest.raises(ExceededPrivacyBudgetError, match="epsilon 1600 > 1000"):
+        f.spend(800)
+
+
+def test_a_spend_that_does_not_fit_is_refused_not_overflowing():
+    f = PrivacyFilter(1.0)
+    with pytest.raises(ExceededPrivacyBudgetError, match="epsilon 1000 > 1"):
+        f.spend(1000)
+    assert f.count == 0
+
+
+def test_a_huge_budget_does_not_overflow():
+    f = PrivacyFilter(1e200, 1e-5)
+    f.spend(0.1)
+    assert f.spent.epsilon == 0.1
+    g = PrivacyFilter(1e200, 1e-5, rule="advanced")
+    g.spend(0.1)  # H = eps_g^2 / (28.04 log(1/delta)) overflows; K does not
+    assert 0.0 < g.statistic < 1e200
+    with pytest.raises(ExceededPrivacyBudgetError, match="K = inf"):
+        g.spend(1e150)  # its drift e^(1e150) is infinite: refused, not an error
+    assert math.isinf(advanced_filter_bound([800.0], 1000.0, 1e-5))

@@ -68,7 +68,9 @@ def test_homogeneous_epsilon_matches_high_precision_brute_force(
 def test_issue_figure_exact_epsilon_below_the_grid_value():
     # KOV at eps = 0.5, k = 100, delta' = 1e-5: the grid {(k - 2i) eps} gives 32.0;
     # the exact profile crosses 1e-5 at 31.17.
-    assert optimal_composition(0.5, 0.0, 100, 1e-5)[0] == 32.0
+    assert optimal_composition(0.5, 0.0, 100, 1e-5)[0] == homogeneous_epsilon(
+        0.5, 0.0, 100, 1e-5
+    )
     assert homogeneous_epsilon(0.5, 0.0, 100, 1e-5) == pytest.approx(31.1729, abs=1e-4)
 
 

@@ -2,11 +2,27 @@ import math
 import re
 
 import mpmath
+import numpy as np
 import pytest
+from sensampler.distributions import GaussianMixture
 
+from sensampler import queries, sample_sensitivity
+from sensampler.accounting import PLDAccountant
 from sensampler.accounting._kov import homogeneous_delta, homogeneous_epsilon
 from sensampler.accounting.pld import compose_pld, pld_delta, pld_epsilon
-from sensampler.mechanisms.gaussian import analytic_gaussian_delta, gaussian_epsilon
+from sensampler.mechanisms import (
+    CatastropheMechanism,
+    ExponentialMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RenyiGaussianMechanism,
+)
+from sensampler.mechanisms.gaussian import (
+    analytic_gaussian_delta,
+    analytic_gaussian_sigma,
+    gaussian_epsilon,
+)
+from sensampler.privacy import PrivacyStatement
 
 
 # ------------------------------------------------------------------------ Gaussian
@@ -231,3 +247,93 @@ def test_missing_extra_names_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "dp_accounting.pld", None)
     with pytest.raises(ImportError, match=re.escape("pip install sensampler[pld]")):
         pld_epsilon([("gaussian", 1.0, 1)], 1e-5)
+
+
+# ----------------------------------------------------------------- the accountant
+def test_pld_accountant_issue_figure_gaussian():
+    # 100 Gaussian releases of unit noise sigma = 2: 33.10 at delta = 1e-5 (the
+    # Rényi accountant reports 35.07); exact: one Gaussian of sigma 2 / 10.
+    acc = PLDAccountant()
+    acc.compose(RenyiGaussianMechanism(1.0, 2.0, 2.0 / (2 * 2.0**2)), count=100)
+    assert acc.steps == [("gaussian", 2.0, 100)]
+    eps = acc.epsilon(1e-5)
+    truth = _gaussian_truth(2.0, 100, 1e-5)
+    assert truth <= eps <= 1.01 * truth and round(eps, 2) == 33.10
+    assert acc.report(1e-5).method.startswith("privacy loss distribution")
+    assert acc.delta(eps) <= 1e-5 * (1 + 1e-6)
+
+
+def test_pld_accountant_issue_figure_laplace():
+    # 100 Laplace releases of scale b = 10 (epsilon = 0.1 each): 4.220 (Rényi: 4.533)
+    acc = PLDAccountant()
+    acc.compose(LaplaceMechanism(1.0, 0.1), count=100)
+    assert acc.steps == [("laplace", 10.0, 100)]
+    assert round(acc.epsilon(1e-5), 3) == 4.220
+    assert acc.epsilon(1e-5) == pld_epsilon([("laplace", 10.0, 100)], 1e-5)
+
+
+def test_pld_accountant_is_never_below_the_exact_gaussian_composition():
+    # scalar and per-coordinate analytic Gaussians: one unit-sigma pair each
+    acc = PLDAccountant()
+    acc.compose(GaussianMechanism(2.0, 0.5, 1e-6), count=30)
+    acc.compose(GaussianMechanism(np.array([1.0, 4.0]), 0.5, 1e-6), count=20)
+    sigma = analytic_gaussian_sigma(0.5, 1e-6)
+    assert acc.steps == [("gaussian", sigma, 50)]
+    truth = _gaussian_truth(sigma, 50, 1e-6)
+    assert truth <= acc.epsilon(1e-6) <= 1.01 * truth
+
+
+def test_pld_accountant_per_coordinate_laplace_is_one_step_per_coordinate():
+    delta = np.array([1.0, 2.0, 3.0])
+    mech = LaplaceMechanism(delta, 1.0)
+    acc = PLDAccountant()
+    acc.compose(mech, count=10)
+    ratios = mech.privacy.noise.scales
+    assert acc.steps == [("laplace", r, 10) for r in ratios]
+    eps = acc.epsilon(1e-5)
+    # below the exact optimal composition of ten 1-DP releases (any 1-DP mechanism)
+    assert eps < homogeneous_epsilon(1.0, 0.0, 10, 1e-5)
+    # and not below the exact value for the product: a PLD of one step per
+    # coordinate composed from dp_accounting at a finer grid
+    assert eps >= pld_epsilon(acc.steps, 1e-5, value_discretization_interval=1e-5) * (
+        1 - 1e-3
+    )
+
+
+def test_pld_accountant_pure_and_approximate_statements():
+    acc = PLDAccountant()
+    acc.compose(ExponentialMechanism(1.0, 0.5), count=4)
+    acc.compose(CatastropheMechanism(1.0, 1.0, 1e-7), count=2)
+    assert acc.steps == [("pure", 0.5, 4), ("epsilon_delta", 1.0, 1e-7, 2)]
+    # never below the exact dominating composition: KOV's pairs, enumerated
+    eps = acc.epsilon(1e-5)
+    assert eps <= 4 * 0.5 + 2 * 1.0
+    assert acc.delta(eps) <= 1e-5 * (1 + 1e-6)
+
+
+def test_pld_accountant_refuses_what_it_cannot_represent():
+    acc = PLDAccountant()
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "zCDP only states neither its noise nor an (epsilon, delta) guarantee"
+        ),
+    ):
+        acc.compose(PrivacyStatement("zCDP only", None, None, rho=0.1))
+    assert acc.count == 0 and acc.epsilon(1e-5) == 0.0
+
+
+def test_pld_accountant_carries_gamma_and_refuses_typical_sensitivities():
+    est = sample_sensitivity(
+        queries.mean,
+        GaussianMixture([[178, 7]], [1.0]),
+        50,
+        gamma=0.05,
+        norm="l2",
+        random_state=0,
+    )
+    acc = PLDAccountant()
+    acc.compose(GaussianMechanism(est, 0.5, 1e-5), count=3)
+    assert acc.gamma == est.gamma  # one run, counted once
+    with pytest.raises(ValueError, match="carries no privacy guarantee"):
+        acc.compose(GaussianMechanism(est.mean, 0.5, 1e-5))

@@ -6,8 +6,10 @@ import pytest
 from scipy import optimize
 
 from sensampler.accounting import RenyiAccountant, ZCDPAccountant, rdp_to_dp, zcdp_to_dp
+from sensampler.accounting._kov import heterogeneous_epsilon, homogeneous_epsilon
 from sensampler.mechanisms import (
     CatastropheMechanism,
+    ExponentialMechanism,
     GaussianMechanism,
     LaplaceMechanism,
     RenyiGaussianMechanism,
@@ -198,3 +200,39 @@ def test_delta_of_epsilon_is_valid_and_inverts_epsilon(k):
     a = renyi.orders
     log_d = (a - 1) * (renyi.rdp - 1.0 + np.log1p(-1 / a)) - np.log(a)
     assert renyi.delta(1.0) == pytest.approx(min(1.0, math.exp(log_d.min())))
+
+
+# -------------------------------------------------------- pure-DP ledgers are capped
+def test_one_laplace_release_through_zcdp_is_epsilon_dp():
+    # rho = 1/2 converts to 4.73 at delta = 1e-5; the release is 1-DP
+    acc = ZCDPAccountant()
+    acc.compose(LaplaceMechanism(1.0, 1.0))
+    assert acc._own_epsilon(1e-5, "improved") == pytest.approx(4.7284, abs=1e-4)
+    assert acc.epsilon(1e-5) <= 1.0
+    assert acc.delta(1.0) == 0.0  # basic composition: 1-DP, delta 0
+    assert acc.report(1e-5).method.startswith(("basic", "optimal"))
+
+
+def test_renyi_accountant_is_capped_by_the_exact_optimal_composition():
+    # 100 Laplace releases at epsilon 0.1: Rényi 4.533, KOV's exact optimum 4.307
+    acc = RenyiAccountant()
+    acc.compose(LaplaceMechanism(1.0, 0.1), count=100)
+    assert acc.epsilon_order(1e-5)[0] == pytest.approx(4.533, abs=1e-3)
+    assert acc.epsilon(1e-5) == homogeneous_epsilon(0.1, 0.0, 100, 1e-5)
+    assert acc.report(1e-5).method == "optimal (Kairouz et al. 2017, Thm. 3.3)"
+    assert acc.delta(acc.epsilon(1e-5)) <= 1e-5 * (1 + 1e-9)
+
+
+def test_mixed_pure_ledgers_use_the_heterogeneous_bound():
+    acc = ZCDPAccountant()
+    acc.compose(LaplaceMechanism(1.0, 0.1), count=50)
+    acc.compose(ExponentialMechanism(1.0, 0.2), count=50)
+    eps, _ = heterogeneous_epsilon([0.1] * 50 + [0.2] * 50, [0.0] * 100, 1e-5)
+    assert acc.epsilon(1e-5) == min(eps, 15.0, acc._own_epsilon(1e-5, "improved"))
+
+
+def test_a_gaussian_release_lifts_the_cap():
+    acc = RenyiAccountant()
+    acc.compose(LaplaceMechanism(1.0, 1.0))
+    acc.compose(GaussianMechanism(1.0, 0.5, 1e-6))
+    assert acc.epsilon(1e-5) == acc.epsilon_order(1e-5)[0]

@@ -18,7 +18,7 @@ def test_composition_experiment_views_separate():
     mechs = [
         LaplaceMechanism(1, 0.5),
         LaplaceMechanism(1, 1.0),
-        GaussianMechanism(1, 0.5, 0.01),
+        GaussianMechanism(1, 0.5, 0.01, variant="classic"),
     ] * 1000
     result = composition_experiment(mechs, secret=1.0, random_state=0)
     assert result.view_0.shape == result.view_1.shape == (3000,)

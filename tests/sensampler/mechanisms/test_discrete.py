@@ -3,6 +3,7 @@ import re
 
 import numpy as np
 import pytest
+from scipy import special
 
 from sensampler.mechanisms import ExponentialMechanism, RandomizedResponse
 
@@ -85,3 +86,55 @@ def test_randomized_response_ratio_is_e_to_the_epsilon():
 def test_bad_parameters(factory, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         factory()
+
+
+def _renyi(p, q, alpha):
+    log_terms = alpha * np.log(p) + (1 - alpha) * np.log(q)
+    return float(special.logsumexp(log_terms)) / (alpha - 1)
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
+def test_exponential_mechanism_is_bounded_range(epsilon):
+    # Second method: exact Rényi divergences of the exponential mechanism between
+    # neighbouring utility vectors (each utility moves by at most Delta = 1), on
+    # random and on extreme (+-1 moves) pairs, never above min(eps, alpha eps^2/8).
+    mech = ExponentialMechanism(1.0, epsilon)
+    assert mech.privacy.rho == epsilon**2 / 8  # Cesar & Rogers 2021
+    rng = np.random.default_rng(7)
+    worst_kl = 0.0
+    for _ in range(300):
+        n = int(rng.integers(2, 12))
+        u = rng.normal(0, 3, size=n)
+        move = (
+            rng.choice([-1.0, 1.0], size=n)
+            if rng.random() < 0.5
+            else (rng.uniform(-1, 1, size=n))
+        )
+        p, q = mech.probabilities(u), mech.probabilities(u + move)
+        for alpha in (1.5, 2.0, 5.0, 50.0):
+            assert _renyi(p, q, alpha) <= mech.privacy.rdp(alpha) + 1e-12
+        worst_kl = max(worst_kl, float(np.sum(p * np.log(p / q))))
+    assert worst_kl <= epsilon**2 / 8 + 1e-12
+
+
+def test_exponential_bounded_range_is_attained():
+    # two candidates, one utility up by Delta and the other down: the loss takes the
+    # values +-eps/2 shifted, an interval of width eps; KL = log cosh(eps/2)
+    eps = 1.0
+    mech = ExponentialMechanism(1.0, eps)
+    p = mech.probabilities([0.0, 0.0])
+    q = mech.probabilities([1.0, -1.0])
+    kl = float(np.sum(p * np.log(p / q)))
+    assert kl == pytest.approx(math.log(math.cosh(eps / 2)))
+    assert kl > 0.9 * eps**2 / 8  # the eps^2/8 constant is nearly met
+
+
+def test_randomized_response_refuses_more_categories_than_int64_holds():
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "k must be <= 2**62 (categories are int64), got k=9223372036854775808."
+        ),
+    ):
+        RandomizedResponse(2**63, 1)
+    assert RandomizedResponse(2**62, 1.0).release(0, random_state=0) in range(2**62)

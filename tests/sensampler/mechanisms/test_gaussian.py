@@ -23,8 +23,15 @@ HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 
 def test_classic_calibration_matches_the_theorem():
     # sigma = Delta sqrt(2 ln(1.25/delta)) / eps = 2 sqrt(2 ln 125000) / 0.5
-    mech = GaussianMechanism(2.0, 0.5, 1e-5)
+    mech = GaussianMechanism(2.0, 0.5, 1e-5, variant="classic")
     assert mech.sigma == pytest.approx(2 * math.sqrt(2 * math.log(1.25e5)) / 0.5)
+
+
+def test_analytic_is_the_default():
+    mech = GaussianMechanism(2.0, 0.5, 1e-5)
+    assert mech.variant == "analytic"
+    assert mech.sigma == 2.0 * analytic_gaussian_sigma(0.5, 1e-5)
+    assert mech.privacy.mechanism == "Gaussian (analytic)"
 
 
 def _analytic_sigma_by_mpmath(eps, delta):
@@ -58,7 +65,7 @@ def test_analytic_beats_classic_where_both_hold():
     for eps in (0.1, 0.5, 0.9):
         assert (
             GaussianMechanism(1, eps, 1e-5, variant="analytic").sigma
-            < GaussianMechanism(1, eps, 1e-5).sigma
+            < GaussianMechanism(1, eps, 1e-5, variant="classic").sigma
         )
 
 
@@ -70,7 +77,7 @@ def test_classic_variant_refuses_epsilon_of_one_or_more():
             "Thm. A.1), got epsilon=2.0; use variant='analytic' for epsilon >= 1."
         ),
     ):
-        GaussianMechanism(1.0, 2.0, 1e-5)
+        GaussianMechanism(1.0, 2.0, 1e-5, variant="classic")
 
 
 def test_renyi_and_zcdp_calibrations():
@@ -140,7 +147,7 @@ def test_estimate_norms():
         (
             lambda: GaussianMechanism(1, 0.5, 1e-5, variant="exact"),
             ValueError,
-            "variant must be one of 'classic', 'analytic', got variant='exact'.",
+            "variant must be one of 'analytic', 'classic', got variant='exact'.",
         ),
         (
             lambda: GaussianMechanism(-1, 0.5, 1e-5),
@@ -223,3 +230,32 @@ def test_gaussian_epsilon_is_never_below_the_exact_one(sigma):
         eps = gaussian_epsilon(sigma, delta)
         assert _exact_delta(sigma, eps) <= delta
         assert _exact_delta(sigma, eps * (1 - 1e-9)) > delta or eps == 0.0
+
+
+def test_gaussian_noise_record_is_the_unit_sigma():
+    mech = GaussianMechanism(np.array([1.0, 4.0, 9.0]), 0.5, 1e-5)
+    unit = analytic_gaussian_sigma(0.5, 1e-5)
+    assert mech.privacy.noise.kind == "gaussian"
+    assert mech.privacy.noise.scales == (unit,)
+    assert GaussianMechanism(3.0, 0.5, 1e-5).privacy.noise.scales == (unit,)
+    # the per-coordinate Rényi curve is the unit mechanism's, alpha / (2 sigma_1^2)
+    assert mech.privacy.rdp(2.0) == pytest.approx(2.0 / (2 * unit**2))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: ZCDPGaussianMechanism(1, 1e-320), "the noise scale for rho=1e-320"),
+        (
+            lambda: GaussianMechanism(1e308, 0.5, 1e-5),
+            "the noise scale for sensitivity=1e+308, epsilon=0.5, delta=1e-05",
+        ),
+        (
+            lambda: RenyiGaussianMechanism(1.0, 2.0, 1e-320),
+            "the noise scale for alpha=2.0, epsilon_bar=1e-320",
+        ),
+    ],
+)
+def test_overflowing_sigmas_are_refused(call, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call()

@@ -163,3 +163,58 @@ def test_catastrophe_mechanism_is_eps_delta_but_publishes_the_data():
     # P[M(x) in S] = delta > e^eps * 0 = e^eps P[M(x') in S]: no pure DP, only delta.
     assert abs(leaked - 0.01) < 5 * math.sqrt(0.01 * 0.99 / 5000)
     assert mech.privacy.delta == 0.01 and mech.privacy.rdp is None
+
+
+def _product_renyi_by_quadrature(alpha, scales, shifts):
+    """Second method: Rényi divergence of independent coordinates, each by
+    quadrature of Laplace(0, b_j) against Laplace(Delta_j, b_j)."""
+    return sum(
+        _renyi_by_quadrature(alpha, b / d) for b, d in zip(scales, shifts) if d > 0
+    )
+
+
+@pytest.mark.parametrize("alpha", [1.5, 2.0, 8.0, 32.0])
+def test_per_coordinate_curve_is_the_exact_product_curve(alpha):
+    # issue figure: sensitivities (1, 2, 3) at epsilon = 1, alpha = 2 give 0.31,
+    # where the generic pure-DP curve min(eps, alpha eps^2 / 2) gives 1.0
+    delta = np.array([1.0, 2.0, 3.0])
+    mech = LaplaceMechanism(delta, 1.0)
+    exact = _product_renyi_by_quadrature(alpha, mech.scale, delta)
+    assert mech.privacy.rdp(alpha) == pytest.approx(exact, rel=1e-7)
+    assert mech.privacy.rdp(alpha) <= min(1.0, alpha / 2)
+    if alpha == 2.0:
+        assert round(mech.privacy.rdp(alpha), 2) == 0.31
+
+
+def test_per_coordinate_noise_record():
+    delta = np.array([1.0, 0.0, 8.0])
+    mech = LaplaceMechanism(delta, 0.5)
+    noise = mech.privacy.noise
+    assert noise.kind == "laplace" and noise.scales[1] == math.inf
+    # scale over sensitivity per coordinate; the losses Delta_j / b_j add up to eps
+    assert noise.scales[0] == pytest.approx(mech.scale[0] / 1.0)
+    assert noise.scales[2] == pytest.approx(mech.scale[2] / 8.0)
+    assert sum(1 / r for r in noise.scales) == pytest.approx(0.5)
+    assert LaplaceMechanism(2.0, 0.5).privacy.noise.scales == (2.0,)  # b / Delta
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: LaplaceMechanism(1.0, 1e-320),
+            "the noise scale for sensitivity=1.0, epsilon=1e-320 is not finite",
+        ),
+        (
+            lambda: LaplaceMechanism(1e308, 0.5),
+            "the noise scale for sensitivity=1e+308, epsilon=0.5 is not finite",
+        ),
+        (
+            lambda: CatastropheMechanism(1.0, 1e-320, 0.1),
+            "the noise scale for sensitivity=1.0, epsilon=1e-320 is not finite",
+        ),
+    ],
+)
+def test_overflowing_scales_are_refused(call, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call()

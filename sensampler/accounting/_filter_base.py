@@ -1,0 +1,176 @@
+"""What every privacy filter shares: a budget, spends of numbers or mechanisms,
+releases that spend before they draw, and reports of the guarantee that holds.
+
+A filter (Rogers, Roth, Ullman & Vadhan 2016) admits adaptively chosen spends
+while a rule fixed in advance says the budget holds, and refuses the first one
+that would break it, recording nothing. The rules themselves live in
+:mod:`~sensampler.accounting.filters` (basic and Rogers et al.'s advanced
+rule), :mod:`~sensampler.accounting.renyi_filter` (Feldman & Zrnic 2021) and
+:mod:`~sensampler.accounting.whitehouse_filter` (Whitehouse et al. 2023).
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+from decimal import Decimal
+from fractions import Fraction
+from numbers import Real
+
+from .._validation import check_probability, check_real
+from ..privacy import PrivacyBound
+from ._ledger import (
+    ExceededPrivacyBudgetError,
+    LedgerEntry,
+    PrivacyAccountant,
+    read_statement,
+)
+
+__all__ = ["BUDGET_SLACK", "BudgetFilter", "exact_real", "within"]
+
+#: Relative slack of every budget comparison: 2**-51, four units of roundoff.
+#: See the notes of :class:`~sensampler.accounting.PrivacyFilter`.
+BUDGET_SLACK = Fraction(1, 2**51)
+
+
+def exact_real(name, value, *, high=None) -> Fraction:
+    """A non-negative finite real (any :class:`numbers.Real` or ``Decimal``) as an
+    exact fraction of the value given, or raise naming it."""
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError(f"{name} must be finite, got {name}={value!r}.")
+        exact = Fraction(value)
+        check_real(name, float(exact), low=0.0, high=high, high_strict=True)
+        return exact
+    checked = check_real(name, value, low=0.0, high=high, high_strict=True)
+    return value if isinstance(value, Fraction) else Fraction(checked)
+
+
+def within(total: Fraction, budget: float | Fraction) -> bool:
+    """``total <= budget * (1 + BUDGET_SLACK)``, exactly."""
+    return total <= Fraction(budget) * (1 + BUDGET_SLACK)
+
+
+class BudgetFilter(PrivacyAccountant):
+    """Base of the filters: a budget (epsilon, delta) and optionally gamma.
+
+    Subclasses say what one release costs (``_amount`` for a privacy
+    statement, ``_number_amount`` for a spend given as numbers), add it or
+    refuse it (``_add``, under the lock) and state what holds (:attr:`spent`).
+
+    Parameters
+    ----------
+    epsilon : float
+        Budget epsilon_g, ``> 0``.
+    delta : float
+        Budget delta_g, ``0 <= delta < 1`` (``0 < delta`` when
+        ``delta_positive``).
+    gamma : float or None
+        Budget for the random-DP failure probability (``None``: tracked, not
+        limited).
+    """
+
+    def __init__(self, epsilon, delta, gamma, *, delta_positive=False):
+        self.epsilon_budget = check_real("epsilon", epsilon, low=0.0, low_strict=True)
+        self.delta_budget = check_real(
+            "delta",
+            delta,
+            low=0.0,
+            high=1.0,
+            low_strict=delta_positive,
+            high_strict=True,
+        )
+        self.gamma_budget = None if gamma is None else check_probability("gamma", gamma)
+        super().__init__()
+
+    @abc.abstractmethod
+    def _number_amount(self, epsilon: Fraction, delta: Fraction):
+        """What one spend of ``(epsilon, delta)`` given as numbers adds."""
+
+    def _check_gamma(self, gamma):
+        if self.gamma_budget is not None and not within(
+            Fraction(gamma.total), self.gamma_budget
+        ):
+            raise ExceededPrivacyBudgetError(
+                f"spending would raise gamma to {gamma.total:.6g}, over the "
+                f"budget gamma={self.gamma_budget:.6g}."
+            )
+
+    def spend(self, epsilon, delta=0.0) -> None:
+        """Record a spend, or raise :class:`ExceededPrivacyBudgetError` and record nothing.
+
+        Parameters
+        ----------
+        epsilon : real or mechanism or PrivacyStatement
+            The epsilon spent (any real: float, numpy scalar, ``Fraction``,
+            ``Decimal``), or a mechanism whose privacy statement is read (its
+            epsilon, delta, Rényi curve and gamma, as the filter needs).
+        delta : real
+            With a number ``epsilon`` only.
+        """
+        if isinstance(epsilon, (Real, Decimal)) and not isinstance(epsilon, bool):
+            eps = exact_real("epsilon", epsilon)
+            dlt = exact_real("delta", delta, high=1.0)
+            entry = LedgerEntry("spend", float(eps), float(dlt), None, 0.0, None, 1)
+            self._record(self._number_amount(eps, dlt), 1, None, entry)
+        else:
+            self.compose(epsilon)
+
+    def release(self, mechanism, value, *, random_state=None, **kwargs):
+        """Spend ``mechanism``'s privacy, then release ``value`` through it.
+
+        ``value`` and ``random_state`` are validated by the mechanism
+        (``mechanism.check_release``) before anything is spent, and nothing is
+        drawn if the budget would be exceeded.
+        """
+        read_statement(mechanism)
+        _, rng = mechanism.check_release(value, random_state=random_state)
+        self.compose(mechanism)
+        return mechanism.release(value, random_state=rng, **kwargs)
+
+    # --------------------------------------------------------------- reports
+    @property
+    @abc.abstractmethod
+    def spent(self) -> PrivacyBound:
+        """The guarantee that holds for what was spent."""
+
+    def _budget_bound(self, method: str) -> PrivacyBound:
+        """The budget itself as the guarantee, with the gamma spent."""
+        return PrivacyBound(
+            self.epsilon_budget, self.delta_budget, self._gamma.total, method
+        )
+
+    def _gamma_left(self) -> float:
+        if self.gamma_budget is None:
+            return math.inf
+        return max(0.0, self.gamma_budget - self._gamma.total)
+
+    def epsilon(self, delta: float) -> float:
+        """Smallest epsilon of :attr:`spent` at ``delta`` (``inf`` below its delta)."""
+        delta = check_real("delta", delta, low=0.0, high=1.0)
+        spent = self.spent
+        return spent.epsilon if delta >= spent.delta else math.inf
+
+    def delta(self, epsilon: float) -> float:
+        """Smallest delta of :attr:`spent` at ``epsilon`` (1 below its epsilon)."""
+        epsilon = check_real("epsilon", epsilon, low=0.0)
+        spent = self.spent
+        return spent.delta if epsilon >= spent.epsilon else 1.0
+
+    def report(self, delta: float | None = None) -> PrivacyBound:
+        """:attr:`spent` (``delta``, if given, must be at least its delta)."""
+        if delta is None:
+            return self.spent
+        return super().report(delta)
+
+    def _rule(self) -> str:
+        """What the repr says of the rule (empty when the class names it)."""
+        return ""
+
+    def _summary(self):
+        spent = self.spent
+        return (
+            f"budget=(epsilon={self.epsilon_budget:.6g}, delta={self.delta_budget:.3g}), "
+            f"{self._rule()}spent=(epsilon={spent.epsilon:.6g}, "
+            f"delta={spent.delta:.3g}), "
+        )

@@ -1,0 +1,134 @@
+import math
+import re
+
+import numpy as np
+import pytest
+
+from sensampler.accounting import ExceededPrivacyBudgetError, RenyiFilter
+from sensampler.accounting._filter_rules import renyi_filter_budget, renyi_filter_count
+from sensampler.accounting._kov import homogeneous_count
+from sensampler.mechanisms import (
+    CatastropheMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RenyiGaussianMechanism,
+    laplace_rdp,
+)
+from sensampler.privacy import DEFAULT_ORDERS, rdp_to_dp
+
+
+def _admitted(f, step, cap=100_000):
+    n = 0
+    while n < cap:
+        try:
+            f.spend(step)
+        except ExceededPrivacyBudgetError:
+            return n
+        n += 1
+    return n
+
+
+def test_gaussian_releases_at_their_renyi_cost():
+    # Feldman & Zrnic, Thm. 3.1 at one order: steps of Rényi cost alpha / (2 s^2)
+    # are admitted while their sum stays within B(alpha), and not one more.
+    alpha, sigma = 20.0, 10.0
+    f = RenyiFilter(1.0, 1e-6, alpha=alpha)
+    mech = RenyiGaussianMechanism(1.0, 2.0, 2.0 / (2 * sigma**2))
+    budget = renyi_filter_budget(1.0, 1e-6, alpha, "improved")
+    n = renyi_filter_count(alpha / (2 * sigma**2), budget)
+    assert _admitted(f, mech) == n == 4  # B(20) = 0.48, cost 0.1 each
+    # the certified guarantee: an (alpha, B) Rényi bound converts to (1, 1e-6)
+    assert rdp_to_dp([budget], 1e-6, orders=[alpha])[0] <= 1.0 + 1e-12
+    assert f.spent.epsilon == 1.0 and f.spent.delta == 1e-6
+
+
+def test_laplace_releases_at_their_exact_renyi_cost():
+    alpha = 30.0
+    f = RenyiFilter(1.0, 1e-6, alpha=alpha)
+    budget = renyi_filter_budget(1.0, 1e-6, alpha, "improved")
+    n = renyi_filter_count(laplace_rdp(alpha, 100.0), budget)
+    assert _admitted(f, LaplaceMechanism(1.0, 0.01)) == n
+    # pure numbers cost the generic curve min(eps, alpha eps^2 / 2): fewer fit
+    assert renyi_filter_count(min(0.01, alpha * 0.01**2 / 2), budget) < n
+
+
+def test_auto_order_is_chosen_at_the_first_spend_and_kept():
+    f = RenyiFilter(1.0, 1e-6)
+    assert f.orders is None
+    n = _admitted(f, 0.01)
+    assert f.orders.shape == (1,) and f.orders[0] in DEFAULT_ORDERS
+    best = max(
+        renyi_filter_count(
+            min(0.01, a * 0.01**2 / 2), renyi_filter_budget(1.0, 1e-6, a, "improved")
+        )
+        for a in DEFAULT_ORDERS
+    )
+    assert n == best == 487
+    # no more than the exact non-adaptive optimum for the same budget (562)
+    assert n <= homogeneous_count(0.01, 0.0, 1.0, 1e-6)
+
+
+def test_several_orders_admit_a_step_only_if_every_order_does():
+    orders = [4.0, 64.0]
+    f = RenyiFilter(1.0, 1e-6, alpha=orders)
+    budgets = [renyi_filter_budget(1.0, 1e-6, a, "improved") for a in orders]
+    assert budgets[0] < 0  # order 4 cannot certify (1, 1e-6): nothing is admitted
+    with pytest.raises(ExceededPrivacyBudgetError, match="at order 4"):
+        f.spend(0.001)
+    assert f.count == 0 and f.spent.epsilon == 0.0
+
+
+def test_classic_conversion_admits_less():
+    classic = _admitted(RenyiFilter(1.0, 1e-6, alpha=30.0, conversion="classic"), 0.01)
+    improved = _admitted(RenyiFilter(1.0, 1e-6, alpha=30.0), 0.01)
+    assert classic < improved
+
+
+def test_release_checks_before_spending_and_refusals_record_nothing():
+    f = RenyiFilter(1.0, 1e-6, alpha=30.0)
+    mech = GaussianMechanism(1.0, 0.5, 1e-5)
+    with pytest.raises(ValueError, match="value must be finite"):
+        f.release(mech, float("nan"))
+    assert f.count == 0
+    assert np.isfinite(f.release(mech, 1.0, random_state=0))
+    assert f.count == 1
+    with pytest.raises(ValueError, match="satisfies no finite Rényi DP"):
+        f.spend(CatastropheMechanism(1.0, 1.0, 1e-6))
+    with pytest.raises(ValueError, match="pure epsilon-DP numbers only"):
+        f.spend(0.1, 1e-7)
+    assert f.count == 1
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: RenyiFilter(1.0, 0.0),
+            "delta must be > 0.0 and < 1.0, got delta=0.0.",
+        ),
+        (lambda: RenyiFilter(1.0, 1e-6, alpha=1.0), "alpha must be > 1.0"),
+        (
+            lambda: RenyiFilter(1.0, 1e-6, alpha=[2.0, 0.5]),
+            "alpha must hold orders > 1",
+        ),
+        (
+            lambda: RenyiFilter(1.0, 1e-6, conversion="exact"),
+            "conversion must be one of 'improved', 'classic'",
+        ),
+    ],
+)
+def test_bad_parameters(call, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call()
+
+
+def test_gamma_budget_and_reports():
+    f = RenyiFilter(1.0, 1e-6, alpha=30.0, gamma=0.1)
+    assert f.remaining.epsilon == math.inf or f.remaining.epsilon > 0
+    f.spend(0.01)
+    assert f.remaining.epsilon == pytest.approx(
+        renyi_filter_budget(1.0, 1e-6, 30.0, "improved") - 30 * 0.01**2 / 2
+    )
+    assert f.statistic == pytest.approx(30 * 0.01**2 / 2)
+    assert f.epsilon(1e-6) == 1.0 and f.epsilon(1e-7) == math.inf
+    assert repr(f).startswith("RenyiFilter(budget=(epsilon=1, delta=1e-06), alpha=30")
