@@ -19,6 +19,7 @@ from .gaussian import (
     gaussian_epsilon,
 )
 from .laplace import LaplaceMechanism, laplace_rdp
+from .secure import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
 
 __all__ = [
     "Mechanism",
@@ -30,6 +31,8 @@ __all__ = [
     "ExponentialMechanism",
     "RandomizedResponse",
     "CatastropheMechanism",
+    "DiscreteLaplaceMechanism",
+    "DiscreteGaussianMechanism",
     "laplace_rdp",
     "classic_gaussian_sigma",
     "analytic_gaussian_sigma",
