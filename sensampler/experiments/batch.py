@@ -53,9 +53,10 @@ import sys
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
 
+from ..parallel import _progress_bar, iter_tasks
 from ..plan import sampling_plan
+from ..sampler import sample_sensitivity
 from .specs import build_population, parse_query
 from .sweep import MECHANISMS, error_vs_epsilon, make_mechanism
 from .table import ResultTable, atomic_write_text
@@ -313,8 +314,6 @@ def _checksum(content: dict) -> str:
 
 def _execute(settings: dict, path: str) -> str:
     """Do one run and write its file atomically; return the path."""
-    from ..sampler import sample_sensitivity
-
     dist = build_population(settings["population_spec"])
     query = parse_query(settings["query"])
     seed = np.random.SeedSequence([settings["seed"], int(_run_id(settings), 16)])
@@ -501,8 +500,6 @@ def _run_locked(runs, skipped, out_dir, run_dir, n_jobs, progress, log):
         )
     bar = None
     if progress and todo:
-        from ..parallel import _progress_bar
-
         bar = _progress_bar(len(todo), "batch", unit="run")
 
     def finished(count, path):
@@ -516,10 +513,8 @@ def _run_locked(runs, skipped, out_dir, run_dir, n_jobs, progress, log):
             for count, (s, p) in enumerate(todo, 1):
                 finished(count, _execute(s, p))
         else:
-            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            for count, p in enumerate(
-                parallel(delayed(_execute)(s, p) for s, p in todo), 1
-            ):
+            done = iter_tasks(_execute, todo, n_jobs=n_jobs, unordered=True)
+            for count, p in enumerate(done, 1):
                 finished(count, p)
     finally:
         if bar is not None:
