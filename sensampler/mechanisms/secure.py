@@ -462,8 +462,9 @@ def discrete_gaussian_delta(epsilon: float, sigma2, sensitivity: int) -> float:
     (2z\Delta + \Delta^2)/(2\sigma^2)})` with :math:`c = \epsilon\sigma^2/\Delta -
     \Delta/2`: every term is positive (:math:`z > c` makes the exponent negative),
     so the sum has no cancellation; each term uses ``expm1``. The pmf is summed
-    over :math:`|z| \le 40\sigma + 1` (the rest is below :math:`e^{-800}`), and the
-    result is raised by a relative :math:`10^{-9}` against rounding.
+    over :math:`|z| \le 40\sigma + 1` (the rest is below :math:`e^{-800}`) in
+    chunks of :math:`2^{20}` terms, and the result is raised by a relative
+    :math:`10^{-9}` against rounding.
     """
     epsilon = check_real("epsilon", epsilon, low=0.0)
     sigma2 = as_fraction("sigma2", sigma2)
@@ -478,14 +479,21 @@ def discrete_gaussian_delta(epsilon: float, sigma2, sensitivity: int) -> float:
         )
     s2 = float(sigma2)
     width = int(40 * sigma) + 1
-    support = np.arange(-width, width + 1, dtype=float)
-    log_norm = np.log(np.sum(np.exp(-(support**2) / (2 * s2))))
+    norm = math.fsum(_gauss_chunks(-width, width, s2, lambda z, w: w))
     # z > c, exactly: c = (2 eps sigma2 - Delta^2) / (2 Delta) as a Fraction.
     c = (2 * Fraction(epsilon) * sigma2 - sensitivity**2) / (2 * sensitivity)
     low = max(math.floor(c) + 1, -width)
-    if low > width:
-        return 0.0
-    z = np.arange(low, width + 1, dtype=float)
-    exponent = epsilon - (2 * z * sensitivity + sensitivity**2) / (2 * s2)
-    terms = np.exp(-(z**2) / (2 * s2) - log_norm) * -np.expm1(np.minimum(exponent, 0))
-    return min(1.0, float(np.sum(terms)) * (1 + 1e-9))
+
+    def loss(z, weight):
+        exponent = epsilon - (2 * z * sensitivity + sensitivity**2) / (2 * s2)
+        return weight * -np.expm1(np.minimum(exponent, 0.0))
+
+    total = math.fsum(_gauss_chunks(low, width, s2, loss))
+    return min(1.0, total / norm * (1 + 1e-9))
+
+
+def _gauss_chunks(low, high, s2, func, size=2**20):
+    """Sums of ``func(z, exp(-z^2 / (2 s2)))`` over z in [low, high], chunk by chunk."""
+    for start in range(low, high + 1, size):
+        z = np.arange(start, min(start + size, high + 1), dtype=float)
+        yield float(np.sum(func(z, np.exp(-(z**2) / (2 * s2)))))
