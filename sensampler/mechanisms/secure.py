@@ -39,9 +39,10 @@ small against Δ. For d coordinates with per-coordinate change
 
 Cost
 ----
-Each draw is a Python rejection loop in rational arithmetic: about 2-4·10^4
-draws per second on one core, roughly 1000 (Laplace) to 3000 (Gaussian) times
-slower than numpy's float noise (``python benchmarks/secure_noise.py``). Fine for
+Each draw is a Python rejection loop in rational arithmetic on the OS generator:
+about 10^4 to 2·10^4 draws per second on one core, roughly 1000 (Laplace) and
+2000-5000 (Gaussian) times slower than numpy's float noise, whatever the scale
+(``python benchmarks/secure_noise.py``). Fine for
 releases, not for simulations with millions of draws.
 
 What it does not protect against: the running time of the rejection loops varies
@@ -235,8 +236,8 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
     ``random_state`` in :meth:`release` is ``None`` (the secure generator) or a
     :class:`random.Random` for reproducible tests, which is *not* secure; an int
     or a numpy generator is refused, so secure noise is never seeded by accident.
-    Cost: about 3·10^4 draws per second, some 1000 times numpy's Laplace noise
-    (``benchmarks/secure_noise.py``).
+    Cost: about 2·10^4 draws per second, some 1000 times slower than numpy's
+    Laplace noise (``benchmarks/secure_noise.py``).
 
     Examples
     --------
@@ -345,8 +346,8 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
 
     ``random_state`` in :meth:`release` is ``None`` (the secure generator) or a
     :class:`random.Random` for reproducible tests, which is *not* secure.
-    Cost: about 1-2·10^4 draws per second, some 2000-6000 times numpy's normal
-    noise (``benchmarks/secure_noise.py``).
+    Cost: about 10^4 draws per second, some 2000-5000 times slower than numpy's
+    normal noise (``benchmarks/secure_noise.py``).
 
     Examples
     --------
