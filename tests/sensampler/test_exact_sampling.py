@@ -172,3 +172,12 @@ def test_default_source_is_the_system_generator():
 def test_bad_parameters_refused_before_drawing(call, error, message):
     with pytest.raises(error, match=re.escape(message)):
         call()
+
+
+def test_law_check_detects_a_slightly_wrong_law():
+    # The same check fails when the pmf is that of sigma^2 = 2.2 instead of 2.5:
+    # the tolerance is tight enough to see a 12% error in the variance.
+    rng = random.Random(12)
+    draws = [discrete_gaussian(Fraction(5, 2), rng) for _ in range(N_DRAWS)]
+    with pytest.raises(AssertionError):
+        _check_cells(draws, _gaussian_pmf(Fraction(11, 5), range(-40, 41)), N_DRAWS)
