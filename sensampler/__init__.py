@@ -6,8 +6,9 @@ parallel, with sampling plans, mechanisms and accounting around it.
 
 from . import accounting, mechanisms, norms, queries
 from ._version import __version__
+from .estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
 from .plan import SamplingPlan, certified_gamma, sampling_plan
-from .sampler import SensitivityEstimate, SensitivitySampler, sample_sensitivity
+from .sampler import SensitivitySampler, sample_sensitivity
 
 __all__ = [
     "__version__",
@@ -15,6 +16,8 @@ __all__ = [
     "sampling_plan",
     "certified_gamma",
     "SensitivityEstimate",
+    "SensitivityEstimates",
+    "SensitivityValue",
     "SensitivitySampler",
     "sample_sensitivity",
     "queries",

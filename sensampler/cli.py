@@ -11,7 +11,19 @@ import json
 import os
 import sys
 
+from ._validation import as_seed_sequence
 from ._version import __version__
+from .experiments.specs import (
+    MECHANISMS,
+    accepted_norms,
+    mechanism_from_name,
+    parse_population,
+    parse_query,
+    parse_sensitivities,
+)
+from .experiments.sweep import SD_DEFINITION, check_epsilons, error_vs_epsilon
+from .parallel import child_seed
+from .sampler import sample_sensitivity
 
 __all__ = ["main", "build_parser"]
 
@@ -81,26 +93,46 @@ def _cmd_sample(args):
 def _cmd_sweep(args):
     import numpy as np
 
-    from .experiments import error_vs_epsilon
-    from .experiments.specs import parse_population, parse_query
-
     statistic = {"none": None, "mean": np.mean, "median": np.median, "sum": np.sum}[
         args.statistic
     ]
+    mechanism = mechanism_from_name(args.mechanism, args.delta)
+    norms = accepted_norms(args.mechanism)
+    norm = args.norm or norms[0]
+    if norm not in norms:
+        raise ValueError(
+            f"--mechanism {args.mechanism} accepts --norm {', '.join(norms)}; "
+            f"got {norm!r}."
+        )
+    epsilons = check_epsilons(mechanism, args.epsilons)
+    query = parse_query(args.query)
+    population = _population(args)
+    data = parse_population(args.data) if args.data else population
+    root = as_seed_sequence(args.seed)
+    sensitivities = parse_sensitivities(
+        args.sensitivities,
+        lambda: sample_sensitivity(
+            query,
+            population,
+            args.n,
+            gamma=args.gamma,
+            norm=norm,
+            bound=args.bound,
+            random_state=child_seed(root, 0),  # the sweep draws from children >= 1
+            n_jobs=args.n_jobs,
+            progress=args.progress,
+        ),
+    )
     table = error_vs_epsilon(
-        parse_query(args.query),
-        _population(args),
+        query,
+        data,
         args.n,
-        args.epsilons,
-        [s.strip() for s in args.sensitivities.split(",") if s.strip()],
-        mechanism=args.mechanism,
-        delta=args.delta,
+        epsilons,
+        sensitivities,
+        mechanism=mechanism,
         repetitions=args.repetitions,
-        data=parse_population(args.data) if args.data else None,
         statistic=statistic,
-        gamma=args.gamma,
-        bound=args.bound,
-        random_state=args.seed,
+        random_state=root,
         n_jobs=args.n_jobs,
         progress=args.progress,
     )
@@ -248,15 +280,28 @@ def build_parser() -> argparse.ArgumentParser:
         "--epsilons",
         type=_floats,
         default=[0.01, 0.1, 0.5, 1.0, 5.0],
-        help="comma-separated epsilons (default 0.01,0.1,0.5,1,5)",
+        help="comma-separated epsilons, at least one (default 0.01,0.1,0.5,1,5)",
     )
     sweep.add_argument(
         "--sensitivities",
         default="sampled,mean",
-        help="comma-separated: sampled, mean, mean+Ksd, or numbers",
+        help="comma-separated: sampled (random DP), mean, mean+Ksd (typical values, "
+        f"no guarantee; {SD_DEFINITION}), or numbers (default: sampled,mean)",
     )
     sweep.add_argument(
-        "--mechanism", choices=["laplace", "gaussian", "analytic"], default="laplace"
+        "--mechanism",
+        choices=list(MECHANISMS),
+        default="laplace",
+        help="gaussian: classic calibration (epsilon < 1); analytic: Balle & Wang",
+    )
+    sweep.add_argument(
+        "--norm",
+        choices=sorted({n for name in MECHANISMS for n in accepted_norms(name)}),
+        help="norm of the sampled sensitivity; "
+        + "; ".join(
+            f"{name} accepts {', '.join(accepted_norms(name))}" for name in MECHANISMS
+        )
+        + " (default: the first)",
     )
     sweep.add_argument("--delta", type=float, help="for the Gaussian mechanisms")
     sweep.add_argument("--repetitions", type=int, default=100)

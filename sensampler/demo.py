@@ -10,12 +10,15 @@ import numpy as np
 from . import queries
 from .distributions import GaussianMixture, Normal
 from .experiments import (
+    SD_DEFINITION,
     composition_experiment,
     epsilon_vs_iterations,
     error_vs_epsilon,
+    mean_plus_sd,
     runs_before_budget,
     vectorized_vs_sequential,
 )
+from .experiments.table import atomic_write_text
 from .mechanisms import GaussianMechanism, LaplaceMechanism
 from .plan import sampling_plan
 from .sampler import sample_sensitivity
@@ -27,13 +30,21 @@ HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 
 
 def _table(rows, out):
+    """Print rows as columns: the first left-aligned, numbers right-aligned."""
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
     for j, row in enumerate(rows):
-        print(
-            "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip(), file=out
-        )
+        cells = [
+            str(c).ljust(w) if i == 0 else str(c).rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths))
+        ]
+        print("  ".join(cells).rstrip(), file=out)
         if j == 0:
             print("  ".join("-" * w for w in widths), file=out)
+
+
+def _write_caption(path, text):
+    """The caption beside a figure: ``name.png`` -> ``name.txt``."""
+    atomic_write_text(os.path.splitext(path)[0] + ".txt", text.strip() + "\n")
 
 
 def run_demo(
@@ -45,7 +56,8 @@ def run_demo(
     figures=True,
 ):
     """Plan, sampled sensitivity and mean, releases and the error-vs-epsilon sweep of
-    the heights example; CSV and PNG files go to ``out_dir``. Returns the file paths."""
+    the heights example; CSV and PNG files (each PNG with a caption file ``.txt``
+    beside it) go to ``out_dir``. Returns the file paths."""
     os.makedirs(out_dir, exist_ok=True)
     written = []
     print(f"Population: {HEIGHTS!r}", file=out)
@@ -62,26 +74,38 @@ def run_demo(
     print(f"1. Sampling plans for gamma = {gamma}:", file=out)
     _table(rows, out)
 
-    rows = [("query", "n", "bound", "m", "sensitivity", "mean", "gamma")]
+    rows = [("query", "n", "norm", "bound", "m", "sensitivity", "mean", "gamma")]
     estimates = {}
-    for query, n in ((queries.identity, 1), (queries.mean, 500)):
-        for bound in ("dkw", "exact"):
-            est = sample_sensitivity(
-                query, HEIGHTS, n, gamma=gamma, bound=bound, random_state=random_state
+    for query, n, norm, bound in (
+        (queries.identity, 1, "l1", "dkw"),
+        (queries.identity, 1, "l1", "exact"),
+        (queries.mean, 500, "l1", "dkw"),
+        (queries.mean, 500, "l1", "exact"),
+        (queries.mean, 500, "l2", "exact"),
+    ):
+        est = sample_sensitivity(
+            query,
+            HEIGHTS,
+            n,
+            gamma=gamma,
+            norm=norm,
+            bound=bound,
+            random_state=random_state,
+        )
+        estimates[query.name, norm, bound] = est
+        rows.append(
+            (
+                query.name,
+                n,
+                norm,
+                bound,
+                est.m,
+                f"{est.sensitivity:.4f}",
+                f"{float(est.mean):.4f}",
+                f"{est.gamma:.4f}",
             )
-            estimates[query.name, bound] = est
-            rows.append(
-                (
-                    query.name,
-                    n,
-                    bound,
-                    est.m,
-                    f"{est.sensitivity:.4g}",
-                    f"{est.mean:.4g}",
-                    f"{est.gamma:.4f}",
-                )
-            )
-    print("\n2. Sampled L1 sensitivities in cm (replace-one neighbours):", file=out)
+        )
+    print("\n2. Sampled sensitivities in cm (replace-one neighbours):", file=out)
     _table(rows, out)
     print(
         "   Only 'sensitivity' carries the random-DP guarantee; 'mean' is its typical "
@@ -90,12 +114,11 @@ def run_demo(
     )
 
     people = HEIGHTS.sample(500, random_state=random_state)
-    l2 = sample_sensitivity(
-        queries.mean, HEIGHTS, 500, gamma=gamma, norm="l2", random_state=random_state
-    )
     releases = [
-        LaplaceMechanism(estimates["mean", "exact"], 0.5),
-        GaussianMechanism(l2, 0.5, 1e-6, variant="analytic"),
+        LaplaceMechanism(estimates["mean", "l1", "exact"], 0.5),
+        GaussianMechanism(
+            estimates["mean", "l2", "exact"], 0.5, 1e-6, variant="analytic"
+        ),
     ]
     print(
         f"\n3. Private mean height of 500 people (true mean {people.mean():.3f} cm):",
@@ -105,17 +128,20 @@ def run_demo(
         value = mech.release(people.mean(), random_state=random_state)
         print(f"   {value:9.3f} cm   {mech.privacy}", file=out)
 
-    df, sd = HEIGHTS.expected_abs_difference(), HEIGHTS.var**0.5
+    # The sweep reuses the released run of section 2 (identity, exact plan): its
+    # "sampled" sensitivity is the one printed there, not a new sample.
+    released = estimates["identity", "l1", "exact"]
+    offsets = [mean_plus_sd(released, k) for k in (0, 1, 2)]
+    epsilons = np.geomspace(0.01, 20, 40)
+    repetitions = 100
     sweep = error_vs_epsilon(
         queries.identity,
-        HEIGHTS,
+        Normal(170, 1),
         500,
-        np.geomspace(0.01, 20, 40),
-        [("E[Δf]", df), ("E[Δf] + σ", df + sd), ("E[Δf] + 2σ", df + 2 * sd), "sampled"],
-        data=Normal(170, 1),
+        epsilons,
+        {"sampled": released, **{t.label: t for t in offsets}},
+        repetitions=repetitions,
         statistic=np.mean,
-        repetitions=100,
-        gamma=gamma,
         random_state=random_state,
         progress=progress,
     )
@@ -123,65 +149,109 @@ def run_demo(
     sweep.to_csv(path)
     written.append(path)
     print(
-        "\n4. Error of the private mean of 500 noisy heights (Laplace noise on each "
-        "height), mean over 100 repetitions:",
+        "\n4. Error of the private mean of 500 heights, each released with Laplace "
+        f"noise (mean over {repetitions} repetitions, in cm):",
         file=out,
     )
-    rows = [("epsilon",) + tuple(dict.fromkeys(sweep.column("sensitivity")))]
-    for eps in list(dict.fromkeys(sweep.column("epsilon")))[::8]:
-        part = sweep.where(epsilon=eps, statistic="mean")
-        rows.append(
-            (f"{eps:.3g}",) + tuple(f"{v:.3g} cm" for v in part.column("value"))
-        )
+    labels = list(dict.fromkeys(sweep.column("sensitivity")))
+    rows = [("epsilon",) + tuple(labels)]
+    for eps in epsilons[::8]:
+        part = sweep.where(epsilon=float(eps), statistic="mean")
+        rows.append((f"{eps:.3f}",) + tuple(f"{v:.3f}" for v in part.column("value")))
     _table(rows, out)
+    print(
+        f"   sampled = {released.sensitivity:.4f} cm (random DP, gamma = "
+        f"{released.gamma:.4f}); "
+        + ", ".join(f"{t.label} = {t.value:.4f} cm" for t in offsets)
+        + f" carry no guarantee ({SD_DEFINITION}).",
+        file=out,
+    )
 
     if figures:
         from . import plotting
 
+        composed = [
+            LaplaceMechanism(1, 0.5),
+            LaplaceMechanism(1, 1.0),
+            GaussianMechanism(1, 0.5, 0.01),
+        ] * 1000
+        budget_eps = np.geomspace(0.002, 0.2, 25)
+        ks = np.arange(1, 101)
+        iterations = np.arange(10, 501, 10)
+        seed = f"random_state = {random_state}."
         figs = {
-            "error_vs_epsilon.png": lambda p: plotting.plot_error_vs_epsilon(
-                sweep,
-                p,
-                unit=" cm",
-                title="Heights: error of the private mean of 500 people vs ε\n(Laplace "
-                "noise on each height, mean of 100 repetitions)",
-            ),
-            "sensitivity_histogram.png": lambda p: plotting.plot_sensitivity_histogram(
-                estimates["identity", "dkw"],
-                p,
-                unit=" cm",
-                title="Heights: sampled sensitivity of one height (identity, n = 1)",
-            ),
-            "composition.png": lambda p: plotting.plot_composition(
-                composition_experiment(
-                    [
-                        LaplaceMechanism(1, 0.5),
-                        LaplaceMechanism(1, 1.0),
-                        GaussianMechanism(1, 0.5, 0.01),
-                    ]
-                    * 1000,
-                    random_state=random_state,
+            "error_vs_epsilon.png": (
+                lambda p: plotting.plot_error_vs_epsilon(
+                    sweep,
+                    p,
+                    unit=" cm",
+                    title="Heights: error of the private mean of 500 people vs ε "
+                    "(Laplace noise on each height)",
                 ),
-                p,
+                f"Error of the mean of 500 heights, each released by the Laplace "
+                f"mechanism (sensitivity of one height, L1); private data: 500 draws "
+                f"from Normal(170, 1) per repetition, {repetitions} repetitions; "
+                f"{len(epsilons)} epsilons from 0.01 to 20 (log-spaced). "
+                f"Sensitivities: sampled = {released.sensitivity:.4f} cm (order "
+                f"statistic k = {released.k} of m = {released.m}, {released.bound} "
+                f"plan, random DP with gamma = {released.gamma:.4f}, population "
+                f"{HEIGHTS!r}); "
+                + ", ".join(f"{t.label} = {t.value:.4f} cm" for t in offsets)
+                + f" (no guarantee; {SD_DEFINITION}). {seed}",
             ),
-            "runs_before_budget.png": lambda p: plotting.plot_runs_before_budget(
-                runs_before_budget(np.geomspace(0.002, 0.2, 25)), p
+            "sensitivity_histogram.png": (
+                lambda p: plotting.plot_sensitivity_histogram(
+                    released,
+                    p,
+                    typical=offsets[1:],
+                    unit=" cm",
+                    title="Heights: sampled sensitivity of one height "
+                    f"(identity, n = 1, {released.bound} plan, m = {released.m})",
+                ),
+                f"The sampling run released in section 2 and used by the sweep: "
+                f"query identity, n = 1, L1 norm, replace-one neighbours, "
+                f"{released.bound} plan m = {released.m}, k = {released.k}, gamma = "
+                f"{released.gamma:.4f}; population {HEIGHTS!r}. {seed}",
             ),
-            "vectorized_vs_sequential.png": lambda p: (
-                plotting.plot_vectorized_vs_sequential(
-                    vectorized_vs_sequential(np.arange(1, 101)), p
-                )
+            "composition.png": (
+                lambda p: plotting.plot_composition(
+                    composition_experiment(composed, random_state=random_state), p
+                ),
+                "Mechanisms composed, in turn, 1000 times each: Laplace (sensitivity "
+                "1, epsilon 0.5), Laplace (sensitivity 1, epsilon 1), classic "
+                "Gaussian (sensitivity 1, epsilon 0.5, delta 0.01); secrets 1 on D "
+                f"and 2 on D'. {seed}",
             ),
-            "epsilon_vs_iterations.png": lambda p: plotting.plot_epsilon_vs_iterations(
-                epsilon_vs_iterations(np.arange(10, 501, 10)), p
+            "runs_before_budget.png": (
+                lambda p: plotting.plot_runs_before_budget(
+                    runs_before_budget(budget_eps), p
+                ),
+                "Privacy filters with budget epsilon = 0.2, delta = 2e-30; repeated "
+                "Laplace releases of a sensitivity-1 query, 25 epsilons per release "
+                "from 0.002 to 0.2 (log-spaced).",
+            ),
+            "vectorized_vs_sequential.png": (
+                lambda p: plotting.plot_vectorized_vs_sequential(
+                    vectorized_vs_sequential(ks), p
+                ),
+                "k = 1..100 queries of sensitivity 1 at a total epsilon = 0.1 "
+                "(delta = 1e-5 for the Gaussian mechanisms, 0 for Laplace); see "
+                "sensampler.experiments.vectorized_vs_sequential for the theorems.",
+            ),
+            "epsilon_vs_iterations.png": (
+                lambda p: plotting.plot_epsilon_vs_iterations(
+                    epsilon_vs_iterations(iterations), p
+                ),
+                "k = 10..500 Gaussian steps of sensitivity 1 and noise sigma = 200 "
+                "each; total epsilon at delta = 1e-5; Rényi DP at the fixed order "
+                "alpha = 60 and at the best order.",
             ),
         }
-        import matplotlib.pyplot as plt
-
-        for name, draw in figs.items():
+        for name, (draw, caption) in figs.items():
             path = os.path.join(out_dir, name)
-            plt.close(draw(path))
-            written.append(path)
+            draw(path)
+            _write_caption(path, caption)
+            written += [path, os.path.splitext(path)[0] + ".txt"]
     print(
         f"\nWrote {len(written)} files to {out_dir}/: "
         f"{', '.join(os.path.basename(w) for w in written)}",

@@ -1,7 +1,9 @@
 r"""Sampling plans: how many neighbouring pairs to draw, and which order statistic
 of their sensitivities to release, for a random-DP confidence :math:`\gamma`.
 
-Two distribution-free bounds are offered.
+Three distribution-free bounds are offered. They differ in what gamma means
+(``SamplingPlan.meaning`` states it): "exact" and "dkw" are PAC statements about
+the realised estimate, "exchangeable" is a statement averaged over the sampler.
 
 ``bound="exact"`` (default)
     The exact law of an order statistic. Let :math:`G` be the sensitivity of a
@@ -25,6 +27,39 @@ Two distribution-free bounds are offered.
     minimum is where the derivative crosses zero upwards, found by ``brentq``.
     For :math:`k = m`, :math:`\beta^* = 1 - m^{-1/(m-1)}` in closed form.
 
+``bound="exchangeable"``
+    The rank law of exchangeable draws. Random DP (Hall et al. 2012; Rubinstein
+    & Aldà 2017, Def. 2) is a probability over the neighbouring pair *and* the
+    mechanism's randomness, which includes the sampler. Let
+    :math:`G_1, \dots, G_m` be the sampled sensitivities and :math:`G_{m+1}`
+    that of the fresh pair; the m + 1 pairs are i.i.d., so the values are
+    exchangeable. Then, whatever the law of G (atoms included),
+
+    .. math:: P[G_{m+1} > G_{(k)}] \le \frac{m - k + 1}{m + 1},
+
+    with equality when G is continuous. *Proof.* Draw
+    :math:`U_1, \dots, U_{m+1}` i.i.d. uniform on (0, 1), independent of the
+    G's, and order the pairs :math:`(G_i, U_i)` lexicographically. The pairs
+    :math:`(G_i, U_i)` are i.i.d., hence exchangeable, and almost surely
+    distinct (the U's are), so the lexicographic rank R of
+    :math:`(G_{m+1}, U_{m+1})` among the m + 1 is uniform on
+    :math:`\{1, \dots, m+1\}`. If :math:`G_{m+1} > G_{(k)}`, at least k of
+    the sampled values are strictly below :math:`G_{m+1}` (those of rank
+    :math:`\le k`), and each of them precedes :math:`(G_{m+1}, U_{m+1})`
+    lexicographically whatever the U's, so :math:`R \ge k + 1`. Hence
+    :math:`P[G_{m+1} > G_{(k)}] \le P[R \ge k+1] = (m-k+1)/(m+1)`. When G is
+    continuous there are almost surely no ties, the lexicographic order is that
+    of the G's, and the two events coincide: equality. :math:`\square`
+    (The argument is the rank law behind conformal prediction; Vovk, Gammerman
+    & Shafer 2005, Sec. 2.)
+
+    This certifies :math:`\gamma = (m-k+1)/(m+1)`, so :math:`\gamma = 0.05`
+    needs m = 19 (k = m). The statement is joint: averaged over the sampler, a
+    fresh pair is covered with probability at least :math:`1 - \gamma`. It is
+    *not* a PAC statement about one realised estimate (given the draws, the
+    coverage :math:`F(G_{(k)})` is random and may be low); the plan records
+    ``rho = 0`` (no separate sampler-failure term) and ``beta = gamma``.
+
 ``bound="dkw"``
     The paper's plan (Rubinstein & Aldà 2017, Thm. 3 and Cor. 7; the authors'
     R package ``diffpriv``): with the one-sided DKW inequality (Massart 1990),
@@ -38,12 +73,17 @@ References
 .. [2] H. A. David and H. N. Nagaraja, *Order Statistics*, 3rd ed., Wiley, 2003.
 .. [3] P. Massart, "The tight constant in the Dvoretzky-Kiefer-Wolfowitz
    inequality", Ann. Probab. 18(3), 1990.
+.. [4] R. Hall, A. Rinaldo and L. Wasserman, "Random Differential Privacy",
+   J. Privacy and Confidentiality 4(2), 2012.
+.. [5] V. Vovk, A. Gammerman and G. Shafer, *Algorithmic Learning in a Random
+   World*, Springer, 2005.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 from scipy import optimize, special, stats
@@ -56,9 +96,38 @@ __all__ = [
     "certified_gamma",
     "check_plan_arguments",
     "BOUNDS",
+    "MAX_PAIRS",
 ]
 
-BOUNDS = ("exact", "dkw")
+BOUNDS = ("exact", "dkw", "exchangeable")
+
+MAX_PAIRS = 10**9
+"""The most pairs a plan may ask for (and a sampler may draw).
+
+Beyond any practical run, and the limit up to which the exact plan's binomial
+computations are checked (scipy's binomial log-pmf keeps about seven digits at
+:math:`10^9` pairs and degrades beyond). A plan needing more is refused with a
+``ValueError`` naming this limit and the smallest gamma it allows.
+"""
+
+_MEANINGS = {
+    "exact": (
+        "PAC statement about the realised estimate: with probability >= 1 - rho "
+        "over the sampler, every future neighbouring pair is covered with "
+        "probability >= 1 - beta (gamma = beta + rho)."
+    ),
+    "exchangeable": (
+        "Joint statement over the sampler and the pair: averaged over the "
+        "sampler's draws, a fresh neighbouring pair is covered with probability "
+        ">= 1 - gamma; nothing is stated about one realised estimate "
+        "(rho = 0 and beta = gamma by convention)."
+    ),
+    "dkw": (
+        "PAC statement as in Rubinstein & Alda (2017, Thm. 3): with probability "
+        ">= 1 - rho over the sampler (DKW inequality), every future neighbouring "
+        "pair is covered with probability >= 1 - beta (gamma = beta + rho)."
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -76,10 +145,12 @@ class SamplingPlan:
         the ``gamma`` asked for.
     rho : float
         Probability that the sampler itself under-estimates the
-        ``(1 - beta)``-quantile of the sensitivity.
+        ``(1 - beta)``-quantile of the sensitivity; 0 for ``"exchangeable"``,
+        whose gamma is one joint probability with no such split.
     beta : float
-        Probability mass of the sensitivity above that quantile.
-    bound : {"exact", "dkw"}
+        Probability mass of the sensitivity above that quantile; ``gamma`` for
+        ``"exchangeable"``.
+    bound : {"exact", "exchangeable", "dkw"}
         The inequality that certifies ``gamma``.
     """
 
@@ -92,6 +163,11 @@ class SamplingPlan:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @property
+    def meaning(self) -> str:
+        """What ``gamma`` certifies under this plan's bound, in words."""
+        return _MEANINGS[self.bound]
 
 
 # ----------------------------------------------------------------------------- exact
@@ -133,9 +209,9 @@ def _exact_gamma(m: int, k: int) -> float:
 @lru_cache(maxsize=1024)
 def _exact_min_m(gamma: float) -> int:
     """Smallest m with gamma(m, m) <= gamma (gamma(m, m) decreases in m)."""
-    hi = 2
+    hi = 2  # the caller checked gamma(MAX_PAIRS, MAX_PAIRS) <= gamma
     while _exact_gamma(hi, hi) > gamma:
-        hi *= 2
+        hi = min(2 * hi, MAX_PAIRS)
     lo = hi // 2  # gamma(lo, lo) > gamma, or lo == 1
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -176,9 +252,35 @@ def _dkw_gamma(m: int, k: int) -> float:
 
 
 def _dkw_m_for_gamma(gamma: float) -> int:
-    """m = ceil(log(1/rho) / (2 (gamma - rho)^2)), rho = exp(W_{-1}(-gamma/(2 sqrt e)) + 1/2)."""
+    """m = ceil(log(1/rho) / (2 (gamma - rho)^2)), rho = exp(W_{-1}(-gamma/(2 sqrt e)) + 1/2).
+
+    The package's formula; should rounding leave its floor above gamma, the
+    smallest larger m that certifies gamma (the caller checked MAX_PAIRS does).
+    """
     rho = math.exp(special.lambertw(-gamma / (2.0 * math.exp(0.5)), -1).real + 0.5)
-    return math.ceil(math.log(1.0 / rho) / (2.0 * (gamma - rho) ** 2))
+    m = min(MAX_PAIRS, math.ceil(math.log(1.0 / rho) / (2.0 * (gamma - rho) ** 2)))
+    if _dkw_floor(m)[1] <= gamma:
+        return m
+    lo, hi = m, MAX_PAIRS  # floor(lo) > gamma >= floor(hi); the floor falls with m
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _dkw_floor(mid)[1] <= gamma:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+# ---------------------------------------------------------------------- exchangeable
+def _exchangeable_gamma(m: int, k: int) -> float:
+    # P[G_{m+1} > G_(k)] <= (m - k + 1)/(m + 1) (module docstring); correctly
+    # rounded, so it is <= a float gamma whenever the exact ratio is.
+    return (m - k + 1) / (m + 1)
+
+
+def _exchangeable_min_m(gamma: float) -> int:
+    """Smallest m with 1/(m + 1) <= gamma, in exact arithmetic on the float gamma."""
+    return max(1, math.ceil(1 / Fraction(gamma)) - 1)
 
 
 # ---------------------------------------------------------------------------- public
@@ -191,7 +293,7 @@ def certified_gamma(m: int, k: int, bound: str = "exact") -> float:
         Number of pairs, ``>= 1``.
     k : int
         Rank of the released order statistic, ``1 <= k <= m``.
-    bound : {"exact", "dkw"}
+    bound : {"exact", "exchangeable", "dkw"}
 
     Returns
     -------
@@ -202,19 +304,46 @@ def certified_gamma(m: int, k: int, bound: str = "exact") -> float:
     --------
     >>> round(certified_gamma(113, 113), 4)
     0.0498
+    >>> certified_gamma(19, 19, bound="exchangeable")
+    0.05
     """
-    m = check_count("m", m)
-    k = check_count("k", k)
-    if k > m:
-        raise ValueError(f"k must be between 1 and m={m}, got k={k}.")
-    check_choice("bound", bound, BOUNDS)
-    return _exact_gamma(m, k) if bound == "exact" else _dkw_gamma(m, k)
+    m, _, k = check_plan_arguments(m, None, k, bound)
+    return _GAMMA_OF[bound](m, k)
+
+
+_GAMMA_OF = {
+    "exact": _exact_gamma,
+    "exchangeable": _exchangeable_gamma,
+    "dkw": _dkw_gamma,
+}
+
+
+def _min_m(gamma: float, bound: str) -> int:
+    """Fewest pairs certifying gamma, or a ValueError naming MAX_PAIRS."""
+    floor = _GAMMA_OF[bound](MAX_PAIRS, MAX_PAIRS)
+    if bound == "exchangeable":
+        m = _exchangeable_min_m(gamma)  # exact arithmetic, not the rounded floor
+    elif gamma < floor:
+        m = MAX_PAIRS + 1
+    elif bound == "exact":
+        m = _exact_min_m(gamma)
+    else:
+        m = _dkw_m_for_gamma(gamma)
+    if m > MAX_PAIRS:
+        raise ValueError(
+            f"gamma={gamma!r} needs more than MAX_PAIRS={MAX_PAIRS} pairs under the "
+            f"{bound} bound; the smallest gamma it allows is {floor:.6g}."
+        )
+    return m
 
 
 def _make_plan(m, k, bound):
     if bound == "exact":
         beta, rho = _exact_split(m, k)
         return SamplingPlan(m, k, min(1.0, beta + rho), rho, beta, bound)
+    if bound == "exchangeable":
+        gamma = _exchangeable_gamma(m, k)
+        return SamplingPlan(m, k, gamma, 0.0, gamma, bound)
     rho, _ = _dkw_floor(m)
     gamma = _dkw_gamma(m, k)
     return SamplingPlan(m, k, gamma, rho, max(0.0, gamma - rho), bound)
@@ -225,6 +354,8 @@ def check_plan_arguments(m, gamma, k, bound):
     check_choice("bound", bound, BOUNDS)
     if m is not None:
         m = check_count("m", m)
+        if m > MAX_PAIRS:
+            raise ValueError(f"m must be <= MAX_PAIRS={MAX_PAIRS}, got m={m}.")
     if gamma is not None:
         gamma = check_probability("gamma", gamma)
     if k is not None:
@@ -254,8 +385,11 @@ def sampling_plan(
         Target failure probability of random DP, ``0 < gamma < 1``.
     k : int, optional
         Rank of the released order statistic, ``1 <= k <= m``; needs ``m``.
-    bound : {"exact", "dkw"}, default "exact"
-        ``"exact"``: the binomial law of the order statistic (fewest samples).
+    bound : {"exact", "exchangeable", "dkw"}, default "exact"
+        ``"exact"``: the binomial law of the order statistic, a PAC statement
+        about the realised estimate.
+        ``"exchangeable"``: the rank law of exchangeable draws, a statement
+        averaged over the sampler (fewest samples; see ``SamplingPlan.meaning``).
         ``"dkw"``: Rubinstein & Aldà's plan, reproducing their numbers.
 
     Returns
@@ -270,7 +404,8 @@ def sampling_plan(
     Raises
     ------
     ValueError, TypeError
-        On any invalid or inconsistent argument, naming it.
+        On any invalid or inconsistent argument, naming it; on ``m`` above
+        ``MAX_PAIRS``, or a ``gamma`` that needs more pairs than that.
 
     Notes
     -----
@@ -284,6 +419,8 @@ def sampling_plan(
     1305
     >>> sampling_plan(gamma=0.05).m
     113
+    >>> sampling_plan(gamma=0.05, bound="exchangeable").m
+    19
     """
     m, gamma, k = check_plan_arguments(m, gamma, k, bound)
     if k is not None:
@@ -295,12 +432,11 @@ def sampling_plan(
             )
         return plan
     if m is None:
-        m = _exact_min_m(gamma) if bound == "exact" else _dkw_m_for_gamma(gamma)
-    gamma_of_k = (
-        (lambda kk: _exact_gamma(m, kk))
-        if bound == "exact"
-        else (lambda kk: _dkw_gamma(m, kk))
-    )
+        m = _min_m(gamma, bound)
+
+    def gamma_of_k(kk):
+        return _GAMMA_OF[bound](m, kk)
+
     floor = gamma_of_k(m)
     if gamma is None:
         if floor >= 1.0:
@@ -312,3 +448,56 @@ def sampling_plan(
             f"the {bound} bound; the minimum is gamma={floor:.6g}."
         )
     return _make_plan(m, _smallest_k(m, gamma, gamma_of_k), bound)
+
+
+# ------------------------------------------------------------------ several parts
+def joint_plan(
+    m: int | None, gamma: float | None, k: int | None, bound: str, parts: int
+) -> tuple[SamplingPlan, float, float]:
+    r"""Plan ``parts`` order statistics released jointly by one sampling run.
+
+    Each part (an output of a tuple or dict query, or a coordinate under a
+    per-coordinate norm) is planned at ``gamma / parts``; by a union bound over
+    the parts' failure events, the run's releases hold jointly with
+    :math:`\gamma_{\mathrm{joint}} = \mathrm{parts} \cdot \gamma_{\mathrm{part}}`
+    and :math:`\rho_{\mathrm{joint}} = \min(1, \mathrm{parts} \cdot \rho)`.
+
+    Parameters
+    ----------
+    m, gamma, k, bound
+        As in :func:`sampling_plan`, with ``gamma`` the joint failure
+        probability asked for.
+    parts : int
+        Order statistics released jointly, ``>= 1``.
+
+    Returns
+    -------
+    (plan, gamma, rho) : (SamplingPlan, float, float)
+        The plan of one part, and the joint ``gamma`` and ``rho``.
+
+    Examples
+    --------
+    >>> plan, gamma, rho = joint_plan(None, 0.05, None, "exact", 2)
+    >>> plan == sampling_plan(gamma=0.025), gamma == 2 * plan.gamma
+    (True, True)
+    """
+    parts = check_count("parts", parts)
+    if parts == 1:
+        plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
+        return plan, plan.gamma, plan.rho
+    try:
+        plan = sampling_plan(
+            m=m, gamma=None if gamma is None else gamma / parts, k=k, bound=bound
+        )
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc} The query releases {parts} order statistics jointly, so "
+            f"each is planned at gamma/{parts}."
+        ) from None
+    total = parts * plan.gamma
+    if total >= 1.0:
+        raise ValueError(
+            f"m={plan.m} pairs certify gamma={plan.gamma:.3g} for each of the "
+            f"{parts} parts, so nothing jointly; draw more pairs."
+        )
+    return plan, total, min(1.0, parts * plan.rho)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._structure import first, stack_outputs
 from ._validation import check_array, check_count
 
 __all__ = [
@@ -66,15 +67,6 @@ class Query:
         return f"<{type(self).__name__} {self.name}>"
 
 
-def _first(out):
-    if isinstance(out, dict):
-        return {key: _first(value) for key, value in out.items()}
-    if isinstance(out, tuple):
-        return tuple(_first(value) for value in out)
-    value = np.asarray(out)[0]
-    return value.item() if np.ndim(value) == 0 else value
-
-
 class BatchedQuery(Query):
     """A query given by a function of a whole stack ``(B, n, *record_shape)``.
 
@@ -99,7 +91,7 @@ class BatchedQuery(Query):
         return self.func(stack)
 
     def __call__(self, data):
-        return _first(self.func(np.asarray(data)[None]))
+        return first(self.func(np.asarray(data)[None]))
 
 
 class FunctionQuery(Query):
@@ -115,15 +107,7 @@ class FunctionQuery(Query):
         return self.func(data)
 
     def evaluate(self, stack):
-        outs = [self.func(db) for db in stack]
-        first = outs[0]
-        if isinstance(first, dict):
-            return {key: np.stack([np.asarray(o[key]) for o in outs]) for key in first}
-        if isinstance(first, tuple):
-            return tuple(
-                np.stack([np.asarray(o[i]) for o in outs]) for i in range(len(first))
-            )
-        return np.stack([np.asarray(o) for o in outs])
+        return stack_outputs([self.func(db) for db in stack])
 
 
 def batched(func=None, *, name=None):

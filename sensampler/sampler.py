@@ -1,8 +1,9 @@
 r"""The sensitivity sampler (Rubinstein & Aldà 2017, Algorithm 1), vectorised.
 
 For each of m independent pairs, draw a database :math:`D \sim P^{n-1}` and two
-records :math:`x, x' \sim P`, and compute
-:math:`G_i = \lVert f(D \cup \{x\}) - f(D \cup \{x'\}) \rVert`. Releasing the
+records :math:`x, x' \sim P`, put :math:`x` at a position drawn uniformly, and
+compute :math:`G_i = \lVert f(D \cup \{x\}) - f(D \cup \{x'\}) \rVert`, the
+two databases differing at that position only. Releasing the
 order statistic :math:`G_{(k)}` as the sensitivity makes a mechanism calibrated
 with it random-DP with failure probability :math:`\gamma` (see
 :mod:`sensampler.plan`).
@@ -14,363 +15,203 @@ of two, so an estimate is only valid for replace-one privacy.
 
 from __future__ import annotations
 
+import itertools
+import threading
 import uuid
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from numbers import Integral
+from typing import Any, Union, overload
 
 import numpy as np
 
+from ._structure import Spec, evaluate
 from ._validation import as_seed_sequence, check_count
-from .distributions import as_distribution
-from .norms import get_norm
+from .distributions import Distribution, as_distribution
+from .estimate import SensitivityEstimate, SensitivityEstimates
+from .norms import SensitivityNorm, get_norm
 from .parallel import child_seed, chunk_sizes, pairs_per_chunk, run_tasks
-from .plan import SamplingPlan, check_plan_arguments, sampling_plan
-from .queries import as_query
+from .plan import check_plan_arguments, joint_plan
+from .privacy import SamplingRun
+from .queries import Query, as_query
 
-__all__ = [
-    "SensitivityEstimate",
-    "TypicalSensitivity",
-    "TypicalSensitivityArray",
-    "sample_sensitivity",
-    "SensitivitySampler",
-    "NEIGHBOURS",
-]
+__all__ = ["sample_sensitivity", "SensitivitySampler"]
 
-NEIGHBOURS = "replace-one"
 #: Child seed of the probe database that reveals the output's structure (chunks
 #: use children 0, 1, ...).
 _PROBE_CHILD = 2**32 - 1
 
-
-class TypicalSensitivity(float):
-    """The mean of sampled sensitivities: a typical value, with no random-DP guarantee.
-
-    A float in every respect; mechanisms calibrated with it say that their
-    release carries no guarantee, and accountants refuse to record it.
-    """
-
-    def __repr__(self):
-        return f"TypicalSensitivity({float(self)!r})"
+#: Sampling runs this process has drawn, seed-less or not (see SamplingRun.ordinal).
+_RUNS_DRAWN = itertools.count(1)
+_RUNS_LOCK = threading.Lock()
 
 
-class TypicalSensitivityArray(np.ndarray):
-    """Per-coordinate means of sampled sensitivities: typical values, no guarantee.
-
-    An ndarray in every respect (arrays computed from it keep the mark); mechanisms
-    calibrated with it say so, and accountants refuse to record them.
-    """
+def _next_ordinal() -> int:
+    """Count one more sampling run drawn by this process, and return the count."""
+    with _RUNS_LOCK:
+        return next(_RUNS_DRAWN)
 
 
-@dataclass(frozen=True, eq=False)
-class SensitivityEstimate:
-    """A sampled sensitivity, with the plan and confidence that back it.
+def _seed_of(root: np.random.SeedSequence):
+    """``(entropy, spawn_key)`` of the root seed, as plain ints."""
+    entropy = root.entropy
+    if isinstance(entropy, Integral):
+        plain: int | tuple[int, ...] = int(entropy)
+    else:  # a sequence of words, e.g. drawn from a Generator
+        plain = tuple(int(word) for word in np.atleast_1d(entropy))
+    return plain, tuple(int(word) for word in root.spawn_key)
 
-    Only ``sensitivity`` carries the random-DP guarantee: with probability at
-    least ``1 - gamma`` over the sampler and a fresh pair of neighbouring
-    databases from the population, the pair's sensitivity does not exceed it.
-    ``mean`` is the typical value of the sensitivity, for comparison; a
-    mechanism calibrated with it is *not* random-DP.
 
-    Unpacks as the pair ``sensitivity, mean``.
+# ------------------------------------------------------------------------ chunks
+@dataclass(frozen=True)
+class _ChunkJob:
+    """What one chunk of pairs needs: a picklable record for any joblib backend."""
 
-    Attributes
-    ----------
-    sensitivity : float or ndarray
-        The order statistic :math:`G_{(k)}` (per coordinate for ``norm="coordinate"``).
-    mean : float or ndarray
-        Mean of the sampled sensitivities.
-    samples : ndarray of shape (m,) or (m, *output_shape)
-        The sampled sensitivities :math:`G_i`.
-    m, k : int
-        Pairs drawn and rank released.
-    gamma : float
-        Failure probability of random DP for everything this sampling run
-        released, jointly (a union bound over ``parts``).
-    rho : float
-        The sampler's own share of ``gamma``.
-    bound : str
-        ``"exact"`` or ``"dkw"``.
-    norm : str
-        Name of the norm.
-    n : int
-        Database size.
-    plan : SamplingPlan
-        The plan of one part (``gamma`` split evenly over the parts).
-    parts : int
-        Order statistics released jointly by the run (outputs x coordinates).
-    query : str
-        Name of the query.
-    neighbours : str
-        Always ``"replace-one"``.
-    run_id : str
-        Identifies the sampling run; accountants count ``gamma`` once per run.
-    """
-
-    sensitivity: float | np.ndarray
-    mean: float | np.ndarray
-    samples: np.ndarray
-    m: int
-    k: int
-    gamma: float
-    rho: float
-    bound: str
-    norm: str
+    query: Query
+    distribution: Distribution
     n: int
-    plan: SamplingPlan
-    parts: int = 1
-    query: str = ""
-    neighbours: str = NEIGHBOURS
-    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
-
-    def __iter__(self):
-        yield self.sensitivity
-        yield self.mean
-
-    def quantile(self, q):
-        """Empirical quantile(s) of the sampled sensitivities (no random-DP guarantee)."""
-        return np.quantile(self.samples, q, axis=0)
-
-    def to_dict(self, samples: bool = False) -> dict:
-        """A JSON-friendly dictionary (the samples only if asked)."""
-
-        def plain(value):
-            return (
-                np.asarray(value).tolist()
-                if isinstance(value, np.ndarray)
-                else float(value)
-            )
-
-        out = {
-            "sensitivity": plain(self.sensitivity),
-            "mean": plain(self.mean),
-            "m": self.m,
-            "k": self.k,
-            "gamma": self.gamma,
-            "rho": self.rho,
-            "bound": self.bound,
-            "norm": self.norm,
-            "n": self.n,
-            "parts": self.parts,
-            "query": self.query,
-            "neighbours": self.neighbours,
-            "run_id": self.run_id,
-            "plan": asdict(self.plan),
-        }
-        if samples:
-            out["samples"] = self.samples.tolist()
-        return out
-
-    def summary(self) -> str:
-        """A short readable table."""
-
-        def fmt(value):
-            if np.ndim(value) == 0:
-                return f"{float(value):.6g}"
-            return np.array2string(np.asarray(value), precision=4, threshold=8)
-
-        rows = [
-            ("query", self.query or "?"),
-            ("neighbours", f"{self.neighbours}, n={self.n}"),
-            ("norm", self.norm),
-            (
-                "sensitivity",
-                f"{fmt(self.sensitivity)}  (order statistic k={self.k} of m={self.m})",
-            ),
-            ("mean", f"{fmt(self.mean)}  (typical value; no random-DP guarantee)"),
-            (
-                "gamma",
-                f"{self.gamma:.6g}  ({self.bound} bound, rho={self.rho:.3g}"
-                f"{f', {self.parts} parts' if self.parts > 1 else ''})",
-            ),
-        ]
-        width = max(len(k) for k, _ in rows)
-        return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
-
-    __str__ = summary
-
-    def __repr__(self):
-        sens = (
-            self.sensitivity if np.ndim(self.sensitivity) else float(self.sensitivity)
-        )
-        return (
-            f"SensitivityEstimate(sensitivity={sens!r}, m={self.m}, k={self.k}, "
-            f"gamma={self.gamma:.6g}, norm={self.norm!r}, bound={self.bound!r})"
-        )
+    size: int
+    seed: np.random.SeedSequence
+    norm: SensitivityNorm
+    start: int
+    reproduce: str
+    spec: Spec
+    shapes: tuple[tuple[int, ...], ...]
 
 
-# --------------------------------------------------------------------- structure
-def _split(out):
-    """(spec, leaves) of a query output: an array, or a tuple or dict of arrays.
+def _sample_chunk(job: _ChunkJob) -> list[np.ndarray]:
+    """Sensitivities of ``job.size`` independent neighbouring pairs: one array per leaf.
 
-    A tuple is a structured output (one estimate per entry); return an array,
-    not a tuple, for a vector.
+    The n records of each database are i.i.d., so the differing record may be
+    taken at any position: it is drawn uniformly per pair and overwritten in
+    place with :math:`x'` (the rest of the stack, D, is never copied).
     """
-    if isinstance(out, dict):
-        return ("dict", tuple(out)), list(out.values())
-    if isinstance(out, tuple):
-        return ("tuple", len(out)), list(out)
-    return ("array", None), [out]
-
-
-def _where(start, index, which):
-    if start is None:
-        return f"a probe database ({which}) drawn before sampling"
-    return f"pair {start + index} ({which})"
-
-
-def _as_leaves(query, out, spec, shapes, start, index, which, reproduce, batch):
-    """Float leaves of one output, checked against the expected structure."""
-    got_spec, leaves = _split(out)
-    where = _where(start, index, which)
-    if spec is not None and got_spec != spec:
-        raise ValueError(
-            f"query {query.name!r} changed its output structure on {where}: "
-            f"{got_spec} instead of {spec}; {reproduce}."
-        )
-    arrays = []
-    for j, leaf in enumerate(leaves):
-        try:
-            arr = np.asarray(leaf, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(
-                f"query {query.name!r} returned a non-numeric output on "
-                f"{where}: {leaf!r}; {reproduce}."
-            ) from exc
-        shape = arr.shape[1:] if batch else arr.shape
-        if batch and (arr.ndim == 0 or arr.shape[0] != batch):
-            raise ValueError(
-                f"batched query {query.name!r} must return one output per "
-                f"database (leading axis {batch}), got shape {arr.shape} on "
-                f"{where}."
-            )
-        if shapes is not None and shape != shapes[j]:
-            raise ValueError(
-                f"query {query.name!r} changed its output shape on {where}: "
-                f"{shape} instead of {shapes[j]}; {reproduce}."
-            )
-        arrays.append(arr)
-    return got_spec, arrays
-
-
-def _evaluate(query, stack, start, which, reproduce, spec=None, shapes=None):
-    """Outputs of ``query`` on every database of ``stack``: (spec, [leaf (B, ...)])."""
-    batch = stack.shape[0]
-    if query.batched:
-        try:
-            out = query.evaluate(stack)
-        except Exception as exc:
-            raise ValueError(
-                f"query {query.name!r} raised {type(exc).__name__}: {exc} on "
-                f"pairs {start}..{start + batch - 1} ({which}); "
-                f"{reproduce}."
-            ) from exc
-        spec, leaves = _as_leaves(
-            query, out, spec, shapes, start, 0, which, reproduce, batch
-        )
-    else:
-        per_db = []
-        for b in range(batch):
-            try:
-                out = query(stack[b])
-            except Exception as exc:
-                raise ValueError(
-                    f"query {query.name!r} raised {type(exc).__name__}: {exc} "
-                    f"on {_where(start, b, which)}; {reproduce}."
-                ) from exc
-            spec, arrays = _as_leaves(
-                query, out, spec, shapes, start, b, which, reproduce, None
-            )
-            shapes = [a.shape for a in arrays]
-            per_db.append(arrays)
-        leaves = [
-            np.stack([arrays[j] for arrays in per_db]) for j in range(len(shapes))
-        ]
-    for leaf in leaves:
-        bad = ~np.isfinite(leaf.reshape(batch, -1)).all(axis=1)
-        if bad.any():
-            index = int(np.argmax(bad))
-            raise ValueError(
-                f"query {query.name!r} returned NaN or inf on "
-                f"{_where(start, index, which)}; {reproduce}."
-            )
-    return spec, leaves
-
-
-def _sample_chunk(query, dist, n, size, seed, norm, start, reproduce, spec, shapes):
-    """Sensitivities of ``size`` independent neighbouring pairs: one array per leaf."""
-    rng = np.random.default_rng(seed)
-    stack = dist.sample_batch(size, n, rng)  # D u {x}, x in the last row
-    fresh = dist.sample(size, rng)  # x'
+    size, n = job.size, job.n
+    rng = np.random.default_rng(job.seed)
+    stack = job.distribution.sample_batch(size, n, rng)  # D u {x}
+    fresh = job.distribution.sample(size, rng)  # x'
+    position = rng.integers(n, size=size)  # where x sits in each pair
     if not stack.flags.writeable:
         stack = stack.copy()
-    _, first = _evaluate(query, stack, start, "D u {x}", reproduce, spec, shapes)
-    first = [a.copy() if np.may_share_memory(a, stack) else a for a in first]
-    stack[:, -1] = fresh  # D u {x'}: the shared part D is not copied
-    _, second = _evaluate(query, stack, start, "D u {x'}", reproduce, spec, shapes)
+    check = (job.reproduce, job.spec, job.shapes)
+    _, first = evaluate(job.query, stack, job.start, "D u {x}", *check)
+    # A query may return its own buffer on every call: keep the first outputs.
+    first = [a.copy() for a in first]
+    stack[np.arange(size), position] = fresh  # D u {x'}
+    _, second = evaluate(job.query, stack, job.start, "D u {x'}", *check)
     out = []
-    for a, b, shape in zip(first, second, shapes):
-        g = norm((a - b).reshape(size, -1))
-        if norm.per_coordinate:
+    for a, b, shape in zip(first, second, job.shapes):
+        g = job.norm((a - b).reshape(size, -1))
+        if job.norm.per_coordinate:
             g = g.reshape((size,) + shape)
         if not np.all(np.isfinite(g)) or np.any(g < 0):
             raise ValueError(
-                f"norm {norm.name!r} returned a negative, NaN or inf value "
-                f"on pairs {start}..{start + size - 1}."
+                f"norm {job.norm.name!r} returned a negative, NaN or inf value "
+                f"on pairs {job.start}..{job.start + size - 1}."
             )
         out.append(g)
     return out
 
 
 # ------------------------------------------------------------------------ public
-def _plan_parts(m, gamma, k, bound, parts):
-    """Per-part plan and the joint (gamma, rho) of ``parts`` order statistics."""
-    if parts == 1:
-        plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
-        return plan, plan.gamma, plan.rho
-    try:
-        plan = sampling_plan(
-            m=m, gamma=None if gamma is None else gamma / parts, k=k, bound=bound
-        )
-    except ValueError as exc:
-        raise ValueError(
-            f"{exc} The query releases {parts} order statistics jointly, so "
-            f"each is planned at gamma/{parts}."
-        ) from None
-    total = parts * plan.gamma
-    if total >= 1.0:
-        raise ValueError(
-            f"m={plan.m} pairs certify gamma={plan.gamma:.3g} for each of the "
-            f"{parts} parts, so nothing jointly; draw more pairs."
-        )
-    return plan, total, min(1.0, parts * plan.rho)
-
-
 def _reproduce_hint(random_state, root):
     if random_state is None or isinstance(random_state, np.random.Generator):
         return f"reproduce with random_state=np.random.SeedSequence({root.entropy!r})"
     return f"reproduce with random_state={random_state!r}"
 
 
+#: A query with one output (an array or a number): one estimate. Queries whose
+#: return type is not declared (built-in queries among them) count as such.
+ArrayQuery = Callable[[np.ndarray], Union[np.ndarray, np.number, float, list]]
+#: A query whose outputs have several parts: one estimate per part.
+StructuredQuery = Union[
+    Callable[[np.ndarray], tuple[Any, ...]],
+    Callable[[np.ndarray], Mapping[Any, Any]],
+]
+#: A norm: a name, a norm object, or a callable on differences of shape (B, d).
+NormLike = Union[str, SensitivityNorm, Callable[[np.ndarray], np.ndarray]]
+#: Anything :func:`sensampler._validation.as_seed_sequence` accepts.
+RandomState = Union[int, np.random.SeedSequence, np.random.Generator, None]
+
+
+@overload
 def sample_sensitivity(
-    query,
-    distribution,
+    query: ArrayQuery,
+    distribution: object,
     n: int,
     *,
     gamma: float | None = None,
     m: int | None = None,
     k: int | None = None,
-    norm="l1",
+    norm: NormLike = "l1",
     bound: str = "exact",
-    random_state=None,
+    random_state: RandomState = None,
     n_jobs: int | None = None,
     batch_size: int | None = None,
     progress: bool = False,
-):
+) -> SensitivityEstimate: ...
+
+
+@overload
+def sample_sensitivity(
+    query: StructuredQuery,
+    distribution: object,
+    n: int,
+    *,
+    gamma: float | None = None,
+    m: int | None = None,
+    k: int | None = None,
+    norm: NormLike = "l1",
+    bound: str = "exact",
+    random_state: RandomState = None,
+    n_jobs: int | None = None,
+    batch_size: int | None = None,
+    progress: bool = False,
+) -> SensitivityEstimates: ...
+
+
+@overload
+def sample_sensitivity(
+    query: Query | Callable[[np.ndarray], object],
+    distribution: object,
+    n: int,
+    *,
+    gamma: float | None = None,
+    m: int | None = None,
+    k: int | None = None,
+    norm: NormLike = "l1",
+    bound: str = "exact",
+    random_state: RandomState = None,
+    n_jobs: int | None = None,
+    batch_size: int | None = None,
+    progress: bool = False,
+) -> SensitivityEstimate | SensitivityEstimates: ...
+
+
+def sample_sensitivity(
+    query: Query | Callable[[np.ndarray], object],
+    distribution: object,
+    n: int,
+    *,
+    gamma: float | None = None,
+    m: int | None = None,
+    k: int | None = None,
+    norm: NormLike = "l1",
+    bound: str = "exact",
+    random_state: RandomState = None,
+    n_jobs: int | None = None,
+    batch_size: int | None = None,
+    progress: bool = False,
+) -> SensitivityEstimate | SensitivityEstimates:
     r"""Sample the sensitivity of ``query`` on databases of ``n`` records from ``distribution``.
 
     Algorithm 1 of Rubinstein & Aldà (2017), vectorised over pairs: each chunk
-    of pairs draws its databases in one call, evaluates a batched query once on
-    the whole stack for :math:`D \cup \{x\}`, overwrites the last record with
-    :math:`x'` in place and evaluates again.
+    of pairs draws its databases :math:`D \cup \{x\}` in one call (n i.i.d.
+    records), evaluates a batched query once on the whole stack, overwrites
+    the record at a position drawn uniformly per pair with a fresh :math:`x'`
+    in place, and evaluates again. Since the records are i.i.d., this is a
+    replace-one neighbouring pair whose differing record sits anywhere, so
+    queries that depend on the order of the records are covered.
 
     Parameters
     ----------
@@ -389,8 +230,8 @@ def sample_sensitivity(
         Rank of the released order statistic, ``1 <= k <= m`` (needs ``m``).
     norm : {"l1", "l2", "linf", "coordinate"}, SensitivityNorm or callable, default "l1"
         ``"coordinate"`` releases one sensitivity per output coordinate.
-    bound : {"exact", "dkw"}, default "exact"
-        See :func:`sensampler.sampling_plan`.
+    bound : str, default "exact"
+        The plan's bound; see :func:`sensampler.sampling_plan`.
     random_state : None, int, SeedSequence or Generator
         Same value, same estimate, for any ``n_jobs`` and backend.
     n_jobs : int, optional
@@ -405,14 +246,34 @@ def sample_sensitivity(
 
     Returns
     -------
-    SensitivityEstimate, or a tuple / dict of them for a tuple / dict output
-        Parts of one run share ``gamma`` (valid for all of them jointly) and ``run_id``.
+    SensitivityEstimate or SensitivityEstimates
+        One :class:`~sensampler.SensitivityEstimate` for an array output; for a
+        tuple or dict output, a :class:`~sensampler.SensitivityEstimates` indexed
+        by position or key, whose parts share the run and its ``gamma`` (valid
+        for all of them jointly). For type checkers, a query declared to return
+        an array or a number (or declaring nothing, as the built-in queries)
+        gives ``SensitivityEstimate``, one declared to return a tuple or a
+        mapping ``SensitivityEstimates``, and any other the union of both:
+        narrow it with ``isinstance(result, SensitivityEstimates)``.
 
     Raises
     ------
     ValueError, TypeError
-        For invalid arguments, and when the query raises, returns NaN/inf or
-        changes shape: the message names the pair and the seed to reproduce it.
+        For invalid arguments, and when the query raises, returns an empty,
+        non-numeric, NaN or inf output or changes shape: the message names the
+        pair and the seed to reproduce it.
+
+    Notes
+    -----
+    The estimate's ``run`` records the root seed (``SeedSequence`` entropy and
+    spawn key) and an ordinal: how many sampling runs this process had drawn,
+    seeded or not. Its ``gamma`` holds for **one** run chosen before seeing its
+    result. Drawing R runs and keeping a favourable one (say the smallest
+    sensitivity) raises the failure probability to about :math:`R\gamma` (a
+    union bound over the runs), and under the PAC reading of the sampler's
+    share, :math:`1 - (1 - \rho)^R`. Report every run drawn:
+    :class:`SensitivitySampler` keeps them in ``runs_drawn``, and an
+    accountant's ``record_run`` counts each one's ``gamma``.
 
     Examples
     --------
@@ -423,6 +284,8 @@ def sample_sensitivity(
     >>> est.m, est.k
     (113, 113)
     >>> sensitivity, mean = est
+    >>> sensitivity.source, mean.source, sensitivity.run is est.run
+    ('sampled', 'typical', True)
     """
     query = as_query(query)
     dist = as_distribution(distribution)
@@ -436,18 +299,18 @@ def sample_sensitivity(
 
     probe_rng = np.random.default_rng(child_seed(root, _PROBE_CHILD))
     probe = dist.sample_batch(1, n, probe_rng)
-    spec, leaves = _evaluate(query, probe, None, "D u {x}", reproduce)
-    shapes = [leaf.shape[1:] for leaf in leaves]
+    spec, leaves = evaluate(query, probe, None, "D u {x}", reproduce)
+    shapes = tuple(leaf.shape[1:] for leaf in leaves)
     parts = sum(int(np.prod(s)) for s in shapes) if norm.per_coordinate else len(shapes)
-    plan, joint_gamma, joint_rho = _plan_parts(m, gamma, k, bound, parts)
+    plan, joint_gamma, joint_rho = joint_plan(m, gamma, k, bound, parts)
 
     per_chunk = pairs_per_chunk(
         n, probe.itemsize * int(np.prod(probe.shape[2:])), query.batched, batch_size
     )
     sizes = chunk_sizes(plan.m, per_chunk)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
-    tasks = [
-        (
+    jobs = [
+        _ChunkJob(
             query,
             dist,
             n,
@@ -462,48 +325,43 @@ def sample_sensitivity(
         for i, (size, start) in enumerate(zip(sizes, starts))
     ]
     threads = query.releases_gil and dist.releases_gil
+    ordinal = _next_ordinal()
     results = run_tasks(
         _sample_chunk,
-        tasks,
+        [(job,) for job in jobs],
         n_jobs=n_jobs,
         progress=progress,
         weights=sizes,
         prefer="threads" if threads else "processes",
     )
 
-    run_id = uuid.uuid4().hex
-    estimates = []
-    for j in range(len(shapes)):
-        samples = np.concatenate([chunk[j] for chunk in results])
-        kth = np.partition(samples, plan.k - 1, axis=0)[plan.k - 1]
-        estimates.append(
-            SensitivityEstimate(
-                sensitivity=kth if np.ndim(kth) else float(kth),
-                mean=(
-                    samples.mean(axis=0).view(TypicalSensitivityArray)
-                    if samples.ndim > 1
-                    else TypicalSensitivity(samples.mean())
-                ),
-                samples=samples,
-                m=plan.m,
-                k=plan.k,
-                gamma=joint_gamma,
-                rho=joint_rho,
-                bound=bound,
-                norm=norm.name,
-                n=n,
-                plan=plan,
-                parts=parts,
-                query=query.name,
-                run_id=run_id,
-            )
-        )
+    run = SamplingRun(
+        run_id=uuid.uuid4().hex,
+        gamma=joint_gamma,
+        rho=joint_rho,
+        bound=bound,
+        m=plan.m,
+        k=plan.k,
+        seed=_seed_of(root),
+        ordinal=ordinal,
+    )
     kind, keys = spec
-    if kind == "dict":
-        return dict(zip(keys, estimates))
-    if kind == "tuple":
-        return tuple(estimates)
-    return estimates[0]
+    estimates = tuple(
+        SensitivityEstimate(
+            np.concatenate([chunk[j] for chunk in results]),
+            run,
+            plan,
+            norm.name,
+            n,
+            parts=parts,
+            query=query.name,
+            part=None if kind == "array" else keys[j] if kind == "dict" else j,
+        )
+        for j in range(len(shapes))
+    )
+    if kind == "array":
+        return estimates[0]
+    return SensitivityEstimates(estimates, keys if kind == "dict" else None)
 
 
 class SensitivitySampler:
@@ -511,9 +369,16 @@ class SensitivitySampler:
 
     Parameters
     ----------
-    bound : {"exact", "dkw"}, default "exact"
+    bound : str, default "exact"
     random_state, n_jobs, progress
         As in :func:`sample_sensitivity`.
+
+    Attributes
+    ----------
+    runs_drawn : list of SamplingRun
+        Every sampling run this sampler drew, in order. Keeping a favourable run
+        among several raises the failure probability (see
+        :func:`sample_sensitivity`, Notes): give them all to an accountant.
 
     Examples
     --------
@@ -521,27 +386,41 @@ class SensitivitySampler:
     >>> from sensampler.norms import L1SensitivityNorm
     >>> from sensampler import queries
     >>> heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
-    >>> sensitivity, mean = SensitivitySampler(random_state=0).sample_sensitivity(
+    >>> sampler = SensitivitySampler(random_state=0)
+    >>> sensitivity, mean = sampler.sample_sensitivity(
     ...     queries.identity, L1SensitivityNorm(), heights, n_data_size=1, gamma=0.05)
+    >>> len(sampler.runs_drawn), sensitivity.run is sampler.runs_drawn[0]
+    (1, True)
     """
 
-    def __init__(self, bound="exact", random_state=None, n_jobs=None, progress=False):
+    def __init__(
+        self,
+        bound: str = "exact",
+        random_state: RandomState = None,
+        n_jobs: int | None = None,
+        progress: bool = False,
+    ):
         self.bound = bound
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.progress = progress
+        self.runs_drawn: list[SamplingRun] = []
 
     def sample_sensitivity(
         self,
-        query,
-        sensitivity_norm,
-        oracle,
-        n_data_size,
-        m_sample_size=None,
-        gamma=None,
+        query: Query | Callable[[np.ndarray], object],
+        sensitivity_norm: NormLike,
+        oracle: object,
+        n_data_size: int,
+        m_sample_size: int | None = None,
+        gamma: float | None = None,
     ) -> SensitivityEstimate:
-        """Sample the sensitivity; the result unpacks as ``sensitivity, mean``."""
-        return sample_sensitivity(
+        """Sample the sensitivity; the result unpacks as ``sensitivity, mean``.
+
+        The query must give one output (an array); use
+        :func:`sample_sensitivity` for tuple or dict outputs.
+        """
+        est: SensitivityEstimate | SensitivityEstimates = sample_sensitivity(
             query,
             oracle,
             n_data_size,
@@ -553,3 +432,10 @@ class SensitivitySampler:
             n_jobs=self.n_jobs,
             progress=self.progress,
         )
+        self.runs_drawn.append(est.run)
+        if not isinstance(est, SensitivityEstimate):
+            raise TypeError(
+                f"query {est.query!r} has {len(est)} parts; the source documents' "
+                "call returns one estimate: use sample_sensitivity for several parts."
+            )
+        return est

@@ -16,9 +16,11 @@ def test_distributions_contract():
 def test_sampler_contract():
     from sensampler.distributions import GaussianMixture
 
-    from sensampler import (
+    from sensampler import (  # noqa: F401
         SensitivityEstimate,
+        SensitivityEstimates,
         SensitivitySampler,
+        SensitivityValue,
         queries,
         sample_sensitivity,
         sampling_plan,
@@ -49,9 +51,12 @@ def test_sampler_contract():
     for attr in ("sensitivity", "mean", "m", "k", "gamma", "rho", "samples"):
         getattr(est, attr)
     sensitivity, mean = est
+    assert sensitivity.run is mean.run is est.run  # unpacking keeps the run
+    assert sensitivity.gamma == est.gamma and sensitivity.value == est.sensitivity
     sensitivity, mean = SensitivitySampler().sample_sensitivity(
         queries.identity, L1SensitivityNorm(), mix, 1, m_sample_size=None, gamma=0.05
     )
+    assert sensitivity.source == "sampled" and mean.source == "typical"
     assert callable(queries.quantile(0.5)) and callable(queries.identity)
 
 

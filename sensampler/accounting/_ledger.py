@@ -1,118 +1,250 @@
-"""Pieces every accountant shares: the spend triple, the budget error, gamma bookkeeping."""
+"""What every accountant and filter shares: the ledger, gamma bookkeeping, reports.
+
+Accountants and filters read a mechanism only through its privacy statement
+(``mechanism.privacy``, a :class:`~sensampler.privacy.PrivacyStatement`), so
+this package imports nothing from :mod:`sensampler.mechanisms`.
+"""
 
 from __future__ import annotations
 
+import abc
 import threading
-from typing import NamedTuple
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 
 from .._validation import check_count
+from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun
 
 __all__ = [
-    "PrivacySpend",
     "ExceededPrivacyBudgetError",
-    "GammaLedger",
-    "read_guarantee",
-    "Accountant",
+    "LedgerEntry",
+    "PrivacyAccountant",
+    "read_statement",
 ]
-
-
-class PrivacySpend(NamedTuple):
-    """(epsilon, delta, gamma): what was spent, or what remains."""
-
-    epsilon: float
-    delta: float
-    gamma: float
 
 
 class ExceededPrivacyBudgetError(ValueError):
     """A spend would exceed the budget; nothing was recorded and no noise drawn."""
 
 
-class GammaLedger:
-    """Random-DP failure probabilities: summed over sampling runs (a union bound),
-    counted once per run however many releases reuse its estimate."""
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One line of a ledger: ``count`` releases of one privacy statement.
 
-    def __init__(self):
-        self._runs: dict[str, float] = {}
+    A sampling run drawn but not released (:meth:`PrivacyAccountant.record_run`)
+    has ``mechanism="sampling run"``, no privacy cost and ``count=0``.
+    """
 
-    def added(self, guarantee) -> dict:
-        """The runs dict after recording ``guarantee`` (not stored)."""
-        runs = dict(self._runs)
-        if guarantee.gamma:
-            key = guarantee.run_id or f"anonymous-{id(guarantee)}"
-            runs[key] = max(runs.get(key, 0.0), guarantee.gamma)
-        return runs
-
-    def commit(self, runs: dict):
-        self._runs = runs
-
-    @staticmethod
-    def total(runs: dict) -> float:
-        return min(1.0, sum(runs.values()))
-
-    @property
-    def gamma(self) -> float:
-        return self.total(self._runs)
+    mechanism: str
+    epsilon: float | None
+    delta: float | None
+    rho: float | None
+    gamma: float
+    run_id: str | None
+    count: int
 
 
-def read_guarantee(mechanism):
-    """The PrivacyGuarantee of a mechanism (or a guarantee itself), refusing unguaranteed ones."""
-    from ..mechanisms import PrivacyGuarantee
+def read_statement(mechanism) -> PrivacyStatement:
+    """The privacy statement of a mechanism (or a statement itself), if guaranteed.
 
-    guarantee = (
+    Raises
+    ------
+    TypeError
+        When ``mechanism`` has no :class:`~sensampler.privacy.PrivacyStatement`.
+    ValueError
+        When the statement guarantees nothing (a typical or derived sensitivity).
+    """
+    statement = (
         mechanism
-        if isinstance(mechanism, PrivacyGuarantee)
+        if isinstance(mechanism, PrivacyStatement)
         else getattr(mechanism, "privacy", None)
     )
-    if not isinstance(guarantee, PrivacyGuarantee):
+    if not isinstance(statement, PrivacyStatement):
         raise TypeError(
             f"expected a mechanism with a privacy statement, got {mechanism!r}."
         )
-    if not guarantee.guaranteed:
+    if not statement.guaranteed:
         raise ValueError(
-            f"{guarantee.mechanism} was calibrated with a typical (mean) "
-            "sensitivity and carries no privacy guarantee; calibrate it with "
-            "the estimate itself (its order statistic)."
+            f"{statement.mechanism} was calibrated with a {statement.source} "
+            "sensitivity and carries no privacy guarantee; calibrate it with the "
+            "estimate itself (or est.sensitivity, possibly times c >= 1 plus "
+            "c >= 0), or with a number you vouch for as a global bound."
         )
-    return guarantee
+    return statement
 
 
-class Accountant:
-    """Base of the accountants that add up a per-mechanism quantity.
+@dataclass(frozen=True)
+class _GammaBook:
+    """Random-DP failure probabilities, added up by a union bound.
 
-    Subclasses give :meth:`_amount` (the quantity a mechanism adds, or raise when
-    it has none), :meth:`_add` and :meth:`epsilon`; composing is thread-safe and
-    tracks gamma once per sampling run.
+    A run with an identity counts once however many releases reuse it (they
+    fail together); an anonymous gamma (no run identity) once per release.
+    Exact fractions, so the order of additions does not matter.
     """
 
+    runs: dict = field(default_factory=dict)
+    anonymous: Fraction = Fraction(0)
+
+    def plus(self, run: SamplingRun | None, times: int) -> _GammaBook:
+        if run is None or run.gamma == 0.0:
+            return self
+        if run.run_id is None:
+            return _GammaBook(self.runs, self.anonymous + times * Fraction(run.gamma))
+        runs = dict(self.runs)
+        runs[run.run_id] = max(runs.get(run.run_id, 0.0), run.gamma)
+        return _GammaBook(runs, self.anonymous)
+
+    @property
+    def total(self) -> float:
+        exact = sum((Fraction(g) for g in self.runs.values()), self.anonymous)
+        return min(1.0, float(exact))
+
+
+def _entry(statement: PrivacyStatement, count: int) -> LedgerEntry:
+    run = statement.run
+    return LedgerEntry(
+        statement.mechanism,
+        statement.epsilon,
+        statement.delta,
+        statement.rho,
+        statement.gamma,
+        None if run is None else run.run_id,
+        count,
+    )
+
+
+class PrivacyAccountant(abc.ABC):
+    """The interface of every accountant and filter.
+
+    ``compose(mechanism, count=1)`` records ``count`` releases of a mechanism
+    (read from its privacy statement; filters refuse what exceeds their budget
+    and then record nothing); ``epsilon(delta)`` and ``delta(epsilon)`` convert
+    the total; :attr:`gamma` is the random-DP failure probability of everything
+    recorded; :meth:`report` gives all of it as one
+    :class:`~sensampler.privacy.PrivacyBound`; :attr:`ledger` lists what was
+    recorded, exportable with :meth:`ledger_records` and :meth:`to_pandas`.
+
+    Recording is thread-safe. Statements with no guarantee (calibrated with a
+    typical or derived sensitivity) are refused.
+    """
+
+    #: Name of the accounting method, used in reports.
+    method = "accountant"
+
     def __init__(self):
-        self._gamma = GammaLedger()
         self._lock = threading.Lock()
+        self._ledger: list[LedgerEntry] = []
+        self._gamma = _GammaBook()
 
-    def _amount(self, guarantee):
-        raise NotImplementedError
+    # ------------------------------------------------------------ recording
+    @abc.abstractmethod
+    def _amount(self, statement: PrivacyStatement):
+        """What one release of ``statement`` adds; raise when it cannot be counted."""
 
-    def _add(self, amount, count):
-        raise NotImplementedError
-
-    def epsilon(self, delta: float) -> float:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _add(self, amount, count: int) -> None:
+        """Add ``count`` times ``amount`` (under the lock; may raise to refuse,
+        having changed nothing)."""
 
     def compose(self, mechanism, count: int = 1) -> None:
-        """Add ``count`` runs of ``mechanism``, read from its privacy statement."""
+        """Record ``count`` releases of ``mechanism``, read from its privacy statement.
+
+        Nothing is recorded when it raises.
+        """
         count = check_count("count", count)
-        guarantee = read_guarantee(mechanism)
-        amount = self._amount(guarantee)
+        statement = read_statement(mechanism)
+        self._record(
+            self._amount(statement), count, statement.run, _entry(statement, count)
+        )
+
+    def _record(self, amount, count, run, entry) -> None:
+        """Check, then add ``amount`` and ``run``'s gamma, and write ``entry``."""
         with self._lock:
-            runs = self._gamma.added(guarantee)
+            gamma = self._gamma.plus(run, count)
+            self._check_gamma(gamma)
             self._add(amount, count)
-            self._gamma.commit(runs)
+            self._gamma = gamma
+            self._ledger.append(entry)
+
+    def _check_gamma(self, gamma: _GammaBook) -> None:  # noqa: B027 - a hook
+        """Refuse a gamma over budget (filters; accountants have no budget)."""
+
+    def record_run(self, run) -> None:
+        """Count a sampling run drawn, whether or not anything is released with it.
+
+        Drawing several runs and keeping a favourable one ("seed shopping")
+        raises the chance that the kept estimate is too small: it is at most
+        the sum of the gammas of every run drawn (a union bound over the runs'
+        failure events), not the kept run's gamma. Recording every run drawn
+        makes :attr:`gamma` that sum; a run with an identity (every run the
+        sampler draws has one) is still counted once when it is later released.
+
+        Parameters
+        ----------
+        run : SamplingRun or object with a ``run`` attribute (an estimate)
+        """
+        run = getattr(run, "run", run)
+        if not isinstance(run, SamplingRun):
+            raise TypeError(
+                f"run must be a SamplingRun or an estimate with one, got {run!r}."
+            )
+        entry = LedgerEntry("sampling run", 0.0, 0.0, 0.0, run.gamma, run.run_id, 0)
+        with self._lock:
+            gamma = self._gamma.plus(run, 1)
+            self._check_gamma(gamma)
+            self._gamma = gamma
+            self._ledger.append(entry)
+
+    # --------------------------------------------------------------- reports
+    @abc.abstractmethod
+    def epsilon(self, delta: float) -> float:
+        """Smallest epsilon such that everything recorded is (epsilon, delta)-DP."""
+
+    @abc.abstractmethod
+    def delta(self, epsilon: float) -> float:
+        """Smallest delta such that everything recorded is (epsilon, delta)-DP."""
 
     @property
     def gamma(self) -> float:
-        """Random-DP failure probability of everything composed (a union over runs)."""
-        return self._gamma.gamma
+        """Random-DP failure probability of everything recorded (a union bound)."""
+        return self._gamma.total
 
-    def report(self, delta: float) -> PrivacySpend:
-        """(epsilon, delta, gamma) of everything composed."""
-        return PrivacySpend(self.epsilon(delta), delta, self.gamma)
+    @property
+    def count(self) -> int:
+        """Number of releases recorded."""
+        return sum(entry.count for entry in self._ledger)
+
+    @property
+    def ledger(self) -> tuple[LedgerEntry, ...]:
+        """What was recorded, in order."""
+        return tuple(self._ledger)
+
+    def report(self, delta: float) -> PrivacyBound:
+        """(epsilon, delta, gamma) of everything recorded, at ``delta``."""
+        return PrivacyBound(self.epsilon(delta), delta, self.gamma, self.method)
+
+    def ledger_records(self) -> list[dict]:
+        """The ledger as a list of dicts, one per entry (a table's rows)."""
+        return [asdict(entry) for entry in self._ledger]
+
+    def to_pandas(self):
+        """The ledger as a :class:`pandas.DataFrame` (needs ``sensampler[pandas]``)."""
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "to_pandas needs pandas: pip install 'sensampler[pandas]'."
+            ) from exc
+        return pd.DataFrame(
+            self.ledger_records(), columns=list(LedgerEntry.__annotations__)
+        )
+
+    def _summary(self) -> str:
+        """The part of the repr between the class name and the counts."""
+        return ""
+
+    def __repr__(self):
+        return (
+            f"{type(self).__name__}({self._summary()}count={self.count}, "
+            f"gamma={self.gamma:.4g})"
+        )

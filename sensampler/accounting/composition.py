@@ -1,19 +1,20 @@
 r"""Composition theorems for (epsilon, delta)-DP.
 
-Every function returns a valid bound for the k-fold adaptive composition; the
-teaching texts' simplified forms are not used (see the notes of
-:func:`advanced_composition`).
+Every function returns a valid bound for the k-fold adaptive composition as a
+:class:`~sensampler.privacy.PrivacyBound`, which unpacks as the pair
+``(epsilon, delta)`` and names its theorem in ``method``; the teaching texts'
+simplified forms are not used (see the notes of :func:`advanced_composition`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import special, stats
 
 from .._validation import check_count, check_real
+from ..privacy import PrivacyBound
 
 __all__ = [
     "basic_composition",
@@ -21,7 +22,6 @@ __all__ = [
     "advanced_composition",
     "optimal_composition",
     "tightest_composition",
-    "CompositionBound",
 ]
 
 
@@ -41,7 +41,7 @@ def _as_lists(epsilon, delta):
     return eps, dels
 
 
-def basic_composition(epsilon, delta=0.0, k: int = 1) -> tuple[float, float]:
+def basic_composition(epsilon, delta=0.0, k: int = 1) -> PrivacyBound:
     """Sequential composition: epsilons and deltas add up (Dwork & Roth 2014, Thm. 3.16).
 
     Parameters
@@ -53,26 +53,32 @@ def basic_composition(epsilon, delta=0.0, k: int = 1) -> tuple[float, float]:
 
     Examples
     --------
-    >>> basic_composition(0.5, 0.0, k=3)
+    >>> tuple(basic_composition(0.5, 0.0, k=3))
     (1.5, 0.0)
     """
     k = check_count("k", k)
     eps, dels = _as_lists(epsilon, delta)
     if eps.size > 1 and k != 1:
         raise ValueError(f"give k only with scalar epsilon and delta, got k={k}.")
-    return float(k * eps.sum()), float(min(1.0, k * dels.sum()))
+    return PrivacyBound(
+        float(k * eps.sum()),
+        float(min(1.0, k * dels.sum())),
+        method="basic (Dwork & Roth 2014, Thm. 3.16)",
+    )
 
 
-def parallel_composition(epsilon, delta=0.0) -> tuple[float, float]:
+def parallel_composition(epsilon, delta=0.0) -> PrivacyBound:
     """Mechanisms on disjoint parts of the data: the largest epsilon and delta
     (McSherry 2009, Thm. 4)."""
     eps, dels = _as_lists(epsilon, delta)
-    return float(eps.max()), float(dels.max())
+    return PrivacyBound(
+        float(eps.max()), float(dels.max()), method="parallel (McSherry 2009, Thm. 4)"
+    )
 
 
 def advanced_composition(
     epsilon: float, delta: float, k: int, delta_prime: float
-) -> tuple[float, float]:
+) -> PrivacyBound:
     r"""Advanced composition (Dwork & Roth 2014, Thm. 3.20).
 
     k mechanisms, each (epsilon, delta)-DP, compose to
@@ -103,7 +109,11 @@ def advanced_composition(
     eps = epsilon * math.sqrt(
         2 * k * math.log(1 / delta_prime)
     ) + k * epsilon * math.expm1(epsilon)
-    return eps, min(1.0, k * delta + delta_prime)
+    return PrivacyBound(
+        eps,
+        min(1.0, k * delta + delta_prime),
+        method="advanced (Dwork & Roth 2014, Thm. 3.20)",
+    )
 
 
 def _kov_delta_i(epsilon: float, k: int, i: int) -> float:
@@ -119,7 +129,7 @@ def _kov_delta_i(epsilon: float, k: int, i: int) -> float:
 
 def optimal_composition(
     epsilon: float, delta: float, k: int, delta_prime: float
-) -> tuple[float, float]:
+) -> PrivacyBound:
     r"""Optimal homogeneous composition (Kairouz, Oh & Viswanath 2017, Thm. 3.3).
 
     k-fold adaptive composition of (epsilon, delta)-DP mechanisms is
@@ -136,8 +146,9 @@ def optimal_composition(
     )
     budget = min(1.0, k * delta + delta_prime)
     base = -math.expm1(k * math.log1p(-delta))  # 1 - (1 - delta)^k
+    method = "optimal (Kairouz et al. 2017)"
     if epsilon == 0.0:
-        return 0.0, base
+        return PrivacyBound(0.0, base, method=method)
 
     def total(i):
         return base + (1.0 - base) * _kov_delta_i(epsilon, k, i)
@@ -153,38 +164,23 @@ def optimal_composition(
             lo = mid
         else:
             hi = mid - 1
-    return (k - 2 * lo) * epsilon, total(lo)
-
-
-@dataclass(frozen=True)
-class CompositionBound:
-    """The tightest of several composition theorems: (epsilon, delta) and which one."""
-
-    epsilon: float
-    delta: float
-    theorem: str
+    return PrivacyBound((k - 2 * lo) * epsilon, total(lo), method=method)
 
 
 def tightest_composition(
     epsilon: float, delta: float, k: int, delta_prime: float
-) -> CompositionBound:
+) -> PrivacyBound:
     """The smallest epsilon of basic, advanced and optimal composition, each spending
     at most ``k * delta + delta_prime``.
 
     Examples
     --------
-    >>> tightest_composition(1.0, 0.0, 500, 1e-5).theorem
+    >>> tightest_composition(1.0, 0.0, 500, 1e-5).method
     'optimal (Kairouz et al. 2017)'
     """
     candidates = [
-        CompositionBound(*basic_composition(epsilon, delta, k), "basic"),
-        CompositionBound(
-            *advanced_composition(epsilon, delta, k, delta_prime),
-            "advanced (Dwork & Roth Thm 3.20)",
-        ),
-        CompositionBound(
-            *optimal_composition(epsilon, delta, k, delta_prime),
-            "optimal (Kairouz et al. 2017)",
-        ),
+        basic_composition(epsilon, delta, k),
+        advanced_composition(epsilon, delta, k, delta_prime),
+        optimal_composition(epsilon, delta, k, delta_prime),
     ]
     return min(candidates, key=lambda c: (c.epsilon, c.delta))

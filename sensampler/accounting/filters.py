@@ -7,18 +7,24 @@ Pay-as-you-Go Composition", NeurIPS.
 from __future__ import annotations
 
 import math
-import threading
+from decimal import Decimal
 from fractions import Fraction
+from numbers import Real
 
 from .._validation import check_choice, check_probability, check_real
+from ..privacy import PrivacyBound
 from ._ledger import (
     ExceededPrivacyBudgetError,
-    GammaLedger,
-    PrivacySpend,
-    read_guarantee,
+    LedgerEntry,
+    PrivacyAccountant,
+    read_statement,
 )
 
 __all__ = ["PrivacyFilter", "advanced_filter_bound"]
+
+#: Relative slack of every budget comparison: 2**-51, four units of roundoff.
+#: See the notes of :class:`PrivacyFilter`.
+BUDGET_SLACK = Fraction(1, 2**51)
 
 
 def _k_from_sums(sum_sq, sum_drift, epsilon_budget, delta_budget):
@@ -53,12 +59,29 @@ def advanced_filter_bound(
     )
 
 
+def _exact(name, value, *, high=None) -> Fraction:
+    """A non-negative finite real (any :class:`numbers.Real` or ``Decimal``) as an
+    exact fraction of the value given, or raise naming it."""
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError(f"{name} must be finite, got {name}={value!r}.")
+        exact = Fraction(value)
+        check_real(name, float(exact), low=0.0, high=high, high_strict=True)
+        return exact
+    checked = check_real(name, value, low=0.0, high=high, high_strict=True)
+    return value if isinstance(value, Fraction) else Fraction(checked)
+
+
+def _within(total: Fraction, budget: float | Fraction) -> bool:
+    """``total <= budget * (1 + BUDGET_SLACK)``, exactly."""
+    return total <= Fraction(budget) * (1 + BUDGET_SLACK)
+
+
 class _Totals:
     """Running sums of a filter's spends.
 
-    The epsilons and deltas are summed exactly (as fractions of the floats given),
-    so the basic rule compares the true sum with the budget: 100 spends of 0.002
-    fit a budget of 0.2, with no rounding either way.
+    Epsilons and deltas are summed exactly (as fractions of the values given);
+    the squares and drifts that the advanced rule needs, in floating point.
     """
 
     __slots__ = ("count", "eps", "sq", "drift", "delta")
@@ -72,17 +95,18 @@ class _Totals:
             delta,
         )
 
-    def plus(self, epsilon, delta, times=1):
+    def plus(self, epsilon: Fraction, delta: Fraction, times: int = 1) -> _Totals:
+        e = float(epsilon)
         return _Totals(
             self.count + times,
-            self.eps + times * Fraction(epsilon),
-            self.sq + times * epsilon * epsilon,
-            self.drift + times * epsilon * math.expm1(epsilon) / 2.0,
-            self.delta + times * Fraction(delta),
+            self.eps + times * epsilon,
+            self.sq + times * e * e,
+            self.drift + times * e * math.expm1(e) / 2.0,
+            self.delta + times * delta,
         )
 
 
-class PrivacyFilter:
+class PrivacyFilter(PrivacyAccountant):
     r"""A budget (epsilon, delta) that adaptively chosen spends may not exceed.
 
     Parameters
@@ -104,30 +128,56 @@ class PrivacyFilter:
 
     Notes
     -----
+    *What is reported.* :attr:`statistic` is the quantity the rule compares
+    with epsilon_g: :math:`\sum\epsilon_i` (basic) or Rogers et al.'s K
+    (advanced). :attr:`spent` is the guarantee that holds: under the basic rule
+    :math:`(\sum\epsilon_i, \sum\delta_i)`; under the advanced rule, once
+    anything was spent, only the filter's own :math:`(\epsilon_g, \delta_g)`:
+    Thm. 5.1 proves nothing of the form (K, ...) — K is a halting statistic,
+    not a privacy parameter.
+
+    *Budget arithmetic.* Sums of epsilons and deltas are kept exactly, as
+    fractions of the values given (floats, numpy scalars, ``Fraction`` and
+    ``Decimal`` alike), and a spend is accepted when the exact sum is at most
+    the budget times :math:`1 + 2^{-51}`. Hence splitting a budget evenly
+    works: ten spends of 0.1 fit 1.0, and three fit 0.3. No more is ever
+    spent than rounding of the inputs explains: if the spends and the budget
+    are floats each within a relative :math:`u = 2^{-53}` of reals
+    :math:`x_i` and :math:`B` (the decimal values typed, say) with
+    :math:`\sum x_i \le B`, then :math:`\sum \mathrm{fl}(x_i) \le
+    (1+u)\sum x_i \le (1+u)B \le \frac{1+u}{1-u}\mathrm{fl}(B) <
+    (1 + 2^{-51})\mathrm{fl}(B)`, so they are accepted; and whatever is
+    accepted exceeds the budget by less than :math:`2^{-51} \approx 4.4\times
+    10^{-16}` of it, a discrepancy that rounding each input to a double can
+    produce. The advanced rule's K is evaluated in floating point (relative
+    error far below this slack).
+
     *Why "auto" is valid.* A filter is valid when every adaptively chosen
     sequence of mechanisms it lets through is (epsilon_g, delta_g)-DP. The
     rule "auto" settles on one valid filter when the first spend is asked for,
     before any output of the composition exists; its choice is a function of
     the analyst's first request only, so it is the same as an analyst who had
     named that filter in advance, and each named filter is valid on its own.
-    It never switches afterwards: a rule that continued while *either* test
-    passed would need a proof of its own (a union of the two tests' failure
-    events), which this library does not claim.
+    It never switches afterwards.
 
     Spends are recorded under a lock, so many threads may spend at once
     without ever exceeding the budget. A refused spend records nothing.
 
     Random DP: each spend's gamma is added once per sampling run (releases
-    calibrated by one estimate fail together); see :attr:`spent`.
+    calibrated by one estimate fail together), and once per release when the
+    run is anonymous; see :attr:`gamma`.
 
     Examples
     --------
     >>> f = PrivacyFilter(1.0, 0.0, rule="basic")
-    >>> f.spend(0.4); f.spend(0.4)
-    >>> f.spend(0.4)  # doctest: +ELLIPSIS
+    >>> for _ in range(10):
+    ...     f.spend(0.1)
+    >>> f.spent
+    PrivacyBound(epsilon=1.0, delta=0.0, gamma=0.0, method='basic composition')
+    >>> f.spend(0.1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    sensampler...ExceededPrivacyBudgetError: spending epsilon=0.4, ... epsilon 1.2 > 1.
+    sensampler...ExceededPrivacyBudgetError: spending epsilon=0.1, ... epsilon 1.1 > 1.
     """
 
     def __init__(
@@ -137,36 +187,45 @@ class PrivacyFilter:
         rule: str = "auto",
         gamma: float | None = None,
     ):
-        self.epsilon = check_real("epsilon", epsilon, low=0.0, low_strict=True)
-        self.delta = check_real("delta", delta, low=0.0, high=1.0, high_strict=True)
+        self.epsilon_budget = check_real("epsilon", epsilon, low=0.0, low_strict=True)
+        self.delta_budget = check_real(
+            "delta", delta, low=0.0, high=1.0, high_strict=True
+        )
         self.rule = check_choice("rule", rule, ("auto", "basic", "advanced"))
-        if rule == "advanced" and not 0.0 < self.delta < 1.0 / math.e:
+        if rule == "advanced" and not 0.0 < self.delta_budget < 1.0 / math.e:
             raise ValueError(
                 "the advanced filter needs 0 < delta < 1/e (Rogers et al. "
                 f"2016, Thm. 5.1), got delta={delta!r}."
             )
         self.gamma_budget = None if gamma is None else check_probability("gamma", gamma)
+        super().__init__()
         self._active = None if rule == "auto" else rule
         self._totals = _Totals()
-        self._gamma = GammaLedger()
-        self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ rules
     def _allows(self, rule, totals):
         """(ok, reason) for a rule on the totals of a whole sequence of spends."""
         if rule == "basic":
-            if totals.delta > Fraction(self.delta):
-                return False, f"delta {float(totals.delta):.6g} > {self.delta:.6g}"
-            if totals.eps > Fraction(self.epsilon):
-                return False, f"epsilon {float(totals.eps):.6g} > {self.epsilon:.6g}"
+            if not _within(totals.delta, self.delta_budget):
+                return (
+                    False,
+                    f"delta {float(totals.delta):.6g} > {self.delta_budget:.6g}",
+                )
+            if not _within(totals.eps, self.epsilon_budget):
+                return False, (
+                    f"epsilon {float(totals.eps):.6g} > {self.epsilon_budget:.6g}"
+                )
             return True, ""
-        if totals.delta > Fraction(self.delta) / 2:
+        if not _within(totals.delta, Fraction(self.delta_budget) / 2):
             return False, (
-                f"delta {float(totals.delta):.6g} > delta/2 = {self.delta / 2:.6g}"
+                f"delta {float(totals.delta):.6g} > delta/2 = "
+                f"{self.delta_budget / 2:.6g}"
             )
-        k = _k_from_sums(totals.sq, totals.drift, self.epsilon, self.delta)
-        if k > self.epsilon:
-            return False, f"K = {k:.6g} > {self.epsilon:.6g}"
+        k = _k_from_sums(
+            totals.sq, totals.drift, self.epsilon_budget, self.delta_budget
+        )
+        if k > self.epsilon_budget:
+            return False, f"K = {k:.6g} > {self.epsilon_budget:.6g}"
         return True, ""
 
     def _repetitions(self, rule, epsilon, delta, cap=10**9):
@@ -185,68 +244,76 @@ class PrivacyFilter:
         return lo
 
     def _choose_rule(self, epsilon, delta):
-        if not 0.0 < self.delta < 1.0 / math.e:
+        if not 0.0 < self.delta_budget < 1.0 / math.e:
             return "basic"
         basic = self._repetitions("basic", epsilon, delta)
         advanced = self._repetitions("advanced", epsilon, delta)
         return "advanced" if advanced > basic else "basic"
 
     # ------------------------------------------------------------------ spend
-    def spend(self, epsilon, delta: float = 0.0) -> None:
+    def _amount(self, statement):
+        if statement.epsilon is None:
+            raise ValueError(
+                f"{statement.mechanism} states Rényi/zCDP privacy, not "
+                "(epsilon, delta); use RenyiAccountant or ZCDPAccountant."
+            )
+        return Fraction(statement.epsilon), Fraction(statement.delta)
+
+    def _add(self, amount, count):
+        eps, dlt = amount
+        rule = self._active or self._choose_rule(eps, dlt)
+        totals = self._totals.plus(eps, dlt, count)
+        ok, reason = self._allows(rule, totals)
+        if not ok:
+            what = f"epsilon={float(eps):.6g}, delta={float(dlt):.6g}"
+            raise ExceededPrivacyBudgetError(
+                f"spending {what}{f' {count} times' if count > 1 else ''} would "
+                f"exceed the {rule} filter's budget (epsilon="
+                f"{self.epsilon_budget:.6g}, delta={self.delta_budget:.6g}): {reason}."
+            )
+        self._active = rule
+        self._totals = totals
+
+    def _check_gamma(self, gamma):
+        if self.gamma_budget is not None and not _within(
+            Fraction(gamma.total), self.gamma_budget
+        ):
+            raise ExceededPrivacyBudgetError(
+                f"spending would raise gamma to {gamma.total:.6g}, over the "
+                f"budget gamma={self.gamma_budget:.6g}."
+            )
+
+    def spend(self, epsilon, delta=0.0) -> None:
         """Record a spend, or raise :class:`ExceededPrivacyBudgetError` and record nothing.
 
         Parameters
         ----------
-        epsilon : float or mechanism or PrivacyGuarantee
-            The epsilon spent, or a mechanism whose privacy statement is read
-            (its epsilon, delta and gamma).
-        delta : float
+        epsilon : real or mechanism or PrivacyStatement
+            The epsilon spent (any real: float, numpy scalar, ``Fraction``,
+            ``Decimal``), or a mechanism whose privacy statement is read (its
+            epsilon, delta and gamma).
+        delta : real
             With a number ``epsilon`` only.
         """
-        if isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool):
-            eps = check_real("epsilon", epsilon, low=0.0)
-            dlt = check_real("delta", delta, low=0.0, high=1.0, high_strict=True)
-            guarantee = None
+        if isinstance(epsilon, (Real, Decimal)) and not isinstance(epsilon, bool):
+            eps = _exact("epsilon", epsilon)
+            dlt = _exact("delta", delta, high=1.0)
+            entry = LedgerEntry("spend", float(eps), float(dlt), None, 0.0, None, 1)
+            self._record((eps, dlt), 1, None, entry)
         else:
-            guarantee = read_guarantee(epsilon)
-            if guarantee.epsilon is None:
-                raise ValueError(
-                    f"{guarantee.mechanism} states Rényi/zCDP privacy, not "
-                    "(epsilon, delta); use RenyiAccountant or ZCDPAccountant."
-                )
-            eps, dlt = guarantee.epsilon, guarantee.delta
-        with self._lock:
-            rule = self._active or self._choose_rule(eps, dlt)
-            totals = self._totals.plus(eps, dlt)
-            ok, reason = self._allows(rule, totals)
-            if not ok:
-                raise ExceededPrivacyBudgetError(
-                    f"spending epsilon={eps:.6g}, delta={dlt:.6g} would exceed the {rule} "
-                    f"filter's budget (epsilon={self.epsilon:.6g}, delta={self.delta:.6g}): "
-                    f"{reason}."
-                )
-            runs = self._gamma.added(guarantee) if guarantee is not None else None
-            if (
-                runs is not None
-                and self.gamma_budget is not None
-                and GammaLedger.total(runs) > self.gamma_budget
-            ):
-                raise ExceededPrivacyBudgetError(
-                    f"spending would raise gamma to {GammaLedger.total(runs):.6g}, over the "
-                    f"budget gamma={self.gamma_budget:.6g}."
-                )
-            self._active = rule
-            self._totals = totals
-            if runs is not None:
-                self._gamma.commit(runs)
+            self.compose(epsilon)
 
-    def release(self, mechanism, value, random_state=None, **kwargs):
+    def release(self, mechanism, value, *, random_state=None, **kwargs):
         """Spend ``mechanism``'s privacy, then release ``value`` through it.
 
-        Raises before any noise is drawn if the budget would be exceeded.
+        ``value`` and ``random_state`` are validated by the mechanism
+        (``mechanism.check_release``) before anything is spent, and nothing is
+        drawn if the budget would be exceeded.
         """
-        self.spend(mechanism)
-        return mechanism.release(value, random_state=random_state, **kwargs)
+        read_statement(mechanism)
+        _, rng = mechanism.check_release(value, random_state=random_state)
+        self.compose(mechanism)
+        return mechanism.release(value, random_state=rng, **kwargs)
 
     # --------------------------------------------------------------- reports
     @property
@@ -255,34 +322,82 @@ class PrivacyFilter:
         return self._active
 
     @property
-    def spent(self) -> PrivacySpend:
-        """(epsilon, delta, gamma) spent: the sum of epsilons under the basic rule,
-        K under the advanced one."""
+    def statistic(self) -> float:
+        r"""The halting statistic the rule compares with epsilon_g:
+        :math:`\sum\epsilon_i` (basic) or K (advanced, :func:`advanced_filter_bound`)."""
         with self._lock:
             t = self._totals
             if self._active == "advanced" and t.count:
-                eps = _k_from_sums(t.sq, t.drift, self.epsilon, self.delta)
-            else:
-                eps = float(t.eps)
-            return PrivacySpend(eps, float(t.delta), self._gamma.gamma)
+                return _k_from_sums(
+                    t.sq, t.drift, self.epsilon_budget, self.delta_budget
+                )
+            return float(t.eps)
 
     @property
-    def remaining(self) -> PrivacySpend:
-        """(epsilon, delta, gamma) left before the filter halts."""
-        spent = self.spent
-        delta_cap = self.delta / 2 if self._active == "advanced" else self.delta
+    def spent(self) -> PrivacyBound:
+        """The guarantee that holds for what was spent (see the notes).
+
+        Basic rule: :math:`(\\sum\\epsilon_i, \\sum\\delta_i)`. Advanced rule,
+        once anything was spent: the budget (epsilon_g, delta_g) itself
+        (Rogers et al. 2016, Thm. 5.1).
+        """
+        with self._lock:
+            t = self._totals
+            if self._active == "advanced" and t.count:
+                return PrivacyBound(
+                    self.epsilon_budget,
+                    self.delta_budget,
+                    self._gamma.total,
+                    "advanced filter (Rogers et al. 2016, Thm. 5.1)",
+                )
+            return PrivacyBound(
+                float(t.eps), float(t.delta), self._gamma.total, "basic composition"
+            )
+
+    @property
+    def remaining(self) -> PrivacyBound:
+        """What is left before the filter halts: epsilon_g minus :attr:`statistic`,
+        the delta cap minus the deltas spent, and the gamma budget left
+        (``inf`` without one)."""
+        advanced = self._active == "advanced"
+        delta_cap = self.delta_budget / 2 if advanced else self.delta_budget
+        with self._lock:
+            spent_delta = float(self._totals.delta)
+            gamma = self._gamma.total
         gamma_left = (
             math.inf
             if self.gamma_budget is None
-            else max(0.0, self.gamma_budget - spent.gamma)
+            else max(0.0, self.gamma_budget - gamma)
         )
-        return PrivacySpend(
-            max(0.0, self.epsilon - spent.epsilon),
-            max(0.0, delta_cap - spent.delta),
+        return PrivacyBound(
+            max(0.0, self.epsilon_budget - self.statistic),
+            max(0.0, delta_cap - spent_delta),
             gamma_left,
+            f"left before the {self._active or 'auto'} filter halts",
         )
 
-    @property
-    def count(self) -> int:
-        """Number of spends recorded."""
-        return self._totals.count
+    def epsilon(self, delta: float) -> float:
+        """Smallest epsilon of :attr:`spent` at ``delta`` (``inf`` below its delta)."""
+        delta = check_real("delta", delta, low=0.0, high=1.0)
+        spent = self.spent
+        return spent.epsilon if delta >= spent.delta else math.inf
+
+    def delta(self, epsilon: float) -> float:
+        """Smallest delta of :attr:`spent` at ``epsilon`` (1 below its epsilon)."""
+        epsilon = check_real("epsilon", epsilon, low=0.0)
+        spent = self.spent
+        return spent.delta if epsilon >= spent.epsilon else 1.0
+
+    def report(self, delta: float | None = None) -> PrivacyBound:
+        """:attr:`spent` (``delta``, if given, must be at least its delta)."""
+        if delta is None:
+            return self.spent
+        return super().report(delta)
+
+    def _summary(self):
+        spent = self.spent
+        return (
+            f"budget=(epsilon={self.epsilon_budget:.6g}, delta={self.delta_budget:.3g}), "
+            f"rule={self._active or self.rule!r}, spent=(epsilon={spent.epsilon:.6g}, "
+            f"delta={spent.delta:.3g}), "
+        )

@@ -10,82 +10,84 @@ import math
 
 import numpy as np
 
-from .._validation import check_array, check_choice, check_real
-from ._ledger import Accountant
+from .._validation import check_array, check_real
+from ..privacy import DEFAULT_ORDERS, rdp_to_dp
+from ._ledger import PrivacyAccountant
 
-__all__ = ["RenyiAccountant", "rdp_to_dp", "DEFAULT_ORDERS"]
-
-#: Rényi orders searched by default: fine near 1, coarser above (alpha > 1).
-DEFAULT_ORDERS = np.concatenate(
-    [
-        1.0 + np.arange(1, 100) / 20.0,  # 1.05 .. 5.95
-        np.arange(6.0, 20.0, 0.5),
-        np.arange(20.0, 64.0),
-        [64.0, 80.0, 96.0, 128.0, 192.0, 256.0, 384.0, 512.0, 1024.0],
-    ]
-)
+__all__ = ["RenyiAccountant", "rdp_to_delta"]
 
 
-def _conversion(rdp_values, orders, delta, method):
-    """epsilon at each order for the given delta."""
-    log_inv = math.log(1.0 / delta)
-    if method == "classic":  # Mironov 2017, Prop. 3
-        return rdp_values + log_inv / (orders - 1.0)
-    # Canonne, Kamath & Steinke 2020, Prop. 12 (Balle et al. 2020, Thm. 21):
-    # eps = rdp + log((a - 1)/a) - (log delta + log a)/(a - 1)
-    return (
-        rdp_values
-        + np.log1p(-1.0 / orders)
-        - (math.log(delta) + np.log(orders)) / (orders - 1.0)
-    )
+def _check_orders(orders) -> np.ndarray:
+    """Rényi orders as a float array (default :data:`DEFAULT_ORDERS`), all > 1."""
+    orders = DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
+    if orders.size == 0 or np.any(orders <= 1):
+        raise ValueError(
+            f"orders must be non-empty and all > 1, got orders={orders!r}."
+        )
+    return np.array(orders, dtype=float)
 
 
-def rdp_to_dp(rdp, delta: float, orders=None, method: str = "improved"):
-    """Convert a Rényi curve to (epsilon, delta)-DP, optimising over the order.
+def rdp_to_delta(rdp, epsilon: float, orders=None) -> tuple[float, float]:
+    r"""Smallest delta, over the orders, of (epsilon, delta)-DP implied by a Rényi curve.
+
+    Canonne, Kamath & Steinke (2020), Prop. 12: :math:`(\alpha, \bar\epsilon)`-RDP
+    implies :math:`(\epsilon, \delta)`-DP with
+
+    .. math:: \delta = \frac{e^{(\alpha-1)(\bar\epsilon-\epsilon)}}{\alpha}
+              \Big(1 - \frac{1}{\alpha}\Big)^{\alpha-1},
+
+    the inverse in delta of the conversion :func:`~sensampler.privacy.rdp_to_dp`
+    uses; evaluated in log space and capped at 1.
 
     Parameters
     ----------
     rdp : callable or array-like
         The curve ``alpha -> epsilon(alpha)``, or its values at ``orders``.
-    delta : float
-        ``0 < delta < 1``.
+    epsilon : float
+        ``>= 0``.
     orders : array-like, optional
-        Orders ``> 1`` (default :data:`DEFAULT_ORDERS`).
-    method : {"improved", "classic"}
-        ``"improved"``: Canonne, Kamath & Steinke (2020), Prop. 12;
-        ``"classic"``: Mironov (2017), Prop. 3.
+        Orders ``> 1`` (default :data:`~sensampler.privacy.DEFAULT_ORDERS`).
 
     Returns
     -------
-    (epsilon, order) : (float, float)
+    (delta, order) : (float, float)
+
+    Examples
+    --------
+    >>> from sensampler.privacy import rdp_to_dp
+    >>> curve = lambda a: a / 2.0                      # Gaussian, sigma = 1
+    >>> eps, _ = rdp_to_dp(curve, 1e-5)
+    >>> delta, order = rdp_to_delta(curve, eps)       # the round trip
+    >>> f"{delta:.6g}"
+    '1e-05'
     """
-    delta = check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
-    check_choice("method", method, ("improved", "classic"))
-    orders = DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
-    if np.any(orders <= 1):
-        raise ValueError(f"orders must all be > 1, got orders={orders!r}.")
+    epsilon = check_real("epsilon", epsilon, low=0.0)
+    orders = _check_orders(orders)
     values = (
         np.array([rdp(a) for a in orders], dtype=float)
         if callable(rdp)
         else np.asarray(rdp, dtype=float)
     )
-    eps = np.maximum(_conversion(values, orders, delta, method), 0.0)
-    best = int(np.argmin(eps))
-    return float(eps[best]), float(orders[best])
+    with np.errstate(over="ignore", invalid="ignore"):
+        log_delta = (orders - 1.0) * (
+            values - epsilon + np.log1p(-1.0 / orders)
+        ) - np.log(orders)
+    log_delta = np.where(np.isnan(log_delta), np.inf, log_delta)
+    best = int(np.argmin(log_delta))
+    return float(min(1.0, math.exp(min(log_delta[best], 0.0)))), float(orders[best])
 
 
-class RenyiAccountant(Accountant):
+class RenyiAccountant(PrivacyAccountant):
     """Composes mechanisms through their Rényi curves (Mironov 2017, Prop. 1).
 
     Rényi DP of a fixed order composes by adding up; the accountant keeps the
-    total at every order and converts at the best one.
+    total at every order and converts at the best one. Mechanisms with no
+    finite Rényi DP (the catastrophe mechanism) are refused.
 
     Parameters
     ----------
     orders : array-like of float > 1, optional
-        Orders to track (default :data:`DEFAULT_ORDERS`).
+        Orders to track (default :data:`~sensampler.privacy.DEFAULT_ORDERS`).
 
     Examples
     --------
@@ -94,27 +96,24 @@ class RenyiAccountant(Accountant):
     >>> acc.compose(GaussianMechanism(1.0, 0.5, 1e-5), count=100)
     >>> round(acc.epsilon(1e-5), 2)
     4.9
+    >>> acc
+    RenyiAccountant(epsilon=4.903 at delta=1e-05, count=100, gamma=0)
     """
 
+    method = "Rényi DP (Mironov 2017; conversion of Canonne et al. 2020)"
+
     def __init__(self, orders=None):
-        orders = (
-            DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
-        )
-        if orders.size == 0 or np.any(orders <= 1):
-            raise ValueError(
-                f"orders must be non-empty and all > 1, got orders={orders!r}."
-            )
+        self.orders = _check_orders(orders)
         super().__init__()
-        self.orders = np.array(orders, dtype=float)
         self._rdp = np.zeros_like(self.orders)
 
-    def _amount(self, guarantee):
-        if guarantee.rdp is None:
+    def _amount(self, statement):
+        if statement.rdp is None:
             raise ValueError(
-                f"{guarantee.mechanism} satisfies no finite Rényi DP (it may "
+                f"{statement.mechanism} satisfies no finite Rényi DP (it may "
                 "fail catastrophically); account for it with a PrivacyFilter."
             )
-        return np.array([guarantee.rdp(a) for a in self.orders], dtype=float)
+        return np.array([statement.rdp(a) for a in self.orders], dtype=float)
 
     def _add(self, curve, count):
         self._rdp = self._rdp + count * curve
@@ -133,3 +132,11 @@ class RenyiAccountant(Accountant):
     def epsilon(self, delta: float, method: str = "improved") -> float:
         """Smallest epsilon such that the composition is (epsilon, delta)-DP."""
         return self.epsilon_order(delta, method)[0]
+
+    def delta(self, epsilon: float) -> float:
+        """Smallest delta such that the composition is (epsilon, delta)-DP
+        (:func:`rdp_to_delta`)."""
+        return rdp_to_delta(self._rdp, epsilon, self.orders)[0]
+
+    def _summary(self):
+        return f"epsilon={self.epsilon(1e-5):.4g} at delta=1e-05, "

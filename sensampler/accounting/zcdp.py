@@ -6,71 +6,90 @@ import math
 
 from scipy import optimize
 
-from .._validation import check_choice, check_real
-from ._ledger import Accountant
+from .._validation import check_real
+from ..privacy import zcdp_to_dp
+from ._ledger import PrivacyAccountant
 
-__all__ = ["ZCDPAccountant", "zcdp_to_dp"]
+__all__ = ["ZCDPAccountant", "zcdp_to_delta"]
 
 
-def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
-    r"""Epsilon such that rho-zCDP implies (epsilon, delta)-DP.
+def _log_delta(rho, epsilon, log_am1):
+    a = 1.0 + math.exp(log_am1)
+    return (a - 1.0) * (a * rho - epsilon + math.log1p(-1.0 / a)) - math.log(a)
 
-    ``"classic"``: :math:`\rho + 2\sqrt{\rho\ln(1/\delta)}` (Bun & Steinke 2016,
-    Prop. 1.3). ``"improved"``: rho-zCDP is :math:`(\alpha, \alpha\rho)`-RDP for
-    every alpha > 1; the conversion of Canonne, Kamath & Steinke (2020), Prop. 12,
-    minimised over alpha (continuously, by a bounded scalar search), never above
-    the classic value.
+
+def zcdp_to_delta(rho: float, epsilon: float) -> float:
+    r"""Smallest delta such that rho-zCDP implies (epsilon, delta)-DP.
+
+    rho-zCDP is :math:`(\alpha, \alpha\rho)`-RDP for every alpha > 1 (Bun &
+    Steinke 2016, Def. 1.1); the conversion of Canonne, Kamath & Steinke (2020),
+    Prop. 12 (see :func:`~sensampler.accounting.renyi.rdp_to_delta`),
+    minimised over alpha by a bounded scalar search, and capped at 1.
+
+    Examples
+    --------
+    >>> from sensampler.privacy import zcdp_to_dp
+    >>> bool(zcdp_to_delta(0.5, zcdp_to_dp(0.5, 1e-5)) <= 1.0001e-5)
+    True
     """
     rho = check_real("rho", rho, low=0.0)
-    delta = check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
-    check_choice("method", method, ("improved", "classic"))
+    epsilon = check_real("epsilon", epsilon, low=0.0)
     if rho == 0.0:
         return 0.0
-    classic = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
-    if method == "classic":
-        return classic
-
-    def eps(log_am1):
-        a = 1.0 + math.exp(log_am1)
-        return (
-            a * rho + math.log1p(-1.0 / a) - (math.log(delta) + math.log(a)) / (a - 1.0)
-        )
-
     res = optimize.minimize_scalar(
-        eps, bounds=(-20.0, 20.0), method="bounded", options={"xatol": 1e-10}
+        lambda x: _log_delta(rho, epsilon, x),
+        bounds=(-20.0, 20.0),
+        method="bounded",
+        options={"xatol": 1e-10},
     )
-    return max(0.0, min(classic, float(res.fun)))
+    return min(1.0, math.exp(min(float(res.fun), 0.0)))
 
 
-class ZCDPAccountant(Accountant):
+class ZCDPAccountant(PrivacyAccountant):
     """Adds up rho over mechanisms (Bun & Steinke 2016, Lemma 2.3).
 
     Mechanisms with a zCDP parameter are composed with it: the Gaussian variants
     (rho = Delta^2 / (2 sigma^2)) and pure epsilon-DP ones (rho = epsilon^2 / 2,
-    Prop. 1.4). Mechanisms without one are refused.
+    Prop. 1.4). Mechanisms without one (the catastrophe mechanism) are refused.
+
+    Examples
+    --------
+    >>> from sensampler.mechanisms import ZCDPGaussianMechanism
+    >>> acc = ZCDPAccountant()
+    >>> acc.compose(ZCDPGaussianMechanism(1.0, 0.01), count=10)
+    >>> acc
+    ZCDPAccountant(rho=0.1, count=10, gamma=0)
     """
+
+    method = "zCDP (Bun & Steinke 2016; conversion of Canonne et al. 2020)"
 
     def __init__(self):
         super().__init__()
         self._rho = 0.0
 
-    def _amount(self, guarantee):
-        if guarantee.rho is None:
+    def _amount(self, statement):
+        if statement.rho is None:
             raise ValueError(
-                f"{guarantee.mechanism} has no zCDP guarantee; account for "
+                f"{statement.mechanism} has no zCDP guarantee; account for "
                 "it with a PrivacyFilter."
             )
-        return guarantee.rho
+        return statement.rho
 
     def _add(self, rho, count):
         self._rho += count * rho
 
     @property
     def rho(self) -> float:
+        """Total zCDP parameter of everything composed."""
         return self._rho
 
     def epsilon(self, delta: float, method: str = "improved") -> float:
         """Smallest epsilon with (epsilon, delta)-DP (see :func:`zcdp_to_dp`)."""
         return zcdp_to_dp(self._rho, delta, method)
+
+    def delta(self, epsilon: float) -> float:
+        """Smallest delta with (epsilon, delta)-DP (see :func:`zcdp_to_delta`)."""
+        return zcdp_to_delta(self._rho, epsilon)
+
+    def _summary(self):
+        return f"rho={self._rho:.6g}, "

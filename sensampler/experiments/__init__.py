@@ -8,12 +8,23 @@ from .documents import (
     runs_before_budget,
     vectorized_vs_sequential,
 )
-from .sweep import MECHANISMS, STATISTICS, error_vs_epsilon, make_mechanism
+from .specs import MECHANISMS, accepted_norms, mechanism_from_name
+from .sweep import (
+    SD_DEFINITION,
+    STATISTICS,
+    TypicalValue,
+    error_vs_epsilon,
+    mean_plus_sd,
+)
 from .table import ResultTable
 
 __all__ = [
     "error_vs_epsilon",
-    "make_mechanism",
+    "mean_plus_sd",
+    "TypicalValue",
+    "SD_DEFINITION",
+    "mechanism_from_name",
+    "accepted_norms",
     "MECHANISMS",
     "STATISTICS",
     "run_batch",

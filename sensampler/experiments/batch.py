@@ -57,8 +57,14 @@ import numpy as np
 from ..parallel import _progress_bar, iter_tasks
 from ..plan import sampling_plan
 from ..sampler import sample_sensitivity
-from .specs import build_population, parse_query
-from .sweep import MECHANISMS, error_vs_epsilon, make_mechanism
+from .specs import (
+    MECHANISMS,
+    accepted_norms,
+    build_population,
+    mechanism_from_name,
+    parse_query,
+)
+from .sweep import error_vs_epsilon
 from .table import ResultTable, atomic_write_text
 
 if sys.version_info >= (3, 11):
@@ -72,11 +78,14 @@ _GRID_KEYS = ("population", "query", "n", "gamma", "norm", "mechanism", "epsilon
 _RUN_KEYS = ("seed", "repetitions", "delta", "bound")
 _RUN_DEFAULTS = {"seed": 0, "repetitions": 50, "delta": 1e-6, "bound": "exact"}
 _NORMS = ("l1", "l2", "linf", "coordinate")
-_ACCEPTS = {
-    "laplace": ("l1", "coordinate"),
-    "gaussian": ("l2", "l1", "coordinate"),
-    "analytic": ("l2", "l1", "coordinate"),
-}
+
+
+def _mechanism(name: str, delta: float):
+    """A run's mechanism factory ``(sensitivity, epsilon) -> mechanism``.
+
+    ``delta`` (from [run]) goes to the Gaussian mechanisms only.
+    """
+    return mechanism_from_name(name, None if name == "laplace" else delta)
 
 
 def _is_int(value) -> bool:
@@ -245,14 +254,14 @@ def _check_runnable(path, config, populations):
             ) from None
     for mech, epsilon in itertools.product(grid["mechanism"], grid["epsilon"]):
         try:
-            make_mechanism(mech, 1.0, epsilon, run["delta"])
+            _mechanism(mech, run["delta"])(1.0, epsilon)
         except (ValueError, TypeError) as exc:
             raise ValueError(
                 f"{path}: [grid] mechanism {mech!r} at epsilon = {epsilon!r}: {exc}"
             ) from None
     norms = grid.get("norm", [None])
     if not any(
-        (norm or MECHANISMS[mech][0]) in _ACCEPTS[mech]
+        (norm or accepted_norms(mech)[0]) in accepted_norms(mech)
         for norm, mech in itertools.product(norms, grid["mechanism"])
     ):
         raise ValueError(
@@ -284,8 +293,8 @@ def plan_runs(config: dict):
         norms,
         grid["mechanism"],
     ):
-        norm = norm or MECHANISMS[mech][0]
-        if norm not in _ACCEPTS[mech]:
+        norm = norm or accepted_norms(mech)[0]
+        if norm not in accepted_norms(mech):
             skipped.append(f"{mech} with norm {norm}")
             continue
         runs.append(
@@ -332,11 +341,9 @@ def _execute(settings: dict, path: str) -> str:
         dist,
         settings["n"],
         settings["epsilons"],
-        [estimate],
-        mechanism=settings["mechanism"],
-        delta=None if settings["mechanism"] == "laplace" else settings["delta"],
+        {"sampled": estimate},
+        mechanism=_mechanism(settings["mechanism"], settings["delta"]),
         repetitions=settings["repetitions"],
-        bound=settings["bound"],
         random_state=seed.spawn(2)[1],
         n_jobs=1,
     )
@@ -416,9 +423,10 @@ def _summary(records) -> ResultTable:
                     "norm": s["norm"],
                     "mechanism": s["mechanism"],
                     "m": est["m"],
-                    "sensitivity": est["sensitivity"],
-                    "mean_sensitivity": est["mean"],
+                    "sensitivity": row["sensitivity_value"],
                     "epsilon": row["epsilon"],
+                    "measure": row["error"],
+                    "coordinate": row["coordinate"],
                     "statistic": row["statistic"],
                     "error": row["value"],
                 }

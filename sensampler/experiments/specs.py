@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 
 import numpy as np
 
 from .. import distributions, queries
+from .._validation import check_choice, check_real
 from ..distributions import mixtures, univariate
+from ..mechanisms import GaussianMechanism, LaplaceMechanism
+from .sweep import mean_plus_sd
 
 __all__ = [
     "PRESETS",
@@ -15,6 +20,10 @@ __all__ = [
     "parse_population",
     "parse_query",
     "QUERY_NAMES",
+    "MECHANISMS",
+    "mechanism_from_name",
+    "accepted_norms",
+    "parse_sensitivities",
 ]
 
 #: Named populations: the source documents' heights mixture, and a standard normal.
@@ -140,3 +149,101 @@ def parse_query(text: str):
     except (TypeError, ValueError) as exc:
         raise ValueError(f"bad query {text!r}: {exc}") from None
     raise ValueError(f"unknown query {text!r}; queries: {', '.join(QUERY_NAMES)}.")
+
+
+#: Mechanisms named in flags and configs: name -> (class, fixed keyword arguments).
+MECHANISMS = {
+    "laplace": (LaplaceMechanism, {}),
+    "gaussian": (GaussianMechanism, {"variant": "classic"}),
+    "analytic": (GaussianMechanism, {"variant": "analytic"}),
+}
+
+
+def mechanism_from_name(name: str, delta: float | None = None):
+    """A callable ``(sensitivity, epsilon) -> mechanism`` from a name in :data:`MECHANISMS`.
+
+    ``"gaussian"`` is the classic calibration, ``"analytic"`` Balle & Wang's; both
+    need ``delta``, which Laplace refuses.
+    """
+    check_choice("mechanism", name, tuple(MECHANISMS))
+    cls, fixed = MECHANISMS[name]
+    if cls is LaplaceMechanism:
+        if delta is not None:
+            raise ValueError(f"mechanism={name!r} takes no delta, got delta={delta!r}.")
+        return cls
+    if delta is None:
+        raise ValueError(f"mechanism={name!r} needs delta.")
+    delta = check_real(
+        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )
+    return functools.partial(cls, delta=delta, **fixed)
+
+
+def accepted_norms(mechanism) -> tuple:
+    """Sensitivity norms a mechanism accepts, its natural norm first.
+
+    ``mechanism`` is a name in :data:`MECHANISMS`, a mechanism class or a
+    ``functools.partial`` of one; the answer is the class's ``accepted_norms``.
+    """
+    if isinstance(mechanism, str):
+        check_choice("mechanism", mechanism, tuple(MECHANISMS))
+        mechanism = MECHANISMS[mechanism][0]
+    while isinstance(mechanism, functools.partial):
+        mechanism = mechanism.func
+    norms = getattr(mechanism, "accepted_norms", None)
+    if norms is None:
+        raise TypeError(
+            f"mechanism {mechanism!r} declares no accepted_norms; give the norm."
+        )
+    return tuple(norms)
+
+
+_SENSITIVITY = re.compile(r"^mean(?:\s*\+\s*([0-9]*\.?[0-9]+)\s*sd)?$")
+
+
+def parse_sensitivities(text: str, sample) -> dict:
+    """Sensitivities from a flag: ``sampled``, ``mean``, ``mean+Ksd`` or numbers.
+
+    Every item is checked first; ``sample()`` (returning a
+    :class:`~sensampler.SensitivityEstimate`) is then called once if an item needs
+    the sampled sensitivities. ``mean`` and ``mean+Ksd`` are
+    :func:`~sensampler.experiments.sweep.mean_plus_sd` (sd: of the sampled
+    sensitivities) and carry no random-DP guarantee.
+
+    Returns
+    -------
+    dict
+        ``{label: value}`` for :func:`~sensampler.experiments.error_vs_epsilon`.
+    """
+    items = [item.strip() for item in str(text).split(",") if item.strip()]
+    if not items:
+        raise ValueError("sensitivities must not be empty, got ''.")
+    parsed = []
+    for item in items:
+        key = item.lower().replace(" ", "")
+        match = _SENSITIVITY.match(key)
+        if key == "sampled":
+            parsed.append(("sampled", None))
+        elif match:
+            parsed.append(("offset", float(match.group(1) or 0.0)))
+        else:
+            try:
+                number = float(item)
+            except ValueError:
+                raise ValueError(
+                    "sensitivities must be 'sampled', 'mean', 'mean+Ksd' or "
+                    f"numbers, got {item!r}."
+                ) from None
+            parsed.append(("number", check_real("sensitivities", number, low=0.0)))
+    estimate = sample() if any(kind != "number" for kind, _ in parsed) else None
+    out = {}
+    for kind, value in parsed:
+        if kind == "sampled":
+            out["sampled"] = estimate
+        elif kind == "offset":
+            out["mean" if value == 0 else f"mean + {value:g} sd"] = mean_plus_sd(
+                estimate, value
+            )
+        else:
+            out[f"{value:g}"] = value
+    return out

@@ -75,9 +75,17 @@ class ResultTable:
         return text
 
     def to_pandas(self):
-        """A pandas DataFrame (needs pandas)."""
-        import pandas as pd
+        """A pandas DataFrame (needs pandas: ``sensampler[pandas]``).
 
+        Numeric columns stay numeric: tables mark a missing number (the delta of
+        a Laplace release, the coordinate of a whole-answer error) as NaN.
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:
+            raise ImportError(
+                "ResultTable.to_pandas needs pandas: pip install 'sensampler[pandas]'."
+            ) from exc
         return pd.DataFrame(self.rows, columns=self.columns)
 
     def __repr__(self):

@@ -1,9 +1,14 @@
 """Mechanisms that take a sampled sensitivity and state their guarantee honestly.
 
-A sensitivity may be a float (a global bound you vouch for), an array of
-per-coordinate sensitivities, or a :class:`~sensampler.SensitivityEstimate`, in
-which case the mechanism checks the norm and carries the estimate's gamma: the
-release is then random-DP.
+A sensitivity may be a plain number or array (a global bound you vouch for), a
+:class:`~sensampler.SensitivityEstimate` or a sampled
+:class:`~sensampler.estimate.SensitivityValue` (the mechanism checks the norm
+against its ``accepted_norms`` and states the sampling run and its gamma: the
+release is random-DP), or a typical or derived value (the statement then
+guarantees nothing, and accountants refuse it). Every mechanism has
+``release(value, *, random_state=None)``, ``check_release`` and a frozen
+``privacy`` statement (:class:`~sensampler.privacy.PrivacyStatement`;
+``PrivacyGuarantee`` is its former name).
 """
 
 from ._base import Mechanism, PrivacyGuarantee

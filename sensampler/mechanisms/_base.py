@@ -1,161 +1,130 @@
-"""What every mechanism shares: its privacy statement and how it reads a sensitivity."""
+"""What every mechanism shares: its privacy statement and how it reads a sensitivity.
+
+A mechanism reads the provenance of its sensitivity through
+:func:`resolve_sensitivity` only, and states it in its
+:class:`~sensampler.privacy.PrivacyStatement`:
+
+* a :class:`~sensampler.SensitivityEstimate` or a sampled
+  :class:`~sensampler.estimate.SensitivityValue` gives random DP with the run's
+  gamma;
+* a typical or derived value (a mean, or arithmetic that may lower a sampled
+  value) gives a statement with no guarantee, which accountants refuse;
+* a plain number or array is a global bound the caller vouches for.
+"""
 
 from __future__ import annotations
 
+import abc
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
+from numbers import Real
 
 import numpy as np
 
-from .._validation import check_array, check_real
+from .._validation import check_array, check_random_state, check_real
+from ..estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
+from ..privacy import PrivacyStatement, SamplingRun
 
 __all__ = [
     "PrivacyGuarantee",
     "Mechanism",
-    "Sensitivity",
     "resolve_sensitivity",
     "pure_dp_rdp",
 ]
 
-
-@dataclass(frozen=True)
-class PrivacyGuarantee:
-    """A mechanism's privacy statement, as accountants read it.
-
-    Attributes
-    ----------
-    mechanism : str
-        Name of the mechanism.
-    epsilon, delta : float or None
-        The (epsilon, delta)-DP statement; ``None`` for mechanisms defined in
-        Rényi or zCDP terms (convert with :meth:`epsilon_for`).
-    gamma : float
-        Failure probability of random DP (0 for a sensitivity given as a number,
-        which the caller vouches for as a global bound).
-    run_id : str or None
-        The sampling run behind ``gamma``: releases calibrated by one run fail
-        together, so accountants count its ``gamma`` once.
-    rho : float or None
-        zCDP parameter, where the mechanism has one.
-    rdp : callable or None
-        Rényi curve ``alpha -> epsilon(alpha)`` for ``alpha > 1``; ``None`` when no
-        finite Rényi DP holds.
-    guaranteed : bool
-        False when calibrated with a typical (mean) sensitivity: then nothing is
-        guaranteed and accountants refuse the release.
-    """
-
-    mechanism: str
-    epsilon: float | None
-    delta: float | None
-    gamma: float = 0.0
-    run_id: str | None = None
-    rho: float | None = None
-    rdp: Callable[[float], float] | None = None
-    guaranteed: bool = True
-
-    def epsilon_for(self, delta: float) -> float:
-        """Smallest epsilon this statement supports at ``delta`` (0 < delta < 1).
-
-        Uses the (epsilon, delta) statement when its delta fits, else the zCDP or
-        Rényi curve (Bun & Steinke 2016, Prop. 1.3; Canonne, Kamath & Steinke 2020,
-        Prop. 12, via :func:`sensampler.accounting.rdp_to_dp`).
-        """
-        from ..accounting.renyi import rdp_to_dp
-
-        candidates = []
-        if self.epsilon is not None and self.delta is not None and self.delta <= delta:
-            candidates.append(self.epsilon)
-        if self.rdp is not None:
-            candidates.append(rdp_to_dp(self.rdp, delta)[0])
-        if not candidates:
-            raise ValueError(
-                f"{self.mechanism} states no guarantee at delta={delta!r}."
-            )
-        return min(candidates)
-
-    def __str__(self):
-        if not self.guaranteed:
-            return (
-                f"{self.mechanism}: calibrated with a typical (mean) sensitivity; "
-                "no privacy guarantee"
-            )
-        if self.epsilon is None:
-            core = (
-                f"rho={self.rho:.6g}-zCDP"
-                if self.rho is not None
-                else "Rényi DP (see rdp)"
-            )
-        elif self.delta:
-            core = f"(epsilon={self.epsilon:.6g}, delta={self.delta:.3g})-DP"
-        else:
-            core = f"epsilon={self.epsilon:.6g}-DP"
-        if self.gamma:
-            return (
-                f"{self.mechanism}: {core} with probability >= 1 - gamma, "
-                f"gamma={self.gamma:.4g} (random DP, replace-one neighbours)"
-            )
-        return f"{self.mechanism}: {core}"
+#: Former name of :class:`~sensampler.privacy.PrivacyStatement`, kept as an alias.
+PrivacyGuarantee = PrivacyStatement
 
 
 @dataclass(frozen=True)
-class Sensitivity:
-    """A sensitivity as mechanisms use it: value, norm, and where it came from."""
+class _Sensitivity:
+    """A sensitivity as a mechanism uses it: value, norm, and where it came from."""
 
     value: float | np.ndarray
     norm: str | None
-    gamma: float = 0.0
-    run_id: str | None = None
-    guaranteed: bool = True
+    source: str
+    run: SamplingRun | None
 
     @property
     def per_coordinate(self) -> bool:
         return np.ndim(self.value) > 0
 
 
-def resolve_sensitivity(sensitivity, norms: tuple, mechanism: str) -> Sensitivity:
-    """Read a float, an array (per coordinate) or a SensitivityEstimate.
+def _check_value(value):
+    """A non-negative finite float, or a 1-d array of them, named ``sensitivity``."""
+    if np.ndim(value) == 0:
+        if isinstance(value, np.ndarray):
+            value = value[()]
+        return check_real("sensitivity", value, low=0.0)
+    arr = check_array("sensitivity", value, ndim=1, nonnegative=True).copy()
+    arr.flags.writeable = False
+    return arr
 
-    ``norms`` lists the estimate norms the mechanism accepts; any other raises,
-    naming it. A typical value (``SensitivityEstimate.mean``) is accepted but
-    marked as carrying no guarantee.
+
+def resolve_sensitivity(
+    sensitivity, accepted_norms: tuple[str, ...], mechanism_name: str
+) -> _Sensitivity:
+    """Read a sensitivity and its provenance.
+
+    Parameters
+    ----------
+    sensitivity : SensitivityEstimate, SensitivityValue, real or array of reals
+        An estimate (its order statistic is used), a value carrying its
+        provenance, or a plain number or array: a global bound the caller
+        vouches for (any :class:`numbers.Real`, :class:`~decimal.Decimal` or
+        numeric array).
+    accepted_norms : tuple of str
+        Norms the mechanism accepts (its ``accepted_norms`` class attribute).
+    mechanism_name : str
+        Named in error messages.
+
+    Returns
+    -------
+    _Sensitivity
+        Value, norm (``None`` for a plain number), source and sampling run.
+
+    Raises
+    ------
+    TypeError
+        For several parts (index a part), strings, bytes, ``None`` or booleans.
+    ValueError
+        For a norm the mechanism does not accept, or a negative or non-finite value.
     """
-    from ..sampler import (
-        SensitivityEstimate,
-        TypicalSensitivity,
-        TypicalSensitivityArray,
-    )
-
+    if isinstance(sensitivity, SensitivityEstimates):
+        raise TypeError(
+            f"{mechanism_name} needs one sensitivity, got the estimates of several "
+            "query parts; index a part (result[0] or result['name'])."
+        )
     if isinstance(sensitivity, SensitivityEstimate):
-        if sensitivity.norm not in norms:
+        sensitivity = sensitivity.sensitivity
+    if isinstance(sensitivity, SensitivityValue):
+        if sensitivity.norm is not None and sensitivity.norm not in accepted_norms:
             raise ValueError(
-                f"{mechanism} needs a sensitivity in the "
-                f"{' or '.join(norms)} norm, got an estimate with "
+                f"{mechanism_name} needs a sensitivity in the "
+                f"{' or '.join(accepted_norms)} norm, got an estimate with "
                 f"norm={sensitivity.norm!r}."
             )
-        value = sensitivity.sensitivity
-        value = (
-            check_array("sensitivity", value, nonnegative=True)
-            if np.ndim(value)
-            else check_real("sensitivity", value, low=0.0)
+        return _Sensitivity(
+            _check_value(sensitivity.value),
+            sensitivity.norm,
+            sensitivity.source,
+            sensitivity.run,
         )
-        return Sensitivity(
-            value, sensitivity.norm, sensitivity.gamma, sensitivity.run_id
-        )
-    if isinstance(sensitivity, (str, bytes)) or sensitivity is None:
+    if isinstance(sensitivity, (str, bytes, bool, np.bool_)) or sensitivity is None:
         raise TypeError(
-            f"sensitivity must be a number, an array or a "
-            f"SensitivityEstimate, got {sensitivity!r}."
+            "sensitivity must be a number, an array or a SensitivityEstimate, "
+            f"got {sensitivity!r}."
         )
-    guaranteed = not isinstance(
-        sensitivity, (TypicalSensitivity, TypicalSensitivityArray)
-    )
-    if np.ndim(sensitivity) == 0:
-        value = check_real("sensitivity", sensitivity, low=0.0)
-    else:
-        value = check_array("sensitivity", sensitivity, ndim=1, nonnegative=True)
-    return Sensitivity(value, None, guaranteed=guaranteed)
+    if isinstance(sensitivity, Decimal):
+        sensitivity = float(sensitivity)
+    if np.ndim(sensitivity) == 0 and not isinstance(sensitivity, (Real, np.ndarray)):
+        raise TypeError(
+            "sensitivity must be a number, an array or a SensitivityEstimate, "
+            f"got {sensitivity!r}."
+        )
+    return _Sensitivity(_check_value(sensitivity), None, "global", None)
 
 
 def _pure_dp_curve(epsilon, alpha):
@@ -172,8 +141,12 @@ def pure_dp_rdp(epsilon: float) -> Callable[[float], float]:
     return functools.partial(_pure_dp_curve, epsilon)
 
 
-class Mechanism:
-    """Base class: ``release(value, random_state)`` and a ``privacy`` statement.
+class Mechanism(abc.ABC):
+    """Base class: ``release(value, *, random_state=None)`` and a ``privacy`` statement.
+
+    :meth:`check_release` validates a release's inputs without drawing anything;
+    ``release`` calls it first, and so does
+    :meth:`sensampler.accounting.PrivacyFilter.release` before it spends.
 
     Mechanisms use numpy's generators: good for reproducible research, not a
     hardened source of randomness (no protection against floating-point or
@@ -183,19 +156,51 @@ class Mechanism:
     name = "mechanism"
 
     @property
-    def privacy(self) -> PrivacyGuarantee:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def privacy(self) -> PrivacyStatement:
+        """The frozen privacy statement of one release."""
 
-    def _check_value(self, value, sensitivity: Sensitivity):
+    @abc.abstractmethod
+    def release(self, value, *, random_state=None):
+        """Release ``value`` privately; nothing is drawn on bad input."""
+
+    def _checked_value(self, value) -> np.ndarray:
+        """``value`` as a finite float array of the sensitivity's shape."""
         arr = np.asarray(value, dtype=float)
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"value must be finite, got value={value!r}.")
+        sensitivity = self._sensitivity
         if sensitivity.per_coordinate and arr.shape != np.shape(sensitivity.value):
             raise ValueError(
                 f"value must have the shape of the per-coordinate "
                 f"sensitivity {np.shape(sensitivity.value)}, got {arr.shape}."
             )
         return arr
+
+    def check_release(
+        self, value, *, random_state=None
+    ) -> tuple[np.ndarray, np.random.Generator]:
+        """Validate a release's inputs without drawing anything.
+
+        Returns
+        -------
+        (value, generator) : (ndarray, numpy.random.Generator)
+            The checked value and the generator ``release`` draws from (a
+            ``Generator`` given is returned as is).
+
+        Raises
+        ------
+        TypeError, ValueError
+            Naming the bad ``value`` or ``random_state``.
+        """
+        return self._checked_value(value), check_random_state(random_state)
+
+    def _statement(self, epsilon, delta, *, rho=None, rdp=None) -> PrivacyStatement:
+        """The statement of a mechanism calibrated with ``self._sensitivity``."""
+        s = self._sensitivity
+        return PrivacyStatement(
+            self.name, epsilon, delta, rho=rho, rdp=rdp, run=s.run, source=s.source
+        )
 
     def __repr__(self):
         return f"<{type(self).__name__}: {self.privacy}>"

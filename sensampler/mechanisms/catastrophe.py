@@ -2,53 +2,76 @@
 
 from __future__ import annotations
 
-from .._validation import check_random_state
-from ._base import PrivacyGuarantee, check_delta
-from .laplace import LaplaceMechanism
+from ..privacy import PrivacyStatement
+from ._base import Mechanism, check_delta, check_epsilon, resolve_sensitivity
+from .laplace import LaplaceMechanism, add_laplace_noise, laplace_scale
 
 __all__ = ["CatastropheMechanism"]
 
 
-class CatastropheMechanism(LaplaceMechanism):
-    r"""With probability delta, release the whole database; otherwise a Laplace release.
+class CatastropheMechanism(Mechanism):
+    r"""With probability delta, publish the data; otherwise a Laplace release.
 
     **For teaching and auditing only.** It satisfies (epsilon, delta)-DP (the
     definition allows anything on an event of probability delta; Dwork & Roth
     2014, Sec. 2.3), which is why delta must be tiny and why a mechanism that
     fails gracefully, like the Gaussian, is preferred. It satisfies no finite
-    Rényi DP, so the Rényi and zCDP accountants refuse it.
+    Rényi DP and no zCDP (on the catastrophic event the privacy loss is
+    infinite), so its statement has ``rdp=None`` and ``rho=None`` and the Rényi
+    and zCDP accountants refuse it.
 
     Parameters
     ----------
     sensitivity : float, array or SensitivityEstimate
+        As for :class:`LaplaceMechanism`.
     epsilon : float
+        ``> 0``.
     delta : float
         Probability of publishing the data, ``0 < delta < 1``.
+    data : object, optional
+        What is published on the catastrophic event; ``release(..., data=...)``
+        overrides it, and without either the exact ``value`` is published.
+
+    Examples
+    --------
+    >>> mech = CatastropheMechanism(1.0, 1.0, 0.5, data="the database")
+    >>> mech.release(0.0, random_state=2)
+    'the database'
     """
 
     name = "catastrophe"
 
-    def __init__(self, sensitivity, epsilon: float, delta: float):
-        super().__init__(sensitivity, epsilon)
+    def __init__(self, sensitivity, epsilon: float, delta: float, data=None):
+        self._sensitivity = resolve_sensitivity(
+            sensitivity, LaplaceMechanism.accepted_norms, "CatastropheMechanism"
+        )
+        self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
+        self.data = data
+        self._scale = laplace_scale(self._sensitivity, self.epsilon)
 
     @property
-    def privacy(self) -> PrivacyGuarantee:
-        s = self._sensitivity
-        return PrivacyGuarantee(
-            "catastrophe",
-            self.epsilon,
-            self.delta,
-            s.gamma,
-            s.run_id,
-            guaranteed=s.guaranteed,
-        )
+    def sensitivity(self):
+        return self._sensitivity.value
 
-    def release(self, value, data=None, random_state=None):
-        """``data`` itself with probability delta, else ``value`` plus Laplace noise."""
-        arr = self._check_value(value, self._sensitivity)
-        rng = check_random_state(random_state)
+    @property
+    def scale(self):
+        """Laplace scale of the ordinary release."""
+        return self._scale
+
+    @property
+    def privacy(self) -> PrivacyStatement:
+        return self._statement(self.epsilon, self.delta)
+
+    def release(self, value, *, data=None, random_state=None):
+        """The data with probability delta, else ``value`` plus Laplace noise.
+
+        The data is ``data`` if given, else the one given at construction, else
+        ``value`` itself, unperturbed.
+        """
+        arr, rng = self.check_release(value, random_state=random_state)
         if rng.random() < self.delta:
-            return data
-        out = arr + rng.laplace(0.0, 1.0, size=arr.shape) * self.scale
-        return float(out) if out.ndim == 0 else out
+            if data is not None:
+                return data
+            return value if self.data is None else self.data
+        return add_laplace_noise(arr, self._scale, rng)

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
-from .._validation import check_count, check_random_state
+from .._validation import check_count
+from ..privacy import PrivacyStatement
 from ._base import (
     Mechanism,
-    PrivacyGuarantee,
     check_epsilon,
     pure_dp_rdp,
     resolve_sensitivity,
@@ -36,57 +36,63 @@ class ExponentialMechanism(Mechanism):
     """
 
     name = "exponential"
+    accepted_norms = ("linf", "l2", "l1", "coordinate")
 
     def __init__(self, sensitivity, epsilon: float):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, ("linf", "l2", "l1", "coordinate"), "ExponentialMechanism"
+            sensitivity, self.accepted_norms, "ExponentialMechanism"
         )
         self.epsilon = check_epsilon(epsilon)
         self.sensitivity = float(np.max(self._sensitivity.value))
 
     @property
-    def privacy(self) -> PrivacyGuarantee:
-        s = self._sensitivity
-        return PrivacyGuarantee(
-            "exponential",
+    def privacy(self) -> PrivacyStatement:
+        return self._statement(
             self.epsilon,
             0.0,
-            s.gamma,
-            s.run_id,
             rho=self.epsilon**2 / 2,
             rdp=pure_dp_rdp(self.epsilon),
-            guaranteed=s.guaranteed,
         )
 
     def probabilities(self, scores) -> np.ndarray:
         """Selection probabilities for the given utility scores (a softmax, stably)."""
-        logits = self._logits(scores)
+        logits = self._logits(self._checked_value(scores))
         logits -= logits.max()
         p = np.exp(logits)
         return p / p.sum()
 
-    def _logits(self, scores):
-        u = np.asarray(scores, dtype=float)
+    def _checked_value(self, value) -> np.ndarray:
+        try:
+            u = np.asarray(value, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"scores must be a non-empty 1-d array of finite utilities, "
+                f"got {value!r}."
+            ) from exc
         if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
             raise ValueError(
                 f"scores must be a non-empty 1-d array of finite utilities, "
-                f"got {scores!r}."
+                f"got {value!r}."
             )
+        return u
+
+    def _logits(self, u):
         if self.sensitivity == 0:
             return np.where(u == u.max(), 0.0, -np.inf)
         return self.epsilon * u / (2.0 * self.sensitivity)
 
-    def release(self, scores, random_state=None) -> int:
-        """Index of the chosen candidate, given each candidate's utility on the data."""
+    def release(self, value, *, random_state=None) -> int:
+        """Index of the chosen candidate, given each candidate's utility on the data
+        (``value``: the scores)."""
+        scores, rng = self.check_release(value, random_state=random_state)
         logits = self._logits(scores)
-        rng = check_random_state(random_state)
         return int(np.argmax(logits + rng.gumbel(size=logits.shape)))
 
-    def choose(self, candidates, utility, data, random_state=None):
+    def choose(self, candidates, utility, data, *, random_state=None):
         """Choose among ``candidates`` by ``utility(data, candidate)``."""
         candidates = list(candidates)
         scores = [utility(data, c) for c in candidates]
-        return candidates[self.release(scores, random_state)]
+        return candidates[self.release(scores, random_state=random_state)]
 
 
 class RandomizedResponse(Mechanism):
@@ -111,8 +117,8 @@ class RandomizedResponse(Mechanism):
         self.p_true = 1.0 / (1.0 + (self.k - 1) * math.exp(-self.epsilon))
 
     @property
-    def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee(
+    def privacy(self) -> PrivacyStatement:
+        return PrivacyStatement(
             "randomized response",
             self.epsilon,
             0.0,
@@ -120,7 +126,7 @@ class RandomizedResponse(Mechanism):
             rdp=pure_dp_rdp(self.epsilon),
         )
 
-    def _check_categories(self, value):
+    def _checked_value(self, value) -> np.ndarray:
         arr = np.asarray(value)
         if arr.dtype.kind not in "iu" or np.any((arr < 0) | (arr >= self.k)):
             raise ValueError(
@@ -128,10 +134,9 @@ class RandomizedResponse(Mechanism):
             )
         return arr
 
-    def release(self, value, random_state=None):
+    def release(self, value, *, random_state=None):
         """Randomized responses, one per entry of ``value``."""
-        arr = self._check_categories(value)
-        rng = check_random_state(random_state)
+        arr, rng = self.check_release(value, random_state=random_state)
         keep = rng.random(size=arr.shape) < self.p_true
         other = (arr + rng.integers(1, self.k, size=arr.shape)) % self.k
         out = np.where(keep, arr, other)
@@ -142,7 +147,7 @@ class RandomizedResponse(Mechanism):
 
         :math:`\hat\pi_c = (\hat p_c - q)/(p - q)` with :math:`q = (1-p)/(k-1)`.
         """
-        arr = self._check_categories(responses).ravel()
+        arr = self._checked_value(responses).ravel()
         observed = np.bincount(arr, minlength=self.k) / arr.size
         q = (1.0 - self.p_true) / (self.k - 1)
         return (observed - q) / (self.p_true - q)

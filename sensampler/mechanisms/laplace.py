@@ -6,10 +6,9 @@ import math
 
 import numpy as np
 
-from .._validation import check_random_state
+from ..privacy import PrivacyStatement
 from ._base import (
     Mechanism,
-    PrivacyGuarantee,
     check_epsilon,
     pure_dp_rdp,
     resolve_sensitivity,
@@ -36,6 +35,26 @@ def laplace_rdp(alpha: float, ratio: float) -> float:
     a = math.log(alpha / (2 * alpha - 1)) + (alpha - 1) / ratio
     b = math.log((alpha - 1) / (2 * alpha - 1)) - alpha / ratio
     return float(np.logaddexp(a, b)) / (alpha - 1)
+
+
+def laplace_scale(sensitivity, epsilon: float):
+    r"""Laplace scale for a resolved sensitivity (scalar, or per coordinate).
+
+    A scalar Δ gives Δ/ε; per-coordinate :math:`\Delta_j` give
+    :math:`b_j = \Delta_j^{1/3} \sum_i \Delta_i^{2/3} / \epsilon`, whose privacy
+    loss :math:`\sum_j \Delta_j / b_j` is ε (see :class:`LaplaceMechanism`).
+    """
+    delta = sensitivity.value
+    if sensitivity.per_coordinate:
+        weights = np.cbrt(delta)
+        return weights * np.sum(weights**2) / epsilon
+    return delta / epsilon
+
+
+def add_laplace_noise(arr: np.ndarray, scale, rng: np.random.Generator):
+    """``arr`` plus Laplace noise of ``scale``: a float for a scalar, else an array."""
+    out = arr + rng.laplace(0.0, 1.0, size=arr.shape) * scale
+    return float(out) if out.ndim == 0 else out
 
 
 class LaplaceMechanism(Mechanism):
@@ -67,18 +86,14 @@ class LaplaceMechanism(Mechanism):
     """
 
     name = "Laplace"
+    accepted_norms = ("l1", "coordinate")
 
     def __init__(self, sensitivity, epsilon: float):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, ("l1", "coordinate"), "LaplaceMechanism"
+            sensitivity, self.accepted_norms, "LaplaceMechanism"
         )
         self.epsilon = check_epsilon(epsilon)
-        delta = self._sensitivity.value
-        if self._sensitivity.per_coordinate:
-            weights = np.cbrt(delta)
-            self._scale = weights * np.sum(weights**2) / self.epsilon
-        else:
-            self._scale = delta / self.epsilon
+        self._scale = laplace_scale(self._sensitivity, self.epsilon)
 
     @property
     def sensitivity(self):
@@ -96,22 +111,12 @@ class LaplaceMechanism(Mechanism):
         return laplace_rdp(alpha, 1.0 / self.epsilon)  # b / Delta = 1 / epsilon
 
     @property
-    def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee(
-            "Laplace",
-            self.epsilon,
-            0.0,
-            self._sensitivity.gamma,
-            self._sensitivity.run_id,
-            rho=self.epsilon**2 / 2,
-            rdp=self.renyi_epsilon,
-            guaranteed=self._sensitivity.guaranteed,
+    def privacy(self) -> PrivacyStatement:
+        return self._statement(
+            self.epsilon, 0.0, rho=self.epsilon**2 / 2, rdp=self.renyi_epsilon
         )
 
-    def release(self, value, random_state=None):
+    def release(self, value, *, random_state=None):
         """Return ``value`` plus Laplace noise (same shape); draws nothing on bad input."""
-        arr = self._check_value(value, self._sensitivity)
-        rng = check_random_state(random_state)
-        noise = rng.laplace(0.0, 1.0, size=arr.shape) * self._scale
-        out = arr + noise
-        return float(out) if out.ndim == 0 else out
+        arr, rng = self.check_release(value, random_state=random_state)
+        return add_laplace_noise(arr, self._scale, rng)

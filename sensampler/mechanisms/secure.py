@@ -66,7 +66,8 @@ from .._exact_sampling import (
     discrete_laplace,
 )
 from .._validation import check_count, check_real
-from ._base import Mechanism, PrivacyGuarantee, pure_dp_rdp, resolve_sensitivity
+from ..privacy import PrivacyStatement
+from ._base import Mechanism, pure_dp_rdp, resolve_sensitivity
 
 __all__ = [
     "DiscreteLaplaceMechanism",
@@ -136,11 +137,11 @@ def _zcdp_curve(rho, alpha):
 class _DiscreteMechanism(Mechanism):
     """Shared by the discrete mechanisms: grid, grid sensitivity, release."""
 
-    _norms: tuple = ()
+    accepted_norms: tuple[str, ...] = ()
 
     def _setup(self, sensitivity, granularity, dimension):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self._norms, type(self).__name__
+            sensitivity, self.accepted_norms, type(self).__name__
         )
         self._grid = _check_granularity(granularity)
         self.granularity = float(granularity)
@@ -171,8 +172,16 @@ class _DiscreteMechanism(Mechanism):
         """Sensitivity in grid units, Delta / g, exactly (scalar sensitivities)."""
         return Fraction(float(self._sensitivity.value)) / self._grid
 
-    def _check_release(self, value, random_state):
-        arr = self._check_value(value, self._sensitivity)
+    def check_release(self, value, *, random_state=None):
+        """Validate a release's inputs without drawing anything.
+
+        Returns
+        -------
+        (value, source) : (ndarray, random.Random)
+            The checked value and the source ``release`` draws from: the secure
+            generator for ``random_state=None``, or the ``random.Random`` given.
+        """
+        arr = self._checked_value(value)
         if not self._sensitivity.per_coordinate and arr.size != self.dimension:
             raise ValueError(
                 f"value must have dimension={self.dimension} coordinates, got "
@@ -247,7 +256,7 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
     """
 
     name = "discrete Laplace"
-    _norms = ("l1", "coordinate")
+    accepted_norms = ("l1", "coordinate")
 
     def __init__(self, sensitivity, epsilon: float, *, granularity, dimension=None):
         self._setup(sensitivity, granularity, dimension)
@@ -273,17 +282,12 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         return 0.0 if self._t is None else float(self._t * self._grid)
 
     @property
-    def privacy(self) -> PrivacyGuarantee:
-        s = self._sensitivity
-        return PrivacyGuarantee(
-            self.name,
+    def privacy(self) -> PrivacyStatement:
+        return self._statement(
             self.epsilon,
             0.0,
-            s.gamma,
-            s.run_id,
             rho=self.epsilon**2 / 2,  # pure DP implies zCDP (Bun & Steinke 2016)
             rdp=pure_dp_rdp(self.epsilon),
-            guaranteed=s.guaranteed,
         )
 
     def release(self, value, *, random_state=None):
@@ -291,7 +295,7 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
 
         Same shape as ``value``; checks everything before drawing.
         """
-        arr, rng = self._check_release(value, random_state)
+        arr, rng = self.check_release(value, random_state=random_state)
         t = self._t
         return self._release(arr, lambda: 0 if t is None else discrete_laplace(t, rng))
 
@@ -357,7 +361,7 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
     """
 
     name = "discrete Gaussian"
-    _norms = ("l2", "l1", "coordinate")
+    accepted_norms = ("l2", "l1", "coordinate")
 
     def __init__(self, sensitivity, *, rho: float, granularity, dimension=None):
         self._setup(sensitivity, granularity, dimension)
@@ -408,17 +412,9 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
         )
 
     @property
-    def privacy(self) -> PrivacyGuarantee:
-        s = self._sensitivity
-        return PrivacyGuarantee(
-            self.name,
-            None,
-            None,
-            s.gamma,
-            s.run_id,
-            rho=self.rho,
-            rdp=functools.partial(_zcdp_curve, self.rho),
-            guaranteed=s.guaranteed,
+    def privacy(self) -> PrivacyStatement:
+        return self._statement(
+            None, None, rho=self.rho, rdp=functools.partial(_zcdp_curve, self.rho)
         )
 
     def release(self, value, *, random_state=None):
@@ -426,7 +422,7 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
 
         Same shape as ``value``; checks everything before drawing.
         """
-        arr, rng = self._check_release(value, random_state)
+        arr, rng = self.check_release(value, random_state=random_state)
         s2 = self._sigma2
         return self._release(
             arr, lambda: 0 if s2 is None else discrete_gaussian(s2, rng)

@@ -108,38 +108,92 @@ def test_sweep_writes_csv_and_png(tmp_path):
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "error_vs_epsilon.csv").exists()
     assert (tmp_path / "error_vs_epsilon.png").stat().st_size > 10_000
-    rows = json.loads(
-        sensampler(
-            "sweep",
-            "--n",
-            "50",
-            "--epsilons",
-            "1",
-            "--repetitions",
-            "5",
-            "--seed",
-            "0",
-            "--json",
-            "--no-progress",
-        ).stdout
-    )
+    rows = _small_sweep()
     assert {r["statistic"] for r in rows} == {"mean", "std", "median", "q05", "q95"}
 
 
-def test_run_and_resume(tmp_path):
+def _small_sweep(*flags, seed="0"):
+    """Rows of a small sweep (n 50, epsilon 1, 5 repetitions) with extra flags."""
+    out = sensampler(
+        "sweep",
+        "--n",
+        "50",
+        "--epsilons",
+        "1",
+        "--repetitions",
+        "5",
+        "--seed",
+        seed,
+        "--json",
+        "--no-progress",
+        *flags,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_sweep_accepts_numbers_and_per_coordinate_norms():
+    # Failed before: "sensitivities must be numbers ... got '0.5'".
+    rows = _small_sweep("--sensitivities", "sampled,mean,mean+2sd,0.5")
+    labels = {r["sensitivity"]: r["guarantee"] for r in rows}
+    assert labels == {
+        "sampled": "random DP, gamma=0.0498",
+        "mean": "none (typical value)",
+        "mean + 2 sd": "none (typical value)",
+        "0.5": "as given",
+    }
+    # Failed before: the shape of the per-coordinate sensitivity was refused.
+    rows = _small_sweep("--query", "histogram:3:150:200", "--norm", "coordinate")
+    errors = [
+        r["error"]
+        for r in rows
+        if r["statistic"] == "mean" and r["sensitivity"] == "sampled"
+    ]
+    assert errors == ["l2", "absolute", "absolute", "absolute"]
+
+
+def test_sweep_with_the_same_seed_samples_the_same_sensitivity():
+    def sampled(*flags):
+        rows = _small_sweep(*flags, seed="4")
+        return next(
+            r["sensitivity_value"] for r in rows if r["sensitivity"] == "sampled"
+        )
+
+    assert sampled() == sampled("--sensitivities", "sampled,1")
+
+
+def _run(tmp_path, grid, *flags):
+    """``sensampler run`` of a config with ``grid`` lines, results in tmp_path/o."""
     config = tmp_path / "c.toml"
     config.write_text(
-        '[run]\nrepetitions = 10\n[grid]\npopulation = ["heights"]\n'
-        'query = ["mean"]\nn = [50]\ngamma = [0.1]\nmechanism = ["laplace"]\n'
-        "epsilon = [1.0]\n"
+        '[grid]\npopulation = ["heights"]\nn = [50]\ngamma = [0.1]\n' + grid
     )
-    first = sensampler(
-        "run", str(config), "--out", str(tmp_path / "o"), "--json", "--no-progress"
+    return sensampler(
+        "run", str(config), "--out", str(tmp_path / "o"), "--no-progress", *flags
     )
+
+
+def test_batch_runs_a_per_coordinate_norm(tmp_path):
+    # Failed before: the sweep refused the estimate's per-coordinate shape.
+    out = _run(
+        tmp_path,
+        'query = ["histogram:3:150:200"]\nnorm = ["coordinate"]\n'
+        'mechanism = ["laplace", "analytic"]\nepsilon = [1.0]\n'
+        "[run]\nrepetitions = 5\n",
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    rows = [r for r in json.loads(out.stdout) if r["statistic"] == "mean"]
+    assert {r["mechanism"] for r in rows} == {"laplace", "analytic"}
+    assert all(isinstance(r["sensitivity"], float) for r in rows)
+
+
+def test_run_and_resume(tmp_path):
+    grid = 'query = ["mean"]\nmechanism = ["laplace"]\nepsilon = [1.0]\n'
+    grid += "[run]\nrepetitions = 10\n"
+    first = _run(tmp_path, grid, "--json")
     assert first.returncode == 0, first.stderr
-    again = sensampler(
-        "run", str(config), "--out", str(tmp_path / "o"), "--no-progress"
-    )
+    again = _run(tmp_path, grid)
     assert "1 already done, 0 to do" in again.stderr
     assert json.loads(first.stdout)[0]["population"] == "heights"
 
@@ -158,6 +212,9 @@ def test_demo_writes_its_results(tmp_path):
         "epsilon_vs_iterations.png",
     ):
         assert (tmp_path / "results" / name).stat().st_size > 0
+        if name.endswith(".png"):
+            caption = tmp_path / "results" / name.replace(".png", ".txt")
+            assert caption.read_text().strip()
 
 
 @pytest.mark.parametrize(
@@ -174,6 +231,16 @@ def test_demo_writes_its_results(tmp_path):
         (("sample", "--population", "normal:scale=-1"), "scale must be > 0.0"),
         (("sweep", "--epsilons", "0,1"), "epsilons must be > 0"),
         (("sweep", "--mechanism", "analytic"), "needs delta"),
+        (("sweep", "--epsilons", ""), "epsilons must not be empty, got an empty grid."),
+        (
+            ("sweep", "--norm", "l2"),
+            "--mechanism laplace accepts --norm l1, coordinate; got 'l2'.",
+        ),
+        (
+            ("sweep", "--mechanism", "gaussian", "--delta", "1e-5", "--epsilons", "2"),
+            "use variant='analytic' for epsilon >= 1",
+        ),
+        (("sweep", "--sensitivities", "sampled,median"), "got 'median'"),
         (("run", "missing.toml"), "cannot read config missing.toml"),
     ],
 )

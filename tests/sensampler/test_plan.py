@@ -1,11 +1,13 @@
 import math
 import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from scipy import special, stats
 
 from sensampler import certified_gamma, sampling_plan
+from sensampler.plan import MAX_PAIRS
 
 
 # ------------------------------------------------------------------ DKW (the paper)
@@ -156,9 +158,41 @@ def test_exact_bound_by_simulation(seed):
         ),
         (dict(m=1), ValueError, "m=1 pairs certify no gamma below 1"),
         (
+            dict(m=2**63, gamma=0.05),
+            ValueError,
+            f"m must be <= MAX_PAIRS={MAX_PAIRS}, got m={2**63}.",
+        ),
+        (
+            dict(gamma=1e-300),
+            ValueError,
+            f"gamma=1e-300 needs more than MAX_PAIRS={MAX_PAIRS} pairs under the "
+            "exact bound; the smallest gamma it allows is 2.17233e-08.",
+        ),
+        (
+            dict(gamma=1e-18),
+            ValueError,
+            "gamma=1e-18 needs more than MAX_PAIRS",
+        ),
+        (
+            dict(gamma=1e-14, bound="dkw"),
+            ValueError,
+            "gamma=1e-14 needs more than MAX_PAIRS",
+        ),
+        (
+            dict(gamma=1e-300, bound="dkw"),
+            ValueError,
+            "gamma=1e-300 needs more than MAX_PAIRS",
+        ),
+        (
+            dict(gamma=1e-300, bound="exchangeable"),
+            ValueError,
+            f"gamma=1e-300 needs more than MAX_PAIRS={MAX_PAIRS} pairs under the "
+            "exchangeable bound; the smallest gamma it allows is 1e-09.",
+        ),
+        (
             dict(gamma=0.1, bound="hoeffding"),
             ValueError,
-            "bound must be one of 'exact', 'dkw', got bound='hoeffding'.",
+            "bound must be one of 'exact', 'dkw', 'exchangeable', got bound='hoeffding'.",
         ),
     ],
 )
@@ -170,3 +204,135 @@ def test_refusals(kwargs, exc, message):
 def test_plan_to_dict():
     d = sampling_plan(gamma=0.05).to_dict()
     assert set(d) == {"m", "k", "gamma", "rho", "beta", "bound"}
+
+
+def test_certified_gamma_refuses_m_above_the_limit():
+    with pytest.raises(ValueError, match=re.escape("m must be <= MAX_PAIRS")):
+        certified_gamma(10**30, 10**30 - 5)
+
+
+# ------------------------------------------------------------ hostile but valid inputs
+@pytest.mark.parametrize("bound", ["exact", "exchangeable", "dkw"])
+def test_the_smallest_gamma_at_the_limit_is_planned(bound):
+    # (the exchangeable floor 1/(MAX_PAIRS + 1) is rounded below its exact value,
+    # so gamma is taken a hair above it)
+    floor = sampling_plan(m=MAX_PAIRS, bound=bound).gamma * (1 + 1e-12)
+    plan = sampling_plan(gamma=floor, bound=bound)
+    assert MAX_PAIRS - 1 <= plan.m <= MAX_PAIRS and plan.gamma <= floor
+
+
+@pytest.mark.parametrize("bound", ["exact", "exchangeable", "dkw"])
+def test_every_gamma_mode_plan_certifies_its_gamma(bound):
+    # Down to the limit: each plan's own gamma never exceeds the one asked for (on
+    # main, dkw at gamma=1e-14 refused its own m, and tiny gammas crashed).
+    floor = sampling_plan(m=MAX_PAIRS, bound=bound).gamma
+    for gamma in np.geomspace(floor * 1.0001, 0.9, 40):
+        plan = sampling_plan(gamma=float(gamma), bound=bound)
+        assert plan.gamma <= gamma and plan.k == plan.m <= MAX_PAIRS
+
+
+def test_exact_at_the_limit_chooses_k_by_the_normal_law():
+    # m = 1e9, gamma = 0.05: beta + P[Bin(m, 1 - beta) >= k] with k = m (1 - beta) +
+    # z sqrt(m beta (1 - beta)); the plan's k sits within a few standard deviations
+    # of m (1 - 0.05), and its own gamma is below 0.05 (on main, m = 2**63 failed).
+    plan = sampling_plan(m=10**9, gamma=0.05)
+    sd = math.sqrt(10**9 * 0.05 * 0.95)
+    assert 0 < plan.k - 0.95 * 10**9 < 6 * sd
+    assert plan.gamma <= 0.05
+    z = (plan.k - 1 - 10**9 * (1 - plan.beta)) / math.sqrt(
+        10**9 * plan.beta * (1 - plan.beta)
+    )
+    assert plan.rho == pytest.approx(stats.norm.sf(z), rel=1e-2)
+
+
+# ------------------------------------------------------------------ exchangeable
+def test_exchangeable_issue_figures():
+    assert sampling_plan(gamma=0.05, bound="exchangeable").m == 19
+    assert sampling_plan(gamma=0.001, bound="exchangeable").m == 999
+    assert sampling_plan(gamma=0.2, bound="exchangeable").m == 4
+    plan = sampling_plan(gamma=0.05, bound="exchangeable")
+    assert (plan.k, plan.gamma, plan.rho, plan.beta) == (19, 0.05, 0.0, 0.05)
+
+
+@pytest.mark.parametrize("m, k", [(19, 19), (100, 96), (7, 1), (999, 990)])
+def test_exchangeable_gamma_is_the_rank_law(m, k):
+    plan = sampling_plan(m=m, k=k, bound="exchangeable")
+    assert plan.gamma == certified_gamma(m, k, bound="exchangeable")
+    assert plan.gamma == pytest.approx((m - k + 1) / (m + 1), rel=1e-15)
+
+
+def test_exchangeable_modes():
+    # m given: k = m, gamma = 1/(m + 1)
+    plan = sampling_plan(m=49, bound="exchangeable")
+    assert (plan.k, plan.gamma) == (49, 0.02)
+    # both given: smallest k with (m - k + 1)/(m + 1) <= gamma, i.e. k >= 96 for
+    # m = 100, gamma = 0.05 (5/101 <= 0.05 < 6/101)
+    plan = sampling_plan(m=100, gamma=0.05, bound="exchangeable")
+    assert plan.k == 96 and plan.gamma <= 0.05 < certified_gamma(
+        100, 95, "exchangeable"
+    )
+    # gamma given: the fewest pairs, 1/(m + 1) <= gamma < 1/m, in exact arithmetic
+    # on the float gamma (float 1e-6 lies just below 1/10**6, so m = 10**6)
+    for gamma in (0.3, 0.05, 0.01, 0.00123, 1e-6):
+        plan = sampling_plan(gamma=gamma, bound="exchangeable")
+        assert plan.gamma <= gamma
+        assert Fraction(1, plan.m + 1) <= Fraction(gamma) < Fraction(1, plan.m)
+    with pytest.raises(ValueError, match="the minimum is gamma=0.0909091"):
+        sampling_plan(m=10, gamma=0.01, bound="exchangeable")
+
+
+def test_exchangeable_needs_the_fewest_pairs():
+    for gamma in (0.05, 0.001):
+        ms = [sampling_plan(gamma=gamma, bound=b).m for b in ("exchangeable", "exact")]
+        assert ms[0] < ms[1]
+
+
+def _exceed_rate(draw, m, k, trials, rng):
+    """Rate at which a fresh draw exceeds G_(k) of m draws, over ``trials`` runs."""
+    values = draw((trials, m + 1), rng)
+    kth = np.partition(values[:, :m], k - 1, axis=1)[:, k - 1]
+    return np.mean(values[:, m] > kth)
+
+
+@pytest.mark.parametrize("m, k", [(19, 19), (30, 25), (9, 5)])
+def test_exchangeable_bound_is_attained_for_a_continuous_g(seed, m, k):
+    rng = np.random.default_rng(seed)
+    trials = 200_000
+    rate = _exceed_rate(lambda size, r: r.lognormal(size=size), m, k, trials, rng)
+    gamma = certified_gamma(m, k, bound="exchangeable")
+    assert abs(rate - gamma) < 6 * math.sqrt(gamma * (1 - gamma) / trials)
+
+
+def _discrete_exceed_probability(pmf, m, k):
+    """Exact P[G_{m+1} > G_(k)] for G on 0..len(pmf)-1: sum over v of
+    P[G_(k) = v] P[G > v], with P[G_(k) <= v] = P[Bin(m, F(v)) >= k]."""
+    cdf = np.minimum(np.cumsum(pmf), 1.0)
+    at_most = stats.binom.sf(k - 1, m, cdf)
+    at = np.diff(np.concatenate([[0.0], at_most]))
+    return float(np.sum(at * (1 - cdf)))
+
+
+@pytest.mark.parametrize("m, k", [(19, 19), (30, 25), (9, 5)])
+def test_exchangeable_bound_holds_with_ties(seed, m, k):
+    # G ~ Binomial(3, 0.2): four atoms, ties everywhere. The rate matches the exact
+    # probability (second method) and stays below (m - k + 1)/(m + 1).
+    rng = np.random.default_rng(seed)
+    trials = 200_000
+    rate = _exceed_rate(
+        lambda size, r: r.binomial(3, 0.2, size=size), m, k, trials, rng
+    )
+    exact = _discrete_exceed_probability(stats.binom.pmf(np.arange(4), 3, 0.2), m, k)
+    gamma = certified_gamma(m, k, bound="exchangeable")
+    assert abs(rate - exact) < 6 * math.sqrt(exact * (1 - exact) / trials)
+    assert exact <= gamma
+    assert rate <= gamma + 6 * math.sqrt(gamma * (1 - gamma) / trials)
+
+
+def test_each_plan_states_its_meaning():
+    meanings = {
+        b: sampling_plan(gamma=0.05, bound=b).meaning
+        for b in ("exact", "exchangeable", "dkw")
+    }
+    assert "PAC statement about the realised estimate" in meanings["exact"]
+    assert "averaged over the sampler" in meanings["exchangeable"]
+    assert "Rubinstein & Alda (2017, Thm. 3)" in meanings["dkw"]

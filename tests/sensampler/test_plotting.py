@@ -1,95 +1,206 @@
-"""Every figure draws headless, with labelled axes, log scales where needed, and a PNG."""
+"""Every figure is read back: labels, legend entries, drawn lines and points, notes."""
+
+import math
 
 import numpy as np
 import pytest
 
 matplotlib = pytest.importorskip("matplotlib")
-matplotlib.use("Agg")
 
-from sensampler.distributions import GaussianMixture  # noqa: E402
+from matplotlib.collections import PolyCollection  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from sensampler.distributions import GaussianMixture, Normal  # noqa: E402
 
 from sensampler import plotting, queries, sample_sensitivity  # noqa: E402
 from sensampler.experiments import (  # noqa: E402
+    SD_DEFINITION,
     composition_experiment,
     epsilon_vs_iterations,
     error_vs_epsilon,
+    mean_plus_sd,
     runs_before_budget,
     vectorized_vs_sequential,
 )
-from sensampler.mechanisms import LaplaceMechanism  # noqa: E402
+from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism  # noqa: E402
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 
 
-def _check(fig, path, xlog=False, ylog=False):
+def _legend(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def _notes(fig):
+    return "\n".join(t.get_text() for t in fig.texts)
+
+
+def _check(fig, path, xscale="linear", yscale="linear"):
+    assert isinstance(fig, Figure)
     ax = fig.axes[0]
-    assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
-    assert (ax.get_xscale() == "log") == xlog and (ax.get_yscale() == "log") == ylog
+    assert ax.get_xlabel() and ax.get_ylabel() and (ax.get_title() or fig._suptitle)
+    assert (ax.get_xscale(), ax.get_yscale()) == (xscale, yscale)
     assert path.stat().st_size > 10_000
-    matplotlib.pyplot.close(fig)
 
 
-def test_error_vs_epsilon_figure(tmp_path):
+@pytest.fixture(scope="module")
+def estimate():
+    return sample_sensitivity(queries.identity, HEIGHTS, 1, gamma=0.05, random_state=0)
+
+
+def test_figures_leave_pyplot_and_the_backend_alone(tmp_path, estimate):
+    import matplotlib.pyplot as plt
+
+    backend = matplotlib.get_backend()
+    before = plt.get_fignums()
+    fig = plotting.plot_sensitivity_histogram(estimate, tmp_path / "h.png")
+    assert matplotlib.get_backend() == backend
+    assert plt.get_fignums() == before  # not registered with pyplot
+    assert fig.canvas is not None
+
+
+def test_error_vs_epsilon_figure_draws_bands_and_states_sd(tmp_path, estimate):
+    eps = [0.1, 0.3, 1.0, 3.0]
+    sens = {"sampled": estimate, "mean + 1 sd": mean_plus_sd(estimate, 1), "x": 5.0}
     table = error_vs_epsilon(
-        queries.mean,
-        HEIGHTS,
-        50,
-        [0.1, 1.0],
-        ["sampled", "mean"],
+        queries.identity,
+        Normal(170, 1),
+        20,
+        eps,
+        sens,
+        statistic=np.mean,
         repetitions=10,
         random_state=0,
     )
     fig = plotting.plot_error_vs_epsilon(table, tmp_path / "e.png", unit=" cm")
-    assert len(fig.axes[0].get_legend().get_texts()) == 2
-    _check(fig, tmp_path / "e.png", xlog=True, ylog=True)
+    ax = fig.axes[0]
+    assert _legend(ax) == [
+        f"sampled = {estimate.sensitivity:.4g} cm: random DP, gamma=0.0498",
+        f"mean + 1 sd = {mean_plus_sd(estimate, 1).value:.4g} cm: no guarantee",
+        "x = 5 cm: as given",
+    ]
+    lines = ax.get_lines()
+    assert len(lines) == 3
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(bands) == 3
+    for line, label in zip(lines, sens):
+        rows = table.where(sensitivity=label, statistic="mean")
+        np.testing.assert_array_equal(line.get_xdata(), rows.column("epsilon"))
+        np.testing.assert_array_equal(line.get_ydata(), rows.column("value"))
+        assert all(v > 0 for v in rows.column("value"))  # nothing lost on log axes
+    for band, label in zip(bands, sens):
+        ys = band.get_paths()[0].vertices[:, 1]
+        q05 = table.where(sensitivity=label, statistic="q05").column("value")
+        q95 = table.where(sensitivity=label, statistic="q95").column("value")
+        assert np.isclose(ys.min(), min(q05)) and np.isclose(ys.max(), max(q95))
+    assert SD_DEFINITION in _notes(fig) and "no random-DP guarantee" in _notes(fig)
+    assert "5% to 95%" in _notes(fig)
+    _check(fig, tmp_path / "e.png", "log", "log")
 
 
-def test_sensitivity_histogram_marks_the_order_statistic(tmp_path):
-    est = sample_sensitivity(queries.mean, HEIGHTS, 50, gamma=0.05, random_state=0)
-    fig = plotting.plot_sensitivity_histogram(est, tmp_path / "h.png")
-    lines = [l.get_xdata()[0] for l in fig.axes[0].get_lines()]
-    assert (
-        pytest.approx(est.sensitivity) in lines
-        and pytest.approx(float(est.mean)) in lines
+def test_error_vs_epsilon_figure_has_one_panel_per_part(tmp_path):
+    def pair(db):
+        return (np.mean(db), np.median(db))
+
+    table = error_vs_epsilon(
+        pair, HEIGHTS, 20, [0.5, 1.0], {"one": 1.0}, repetitions=5, random_state=0
     )
+    fig = plotting.plot_error_vs_epsilon(table, tmp_path / "p.png")
+    assert [ax.get_title() for ax in fig.axes] == ["part 0", "part 1"]
+    assert all(len(ax.get_lines()) == 1 for ax in fig.axes)
+    assert "SD" not in _notes(fig) and SD_DEFINITION not in _notes(fig)
+
+
+def test_sensitivity_histogram_shows_the_released_run(tmp_path, estimate):
+    typical = [mean_plus_sd(estimate, 1), mean_plus_sd(estimate, 2)]
+    fig = plotting.plot_sensitivity_histogram(
+        estimate, tmp_path / "h.png", typical=typical
+    )
+    ax = fig.axes[0]
+    bars = ax.containers[0]
+    assert sum(b.get_height() for b in bars) == estimate.m  # no sample dropped
+    marked = [line.get_xdata()[0] for line in ax.get_lines()]
+    assert marked == pytest.approx(
+        [estimate.sensitivity, float(np.mean(estimate.samples))]
+        + [t.value for t in typical]
+    )
+    legend = _legend(ax)
+    assert legend[0] == f"the m = {estimate.m} sampled sensitivities"
+    assert legend[1].startswith(f"released: order statistic k = {estimate.k} of m")
+    assert all("no guarantee" in text for text in legend[2:])
+    assert SD_DEFINITION in _notes(fig)
     _check(fig, tmp_path / "h.png")
 
 
-def test_document_figures(tmp_path):
-    figs = [
-        (
-            plotting.plot_composition(
-                composition_experiment([LaplaceMechanism(1, 0.5)] * 50, random_state=0),
-                tmp_path / "c.png",
-            ),
-            "c.png",
-            True,
-            False,
-        ),
-        (
-            plotting.plot_runs_before_budget(
-                runs_before_budget([0.01, 0.1]), tmp_path / "r.png"
-            ),
-            "r.png",
-            True,
-            True,
-        ),
-        (
-            plotting.plot_vectorized_vs_sequential(
-                vectorized_vs_sequential(np.arange(1, 20)), tmp_path / "v.png"
-            ),
-            "v.png",
-            False,
-            True,
-        ),
-        (
-            plotting.plot_epsilon_vs_iterations(
-                epsilon_vs_iterations([10, 50]), tmp_path / "i.png"
-            ),
-            "i.png",
-            False,
-            False,
-        ),
+def test_composition_figure_explains_itself_and_a_capped_delta(tmp_path):
+    mechs = [LaplaceMechanism(1, 0.5), GaussianMechanism(1, 0.5, 0.01)] * 120
+    fig = plotting.plot_composition(
+        composition_experiment(mechs, random_state=0), tmp_path / "c.png"
+    )
+    ax = fig.axes[0]
+    assert "adversary's estimate" in ax.get_ylabel()
+    assert _legend(ax) == [
+        "releases on D: running mean",
+        "true answer on D = 1",
+        "releases on D′: running mean",
+        "true answer on D′ = 2",
     ]
-    for fig, name, xlog, ylog in figs:
-        _check(fig, tmp_path / name, xlog=xlog, ylog=ylog)
+    assert len(ax.get_lines()) == 4 and ax.get_lines()[0].get_xdata().size == 240
+    # 120 deltas of 0.01 sum to 1.2, capped at 1
+    assert "δ = 1" in _notes(fig) and "meaningless" in _notes(fig)
+    _check(fig, tmp_path / "c.png", "log")
+    few = plotting.plot_composition(
+        composition_experiment([LaplaceMechanism(1, 0.5)] * 5, random_state=0)
+    )
+    assert "meaningless" not in _notes(few) and "δ = 0" in _notes(few)
+
+
+def test_runs_before_budget_shows_the_budget_and_zeros(tmp_path):
+    table = runs_before_budget([0.002, 0.02, 0.2])
+    fig = plotting.plot_runs_before_budget(table, tmp_path / "r.png")
+    ax = fig.axes[0]
+    assert "ε = 0.2, δ = 2e-30" in ax.get_title()
+    assert _legend(ax) == ["basic", "advanced", "auto"]
+    for line, rule in zip(ax.get_lines(), ["basic", "advanced", "auto"]):
+        assert list(line.get_ydata()) == table.where(rule=rule).column("runs")
+        assert line.get_marker() not in (None, "None", "")
+    assert 0 in table.where(rule="advanced").column("runs")
+    low, _ = ax.get_ylim()
+    assert low < 0  # zeros are inside the axes, not dropped
+    _check(fig, tmp_path / "r.png", "log", "symlog")
+
+
+def test_vectorized_vs_sequential_states_its_parameters(tmp_path):
+    table = vectorized_vs_sequential(np.arange(1, 30), epsilon=0.1, delta=1e-5)
+    fig = plotting.plot_vectorized_vs_sequential(table, tmp_path / "v.png")
+    ax = fig.axes[0]
+    assert "ε = 0.1" in ax.get_title() and "δ = 1e-05" in ax.get_title()
+    assert "Δ = 1" in ax.get_xlabel()
+    legend = _legend(ax)
+    assert len(legend) == len(ax.get_lines()) == 5
+    assert sum("equal to the vector release" in text for text in legend) == 2
+    assert any("exact Gaussian composition (Dong, Roth & Su 2022" in t for t in legend)
+    styles = {(line.get_linestyle(), line.get_linewidth()) for line in ax.get_lines()}
+    assert len(styles) >= 3  # coinciding curves are drawn differently
+    _check(fig, tmp_path / "v.png", "linear", "log")
+
+
+def test_epsilon_vs_iterations_keeps_every_curve_visible(tmp_path):
+    table = epsilon_vs_iterations([10, 50, 100], sigma=200.0)
+    fig = plotting.plot_epsilon_vs_iterations(table, tmp_path / "i.png")
+    ax = fig.axes[0]
+    methods = list(dict.fromkeys(table.column("method")))
+    assert _legend(ax) == methods
+    lines = ax.get_lines()
+    assert len(lines) == len(methods)
+    assert len({(line.get_linestyle(), line.get_marker()) for line in lines}) == len(
+        lines
+    )
+    for line, method in zip(lines, methods):
+        assert list(line.get_ydata()) == table.where(method=method).column("epsilon")
+    assert "σ = 200 per step" in ax.get_title()
+    _check(fig, tmp_path / "i.png")
+
+
+def test_figures_without_a_path_are_returned_unsaved(estimate):
+    fig = plotting.plot_sensitivity_histogram(estimate)
+    assert isinstance(fig, Figure) and math.isfinite(fig.get_figwidth())

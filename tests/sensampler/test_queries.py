@@ -79,6 +79,27 @@ def test_batched_decorator_and_as_query():
     np.testing.assert_allclose(plain.evaluate(STACK), STACK.max(axis=1))
 
 
+@pytest.mark.parametrize("wrap", [tuple, dict, None], ids=["tuple", "dict", "array"])
+def test_structured_outputs_agree_batched_and_per_database(wrap):
+    def shape_output(lo, hi):
+        if wrap is None:
+            return np.stack([lo, hi], axis=-1)
+        return (lo, hi) if wrap is tuple else {"lo": lo, "hi": hi}
+
+    batched = queries.batched(lambda s: shape_output(s.min(axis=1), s.max(axis=1)))
+    plain = queries.as_query(lambda db: shape_output(db.min(), db.max()))
+    stacked, looped = batched.evaluate(STACK), plain.evaluate(STACK)
+    one, reference = batched(STACK[2]), plain(STACK[2])
+    if wrap is dict:
+        assert list(stacked) == list(looped) == list(one) == ["lo", "hi"]
+        stacked, looped = list(stacked.values()), list(looped.values())
+        one, reference = list(one.values()), list(reference.values())
+    np.testing.assert_array_equal(stacked, looped)
+    np.testing.assert_array_equal(one, reference)
+    if wrap is not None:  # scalars of one database come back as Python floats
+        assert all(isinstance(v, float) for v in one)
+
+
 def test_estimator_query_fits_each_database():
     data = np.c_[RNG.normal(size=(40, 2)), RNG.normal(size=40)]
     q = queries.estimator(Ridge(alpha=1.0))

@@ -16,6 +16,7 @@ from sklearn.linear_model import Ridge
 
 from sensampler import (
     SensitivityEstimate,
+    SensitivityEstimates,
     SensitivitySampler,
     queries,
     sample_sensitivity,
@@ -46,7 +47,7 @@ def test_heights_example_with_the_papers_plan():
     exact_mean = HEIGHTS.expected_abs_difference()  # 11.99 cm
     assert abs(est.mean - exact_mean) < 6 * est.samples.std() / math.sqrt(est.m)
     # The released sensitivity sits in the far upper tail of |X - X'|.
-    assert _abs_diff_sf(HEIGHTS, est.sensitivity) < 0.05
+    assert _abs_diff_sf(HEIGHTS, est.sensitivity.value) < 0.05
 
 
 def test_heights_example_with_the_exact_plan():
@@ -54,7 +55,7 @@ def test_heights_example_with_the_exact_plan():
         queries.identity, HEIGHTS, 1, gamma=0.05, random_state=2017
     )
     assert est.m == 113 and est.gamma <= 0.05
-    assert _abs_diff_sf(HEIGHTS, est.sensitivity) < 0.05
+    assert _abs_diff_sf(HEIGHTS, est.sensitivity.value) < 0.05
 
 
 def test_source_documents_call_works_unchanged():
@@ -83,14 +84,14 @@ def test_sampler_guarantee_by_simulation(seed):
             * stats.norm.sf(
                 sample_sensitivity(
                     queries.identity, Normal(), 1, m=60, k=58, random_state=int(s)
-                ).sensitivity
+                ).sensitivity.value
                 / math.sqrt(2)
             )
             for s in seeds
         ]
     )
     fails = np.mean(tails > plan.beta)
-    assert abs(fails - plan.rho) < 5 * math.sqrt(plan.rho * (1 - plan.rho) / runs)
+    assert abs(fails - plan.rho) < 6 * math.sqrt(plan.rho * (1 - plan.rho) / runs)
 
 
 # ------------------------------------------------------------------------- estimate
@@ -113,9 +114,91 @@ def test_estimate_contents_and_unpacking():
 
 def test_mean_query_sensitivity_is_the_replaced_record_over_n(seed):
     # mean(D u x) - mean(D u x') = (x - x') / n exactly.
-    est = sample_sensitivity(queries.mean, Uniform(0, 1), 40, m=500, random_state=seed)
-    assert est.samples.max() <= 1 / 40 + 1e-15
-    assert est.mean == pytest.approx(1 / 3 / 40, rel=0.1)  # E|U - U'| = 1/3
+    m, n = 2000, 40
+    est = sample_sensitivity(queries.mean, Uniform(0, 1), n, m=m, random_state=seed)
+    assert est.samples.max() <= 1 / n + 1e-15
+    # E|U - U'| = 1/3 and Var|U - U'| = 1/6 - 1/9 = 1/18: 6 standard errors.
+    se = math.sqrt(1 / 18 / m) / n
+    assert abs(est.mean.value - 1 / 3 / n) < 6 * se
+
+
+# ------------------------------------------------------- neighbours differ anywhere
+def test_the_differing_record_sits_at_a_uniform_position():
+    # identity on n = 4 records: coordinate i changes only when the pair differs
+    # at position i, which must happen for a quarter of the pairs, for every i.
+    est = sample_sensitivity(
+        queries.identity, Normal(), 4, gamma=0.05, norm="coordinate", random_state=0
+    )
+    changed = (est.samples > 0).mean(axis=0)
+    se = math.sqrt(0.25 * 0.75 / est.m)
+    np.testing.assert_array_less(np.abs(changed - 0.25), 6 * se)
+    # each coordinate's sensitivity is the largest of ~m/4 draws of |N(0, 2)|
+    sens = est.sensitivity.value
+    assert np.all(sens > 0) and sens.max() < 4 * sens.min()
+
+
+def test_a_query_reading_the_first_record_has_a_positive_sensitivity():
+    first = sample_sensitivity(lambda db: db[0], Normal(), 4, m=2000, random_state=1)
+    changed = (first.samples > 0).mean()
+    assert abs(changed - 0.25) < 6 * math.sqrt(0.25 * 0.75 / 2000)
+    assert first.sensitivity > 0
+
+
+def test_a_query_that_reuses_its_output_buffer_gets_the_right_sensitivity():
+    buffers = {}
+
+    @queries.batched
+    def mean_into_buffer(stack):  # the out= idiom: one buffer for every call
+        out = buffers.setdefault(stack.shape[0], np.empty(stack.shape[0]))
+        return np.mean(stack, axis=1, out=out)
+
+    kw = dict(m=300, random_state=4, n_jobs=1)
+    reused = sample_sensitivity(mean_into_buffer, HEIGHTS, 50, **kw)
+    fresh = sample_sensitivity(queries.mean, HEIGHTS, 50, **kw)
+    np.testing.assert_allclose(reused.samples, fresh.samples)
+    assert reused.samples.min() < reused.samples.mean() and reused.sensitivity > 0
+
+
+# ------------------------------------------------------------------- runs and seeds
+def test_the_run_records_its_seed_and_how_many_runs_were_drawn():
+    a = sample_sensitivity(queries.mean, HEIGHTS, 20, m=50, random_state=5)
+    b = sample_sensitivity(queries.mean, HEIGHTS, 20, m=50)
+    assert b.run.ordinal == a.run.ordinal + 1 and a.seed == (5, ())
+    entropy, spawn_key = b.seed
+    again = sample_sensitivity(
+        queries.mean,
+        HEIGHTS,
+        20,
+        m=50,
+        random_state=np.random.SeedSequence(entropy, spawn_key=spawn_key),
+    )
+    np.testing.assert_array_equal(again.samples, b.samples)
+    c = sample_sensitivity(
+        queries.mean, HEIGHTS, 20, m=50, random_state=np.random.default_rng(3)
+    )
+    assert len(c.seed[0]) == 4 and c.run.ordinal == again.run.ordinal + 1
+
+
+def test_the_sampler_keeps_every_run_it_drew():
+    sampler = SensitivitySampler()
+    first = sampler.sample_sensitivity(queries.mean, "l1", HEIGHTS, 10, gamma=0.1)
+    second = sampler.sample_sensitivity(queries.mean, "l1", HEIGHTS, 10, gamma=0.1)
+    assert sampler.runs_drawn == [first.run, second.run]
+    assert first.run_id != second.run_id
+    with pytest.raises(TypeError, match="has 2 parts"):
+        sampler.sample_sensitivity(lambda db: (db[0], db[1]), "l1", HEIGHTS, 5, 20)
+    assert len(sampler.runs_drawn) == 3
+
+
+def test_unpacking_the_source_documents_call_keeps_the_run():
+    sampler = SensitivitySampler(random_state=0)
+    sensitivity, mean = sampler.sample_sensitivity(
+        queries.identity, L1SensitivityNorm(), HEIGHTS, n_data_size=1, gamma=0.05
+    )
+    run = sampler.runs_drawn[0]
+    assert (sensitivity.source, sensitivity.run) == ("sampled", run)
+    assert (mean.source, mean.run) == ("typical", run)
+    assert sensitivity.gamma == run.gamma > 0
 
 
 # ---------------------------------------------------------------- norms and outputs
@@ -156,8 +239,9 @@ def test_structured_outputs_give_one_estimate_per_part(wrap):
         return values if wrap is tuple else dict(zip(("mean", "std"), values))
 
     out = sample_sensitivity(summary, Normal(), 30, gamma=0.05, random_state=0)
-    parts = list(out) if wrap is tuple else list(out.values())
-    assert len(parts) == 2
+    assert isinstance(out, SensitivityEstimates)
+    parts = out.parts
+    assert len(parts) == 2 and out[1] is (out[1] if wrap is tuple else out["std"])
     assert parts[0].run_id == parts[1].run_id
     assert parts[0].plan == sampling_plan(gamma=0.025)
     assert all(p.gamma <= 0.05 and p.parts == 2 for p in parts)
@@ -210,6 +294,26 @@ def test_parallel_equals_serial_bit_for_bit(backend):
     np.testing.assert_array_equal(serial.samples, parallel.samples)
 
 
+def test_positions_are_drawn_from_each_chunks_own_stream():
+    # identity per coordinate sees which position differs: the same seed must
+    # give the same positions whatever the workers.
+    kw = dict(m=400, random_state=8, batch_size=30, norm="coordinate")
+    serial = sample_sensitivity(queries.identity, Normal(), 5, n_jobs=1, **kw)
+    with joblib.parallel_config(backend="threading"):
+        parallel = sample_sensitivity(queries.identity, Normal(), 5, n_jobs=2, **kw)
+    np.testing.assert_array_equal(serial.samples, parallel.samples)
+
+
+def test_concurrent_runs_get_distinct_ordinals():
+    with joblib.parallel_config(backend="threading"):
+        runs = joblib.Parallel(n_jobs=4)(
+            joblib.delayed(sample_sensitivity)(queries.mean, HEIGHTS, 10, m=20)
+            for _ in range(8)
+        )
+    ordinals = sorted(est.run.ordinal for est in runs)
+    assert ordinals == list(range(ordinals[0], ordinals[0] + 8))
+
+
 # -------------------------------------------------------------------------- bad input
 def test_query_that_raises_names_the_pair_and_seed():
     def fragile(db):
@@ -237,6 +341,12 @@ def test_query_returning_nan_or_changing_shape_is_refused():
         sample_sensitivity(lambda db: db[db > 170], HEIGHTS, 5, m=200, random_state=0)
     with pytest.raises(TypeError, match="returned a non-numeric output"):
         sample_sensitivity(lambda db: "tall", HEIGHTS, 5, m=20, random_state=0)
+
+    def as_text(db):
+        return "1.5"
+
+    with pytest.raises(TypeError, match="query 'as_text' returned a non-numeric"):
+        sample_sensitivity(as_text, HEIGHTS, 5, m=20, random_state=0)
     with pytest.raises(ValueError, match="must return one output per database"):
         sample_sensitivity(queries.batched(lambda s: s.mean()), HEIGHTS, 5, m=20)
 
@@ -289,6 +399,12 @@ def test_bad_arguments(kwargs, exc, message):
         sample_sensitivity(
             args.pop("query"), args.pop("distribution"), args.pop("n"), **args
         )
+
+
+@pytest.mark.parametrize("empty", [(), {}], ids=["tuple", "dict"])
+def test_a_query_with_no_output_is_refused(empty):
+    with pytest.raises(ValueError, match=r"query '<lambda>' returned an empty"):
+        sample_sensitivity(lambda db: empty, HEIGHTS, 5, gamma=0.05, random_state=0)
 
 
 def test_too_many_parts_for_m_is_refused():

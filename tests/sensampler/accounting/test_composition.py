@@ -15,9 +15,9 @@ from sensampler.accounting import (
 
 
 def test_basic_and_parallel():
-    assert basic_composition(0.5, 0.0, k=3) == (1.5, 0.0)
-    assert basic_composition([0.5, 1.0, 0.5], [0.0, 0.0, 0.01]) == (2.0, 0.01)
-    assert parallel_composition([0.5, 1.0], [1e-6, 1e-7]) == (1.0, 1e-6)
+    assert tuple(basic_composition(0.5, 0.0, k=3)) == (1.5, 0.0)
+    assert tuple(basic_composition([0.5, 1.0, 0.5], [0.0, 0.0, 0.01])) == (2.0, 0.01)
+    assert tuple(parallel_composition([0.5, 1.0], [1e-6, 1e-7])) == (1.0, 1e-6)
 
 
 def test_source_document_basic_example_delta_is_capped():

@@ -1,6 +1,8 @@
 import math
 import re
 import threading
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -174,3 +176,114 @@ def test_bad_spends():
     ):
         f.spend("0.1")
     assert f.count == 0
+
+
+@pytest.mark.parametrize(
+    "budget, spend, times",
+    [(1.0, 0.1, 10), (1.0, 0.2, 5), (1.0, 0.001, 1000), (0.3, 0.1, 3), (1.0, 1 / 3, 3)],
+)
+def test_an_evenly_split_budget_is_spent_in_full(budget, spend, times):
+    # main accepted 9 of 10 spends of 0.1 ("epsilon 1 > 1"), 4 of 5 of 0.2, ...
+    f = PrivacyFilter(budget, rule="basic")
+    for _ in range(times):
+        f.spend(spend)
+    assert f.count == times
+    with pytest.raises(ExceededPrivacyBudgetError):
+        f.spend(spend)
+    d = PrivacyFilter(1.0, budget * 1e-6, rule="basic")
+    for _ in range(times):
+        d.spend(0.0, delta=spend * 1e-6)
+    assert d.count == times
+
+
+@pytest.mark.parametrize(
+    "budget, spends",
+    [
+        (1.0, [0.1] * 10 + [1e-15]),
+        (0.3, [0.1, 0.1, 0.1 + 1e-15]),
+        (1.0, [1.0 + 1e-15]),
+        (1.0, [0.5, 0.5 + 2**-50]),
+    ],
+)
+def test_a_genuinely_larger_sum_is_refused(budget, spends):
+    f = PrivacyFilter(budget, rule="basic")
+    for eps in spends[:-1]:
+        f.spend(eps)
+    with pytest.raises(ExceededPrivacyBudgetError):
+        f.spend(spends[-1])
+    assert f.count == len(spends) - 1
+
+
+def test_over_spending_is_bounded_by_input_rounding():
+    # Whatever is accepted exceeds the budget by less than 2**-51 of it.
+    f = PrivacyFilter(1.0, rule="basic")
+    f.spend(1.0 + 2**-52)  # the next float above 1: a rounding of 1
+    assert f.spent.epsilon <= 1.0 * (1 + 2**-51)
+    with pytest.raises(ExceededPrivacyBudgetError):
+        PrivacyFilter(1.0, rule="basic").spend(1.0 + 2**-50)
+
+
+@pytest.mark.parametrize(
+    "value", [np.float32(0.25), Fraction(1, 4), Decimal("0.25"), np.float64(0.25), 0]
+)
+def test_any_real_is_a_spend(value):
+    f = PrivacyFilter(1.0, rule="basic")
+    f.spend(value, delta=Fraction(0))
+    assert f.spent.epsilon == pytest.approx(float(value))
+
+
+def test_exact_decimal_and_fraction_spends():
+    f = PrivacyFilter(1.0, rule="basic")
+    for _ in range(10):
+        f.spend(Decimal("0.1"))
+    g = PrivacyFilter(1.0, rule="basic")
+    for _ in range(3):
+        g.spend(Fraction(1, 3))
+    assert f.count == 10 and g.count == 3
+    with pytest.raises(ValueError, match="epsilon must be finite"):
+        f.spend(Decimal("NaN"))
+
+
+def test_advanced_spent_is_the_guarantee_and_the_statistic_is_separate():
+    # main reported spent = (K, sum delta) = (0.9964, 0.0) for 147 spends of 0.01:
+    # a guarantee that does not hold. Rogers et al. Thm 5.1 proves (eps_g, delta_g).
+    f = PrivacyFilter(1.0, 1e-6, rule="advanced")
+    for _ in range(147):
+        f.spend(0.01)
+    assert tuple(f.spent) == (1.0, 1e-6)
+    assert "Rogers" in f.spent.method
+    assert f.statistic == pytest.approx(advanced_filter_bound([0.01] * 147, 1.0, 1e-6))
+    assert f.statistic == pytest.approx(0.9964, abs=1e-4)
+    assert f.remaining.epsilon == pytest.approx(1.0 - f.statistic)
+    assert f.epsilon(1e-6) == 1.0 and f.epsilon(1e-7) == math.inf
+    assert f.delta(1.0) == 1e-6 and f.delta(0.5) == 1.0
+    fresh = PrivacyFilter(1.0, 1e-6, rule="advanced")
+    assert tuple(fresh.spent) == (0.0, 0.0) and fresh.statistic == 0.0
+
+
+def test_basic_spent_and_statistic():
+    f = PrivacyFilter(1.0, 1e-5, rule="basic")
+    f.spend(0.25, 1e-6)
+    f.spend(0.5)
+    assert tuple(f.spent) == (0.75, 1e-6) and f.statistic == 0.75
+    assert tuple(f.remaining) == (0.25, pytest.approx(9e-6))
+    assert f.epsilon(1e-6) == 0.75 and f.delta(0.75) == 1e-6
+
+
+def test_filter_compose_is_all_or_nothing():
+    f = PrivacyFilter(1.0, rule="basic")
+    mech = LaplaceMechanism(1.0, 0.1)
+    with pytest.raises(ExceededPrivacyBudgetError, match="11 times"):
+        f.compose(mech, count=11)
+    assert f.count == 0
+    f.compose(mech, count=10)
+    assert f.count == 10 and f.ledger[0].count == 10
+
+
+def test_repr_shows_budget_spent_and_count():
+    f = PrivacyFilter(1.0, 1e-5, rule="basic")
+    f.spend(0.5)
+    assert repr(f) == (
+        "PrivacyFilter(budget=(epsilon=1, delta=1e-05), rule='basic', "
+        "spent=(epsilon=0.5, delta=0), count=1, gamma=0)"
+    )

@@ -154,7 +154,7 @@ def test_reports_carry_gamma():
         (
             lambda: rdp_to_dp([1.0], 1e-5, orders=[1.0]),
             ValueError,
-            "orders must all be > 1",
+            "orders must be non-empty and all > 1",
         ),
         (lambda: zcdp_to_dp(-1.0, 1e-5), ValueError, "rho must be >= 0.0"),
         (
@@ -171,11 +171,30 @@ def test_bad_inputs(call, exc, message):
 
 def test_privacy_statement_converts_at_any_delta():
     gauss = GaussianMechanism(1.0, 0.5, 1e-5, variant="analytic")
-    # its own statement where delta fits, else the better of statement and Rényi curve
+    # its own statement where delta fits, else the best of the Rényi curve and rho
     assert gauss.privacy.epsilon_for(1e-5) <= 0.5
     rdp_only = rdp_to_dp(gauss.privacy.rdp, 1e-7)[0]
-    assert gauss.privacy.epsilon_for(1e-7) == pytest.approx(rdp_only)
+    rho_only = zcdp_to_dp(gauss.privacy.rho, 1e-7)
+    assert gauss.privacy.epsilon_for(1e-7) == min(rdp_only, rho_only)
     zc = ZCDPGaussianMechanism(1.0, 0.1)
     assert zc.privacy.epsilon_for(1e-5) <= zcdp_to_dp(0.1, 1e-5, "classic")
     with pytest.raises(ValueError, match="states no guarantee at delta=1e-09"):
         CatastropheMechanism(1.0, 1.0, 1e-3).privacy.epsilon_for(1e-9)
+
+
+@pytest.mark.parametrize("k", [1, 10, 100])
+def test_delta_of_epsilon_is_valid_and_inverts_epsilon(k):
+    mech = GaussianMechanism(1.0, 0.5, 1e-5, variant="analytic")
+    renyi, zcdp = RenyiAccountant(), ZCDPAccountant()
+    renyi.compose(mech, count=k)
+    zcdp.compose(mech, count=k)
+    s = mech.sigma / math.sqrt(k)  # k steps are one step of noise sigma / sqrt(k)
+    for acc in (renyi, zcdp):
+        eps = acc.epsilon(1e-6)
+        assert acc.delta(eps) == pytest.approx(1e-6, rel=1e-4)
+        for e in (0.5 * eps, eps, 2 * eps):
+            assert analytic_gaussian_delta(s, e) <= acc.delta(e) <= 1.0
+    # CKS Prop. 12 in delta, minimised over the orders, computed here directly
+    a = renyi.orders
+    log_d = (a - 1) * (renyi.rdp - 1.0 + np.log1p(-1 / a)) - np.log(a)
+    assert renyi.delta(1.0) == pytest.approx(min(1.0, math.exp(log_d.min())))

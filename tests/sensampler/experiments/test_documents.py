@@ -4,13 +4,14 @@ import re
 import numpy as np
 import pytest
 
+from sensampler.accounting import advanced_composition, basic_composition
 from sensampler.experiments import (
     composition_experiment,
     epsilon_vs_iterations,
     runs_before_budget,
     vectorized_vs_sequential,
 )
-from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
+from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism, gaussian_epsilon
 
 
 def test_composition_experiment_views_separate():
@@ -35,6 +36,16 @@ def test_runs_before_budget_table():
     assert table.where(rule="auto").column("runs") == [
         max(b, a) for b, a in zip(basic, table.where(rule="advanced").column("runs"))
     ]
+    assert set(table.column("epsilon_budget")) == {0.2}
+    assert set(table.column("delta_budget")) == {2e-30}
+
+
+def test_vectorized_vs_sequential_cost_the_same_for_one_query():
+    # Failed before: at k = 1 the sequential Gaussian cost ~100 times the vector one.
+    table = vectorized_vs_sequential([1], epsilon=0.1, delta=1e-5)
+    for privacy in ("pure", "approximate"):
+        variances = table.where(privacy=privacy).column("variance")
+        assert variances == pytest.approx([variances[0]] * len(variances), rel=1e-9)
 
 
 def test_vectorized_vs_sequential_formulas():
@@ -43,14 +54,50 @@ def test_vectorized_vs_sequential_formulas():
     assert pure.where(release="sequential").column("variance") == pure.where(
         release="vectorised"
     ).column("variance")
+    assert pure.where(k=10).rows[0]["variance"] == pytest.approx(2 * (10 / 0.1) ** 2)
+    assert all(math.isnan(d) for d in pure.column("delta"))
     approx = table.where(privacy="approximate", k=100)
-    seq = approx.where(release="sequential").rows[0]["variance"]
     vec = approx.where(release="vectorised").rows[0]["variance"]
-    # the variants text: 16 k ln(2/delta) ln(2.5 k/delta) / eps^2 and 2 k ln(1.25/delta)/eps^2
-    assert seq == pytest.approx(16 * 100 * math.log(2e5) * math.log(2.5e7) / 0.01)
-    assert vec == pytest.approx(2 * 100 * math.log(1.25e5) / 0.01)
-    with pytest.raises(ValueError, match=re.escape("epsilon must be > 0.0 and < 1.0")):
-        vectorized_vs_sequential([1], epsilon=2.0)
+    exact = approx.where(composition="exact Gaussian").rows[0]["variance"]
+    black_box = approx.where(composition="best of basic and advanced").rows[0]
+    assert exact == pytest.approx(vec, rel=1e-12)
+    # composing as black boxes costs more than the exact composition beyond k = 1
+    assert black_box["variance"] > 10 * exact
+    # the variants text's Cor. 3.21 form costs more than every valid method here
+    text = 16 * 100 * math.log(2e5) * math.log(2.5e7) / 0.01
+    assert text > black_box["variance"]
+    with pytest.raises(ValueError, match=re.escape("epsilon must be > 0.0")):
+        vectorized_vs_sequential([1], epsilon=0.0)
+
+
+def test_exact_gaussian_composition_matches_dp_accounting():
+    # k Gaussian releases with the per-release noise of the table, composed by
+    # dp_accounting's PLD accountant: (epsilon, delta) is what they spend.
+    dp_accounting = pytest.importorskip("dp_accounting")
+    k, epsilon, delta = 20, 0.5, 1e-5
+    table = vectorized_vs_sequential([k], epsilon=epsilon, delta=delta)
+    variance = table.where(composition="exact Gaussian").rows[0]["variance"]
+    accountant = dp_accounting.pld.PLDAccountant(value_discretization_interval=1e-4)
+    accountant.compose(
+        dp_accounting.GaussianDpEvent(math.sqrt(variance)), count=k
+    )  # noise multiplier = sigma / sensitivity 1
+    assert accountant.get_delta(epsilon) == pytest.approx(delta, rel=0.02)
+
+
+def test_black_box_composition_spends_the_budget():
+    k, epsilon, delta = 50, 0.5, 1e-5
+    row = (
+        vectorized_vs_sequential([k], epsilon=epsilon, delta=delta)
+        .where(composition="best of basic and advanced")
+        .rows[0]
+    )
+    sigma = math.sqrt(row["variance"])
+    basic = basic_composition(gaussian_epsilon(sigma, delta / k), delta / k, k)
+    advanced = advanced_composition(
+        gaussian_epsilon(sigma, delta / (2 * k)), delta / (2 * k), k, delta / 2
+    )
+    best = min(basic[0], advanced[0])
+    assert best == pytest.approx(epsilon, rel=1e-6) and best <= epsilon * (1 + 1e-9)
 
 
 def test_epsilon_vs_iterations_ordering():
@@ -62,6 +109,7 @@ def test_epsilon_vs_iterations_ordering():
         assert part["optimal composition"] <= part["advanced composition"]
         assert part["zCDP (classic conversion)"] < part["advanced composition"]
     # the variants text's RDP line: k alpha / (2 sigma^2) + log(1/delta) / (alpha - 1)
+    assert set(table.column("sigma")) == {200.0}
     rdp60 = table.where(iterations=500, method="Rényi DP (alpha=60)").rows[0]["epsilon"]
     assert rdp60 == pytest.approx(500 * 60 / (2 * 200.0**2) + math.log(1e5) / 59)
 

@@ -1,55 +1,91 @@
+import functools
 import math
 import re
+import sys
 
 import numpy as np
 import pytest
 from sensampler.distributions import GaussianMixture, Normal
 
 from sensampler import queries, sample_sensitivity
-from sensampler.experiments import STATISTICS, ResultTable, error_vs_epsilon
+from sensampler.experiments import (
+    MECHANISMS,
+    SD_DEFINITION,
+    STATISTICS,
+    ResultTable,
+    TypicalValue,
+    accepted_norms,
+    error_vs_epsilon,
+    mean_plus_sd,
+    mechanism_from_name,
+)
+from sensampler.experiments.specs import parse_sensitivities
+from sensampler.mechanisms import (
+    ExponentialMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RenyiGaussianMechanism,
+    ZCDPGaussianMechanism,
+)
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+ANALYTIC = functools.partial(GaussianMechanism, delta=1e-6, variant="analytic")
+COLUMNS = [
+    "part",
+    "sensitivity",
+    "guarantee",
+    "sensitivity_value",
+    "mechanism",
+    "epsilon",
+    "delta",
+    "repetitions",
+    "error",
+    "coordinate",
+    "statistic",
+    "value",
+]
 
 
-def test_table_shape_and_columns():
+@pytest.fixture(scope="module")
+def estimate():
+    return sample_sensitivity(queries.mean, HEIGHTS, 100, gamma=0.05, random_state=0)
+
+
+def test_table_shape_columns_and_guarantees(estimate):
     table = error_vs_epsilon(
         queries.mean,
         HEIGHTS,
         100,
         [0.1, 1.0],
-        ["sampled", "mean", 0.5],
+        {"sampled": estimate, "mean": mean_plus_sd(estimate), "half": 0.5},
         repetitions=20,
         random_state=0,
     )
     assert isinstance(table, ResultTable)
-    assert len(table) == 3 * 2 * len(STATISTICS)
-    assert table.columns == [
-        "sensitivity",
-        "sensitivity_value",
-        "mechanism",
-        "epsilon",
-        "delta",
-        "repetitions",
-        "statistic",
-        "value",
-    ]
-    assert set(table.column("sensitivity")) == {
-        "sampled (gamma=0.0498)",
-        "E[Δf]",
-        "0.5",
+    assert len(table) == 3 * 2 * len(STATISTICS)  # scalar answer: one l2 row each
+    assert table.columns == COLUMNS
+    guarantees = {r["sensitivity"]: r["guarantee"] for r in table}
+    assert guarantees == {
+        "sampled": "random DP, gamma=0.0498",
+        "mean": "none (typical value)",
+        "half": "as given",
     }
+    assert table.where(sensitivity="half").rows[0]["sensitivity_value"] == 0.5
+    assert table.where(sensitivity="sampled").rows[0]["sensitivity_value"] == (
+        estimate.sensitivity
+    )
+    assert all(math.isnan(d) for d in table.column("delta"))  # Laplace has no delta
 
 
 def test_laplace_error_matches_theory(seed):
     # mean |Lap(b)| = b with b = Delta / eps: a fixed database isolates the noise.
     table = error_vs_epsilon(
         queries.mean,
-        HEIGHTS,
-        10,
+        np.full(10, 170.0),
+        None,
         [0.5, 2.0],
-        [1.5],
+        {"given": 1.5},
         repetitions=4000,
-        data=np.full(10, 170.0),
         random_state=seed,
     )
     for eps in (0.5, 2.0):
@@ -58,40 +94,53 @@ def test_laplace_error_matches_theory(seed):
         assert abs(mean - b) < 6 * b / math.sqrt(4000)  # sd of |Lap(b)| is b
 
 
-def test_gaussian_mechanisms_in_a_sweep():
+def test_mechanism_is_a_class_or_a_callable(estimate):
+    l2 = sample_sensitivity(
+        queries.mean, Normal(), 50, gamma=0.05, norm="l2", random_state=0
+    )
     table = error_vs_epsilon(
         queries.mean,
         Normal(),
         50,
         [0.5, 2.0],
-        ["sampled"],
-        mechanism="analytic",
-        delta=1e-6,
+        {"sampled": l2},
+        mechanism=ANALYTIC,
         repetitions=50,
         random_state=0,
     )
-    assert set(table.column("mechanism")) == {"analytic"}
-    with pytest.raises(
-        ValueError, match="the classic Gaussian needs every epsilon < 1"
-    ):
+    assert set(table.column("mechanism")) == {"Gaussian (analytic)"}
+    assert set(table.column("delta")) == {1e-6}
+    custom = error_vs_epsilon(
+        queries.mean,
+        Normal(),
+        50,
+        [1.0],
+        {"one": 1.0},
+        mechanism=lambda sensitivity, epsilon: LaplaceMechanism(sensitivity, epsilon),
+        repetitions=5,
+        random_state=0,
+    )
+    assert custom.column("mechanism")[0] == "Laplace"
+
+
+def test_every_setting_is_checked_before_anything_is_drawn():
+    class Population(Normal):
+        def sample_batch(self, *args, **kwargs):
+            raise AssertionError("drew data before checking the inputs")
+
+    classic = functools.partial(GaussianMechanism, delta=1e-6, variant="classic")
+    with pytest.raises(ValueError, match="use variant='analytic' for epsilon >= 1"):
         error_vs_epsilon(
-            queries.mean, Normal(), 50, [0.5, 2.0], mechanism="gaussian", delta=1e-6
+            queries.mean, Population(), 50, [0.5, 2.0], {"a": 1.0}, mechanism=classic
         )
-    with pytest.raises(ValueError, match="mechanism='analytic' needs delta"):
-        error_vs_epsilon(queries.mean, Normal(), 50, [0.5], mechanism="analytic")
 
 
-def test_deterministic_for_any_n_jobs():
+def test_deterministic_for_any_n_jobs(estimate):
     kw = dict(repetitions=30, random_state=3)
+    sens = {"sampled": estimate, "mean + 1 sd": mean_plus_sd(estimate, 1)}
     a, b = (
         error_vs_epsilon(
-            queries.median,
-            HEIGHTS,
-            51,
-            [0.1, 0.3, 1.0],
-            ["sampled", "mean+1sd"],
-            n_jobs=jobs,
-            **kw,
+            queries.median, HEIGHTS, 51, [0.1, 0.3, 1.0], sens, n_jobs=jobs, **kw
         )
         for jobs in (1, 2)
     )
@@ -99,15 +148,14 @@ def test_deterministic_for_any_n_jobs():
 
 
 def test_source_document_experiment_ordering():
-    # 002: larger sensitivities mean more noise: E[df] < E[df] + sigma < E[df] + 2 sigma.
-    df, sd = HEIGHTS.expected_abs_difference(), math.sqrt(HEIGHTS.var)
+    # 002: larger sensitivities mean more noise: mean < mean + sd < mean + 2 sd.
+    est = sample_sensitivity(queries.identity, HEIGHTS, 1, gamma=0.05, random_state=1)
     table = error_vs_epsilon(
         queries.identity,
-        HEIGHTS,
+        Normal(170, 1),
         500,
         [0.05, 0.5, 5.0],
-        [("a", df), ("b", df + sd), ("c", df + 2 * sd)],
-        data=Normal(170, 1),
+        {t.label: t for t in (mean_plus_sd(est, k) for k in (0, 1, 2))},
         statistic=np.mean,
         repetitions=200,
         random_state=1,
@@ -117,19 +165,100 @@ def test_source_document_experiment_ordering():
         assert errors[0] < errors[1] < errors[2]
 
 
-def test_estimates_and_labels_are_accepted():
-    est = sample_sensitivity(queries.mean, HEIGHTS, 100, gamma=0.1, random_state=0)
+def test_per_coordinate_estimate_of_a_histogram_is_swept():
+    # Failed before: "value must have the shape of the per-coordinate sensitivity".
+    hist = queries.histogram(3, range=(150, 200))
+    est = sample_sensitivity(
+        hist, HEIGHTS, 50, gamma=0.1, norm="coordinate", random_state=0
+    )
     table = error_vs_epsilon(
-        queries.mean,
+        hist,
         HEIGHTS,
-        100,
+        50,
+        [0.5, 1.0],
+        {"sampled": est, "mean": mean_plus_sd(est)},
+        repetitions=20,
+        random_state=0,
+    )
+    # per setting: one l2 row and one row per coordinate, each with every statistic
+    assert len(table) == 2 * 2 * (1 + 3) * len(STATISTICS)
+    coords = table.where(sensitivity="sampled", epsilon=1.0, statistic="mean")
+    assert coords.column("error") == ["l2", "absolute", "absolute", "absolute"]
+    assert math.isnan(coords.rows[0]["coordinate"])
+    assert coords.column("coordinate")[1:] == [0, 1, 2]
+    assert coords.column("sensitivity_value")[1:] == list(np.ravel(est.sensitivity))
+    assert math.isnan(coords.rows[0]["sensitivity_value"])
+
+
+def test_per_coordinate_errors_match_the_mechanism_scales(seed):
+    # Fixed database: coordinate j's error is |Lap(b_j)|, whose mean is b_j.
+    sens = np.array([1.0, 2.0, 4.0])
+    reps = 3000
+    table = error_vs_epsilon(
+        queries.identity,
+        np.array([1.0, 2.0, 3.0]),
+        None,
         [1.0],
-        [est, ("custom", 0.2)],
+        {"array": sens},
+        repetitions=reps,
+        random_state=seed,
+    )
+    scales = LaplaceMechanism(sens, 1.0).scale
+    rows = table.where(error="absolute", statistic="mean")
+    for j, row in enumerate(rows):
+        assert row["coordinate"] == j and row["sensitivity_value"] == sens[j]
+        assert abs(row["value"] - scales[j]) < 6 * scales[j] / math.sqrt(reps)
+
+
+def _pair(db):
+    return (np.mean(db), np.median(db))
+
+
+def _named(db):
+    return {"mean": np.mean(db), "max": np.max(db)}
+
+
+@pytest.mark.parametrize(
+    "query, parts", [(_pair, ["0", "1"]), (_named, ["mean", "max"])]
+)
+def test_tuple_and_dict_outputs_are_swept_part_by_part(query, parts):
+    # Failed before: "'tuple' object has no attribute 'gamma'".
+    est = sample_sensitivity(query, HEIGHTS, 30, gamma=0.1, random_state=0)
+    table = error_vs_epsilon(
+        query,
+        HEIGHTS,
+        30,
+        [1.0],
+        {"sampled": est, "typical": mean_plus_sd(est, 2), "one": 1.0},
         repetitions=10,
         random_state=0,
     )
-    assert table.where(sensitivity="custom").rows[0]["sensitivity_value"] == 0.2
-    assert table.rows[0]["sensitivity_value"] == est.sensitivity
+    assert list(dict.fromkeys(table.column("part"))) == parts
+    values = list(est.values()) if isinstance(est, dict) else list(est)
+    for part, part_est in zip(parts, values):
+        row = table.where(part=part, sensitivity="sampled").rows[0]
+        assert row["sensitivity_value"] == part_est.sensitivity
+        assert table.where(part=part, sensitivity="one").rows[0][
+            "sensitivity_value"
+        ] == (1.0)
+
+
+def test_mean_plus_sd_is_mean_plus_k_standard_deviations_of_the_samples():
+    est = sample_sensitivity(queries.identity, HEIGHTS, 1, gamma=0.05, random_state=0)
+    g = np.asarray(est.samples)
+    sd = math.sqrt(sum((x - sum(g) / len(g)) ** 2 for x in g) / len(g))
+    typical = mean_plus_sd(est, 2)
+    assert isinstance(typical, TypicalValue)
+    assert typical.value == pytest.approx(float(np.mean(g)) + 2 * sd, rel=1e-12)
+    assert (typical.label, typical.m) == ("mean + 2 sd", est.m)
+    assert mean_plus_sd(est).label == "mean"
+    assert "sampled sensitivities" in SD_DEFINITION
+    pair = sample_sensitivity(_pair, HEIGHTS, 10, gamma=0.1, random_state=0)
+    assert [t.value for t in mean_plus_sd(pair, 1)] == [
+        mean_plus_sd(p, 1).value for p in pair
+    ]
+    with pytest.raises(TypeError, match="estimate must be a SensitivityEstimate"):
+        mean_plus_sd(3.0)
 
 
 @pytest.mark.parametrize(
@@ -137,19 +266,44 @@ def test_estimates_and_labels_are_accepted():
     [
         (dict(epsilons=[0.0, 1.0]), ValueError, "epsilons must be > 0"),
         (
-            dict(sensitivities=["median"]),
+            dict(epsilons=[]),
             ValueError,
-            "sensitivities must be numbers, estimates, 'sampled', 'mean' or 'mean+Ksd'",
+            "epsilons must not be empty, got an empty grid.",
         ),
-        (dict(sensitivities=[-1.0]), ValueError, "sensitivities must be >= 0.0"),
-        (dict(sensitivities=[]), ValueError, "sensitivities must not be empty."),
-        (dict(mechanism="staircase"), ValueError, "mechanism must be one of"),
+        (
+            dict(sensitivities={"m": "mean+1sd"}),
+            TypeError,
+            "'mean+2sd' is read by sensampler.experiments.specs.parse_sensitivities",
+        ),
+        (
+            dict(sensitivities=[1.0]),
+            TypeError,
+            "sensitivities must be a mapping {label: number, array or estimate}",
+        ),
+        (
+            dict(sensitivities={"a": -1.0}),
+            ValueError,
+            "sensitivities['a'] must be >= 0.0",
+        ),
+        (dict(sensitivities={}), ValueError, "sensitivities must not be empty."),
+        (
+            dict(sensitivities={"a": (1.0, 2.0)}),
+            ValueError,
+            "sensitivity 'a' has parts ['0', '1'], the query's output has parts ['']",
+        ),
+        (
+            dict(sensitivities={"a": np.ones(3)}),
+            ValueError,
+            "sensitivity 'a' has per-coordinate shape (3,), the query's output has "
+            "shape ().",
+        ),
+        (dict(mechanism="laplace"), TypeError, "mechanism must be a mechanism class"),
         (dict(repetitions=0), ValueError, "repetitions must be an integer >= 1"),
         (dict(statistic=3), TypeError, "statistic must be callable"),
     ],
 )
 def test_bad_inputs(kwargs, exc, message):
-    args = dict(epsilons=[1.0], sensitivities=[1.0])
+    args = dict(epsilons=[1.0], sensitivities={"one": 1.0})
     args.update(kwargs)
     with pytest.raises(exc, match=re.escape(message)):
         error_vs_epsilon(
@@ -162,6 +316,37 @@ def test_bad_inputs(kwargs, exc, message):
         )
 
 
+def test_norm_choices_come_from_the_mechanisms():
+    assert LaplaceMechanism.accepted_norms == ("l1", "coordinate")
+    for cls in (GaussianMechanism, RenyiGaussianMechanism, ZCDPGaussianMechanism):
+        assert cls.accepted_norms == ("l2", "l1", "coordinate")
+    assert ExponentialMechanism.accepted_norms == ("linf", "l2", "l1", "coordinate")
+    for name, (cls, _) in MECHANISMS.items():
+        assert accepted_norms(name) == cls.accepted_norms
+    assert accepted_norms(ANALYTIC) == GaussianMechanism.accepted_norms
+    assert accepted_norms(mechanism_from_name("analytic", 1e-6))[0] == "l2"
+    with pytest.raises(ValueError, match=re.escape("mechanism='gaussian' needs delta")):
+        mechanism_from_name("gaussian")
+
+
+def test_parse_sensitivities_reads_numbers_and_samples_once():
+    calls = []
+
+    def sample():
+        calls.append(1)
+        return sample_sensitivity(queries.mean, HEIGHTS, 50, gamma=0.1, random_state=0)
+
+    out = parse_sensitivities("sampled, mean, mean+1.5sd, 0.5", sample)
+    assert list(out) == ["sampled", "mean", "mean + 1.5 sd", "0.5"]
+    assert out["0.5"] == 0.5 and len(calls) == 1
+    assert out["mean + 1.5 sd"].value == mean_plus_sd(out["sampled"], 1.5).value
+    assert parse_sensitivities("0.5,2", sample) == {"0.5": 0.5, "2": 2.0}
+    assert len(calls) == 1  # numbers alone need no sampling
+    with pytest.raises(ValueError, match="got 'median'"):
+        parse_sensitivities("sampled,median", sample)
+    assert len(calls) == 1  # a bad item is refused before sampling
+
+
 def test_result_table_csv_round_trip(tmp_path):
     table = ResultTable([{"a": 1, "b": 0.5}, {"a": 2, "b": 1.5}])
     path = tmp_path / "t.csv"
@@ -169,3 +354,22 @@ def test_result_table_csv_round_trip(tmp_path):
     assert path.read_text() == "a,b\n1,0.5\n2,1.5\n"
     assert table.where(a=2).column("b") == [1.5]
     assert "a  b" in table.format()
+
+
+def test_to_pandas_keeps_numeric_columns(estimate):
+    pd = pytest.importorskip("pandas")
+    table = error_vs_epsilon(
+        queries.mean, HEIGHTS, 50, [1.0], {"s": estimate}, repetitions=5, random_state=0
+    )
+    frame = table.to_pandas()
+    for column in ("sensitivity_value", "epsilon", "delta", "coordinate", "value"):
+        assert pd.api.types.is_float_dtype(frame[column]), column
+    assert frame["delta"].isna().all()
+
+
+def test_to_pandas_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(
+        ImportError, match=re.escape("pip install 'sensampler[pandas]'")
+    ):
+        ResultTable([{"a": 1}]).to_pandas()

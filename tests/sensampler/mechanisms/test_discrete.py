@@ -20,7 +20,7 @@ def test_exponential_sampling_frequencies(seed):
     mech = ExponentialMechanism(1.0, 2.0)
     scores = np.array([0.0, 0.5, 1.0, 3.0])
     rng = np.random.default_rng(seed)
-    picks = np.array([mech.release(scores, rng) for _ in range(20_000)])
+    picks = np.array([mech.release(scores, random_state=rng) for _ in range(20_000)])
     freq = np.bincount(picks, minlength=4) / picks.size
     p = mech.probabilities(scores)
     assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / picks.size))

@@ -14,7 +14,9 @@ from sensampler.mechanisms import (
     ZCDPGaussianMechanism,
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
+    gaussian_epsilon,
 )
+from sensampler.mechanisms.gaussian import _analytic_delta_with_error
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 
@@ -166,3 +168,58 @@ def test_estimate_norms():
 def test_bad_parameters(factory, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         factory()
+
+
+def _exact_delta(sigma, eps):
+    """Balle & Wang's delta at 50 digits (the same Thm. 8, evaluated independently)."""
+    s, e = mpmath.mpf(sigma), mpmath.mpf(eps)
+    return mpmath.ncdf(1 / (2 * s) - e * s) - mpmath.exp(e) * mpmath.ncdf(
+        -1 / (2 * s) - e * s
+    )
+
+
+def _exact_sigma(eps, delta):
+    """The exact solution of delta(sigma) = delta, by 50-digit bisection in log sigma."""
+    lo, hi = mpmath.mpf(-20), mpmath.mpf(30)
+    for _ in range(240):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if _exact_delta(mpmath.exp(mid), eps) <= delta else (mid, hi)
+    return mpmath.exp(hi)
+
+
+GRID = [
+    (eps, delta)
+    for eps in (1e-3, 0.01, 0.1, 0.5, 1.0, 3.0, 10.0, 50.0)
+    for delta in (1e-30, 1e-15, 1e-10, 1e-6, 1e-3, 0.1)
+]
+
+
+def test_analytic_sigma_is_never_below_the_exact_solution():
+    mpmath.mp.dps = 50
+    # main returned a sigma 3.9e-15 relative below the exact one at (0.5, 1e-10)
+    for eps, delta in [(0.5, 1e-10)] + GRID:
+        sigma = analytic_gaussian_sigma(eps, delta)
+        exact = _exact_sigma(eps, delta)
+        assert sigma >= exact, (eps, delta)
+        assert _exact_delta(sigma, eps) <= delta
+        assert sigma <= exact * (1 + 1e-8), (eps, delta)  # and barely above it
+
+
+def test_analytic_delta_error_bound_holds():
+    # The evaluation error bound the sigma search relies on, against 50 digits,
+    # at the solutions and around them.
+    mpmath.mp.dps = 50
+    for eps, delta in GRID:
+        sigma = analytic_gaussian_sigma(eps, delta)
+        for s in sigma * np.array([0.5, 1 - 1e-6, 1.0, 1 + 1e-6, 2.0]):
+            value, error = _analytic_delta_with_error(float(s), eps)
+            assert abs(mpmath.mpf(value) - _exact_delta(s, eps)) <= error
+
+
+@pytest.mark.parametrize("sigma", [0.3, 1.0, 10.0, 1e3])
+def test_gaussian_epsilon_is_never_below_the_exact_one(sigma):
+    mpmath.mp.dps = 50
+    for delta in (1e-12, 1e-6, 1e-2):
+        eps = gaussian_epsilon(sigma, delta)
+        assert _exact_delta(sigma, eps) <= delta
+        assert _exact_delta(sigma, eps * (1 - 1e-9)) > delta or eps == 0.0

@@ -8,6 +8,7 @@ from sensampler.distributions import GaussianMixture, MultivariateNormal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.mechanisms import CatastropheMechanism, LaplaceMechanism, laplace_rdp
+from sensampler.privacy import PrivacyLeakWarning
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 
@@ -71,7 +72,7 @@ def test_estimate_goes_straight_in_and_carries_gamma():
     mech = LaplaceMechanism(est, 0.5)
     assert mech.scale == est.sensitivity / 0.5
     privacy = mech.privacy
-    assert privacy.gamma == est.gamma and privacy.run_id == est.run_id
+    assert privacy.gamma == est.gamma and privacy.run == est.run
     assert "random DP" in str(privacy) and "epsilon=0.5-DP" in str(privacy)
 
 
@@ -88,7 +89,12 @@ def test_per_coordinate_mean_is_marked_too():
         queries.mean, pop, 50, gamma=0.05, norm="coordinate", random_state=0
     )
     assert not LaplaceMechanism(est.mean, 1.0).privacy.guaranteed
-    assert LaplaceMechanism(np.asarray(est.sensitivity), 1.0).privacy.guaranteed
+    assert not LaplaceMechanism(est.mean[1], 1.0).privacy.guaranteed
+    sampled = LaplaceMechanism(est.sensitivity, 1.0).privacy
+    assert sampled.source == "sampled" and sampled.gamma == est.gamma
+    with pytest.warns(PrivacyLeakWarning):  # a plain array is a global bound
+        plain = np.asarray(est.sensitivity)
+    assert LaplaceMechanism(plain, 1.0).privacy.source == "global"
 
 
 def test_per_coordinate_estimate():

@@ -13,6 +13,7 @@ import pytest
 from sensampler.distributions import GaussianMixture, MultivariateNormal
 
 from sensampler import queries, sample_sensitivity
+from sensampler.accounting import PrivacyFilter
 from sensampler.mechanisms import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
 from sensampler.mechanisms.secure import discrete_gaussian_delta
 
@@ -81,13 +82,17 @@ def test_statements_with_exact_grid_numbers():
     # Delta = 1, g = 0.25: L = 4 steps, t = 4 / 0.5 = 8 steps = 2.0 in value units.
     lap = DiscreteLaplaceMechanism(1.0, 0.5, granularity=0.25)
     assert (lap.grid_sensitivity, lap.scale, lap.epsilon) == (4, 2.0, 0.5)
-    assert str(lap.privacy) == "discrete Laplace: epsilon=0.5-DP"
+    assert (
+        str(lap.privacy) == "discrete Laplace: epsilon=0.5-DP (replace-one neighbours)"
+    )
     # Delta = 1, g = 0.3: ceil(3.33) = 4 steps, not 3.
     assert DiscreteLaplaceMechanism(1.0, 1.0, granularity=0.3).grid_sensitivity == 4
     # Gaussian: S = 2^2, sigma^2 = 4 / (2 * 0.5) = 4 steps^2, sigma = 2 * 0.5 = 1.0.
     gau = DiscreteGaussianMechanism(1.0, rho=0.5, granularity=0.5)
     assert (gau.grid_sensitivity2, gau.sigma, gau.rho) == (4, 1.0, 0.5)
-    assert str(gau.privacy) == "discrete Gaussian: rho=0.5-zCDP"
+    assert (
+        str(gau.privacy) == "discrete Gaussian: rho=0.5-zCDP (replace-one neighbours)"
+    )
     assert gau.privacy.rdp(3.0) == 1.5
 
 
@@ -233,7 +238,7 @@ def test_estimate_goes_straight_in_and_carries_gamma():
         DiscreteLaplaceMechanism(est, 0.5, granularity=0.01),
         DiscreteGaussianMechanism(est, rho=0.1, granularity=0.01),
     ):
-        assert mech.privacy.gamma == est.gamma and mech.privacy.run_id == est.run_id
+        assert mech.privacy.gamma == est.gamma and mech.privacy.run == est.run
         assert "random DP" in str(mech.privacy)
     assert not DiscreteLaplaceMechanism(
         est.mean, 0.5, granularity=0.01
@@ -380,3 +385,16 @@ def test_bad_release_draws_nothing(cls, value, random_state, exc, message):
         mech.release(value, random_state=random_state)
     with pytest.raises(ValueError, match="value must be finite"):
         mech.release(math.inf, random_state=NoDraws())
+
+
+def test_a_filter_checks_before_spending_and_releases_on_the_grid():
+    budget = PrivacyFilter(1.0)
+    mech = DiscreteLaplaceMechanism(1.0, 0.5, granularity=0.25)
+    with pytest.raises(ValueError, match="value must be finite"):
+        budget.release(mech, math.nan, random_state=NoDraws())
+    with pytest.raises(TypeError, match="secure noise is never seeded"):
+        budget.release(mech, 1.0, random_state=3)
+    assert budget.spent == PrivacyFilter(1.0).spent  # nothing spent
+    out = budget.release(mech, 1.1, random_state=random.Random(1))
+    assert float(out / 0.25).is_integer()
+    assert budget.spent != PrivacyFilter(1.0).spent

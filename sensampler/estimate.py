@@ -1,0 +1,734 @@
+r"""Sampled sensitivities that keep the sampling run they came from.
+
+A sampling run (:func:`sensampler.sample_sensitivity`) releases the order
+statistic :math:`G_{(k)}` of m sampled sensitivities; with probability at least
+:math:`1-\gamma` over the run and a fresh pair of neighbouring databases from the
+population, the pair's sensitivity does not exceed it (Rubinstein & Aldà 2017,
+Thm. 3). That statement belongs to the run, so the value carries it:
+:class:`SensitivityValue` holds the number together with its ``source`` and its
+:class:`~sensampler.privacy.SamplingRun`.
+
+Arithmetic keeps the guarantee only where it provably survives. For
+:math:`c \ge 1` and :math:`a \ge 0`, :math:`c\,G_{(k)} \ge G_{(k)}` and
+:math:`G_{(k)} + a \ge G_{(k)}`, so a pair whose sensitivity is at most
+:math:`G_{(k)}` is also below the new value, and the run's :math:`\gamma` still
+holds: ``x * c``, ``c * x`` (real ``c >= 1``) and ``x + a``, ``a + x`` (real
+``a >= 0``) of a sampled value stay ``"sampled"``. Every other operation
+(subtraction, division, a factor below 1, negation, two values together,
+anything on a typical value) gives ``"derived"``: no guarantee.
+
+Turning a value into a plain number (``float(x)``, ``int(x)``,
+``np.asarray(x)``) returns the number and warns
+:class:`~sensampler.privacy.PrivacyLeakWarning`, since mechanisms read a plain
+number as a global bound; ``x.value`` reads it without a warning.
+
+References
+----------
+.. [1] B. I. P. Rubinstein and F. Aldà, "Pain-Free Random Differential Privacy
+   with Sensitivity Sampling", Proc. 34th ICML, PMLR 70, 2017.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from numbers import Real
+from typing import Any, Literal, NoReturn
+
+import numpy as np
+
+from ._validation import check_choice, check_real
+from .plan import SamplingPlan
+from .privacy import PrivacyLeakWarning, SamplingRun
+
+__all__ = ["SensitivityValue", "SensitivityEstimate", "SensitivityEstimates"]
+
+#: Where a sensitivity value can come from (a subset of ``privacy.SOURCES``:
+#: "global" is what a plain number means).
+VALUE_SOURCES = ("sampled", "typical", "derived")
+
+ValueSource = Literal["sampled", "typical", "derived"]
+
+_LEAK = (
+    "a {source} sensitivity ({label}) became a plain number, which mechanisms "
+    "read as a global bound the caller vouches for; its sampling run and gamma "
+    "are lost. Pass the value itself, or read .value on purpose."
+)
+
+
+def _wrap(label: str) -> str:
+    """``label`` in parentheses when it is compound (for the labels of results)."""
+    return f"({label})" if " " in label else label
+
+
+def _operand(other: object) -> SensitivityValue | float | np.ndarray | None:
+    """``other`` as an arithmetic operand, or None when it is not a number."""
+    if isinstance(other, SensitivityValue):
+        return other
+    if isinstance(other, (bool, np.bool_)):
+        return None
+    if isinstance(other, Real):
+        return float(other)
+    if isinstance(other, np.ndarray) and other.dtype.kind in "iuf":
+        return other.astype(float)
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class SensitivityValue:
+    """A sensitivity with its provenance: the number, where it came from, its run.
+
+    Not a float or ndarray subclass: arithmetic follows the rules of
+    :mod:`sensampler.estimate` (``x * c``, ``x + a`` with ``c >= 1``, ``a >= 0``
+    keep a sampled value's guarantee, anything else is ``"derived"``), and
+    ``float(x)`` / ``np.asarray(x)`` warn :class:`PrivacyLeakWarning`.
+
+    Attributes
+    ----------
+    value : float or ndarray
+        The number, or a read-only float array (one per output coordinate).
+    source : {"sampled", "typical", "derived"}
+        ``"sampled"``: the run's order statistic, or a value provably at least
+        as large; random DP with the run's ``gamma``. ``"typical"`` (a mean or
+        quantile of sampled sensitivities) and ``"derived"`` carry no guarantee.
+    run : SamplingRun or None
+        The sampling run the value came from (required for ``"sampled"``).
+    norm : str or None
+        The norm the sensitivity is measured in.
+    label : str
+        What the value is, e.g. ``"G_(k)"``, ``"mean"``, ``"2 * G_(k)"``.
+
+    Examples
+    --------
+    >>> from sensampler.privacy import SamplingRun
+    >>> x = SensitivityValue(2.0, "sampled", SamplingRun("r", 0.05), "l1", "G_(k)")
+    >>> (3 * x).source, (x - 1).source
+    ('sampled', 'derived')
+    >>> f"{x + 0.5:.2f}"
+    '2.50'
+    """
+
+    value: float | np.ndarray
+    source: ValueSource
+    run: SamplingRun | None = None
+    norm: str | None = None
+    label: str = "sensitivity"
+
+    # numpy scalars and arrays defer to the reflected operators below.
+    __array_ufunc__ = None
+
+    def __post_init__(self):
+        check_choice("source", self.source, VALUE_SOURCES)
+        if self.source == "sampled" and self.run is None:
+            raise ValueError("a sampled sensitivity needs its run, got run=None.")
+        if self.run is not None and not isinstance(self.run, SamplingRun):
+            raise TypeError(f"run must be a SamplingRun or None, got {self.run!r}.")
+        try:
+            value = np.array(self.value, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"value must be a real number or array, got {self.value!r}."
+            ) from exc
+        if value.ndim == 0:
+            value = float(value)
+        else:
+            value.setflags(write=False)
+        object.__setattr__(self, "value", value)
+
+    def __reduce__(self):
+        # Rebuilt through __init__, so that the array is read-only again.
+        return (type(self), (self.value, self.source, self.run, self.norm, self.label))
+
+    # ----------------------------------------------------------- shape
+    @property
+    def ndim(self) -> int:
+        return np.ndim(self.value)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return np.shape(self.value)
+
+    @property
+    def gamma(self) -> float | None:
+        """The run's failure probability (``None`` without a run)."""
+        return None if self.run is None else self.run.gamma
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("a single sensitivity has no len(); it is not a vector.")
+        return len(np.asarray(self.value))
+
+    def __getitem__(self, index) -> SensitivityValue:
+        if self.ndim == 0:
+            raise TypeError("a single sensitivity cannot be indexed.")
+        return SensitivityValue(
+            np.asarray(self.value)[index],
+            self.source,
+            self.run,
+            self.norm,
+            f"{self.label}[{index}]",
+        )
+
+    def __iter__(self) -> Iterator[SensitivityValue]:
+        for i in range(len(self)):
+            yield self[i]
+
+    # ----------------------------------------------------- plain numbers
+    def _leak(self) -> None:
+        # stacklevel 3: the caller of float()/np.asarray(), not this helper.
+        message = _LEAK.format(source=self.source, label=self.label)
+        warnings.warn(message, PrivacyLeakWarning, stacklevel=3)
+
+    def __float__(self) -> float:
+        if self.ndim:
+            raise TypeError(
+                "a per-coordinate sensitivity has no single float value; "
+                "index a coordinate."
+            )
+        self._leak()
+        return float(self.value)
+
+    def __int__(self) -> int:
+        if self.ndim:
+            raise TypeError(
+                "a per-coordinate sensitivity has no single int value; "
+                "index a coordinate."
+            )
+        self._leak()
+        return int(self.value)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        self._leak()
+        return np.array(self.value, dtype=dtype)
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0:
+            return format(self.value, spec)
+        values = np.asarray(self.value)
+        if not spec:
+            return np.array2string(values)
+        return "[" + " ".join(format(v, spec) for v in values.ravel()) + "]"
+
+    def __repr__(self) -> str:
+        value = (
+            np.array2string(np.asarray(self.value), precision=6, threshold=8)
+            if self.ndim
+            else repr(self.value)
+        )
+        gamma = "" if self.run is None else f", gamma={self.run.gamma:.4g}"
+        return (
+            f"SensitivityValue({value}, source={self.source!r}{gamma}, "
+            f"label={self.label!r})"
+        )
+
+    # ------------------------------------------------------- comparisons
+    @staticmethod
+    def _plain(other: object) -> Any:
+        return other.value if isinstance(other, SensitivityValue) else other
+
+    def __eq__(self, other: object):
+        return self.value == self._plain(other)
+
+    def __ne__(self, other: object):
+        return self.value != self._plain(other)
+
+    def __lt__(self, other: object):
+        return self.value < self._plain(other)
+
+    def __le__(self, other: object):
+        return self.value <= self._plain(other)
+
+    def __gt__(self, other: object):
+        return self.value > self._plain(other)
+
+    def __ge__(self, other: object):
+        return self.value >= self._plain(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to numbers, so unhashable
+
+    # -------------------------------------------------------- arithmetic
+    def _result(self, value, keeps: bool, label: str, other=None) -> SensitivityValue:
+        """The value of an operation; ``keeps``: it provably does not lower a bound."""
+        source = "sampled" if keeps and self.source == "sampled" else "derived"
+        run, norm = self.run, self.norm
+        if isinstance(other, SensitivityValue):
+            run = run if run == other.run else None
+            norm = norm if norm == other.norm else None
+        return SensitivityValue(value, source, run, norm, label)
+
+    @staticmethod
+    def _text(operand) -> str:
+        if isinstance(operand, SensitivityValue):
+            return _wrap(operand.label)
+        if isinstance(operand, np.ndarray):
+            return "array"
+        return f"{operand:g}"
+
+    def _binary(self, other, symbol: str, reflected: bool, keeps):
+        operand = _operand(other)
+        if operand is None:
+            return NotImplemented
+        plain = operand.value if isinstance(operand, SensitivityValue) else operand
+        left, right = (plain, self.value) if reflected else (self.value, plain)
+        value = {
+            "+": np.add,
+            "-": np.subtract,
+            "*": np.multiply,
+            "/": np.true_divide,
+        }[symbol](left, right)
+        mine, theirs = _wrap(self.label), self._text(operand)
+        label = (
+            f"{theirs} {symbol} {mine}" if reflected else f"{mine} {symbol} {theirs}"
+        )
+        scalar = isinstance(operand, float) and math.isfinite(operand)
+        return self._result(value, scalar and keeps(operand), label, operand)
+
+    def __add__(self, other) -> SensitivityValue:
+        return self._binary(other, "+", False, lambda a: a >= 0.0)
+
+    def __radd__(self, other) -> SensitivityValue:
+        return self._binary(other, "+", True, lambda a: a >= 0.0)
+
+    def __mul__(self, other) -> SensitivityValue:
+        return self._binary(other, "*", False, lambda c: c >= 1.0)
+
+    def __rmul__(self, other) -> SensitivityValue:
+        return self._binary(other, "*", True, lambda c: c >= 1.0)
+
+    def __sub__(self, other) -> SensitivityValue:
+        return self._binary(other, "-", False, lambda _: False)
+
+    def __rsub__(self, other) -> SensitivityValue:
+        return self._binary(other, "-", True, lambda _: False)
+
+    def __truediv__(self, other) -> SensitivityValue:
+        return self._binary(other, "/", False, lambda _: False)
+
+    def __rtruediv__(self, other) -> SensitivityValue:
+        return self._binary(other, "/", True, lambda _: False)
+
+    def __neg__(self) -> SensitivityValue:
+        return self._result(-self.value, False, f"-{_wrap(self.label)}")
+
+    def __pos__(self) -> SensitivityValue:
+        return self
+
+    def __abs__(self) -> SensitivityValue:
+        return self._result(np.abs(self.value), False, f"|{self.label}|")
+
+
+class _ReadsTheRun:
+    """Properties read from the sampling run ``self.run``."""
+
+    run: SamplingRun
+
+    @property
+    def m(self) -> int:
+        return self.run.m
+
+    @property
+    def k(self) -> int:
+        return self.run.k
+
+    @property
+    def gamma(self) -> float:
+        return self.run.gamma
+
+    @property
+    def rho(self) -> float:
+        return self.run.rho
+
+    @property
+    def bound(self) -> str:
+        return self.run.bound
+
+    @property
+    def run_id(self) -> str | None:
+        return self.run.run_id
+
+    @property
+    def seed(self):
+        """``(entropy, spawn_key)`` of the run's root ``SeedSequence``."""
+        return self.run.seed
+
+    @property
+    def ordinal(self) -> int:
+        return self.run.ordinal
+
+    @property
+    def neighbours(self) -> str:
+        return self.run.neighbours
+
+
+@dataclass(frozen=True, eq=False)
+class SensitivityEstimate(_ReadsTheRun):
+    """A sampled sensitivity, with the run and plan that back it.
+
+    Only ``sensitivity`` carries the random-DP guarantee: with probability at
+    least ``1 - gamma`` over the sampling run and a fresh pair of neighbouring
+    databases from the population, the pair's sensitivity does not exceed it.
+    ``mean`` is the typical value of the sensitivity, for comparison; a
+    mechanism calibrated with it is *not* random-DP. Both are
+    :class:`SensitivityValue` objects that keep the run; ``.value`` reads the
+    plain number.
+
+    Unpacks as the pair ``sensitivity, mean`` (both keeping their provenance).
+
+    Parameters
+    ----------
+    samples : array-like of shape (m,) or (m, *output_shape)
+        The sampled sensitivities :math:`G_i` (read-only once stored).
+    run : SamplingRun
+        The sampling run: its identity, joint ``gamma`` and ``rho``, ``m``,
+        ``k``, bound, root seed and ordinal.
+    plan : SamplingPlan
+        The plan of one part (``gamma`` split evenly over ``parts``).
+    norm : str
+        Name of the norm.
+    n : int
+        Database size.
+    parts : int, default 1
+        Order statistics released jointly by the run (outputs x coordinates).
+    query : str, default ""
+        Name of the query.
+    part : int or str or None, default None
+        Position or key of this part in a tuple or dict output.
+
+    Attributes
+    ----------
+    sensitivity : SensitivityValue
+        The order statistic :math:`G_{(k)}` (per coordinate for
+        ``norm="coordinate"``), source ``"sampled"``.
+    mean : SensitivityValue
+        Mean of the sampled sensitivities, source ``"typical"``.
+    m, k, gamma, rho, bound, run_id, seed, ordinal, neighbours
+        Read from ``run``: ``gamma`` is the failure probability of everything
+        the run released, jointly (a union bound over ``parts``).
+    """
+
+    samples: np.ndarray = field(repr=False)
+    run: SamplingRun
+    plan: SamplingPlan
+    norm: str
+    n: int
+    parts: int = 1
+    query: str = ""
+    part: int | str | None = None
+    sensitivity: SensitivityValue = field(init=False)
+    mean: SensitivityValue = field(init=False)
+
+    def __post_init__(self):
+        samples = np.array(self.samples, dtype=float)
+        if samples.ndim == 0 or samples.shape[0] != self.run.m:
+            raise ValueError(
+                f"samples must hold one sensitivity per pair (m={self.run.m}), "
+                f"got shape {samples.shape}."
+            )
+        samples.setflags(write=False)
+        k = self.run.k
+        kth = np.partition(samples, k - 1, axis=0)[k - 1]
+        set_ = object.__setattr__
+        set_(self, "samples", samples)
+        set_(
+            self,
+            "sensitivity",
+            SensitivityValue(kth, "sampled", self.run, self.norm, "G_(k)"),
+        )
+        set_(
+            self,
+            "mean",
+            SensitivityValue(
+                samples.mean(axis=0), "typical", self.run, self.norm, "mean"
+            ),
+        )
+
+    def __reduce__(self):
+        fields = (self.samples, self.run, self.plan, self.norm, self.n)
+        return (type(self), fields + (self.parts, self.query, self.part))
+
+    def __iter__(self) -> Iterator[SensitivityValue]:
+        yield self.sensitivity
+        yield self.mean
+
+    # -------------------------------------------------------- typical values
+    def typical(self, sd: float = 0.0) -> SensitivityValue:
+        """Mean plus ``sd`` standard deviations of the samples: no guarantee.
+
+        The offsets the source documents try (``mean + 2 sd`` and so on), as a
+        typical value that mechanisms and accountants refuse to certify.
+        """
+        sd = check_real("sd", sd, low=0.0)
+        value = self.mean.value + sd * self.samples.std(axis=0)
+        label = f"mean + {sd:g} sd" if sd else "mean"
+        return SensitivityValue(value, "typical", self.run, self.norm, label)
+
+    def quantile(self, q: float) -> SensitivityValue:
+        """Empirical quantile of the sampled sensitivities: a typical value."""
+        value = np.quantile(self.samples, check_real("q", q, low=0.0, high=1.0), axis=0)
+        return SensitivityValue(
+            value, "typical", self.run, self.norm, f"quantile {q:g}"
+        )
+
+    # ----------------------------------------------------------------- export
+    def to_dict(self, samples: bool = False) -> dict[str, Any]:
+        """A JSON-friendly dictionary (the samples only if asked)."""
+        out: dict[str, Any] = {
+            "sensitivity": np.asarray(self.sensitivity.value).tolist(),
+            "mean": np.asarray(self.mean.value).tolist(),
+            "m": self.m,
+            "k": self.k,
+            "gamma": self.gamma,
+            "rho": self.rho,
+            "bound": self.bound,
+            "norm": self.norm,
+            "n": self.n,
+            "parts": self.parts,
+            "part": self.part,
+            "query": self.query,
+            "neighbours": self.neighbours,
+            "run_id": self.run_id,
+            "seed": _plain_seed(self.seed),
+            "ordinal": self.ordinal,
+            "plan": asdict(self.plan),
+        }
+        if samples:
+            out["samples"] = self.samples.tolist()
+        return out
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One row per coordinate (a single row for a single sensitivity).
+
+        Columns: query, part, coordinate, sensitivity, mean, sd, m, k, gamma,
+        rho, bound, norm, n, run_id, ordinal.
+        """
+        sens = np.asarray(self.sensitivity.value)
+        mean = np.asarray(self.mean.value)
+        sd = self.samples.std(axis=0)
+        rows = []
+        for index in np.ndindex(sens.shape):
+            rows.append(
+                {
+                    "query": self.query,
+                    "part": self.part,
+                    "coordinate": (
+                        None if not index else index[0] if len(index) == 1 else index
+                    ),
+                    "sensitivity": float(sens[index]),
+                    "mean": float(mean[index]),
+                    "sd": float(sd[index]),
+                    "m": self.m,
+                    "k": self.k,
+                    "gamma": self.gamma,
+                    "rho": self.rho,
+                    "bound": self.bound,
+                    "norm": self.norm,
+                    "n": self.n,
+                    "run_id": self.run_id,
+                    "ordinal": self.ordinal,
+                }
+            )
+        return rows
+
+    def to_pandas(self):
+        """:meth:`to_records` as a ``pandas.DataFrame`` (needs pandas)."""
+        return _data_frame(self.to_records())
+
+    def summary(self) -> str:
+        """A short readable table, stating what the plan guarantees."""
+
+        def fmt(value):
+            if np.ndim(value) == 0:
+                return f"{value:.6g}"
+            return np.array2string(np.asarray(value), precision=4, threshold=8)
+
+        rows = [("query", self.query or "?")]
+        if self.part is not None:
+            rows.append(("part", repr(self.part)))
+        rows += [
+            ("neighbours", f"{self.neighbours}, n={self.n}"),
+            ("norm", self.norm),
+            (
+                "sensitivity",
+                f"{fmt(self.sensitivity.value)}  "
+                f"(order statistic k={self.k} of m={self.m})",
+            ),
+            (
+                "mean",
+                f"{fmt(self.mean.value)}  (typical value; no random-DP guarantee)",
+            ),
+            (
+                "gamma",
+                f"{self.gamma:.6g}  ({self.bound} bound, rho={self.rho:.3g}"
+                f"{f', {self.parts} parts jointly' if self.parts > 1 else ''})",
+            ),
+            ("run", f"#{self.ordinal} of this process, seed {_seed_text(self.seed)}"),
+        ]
+        width = max(len(name) for name, _ in rows)
+        lines = [f"{name:<{width}}  {text}" for name, text in rows]
+        lines.append(_MEANING.format(gamma=self.gamma))
+        return "\n".join(lines)
+
+    __str__ = summary
+
+    def __repr__(self) -> str:
+        return (
+            f"SensitivityEstimate(sensitivity={self.sensitivity.value!r}, m={self.m}, "
+            f"k={self.k}, gamma={self.gamma:.6g}, norm={self.norm!r}, "
+            f"bound={self.bound!r})"
+        )
+
+
+_MEANING = (
+    "With probability >= 1 - {gamma:.4g} over this run and a fresh pair of "
+    "neighbouring\ndatabases from the population, the pair's sensitivity is at most "
+    "`sensitivity`.\nChoosing among several runs raises that probability of failure."
+)
+
+
+def _plain_seed(seed):
+    """The run's seed as JSON-friendly lists."""
+    if seed is None:
+        return None
+    entropy, spawn_key = seed
+    return [entropy if isinstance(entropy, int) else list(entropy), list(spawn_key)]
+
+
+def _seed_text(seed) -> str:
+    if seed is None:
+        return "unknown"
+    entropy, spawn_key = seed
+    key = f", spawn_key={tuple(spawn_key)}" if spawn_key else ""
+    return f"SeedSequence({entropy}{key})"
+
+
+def _data_frame(records: list[dict[str, Any]]):
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - exercised without the extra
+        raise ImportError(
+            "to_pandas needs pandas: pip install 'sensampler[pandas]'."
+        ) from exc
+    return pd.DataFrame.from_records(records)
+
+
+@dataclass(frozen=True, eq=False)
+class SensitivityEstimates(_ReadsTheRun):
+    """The estimates of a query with several parts (a tuple or dict output).
+
+    One sampling run releases every part, so the parts share ``run`` and its
+    ``gamma`` (valid for all of them jointly). Index a part by position or
+    key; the result cannot be iterated, so that ``sensitivity, mean = result``
+    cannot take two parts for the pair of one.
+
+    Parameters
+    ----------
+    estimates : tuple of SensitivityEstimate
+        One per part, in output order.
+    keys : tuple of str, optional
+        The dict output's keys; ``None`` for a tuple output.
+
+    Attributes
+    ----------
+    run : SamplingRun
+        The run shared by every part; ``gamma``, ``rho``, ``run_id``, ``seed``
+        and the others are read from it.
+
+    Examples
+    --------
+    >>> from sensampler import sample_sensitivity
+    >>> from sensampler.distributions import Normal
+    >>> result = sample_sensitivity(
+    ...     lambda db: {"mean": db.mean(), "max": db.max()}, Normal(), 20, m=50,
+    ...     random_state=0)
+    >>> result["mean"].gamma == result.gamma, len(result)
+    (True, 2)
+    """
+
+    estimates: tuple[SensitivityEstimate, ...]
+    keys: tuple[str, ...] | None = None
+    run: SamplingRun = field(init=False, repr=False)
+
+    def __post_init__(self):
+        estimates = tuple(self.estimates)
+        if not estimates or not all(
+            isinstance(e, SensitivityEstimate) for e in estimates
+        ):
+            raise TypeError(
+                f"estimates must be SensitivityEstimate objects, got {estimates!r}."
+            )
+        if any(e.run != estimates[0].run for e in estimates):
+            raise ValueError("the parts of one result must share their sampling run.")
+        if self.keys is not None and len(self.keys) != len(estimates):
+            raise ValueError(
+                f"keys must name each of the {len(estimates)} parts, got {self.keys!r}."
+            )
+        object.__setattr__(self, "estimates", estimates)
+        object.__setattr__(self, "run", estimates[0].run)
+
+    @property
+    def parts(self) -> tuple[SensitivityEstimate, ...]:
+        """The estimates, in output order."""
+        return self.estimates
+
+    @property
+    def query(self) -> str:
+        return self.estimates[0].query
+
+    def __len__(self) -> int:
+        return len(self.estimates)
+
+    def __getitem__(self, part: int | str) -> SensitivityEstimate:
+        if isinstance(part, (int, np.integer)) and not isinstance(part, bool):
+            return self.estimates[part]
+        if self.keys is not None and part in self.keys:
+            return self.estimates[self.keys.index(part)]
+        names = (
+            "a position" if self.keys is None else f"a position or one of {self.keys}"
+        )
+        raise KeyError(f"part must be {names}, got {part!r}.")
+
+    def __iter__(self) -> NoReturn:
+        raise TypeError(
+            f"the query {self.query!r} has {len(self)} parts, each with its own "
+            "estimate; index a part (result[0] or result['key']) instead of "
+            "unpacking or iterating the result."
+        )
+
+    def items(self) -> list[tuple[int | str, SensitivityEstimate]]:
+        """``(key or position, estimate)`` for every part."""
+        names = self.keys if self.keys is not None else range(len(self))
+        return list(zip(names, self.estimates))
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """Every part's :meth:`SensitivityEstimate.to_records`, in output order."""
+        return [row for estimate in self.estimates for row in estimate.to_records()]
+
+    def to_pandas(self):
+        """:meth:`to_records` as a ``pandas.DataFrame`` (needs pandas)."""
+        return _data_frame(self.to_records())
+
+    def to_dict(self, samples: bool = False) -> dict[str, Any]:
+        """A JSON-friendly dictionary: the parts by key or position."""
+        return {
+            "parts": {str(k): e.to_dict(samples) for k, e in self.items()},
+            "gamma": self.gamma,
+            "run_id": self.run_id,
+        }
+
+    def summary(self) -> str:
+        """Every part's summary, under its key or position."""
+        return "\n\n".join(e.summary() for e in self.estimates)
+
+    __str__ = summary
+
+    def __repr__(self) -> str:
+        names = self.keys if self.keys is not None else len(self)
+        return (
+            f"SensitivityEstimates(query={self.query!r}, parts={names!r}, "
+            f"gamma={self.gamma:.6g})"
+        )

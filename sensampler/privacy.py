@@ -1,0 +1,393 @@
+r"""What a release states about privacy: small frozen records and their conversions.
+
+This module is the one privacy data model of sensampler. Mechanisms produce a
+:class:`PrivacyStatement`; accountants and filters consume statements and report
+a :class:`PrivacyBound`; a sampled sensitivity's provenance is a
+:class:`SamplingRun`. It imports nothing from the rest of the package but the
+validation helpers, so every other module may import it.
+
+Three kinds of privacy appear side by side and are never confused:
+
+* **(epsilon, delta)-DP** (Dwork & Roth 2014, Def. 2.4), with ``delta = 0`` for
+  pure DP;
+* **Rényi DP** (Mironov 2017) and **zCDP** (Bun & Steinke 2016), carried as a
+  Rényi curve :math:`\alpha \mapsto \epsilon(\alpha)` and a zCDP parameter
+  :math:`\rho`;
+* **random DP** (Hall, Rinaldo & Wasserman 2012; Rubinstein & Aldà 2017): a
+  mechanism calibrated with a *sampled* sensitivity is private with probability
+  at least :math:`1-\gamma`. :math:`\gamma` belongs to the sampling run: releases
+  calibrated by one run fail together, so a union bound counts each run's
+  :math:`\gamma` once, and an anonymous :math:`\gamma` (no run identity) once per
+  release.
+
+Where a sensitivity comes from decides what may be stated:
+
+``"global"``
+    A number the caller gives and vouches for as a bound over *all* pairs of
+    neighbouring databases: plain DP, :math:`\gamma = 0`.
+``"sampled"``
+    The order statistic of a sampling run, or a value that is provably at least
+    as large (a positive multiple of at least 1, plus a non-negative constant):
+    random DP with the run's :math:`\gamma`.
+``"typical"``, ``"derived"``
+    A mean or quantile of sampled sensitivities, or arithmetic on sampled or
+    typical values that may lower them: **no guarantee**. Mechanisms calibrated
+    with them say so, and accountants and filters refuse them.
+
+A sampled or typical value that is turned into a plain number (``float(x)``,
+``np.asarray(x)``) loses its provenance; sensampler then warns with
+:class:`PrivacyLeakWarning`, because a plain number is read as a global bound.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from ._validation import check_array, check_choice, check_real
+
+__all__ = [
+    "NEIGHBOURS",
+    "SOURCES",
+    "PrivacyLeakWarning",
+    "SamplingRun",
+    "PrivacyStatement",
+    "PrivacyBound",
+    "DEFAULT_ORDERS",
+    "rdp_to_dp",
+    "zcdp_to_dp",
+]
+
+#: The neighbouring relation every sampled sensitivity is valid for: two
+#: databases of n records that differ in one (bounded DP).
+NEIGHBOURS = "replace-one"
+
+#: Where a sensitivity can come from (see the module docstring).
+SOURCES = ("global", "sampled", "typical", "derived")
+
+Source = Literal["global", "sampled", "typical", "derived"]
+
+
+class PrivacyLeakWarning(UserWarning):
+    """A sampled or typical sensitivity lost its provenance.
+
+    Raised as a warning when such a value becomes a plain number, which
+    mechanisms read as a global bound the caller vouches for.
+    """
+
+
+@dataclass(frozen=True)
+class SamplingRun:
+    """The sampling run behind a sampled sensitivity: its identity and its gamma.
+
+    Attributes
+    ----------
+    run_id : str or None
+        Identity of the run. Releases calibrated by one run fail together, so
+        accountants count its ``gamma`` once; ``None`` (anonymous) counts it
+        once per release.
+    gamma : float
+        Failure probability of random DP of everything the run released,
+        jointly, ``0 <= gamma <= 1``.
+    rho : float
+        The sampler's own share of ``gamma`` (see :mod:`sensampler.plan`).
+    bound : str
+        The sampling plan's bound (``"exact"``, ``"exchangeable"`` or ``"dkw"``).
+    m, k : int
+        Pairs drawn and rank released.
+    seed : (entropy, spawn_key) or None
+        Entropy (an int or a tuple of ints) and spawn key (a tuple of ints) of
+        the root ``SeedSequence``: the run can be drawn again from
+        ``SeedSequence(entropy, spawn_key=spawn_key)``. Drawing several runs
+        and keeping a favourable one raises the failure probability above
+        ``gamma`` (about ``R * gamma`` for R runs); an accountant can count
+        every run drawn (``record_run``).
+    ordinal : int
+        How many sampling runs this process had drawn, this one included: a
+        visible count for seed-less sampling.
+    neighbours : str
+        The neighbouring relation, :data:`NEIGHBOURS`.
+    """
+
+    run_id: str | None
+    gamma: float
+    rho: float = 0.0
+    bound: str = "exact"
+    m: int = 0
+    k: int = 0
+    seed: tuple[int | tuple[int, ...], tuple[int, ...]] | None = None
+    ordinal: int = 0
+    neighbours: str = NEIGHBOURS
+
+    def __post_init__(self):
+        check_real("gamma", self.gamma, low=0.0, high=1.0)
+        check_real("rho", self.rho, low=0.0, high=1.0)
+
+
+@dataclass(frozen=True)
+class PrivacyStatement:
+    r"""A mechanism's privacy statement, as accountants read it.
+
+    Attributes
+    ----------
+    mechanism : str
+        Name of the mechanism.
+    epsilon, delta : float or None
+        The (epsilon, delta)-DP statement; ``None`` for mechanisms stated in
+        Rényi or zCDP terms only (convert with :meth:`epsilon_for`).
+    rho : float or None
+        zCDP parameter, where one holds.
+    rdp : callable or None
+        Rényi curve ``alpha -> epsilon(alpha)`` for ``alpha > 1``; ``None`` when
+        no finite Rényi DP holds. Must be picklable (a module-level function or a
+        ``functools.partial`` of one).
+    run : SamplingRun or None
+        The sampling run behind a sampled sensitivity; ``None`` for a global one.
+    source : {"global", "sampled", "typical", "derived"}
+        Where the sensitivity came from; only ``"global"`` and ``"sampled"``
+        carry a guarantee.
+    neighbours : str
+        The neighbouring relation the statement holds for.
+    """
+
+    mechanism: str
+    epsilon: float | None
+    delta: float | None
+    rho: float | None = None
+    rdp: Callable[[float], float] | None = field(default=None, compare=False)
+    run: SamplingRun | None = None
+    source: Source = "global"
+    neighbours: str = NEIGHBOURS
+
+    def __post_init__(self):
+        check_choice("source", self.source, SOURCES)
+        if self.source == "sampled" and self.run is None:
+            raise ValueError("a sampled sensitivity needs its run, got run=None.")
+
+    @property
+    def guaranteed(self) -> bool:
+        """Whether anything is guaranteed (False for typical or derived sensitivities)."""
+        return self.source in ("global", "sampled")
+
+    @property
+    def gamma(self) -> float:
+        """Random-DP failure probability (0 for a global sensitivity)."""
+        return self.run.gamma if self.run is not None else 0.0
+
+    def epsilon_for(self, delta: float) -> float:
+        """Smallest epsilon this statement supports at ``delta`` (``0 < delta < 1``).
+
+        The minimum over every statement that holds: the (epsilon, delta) pair
+        when its delta fits, the Rényi curve (Canonne, Kamath & Steinke 2020,
+        Prop. 12, :func:`rdp_to_dp`) and the zCDP parameter (:func:`zcdp_to_dp`).
+        """
+        delta = check_real(
+            "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
+        )
+        candidates = []
+        if self.epsilon is not None and self.delta is not None and self.delta <= delta:
+            candidates.append(self.epsilon)
+        if self.rdp is not None:
+            candidates.append(rdp_to_dp(self.rdp, delta)[0])
+        if self.rho is not None:
+            candidates.append(zcdp_to_dp(self.rho, delta))
+        if not candidates:
+            raise ValueError(
+                f"{self.mechanism} states no guarantee at delta={delta!r}."
+            )
+        return min(candidates)
+
+    def __str__(self):
+        if not self.guaranteed:
+            return (
+                f"{self.mechanism}: calibrated with a {self.source} sensitivity "
+                "(not a bound); no privacy guarantee"
+            )
+        if self.epsilon is None:
+            core = (
+                f"rho={self.rho:.6g}-zCDP"
+                if self.rho is not None
+                else "Rényi DP (see rdp)"
+            )
+        elif self.delta:
+            core = f"(epsilon={self.epsilon:.6g}, delta={self.delta:.3g})-DP"
+        else:
+            core = f"epsilon={self.epsilon:.6g}-DP"
+        if self.source == "sampled":
+            return (
+                f"{self.mechanism}: {core} with probability >= 1 - gamma, "
+                f"gamma={self.gamma:.4g} (random DP, {self.neighbours} neighbours)"
+            )
+        return f"{self.mechanism}: {core} ({self.neighbours} neighbours)"
+
+
+@dataclass(frozen=True)
+class PrivacyBound:
+    """What a composition holds: (epsilon, delta)-DP, with random-DP failure ``gamma``.
+
+    The result type of every composition function, accountant and filter.
+    Unpacks and indexes as the pair ``(epsilon, delta)``, as composition
+    theorems are written; ``gamma`` and ``method`` are read by name.
+
+    Attributes
+    ----------
+    epsilon : float
+        ``>= 0``; ``inf`` when no finite epsilon holds.
+    delta : float
+        ``0 <= delta <= 1``.
+    gamma : float
+        Failure probability of random DP (a union over sampling runs).
+    method : str
+        The theorem or accountant that gives the bound.
+    """
+
+    epsilon: float
+    delta: float
+    gamma: float = 0.0
+    method: str = ""
+
+    def __iter__(self) -> Iterator[float]:
+        yield self.epsilon
+        yield self.delta
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: int) -> float:
+        return (self.epsilon, self.delta)[index]
+
+    def __str__(self):
+        core = (
+            f"(epsilon={self.epsilon:.6g}, delta={self.delta:.3g})-DP"
+            if self.delta
+            else f"epsilon={self.epsilon:.6g}-DP"
+        )
+        if self.gamma:
+            core += f" with probability >= 1 - gamma, gamma={self.gamma:.4g}"
+        return f"{core} [{self.method}]" if self.method else core
+
+
+# ----------------------------------------------------------------- conversions
+#: Rényi orders searched by default: fine near 1, coarser above (alpha > 1).
+DEFAULT_ORDERS = np.concatenate(
+    [
+        1.0 + np.arange(1, 100) / 20.0,  # 1.05 .. 5.95
+        np.arange(6.0, 20.0, 0.5),
+        np.arange(20.0, 64.0),
+        [64.0, 80.0, 96.0, 128.0, 192.0, 256.0, 384.0, 512.0, 1024.0],
+    ]
+)
+
+
+def _conversion(rdp_values, orders, delta, method):
+    """epsilon at each order for the given delta."""
+    if method == "classic":  # Mironov 2017, Prop. 3
+        return rdp_values + math.log(1.0 / delta) / (orders - 1.0)
+    # Canonne, Kamath & Steinke 2020, Prop. 12 (Balle et al. 2020, Thm. 21):
+    # eps = rdp + log((a - 1)/a) - (log delta + log a)/(a - 1)
+    return (
+        rdp_values
+        + np.log1p(-1.0 / orders)
+        - (math.log(delta) + np.log(orders)) / (orders - 1.0)
+    )
+
+
+def rdp_to_dp(
+    rdp: Callable[[float], float] | np.ndarray | list[float],
+    delta: float,
+    orders=None,
+    method: str = "improved",
+) -> tuple[float, float]:
+    """Convert a Rényi curve to (epsilon, delta)-DP, optimising over the order.
+
+    Parameters
+    ----------
+    rdp : callable or array-like
+        The curve ``alpha -> epsilon(alpha)``, or its values at ``orders``.
+    delta : float
+        ``0 < delta < 1``.
+    orders : array-like, optional
+        Orders ``> 1`` (default :data:`DEFAULT_ORDERS`).
+    method : {"improved", "classic"}
+        ``"improved"``: Canonne, Kamath & Steinke (2020), Prop. 12;
+        ``"classic"``: Mironov (2017), Prop. 3.
+
+    Returns
+    -------
+    (epsilon, order) : (float, float)
+
+    Examples
+    --------
+    >>> eps, order = rdp_to_dp(lambda a: a / 2.0, 1e-5)   # Gaussian, sigma = 1
+    >>> round(eps, 3)
+    4.728
+    """
+    delta = check_real(
+        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )
+    check_choice("method", method, ("improved", "classic"))
+    orders = DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
+    if orders.size == 0 or np.any(orders <= 1):
+        raise ValueError(
+            f"orders must be non-empty and all > 1, got orders={orders!r}."
+        )
+    values = (
+        np.array([rdp(a) for a in orders], dtype=float)
+        if callable(rdp)
+        else np.asarray(rdp, dtype=float)
+    )
+    if values.shape != orders.shape:
+        raise ValueError(
+            f"rdp must have one value per order ({orders.size}), got shape "
+            f"{values.shape}."
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        eps = np.maximum(_conversion(values, orders, delta, method), 0.0)
+    eps = np.where(np.isnan(eps), np.inf, eps)
+    best = int(np.argmin(eps))
+    return float(eps[best]), float(orders[best])
+
+
+def _zcdp_improved(rho, delta, log_am1):
+    a = 1.0 + math.exp(log_am1)
+    return a * rho + math.log1p(-1.0 / a) - (math.log(delta) + math.log(a)) / (a - 1.0)
+
+
+def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
+    r"""Epsilon such that rho-zCDP implies (epsilon, delta)-DP.
+
+    ``"classic"``: :math:`\rho + 2\sqrt{\rho\ln(1/\delta)}` (Bun & Steinke 2016,
+    Prop. 1.3). ``"improved"``: rho-zCDP is :math:`(\alpha, \alpha\rho)`-RDP for
+    every alpha > 1; the conversion of Canonne, Kamath & Steinke (2020), Prop. 12,
+    minimised over alpha (continuously, by a bounded scalar search), never above
+    the classic value.
+
+    Examples
+    --------
+    >>> round(zcdp_to_dp(0.5, 1e-5, "classic"), 4)
+    5.2985
+    """
+    from scipy import optimize  # scipy.optimize is needed only here
+
+    rho = check_real("rho", rho, low=0.0)
+    delta = check_real(
+        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
+    )
+    check_choice("method", method, ("improved", "classic"))
+    if rho == 0.0:
+        return 0.0
+    classic = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+    if method == "classic":
+        return classic
+    res = optimize.minimize_scalar(
+        functools.partial(_zcdp_improved, rho, delta),
+        bounds=(-20.0, 20.0),
+        method="bounded",
+        options={"xatol": 1e-10},
+    )
+    return max(0.0, min(classic, float(res.fun)))

@@ -1,0 +1,249 @@
+import pickle
+import re
+import warnings
+
+import numpy as np
+import pytest
+from sensampler.distributions import MultivariateNormal, Normal
+
+from sensampler import queries, sample_sensitivity
+from sensampler.estimate import (
+    SensitivityEstimate,
+    SensitivityEstimates,
+    SensitivityValue,
+)
+from sensampler.plan import sampling_plan
+from sensampler.privacy import PrivacyLeakWarning, SamplingRun
+
+RUN = SamplingRun("run-1", gamma=0.05, rho=0.01, m=4, k=4, seed=(7, ()), ordinal=3)
+OTHER = SamplingRun("run-2", gamma=0.05, rho=0.01, m=4, k=4)
+
+
+def _sampled(value=2.0, run=RUN):
+    return SensitivityValue(value, "sampled", run, "l1", "G_(k)")
+
+
+def _estimate(samples=(1.0, 4.0, 2.0, 3.0), run=RUN, **kw):
+    return SensitivityEstimate(
+        np.asarray(samples), run, sampling_plan(m=4), "l1", 10, **kw
+    )
+
+
+# --------------------------------------------------------------------- arithmetic
+@pytest.mark.parametrize(
+    "operation, value, label",
+    [
+        (lambda x: x * 3, 6.0, "G_(k) * 3"),
+        (lambda x: 3 * x, 6.0, "3 * G_(k)"),
+        (lambda x: x * 1, 2.0, "G_(k) * 1"),
+        (lambda x: x + 0.5, 2.5, "G_(k) + 0.5"),
+        (lambda x: 0.5 + x, 2.5, "0.5 + G_(k)"),
+        (lambda x: x + 0, 2.0, "G_(k) + 0"),
+        (lambda x: np.float64(2) * x, 4.0, "2 * G_(k)"),
+        (lambda x: np.int64(1) + x, 3.0, "1 + G_(k)"),
+        (lambda x: 2 * (x + 1), 6.0, "2 * (G_(k) + 1)"),
+        (lambda x: +x, 2.0, "G_(k)"),
+    ],
+)
+def test_operations_that_cannot_lower_a_sampled_value_keep_it(operation, value, label):
+    out = operation(_sampled())
+    assert (out.source, out.run, out.norm) == ("sampled", RUN, "l1")
+    assert (out.value, out.label) == (value, label)
+
+
+@pytest.mark.parametrize(
+    "operation, value",
+    [
+        (lambda x: x * 0.5, 1.0),
+        (lambda x: 0.99 * x, 1.98),
+        (lambda x: x - 1, 1.0),
+        (lambda x: 3 - x, 1.0),
+        (lambda x: x + (-0.5), 1.5),
+        (lambda x: x / 2, 1.0),
+        (lambda x: 4 / x, 2.0),
+        (lambda x: -x, -2.0),
+        (lambda x: x * np.inf, np.inf),
+        (lambda x: x * np.array([2.0]), np.array([4.0])),
+        (lambda x: x + _sampled(1.0), 3.0),
+        (lambda x: x * _sampled(1.0), 2.0),
+        (lambda x: np.float64(0.5) * x, 1.0),
+    ],
+)
+def test_every_other_operation_is_derived(operation, value):
+    out = operation(_sampled())
+    assert out.source == "derived"
+    np.testing.assert_allclose(out.value, value)
+
+
+def test_arithmetic_on_a_typical_value_never_becomes_a_guarantee():
+    est = _estimate()
+    for out in (2 * est.mean, est.mean + 0.0, est.mean + 2 * est.samples.std()):
+        assert out.source == "derived" and out.run == RUN
+    assert est.typical(2.0).source == "typical"
+
+
+def test_two_values_keep_a_shared_run_and_lose_a_mixed_one():
+    assert (_sampled() - _sampled(1.0)).run == RUN
+    mixed = _sampled() + _sampled(1.0, run=OTHER)
+    assert mixed.run is None and mixed.source == "derived"
+
+
+def test_non_numbers_are_refused():
+    with pytest.raises(TypeError):
+        _sampled() + "1"
+    with pytest.raises(TypeError):
+        _sampled() * True
+    with pytest.raises(TypeError):
+        np.sqrt(_sampled())
+
+
+# ------------------------------------------------------------------- plain numbers
+@pytest.mark.parametrize(
+    "convert",
+    [float, int, np.asarray, np.float64, lambda x: np.array(x) * 1.0],
+    ids=["float", "int", "asarray", "float64", "array"],
+)
+def test_plain_numbers_warn_at_the_caller(convert):
+    with pytest.warns(PrivacyLeakWarning, match="read as a global bound") as info:
+        out = convert(_sampled(2.5))
+    assert float(np.asarray(out, dtype=float)) in (2.0, 2.5)
+    assert info[0].filename == __file__
+
+
+def test_value_format_and_comparisons_do_not_warn():
+    x = _sampled(2.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert x.value == 2.5 and f"{x:.2f}" == "2.50" and f"{x}" == "2.5"
+        assert x == 2.5 and x > 2 and 3 > x and x >= _sampled(2.5) and x != 1
+        assert np.float64(2.5) == x and bool(x)
+        assert "source='sampled'" in repr(x) and "gamma=0.05" in repr(x)
+
+
+def test_a_sampled_value_needs_its_run():
+    with pytest.raises(ValueError, match=re.escape("needs its run, got run=None")):
+        SensitivityValue(1.0, "sampled")
+    with pytest.raises(ValueError, match="source must be one of"):
+        SensitivityValue(1.0, "global")
+
+
+def test_per_coordinate_values_index_and_stay_read_only():
+    x = SensitivityValue([1.0, 2.0, 3.0], "sampled", RUN, "coordinate", "G_(k)")
+    assert x.shape == (3,) and x.ndim == 1 and len(x) == 3
+    assert x[1].value == 2.0 and x[1].source == "sampled" and x[1].run == RUN
+    assert [v.value for v in x] == [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match="read-only"):
+        x.value[0] = 0.0
+    assert (2 * x).source == "sampled"
+    with pytest.raises(TypeError, match="index a coordinate"):
+        float(x)
+    assert f"{x:.1f}" == "[1.0 2.0 3.0]"
+
+
+# ------------------------------------------------------------------------ estimate
+def test_estimate_values_and_unpacking_keep_the_run():
+    est = _estimate()
+    sensitivity, mean = est
+    assert sensitivity.source == "sampled" and sensitivity.value == 4.0
+    assert mean.source == "typical" and mean.value == 2.5
+    assert sensitivity.run is est.run and mean.run is est.run
+    assert (est.gamma, est.rho, est.run_id, est.seed, est.ordinal) == (
+        0.05,
+        0.01,
+        "run-1",
+        (7, ()),
+        3,
+    )
+    # mean + 2 sd: the source documents' offset, with no guarantee
+    assert est.typical(2).value == pytest.approx(2.5 + 2 * np.std([1, 4, 2, 3]))
+    assert est.typical(2).label == "mean + 2 sd"
+    assert est.quantile(0.5).source == "typical"
+    with pytest.raises(ValueError, match="read-only"):
+        est.samples[0] = 0.0
+
+
+def test_estimate_refuses_samples_that_do_not_match_the_run():
+    with pytest.raises(ValueError, match=re.escape("one sensitivity per pair (m=4)")):
+        _estimate(samples=(1.0, 2.0))
+
+
+def test_estimate_tabular_export():
+    est = _estimate(samples=np.arange(8.0).reshape(4, 2), part="mean")
+    rows = est.to_records()
+    assert [r["coordinate"] for r in rows] == [0, 1]
+    assert [r["sensitivity"] for r in rows] == [6.0, 7.0]
+    assert rows[0]["part"] == "mean" and rows[0]["run_id"] == "run-1"
+    assert est.to_dict()["seed"] == [7, []]
+    pd = pytest.importorskip("pandas")
+    frame = est.to_pandas()
+    assert isinstance(frame, pd.DataFrame) and list(frame["mean"]) == [3.0, 4.0]
+
+
+def test_estimate_and_values_pickle():
+    est = _estimate(samples=np.arange(8.0).reshape(4, 2))
+    clone = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(clone.samples, est.samples)
+    assert clone.run == est.run and clone.sensitivity.source == "sampled"
+    assert not clone.samples.flags.writeable
+    assert not clone.sensitivity.value.flags.writeable
+    value = pickle.loads(pickle.dumps(est.mean))
+    assert value.source == "typical" and value.run == RUN
+    assert not value.value.flags.writeable
+
+
+def test_summary_states_what_the_plan_means():
+    text = _estimate().summary()
+    assert "With probability >= 1 - 0.05 over this run" in text
+    assert "#3 of this process, seed SeedSequence(7)" in text
+    assert "no random-DP guarantee" in text
+
+
+# ------------------------------------------------------------------- several parts
+def _several():
+    first = _estimate(part="mean")
+    second = _estimate(samples=(5.0, 6.0, 7.0, 8.0), part="max")
+    return SensitivityEstimates((first, second), ("mean", "max"))
+
+
+def test_several_parts_index_by_position_or_key():
+    result = _several()
+    assert result["max"] is result[1] and result[0].part == "mean"
+    assert result.run == RUN and result.gamma == 0.05 and len(result) == 2
+    assert [k for k, _ in result.items()] == ["mean", "max"]
+    assert [r["part"] for r in result.to_records()] == ["mean", "max"]
+    with pytest.raises(KeyError, match="one of"):
+        result["median"]
+    clone = pickle.loads(pickle.dumps(result))
+    assert clone.run == RUN and clone.keys == ("mean", "max")
+
+
+def test_several_parts_refuse_unpacking():
+    result = _several()
+    with pytest.raises(TypeError, match="index a part"):
+        sensitivity, mean = result
+    with pytest.raises(TypeError, match="index a part"):
+        list(result)
+
+
+def test_several_parts_must_share_their_run():
+    with pytest.raises(ValueError, match="share their sampling run"):
+        SensitivityEstimates((_estimate(), _estimate(run=OTHER)))
+
+
+def test_sampled_estimates_carry_their_run_everywhere():
+    est = sample_sensitivity(
+        queries.mean,
+        MultivariateNormal([0, 0], np.eye(2)),
+        10,
+        m=100,
+        norm="coordinate",
+        random_state=0,
+    )
+    sensitivity, mean = est
+    assert sensitivity.run is est.run and sensitivity[1].run is est.run
+    assert est.run.m == 100 and est.run.seed == (0, ())
+    tuple_out = sample_sensitivity(
+        lambda db: (db.mean(), db.max()), Normal(), 10, m=50, random_state=0
+    )
+    assert isinstance(tuple_out, SensitivityEstimates)
+    assert tuple_out[0].run is tuple_out[1].run
