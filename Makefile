@@ -1,11 +1,11 @@
 # The README's two commands: `make demo` and `make test`.
-# Both build their own virtual environment in .venv from pyproject.toml.
+# Every target builds its own virtual environment in .venv from pyproject.toml.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench notebooks clean
+.PHONY: demo test bench notebooks docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,5 +25,9 @@ bench: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/build.py
 
+# The site in docs/_build/html; any warning fails the build.
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -b html -W --keep-going -q docs docs/_build/html
+
 clean:
-	rm -rf $(VENV) sensampler-results .pytest_cache
+	rm -rf $(VENV) .venv-minimum sensampler-results .pytest_cache docs/_build

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any, Union
 
 import numpy as np
 
 from .._validation import check_count, check_random_state
 
-__all__ = ["Distribution"]
+__all__ = ["Distribution", "RandomStateLike"]
+
+#: What every ``random_state`` parameter accepts.
+RandomStateLike = Union[None, int, np.random.SeedSequence, np.random.Generator]
 
 
 class Distribution(ABC):
@@ -26,16 +30,16 @@ class Distribution(ABC):
         Whether drawing releases the GIL (threads then draw in parallel).
     """
 
-    record_shape: tuple = ()
+    record_shape: tuple[int, ...] = ()
     #: True when drawing runs in numpy's C code without the GIL, so that threads
     #: draw in parallel (numpy-backed models); adapters of other libraries say False.
     releases_gil: bool = False
 
     @abstractmethod
-    def _draw(self, shape: tuple, rng: np.random.Generator) -> np.ndarray:
+    def _draw(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """Return independent records in an array of shape ``shape + record_shape``."""
 
-    def sample(self, size: int, random_state=None) -> np.ndarray:
+    def sample(self, size: int, random_state: RandomStateLike = None) -> np.ndarray:
         """Draw ``size`` independent records.
 
         Parameters
@@ -52,7 +56,9 @@ class Distribution(ABC):
         size = check_count("size", size, minimum=0)
         return self._draw((size,), check_random_state(random_state))
 
-    def sample_batch(self, batch: int, size: int, random_state=None) -> np.ndarray:
+    def sample_batch(
+        self, batch: int, size: int, random_state: RandomStateLike = None
+    ) -> np.ndarray:
         """Draw ``batch`` independent databases of ``size`` records at once.
 
         Returns
@@ -64,16 +70,16 @@ class Distribution(ABC):
         return self._draw((batch, size), check_random_state(random_state))
 
     @property
-    def mean(self):
+    def mean(self) -> float | np.ndarray:
         """Mean of one record (scalar, or array of ``record_shape``)."""
         raise NotImplementedError(f"{type(self).__name__} does not know its mean.")
 
     @property
-    def var(self):
+    def var(self) -> float | np.ndarray:
         """Variance of one record (per coordinate for vector records)."""
         raise NotImplementedError(f"{type(self).__name__} does not know its variance.")
 
-    def _params(self) -> dict:
+    def _params(self) -> dict[str, Any]:
         """Parameters shown by ``repr``."""
         return {}
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from scipy import stats
 
 from ._base import Distribution
 from .univariate import draw_labels
+
+if TYPE_CHECKING:  # scikit-learn is imported where used, not at load
+    from sklearn.mixture import GaussianMixture as SkGaussianMixture
+    from sklearn.neighbors import KernelDensity as SkKernelDensity
 
 __all__ = [
     "ScipyDistribution",
@@ -32,7 +36,9 @@ class ScipyDistribution(Distribution):
     frozen : scipy.stats frozen distribution
     """
 
-    def __init__(self, frozen):
+    def __init__(self, frozen: Any):
+        from scipy import stats  # imported here: scipy.stats is slow to import
+
         self.frozen = frozen
         if isinstance(frozen, stats._distn_infrastructure.rv_frozen):
             self._kind = "univariate"
@@ -69,12 +75,12 @@ class ScipyDistribution(Distribution):
         raise NotImplementedError(f"{self.frozen!r} does not give its {names[0]}.")
 
     @property
-    def mean(self):
+    def mean(self) -> float | np.ndarray:
         value = self._moment(["mean"])
         return float(value) if value.ndim == 0 else value
 
     @property
-    def var(self):
+    def var(self) -> float | np.ndarray:
         value = self._moment(["var", "variance", "cov"])
         return float(value) if value.ndim == 0 else value
 
@@ -95,7 +101,7 @@ class SklearnGaussianMixture(Distribution):
     covariance types are supported.
     """
 
-    def __init__(self, model):
+    def __init__(self, model: SkGaussianMixture):
         from sklearn.mixture import GaussianMixture as _SkGMM
 
         if not isinstance(model, _SkGMM):
@@ -132,11 +138,11 @@ class SklearnGaussianMixture(Distribution):
         return out
 
     @property
-    def mean(self):
+    def mean(self) -> np.ndarray:
         return self._weights @ self._means
 
     @property
-    def covariance(self):
+    def covariance(self) -> np.ndarray:
         """Covariance matrix of one record."""
         second = np.einsum(
             "k,kij->ij",
@@ -147,7 +153,7 @@ class SklearnGaussianMixture(Distribution):
         return second - np.outer(mu, mu)
 
     @property
-    def var(self):
+    def var(self) -> np.ndarray:
         return np.diag(self.covariance).copy()
 
     def __repr__(self):
@@ -162,7 +168,7 @@ class SklearnKernelDensity(Distribution):
     radius ``h`` for the tophat kernel, the two kernels scikit-learn samples.
     """
 
-    def __init__(self, model):
+    def __init__(self, model: SkKernelDensity):
         from sklearn.neighbors import KernelDensity
 
         if not isinstance(model, KernelDensity):
@@ -202,11 +208,11 @@ class SklearnKernelDensity(Distribution):
         return z
 
     @property
-    def mean(self):
+    def mean(self) -> np.ndarray:
         return np.average(self._data, axis=0, weights=self._weights)
 
     @property
-    def var(self):
+    def var(self) -> np.ndarray:
         d = self._data.shape[1]
         spread = np.average(
             (self._data - self.mean) ** 2, axis=0, weights=self._weights
@@ -222,6 +228,12 @@ class SklearnKernelDensity(Distribution):
         return f"SklearnKernelDensity({self.model!r})"
 
 
+class SupportsSample(Protocol):
+    """An object drawing records with ``sample(size, random_state=...)``."""
+
+    def sample(self, size: int, /, random_state: Any = ...) -> Any: ...
+
+
 class SampleAdapter(Distribution):
     """Any object with ``sample(size, random_state=None)`` returning ``(size, ...)``.
 
@@ -229,7 +241,7 @@ class SampleAdapter(Distribution):
     ``random_state``; a stack of databases is drawn as one flat sample, reshaped.
     """
 
-    def __init__(self, model):
+    def __init__(self, model: SupportsSample):
         if not callable(getattr(model, "sample", None)):
             raise TypeError(
                 f"model must have a sample(size, random_state) method, got {model!r}."
@@ -261,7 +273,7 @@ class SampleAdapter(Distribution):
         return f"SampleAdapter({self.model!r})"
 
 
-def as_distribution(obj) -> Distribution:
+def as_distribution(obj: Any) -> Distribution:
     """Return a population model for ``obj``.
 
     Accepts a :class:`Distribution` (returned as is), a frozen ``scipy.stats``

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._base import Distribution
 from .univariate import check_weights
@@ -23,7 +24,7 @@ class Empirical(Distribution):
 
     releases_gil = True
 
-    def __init__(self, data, weights=None):
+    def __init__(self, data: ArrayLike, weights: ArrayLike | None = None):
         try:
             table = np.asarray(data)
         except Exception as exc:  # noqa: BLE001 - re-raised with the parameter named
@@ -58,11 +59,11 @@ class Empirical(Distribution):
         return self.data[idx]
 
     @property
-    def mean(self):
+    def mean(self) -> float | np.ndarray:
         return np.average(self.data, axis=0, weights=self.weights)
 
     @property
-    def var(self):
+    def var(self) -> float | np.ndarray:
         centred = self.data - self.mean
         return np.average(centred**2, axis=0, weights=self.weights)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special
 
 from .._validation import check_array
@@ -35,7 +36,14 @@ class GaussianMixture(Distribution):
 
     releases_gil = True
 
-    def __init__(self, params=None, weights=None, *, means=None, stds=None):
+    def __init__(
+        self,
+        params: ArrayLike | None = None,
+        weights: ArrayLike | None = None,
+        *,
+        means: ArrayLike | None = None,
+        stds: ArrayLike | None = None,
+    ):
         if params is not None and (means is not None or stds is not None):
             raise TypeError("give either params or means and stds, not both.")
         if params is not None:
@@ -82,11 +90,11 @@ class GaussianMixture(Distribution):
         return out
 
     @property
-    def mean(self):
+    def mean(self) -> float:
         return float(np.dot(self.weights, self.means))
 
     @property
-    def var(self):
+    def var(self) -> float:
         second = np.dot(self.weights, self.stds**2 + self.means**2)
         return float(second - self.mean**2)
 

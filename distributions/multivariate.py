@@ -4,6 +4,7 @@ and a linear-regression population of (features, target) records."""
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_array, check_real
 from ._base import Distribution
@@ -39,7 +40,7 @@ class MultivariateNormal(Distribution):
 
     releases_gil = True
 
-    def __init__(self, mean, cov):
+    def __init__(self, mean: ArrayLike, cov: ArrayLike):
         self._mean = check_array("mean", mean, ndim=1)
         self.cov = check_array("cov", cov, ndim=2)
         if self.cov.shape != (self._mean.size, self._mean.size):
@@ -55,11 +56,11 @@ class MultivariateNormal(Distribution):
         return z @ self._factor.T + self._mean
 
     @property
-    def mean(self):
+    def mean(self) -> np.ndarray:
         return self._mean.copy()
 
     @property
-    def var(self):
+    def var(self) -> np.ndarray:
         return np.diag(self.cov).copy()
 
     def _params(self):
@@ -109,11 +110,11 @@ class Product(Distribution):
         return np.concatenate(parts, axis=-1).astype(float, copy=False)
 
     @property
-    def mean(self):
+    def mean(self) -> np.ndarray:
         return np.concatenate([np.ravel(c.mean) for c in self.columns]).astype(float)
 
     @property
-    def var(self):
+    def var(self) -> np.ndarray:
         return np.concatenate([np.ravel(c.var) for c in self.columns]).astype(float)
 
     def _params(self):
@@ -141,7 +142,11 @@ class LinearRegressionPopulation(Distribution):
     releases_gil = True
 
     def __init__(
-        self, features: Distribution, coef, intercept: float = 0.0, noise: float = 1.0
+        self,
+        features: Distribution,
+        coef: ArrayLike,
+        intercept: float = 0.0,
+        noise: float = 1.0,
     ):
         if not isinstance(features, Distribution):
             raise TypeError(f"features must be a Distribution, got {features!r}.")

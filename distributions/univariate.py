@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_array, check_probability, check_real
 from ._base import Distribution
@@ -42,11 +43,11 @@ class Normal(Distribution):
         return rng.normal(self.loc, self.scale, size=shape)
 
     @property
-    def mean(self):
+    def mean(self) -> float:
         return self.loc
 
     @property
-    def var(self):
+    def var(self) -> float:
         return self.scale**2
 
     def expected_abs_difference(self) -> float:
@@ -74,11 +75,11 @@ class Uniform(Distribution):
         return rng.uniform(self.low, self.high, size=shape)
 
     @property
-    def mean(self):
+    def mean(self) -> float:
         return 0.5 * (self.low + self.high)
 
     @property
-    def var(self):
+    def var(self) -> float:
         return (self.high - self.low) ** 2 / 12.0
 
     def _params(self):
@@ -98,11 +99,11 @@ class Laplace(Distribution):
         return rng.laplace(self.loc, self.scale, size=shape)
 
     @property
-    def mean(self):
+    def mean(self) -> float:
         return self.loc
 
     @property
-    def var(self):
+    def var(self) -> float:
         return 2.0 * self.scale**2
 
     def _params(self):
@@ -122,11 +123,11 @@ class LogNormal(Distribution):
         return rng.lognormal(self.mu, self.sigma, size=shape)
 
     @property
-    def mean(self):
+    def mean(self) -> float:
         return math.exp(self.mu + self.sigma**2 / 2.0)
 
     @property
-    def var(self):
+    def var(self) -> float:
         return math.expm1(self.sigma**2) * math.exp(2.0 * self.mu + self.sigma**2)
 
     def _params(self):
@@ -145,11 +146,11 @@ class Exponential(Distribution):
         return rng.exponential(self.scale, size=shape)
 
     @property
-    def mean(self):
+    def mean(self) -> float:
         return self.scale
 
     @property
-    def var(self):
+    def var(self) -> float:
         return self.scale**2
 
     def _params(self):
@@ -168,11 +169,11 @@ class Poisson(Distribution):
         return rng.poisson(self.lam, size=shape)
 
     @property
-    def mean(self):
+    def mean(self) -> float:
         return self.lam
 
     @property
-    def var(self):
+    def var(self) -> float:
         return self.lam
 
     def _params(self):
@@ -191,11 +192,11 @@ class Bernoulli(Distribution):
         return (rng.random(size=shape) < self.p).astype(np.int64)
 
     @property
-    def mean(self):
+    def mean(self) -> float:
         return self.p
 
     @property
-    def var(self):
+    def var(self) -> float:
         return self.p * (1.0 - self.p)
 
     def _params(self):
@@ -239,7 +240,7 @@ class Categorical(Distribution):
 
     releases_gil = True
 
-    def __init__(self, probs, values=None):
+    def __init__(self, probs: ArrayLike, values: ArrayLike | None = None):
         self.probs = check_weights("probs", probs)
         if values is None:
             self.values = np.arange(self.probs.size)
@@ -257,11 +258,11 @@ class Categorical(Distribution):
         return np.take(self.values, draw_labels(self._cumulative, shape, rng))
 
     @property
-    def mean(self):
+    def mean(self) -> float:
         return float(np.dot(self.probs, self.values))
 
     @property
-    def var(self):
+    def var(self) -> float:
         return float(np.dot(self.probs, (self.values - self.mean) ** 2))
 
     def _params(self):

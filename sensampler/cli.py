@@ -22,7 +22,7 @@ from .experiments.specs import (
     parse_sensitivities,
 )
 from .experiments.sweep import SD_DEFINITION, check_epsilons, error_vs_epsilon
-from .parallel import child_seed
+from .parallel import child_seed, default_progress
 from .sampler import sample_sensitivity
 
 __all__ = ["main", "build_parser"]
@@ -177,10 +177,11 @@ def _cmd_demo(args):
 
 def _add_progress_flag(p):
     p.add_argument(
-        "--no-progress",
-        dest="progress",
-        action="store_false",
-        help="hide progress bars",
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show progress bars on stderr (default: when tqdm is installed and "
+        "stderr is a terminal)",
     )
 
 
@@ -342,6 +343,8 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    if getattr(args, "progress", False) is None:
+        args.progress = default_progress()
     try:
         return args.func(args)
     except (ValueError, TypeError) as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 
@@ -167,6 +168,11 @@ def run_demo(
         file=out,
     )
 
+    if figures and importlib.util.find_spec("matplotlib") is None:
+        print(
+            "\nFigures skipped: pip install 'sensampler[plot]' to draw them.", file=out
+        )
+        figures = False
     if figures:
         from . import plotting
 

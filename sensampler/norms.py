@@ -8,7 +8,11 @@ coordinate, shape ``(B, d)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, Union
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
     "SensitivityNorm",
@@ -30,14 +34,14 @@ class SensitivityNorm:
     def __call__(self, diff: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
-    def compute(self, x, y):
+    def compute(self, x: ArrayLike, y: ArrayLike) -> Any:
         """Sensitivity between two single outputs ``x`` and ``y`` (any shape)."""
         diff = np.asarray(x, dtype=float).reshape(1, -1) - np.asarray(
             y, dtype=float
         ).reshape(1, -1)
         return self(diff)[0]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
 
@@ -46,7 +50,7 @@ class L1SensitivityNorm(SensitivityNorm):
 
     name = "l1"
 
-    def __call__(self, diff):
+    def __call__(self, diff: np.ndarray) -> np.ndarray:
         return np.abs(diff).sum(axis=1)
 
 
@@ -55,7 +59,7 @@ class L2SensitivityNorm(SensitivityNorm):
 
     name = "l2"
 
-    def __call__(self, diff):
+    def __call__(self, diff: np.ndarray) -> np.ndarray:
         return np.sqrt(np.einsum("ij,ij->i", diff, diff))
 
 
@@ -64,7 +68,7 @@ class LInfSensitivityNorm(SensitivityNorm):
 
     name = "linf"
 
-    def __call__(self, diff):
+    def __call__(self, diff: np.ndarray) -> np.ndarray:
         return np.abs(diff).max(axis=1)
 
 
@@ -79,7 +83,7 @@ class CoordinateSensitivityNorm(SensitivityNorm):
     name = "coordinate"
     per_coordinate = True
 
-    def __call__(self, diff):
+    def __call__(self, diff: np.ndarray) -> np.ndarray:
         return np.abs(diff)
 
 
@@ -94,14 +98,14 @@ class CallableNorm(SensitivityNorm):
     batched : bool, default False
     """
 
-    def __init__(self, func, batched=False):
+    def __init__(self, func: Callable[[np.ndarray], Any], batched: bool = False):
         if not callable(func):
             raise TypeError(f"norm must be callable, got {func!r}.")
         self.func = func
         self.batched = bool(batched or getattr(func, "batched", False))
         self.name = getattr(func, "__name__", "custom")
 
-    def __call__(self, diff):
+    def __call__(self, diff: np.ndarray) -> np.ndarray:
         if self.batched:
             out = np.asarray(self.func(diff), dtype=float)
         else:
@@ -113,7 +117,7 @@ class CallableNorm(SensitivityNorm):
             )
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"CallableNorm({self.func!r})"
 
 
@@ -129,7 +133,13 @@ _BY_NAME = {
 }
 
 
-def get_norm(norm) -> SensitivityNorm:
+#: What every ``norm`` parameter accepts (see :func:`get_norm`).
+NormLike = Union[
+    str, SensitivityNorm, type[SensitivityNorm], Callable[[np.ndarray], Any]
+]
+
+
+def get_norm(norm: NormLike) -> SensitivityNorm:
     """Resolve ``"l1"``, ``"l2"``, ``"linf"``, ``"coordinate"``, a norm object or a callable."""
     if isinstance(norm, SensitivityNorm):
         return norm

@@ -9,6 +9,7 @@ bit-identical for any ``n_jobs`` and any joblib backend, Dask included.
 from __future__ import annotations
 
 import functools
+import sys
 
 import numpy as np
 from joblib import (
@@ -26,6 +27,7 @@ __all__ = [
     "run_tasks",
     "iter_tasks",
     "child_seed",
+    "default_progress",
 ]
 
 #: Memory bound of one chunk's stack of databases (8 MiB).
@@ -50,6 +52,24 @@ def pairs_per_chunk(
 def chunk_sizes(m: int, size: int) -> list[int]:
     """Split ``m`` pairs into chunks of ``size`` (the last one shorter)."""
     return [min(size, m - start) for start in range(0, m, size)]
+
+
+def default_progress(stream=None) -> bool:
+    """Whether progress bars are on by default (the command line's choice).
+
+    Only when tqdm is installed (the ``progress`` extra) and ``stream``
+    (default: ``sys.stderr``, where the bars go) is a terminal, so that logs
+    and pipes never receive a bar's escape codes.
+    """
+    stream = sys.stderr if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    if not (callable(isatty) and isatty()):
+        return False
+    try:
+        import tqdm  # noqa: F401 - only whether it is there
+    except ImportError:
+        return False
+    return True
 
 
 def _progress_bar(total, desc, unit="pair"):

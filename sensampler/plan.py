@@ -85,8 +85,9 @@ import math
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from ._validation import check_choice, check_count, check_probability
 
@@ -161,7 +162,7 @@ class SamplingPlan:
     beta: float
     bound: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @property
@@ -191,13 +192,19 @@ def _exact_split(m: int, k: int) -> tuple[float, float]:
     # log of -d rho / d beta = log m + log pmf_{Bin(m-1, 1-beta)}(k-1); its maximum
     # is at 1 - beta = (k-1)/(m-1), the mode of that pmf as a function of p.
     def slope(beta):
-        return math.log(m) + stats.binom.logpmf(k - 1, m - 1, 1.0 - beta)
+        # log pmf of Bin(m - 1, p) at k - 1, written as scipy.stats.binom's _logpmf
+        p = 1.0 - beta
+        log_choose = (
+            special.gammaln(m) - special.gammaln(k) - special.gammaln(m - k + 1)
+        )
+        log_pmf = log_choose + special.xlogy(k - 1, p) + special.xlog1py(m - k, -p)
+        return math.log(m) + log_pmf
 
     beta_mode = 1.0 - (k - 1) / (m - 1)
     if slope(beta_mode) <= 0.0:  # g never decreases: the minimum is g(0) = 1
         return 1.0, 0.0
     beta = optimize.brentq(slope, beta_mode, 1.0 - 1e-300, xtol=1e-15, rtol=1e-13)
-    rho = float(stats.binom.sf(k - 1, m, 1.0 - beta))
+    rho = float(special.bdtrc(k - 1, m, 1.0 - beta))  # P[Bin(m, 1-beta) > k - 1]
     return beta, rho
 
 
@@ -349,7 +356,9 @@ def _make_plan(m, k, bound):
     return SamplingPlan(m, k, gamma, rho, max(0.0, gamma - rho), bound)
 
 
-def check_plan_arguments(m, gamma, k, bound):
+def check_plan_arguments(
+    m: int | None, gamma: float | None, k: int | None, bound: str
+) -> tuple[int | None, float | None, int | None]:
     """Validate the arguments of a plan on their own; return ``(m, gamma, k)``."""
     check_choice("bound", bound, BOUNDS)
     if m is not None:

@@ -20,10 +20,18 @@ array([1., 4.])
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, Union, overload
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._structure import first, stack_outputs
 from ._validation import check_array, check_count
+
+#: What a query returns for a stack of databases: one array, or a tuple or dict of
+#: arrays (one sensitivity estimate each), with a leading axis of length ``B``.
+QueryOutput = Union[np.ndarray, tuple[np.ndarray, ...], dict[str, np.ndarray]]
 
 __all__ = [
     "Query",
@@ -56,10 +64,10 @@ class Query:
     releases_gil = False
     name = "query"
 
-    def __call__(self, data):
+    def __call__(self, data: ArrayLike) -> Any:
         raise NotImplementedError
 
-    def evaluate(self, stack):
+    def evaluate(self, stack: np.ndarray) -> QueryOutput:
         """Outputs for a stack of databases, with a leading axis of length ``B``."""
         raise NotImplementedError
 
@@ -80,37 +88,56 @@ class BatchedQuery(Query):
 
     batched = True
 
-    def __init__(self, func, name=None, releases_gil=False):
+    def __init__(
+        self,
+        func: Callable[[np.ndarray], QueryOutput],
+        name: str | None = None,
+        releases_gil: bool = False,
+    ):
         if not callable(func):
             raise TypeError(f"query must be callable, got {func!r}.")
         self.func = func
         self.name = name or getattr(func, "__name__", "query")
         self.releases_gil = releases_gil
 
-    def evaluate(self, stack):
+    def evaluate(self, stack: np.ndarray) -> QueryOutput:
         return self.func(stack)
 
-    def __call__(self, data):
+    def __call__(self, data: ArrayLike) -> Any:
         return first(self.func(np.asarray(data)[None]))
 
 
 class FunctionQuery(Query):
     """A plain callable ``func(database)``, evaluated database by database."""
 
-    def __init__(self, func, name=None):
+    def __init__(self, func: Callable[[Any], Any], name: str | None = None):
         if not callable(func):
             raise TypeError(f"query must be callable, got {func!r}.")
         self.func = func
         self.name = name or getattr(func, "__name__", type(func).__name__)
 
-    def __call__(self, data):
+    def __call__(self, data: ArrayLike) -> Any:
         return self.func(data)
 
-    def evaluate(self, stack):
+    def evaluate(self, stack: np.ndarray) -> QueryOutput:
         return stack_outputs([self.func(db) for db in stack])
 
 
-def batched(func=None, *, name=None):
+@overload
+def batched(
+    func: Callable[[np.ndarray], QueryOutput], *, name: str | None = None
+) -> BatchedQuery: ...
+
+
+@overload
+def batched(
+    func: None = None, *, name: str | None = None
+) -> Callable[[Callable[[np.ndarray], QueryOutput]], BatchedQuery]: ...
+
+
+def batched(
+    func: Callable[[np.ndarray], QueryOutput] | None = None, *, name: str | None = None
+) -> BatchedQuery | Callable[[Callable[[np.ndarray], QueryOutput]], BatchedQuery]:
     """Declare that ``func`` takes a stack of databases ``(B, n, *record_shape)``.
 
     Usable as ``@batched`` or ``@batched(name="...")``.
@@ -129,7 +156,7 @@ def batched(func=None, *, name=None):
     return BatchedQuery(func, name=name)
 
 
-def as_query(query) -> Query:
+def as_query(query: Query | Callable[..., Any]) -> Query:
     """Return ``query`` as a :class:`Query` (callables become :class:`FunctionQuery`)."""
     if isinstance(query, Query):
         return query
@@ -151,7 +178,7 @@ sum = _builtin(lambda stack: stack.sum(axis=1), "sum")  # noqa: A001
 median = _builtin(lambda stack: np.median(stack, axis=1), "median")
 
 
-def quantile(q) -> BatchedQuery:
+def quantile(q: float) -> BatchedQuery:
     """The q-quantile(s) of the records (numpy's default linear interpolation).
 
     Parameters
@@ -183,7 +210,7 @@ def std(ddof: int = 0) -> BatchedQuery:
     return _builtin(lambda stack: stack.std(axis=1, ddof=ddof), f"std(ddof={ddof})")
 
 
-def count(predicate=None) -> BatchedQuery:
+def count(predicate: Callable[[np.ndarray], np.ndarray] | None = None) -> BatchedQuery:
     """Number of records for which ``predicate`` holds (default: non-zero records).
 
     Parameters
@@ -206,7 +233,10 @@ def count(predicate=None) -> BatchedQuery:
     return BatchedQuery(func, name="count")
 
 
-def histogram(bins=10, range=None) -> BatchedQuery:  # noqa: A002 - numpy's own name
+def histogram(
+    bins: int | ArrayLike = 10,
+    range: tuple[float, float] | None = None,  # noqa: A002 - numpy's own name
+) -> BatchedQuery:
     """Counts of scalar records in each bin, as ``numpy.histogram`` counts them.
 
     Parameters
@@ -265,7 +295,12 @@ class EstimatorQuery(Query):
         Column of the target; ``None`` for unsupervised estimators.
     """
 
-    def __init__(self, estimator, attribute="coef_", target=-1):
+    def __init__(
+        self,
+        estimator: Any,
+        attribute: str | tuple[str, ...] = "coef_",
+        target: int | None = -1,
+    ):
         if not hasattr(estimator, "fit"):
             raise TypeError(f"estimator must have a fit method, got {estimator!r}.")
         attrs = (
@@ -284,7 +319,7 @@ class EstimatorQuery(Query):
         self.target = target
         self.name = f"{type(estimator).__name__}.{'/'.join(attrs)}"
 
-    def __call__(self, data):
+    def __call__(self, data: ArrayLike) -> np.ndarray | tuple[np.ndarray, ...]:
         from sklearn.base import clone
 
         data = np.asarray(data, dtype=float)
@@ -299,10 +334,12 @@ class EstimatorQuery(Query):
             return np.asarray(getattr(model, self.attribute), dtype=float)
         return tuple(np.asarray(getattr(model, a), dtype=float) for a in self.attribute)
 
-    def evaluate(self, stack):
+    def evaluate(self, stack: np.ndarray) -> QueryOutput:
         return FunctionQuery(self).evaluate(stack)
 
 
-def estimator(model, attribute="coef_", target=-1) -> EstimatorQuery:
+def estimator(
+    model: Any, attribute: str | tuple[str, ...] = "coef_", target: int | None = -1
+) -> EstimatorQuery:
     """Fitted parameters of a scikit-learn estimator (see :class:`EstimatorQuery`)."""
     return EstimatorQuery(model, attribute=attribute, target=target)

@@ -23,6 +23,8 @@ def test_ruff_finds_nothing():
             "tests",
             "benchmarks",
             "notebooks",
+            "examples",
+            "docs",
         ],
         cwd=ROOT,
         capture_output=True,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .._validation import check_count, check_real
 from ..privacy import PrivacyBound
@@ -120,6 +120,8 @@ def _kov_delta_i(epsilon: float, k: int, i: int) -> float:
     r""":math:`\delta_i` of Kairouz, Oh & Viswanath (2017), Thm. 3.3, as a sum of
     non-negative terms: :math:`\sum_{l<i} \mathrm{Bin}(k, \frac{1}{1+e^\epsilon})(l)
     \,(1 - e^{-2(i-l)\epsilon})`."""
+    from scipy import stats  # imported here: scipy.stats is slow to import
+
     if i == 0:
         return 0.0
     l = np.arange(i)

@@ -29,8 +29,9 @@ PUBLIC = np.random.default_rng(7).normal(size=(400, 2)) @ np.array(
         stats.poisson(4.0),
         stats.multivariate_normal([0, 1], [[1, 0.3], [0.3, 2]]),
         stats.dirichlet([1, 2, 3]),
-        stats.Normal(mu=1, sigma=2),
-    ],
+    ]
+    # The random-variable objects arrived in SciPy 1.15 (our floor is 1.11).
+    + ([stats.Normal(mu=1, sigma=2)] if hasattr(stats, "Normal") else []),
     ids=lambda f: type(f).__name__,
 )
 def test_scipy_adapter_moments(frozen, seed):

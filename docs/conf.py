@@ -1,0 +1,206 @@
+"""Sphinx configuration of sensampler's documentation (``make docs``).
+
+Three kinds of page are written here before the build, so none can drift from
+its source: the guide pages from the README's sections (``GUIDE``: a heading
+that disappears from the README fails the build), the API pages from each
+public module's ``__all__`` (every public name is documented, a new one needs no
+edit), and the executed notebooks of ``notebooks/``, rendered with their outputs
+(not re-run).
+"""
+
+import glob
+import importlib
+import inspect
+import os
+import re
+import shutil
+import sys
+
+from sphinx.pycode import ModuleAnalyzer
+
+import sensampler
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+project = "sensampler"
+author = "the sensampler developers"
+copyright = "the sensampler developers"
+version = release = sensampler.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_nb",
+]
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
+exclude_patterns = ["_build", "**.ipynb_checkpoints"]
+html_theme = "pydata_sphinx_theme"
+html_title = f"sensampler {release}"
+html_theme_options = {"navigation_with_keys": False, "secondary_sidebar_items": []}
+
+autosummary_generate = True
+autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+
+nb_execution_mode = "off"  # the committed notebooks are already executed
+myst_enable_extensions = ["dollarmath"]
+myst_heading_anchors = 3
+
+#: Public modules and their one-line descriptions, in the order of the reference.
+API_MODULES = {
+    "sensampler": "Sampling plans, the sensitivity sampler and its estimates",
+    "sensampler.distributions": "Population models",
+    "sensampler.queries": "Batched queries",
+    "sensampler.norms": "Sensitivity norms",
+    "sensampler.mechanisms": "Mechanisms",
+    "sensampler.accounting": "Composition and accounting",
+    "sensampler.experiments": "Experiments",
+    "sensampler.plotting": "Figures",
+}
+
+
+#: Guide pages: file name -> (title, README headings whose sections it holds).
+GUIDE = {
+    "quickstart": (
+        "Quick start",
+        ["Quick start", "Installation", "Documentation", "Development"],
+    ),
+    "sampling": ("Sampling a sensitivity", ["Sampling a sensitivity", "Queries"]),
+    "plans": ("Sampling plans", ["Sampling plans"]),
+    "populations": ("Population models", ["Population models"]),
+    "mechanisms": (
+        "Mechanisms and accounting",
+        ["From a sampled sensitivity to a private release", "Accounting"],
+    ),
+    "experiments": (
+        "Experiments and figures",
+        ["Experiments and figures", "Notebooks"],
+    ),
+    "cli": ("Command line", ["Command line"]),
+    "performance": ("Speed and scale-out", ["Speed and scale-out", "Performance"]),
+    "references": (
+        "References",
+        ["References", "Where the source documents are wrong"],
+    ),
+}
+
+
+def _readme_sections():
+    """The README's ``##``/``###`` sections: heading text -> body."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        parts = re.split(r"(?m)^#{2,3} (.*)$", handle.read())
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
+def _write_if_changed(path, text):
+    if not os.path.exists(path) or open(path, encoding="utf-8").read() != text:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def _write_guide_pages():
+    os.makedirs(os.path.join(HERE, "guide"), exist_ok=True)
+    sections = _readme_sections()
+    for page, (title, wanted) in GUIDE.items():
+        lines = [f"# {title}", ""]
+        for prefix in wanted:
+            found = [h for h in sections if h.startswith(prefix)]
+            if len(found) != 1:
+                raise KeyError(f"README: no single section starting {prefix!r}")
+            if found[0] != title:
+                lines += [f"## {found[0]}", ""]
+            lines.append(sections[found[0]].strip() + "\n")
+        _write_if_changed(os.path.join(HERE, "guide", f"{page}.md"), "\n".join(lines))
+
+
+def _documented_at(module_name, name):
+    """Where autosummary finds the ``#:`` comment documenting constant ``name``.
+
+    A constant re-exported by a package is documented in the module defining it;
+    autosummary only reads comments where it looks, so point it there.
+    """
+    value = getattr(sys.modules[module_name], name)
+    for defining in sorted(sys.modules):
+        if defining != module_name and not defining.startswith(module_name + "."):
+            continue
+        if getattr(sys.modules[defining], name, None) is not value:
+            continue
+        docs = ModuleAnalyzer.for_module(defining).find_attr_docs()
+        if ("", name) in docs:
+            return f"~{defining[len(module_name) + 1 :]}.{name}"
+    return name
+
+
+def _api_entry(module, name):
+    obj = getattr(module, name)
+    if inspect.isclass(obj) or inspect.isroutine(obj) or hasattr(obj, "__module__"):
+        return name
+    return _documented_at(module.__name__, name)
+
+
+def _write_api_pages():
+    for module_name, title in API_MODULES.items():
+        module = importlib.import_module(module_name)
+        names = sorted(
+            name
+            for name in module.__all__
+            if not name.startswith("_")
+            and not isinstance(getattr(module, name), type(module))
+        )
+        heading = f"``{module_name}``: {title}"
+        lines = [
+            heading,
+            "=" * len(heading),
+            "",
+            f".. automodule:: {module_name}",
+            "   :no-members:",
+            "",
+            f".. currentmodule:: {module_name}",
+            "",
+            ".. autosummary::",
+            "   :toctree: generated",
+            "",
+        ]
+        lines += [f"   {_api_entry(module, name)}" for name in names]
+        _write_if_changed(
+            os.path.join(HERE, "api", f"{module_name}.rst"), "\n".join(lines) + "\n"
+        )
+
+
+_TYPE_LINE = re.compile(r"^\s*[\w*][\w, *]* : \S")
+
+
+def _escape_type_lines(app, what, name, obj, options, lines):
+    """Escape reST markup in numpydoc type lines before numpydoc renders them.
+
+    Shapes such as ``(m, *output_shape)`` would open an emphasis, and defaults
+    such as ``"coef_"`` would name a link target.
+    """
+    for i, line in enumerate(lines):
+        if _TYPE_LINE.match(line):
+            head, _, kind = line.partition(" : ")
+            kind = re.sub(r"(?<=[(,] )\*|(?<=\()\*", r"\\*", kind)
+            kind = re.sub(r"(?<=\w)_(?=\W|$)", r"\\_", kind)
+            lines[i] = f"{head} : {kind}"
+
+
+def setup(app):
+    # Before numpydoc (priority 500) turns the sections into reST.
+    app.connect("autodoc-process-docstring", _escape_type_lines, priority=400)
+
+
+def _copy_notebooks():
+    target = os.path.join(HERE, "examples", "generated")
+    os.makedirs(target, exist_ok=True)
+    for path in sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb"))):
+        shutil.copy2(path, target)
+
+
+_write_guide_pages()
+shutil.rmtree(os.path.join(HERE, "api", "generated"), ignore_errors=True)  # no stale
+_write_api_pages()
+_copy_notebooks()
