@@ -8,10 +8,16 @@ bit-identical for any ``n_jobs`` and any joblib backend, Dask included.
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import (
+    Parallel,
+    delayed,
+    effective_n_jobs,
+    wrap_non_picklable_objects,
+)
 
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
@@ -19,6 +25,7 @@ __all__ = [
     "chunk_sizes",
     "pairs_per_chunk",
     "run_tasks",
+    "iter_tasks",
     "child_seed",
     "default_progress",
 ]
@@ -75,6 +82,76 @@ def _progress_bar(total, desc, unit="pair"):
     return tqdm(total=total, desc=desc, unit=unit)
 
 
+#: Seconds :func:`iter_tasks` waits for a Dask cluster to have a worker.
+DASK_WORKER_TIMEOUT = 30.0
+
+
+def _dask_client():
+    """The client of an active joblib Dask backend, or None."""
+    from joblib.parallel import get_active_backend
+
+    backend, _ = get_active_backend()
+    if type(backend).__name__ != "DaskDistributedBackend":
+        return None
+    return getattr(backend, "client", None)
+
+
+def _check_dask_workers(timeout: float) -> None:
+    """Fail clearly if the active Dask cluster has no worker after ``timeout`` s."""
+    client = _dask_client()
+    if client is None:
+        return
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except TimeoutError:
+        raise RuntimeError(
+            f"the Dask cluster at {client.scheduler.address} has no workers "
+            f"(waited {timeout:g} s); start workers, or leave the dask backend."
+        ) from None
+
+
+def _in_rounds(func, tasks, n_jobs, prefer):
+    """Results in task order for backends without generator output.
+
+    The tasks run in rounds of twice the workers, on one pool kept open across
+    rounds, so results (and progress) come back round by round. Such backends
+    (joblib's ``"multiprocessing"``) pickle with the standard library, which
+    cannot send lambdas (as in built-in queries): each call is wrapped with
+    ``joblib.wrap_non_picklable_objects`` (cloudpickle), as loky and Dask do.
+    """
+    with Parallel(n_jobs=n_jobs, prefer=prefer, return_as="list") as parallel:
+        size = 2 * max(1, effective_n_jobs(n_jobs))
+        for start in range(0, len(tasks), size):
+            yield from parallel(
+                delayed(wrap_non_picklable_objects(functools.partial(func, *t)))()
+                for t in tasks[start : start + size]
+            )
+
+
+def iter_tasks(func, tasks, *, n_jobs=None, prefer=None, unordered=False):
+    """Yield ``func(*task)`` for every task as joblib finishes them.
+
+    In task order, or in order of completion with ``unordered=True``. Backends
+    that cannot return generators (joblib's ``"multiprocessing"``) run in
+    rounds instead (:func:`_in_rounds`, in task order). Under a Dask backend, a
+    cluster with no workers raises ``RuntimeError`` after
+    :data:`DASK_WORKER_TIMEOUT` seconds instead of waiting forever.
+    """
+    tasks = list(tasks)
+    _check_dask_workers(DASK_WORKER_TIMEOUT)
+    try:
+        parallel = Parallel(
+            n_jobs=n_jobs,
+            prefer=prefer,
+            return_as="generator_unordered" if unordered else "generator",
+        )
+    except ValueError as exc:
+        if "does not support return_as" not in str(exc):
+            raise
+        return _in_rounds(func, tasks, n_jobs, prefer)
+    return parallel(delayed(func)(*t) for t in tasks)
+
+
 def run_tasks(
     func,
     tasks,
@@ -96,6 +173,7 @@ def run_tasks(
         Arguments for each call.
     n_jobs : int or None
         As in joblib; ``None`` defers to an enclosing ``joblib.parallel_config``.
+        Every joblib backend works (see :func:`iter_tasks`).
     progress : bool
         Show a tqdm bar advanced by ``weights[i]`` when task i finishes.
     weights : list of int, optional
@@ -121,9 +199,9 @@ def run_tasks(
                 if bar is not None:
                     bar.update(weight)
             return results
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator", prefer=prefer)
         results = []
-        for result, weight in zip(parallel(delayed(func)(*t) for t in tasks), weights):
+        outputs = iter_tasks(func, tasks, n_jobs=n_jobs, prefer=prefer)
+        for result, weight in zip(outputs, weights):
             results.append(result)
             if bar is not None:
                 bar.update(weight)

@@ -41,7 +41,6 @@ MODULES = _modules()
 NESTED_IMPORTS_PENDING = {
     "sensampler.cli",
     "sensampler.demo",
-    "sensampler.experiments.batch",
     "sensampler.distributions.adapters",
 }
 

@@ -3,10 +3,20 @@ resumed where they stopped.
 
 A *run* is one (population, query, n, gamma, norm, mechanism): its sensitivity is
 sampled once and its error measured at every epsilon of the grid. Each finished
-run is written atomically to ``OUT/runs/<run id>.json``; starting again skips the
-runs whose file is there, so an interruption loses no finished run and redoes
-none. Every run draws from a seed derived from the config's seed and the run's
-own settings, so results do not depend on order, ``n_jobs`` or interruptions.
+run is written atomically to ``OUT/runs/<run id>.json``, with its config key (the
+run id, a hash of its settings) and a SHA-256 checksum of its content; starting
+again skips the runs whose file is there and verifies, so an interruption loses
+no finished run and redoes none, and a truncated, corrupted or edited file is
+named and run again. Every run draws from a seed derived from the config's seed
+and the run's own settings, so results do not depend on order, ``n_jobs`` or
+interruptions.
+
+The whole config is checked before the first run: every key, type and range, and
+that every grid point can run (each population, query, sampling plan and
+mechanism is built, nothing is drawn); errors name the file, the key and the
+value. One ``run`` at a time may use an output folder: it holds an OS lock on
+``OUT/.lock`` (released when it ends, even by a crash), and a second ``run`` on
+the same folder stops with an error before touching anything.
 
 Example config::
 
@@ -33,15 +43,20 @@ Example config::
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
+import math
 import os
 import sys
+from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
 
+from ..parallel import _progress_bar, iter_tasks
+from ..plan import sampling_plan
+from ..sampler import sample_sensitivity
 from .specs import (
     MECHANISMS,
     accepted_norms,
@@ -61,26 +76,129 @@ __all__ = ["run_batch", "load_config", "plan_runs"]
 
 _GRID_KEYS = ("population", "query", "n", "gamma", "norm", "mechanism", "epsilon")
 _RUN_KEYS = ("seed", "repetitions", "delta", "bound")
+_RUN_DEFAULTS = {"seed": 0, "repetitions": 50, "delta": 1e-6, "bound": "exact"}
+_NORMS = ("l1", "l2", "linf", "coordinate")
+
+
+def _mechanism(name: str, delta: float):
+    """A run's mechanism factory ``(sensitivity, epsilon) -> mechanism``.
+
+    ``delta`` (from [run]) goes to the Gaussian mechanisms only.
+    """
+    return mechanism_from_name(name, None if name == "laplace" else delta)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def _is_str(value) -> bool:
+    return isinstance(value, str)
+
+
+def _any(value) -> bool:
+    return True
+
+
+#: Each key: (type test, range test, what an entry must be).
+_GRID_RULES = {
+    "population": (
+        _is_str,
+        _any,
+        "a string naming a preset or a [populations.NAME] table",
+    ),
+    "query": (_is_str, _any, "a query name (a string)"),
+    "n": (_is_int, lambda v: v >= 1, "an integer >= 1"),
+    "gamma": (_is_real, lambda v: 0 < v < 1, "a real number in (0, 1)"),
+    "norm": (_is_str, lambda v: v in _NORMS, f"one of {', '.join(map(repr, _NORMS))}"),
+    "mechanism": (
+        _is_str,
+        lambda v: v in MECHANISMS,
+        f"one of {', '.join(map(repr, MECHANISMS))}",
+    ),
+    "epsilon": (
+        _is_real,
+        lambda v: math.isfinite(v) and v > 0,
+        "a finite real number > 0",
+    ),
+}
+_RUN_RULES = {
+    "seed": (_is_int, lambda v: v >= 0, "an integer >= 0"),
+    "repetitions": (_is_int, lambda v: v >= 1, "an integer >= 1"),
+    "delta": (_is_real, lambda v: 0 < v < 1, "a real number in (0, 1)"),
+    "bound": (_is_str, _any, "a sampling-plan bound (a string)"),
+}
+
+
+def _read_toml(path) -> dict:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: malformed TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path}: not a TOML text file (invalid UTF-8 at byte {exc.start})."
+        ) from None
+    except OSError as exc:
+        raise ValueError(f"cannot read config {path}: {exc.strerror}") from None
+
+
+def _table(path, config, name, *, required=False) -> dict:
+    if name not in config and not required:
+        return {}
+    if name not in config:
+        raise ValueError(f"{path}: missing the [{name}] table.")
+    value = config[name]
+    if not isinstance(value, dict):
+        raise TypeError(f"{path}: {name} must be a table [{name}], got {value!r}.")
+    return value
+
+
+def _check_entries(path, section, key, values, rules):
+    type_ok, range_ok, rule = rules[key]
+    for value in values:
+        if not type_ok(value):
+            raise TypeError(
+                f"{path}: [{section}] {key}: must be {rule}, got {value!r}."
+            )
+        if not range_ok(value):
+            raise ValueError(
+                f"{path}: [{section}] {key}: must be {rule}, got {value!r}."
+            )
+    repeated = sorted({repr(v) for v in values if values.count(v) > 1})
+    if repeated:
+        raise ValueError(
+            f"{path}: [{section}] {key}: repeated value(s) {', '.join(repeated)}."
+        )
 
 
 def load_config(path) -> dict:
-    """Read and check a batch config; errors name the file and the problem."""
-    try:
-        with open(path, "rb") as handle:
-            config = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: malformed TOML: {exc}") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read config {path}: {exc.strerror}") from None
+    """Read and check a batch config; errors name the file, the key and the value.
+
+    Every key, type and range is checked, and every grid point is built
+    (population, query, sampling plan, mechanism) without drawing anything, so a
+    config that loads runs to the end. ``[grid]`` scalars become one-entry
+    lists and ``[run]`` gets its defaults.
+    """
+    if isinstance(path, (str, bytes, os.PathLike)):
+        path = os.fspath(path)
+    else:
+        raise TypeError(f"config_path must be a path, got {path!r}.")
+    config = _read_toml(path)
     unknown = set(config) - {"run", "grid", "populations"}
     if unknown:
         raise ValueError(
             f"{path}: unknown table(s) {sorted(unknown)}; expected [run], "
             "[grid], [populations.NAME]."
         )
-    grid = config.get("grid")
-    if not isinstance(grid, dict):
-        raise ValueError(f"{path}: missing the [grid] table.")
+    grid = _table(path, config, "grid", required=True)
+    run = _table(path, config, "run")
+    populations = _table(path, config, "populations")
     bad = set(grid) - set(_GRID_KEYS)
     if bad:
         raise ValueError(
@@ -91,17 +209,65 @@ def load_config(path) -> dict:
         if key not in grid:
             raise ValueError(f"{path}: [grid] needs {key!r}.")
     for key, value in grid.items():
-        if not isinstance(value, list) or not value:
-            grid[key] = [value] if not isinstance(value, list) else value
+        grid[key] = value if isinstance(value, list) else [value]
         if not grid[key]:
             raise ValueError(f"{path}: [grid] {key} must not be empty.")
-    run = config.get("run", {})
+        _check_entries(path, "grid", key, grid[key], _GRID_RULES)
     bad = set(run) - set(_RUN_KEYS)
     if bad:
         raise ValueError(
             f"{path}: unknown [run] key(s) {sorted(bad)}; keys: {', '.join(_RUN_KEYS)}."
         )
+    for key, value in run.items():
+        _check_entries(path, "run", key, [value], _RUN_RULES)
+    config["run"] = {**_RUN_DEFAULTS, **run}
+    _check_runnable(path, config, populations)
     return config
+
+
+def _check_runnable(path, config, populations):
+    """Build everything each grid point needs, drawing nothing; name what fails."""
+    grid, run = config["grid"], config["run"]
+    for name, spec in populations.items():
+        if not isinstance(spec, dict):
+            raise TypeError(
+                f"{path}: [populations.{name}] must be a table, got {spec!r}."
+            )
+    for name in grid["population"]:
+        where = f"[populations.{name}]" if name in populations else "[grid] population"
+        try:
+            build_population(populations.get(name, name))
+        except (ValueError, TypeError, OSError) as exc:
+            raise ValueError(f"{path}: {where} {name!r}: {exc}") from None
+    for query in grid["query"]:
+        try:
+            parse_query(query)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{path}: [grid] query {query!r}: {exc}") from None
+    for gamma in grid["gamma"]:
+        try:
+            sampling_plan(gamma=gamma, bound=run["bound"])
+        except (ValueError, TypeError) as exc:
+            raise ValueError(
+                f"{path}: [grid] gamma = {gamma!r} with [run] bound = "
+                f"{run['bound']!r}: {exc}"
+            ) from None
+    for mech, epsilon in itertools.product(grid["mechanism"], grid["epsilon"]):
+        try:
+            _mechanism(mech, run["delta"])(1.0, epsilon)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(
+                f"{path}: [grid] mechanism {mech!r} at epsilon = {epsilon!r}: {exc}"
+            ) from None
+    norms = grid.get("norm", [None])
+    if not any(
+        (norm or accepted_norms(mech)[0]) in accepted_norms(mech)
+        for norm, mech in itertools.product(norms, grid["mechanism"])
+    ):
+        raise ValueError(
+            f"{path}: [grid] norm {norms!r} fits none of the mechanisms "
+            f"{grid['mechanism']!r}: no run to do."
+        )
 
 
 def _run_id(settings: dict) -> str:
@@ -110,8 +276,12 @@ def _run_id(settings: dict) -> str:
 
 
 def plan_runs(config: dict):
-    """The runs of a config: (settings, skipped) with settings a list of dicts."""
-    grid, run = config["grid"], config.get("run", {})
+    """The runs of a config from :func:`load_config`: (settings, skipped).
+
+    ``settings`` is a list of dicts; ``skipped`` names the (mechanism, norm)
+    pairs left out because the norm does not fit the mechanism.
+    """
+    grid, run = config["grid"], config["run"]
     populations = config.get("populations", {})
     runs, skipped = [], []
     norms = grid.get("norm", [None])
@@ -123,39 +293,36 @@ def plan_runs(config: dict):
         norms,
         grid["mechanism"],
     ):
-        if mech not in MECHANISMS:
-            raise ValueError(
-                f"unknown mechanism {mech!r}; mechanisms: {', '.join(MECHANISMS)}."
-            )
         norm = norm or accepted_norms(mech)[0]
         if norm not in accepted_norms(mech):
             skipped.append(f"{mech} with norm {norm}")
             continue
-        settings = {
-            "population": pop,
-            "population_spec": populations.get(pop, pop),
-            "query": query,
-            "n": n,
-            "gamma": gamma,
-            "norm": norm,
-            "mechanism": mech,
-            "epsilons": list(grid["epsilon"]),
-            "repetitions": run.get("repetitions", 50),
-            "delta": run.get("delta", 1e-6),
-            "bound": run.get("bound", "exact"),
-            "seed": run.get("seed", 0),
-        }
-        # check everything before any run starts
-        build_population(settings["population_spec"])
-        parse_query(query)
-        runs.append(settings)
+        runs.append(
+            {
+                "population": pop,
+                "population_spec": populations.get(pop, pop),
+                "query": query,
+                "n": n,
+                "gamma": gamma,
+                "norm": norm,
+                "mechanism": mech,
+                "epsilons": list(grid["epsilon"]),
+                "repetitions": run["repetitions"],
+                "delta": run["delta"],
+                "bound": run["bound"],
+                "seed": run["seed"],
+            }
+        )
     return runs, sorted(set(skipped))
+
+
+def _checksum(content: dict) -> str:
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _execute(settings: dict, path: str) -> str:
     """Do one run and write its file atomically; return the path."""
-    from ..sampler import sample_sensitivity
-
     dist = build_population(settings["population_spec"])
     query = parse_query(settings["query"])
     seed = np.random.SeedSequence([settings["seed"], int(_run_id(settings), 16)])
@@ -175,17 +342,71 @@ def _execute(settings: dict, path: str) -> str:
         settings["n"],
         settings["epsilons"],
         {"sampled": estimate},
-        mechanism=mechanism_from_name(
-            settings["mechanism"],
-            None if settings["mechanism"] == "laplace" else settings["delta"],
-        ),
+        mechanism=_mechanism(settings["mechanism"], settings["delta"]),
         repetitions=settings["repetitions"],
         random_state=seed.spawn(2)[1],
         n_jobs=1,
     )
-    record = {"settings": settings, "estimate": estimate.to_dict(), "rows": table.rows}
-    atomic_write_text(path, json.dumps(record, indent=1, default=float))
+    content = {
+        "run_id": _run_id(settings),
+        "settings": settings,
+        "estimate": estimate.to_dict(),
+        "rows": table.rows,
+    }
+    # Normalised through JSON first, so the checksum is that of what is read back.
+    content = json.loads(json.dumps(content, default=float))
+    record = {**content, "checksum": _checksum(content)}
+    atomic_write_text(path, json.dumps(record, indent=1))
     return path
+
+
+def _read_run(path: str, run_id: str):
+    """The content of a run file, or ``(None, reason)`` when it cannot be trusted."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, f"unreadable ({type(exc).__name__}: {exc})"
+    if not isinstance(record, dict) or not isinstance(record.get("checksum"), str):
+        return None, "no checksum"
+    content = {k: v for k, v in record.items() if k != "checksum"}
+    if _checksum(content) != record["checksum"]:
+        return None, "checksum mismatch: the file was changed or damaged"
+    if content.get("run_id") != run_id or not isinstance(content.get("settings"), dict):
+        return None, "it belongs to another run"
+    if _run_id(content["settings"]) != run_id:
+        return None, "its settings do not match its config key"
+    return content, None
+
+
+@contextlib.contextmanager
+def _exclusive(out_dir: str):
+    """Hold an OS lock on ``OUT/.lock`` (released on exit, or by the OS on a crash)."""
+    lock_path = os.path.join(out_dir, ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            _lock(fd)
+        except OSError:
+            raise ValueError(
+                f"out_dir={out_dir!r} is in use by another sensampler run (lock "
+                f"{lock_path}); wait for it to finish or choose another folder."
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _lock(fd: int) -> None:
+    """Take a non-blocking exclusive lock on ``fd``; OSError if another holds it."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    else:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def _summary(records) -> ResultTable:
@@ -213,6 +434,23 @@ def _summary(records) -> ResultTable:
     return ResultTable(rows)
 
 
+def _check_out_dir(out_dir) -> str:
+    if not isinstance(out_dir, (str, bytes, os.PathLike)):
+        raise TypeError(f"out_dir must be a path to a folder, got {out_dir!r}.")
+    out_dir = os.fsdecode(out_dir)
+    if not out_dir:
+        raise ValueError("out_dir must not be empty, got out_dir=''.")
+    return out_dir
+
+
+def _check_n_jobs(n_jobs):
+    if n_jobs is not None and (not _is_int(n_jobs) or n_jobs == 0):
+        raise ValueError(
+            f"n_jobs must be None or a non-zero integer, got n_jobs={n_jobs!r}."
+        )
+    return n_jobs
+
+
 def run_batch(
     config_path, out_dir, *, n_jobs=None, progress: bool = False, log=None
 ) -> ResultTable:
@@ -221,25 +459,44 @@ def run_batch(
     Parameters
     ----------
     config_path : path
-        The TOML config (see the module docstring).
+        The TOML config (see the module docstring), checked whole first.
     out_dir : path
-        Results folder: ``runs/`` holds one JSON file per finished run.
+        Results folder: ``runs/`` holds one JSON file per finished run. Locked
+        for the duration: a second run on it raises ``ValueError``.
     n_jobs : int, optional
         Runs in parallel through joblib.
     progress : bool
         A progress bar over runs.
     log : callable, optional
-        Called with one line of text per event (resumed runs, skipped settings).
+        Called with one line of text per event (the plan, each finished run,
+        each damaged run file run again, skipped settings).
     """
+    out_dir = _check_out_dir(out_dir)
+    n_jobs = _check_n_jobs(n_jobs)
     config = load_config(config_path)
     runs, skipped = plan_runs(config)
-    run_dir = os.path.join(os.fspath(out_dir), "runs")
+    run_dir = os.path.join(out_dir, "runs")
     os.makedirs(run_dir, exist_ok=True)
+    with _exclusive(out_dir):
+        return _run_locked(runs, skipped, out_dir, run_dir, n_jobs, progress, log)
+
+
+def _run_locked(runs, skipped, out_dir, run_dir, n_jobs, progress, log):
     for name in os.listdir(run_dir):  # temporary files of a crash mid-write
         if name.startswith(".tmp-"):
             os.unlink(os.path.join(run_dir, name))
-    paths = [os.path.join(run_dir, f"{_run_id(s)}.json") for s in runs]
-    todo = [(s, p) for s, p in zip(runs, paths) if not os.path.exists(p)]
+    ids = [_run_id(s) for s in runs]
+    paths = [os.path.join(run_dir, f"{i}.json") for i in ids]
+    records, todo = {}, []
+    for settings, run_id, path in zip(runs, ids, paths):
+        if os.path.exists(path):
+            content, problem = _read_run(path, run_id)
+            if content is not None:
+                records[run_id] = content
+                continue
+            if log:
+                log(f"run file {path} cannot be trusted ({problem}); running it again")
+        todo.append((settings, path))
     if log:
         log(
             f"{len(runs)} runs: {len(runs) - len(todo)} already done, {len(todo)} to do"
@@ -251,27 +508,31 @@ def run_batch(
         )
     bar = None
     if progress and todo:
-        from ..parallel import _progress_bar
-
         bar = _progress_bar(len(todo), "batch", unit="run")
+
+    def finished(count, path):
+        if bar is not None:
+            bar.update(1)
+        if log:
+            log(f"finished run {count}/{len(todo)}: {path}")
+
     try:
         if len(todo) <= 1 or n_jobs == 1:
-            for s, p in todo:
-                _execute(s, p)
-                if bar is not None:
-                    bar.update(1)
+            for count, (s, p) in enumerate(todo, 1):
+                finished(count, _execute(s, p))
         else:
-            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            for _ in parallel(delayed(_execute)(s, p) for s, p in todo):
-                if bar is not None:
-                    bar.update(1)
+            done = iter_tasks(_execute, todo, n_jobs=n_jobs, unordered=True)
+            for count, p in enumerate(done, 1):
+                finished(count, p)
     finally:
         if bar is not None:
             bar.close()
-    records = []
-    for p in paths:
-        with open(p) as handle:
-            records.append(json.load(handle))
-    summary = _summary(records)
-    summary.to_csv(os.path.join(os.fspath(out_dir), "summary.csv"))
+    for run_id, path in zip(ids, paths):
+        if run_id not in records:
+            content, problem = _read_run(path, run_id)
+            if content is None:
+                raise ValueError(f"run file {path} cannot be trusted: {problem}.")
+            records[run_id] = content
+    summary = _summary([records[i] for i in ids])
+    summary.to_csv(os.path.join(out_dir, "summary.csv"))
     return summary

@@ -5,20 +5,20 @@ from __future__ import annotations
 import csv
 import io
 import os
-import tempfile
+import secrets
 
 __all__ = ["ResultTable", "atomic_write_text"]
 
 
 def atomic_write_text(path, text: str) -> None:
     """Write ``text`` to ``path`` so that a crash leaves the old file or the new one,
-    never half of one (a temporary file in the same folder, fsynced, then renamed)."""
+    never half of one (a temporary file in the same folder, fsynced, then renamed).
+    The file is created with mode 0o666 less the umask, like any other output."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(
-        dir=folder, prefix=".tmp-", suffix=os.path.basename(path)
-    )
+    tmp = os.path.join(folder, f".tmp-{secrets.token_hex(8)}{os.path.basename(path)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "w", newline="") as handle:
             handle.write(text)

@@ -24,6 +24,7 @@ from .gaussian import (
     gaussian_epsilon,
 )
 from .laplace import LaplaceMechanism, laplace_rdp
+from .secure import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
 
 __all__ = [
     "Mechanism",
@@ -35,6 +36,8 @@ __all__ = [
     "ExponentialMechanism",
     "RandomizedResponse",
     "CatastropheMechanism",
+    "DiscreteLaplaceMechanism",
+    "DiscreteGaussianMechanism",
     "laplace_rdp",
     "classic_gaussian_sigma",
     "analytic_gaussian_sigma",

@@ -1,14 +1,18 @@
+import re
+import time
+
 import joblib
 import numpy as np
 import pytest
 from sensampler.distributions import GaussianMixture
 
-from sensampler import queries, sample_sensitivity
+from sensampler import parallel, queries, sample_sensitivity
 from sensampler.parallel import (
     DEFAULT_CHUNK_BYTES,
     GENERIC_CHUNK_PAIRS,
     child_seed,
     chunk_sizes,
+    iter_tasks,
     pairs_per_chunk,
     run_tasks,
 )
@@ -88,3 +92,62 @@ def test_dask_cluster_gives_the_serial_estimate_bit_for_bit():
         assert len(client.scheduler_info()["workers"]) == 2
     np.testing.assert_array_equal(serial.samples, on_cluster.samples)
     assert serial.sensitivity == on_cluster.sensitivity
+
+
+def _square(x):
+    return x * x
+
+
+@pytest.mark.parametrize("backend", ["multiprocessing", "loky", "threading"])
+def test_every_joblib_backend_runs_tasks_in_order_with_progress(backend, capsys):
+    # joblib's "multiprocessing" backend cannot return generators: the tasks
+    # then run in rounds, still in order and still advancing the progress bar.
+    pytest.importorskip("tqdm")
+    tasks = [(i,) for i in range(11)]
+    with joblib.parallel_config(backend=backend, n_jobs=2):
+        assert run_tasks(_square, tasks, progress=True, desc="squares") == [
+            i * i for i in range(11)
+        ]
+    assert "squares: 100%" in capsys.readouterr().err
+
+
+def test_multiprocessing_backend_gives_the_serial_estimate():
+    kw = dict(m=100, random_state=5, batch_size=16)
+    serial = sample_sensitivity(queries.mean, HEIGHTS, 40, n_jobs=1, **kw)
+    with joblib.parallel_config(backend="multiprocessing", n_jobs=2):
+        pooled = sample_sensitivity(queries.mean, HEIGHTS, 40, **kw)
+    np.testing.assert_array_equal(serial.samples, pooled.samples)
+
+
+def test_iter_tasks_unordered_yields_every_result():
+    with joblib.parallel_config(backend="multiprocessing", n_jobs=2):
+        got = sorted(iter_tasks(_square, [(i,) for i in range(7)], unordered=True))
+    assert got == [i * i for i in range(7)]
+
+
+@pytest.mark.dask
+def test_dask_cluster_without_workers_fails_clearly_after_a_bounded_wait(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(parallel, "DASK_WORKER_TIMEOUT", 2.0)
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        cluster.scale(0)
+        deadline = time.monotonic() + 30
+        while client.scheduler_info()["workers"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not client.scheduler_info()["workers"]
+        start = time.monotonic()
+        with joblib.parallel_config(backend="dask"):
+            with pytest.raises(
+                RuntimeError,
+                match=re.escape(
+                    f"the Dask cluster at {cluster.scheduler_address} has no "
+                    "workers (waited 2 s); start workers, or leave the dask backend."
+                ),
+            ):
+                run_tasks(_square, [(i,) for i in range(4)], n_jobs=-1)
+        assert time.monotonic() - start < 20

@@ -1,9 +1,10 @@
 import json
+import os
 import re
 import signal
+import stat
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -76,19 +77,21 @@ def test_interrupted_batch_loses_and_redoes_nothing(tmp_path):
         "--no-progress",
     ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    runs = out / "runs"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        done = [f for f in runs.glob("*.json")] if runs.exists() else []
-        if len(done) >= 3:
-            break
-        time.sleep(0.05)
+    # Driven by the run's own log, one line per finished run (written to disk
+    # before the line), not by watching the folder: interrupt after the third.
+    log = []
+    while sum(line.startswith(b"finished run") for line in log) < 3:
+        line = proc.stderr.readline()
+        assert line, b"".join(log)  # the run ended before three runs finished
+        log.append(line)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1, err
     assert b"interrupted; finished work is kept" in err
+    runs = out / "runs"
     kept = {f.name: (f.stat().st_mtime_ns, f.read_text()) for f in runs.glob("*.json")}
-    assert 3 <= len(kept) < 16
+    finished = sum(line.startswith(b"finished run") for line in log + err.splitlines())
+    assert len(kept) == finished and 3 <= finished < 16
     for text in (v[1] for v in kept.values()):
         json.loads(text)  # every file on disk is whole
     resumed = run_batch(config, out)
@@ -133,3 +136,283 @@ def test_malformed_configs(tmp_path, text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         load_config(path) and run_batch(path, tmp_path / "out")
     assert not (tmp_path / "out").exists()  # nothing ran
+
+
+SMALL = """
+[run]
+seed = 1
+repetitions = 5
+
+[grid]
+population = ["heights"]
+query = ["mean"]
+n = [30, 60]
+gamma = [0.1]
+mechanism = ["laplace", "analytic"]
+epsilon = [1.0]
+"""
+
+
+def _small(tmp_path):
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL)
+    return path
+
+
+def test_damaged_run_files_are_named_and_run_again(tmp_path):
+    config, out = _small(tmp_path), tmp_path / "out"
+    first = run_batch(config, out)
+    files = sorted((out / "runs").glob("*.json"))
+    assert len(files) == 4
+    truncated, edited, stripped, kept = files
+    record = json.loads(edited.read_text())
+    truncated.write_text(truncated.read_text()[:100])
+    record["rows"][0]["value"] += 1.0  # valid JSON, wrong content
+    edited.write_text(json.dumps(record))
+    del record["checksum"]
+    stripped.write_text(json.dumps(record))
+    stamp = kept.stat().st_mtime_ns
+    lines = []
+    assert run_batch(config, out, log=lines.append) == first
+    damaged = sorted(line for line in lines if "cannot be trusted" in line)
+    expected = sorted(
+        [
+            f"run file {truncated} cannot be trusted (unreadable (JSONDecodeError: ",
+            f"run file {edited} cannot be trusted (checksum mismatch: the file was "
+            "changed or damaged); running it again",
+            f"run file {stripped} cannot be trusted (no checksum); running it again",
+        ]
+    )
+    assert len(damaged) == 3
+    for line, start in zip(damaged, expected):
+        assert line.startswith(start) and line.endswith("; running it again")
+    assert lines[3] == "4 runs: 1 already done, 3 to do"
+    assert kept.stat().st_mtime_ns == stamp
+
+
+def test_a_run_file_of_another_run_is_not_used(tmp_path):
+    config, out = _small(tmp_path), tmp_path / "out"
+    first = run_batch(config, out)
+    a, b = sorted((out / "runs").glob("*.json"))[:2]
+    a.write_text(b.read_text())  # a valid checksum, but another config key
+    lines = []
+    assert run_batch(config, out, log=lines.append) == first
+    assert (
+        f"run file {a} cannot be trusted (it belongs to another run); running it again"
+        in lines
+    )
+
+
+def test_second_run_on_a_locked_folder_is_refused_and_harms_nothing(tmp_path):
+    fcntl = pytest.importorskip("fcntl")
+    config, out = _small(tmp_path), tmp_path / "out"
+    (out / "runs").mkdir(parents=True)
+    in_flight = out / "runs" / ".tmp-0123abcdrun.json"  # the first run's file
+    in_flight.write_text("{")
+    with open(out / ".lock", "w") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(
+            ValueError,
+            match=re.escape(
+                f"out_dir={str(out)!r} is in use by another sensampler run (lock "
+                f"{out / '.lock'}); wait for it to finish or choose another folder."
+            ),
+        ):
+            run_batch(config, out)
+        assert in_flight.exists() and not list((out / "runs").glob("[!.]*.json"))
+    assert len(run_batch(config, out)) > 0  # free again: runs, and cleans up
+    assert not in_flight.exists()
+    with open(out / ".lock", "w") as holder:  # released when the run ended
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+@pytest.mark.slow
+def test_a_running_process_holds_the_lock(tmp_path):
+    config, out = _write(tmp_path, reps=40000), tmp_path / "out"
+    cmd = [sys.executable, "-m", "sensampler.cli", "run", str(config), "--out"]
+    first = subprocess.Popen(
+        [*cmd, str(out), "--n-jobs", "1", "--no-progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        # The plan line is logged with the lock held, before the first run.
+        assert first.stderr.readline().startswith(b"16 runs")
+        second = subprocess.run(
+            [*cmd, str(out), "--no-progress"], capture_output=True, timeout=120
+        )
+        assert second.returncode == 2
+        assert b"is in use by another sensampler run" in second.stderr
+        assert first.poll() is None  # the first one is unharmed
+    finally:
+        first.kill()
+        first.communicate()
+
+
+def test_outputs_respect_the_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        out = tmp_path / "out"
+        run_batch(_small(tmp_path), out)
+    finally:
+        os.umask(old)
+    for path in [out / "summary.csv", *(out / "runs").glob("*.json")]:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o640, path
+
+
+def test_binary_config_names_the_file(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff\xfe")
+    with pytest.raises(ValueError, match=re.escape(f"{path}: not a TOML text file")):
+        run_batch(path, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+GRID = (
+    "[grid]\npopulation=['heights']\nquery=['mean']\nn=[10]\ngamma=[0.05]\n"
+    "mechanism=['laplace']\nepsilon=[1.0]\n"
+)
+
+
+def _with(key, value, text=GRID):
+    lines = [line for line in text.splitlines() if not line.startswith(f"{key}=")]
+    return "\n".join(lines) + f"\n{key}={value}\n"
+
+
+@pytest.mark.parametrize(
+    "text, exc, message",
+    [
+        (
+            "populations = 3\n" + GRID,
+            TypeError,
+            "populations must be a table [populations], got 3.",
+        ),
+        ("run = 5\n" + GRID, TypeError, "run must be a table [run], got 5."),
+        (
+            "[run]\nseed = -1\n" + GRID,
+            ValueError,
+            "[run] seed: must be an integer >= 0, got -1.",
+        ),
+        (
+            "[run]\nseed = 1.5\n" + GRID,
+            TypeError,
+            "[run] seed: must be an integer >= 0, got 1.5.",
+        ),
+        (
+            "[run]\nseed = 'abc'\n" + GRID,
+            TypeError,
+            "[run] seed: must be an integer >= 0, got 'abc'.",
+        ),
+        (
+            "[run]\nrepetitions = 0\n" + GRID,
+            ValueError,
+            "[run] repetitions: must be an integer >= 1, got 0.",
+        ),
+        (
+            "[run]\ndelta = 2.0\n" + GRID,
+            ValueError,
+            "[run] delta: must be a real number in (0, 1), got 2.0.",
+        ),
+        (
+            "[run]\nbound = 'tight'\n" + GRID,
+            ValueError,
+            "[grid] gamma = 0.05 with [run] bound = 'tight': bound must be one of",
+        ),
+        (
+            _with("population", "[{kind = 'Normal'}]"),
+            TypeError,
+            "[grid] population: must be a string naming a preset or a "
+            "[populations.NAME] table, got {'kind': 'Normal'}.",
+        ),
+        (
+            _with("norm", "['l7']"),
+            ValueError,
+            "[grid] norm: must be one of 'l1', 'l2', 'linf', 'coordinate', got 'l7'.",
+        ),
+        (
+            _with("norm", "['linf']"),
+            ValueError,
+            "[grid] norm ['linf'] fits none of the mechanisms ['laplace']: no run "
+            "to do.",
+        ),
+        (
+            _with("gamma", "[0.05, 1.5]"),
+            ValueError,
+            "[grid] gamma: must be a real number in (0, 1), got 1.5.",
+        ),
+        (
+            _with("gamma", "[1e-300]"),
+            ValueError,
+            "[grid] gamma = 1e-300 with [run] bound = 'exact':",
+        ),
+        (_with("n", "[0]"), ValueError, "[grid] n: must be an integer >= 1, got 0."),
+        (_with("n", "[10, 10]"), ValueError, "[grid] n: repeated value(s) 10."),
+        (
+            _with("epsilon", "[-1.0]"),
+            ValueError,
+            "[grid] epsilon: must be a finite real number > 0, got -1.0.",
+        ),
+        (
+            _with("epsilon", "[nan]"),
+            ValueError,
+            "[grid] epsilon: must be a finite real number > 0, got nan.",
+        ),
+        (
+            _with("mechanism", "['gaussian']", _with("epsilon", "[2.0]")),
+            ValueError,
+            "[grid] mechanism 'gaussian' at epsilon = 2.0:",
+        ),
+        (
+            _with("mechanism", "['exponential']"),
+            ValueError,
+            "[grid] mechanism: must be one of 'laplace', 'gaussian', 'analytic', "
+            "got 'exponential'.",
+        ),
+        (
+            _with("query", "[3]"),
+            TypeError,
+            "[grid] query: must be a query name (a string), got 3.",
+        ),
+        (
+            _with("population", "['p']") + "[populations.p]\nkind='Normal'\nscale=-1\n",
+            ValueError,
+            "[populations.p] 'p':",
+        ),
+        (
+            _with("population", "['p']")
+            + "[populations.p]\nkind='Empirical'\npath='nowhere.csv'\n",
+            ValueError,
+            "[populations.p] 'p':",
+        ),
+        (
+            GRID + "[populations]\np = 3\n",
+            TypeError,
+            "[populations.p] must be a table, got 3.",
+        ),
+    ],
+)
+def test_every_bad_config_is_refused_before_any_run(tmp_path, text, exc, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(exc, match=re.escape(f"{path}: {message}")):
+        run_batch(path, tmp_path / "out")
+    assert not (tmp_path / "out").exists()  # nothing ran, nothing written
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        ({"out_dir": None}, TypeError, "out_dir must be a path to a folder, got None."),
+        ({"out_dir": ""}, ValueError, "out_dir must not be empty, got out_dir=''."),
+        (
+            {"n_jobs": 0},
+            ValueError,
+            "n_jobs must be None or a non-zero integer, got n_jobs=0.",
+        ),
+    ],
+)
+def test_bad_arguments_are_refused_first(tmp_path, kwargs, exc, message):
+    kwargs = {"out_dir": tmp_path / "out", **kwargs}
+    with pytest.raises(exc, match=re.escape(message)):
+        run_batch(_small(tmp_path), **kwargs)
+    assert not (tmp_path / "out").exists()
