@@ -13,14 +13,11 @@ one core with two.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import sys
 import time
 
 import numpy as np
-from run import compare, spread
+from run import base_parser, compare, header, report, spread
 from sensampler.distributions import Empirical
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.linear_model import LogisticRegression, Ridge
@@ -67,8 +64,10 @@ def figure(label, load, model, m, repeat):
     assert np.array_equal(cold.samples, run(1).samples)  # same estimate, any n_jobs
     return {
         "figure": f"{label}, n={n}, m={m}",
-        "n_jobs=2": f"{stats['t_new']:.2f} s (first call, pool start: {t_cold:.2f} s)",
-        "n_jobs=1": f"{stats['t_ref']:.2f} s ({2 * m} fits of {fit * 1e3:.2f} ms)",
+        "sampler": f"n_jobs=2 {stats['t_new']:.2f} s (first, with pool start: "
+        f"{t_cold:.2f} s)",
+        "reference": f"n_jobs=1 {stats['t_ref']:.2f} s ({2 * m} fits of "
+        f"{fit * 1e3:.2f} ms)",
         "ratio": stats["ratio"],
         "spread": spread(stats),
         "target": ">= 1.8",
@@ -83,18 +82,9 @@ def _time(func):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer pairs")
-    parser.add_argument(
-        "--check", action="store_true", help="exit 1 if a target is missed"
-    )
-    parser.add_argument(
-        "--json", action="store_true", help="one JSON object per figure"
-    )
-    args = parser.parse_args(argv)
+    args = base_parser(__doc__.splitlines()[0], "fewer pairs").parse_args(argv)
     repeat = 3 if args.quick else 5
-    print(f"# estimator queries on {os.cpu_count()} cores")
-    print(f"# load average before: {os.getloadavg()[0]:.2f} (re-run if it is high)")
+    header("estimator queries")
     rows = [
         figure(
             "Ridge(alpha=10).coef_, diabetes",
@@ -111,18 +101,7 @@ def main(argv=None):
             repeat,
         ),
     ]
-    for row in rows:
-        if args.json:
-            print(json.dumps(row))
-        else:
-            mark = "ok  " if row["ok"] else "MISS"
-            print(
-                f"{mark} {row['figure']:<50} n_jobs=2 {row['n_jobs=2']:<40} "
-                f"n_jobs=1 {row['n_jobs=1']:<32} ratio {row['spread']}  "
-                f"target {row['target']}"
-            )
-    print(f"# load average after: {os.getloadavg()[0]:.2f}")
-    return 0 if (not args.check or all(r["ok"] for r in rows)) else 1
+    return report(rows, args)
 
 
 if __name__ == "__main__":

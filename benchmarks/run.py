@@ -204,7 +204,7 @@ def figure_jobs(quick, query, backend):
         )
 
     stats = jobs_ratio(run, backend)
-    cost = {jobs: work_done(lambda: run(jobs)) for jobs in (1, 2)}
+    cost = {jobs: work_done(lambda jobs=jobs: run(jobs)) for jobs in (1, 2)}
     return {
         "figure": f"3. n_jobs=2 vs 1, {query} "
         f"({backend or 'default: threads'}), n={n}, m={m}",
@@ -324,17 +324,44 @@ FIGURES = {
 }
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--quick", action="store_true", help="small sizes, well under a minute"
-    )
+def base_parser(description, quick_help):
+    """Command-line flags shared by the benchmark scripts."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help=quick_help)
     parser.add_argument(
         "--check", action="store_true", help="exit 1 if a target is missed"
     )
     parser.add_argument(
         "--json", action="store_true", help="one JSON object per figure"
     )
+    return parser
+
+
+def report(rows, args):
+    """Print the rows (with the load average after) and return the exit code."""
+    for row in rows:
+        if args.json:
+            print(json.dumps(row))
+        else:
+            mark = "ok  " if row["ok"] else "MISS"
+            ratio = row.get("spread", f"{row['ratio']:.2f}")
+            print(
+                f"{mark} {row['figure']:<46} sampler {row['sampler']:<45} "
+                f"reference {row['reference']:<32} ratio {ratio}  "
+                f"target {row['target']}"
+            )
+    print(f"# load average after: {os.getloadavg()[0]:.2f}")
+    return 0 if (not args.check or all(r["ok"] for r in rows)) else 1
+
+
+def header(title):
+    """First lines of a benchmark's output."""
+    print(f"# {title} on {os.cpu_count()} cores, numpy {np.__version__}")
+    print(f"# load average before: {os.getloadavg()[0]:.2f} (re-run if it is high)")
+
+
+def main(argv=None):
+    parser = base_parser(__doc__.splitlines()[0], "small sizes, well under a minute")
     parser.add_argument(
         "--only",
         nargs="+",
@@ -343,24 +370,11 @@ def main(argv=None):
         help="groups of figures to measure (default: all)",
     )
     args = parser.parse_args(argv)
-    print(f"# sensampler benchmarks on {os.cpu_count()} cores, numpy {np.__version__}")
-    print(f"# load average before: {os.getloadavg()[0]:.2f} (re-run if it is high)")
+    header("sensampler benchmarks")
     rows = []
     for name in args.only:
         rows.extend(FIGURES[name](args.quick))
-    for row in rows:
-        if args.json:
-            print(json.dumps(row))
-        else:
-            mark = "ok  " if row["ok"] else "MISS"
-            print(
-                f"{mark} {row['figure']:<46} sampler {row['sampler']:<45} "
-                f"reference {row['reference']:<32} ratio {row['ratio']:8.2f}"
-                f"{' ' + row['spread'].split(' ', 1)[1] if 'spread' in row else ''}"
-                f"  target {row['target']}"
-            )
-    print(f"# load average after: {os.getloadavg()[0]:.2f}")
-    return 0 if (not args.check or all(r["ok"] for r in rows)) else 1
+    return report(rows, args)
 
 
 if __name__ == "__main__":
