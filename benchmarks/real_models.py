@@ -58,8 +58,8 @@ def figure(label, load, model, m, repeat):
     start = time.perf_counter()
     cold = run(2)  # starts the worker pool
     t_cold = time.perf_counter() - start
-    fit = min(_time(lambda: query(private)) for _ in range(20))
     with threadpool_limits(limits=1):
+        fit = min(_time(lambda: query(private)) for _ in range(20))
         stats = compare(lambda: run(1), lambda: run(2), repeat=repeat)
     assert np.array_equal(cold.samples, run(1).samples)  # same estimate, any n_jobs
     return {
