@@ -230,7 +230,7 @@ def work_done(func):
     func()
     after = resource.getrusage(resource.RUSAGE_SELF)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return f"CPU {cpu:.2f} s, {after.ru_minflt - before.ru_minflt} faults"
+    return f"own CPU {cpu:.2f} s, {after.ru_minflt - before.ru_minflt} faults"
 
 
 class _nothing:
