@@ -8,31 +8,30 @@ bit-identical for any ``n_jobs`` and any joblib backend, Dask included.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from joblib import Parallel, delayed
 
 __all__ = [
-    "CACHE_CHUNK_BYTES",
     "DEFAULT_CHUNK_BYTES",
     "GENERIC_CHUNK_PAIRS",
     "chunk_sizes",
     "pairs_per_chunk",
     "run_tasks",
     "child_seed",
+    "default_progress",
 ]
 
-#: Memory bound of one chunk's stack of databases (8 MiB), unless a single
-#: database is larger. A chunk's working set is about three times its stack (the
-#: stack, the fresh records and the population's draw temporaries: 3.1x for the
-#: heights mixture, measured with tracemalloc).
+#: Memory bound of one chunk's stack of databases (8 MiB), unless one database is
+#: larger. A chunk's working set is about three times its stack (the stack, the
+#: fresh records and the population's draw temporaries: 3.1x for the heights
+#: mixture, measured with tracemalloc), so about 25 MiB a worker. Smaller stacks
+#: (256 KiB) avoid the page faults of handing freed memory back to the kernel,
+#: but their many more chunks cost threads 20-25% more CPU at n_jobs = 2, in
+#: handing the GIL over between workers; 8 MiB keeps the CPU of n_jobs = 1 and 2
+#: equal (benchmarks/run.py prints both).
 DEFAULT_CHUNK_BYTES = 8 * 2**20
-#: Stack of a chunk whose databases are small enough (256 KiB). Chunks this size
-#: reuse the memory freed by the previous chunk: sampling at n = 10^4 takes no
-#: page faults, where stacks of 1 MiB or 8 MiB make glibc hand freed memory back
-#: to the kernel and fault it in again for every chunk (300 000 and 110 000
-#: faults, 15-30% of the CPU time, for m = 4000). Faults cost threads of one
-#: process more than processes, and the freeing runs under the GIL.
-CACHE_CHUNK_BYTES = 2**18
 #: Largest chunk, in pairs, for a batched query (bounds the output arrays too).
 MAX_CHUNK_PAIRS = 1 << 16
 #: Chunk size for queries evaluated database by database (a Python loop per
@@ -43,40 +42,34 @@ GENERIC_CHUNK_PAIRS = 32
 def pairs_per_chunk(
     n: int, record_bytes: int, batched: bool, batch_size: int | None = None
 ) -> int:
-    """Pairs per chunk: ``batch_size`` if given, else what fits the chunk bounds.
-
-    Parameters
-    ----------
-    n : int
-        Records per database.
-    record_bytes : int
-        Bytes of one record.
-    batched : bool
-        Whether the query evaluates a whole stack at once.
-    batch_size : int, optional
-        The caller's choice, returned as is.
-
-    Returns
-    -------
-    int
-        ``batch_size``; else, when a database fits in
-        :data:`CACHE_CHUNK_BYTES`, as many pairs as keep the stack within it,
-        otherwise within :data:`DEFAULT_CHUNK_BYTES` (at least one pair); at most
-        :data:`MAX_CHUNK_PAIRS` for a batched query and
-        :data:`GENERIC_CHUNK_PAIRS` for another. The size never depends on
-        ``n_jobs``, so neither do the results.
-    """
+    """Pairs per chunk: ``batch_size`` if given, else what fits in 8 MiB."""
     if batch_size is not None:
         return batch_size
-    database = max(1, n * record_bytes)
-    bound = CACHE_CHUNK_BYTES if database <= CACHE_CHUNK_BYTES else DEFAULT_CHUNK_BYTES
-    fit = max(1, bound // database)
+    fit = max(1, DEFAULT_CHUNK_BYTES // max(1, n * record_bytes))
     return min(fit, MAX_CHUNK_PAIRS if batched else GENERIC_CHUNK_PAIRS)
 
 
 def chunk_sizes(m: int, size: int) -> list[int]:
     """Split ``m`` pairs into chunks of ``size`` (the last one shorter)."""
     return [min(size, m - start) for start in range(0, m, size)]
+
+
+def default_progress(stream=None) -> bool:
+    """Whether progress bars are on by default (the command line's choice).
+
+    Only when tqdm is installed (the ``progress`` extra) and ``stream``
+    (default: ``sys.stderr``, where the bars go) is a terminal, so that logs
+    and pipes never receive a bar's escape codes.
+    """
+    stream = sys.stderr if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    if not (callable(isatty) and isatty()):
+        return False
+    try:
+        import tqdm  # noqa: F401 - only whether it is there
+    except ImportError:
+        return False
+    return True
 
 
 def _progress_bar(total, desc, unit="pair"):
