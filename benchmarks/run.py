@@ -185,13 +185,18 @@ def jobs_ratio(run, backend, repeat=5):
     ``backend=None`` leaves the choice to the sampler (threads for built-in
     queries on numpy populations, processes otherwise). Both sides are warmed up
     at the measured size, so neither pays a first run's costs (a worker pool's
-    start, first-touch page faults) alone.
+    start, first-touch page faults) alone. ``cost`` holds :func:`work_done` of
+    one more call of each.
     """
     import joblib
 
     config = joblib.parallel_config(backend=backend) if backend else _nothing()
     with config:
-        return compare(lambda: run(1), lambda: run(2), repeat=repeat)
+        stats = compare(lambda: run(1), lambda: run(2), repeat=repeat)
+        stats["cost"] = {
+            jobs: work_done(lambda jobs=jobs: run(jobs)) for jobs in (1, 2)
+        }
+    return stats
 
 
 def figure_jobs(quick, query, backend):
@@ -204,7 +209,7 @@ def figure_jobs(quick, query, backend):
         )
 
     stats = jobs_ratio(run, backend)
-    cost = {jobs: work_done(lambda jobs=jobs: run(jobs)) for jobs in (1, 2)}
+    cost = stats["cost"]
     return {
         "figure": f"3. n_jobs=2 vs 1, {query} "
         f"({backend or 'default: threads'}), n={n}, m={m}",
