@@ -30,7 +30,14 @@ __all__ = [
     "default_progress",
 ]
 
-#: Memory bound of one chunk's stack of databases (8 MiB).
+#: Memory bound of one chunk's stack of databases (8 MiB), unless one database is
+#: larger. A chunk's working set is about three times its stack (the stack, the
+#: fresh records and the population's draw temporaries: 3.1x for the heights
+#: mixture, measured with tracemalloc), so about 25 MiB a worker. Smaller stacks
+#: (256 KiB) avoid the page faults of handing freed memory back to the kernel,
+#: but their many more chunks cost threads 20-25% more CPU at n_jobs = 2, in
+#: handing the GIL over between workers; 8 MiB keeps the CPU of n_jobs = 1 and 2
+#: equal (benchmarks/run.py prints both).
 DEFAULT_CHUNK_BYTES = 8 * 2**20
 #: Largest chunk, in pairs, for a batched query (bounds the output arrays too).
 MAX_CHUNK_PAIRS = 1 << 16

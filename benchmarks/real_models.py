@@ -1,0 +1,108 @@
+"""n_jobs = 2 against 1 for estimator queries on data shipped with scikit-learn.
+
+Estimator queries refit a scikit-learn model on every database, in Python, so
+the sampler runs their chunks on processes (loky). Each figure is the median of
+interleaved rounds after a warm-up of both sides (the worker pool's start is
+printed apart), with the spread of the per-round ratios. The one-job reference
+runs with one BLAS thread, as each loky worker does, so that the ratio compares
+one core with two.
+
+    python benchmarks/real_models.py            # both figures, a few minutes
+    python benchmarks/real_models.py --quick    # fewer pairs
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+from run import base_parser, compare, header, report, spread
+from sensampler.distributions import Empirical
+from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.model_selection import train_test_split
+from threadpoolctl import threadpool_limits
+
+from sensampler import queries, sample_sensitivity
+
+
+def public_and_private(load, seed=2017):
+    """Records ``(standardised features..., target)`` of a public and a private split.
+
+    Standardised with the public split's statistics, as in
+    ``examples/06_real_models.py``.
+    """
+    X, y = load(return_X_y=True)
+    X_pub, X_priv, y_pub, y_priv = train_test_split(
+        X, y, train_size=0.4, random_state=seed
+    )
+    centre, scale = X_pub.mean(axis=0), X_pub.std(axis=0)
+    return tuple(
+        np.column_stack([(features - centre) / scale, target])
+        for features, target in ((X_pub, y_pub), (X_priv, y_priv))
+    )
+
+
+def figure(label, load, model, m, repeat):
+    public, private = public_and_private(load)
+    population = Empirical(public)
+    query = queries.estimator(model)
+    n = len(private)
+
+    def run(jobs):
+        return sample_sensitivity(
+            query, population, n, m=m, norm="l2", random_state=0, n_jobs=jobs
+        )
+
+    start = time.perf_counter()
+    cold = run(2)  # starts the worker pool
+    t_cold = time.perf_counter() - start
+    with threadpool_limits(limits=1):
+        fit = min(_time(lambda: query(private)) for _ in range(20))
+        stats = compare(lambda: run(1), lambda: run(2), repeat=repeat)
+    assert np.array_equal(cold.samples, run(1).samples)  # same estimate, any n_jobs
+    return {
+        "figure": f"{label}, n={n}, m={m}",
+        "sampler": f"n_jobs=2 {stats['t_new']:.2f} s (first, with pool start: "
+        f"{t_cold:.2f} s)",
+        "reference": f"n_jobs=1 {stats['t_ref']:.2f} s ({2 * m} fits of "
+        f"{fit * 1e3:.2f} ms)",
+        "ratio": stats["ratio"],
+        "spread": spread(stats),
+        "target": ">= 1.8",
+        "ok": stats["ratio"] >= 1.8,
+    }
+
+
+def _time(func):
+    start = time.perf_counter()
+    func()
+    return time.perf_counter() - start
+
+
+def main(argv=None):
+    args = base_parser(__doc__.splitlines()[0], "fewer pairs").parse_args(argv)
+    repeat = 3 if args.quick else 5
+    header("estimator queries")
+    rows = [
+        figure(
+            "Ridge(alpha=10).coef_, diabetes",
+            load_diabetes,
+            Ridge(alpha=10.0),
+            300 if args.quick else 1000,
+            repeat,
+        ),
+        figure(
+            "LogisticRegression().coef_, breast cancer",
+            load_breast_cancer,
+            LogisticRegression(max_iter=1000),
+            100 if args.quick else 300,
+            repeat,
+        ),
+    ]
+    return report(rows, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
