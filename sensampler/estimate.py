@@ -31,6 +31,7 @@ References
 from __future__ import annotations
 
 import math
+import textwrap
 import warnings
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -563,14 +564,16 @@ class SensitivityEstimate(_ReadsTheRun):
             ),
             (
                 "gamma",
-                f"{self.gamma:.6g}  ({self.bound} bound, rho={self.rho:.3g}"
+                f"{self.gamma:.6g}  ({self.bound} bound"
+                f"{'' if self.bound == 'exchangeable' else f', rho={self.rho:.3g}'}"
                 f"{f', {self.parts} parts jointly' if self.parts > 1 else ''})",
             ),
             ("run", f"#{self.ordinal} of this process, seed {_seed_text(self.seed)}"),
         ]
         width = max(len(name) for name, _ in rows)
         lines = [f"{name:<{width}}  {text}" for name, text in rows]
-        lines.append(_MEANING.format(gamma=self.gamma))
+        lines.append(textwrap.fill(f"{self.bound}: {self.plan.meaning}", 79))
+        lines.append(_SHOPPING)
         return "\n".join(lines)
 
     __str__ = summary
@@ -583,10 +586,8 @@ class SensitivityEstimate(_ReadsTheRun):
         )
 
 
-_MEANING = (
-    "With probability >= 1 - {gamma:.4g} over this run and a fresh pair of "
-    "neighbouring\ndatabases from the population, the pair's sensitivity is at most "
-    "`sensitivity`.\nChoosing among several runs raises that probability of failure."
+_SHOPPING = (
+    "Choosing among several runs raises the probability of failure (record_run)."
 )
 
 

@@ -193,9 +193,24 @@ def test_estimate_and_values_pickle():
 
 def test_summary_states_what_the_plan_means():
     text = _estimate().summary()
-    assert "With probability >= 1 - 0.05 over this run" in text
+    # The plan's own meaning, in words (PAC for "exact"), and no rho for
+    # "exchangeable", whose statement is averaged over the sampler.
+    assert "exact: PAC statement about the realised estimate" in " ".join(text.split())
+    assert "Choosing among several runs" in text
     assert "#3 of this process, seed SeedSequence(7)" in text
     assert "no random-DP guarantee" in text
+
+
+def test_summary_of_an_exchangeable_run_states_its_own_meaning():
+    from sensampler import queries, sample_sensitivity
+    from sensampler.distributions import Normal
+
+    est = sample_sensitivity(
+        queries.mean, Normal(), 20, gamma=0.05, bound="exchangeable", random_state=0
+    )
+    text = " ".join(est.summary().split())
+    assert "exchangeable: Joint statement over the sampler and the pair" in text
+    assert "rho=" not in text
 
 
 # ------------------------------------------------------------------- several parts
