@@ -202,9 +202,6 @@ def test_summary_states_what_the_plan_means():
 
 
 def test_summary_of_an_exchangeable_run_states_its_own_meaning():
-    from sensampler import queries, sample_sensitivity
-    from sensampler.distributions import Normal
-
     est = sample_sensitivity(
         queries.mean, Normal(), 20, gamma=0.05, bound="exchangeable", random_state=0
     )
