@@ -84,7 +84,7 @@ def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
             first = sub.rows[0]
             guarantee = (
                 "no guarantee"
-                if first["guarantee"] == NO_GUARANTEE
+                if first["guarantee"].startswith("none")
                 else first["guarantee"]
             )
             (line,) = ax.plot(
@@ -134,15 +134,15 @@ def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
 
 def plot_sensitivity_histogram(estimate, path=None, *, typical=(), unit="", title=None):
     """Histogram of the sampled sensitivities of one run, with the released order
-    statistic, the mean and any typical values (``mean_plus_sd``) marked.
+    statistic, the mean and any typical values (``estimate.typical(sd)``) marked.
 
     Parameters
     ----------
     estimate : SensitivityEstimate
         A scalar estimate (any norm but ``"coordinate"``): the run whose
         sensitivity is released.
-    typical : sequence of TypicalValue, optional
-        Offsets such as ``mean_plus_sd(estimate, 2)`` to mark (no guarantee).
+    typical : sequence of SensitivityValue, optional
+        Offsets such as ``estimate.typical(2)`` to mark (no guarantee).
     """
     samples = np.asarray(estimate.samples, dtype=float)
     if samples.ndim != 1:
@@ -159,11 +159,11 @@ def plot_sensitivity_histogram(estimate, path=None, *, typical=(), unit="", titl
         label=f"the m = {estimate.m} sampled sensitivities",
     )
     ax.axvline(
-        float(estimate.sensitivity),
+        estimate.sensitivity.value,
         color="tab:red",
         linewidth=2,
         label=f"released: order statistic k = {estimate.k} of m = {estimate.m}, "
-        f"{float(estimate.sensitivity):.4g}{unit} (random DP, γ = {estimate.gamma:.3g})",
+        f"{estimate.sensitivity.value:.4g}{unit} (random DP, γ = {estimate.gamma:.3g})",
     )
     ax.axvline(
         float(np.mean(samples)),

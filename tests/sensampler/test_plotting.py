@@ -17,7 +17,6 @@ from sensampler.experiments import (  # noqa: E402
     composition_experiment,
     epsilon_vs_iterations,
     error_vs_epsilon,
-    mean_plus_sd,
     runs_before_budget,
     vectorized_vs_sequential,
 )
@@ -60,7 +59,7 @@ def test_figures_leave_pyplot_and_the_backend_alone(tmp_path, estimate):
 
 def test_error_vs_epsilon_figure_draws_bands_and_states_sd(tmp_path, estimate):
     eps = [0.1, 0.3, 1.0, 3.0]
-    sens = {"sampled": estimate, "mean + 1 sd": mean_plus_sd(estimate, 1), "x": 5.0}
+    sens = {"sampled": estimate, "mean + 1 sd": estimate.typical(1), "x": 5.0}
     table = error_vs_epsilon(
         queries.identity,
         Normal(170, 1),
@@ -75,7 +74,7 @@ def test_error_vs_epsilon_figure_draws_bands_and_states_sd(tmp_path, estimate):
     ax = fig.axes[0]
     assert _legend(ax) == [
         f"sampled = {estimate.sensitivity:.4g} cm: random DP, gamma=0.0498",
-        f"mean + 1 sd = {mean_plus_sd(estimate, 1).value:.4g} cm: no guarantee",
+        f"mean + 1 sd = {estimate.typical(1).value:.4g} cm: no guarantee",
         "x = 5 cm: as given",
     ]
     lines = ax.get_lines()
@@ -111,7 +110,7 @@ def test_error_vs_epsilon_figure_has_one_panel_per_part(tmp_path):
 
 
 def test_sensitivity_histogram_shows_the_released_run(tmp_path, estimate):
-    typical = [mean_plus_sd(estimate, 1), mean_plus_sd(estimate, 2)]
+    typical = [estimate.typical(1), estimate.typical(2)]
     fig = plotting.plot_sensitivity_histogram(
         estimate, tmp_path / "h.png", typical=typical
     )
