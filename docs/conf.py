@@ -188,7 +188,26 @@ def _escape_type_lines(app, what, name, obj, options, lines):
             lines[i] = f"{head} : {kind}"
 
 
+def _constant_docs(app, what, name, obj, options, lines):
+    """A constant re-exported from a module outside its package (e.g.
+    ``sensampler.privacy.DEFAULT_ORDERS`` in ``sensampler.accounting``) gets the
+    ``#:`` comment of its defining module, not its type's docstring."""
+    if what != "data":
+        return
+    short = name.rpartition(".")[2]
+    for defining in sorted(sys.modules):
+        if not defining.startswith("sensampler"):
+            continue
+        if getattr(sys.modules[defining], short, None) is not obj:
+            continue
+        docs = ModuleAnalyzer.for_module(defining).find_attr_docs()
+        if ("", short) in docs:
+            lines[:] = list(docs["", short])
+            return
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", _constant_docs, priority=300)
     # Before numpydoc (priority 500) turns the sections into reST.
     app.connect("autodoc-process-docstring", _escape_type_lines, priority=400)
 

@@ -98,7 +98,9 @@ def runs_before_budget(
 
     Returns
     -------
-    ResultTable with columns ``epsilon, rule, runs, epsilon_budget, delta_budget``.
+    ResultTable
+        Columns ``epsilon``, ``rule``, ``runs``, ``epsilon_budget`` and
+        ``delta_budget``.
     """
     eps = check_array("epsilons", epsilons, ndim=1, positive=True)
     rng = check_random_state(random_state)
@@ -188,8 +190,10 @@ def vectorized_vs_sequential(
 
     Returns
     -------
-    ResultTable with columns ``k, privacy, release, composition, variance,
-    epsilon, delta, sensitivity`` (delta NaN under pure DP).
+    ResultTable
+        Columns ``k``, ``privacy``, ``release``, ``composition``,
+        ``variance``, ``epsilon``, ``delta`` (NaN under pure DP) and
+        ``sensitivity``.
     """
     ks = _check_counts("ks", ks)
     epsilon = check_real("epsilon", epsilon, low=0.0, low_strict=True)
