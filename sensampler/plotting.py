@@ -9,6 +9,7 @@ given, and returned (a notebook shows it when it is the cell's last value).
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
@@ -45,6 +46,9 @@ def _finish(fig, axes, path, *, legend_title=None, note=None, legend_loc="best")
             ax.legend(title=legend_title, framealpha=0.9, fontsize=8, loc=legend_loc)
     bottom = 0.0
     if note:
+        # ~17 characters per inch at font size 8: wrap so that no line is cut off
+        width = int(17 * fig.get_figwidth())
+        note = "\n".join(textwrap.fill(line, width) for line in note.split("\n"))
         lines = note.count("\n") + 1
         fig.text(0.01, 0.01, note, fontsize=8, va="bottom", ha="left")
         bottom = min(0.4, 0.035 * lines + 0.01)
@@ -321,7 +325,7 @@ def plot_vectorized_vs_sequential(table, path=None, *, title=None):
     )
     note = (
         "Gaussians calibrated exactly (Balle & Wang 2018, Thm. 8). At k = 1, one and k "
-        "releases cost the same under each model; composing Gaussians exactly loses nothing,\n"
+        "releases cost the same under each model; composing Gaussians exactly loses nothing, "
         "black-box composition theorems do. Theorem numbers: Dwork & Roth 2014."
     )
     return _finish(fig, [ax], path, note=note, legend_loc="lower right")

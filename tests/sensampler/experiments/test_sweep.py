@@ -185,7 +185,9 @@ def test_per_coordinate_estimate_of_a_histogram_is_swept():
     assert coords.column("error") == ["l2", "absolute", "absolute", "absolute"]
     assert math.isnan(coords.rows[0]["coordinate"])
     assert coords.column("coordinate")[1:] == [0, 1, 2]
-    assert coords.column("sensitivity_value")[1:] == list(np.ravel(est.sensitivity.value))
+    assert coords.column("sensitivity_value")[1:] == list(
+        np.ravel(est.sensitivity.value)
+    )
     assert math.isnan(coords.rows[0]["sensitivity_value"])
 
 
