@@ -142,6 +142,11 @@ def _api_entry(module, name):
     return _documented_at(module.__name__, name)
 
 
+def _is_alias(obj, name):
+    """A class exported under another name (autodoc cannot document its members)."""
+    return inspect.isclass(obj) and obj.__name__ != name
+
+
 def _write_api_pages():
     for module_name, title in API_MODULES.items():
         module = importlib.import_module(module_name)
@@ -165,7 +170,16 @@ def _write_api_pages():
             "   :toctree: generated",
             "",
         ]
-        lines += [f"   {_api_entry(module, name)}" for name in names]
+        aliases = [name for name in names if _is_alias(getattr(module, name), name)]
+        lines += [
+            f"   {_api_entry(module, name)}" for name in names if name not in aliases
+        ]
+        if aliases:
+            lines += ["", "Former names, kept as aliases:", ""]
+            lines += [
+                f"* ``{name}``: ``{getattr(module, name).__name__}``"
+                for name in aliases
+            ]
         _write_if_changed(
             os.path.join(HERE, "api", f"{module_name}.rst"), "\n".join(lines) + "\n"
         )
