@@ -62,6 +62,9 @@ def _fmt(value: float) -> str:
     return "per coordinate" if math.isnan(value) else f"{value:.4g}"
 
 
+# Log axes over errors near the float64 limit (epsilon = 1e-300) overflow in
+# matplotlib's margins: harmless, the limits are clipped.
+@np.errstate(over="ignore")
 def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
     """Error of the private answer against epsilon (log-log), one line and one
     5%–95% band per sensitivity, one panel per part of the query's output.

@@ -1,6 +1,7 @@
 """Every figure is read back: labels, legend entries, drawn lines and points, notes."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -30,7 +31,8 @@ def _legend(ax):
 
 
 def _notes(fig):
-    return "\n".join(t.get_text() for t in fig.texts)
+    # notes wrap to the figure's width: compare with the line breaks as spaces
+    return " ".join(" ".join(t.get_text() for t in fig.texts).split())
 
 
 def _check(fig, path, xscale="linear", yscale="linear"):
@@ -203,3 +205,20 @@ def test_epsilon_vs_iterations_keeps_every_curve_visible(tmp_path):
 def test_figures_without_a_path_are_returned_unsaved(estimate):
     fig = plotting.plot_sensitivity_histogram(estimate)
     assert isinstance(fig, Figure) and math.isfinite(fig.get_figwidth())
+
+
+def test_errors_near_the_float64_limit_plot_without_warnings(tmp_path):
+    # Failed before: epsilon=1e-300 (errors ~1e300) overflowed in the log axes.
+    table = error_vs_epsilon(
+        queries.identity,
+        np.array([1.0]),
+        None,
+        [1e-300, 1.0],
+        {"one": 1.0},
+        repetitions=20,
+        random_state=0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plotting.plot_error_vs_epsilon(table, tmp_path / "huge.png")
+    assert (tmp_path / "huge.png").stat().st_size > 0
