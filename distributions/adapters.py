@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from ._base import Distribution
+from .empirical import Empirical
 from .univariate import draw_labels
 
 if TYPE_CHECKING:  # scikit-learn is imported where used, not at load
@@ -295,8 +296,6 @@ def as_distribution(obj: Any) -> Distribution:
         or hasattr(obj, "__array__")
         or isinstance(obj, list)
     ):
-        from .empirical import Empirical
-
         return Empirical(obj)
     if callable(getattr(obj, "sample", None)):
         return SampleAdapter(obj)

@@ -142,6 +142,11 @@ def _api_entry(module, name):
     return _documented_at(module.__name__, name)
 
 
+def _is_alias(obj, name):
+    """A class exported under another name (autodoc cannot document its members)."""
+    return inspect.isclass(obj) and obj.__name__ != name
+
+
 def _write_api_pages():
     for module_name, title in API_MODULES.items():
         module = importlib.import_module(module_name)
@@ -165,7 +170,16 @@ def _write_api_pages():
             "   :toctree: generated",
             "",
         ]
-        lines += [f"   {_api_entry(module, name)}" for name in names]
+        aliases = [name for name in names if _is_alias(getattr(module, name), name)]
+        lines += [
+            f"   {_api_entry(module, name)}" for name in names if name not in aliases
+        ]
+        if aliases:
+            lines += ["", "Former names, kept as aliases:", ""]
+            lines += [
+                f"* ``{name}``: ``{getattr(module, name).__name__}``"
+                for name in aliases
+            ]
         _write_if_changed(
             os.path.join(HERE, "api", f"{module_name}.rst"), "\n".join(lines) + "\n"
         )
@@ -188,7 +202,26 @@ def _escape_type_lines(app, what, name, obj, options, lines):
             lines[i] = f"{head} : {kind}"
 
 
+def _constant_docs(app, what, name, obj, options, lines):
+    """A constant re-exported from a module outside its package (e.g.
+    ``sensampler.privacy.DEFAULT_ORDERS`` in ``sensampler.accounting``) gets the
+    ``#:`` comment of its defining module, not its type's docstring."""
+    if what != "data":
+        return
+    short = name.rpartition(".")[2]
+    for defining in sorted(sys.modules):
+        if not defining.startswith("sensampler"):
+            continue
+        if getattr(sys.modules[defining], short, None) is not obj:
+            continue
+        docs = ModuleAnalyzer.for_module(defining).find_attr_docs()
+        if ("", short) in docs:
+            lines[:] = list(docs["", short])
+            return
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", _constant_docs, priority=300)
     # Before numpydoc (priority 500) turns the sections into reST.
     app.connect("autodoc-process-docstring", _escape_type_lines, priority=400)
 

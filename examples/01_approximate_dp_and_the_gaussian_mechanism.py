@@ -6,13 +6,15 @@
 # 3.20.
 
 # %%
-import matplotlib.pyplot as plt
+# %matplotlib inline
+import matplotlib
 import numpy as np
+from matplotlib.figure import Figure
 from sensampler.distributions import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
 
-plt.rcParams["figure.dpi"] = 72
+matplotlib.rcParams["figure.dpi"] = 72
 
 # %% [markdown]
 # ## Laplace vs Gaussian noise at ε = 1
@@ -29,13 +31,22 @@ except ValueError as err:
     print(err)
 gauss = GaussianMechanism(1.0, epsilon=1.0, delta=1e-5, variant="analytic")
 print(f"Laplace scale {laplace.scale:.3f}, analytic Gaussian sigma {gauss.sigma:.3f}")
-zeros = np.zeros(100_000)
-plt.hist(laplace.release(zeros, random_state=0), bins=100, alpha=0.6, label="Laplace")
-plt.hist(gauss.release(zeros, random_state=1), bins=100, alpha=0.6, label="Gaussian")
-plt.xlabel("noise")
-plt.ylabel("count")
-plt.legend()
-plt.show()
+
+
+def noise_histogram(mechanisms, size=100_000):
+    """A figure: histograms of each mechanism's noise on zeros."""
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
+    for seed, (label, mech) in enumerate(mechanisms.items()):
+        noise = mech.release(np.zeros(size), random_state=seed)
+        ax.hist(noise, bins=100, alpha=0.6, label=label)
+    ax.set_xlabel("noise")
+    ax.set_ylabel("count")
+    ax.legend()
+    return fig
+
+
+noise_histogram({"Laplace": laplace, "Gaussian": gauss})
 
 # %% [markdown]
 # ## L1 and L2 sensitivity of a vector query
@@ -48,7 +59,7 @@ heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 hist = queries.histogram(10, range=(140, 200))
 for norm in ("l1", "l2"):
     est = sample_sensitivity(hist, heights, 200, gamma=0.05, norm=norm, random_state=0)
-    print(norm, est.sensitivity, "mean", round(float(est.mean), 3))
+    print(norm, f"sensitivity {est.sensitivity:.3f}, mean {est.mean:.3f}")
 
 # %% [markdown]
 # ## The catastrophe mechanism

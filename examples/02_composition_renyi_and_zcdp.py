@@ -4,10 +4,7 @@
 # Here it is checked numerically, composed, and converted back to (ε, δ).
 
 # %%
-import matplotlib.pyplot as plt
 import numpy as np
-
-plt.rcParams["figure.dpi"] = 72
 
 # %%
 from scipy import integrate, stats

@@ -5,10 +5,11 @@
 # budget is exceeded (Rogers et al. 2016).
 
 # %%
-import matplotlib.pyplot as plt
+# %matplotlib inline
+import matplotlib
 import numpy as np
 
-plt.rcParams["figure.dpi"] = 72
+matplotlib.rcParams["figure.dpi"] = 72
 
 # %%
 from sensampler.experiments import composition_experiment
@@ -27,7 +28,6 @@ for k in (1, 1000):
         f"basic composition ({result.epsilon_basic}, {result.delta_basic})"
     )
 plot_composition(result)
-plt.show()
 
 # %% [markdown]
 # ## Advanced composition, correctly
@@ -56,8 +56,9 @@ while True:
     except ExceededPrivacyBudgetError as err:
         print(runs, "releases;", err)
         break
+
+# %%
 from sensampler.experiments import runs_before_budget
 from sensampler.plotting import plot_runs_before_budget
 
 plot_runs_before_budget(runs_before_budget(np.geomspace(0.002, 0.2, 20)))
-plt.show()

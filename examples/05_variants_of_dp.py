@@ -1,14 +1,17 @@
 # %% [markdown]
 # # Variants of DP: vectorising, Rényi and zCDP
-# Under ε-DP, k sequential queries cost as much as one vector query; under (ε, δ)-DP
-# the vector Gaussian release is far cheaper. Rényi DP and zCDP compose Gaussian steps
-# much more tightly than advanced composition.
+# Under ε-DP, k sequential queries cost as much as one vector query. Under (ε, δ)-DP,
+# k Gaussian releases composed exactly (Dong, Roth & Su 2022) cost as much as the
+# vector Gaussian release; composed as black boxes (basic or advanced composition)
+# they cost more. Rényi DP and zCDP compose Gaussian steps much more tightly than
+# advanced composition.
 
 # %%
-import matplotlib.pyplot as plt
+# %matplotlib inline
+import matplotlib
 import numpy as np
 
-plt.rcParams["figure.dpi"] = 72
+matplotlib.rcParams["figure.dpi"] = 72
 
 # %%
 from sensampler.experiments import epsilon_vs_iterations, vectorized_vs_sequential
@@ -18,10 +21,10 @@ from sensampler.plotting import (
 )
 
 plot_vectorized_vs_sequential(vectorized_vs_sequential(np.arange(1, 101)))
-plt.show()
+
+# %%
 table = epsilon_vs_iterations(np.arange(10, 501, 10), sigma=200.0, delta=1e-5, alpha=60)
 plot_epsilon_vs_iterations(table)
-plt.show()
 
 # %% [markdown]
 # ## Choosing α

@@ -8,14 +8,13 @@ import sys
 
 import numpy as np
 
-from . import queries
+from . import plotting, queries
 from .distributions import GaussianMixture, Normal
 from .experiments import (
     SD_DEFINITION,
     composition_experiment,
     epsilon_vs_iterations,
     error_vs_epsilon,
-    mean_plus_sd,
     runs_before_budget,
     vectorized_vs_sequential,
 )
@@ -102,7 +101,7 @@ def run_demo(
                 bound,
                 est.m,
                 f"{est.sensitivity:.4f}",
-                f"{float(est.mean):.4f}",
+                f"{est.mean.value:.4f}",
                 f"{est.gamma:.4f}",
             )
         )
@@ -132,7 +131,7 @@ def run_demo(
     # The sweep reuses the released run of section 2 (identity, exact plan): its
     # "sampled" sensitivity is the one printed there, not a new sample.
     released = estimates["identity", "l1", "exact"]
-    offsets = [mean_plus_sd(released, k) for k in (0, 1, 2)]
+    offsets = [released.typical(k) for k in (0, 1, 2)]
     epsilons = np.geomspace(0.01, 20, 40)
     repetitions = 100
     sweep = error_vs_epsilon(
@@ -174,8 +173,6 @@ def run_demo(
         )
         figures = False
     if figures:
-        from . import plotting
-
         composed = [
             LaplaceMechanism(1, 0.5),
             LaplaceMechanism(1, 1.0),

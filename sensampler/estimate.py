@@ -461,7 +461,19 @@ class SensitivityEstimate(_ReadsTheRun):
         """Mean plus ``sd`` standard deviations of the samples: no guarantee.
 
         The offsets the source documents try (``mean + 2 sd`` and so on), as a
-        typical value that mechanisms and accountants refuse to certify.
+        typical value that mechanisms and accountants refuse to certify. Here
+        sd = standard deviation of the m sampled sensitivities (ddof=0), not of
+        the data (per coordinate for ``norm="coordinate"``).
+
+        Parameters
+        ----------
+        sd : float, default 0
+            Standard deviations above the mean, ``>= 0``; 0 gives the mean.
+
+        Returns
+        -------
+        SensitivityValue
+            Source ``"typical"``, labelled ``"mean"`` or ``"mean + {sd} sd"``.
         """
         sd = check_real("sd", sd, low=0.0)
         value = self.mean.value + sd * self.samples.std(axis=0)

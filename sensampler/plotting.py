@@ -9,6 +9,7 @@ given, and returned (a notebook shows it when it is the cell's last value).
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
@@ -45,6 +46,9 @@ def _finish(fig, axes, path, *, legend_title=None, note=None, legend_loc="best")
             ax.legend(title=legend_title, framealpha=0.9, fontsize=8, loc=legend_loc)
     bottom = 0.0
     if note:
+        # ~17 characters per inch at font size 8: wrap so that no line is cut off
+        width = int(17 * fig.get_figwidth())
+        note = "\n".join(textwrap.fill(line, width) for line in note.split("\n"))
         lines = note.count("\n") + 1
         fig.text(0.01, 0.01, note, fontsize=8, va="bottom", ha="left")
         bottom = min(0.4, 0.035 * lines + 0.01)
@@ -58,6 +62,9 @@ def _fmt(value: float) -> str:
     return "per coordinate" if math.isnan(value) else f"{value:.4g}"
 
 
+# Log axes over errors near the float64 limit (epsilon = 1e-300) overflow in
+# matplotlib's margins: harmless, the limits are clipped.
+@np.errstate(over="ignore")
 def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
     """Error of the private answer against epsilon (log-log), one line and one
     5%–95% band per sensitivity, one panel per part of the query's output.
@@ -84,7 +91,7 @@ def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
             first = sub.rows[0]
             guarantee = (
                 "no guarantee"
-                if first["guarantee"] == NO_GUARANTEE
+                if first["guarantee"].startswith("none")
                 else first["guarantee"]
             )
             (line,) = ax.plot(
@@ -134,15 +141,15 @@ def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
 
 def plot_sensitivity_histogram(estimate, path=None, *, typical=(), unit="", title=None):
     """Histogram of the sampled sensitivities of one run, with the released order
-    statistic, the mean and any typical values (``mean_plus_sd``) marked.
+    statistic, the mean and any typical values (``estimate.typical(sd)``) marked.
 
     Parameters
     ----------
     estimate : SensitivityEstimate
         A scalar estimate (any norm but ``"coordinate"``): the run whose
         sensitivity is released.
-    typical : sequence of TypicalValue, optional
-        Offsets such as ``mean_plus_sd(estimate, 2)`` to mark (no guarantee).
+    typical : sequence of SensitivityValue, optional
+        Offsets such as ``estimate.typical(2)`` to mark (no guarantee).
     """
     samples = np.asarray(estimate.samples, dtype=float)
     if samples.ndim != 1:
@@ -159,11 +166,11 @@ def plot_sensitivity_histogram(estimate, path=None, *, typical=(), unit="", titl
         label=f"the m = {estimate.m} sampled sensitivities",
     )
     ax.axvline(
-        float(estimate.sensitivity),
+        estimate.sensitivity.value,
         color="tab:red",
         linewidth=2,
         label=f"released: order statistic k = {estimate.k} of m = {estimate.m}, "
-        f"{float(estimate.sensitivity):.4g}{unit} (random DP, γ = {estimate.gamma:.3g})",
+        f"{estimate.sensitivity.value:.4g}{unit} (random DP, γ = {estimate.gamma:.3g})",
     )
     ax.axvline(
         float(np.mean(samples)),
@@ -321,7 +328,7 @@ def plot_vectorized_vs_sequential(table, path=None, *, title=None):
     )
     note = (
         "Gaussians calibrated exactly (Balle & Wang 2018, Thm. 8). At k = 1, one and k "
-        "releases cost the same under each model; composing Gaussians exactly loses nothing,\n"
+        "releases cost the same under each model; composing Gaussians exactly loses nothing, "
         "black-box composition theorems do. Theorem numbers: Dwork & Roth 2014."
     )
     return _finish(fig, [ax], path, note=note, legend_loc="lower right")

@@ -93,12 +93,5 @@ def test_readme_examples_type_check(pyright_errors):
     assert pyright_errors["readme_examples.py"] == []
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="sample_sensitivity's return type is inferred from its body "
-    "(dict | tuple | ...): it needs -> SensitivityEstimate, with overloads for "
-    "queries returning a tuple or dict; GaussianMechanism.sigma and "
-    "RenyiAccountant.epsilon need annotations too",
-)
 def test_sampler_mechanisms_and_accounting_type_check(pyright_errors):
     assert pyright_errors["release_api.py"] == []

@@ -12,6 +12,7 @@ import math
 from numbers import Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_count, check_real
 from ..privacy import PrivacyBound
@@ -73,7 +74,9 @@ def _as_lists(epsilon, delta):
     return eps, dels
 
 
-def basic_composition(epsilon, delta=0.0, k: int = 1) -> PrivacyBound:
+def basic_composition(
+    epsilon: ArrayLike, delta: ArrayLike = 0.0, k: int = 1
+) -> PrivacyBound:
     """Sequential composition: epsilons and deltas add up (Dwork & Roth 2014, Thm. 3.16).
 
     Parameters
@@ -99,7 +102,7 @@ def basic_composition(epsilon, delta=0.0, k: int = 1) -> PrivacyBound:
     )
 
 
-def parallel_composition(epsilon, delta=0.0) -> PrivacyBound:
+def parallel_composition(epsilon: ArrayLike, delta: ArrayLike = 0.0) -> PrivacyBound:
     """Mechanisms on disjoint parts of the data: the largest epsilon and delta
     (McSherry 2009, Thm. 4)."""
     eps, dels = _as_lists(epsilon, delta)

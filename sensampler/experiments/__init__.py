@@ -12,16 +12,12 @@ from .specs import MECHANISMS, accepted_norms, mechanism_from_name
 from .sweep import (
     SD_DEFINITION,
     STATISTICS,
-    TypicalValue,
     error_vs_epsilon,
-    mean_plus_sd,
 )
 from .table import ResultTable
 
 __all__ = [
     "error_vs_epsilon",
-    "mean_plus_sd",
-    "TypicalValue",
     "SD_DEFINITION",
     "mechanism_from_name",
     "accepted_norms",

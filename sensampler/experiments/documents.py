@@ -98,7 +98,9 @@ def runs_before_budget(
 
     Returns
     -------
-    ResultTable with columns ``epsilon, rule, runs, epsilon_budget, delta_budget``.
+    ResultTable
+        Columns ``epsilon``, ``rule``, ``runs``, ``epsilon_budget`` and
+        ``delta_budget``.
     """
     eps = check_array("epsilons", epsilons, ndim=1, positive=True)
     rng = check_random_state(random_state)
@@ -141,6 +143,18 @@ def _advanced_step_sigma(epsilon, delta, k):
     return analytic_gaussian_sigma(eps0, d0)
 
 
+def _check_counts(name: str, values) -> np.ndarray:
+    """``values`` as a non-empty 1-d array of integers >= 1, or raise naming ``name``."""
+    arr = check_array(name, values, ndim=1, positive=True)
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got {name}={values!r}.")
+    if np.any(arr != np.round(arr)) or np.any(arr < 1) or np.any(arr > 2**53):
+        raise ValueError(
+            f"{name} must be integers between 1 and 2**53, got {name}={values!r}."
+        )
+    return arr.astype(np.int64)
+
+
 def vectorized_vs_sequential(
     ks, epsilon: float = 0.1, delta: float = 1e-5
 ) -> ResultTable:
@@ -176,10 +190,12 @@ def vectorized_vs_sequential(
 
     Returns
     -------
-    ResultTable with columns ``k, privacy, release, composition, variance,
-    epsilon, delta, sensitivity`` (delta NaN under pure DP).
+    ResultTable
+        Columns ``k``, ``privacy``, ``release``, ``composition``,
+        ``variance``, ``epsilon``, ``delta`` (NaN under pure DP) and
+        ``sensitivity``.
     """
-    ks = check_array("ks", ks, ndim=1, positive=True)
+    ks = _check_counts("ks", ks)
     epsilon = check_real("epsilon", epsilon, low=0.0, low_strict=True)
     delta = check_real(
         "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
@@ -232,7 +248,7 @@ def epsilon_vs_iterations(
     the classic (Bun & Steinke Prop 1.3) and improved conversions; Rényi DP at
     the fixed order ``alpha`` (Mironov Prop 3) and at the best order.
     """
-    ks = check_array("iterations", iterations, ndim=1, positive=True).astype(int)
+    ks = _check_counts("iterations", iterations)
     sigma = check_real("sigma", sigma, low=0.0, low_strict=True)
     delta = check_real(
         "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True

@@ -12,7 +12,6 @@ from .. import distributions, queries
 from .._validation import check_choice, check_real
 from ..distributions import mixtures, univariate
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
-from .sweep import mean_plus_sd
 
 __all__ = [
     "PRESETS",
@@ -206,9 +205,9 @@ def parse_sensitivities(text: str, sample) -> dict:
 
     Every item is checked first; ``sample()`` (returning a
     :class:`~sensampler.SensitivityEstimate`) is then called once if an item needs
-    the sampled sensitivities. ``mean`` and ``mean+Ksd`` are
-    :func:`~sensampler.experiments.sweep.mean_plus_sd` (sd: of the sampled
-    sensitivities) and carry no random-DP guarantee.
+    the sampled sensitivities. ``mean`` and ``mean+Ksd`` are the estimate's
+    :meth:`~sensampler.SensitivityEstimate.typical` values (sd: of the sampled
+    sensitivities, ``ddof=0``) and carry no random-DP guarantee.
 
     Returns
     -------
@@ -241,9 +240,8 @@ def parse_sensitivities(text: str, sample) -> dict:
         if kind == "sampled":
             out["sampled"] = estimate
         elif kind == "offset":
-            out["mean" if value == 0 else f"mean + {value:g} sd"] = mean_plus_sd(
-                estimate, value
-            )
+            typical = estimate.typical(value)
+            out[typical.label] = typical
         else:
             out[f"{value:g}"] = value
     return out

@@ -1,111 +1,43 @@
 """Error of private answers against epsilon, for one or more sensitivities.
 
 Sensitivities are given as a mapping ``{label: value}``; a value is a number or
-an array (a bound you vouch for), a :class:`~sensampler.SensitivityEstimate`
-(random DP), or a :class:`TypicalValue` such as :func:`mean_plus_sd` gives
-(the source documents' offsets: no guarantee at all).
+an array (a bound you vouch for), a :class:`~sensampler.SensitivityEstimate` or
+its ``sensitivity`` (random DP), or a typical value such as
+``estimate.typical(2)`` (the source documents' offsets, mean + 2 sd: no
+guarantee at all).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
 from .._validation import as_seed_sequence, check_array, check_count, check_real
 from ..distributions import as_distribution
+from ..estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
 from ..mechanisms import LaplaceMechanism
 from ..parallel import child_seed, run_tasks
 from ..queries import as_query
-from ..sampler import SensitivityEstimate
 from .table import ResultTable
 
 __all__ = [
     "error_vs_epsilon",
     "check_epsilons",
-    "mean_plus_sd",
-    "TypicalValue",
     "SD_DEFINITION",
     "STATISTICS",
 ]
 
 #: Statistics of the error reported for every setting.
 STATISTICS = ("mean", "std", "median", "q05", "q95")
-#: The one meaning of "sd" in offsets such as "mean + 2 sd", stated on every figure.
+#: The one meaning of "sd" in offsets such as "mean + 2 sd"
+#: (:meth:`~sensampler.SensitivityEstimate.typical`), stated on every figure.
 SD_DEFINITION = (
-    "sd = standard deviation of the m sampled sensitivities, not of the data"
+    "sd = standard deviation of the m sampled sensitivities (ddof=0), not of the data"
 )
-#: Guarantee column of a typical value.
+#: Guarantee column of a value without one (typical or derived).
 NO_GUARANTEE = "none (typical value)"
-
-
-@dataclass(frozen=True, eq=False)
-class TypicalValue:
-    """A typical value of sampled sensitivities, e.g. mean + 2 sd: no random-DP guarantee.
-
-    A mechanism calibrated with it is not random-DP: the sampled sensitivities
-    exceed it with a probability nobody bounds. Sweeps label it so.
-
-    Attributes
-    ----------
-    value : float or ndarray
-        Per coordinate for an estimate with ``norm="coordinate"``.
-    label : str
-        ``"mean"`` or ``"mean + K sd"``.
-    m : int
-        Sampled sensitivities it summarises.
-    """
-
-    value: float | np.ndarray
-    label: str
-    m: int
-
-
-def mean_plus_sd(estimate, k: float = 0.0):
-    r"""The source documents' offsets: mean + k sd of the sampled sensitivities.
-
-    sd is the standard deviation of the m sampled sensitivities
-    :math:`G_1, \dots, G_m` (``ddof=0``; per coordinate for ``norm="coordinate"``),
-    not the standard deviation of the data. Such values carry **no** random-DP
-    guarantee (only ``estimate.sensitivity`` does); they show how the error
-    grows with the sensitivity.
-
-    Parameters
-    ----------
-    estimate : SensitivityEstimate, or a tuple or dict of them
-        As :func:`sensampler.sample_sensitivity` returns.
-    k : float, default 0
-        Standard deviations above the mean, ``>= 0``; ``k = 0`` gives the mean.
-
-    Returns
-    -------
-    TypicalValue, or a tuple or dict of them (the structure of ``estimate``)
-
-    Examples
-    --------
-    >>> from sensampler import queries, sample_sensitivity
-    >>> from sensampler.distributions import Normal
-    >>> est = sample_sensitivity(queries.mean, Normal(), 10, gamma=0.1, random_state=0)
-    >>> mean_plus_sd(est, 2).label
-    'mean + 2 sd'
-    """
-    k = check_real("k", k, low=0.0)
-    if isinstance(estimate, dict):
-        return {key: mean_plus_sd(value, k) for key, value in estimate.items()}
-    if isinstance(estimate, tuple):
-        return tuple(mean_plus_sd(value, k) for value in estimate)
-    if not isinstance(estimate, SensitivityEstimate):
-        raise TypeError(
-            f"estimate must be a SensitivityEstimate, got estimate={estimate!r}."
-        )
-    samples = np.asarray(estimate.samples, dtype=float)
-    value = samples.mean(axis=0) + k * samples.std(axis=0)
-    label = "mean" if k == 0 else f"mean + {k:g} sd"
-    return TypicalValue(
-        value if np.ndim(value) else float(value), label, int(samples.shape[0])
-    )
 
 
 def check_epsilons(mechanism, epsilons) -> np.ndarray:
@@ -139,32 +71,40 @@ def _parts(truths):
 def _per_part(label, value, parts):
     """One sensitivity per part: a tuple/dict value must match the output."""
     names = [name for name, _ in parts]
-    if isinstance(value, (tuple, dict)):
-        keys = [
-            str(k) for k in (value if isinstance(value, dict) else range(len(value)))
-        ]
-        if keys != names:
-            raise ValueError(
-                f"sensitivity {label!r} has parts {keys}, the query's output has "
-                f"parts {names}."
-            )
-        return list(value.values()) if isinstance(value, dict) else list(value)
-    return [value] * len(parts)
+    if isinstance(value, SensitivityEstimates):
+        keys, values = zip(*value.items())
+    elif isinstance(value, dict):
+        keys, values = tuple(value), tuple(value.values())
+    elif isinstance(value, tuple):
+        keys, values = tuple(range(len(value))), value
+    else:
+        return [value] * len(parts)
+    keys = [str(key) for key in keys]
+    if keys != names:
+        raise ValueError(
+            f"sensitivity {label!r} has parts {keys}, the query's output has "
+            f"parts {names}."
+        )
+    return list(values)
 
 
 def _describe(label, value, shape):
     """(value for the mechanism, guarantee, value array) of one sensitivity."""
     if isinstance(value, SensitivityEstimate):
-        given, guarantee = value, f"random DP, gamma={value.gamma:.3g}"
-        number = value.sensitivity
-    elif isinstance(value, TypicalValue):
-        given = number = value.value
-        guarantee = NO_GUARANTEE
+        value = value.sensitivity
+    if isinstance(value, SensitivityValue):
+        given, number = value, np.asarray(value.value)
+        guarantee = (
+            f"random DP, gamma={value.gamma:.3g}"
+            if value.source == "sampled"
+            else NO_GUARANTEE.replace("typical", value.source)
+        )
     elif isinstance(value, (str, bytes)) or value is None:
         raise TypeError(
             f"sensitivity {label!r} must be a number, an array, a "
-            f"SensitivityEstimate or a TypicalValue, got {value!r}; text such as "
-            "'mean+2sd' is read by sensampler.experiments.specs.parse_sensitivities."
+            f"SensitivityEstimate or a SensitivityValue, got {value!r}; text such "
+            "as 'mean+2sd' is read by sensampler.experiments.specs"
+            ".parse_sensitivities."
         )
     else:
         name = f"sensitivities[{label!r}]"
@@ -183,31 +123,53 @@ def _describe(label, value, shape):
     return given, guarantee, number
 
 
+def _power_of_two(values):
+    """The power of two at or above ``max(values)`` (1 for zeros): dividing by it is
+    exact, and keeps squares and sums of huge errors (epsilon = 1e-300) finite."""
+    top = np.max(values, axis=-1, keepdims=True, initial=0.0)
+    return np.ldexp(1.0, np.frexp(np.where(top > 0, top, 1.0))[1])
+
+
 def _summary(errors):
-    """The statistics of one column of errors."""
+    """The statistics of one column of errors, computed on errors scaled by a power
+    of two so that huge errors give finite statistics without overflow."""
+    scale = float(_power_of_two(errors)[0])
+    scaled = errors / scale
     return {
-        "mean": errors.mean(),
-        "std": errors.std(ddof=1) if errors.size > 1 else 0.0,
-        "median": np.median(errors),
-        "q05": np.quantile(errors, 0.05),
-        "q95": np.quantile(errors, 0.95),
+        "mean": scaled.mean() * scale,
+        "std": (scaled.std(ddof=1) if errors.size > 1 else 0.0) * scale,
+        "median": np.median(scaled) * scale,
+        "q05": np.quantile(scaled, 0.05) * scale,
+        "q95": np.quantile(scaled, 0.95) * scale,
     }
 
 
-def _error_cell(mechanism, truths, statistic, seed):
+def _error_cell(mechanism, truths, statistic, seed, setting):
     """Release every repetition's answer; summarise the error in L2 norm and per
     coordinate (when the answer has more than one)."""
     rng = np.random.default_rng(seed)
-    released = np.array(
-        [mechanism.release(t, random_state=rng) for t in truths], dtype=float
-    )
-    if statistic is not None:
-        released = np.array([statistic(r) for r in released], dtype=float)
-        truths = np.array([statistic(t) for t in truths], dtype=float)
-    diff = (released - truths).reshape(len(truths), -1)
-    out = [_summary(np.sqrt(np.einsum("ij,ij->i", diff, diff)))]
+    # Overflowing noise is refused below, with the setting named.
+    with np.errstate(over="ignore", invalid="ignore"):
+        released = np.array(
+            [mechanism.release(t, random_state=rng) for t in truths], dtype=float
+        )
+        if statistic is not None:
+            released = np.array([statistic(r) for r in released], dtype=float)
+            truths = np.array([statistic(t) for t in truths], dtype=float)
+        diff = (released - truths).reshape(len(truths), -1)
+    if not np.all(np.isfinite(diff)):
+        raise ValueError(
+            f"the releases for {setting} are not finite float64 numbers (the noise "
+            "overflows): their error cannot be measured; use larger epsilons or "
+            "smaller sensitivities."
+        )
+    scale = _power_of_two(np.abs(diff))
+    diff = diff / scale
+    out = [_summary(np.sqrt(np.einsum("ij,ij->i", diff, diff)) * scale[:, 0])]
     if diff.shape[1] > 1:
-        out += [_summary(np.abs(diff[:, j])) for j in range(diff.shape[1])]
+        out += [
+            _summary(np.abs(diff[:, j] * scale[:, 0])) for j in range(diff.shape[1])
+        ]
     return out
 
 
@@ -250,10 +212,12 @@ def error_vs_epsilon(
         Not empty.
     sensitivities : mapping {label: value}
         A value is a number or array (per coordinate; a bound you vouch for), a
-        :class:`~sensampler.SensitivityEstimate` (random DP; norm
-        ``"coordinate"`` gives per-coordinate sensitivities), a
-        :class:`TypicalValue` from :func:`mean_plus_sd` (no guarantee), or a
-        tuple / dict of these matching a tuple / dict output.
+        :class:`~sensampler.SensitivityEstimate` or its ``sensitivity`` (random
+        DP; norm ``"coordinate"`` gives per-coordinate sensitivities), a typical
+        value such as ``estimate.typical(2)`` (mean + 2 sd, where
+        :data:`SD_DEFINITION`; no guarantee), or for a tuple / dict output the
+        :class:`~sensampler.SensitivityEstimates` or a tuple / dict of values
+        matching the output's parts.
     mechanism : class or callable, default LaplaceMechanism
         ``mechanism(sensitivity, epsilon)`` returns a mechanism with
         ``release(value, random_state=...)``, e.g.
@@ -274,8 +238,8 @@ def error_vs_epsilon(
     ResultTable
         One row per part, sensitivity, epsilon, error and statistic, with columns
         ``part`` ("" for a single output), ``sensitivity`` (label),
-        ``guarantee`` ("random DP, gamma=…", "none (typical value)" or "as
-        given"), ``sensitivity_value`` (the number used; per coordinate on
+        ``guarantee`` ("random DP, gamma=…", "none (typical value)", "none
+        (derived value)" or "as given"), ``sensitivity_value`` (the number used; per coordinate on
         coordinate rows, NaN on the L2 row of per-coordinate sensitivities),
         ``mechanism``, ``epsilon``, ``delta`` (NaN for a mechanism without one),
         ``repetitions``, ``error`` ("l2" of the whole answer, or "absolute" on a
@@ -285,7 +249,7 @@ def error_vs_epsilon(
     Notes
     -----
     The table measures utility only. Releasing every part of a tuple output
-    composes their privacy costs, and a :class:`TypicalValue` gives none.
+    composes their privacy costs, and a typical value gives none.
     """
     query = as_query(query)
     eps = check_epsilons(mechanism, epsilons)
@@ -324,8 +288,14 @@ def error_vs_epsilon(
                 mech = mechanism(given, float(e))
                 settings.append((p, label, guarantee, number, mech, float(e)))
     tasks = [
-        (mech, parts[p][1], statistic, child_seed(root, 2 + c))
-        for c, (p, _, _, _, mech, _) in enumerate(settings)
+        (
+            mech,
+            parts[p][1],
+            statistic,
+            child_seed(root, 2 + c),
+            f"epsilon={e!r}, sensitivity {label!r}",
+        )
+        for c, (p, label, _, _, mech, e) in enumerate(settings)
     ]
     results = run_tasks(
         _error_cell,

@@ -229,16 +229,16 @@ class _Gaussian(Mechanism):
         self._sigma = sigma
 
     @property
-    def sensitivity(self):
+    def sensitivity(self) -> float | np.ndarray:
         return self._sensitivity.value
 
     @property
-    def sigma(self):
+    def sigma(self) -> float | np.ndarray:
         """Noise standard deviation (per coordinate for per-coordinate sensitivities)."""
         return self._sigma
 
     @property
-    def scale(self):
+    def scale(self) -> float | np.ndarray:
         return self._sigma
 
     def renyi_epsilon(self, alpha: float) -> float:

@@ -128,11 +128,11 @@ class LaplaceMechanism(Mechanism):
         self._ratios = laplace_ratios(self._sensitivity, self.epsilon)
 
     @property
-    def sensitivity(self):
+    def sensitivity(self) -> float | np.ndarray:
         return self._sensitivity.value
 
     @property
-    def scale(self):
+    def scale(self) -> float | np.ndarray:
         """Noise scale b (per coordinate for per-coordinate sensitivities)."""
         return self._scale
 

@@ -41,6 +41,8 @@ def test_example_runs(name, tmp_path):
         timeout=600,
     )
     assert out.returncode == 0, out.stderr[-3000:]
+    # a sensitivity read as a plain number would warn: examples read .value
+    assert "PrivacyLeakWarning" not in out.stderr, out.stderr[-3000:]
 
 
 def _build_module():
@@ -66,3 +68,7 @@ def test_notebook_is_its_example_executed(name):
     code = [c for c in stored.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code), "notebook not executed"
     assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+    # a figure a cell ends with is shown as an image, not as "<Figure size ...>"
+    results = [o for c in code for o in c.outputs if o.output_type == "execute_result"]
+    figures = [o for o in results if o.data["text/plain"].startswith("<Figure")]
+    assert all("image/png" in o.data for o in figures)

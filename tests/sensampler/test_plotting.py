@@ -1,6 +1,7 @@
 """Every figure is read back: labels, legend entries, drawn lines and points, notes."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -17,7 +18,6 @@ from sensampler.experiments import (  # noqa: E402
     composition_experiment,
     epsilon_vs_iterations,
     error_vs_epsilon,
-    mean_plus_sd,
     runs_before_budget,
     vectorized_vs_sequential,
 )
@@ -31,7 +31,8 @@ def _legend(ax):
 
 
 def _notes(fig):
-    return "\n".join(t.get_text() for t in fig.texts)
+    # notes wrap to the figure's width: compare with the line breaks as spaces
+    return " ".join(" ".join(t.get_text() for t in fig.texts).split())
 
 
 def _check(fig, path, xscale="linear", yscale="linear"):
@@ -60,7 +61,7 @@ def test_figures_leave_pyplot_and_the_backend_alone(tmp_path, estimate):
 
 def test_error_vs_epsilon_figure_draws_bands_and_states_sd(tmp_path, estimate):
     eps = [0.1, 0.3, 1.0, 3.0]
-    sens = {"sampled": estimate, "mean + 1 sd": mean_plus_sd(estimate, 1), "x": 5.0}
+    sens = {"sampled": estimate, "mean + 1 sd": estimate.typical(1), "x": 5.0}
     table = error_vs_epsilon(
         queries.identity,
         Normal(170, 1),
@@ -75,7 +76,7 @@ def test_error_vs_epsilon_figure_draws_bands_and_states_sd(tmp_path, estimate):
     ax = fig.axes[0]
     assert _legend(ax) == [
         f"sampled = {estimate.sensitivity:.4g} cm: random DP, gamma=0.0498",
-        f"mean + 1 sd = {mean_plus_sd(estimate, 1).value:.4g} cm: no guarantee",
+        f"mean + 1 sd = {estimate.typical(1).value:.4g} cm: no guarantee",
         "x = 5 cm: as given",
     ]
     lines = ax.get_lines()
@@ -111,7 +112,7 @@ def test_error_vs_epsilon_figure_has_one_panel_per_part(tmp_path):
 
 
 def test_sensitivity_histogram_shows_the_released_run(tmp_path, estimate):
-    typical = [mean_plus_sd(estimate, 1), mean_plus_sd(estimate, 2)]
+    typical = [estimate.typical(1), estimate.typical(2)]
     fig = plotting.plot_sensitivity_histogram(
         estimate, tmp_path / "h.png", typical=typical
     )
@@ -204,3 +205,20 @@ def test_epsilon_vs_iterations_keeps_every_curve_visible(tmp_path):
 def test_figures_without_a_path_are_returned_unsaved(estimate):
     fig = plotting.plot_sensitivity_histogram(estimate)
     assert isinstance(fig, Figure) and math.isfinite(fig.get_figwidth())
+
+
+def test_errors_near_the_float64_limit_plot_without_warnings(tmp_path):
+    # Failed before: epsilon=1e-300 (errors ~1e300) overflowed in the log axes.
+    table = error_vs_epsilon(
+        queries.identity,
+        np.array([1.0]),
+        None,
+        [1e-300, 1.0],
+        {"one": 1.0},
+        repetitions=20,
+        random_state=0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plotting.plot_error_vs_epsilon(table, tmp_path / "huge.png")
+    assert (tmp_path / "huge.png").stat().st_size > 0

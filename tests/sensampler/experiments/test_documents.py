@@ -121,3 +121,14 @@ def test_bad_inputs():
         runs_before_budget([0.0])
     with pytest.raises(ValueError, match="alpha must be > 1.0"):
         epsilon_vs_iterations([10], alpha=1.0)
+
+
+@pytest.mark.parametrize(
+    "function, name",
+    [(vectorized_vs_sequential, "ks"), (epsilon_vs_iterations, "iterations")],
+)
+@pytest.mark.parametrize("values", [[0.5], [1.5, 2], []])
+def test_counts_must_be_integers_and_the_message_names_them(function, name, values):
+    # Failed before: [0.5] gave "ZeroDivisionError: float division by zero".
+    with pytest.raises(ValueError, match=rf"^{name} must .*got {name}="):
+        function(values)

@@ -2,6 +2,7 @@ import functools
 import math
 import re
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -13,10 +14,8 @@ from sensampler.experiments import (
     SD_DEFINITION,
     STATISTICS,
     ResultTable,
-    TypicalValue,
     accepted_norms,
     error_vs_epsilon,
-    mean_plus_sd,
     mechanism_from_name,
 )
 from sensampler.experiments.specs import parse_sensitivities
@@ -57,7 +56,7 @@ def test_table_shape_columns_and_guarantees(estimate):
         HEIGHTS,
         100,
         [0.1, 1.0],
-        {"sampled": estimate, "mean": mean_plus_sd(estimate), "half": 0.5},
+        {"sampled": estimate, "mean": estimate.typical(), "half": 0.5},
         repetitions=20,
         random_state=0,
     )
@@ -137,7 +136,7 @@ def test_every_setting_is_checked_before_anything_is_drawn():
 
 def test_deterministic_for_any_n_jobs(estimate):
     kw = dict(repetitions=30, random_state=3)
-    sens = {"sampled": estimate, "mean + 1 sd": mean_plus_sd(estimate, 1)}
+    sens = {"sampled": estimate, "mean + 1 sd": estimate.typical(1)}
     a, b = (
         error_vs_epsilon(
             queries.median, HEIGHTS, 51, [0.1, 0.3, 1.0], sens, n_jobs=jobs, **kw
@@ -155,7 +154,7 @@ def test_source_document_experiment_ordering():
         Normal(170, 1),
         500,
         [0.05, 0.5, 5.0],
-        {t.label: t for t in (mean_plus_sd(est, k) for k in (0, 1, 2))},
+        {t.label: t for t in (est.typical(k) for k in (0, 1, 2))},
         statistic=np.mean,
         repetitions=200,
         random_state=1,
@@ -176,7 +175,7 @@ def test_per_coordinate_estimate_of_a_histogram_is_swept():
         HEIGHTS,
         50,
         [0.5, 1.0],
-        {"sampled": est, "mean": mean_plus_sd(est)},
+        {"sampled": est, "mean": est.typical()},
         repetitions=20,
         random_state=0,
     )
@@ -186,7 +185,9 @@ def test_per_coordinate_estimate_of_a_histogram_is_swept():
     assert coords.column("error") == ["l2", "absolute", "absolute", "absolute"]
     assert math.isnan(coords.rows[0]["coordinate"])
     assert coords.column("coordinate")[1:] == [0, 1, 2]
-    assert coords.column("sensitivity_value")[1:] == list(np.ravel(est.sensitivity))
+    assert coords.column("sensitivity_value")[1:] == list(
+        np.ravel(est.sensitivity.value)
+    )
     assert math.isnan(coords.rows[0]["sensitivity_value"])
 
 
@@ -229,36 +230,85 @@ def test_tuple_and_dict_outputs_are_swept_part_by_part(query, parts):
         HEIGHTS,
         30,
         [1.0],
-        {"sampled": est, "typical": mean_plus_sd(est, 2), "one": 1.0},
+        {
+            "sampled": est,
+            "typical": tuple(est[i].typical(2) for i in range(len(est)))
+            if query is _pair
+            else {key: part.typical(2) for key, part in est.items()},
+            "one": 1.0,
+        },
         repetitions=10,
         random_state=0,
     )
     assert list(dict.fromkeys(table.column("part"))) == parts
-    values = list(est.values()) if isinstance(est, dict) else list(est)
-    for part, part_est in zip(parts, values):
+    for part, (_, part_est) in zip(parts, est.items()):
         row = table.where(part=part, sensitivity="sampled").rows[0]
-        assert row["sensitivity_value"] == part_est.sensitivity
+        assert row["sensitivity_value"] == part_est.sensitivity.value
+        assert row["guarantee"] == f"random DP, gamma={est.gamma:.3g}"
+        row = table.where(part=part, sensitivity="typical").rows[0]
+        assert row["sensitivity_value"] == part_est.typical(2).value
+        assert row["guarantee"] == "none (typical value)"
         assert table.where(part=part, sensitivity="one").rows[0][
             "sensitivity_value"
         ] == (1.0)
 
 
-def test_mean_plus_sd_is_mean_plus_k_standard_deviations_of_the_samples():
+def test_typical_offsets_are_the_estimates_own():
+    # One definition of "mean + K sd": the estimate's typical(), sd of the samples
+    # with ddof=0, as SD_DEFINITION states on the figures.
     est = sample_sensitivity(queries.identity, HEIGHTS, 1, gamma=0.05, random_state=0)
     g = np.asarray(est.samples)
     sd = math.sqrt(sum((x - sum(g) / len(g)) ** 2 for x in g) / len(g))
-    typical = mean_plus_sd(est, 2)
-    assert isinstance(typical, TypicalValue)
+    typical = est.typical(2)
     assert typical.value == pytest.approx(float(np.mean(g)) + 2 * sd, rel=1e-12)
-    assert (typical.label, typical.m) == ("mean + 2 sd", est.m)
-    assert mean_plus_sd(est).label == "mean"
-    assert "sampled sensitivities" in SD_DEFINITION
-    pair = sample_sensitivity(_pair, HEIGHTS, 10, gamma=0.1, random_state=0)
-    assert [t.value for t in mean_plus_sd(pair, 1)] == [
-        mean_plus_sd(p, 1).value for p in pair
-    ]
-    with pytest.raises(TypeError, match="estimate must be a SensitivityEstimate"):
-        mean_plus_sd(3.0)
+    assert (typical.label, typical.source) == ("mean + 2 sd", "typical")
+    assert "sampled sensitivities (ddof=0)" in SD_DEFINITION
+    doc = " ".join(type(est).typical.__doc__.split())
+    assert SD_DEFINITION in doc
+    derived = error_vs_epsilon(
+        queries.identity,
+        HEIGHTS,
+        1,
+        [1.0],
+        {"half": 0.5 * est.sensitivity},
+        repetitions=2,
+        random_state=0,
+    )
+    assert derived.column("guarantee")[0] == "none (derived value)"
+
+
+def test_huge_errors_at_tiny_epsilons_are_finite_and_warning_free():
+    # Failed before: epsilon=1e-300 gave an error of inf with RuntimeWarnings.
+    # On a fixed database coordinate j's error is |Lap(1 / epsilon)|, of mean 1e300.
+    reps = 2000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = error_vs_epsilon(
+            queries.identity,
+            np.array([1.0, 2.0]),
+            None,
+            [1e-300, 1.0],
+            {"one": 1.0},
+            repetitions=reps,
+            random_state=0,
+        )
+    assert all(math.isfinite(v) for v in table.column("value"))
+    for row in table.where(epsilon=1e-300, error="absolute", statistic="mean"):
+        assert abs(row["value"] - 1e300) < 6 * 1e300 / math.sqrt(reps)
+
+
+def test_releases_that_overflow_are_refused_naming_the_setting():
+    # Noise of scale 1e308 overflows float64 in some of the 50 releases.
+    with pytest.raises(ValueError, match="epsilon=1e-300"):
+        error_vs_epsilon(
+            queries.identity,
+            np.array([1.0]),
+            None,
+            [1e-300],
+            {"big": 1e8},
+            repetitions=50,
+            random_state=0,
+        )
 
 
 @pytest.mark.parametrize(
@@ -339,7 +389,7 @@ def test_parse_sensitivities_reads_numbers_and_samples_once():
     out = parse_sensitivities("sampled, mean, mean+1.5sd, 0.5", sample)
     assert list(out) == ["sampled", "mean", "mean + 1.5 sd", "0.5"]
     assert out["0.5"] == 0.5 and len(calls) == 1
-    assert out["mean + 1.5 sd"].value == mean_plus_sd(out["sampled"], 1.5).value
+    assert out["mean + 1.5 sd"].value == out["sampled"].typical(1.5).value
     assert parse_sensitivities("0.5,2", sample) == {"0.5": 0.5, "2": 2.0}
     assert len(calls) == 1  # numbers alone need no sampling
     with pytest.raises(ValueError, match="got 'median'"):
