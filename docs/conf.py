@@ -131,6 +131,8 @@ def _documented_at(module_name, name):
             continue
         docs = ModuleAnalyzer.for_module(defining).find_attr_docs()
         if ("", name) in docs:
+            if defining == module_name:
+                return name
             return f"~{defining[len(module_name) + 1 :]}.{name}"
     return name
 

@@ -32,6 +32,7 @@
 # records coming from the population the public part represents.
 
 # %%
+# %matplotlib inline
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure

@@ -120,8 +120,8 @@ class WhitehouseFilter(BudgetFilter):
 
     @property
     def statistic(self) -> float:
-        """W over what was spent (:func:`~sensampler.accounting._filter_rules.
-        whitehouse_filter_statistic`)."""
+        r"""The halting statistic W over what was spent:
+        :math:`\sqrt{2\log(1/\delta)\sum\epsilon_m^2} + \frac12\sum\epsilon_m^2`."""
         with self._lock:
             return self._statistic(self._sum_sq)
 
