@@ -29,7 +29,7 @@ import numpy as np
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from ._version import __version__
 from .demo import run_demo
-from .experiments.batch import load_config, plan_runs, run_batch, tomllib
+from .experiments.batch import _exclusive, load_config, plan_runs, run_batch, tomllib
 from .experiments.specs import (
     MECHANISMS,
     accepted_norms,
@@ -226,6 +226,8 @@ def _cmd_run(args):
     check_n_jobs(args.n_jobs)
     plan_runs(load_config(args.config))
     out = _writable_folder(args.out)
+    with _exclusive(out):  # another run on --out is a usage error, found now
+        pass
 
     def work():
         log = (lambda line: print(line, file=sys.stderr)) if not args.json else None
