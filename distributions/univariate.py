@@ -157,13 +157,25 @@ class Exponential(Distribution):
         return {"scale": self.scale}
 
 
+#: The largest mean numpy's Poisson sampler takes (its ``POISSON_LAM_MAX``: the
+#: int64 maximum less ten of its square roots, so that counts fit in int64).
+POISSON_MAX_LAM = float(
+    np.iinfo(np.int64).max - np.sqrt(float(np.iinfo(np.int64).max)) * 10
+)
+
+
 class Poisson(Distribution):
-    """Poisson counts with mean ``lam``."""
+    """Poisson counts with mean ``lam`` (at most :data:`POISSON_MAX_LAM`, ~9.2e18)."""
 
     releases_gil = True
 
     def __init__(self, lam: float = 1.0):
         self.lam = check_real("lam", lam, low=0.0)
+        if self.lam > POISSON_MAX_LAM:
+            raise ValueError(
+                f"lam must be <= POISSON_MAX_LAM={POISSON_MAX_LAM:.6g} (numpy's "
+                f"Poisson sampler draws int64 counts), got lam={lam!r}."
+            )
 
     def _draw(self, shape, rng):
         return rng.poisson(self.lam, size=shape)

@@ -86,3 +86,13 @@ def test_non_numbers_raise_type_error():
         Normal(0, "x")
     with pytest.raises(TypeError, match="loc must be a real number, got True"):
         Normal(True, 1)
+
+
+def test_poisson_refuses_a_mean_numpy_cannot_sample():
+    from sensampler.distributions.univariate import POISSON_MAX_LAM
+
+    assert Poisson(POISSON_MAX_LAM).sample(2, random_state=0).dtype == np.int64
+    with pytest.raises(
+        ValueError, match=r"lam must be <= POISSON_MAX_LAM=9\.22337e\+18"
+    ):
+        Poisson(1e308)
