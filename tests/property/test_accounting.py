@@ -4,7 +4,8 @@ gives a finite bound; a refused spend leaves the ledger as it was."""
 from functools import partial
 
 import numpy as np
-from hypothesis import given
+import pytest
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sensampler import accounting as acc
@@ -70,12 +71,18 @@ def test_a_refused_spend_records_nothing(epsilon, delta):
     except acc.ExceededPrivacyBudgetError:
         assert (budget.count, list(budget.ledger)) == before
     except (ValueError, TypeError) as exc:
-        assert "epsilon" in str(exc) or "delta" in str(exc), str(exc)
+        assert any(n in str(exc) for n in ("epsilon", "delta", "mechanism")), exc
         assert (budget.count, list(budget.ledger)) == before
     else:
         assert budget.count == before[0] + 1
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="found: PrivacyFilter.release(LaplaceMechanism, 'x' or {}) raises "
+    "float()'s own message, naming no parameter",
+)
+@example("x", 0)
 @given(anything, anything)
 def test_a_refused_release_records_nothing(value, random_state):
     budget = acc.PrivacyFilter(1.0, 1e-5)
@@ -90,6 +97,11 @@ def test_a_refused_release_records_nothing(value, random_state):
         assert budget.count == 1
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="found: LaplaceMechanism(1.0, 1.34e154) raises OverflowError",
+)
+@example(1.3407807929942597e154)
 @given(anything)
 def test_accountants(epsilon):
     for accountant in (acc.RenyiAccountant(), acc.ZCDPAccountant()):
