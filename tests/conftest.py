@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings
 # The deadline turns a call that runs away (a hang) into a failure.
 settings.register_profile(
     "ci",
-    max_examples=30,
+    max_examples=150,
     deadline=10_000,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

@@ -19,6 +19,12 @@ def _bound_ok(bound):
     assert epsilon >= 0 and 0 <= delta <= 1
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="found: tightest_composition(1943240929, 4.15e-247, 8, 4.15e-247) "
+    "raises OverflowError in accounting/pld.py compose_pld",
+)
+@example(1_943_240_929, 4.150126570071027e-247, 8, 4.150126570071027e-247)
 @given(anything, anything, anything, anything)
 def test_composition_functions(epsilon, delta, k, delta_prime):
     for func in (
@@ -47,11 +53,27 @@ def test_list_compositions(epsilons, deltas):
     for call in (
         lambda: acc.parallel_composition(epsilons, deltas),
         lambda: acc.basic_composition(epsilons, deltas),
-        lambda: acc.heterogeneous_composition(epsilons, deltas, 1e-6),
     ):
         bound = refused_or_result(call, "epsilon", "delta")
         if bound is not None:
             _bound_ok(bound)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found: heterogeneous_composition(1.34e154, 0.0, 1e-6) overflows "
+    "with a RuntimeWarning (accounting/_kov.py)",
+)
+@example(1.3407807929942597e154, 0.0)
+@given(st.one_of(anything, st.lists(anything, max_size=3)), anything)
+def test_heterogeneous_composition(epsilons, deltas):
+    bound = refused_or_result(
+        lambda: acc.heterogeneous_composition(epsilons, deltas, 1e-6),
+        "epsilon",
+        "delta",
+    )
+    if bound is not None:
+        _bound_ok(bound)
 
 
 @given(anything, anything, st.sampled_from(["basic", "advanced", "auto", "x"]))

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity, sampling_plan
-from tests.property._contract import anything, refused_or_result
+from tests.property._contract import anything, junk, refused_or_result
 
 
 @given(anything, anything, st.sampled_from(["exact", "dkw", "x"]))
@@ -20,11 +20,11 @@ def test_sampling_plan(m, gamma, bound):
         assert 0 < plan.gamma < 1 and np.isfinite(plan.rho)
 
 
-@given(
-    st.one_of(anything, st.integers(1, 20)),
-    st.one_of(anything, st.integers(1, 30)),
-    st.one_of(anything, st.just(0)),
-)
+# n and m stay small (a large n or m is a legitimate, memory-bound request).
+small = st.one_of(junk, st.integers(-3, 30), st.floats(allow_nan=True))
+
+
+@given(small, small, st.one_of(junk, st.integers(-2, 2)))
 def test_sample_sensitivity(n, m, n_jobs):
     estimate = refused_or_result(
         lambda: sample_sensitivity(
@@ -37,4 +37,4 @@ def test_sample_sensitivity(n, m, n_jobs):
     )
     if estimate is not None:
         assert np.all(np.isfinite(estimate.sensitivity.value))
-        assert estimate.m == m
+        assert m is None or estimate.m == m
