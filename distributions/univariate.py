@@ -22,6 +22,26 @@ __all__ = [
 ]
 
 
+#: How far from its centre, in scales, a float64 draw of numpy's normal, Laplace
+#: and exponential samplers can land (their tails come from ``-log(u)`` with a
+#: double ``u >= 2**-53``, at most 36.8), with a margin.
+_REACH = 40.0
+
+
+def _check_reach(name: str, extent: float, limit: float, **params) -> None:
+    """Refuse parameters whose draws could overflow float64 (``extent > limit``)."""
+    if not extent <= limit:
+        shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        raise ValueError(
+            f"{name} draws would overflow float64 with {shown}: keep them within "
+            f"{_REACH:g} scales of {limit:.6g}."
+        )
+
+
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+_LOG_FLOAT_MAX = math.log(_FLOAT_MAX)
+
+
 class Normal(Distribution):
     """Normal records, ``N(loc, scale**2)``.
 
@@ -38,6 +58,13 @@ class Normal(Distribution):
     def __init__(self, loc: float = 0.0, scale: float = 1.0):
         self.loc = check_real("loc", loc)
         self.scale = check_real("scale", scale, low=0.0, low_strict=True)
+        _check_reach(
+            "Normal",
+            abs(self.loc) + _REACH * self.scale,
+            _FLOAT_MAX,
+            loc=self.loc,
+            scale=self.scale,
+        )
 
     def _draw(self, shape, rng):
         return rng.normal(self.loc, self.scale, size=shape)
@@ -70,6 +97,9 @@ class Uniform(Distribution):
             raise ValueError(
                 f"high must be > low, got low={self.low!r}, high={self.high!r}."
             )
+        _check_reach(
+            "Uniform", self.high - self.low, _FLOAT_MAX, low=self.low, high=self.high
+        )
 
     def _draw(self, shape, rng):
         return rng.uniform(self.low, self.high, size=shape)
@@ -94,6 +124,13 @@ class Laplace(Distribution):
     def __init__(self, loc: float = 0.0, scale: float = 1.0):
         self.loc = check_real("loc", loc)
         self.scale = check_real("scale", scale, low=0.0, low_strict=True)
+        _check_reach(
+            "Laplace",
+            abs(self.loc) + _REACH * self.scale,
+            _FLOAT_MAX,
+            loc=self.loc,
+            scale=self.scale,
+        )
 
     def _draw(self, shape, rng):
         return rng.laplace(self.loc, self.scale, size=shape)
@@ -118,6 +155,13 @@ class LogNormal(Distribution):
     def __init__(self, mu: float = 0.0, sigma: float = 1.0):
         self.mu = check_real("mu", mu)
         self.sigma = check_real("sigma", sigma, low=0.0, low_strict=True)
+        _check_reach(
+            "LogNormal",
+            self.mu + _REACH * self.sigma,
+            _LOG_FLOAT_MAX,
+            mu=self.mu,
+            sigma=self.sigma,
+        )
 
     def _draw(self, shape, rng):
         return rng.lognormal(self.mu, self.sigma, size=shape)
@@ -141,6 +185,7 @@ class Exponential(Distribution):
 
     def __init__(self, scale: float = 1.0):
         self.scale = check_real("scale", scale, low=0.0, low_strict=True)
+        _check_reach("Exponential", _REACH * self.scale, _FLOAT_MAX, scale=self.scale)
 
     def _draw(self, shape, rng):
         return rng.exponential(self.scale, size=shape)
@@ -157,13 +202,25 @@ class Exponential(Distribution):
         return {"scale": self.scale}
 
 
+#: The largest mean numpy's Poisson sampler takes (its ``POISSON_LAM_MAX``: the
+#: int64 maximum less ten of its square roots, so that counts fit in int64).
+POISSON_MAX_LAM = float(
+    np.iinfo(np.int64).max - np.sqrt(float(np.iinfo(np.int64).max)) * 10
+)
+
+
 class Poisson(Distribution):
-    """Poisson counts with mean ``lam``."""
+    """Poisson counts with mean ``lam`` (at most :data:`POISSON_MAX_LAM`, ~9.2e18)."""
 
     releases_gil = True
 
     def __init__(self, lam: float = 1.0):
         self.lam = check_real("lam", lam, low=0.0)
+        if self.lam > POISSON_MAX_LAM:
+            raise ValueError(
+                f"lam must be <= POISSON_MAX_LAM={POISSON_MAX_LAM:.6g} (numpy's "
+                f"Poisson sampler draws int64 counts), got lam={lam!r}."
+            )
 
     def _draw(self, shape, rng):
         return rng.poisson(self.lam, size=shape)

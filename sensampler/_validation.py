@@ -15,6 +15,7 @@ __all__ = [
     "check_array",
     "as_seed_sequence",
     "check_choice",
+    "check_n_jobs",
 ]
 
 
@@ -70,6 +71,19 @@ def check_count(name, value, *, minimum=1):
             f"{name} must be an integer >= {minimum}, got {name}={value!r}."
         )
     return value
+
+
+def check_n_jobs(n_jobs):
+    """Return ``n_jobs`` (None or a non-zero int, as joblib takes), or raise naming it."""
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, Integral):
+        raise TypeError(f"n_jobs must be None or an integer, got n_jobs={n_jobs!r}.")
+    if n_jobs == 0:
+        raise ValueError(
+            f"n_jobs must be None or a non-zero integer, got n_jobs={n_jobs!r}."
+        )
+    return int(n_jobs)
 
 
 def check_array(

@@ -1,7 +1,18 @@
 """The ``sensampler`` command.
 
-Exit codes: 0 success, 1 a failure while running, 2 a usage error (bad flag,
-value or file), reported as one line without a traceback.
+Every command runs in two phases. The first checks every flag and file and
+builds everything it needs (the population, the query, the plan, a writable
+``--out`` folder) without sampling; the second does the work. The phase decides
+the exit code, not the kind of error:
+
+- 0: success;
+- 1: a failure during the work (for example a query returning NaN);
+- 2: a usage error found before any work (a bad flag, value or file, an
+  unwritable ``--out``);
+- 130: interrupted (Ctrl-C); finished work is kept.
+
+A failure is reported as one line on stderr, without a traceback; warnings
+raised by a command that then fails are not printed.
 """
 
 from __future__ import annotations
@@ -10,22 +21,37 @@ import argparse
 import json
 import os
 import sys
+import tempfile
+import warnings
 
-from ._validation import as_seed_sequence
+import numpy as np
+
+from ._validation import as_seed_sequence, check_count, check_n_jobs
 from ._version import __version__
+from .demo import run_demo
+from .experiments.batch import _exclusive, load_config, plan_runs, run_batch, tomllib
 from .experiments.specs import (
     MECHANISMS,
     accepted_norms,
+    build_population,
     mechanism_from_name,
     parse_population,
     parse_query,
     parse_sensitivities,
 )
 from .experiments.sweep import SD_DEFINITION, check_epsilons, error_vs_epsilon
+from .norms import get_norm
 from .parallel import child_seed, default_progress
+from .plan import sampling_plan
+from .plotting import plot_error_vs_epsilon
 from .sampler import sample_sensitivity
 
 __all__ = ["main", "build_parser"]
+
+#: Exit codes by phase.
+EXIT_WORK_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 
 def _floats(text):
@@ -38,15 +64,16 @@ def _floats(text):
 
 
 def _population(args):
-    from .experiments.batch import tomllib
-    from .experiments.specs import build_population, parse_population
-
     if args.population_file:
         try:
             with open(args.population_file, "rb") as handle:
                 spec = tomllib.load(handle)
         except tomllib.TOMLDecodeError as exc:
             raise ValueError(f"{args.population_file}: malformed TOML: {exc}") from None
+        except UnicodeDecodeError:
+            raise ValueError(
+                f"{args.population_file}: not a TOML file (not UTF-8 text)."
+            ) from None
         except OSError as exc:
             raise ValueError(
                 f"cannot read {args.population_file}: {exc.strerror}"
@@ -57,42 +84,80 @@ def _population(args):
     return parse_population(args.population)
 
 
-def _cmd_plan(args):
-    from .plan import sampling_plan
+def _writable_folder(path: str) -> str:
+    """Create the folder ``--out`` if needed and check a file can be written in it.
 
+    Called last in the check phase, once every other input is known good.
+    """
+    if not path:
+        raise ValueError("--out must name a folder, got --out ''.")
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise ValueError(
+            f"--out {path!r} is not a writable folder: {exc.strerror or exc}"
+        ) from None
+    return path
+
+
+def _check_sampling(args):
+    """The shared sampling flags, checked: ``(query, population)``."""
+    query = parse_query(args.query)
+    population = _population(args)
+    check_count("n", args.n)
+    check_n_jobs(args.n_jobs)
+    as_seed_sequence(args.seed)
+    return query, population
+
+
+def _cmd_plan(args):
     plan = sampling_plan(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
-    if args.json:
-        print(json.dumps(plan.to_dict()))
-    else:
-        for key, value in plan.to_dict().items():
-            print(f"{key:<6} {value}")
-    return 0
+
+    def work():
+        if args.json:
+            print(json.dumps(plan.to_dict()))
+        else:
+            for key, value in plan.to_dict().items():
+                print(f"{key:<6} {value}")
+
+    return work
 
 
 def _cmd_sample(args):
-    from .experiments.specs import parse_query
-    from .sampler import sample_sensitivity
+    query, population = _check_sampling(args)
+    get_norm(args.norm)
+    sampling_plan(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
 
-    est = sample_sensitivity(
-        parse_query(args.query),
-        _population(args),
-        args.n,
-        gamma=args.gamma,
-        m=args.m,
-        k=args.k,
-        norm=args.norm,
-        bound=args.bound,
-        random_state=args.seed,
-        n_jobs=args.n_jobs,
-        progress=args.progress,
-    )
-    print(json.dumps(est.to_dict()) if args.json else est.summary())
-    return 0
+    def work():
+        est = sample_sensitivity(
+            query,
+            population,
+            args.n,
+            gamma=args.gamma,
+            m=args.m,
+            k=args.k,
+            norm=args.norm,
+            bound=args.bound,
+            random_state=args.seed,
+            n_jobs=args.n_jobs,
+            progress=args.progress,
+        )
+        print(json.dumps(est.to_dict()) if args.json else est.summary())
+
+    return work
+
+
+class _SamplingDeferred(Exception):
+    """Stops :func:`parse_sensitivities` after its checks, before it samples."""
+
+
+def _defer_sampling():
+    raise _SamplingDeferred
 
 
 def _cmd_sweep(args):
-    import numpy as np
-
     statistic = {"none": None, "mean": np.mean, "median": np.median, "sum": np.sum}[
         args.statistic
     ]
@@ -105,74 +170,89 @@ def _cmd_sweep(args):
             f"got {norm!r}."
         )
     epsilons = check_epsilons(mechanism, args.epsilons)
-    query = parse_query(args.query)
-    population = _population(args)
+    query, population = _check_sampling(args)
     data = parse_population(args.data) if args.data else population
-    root = as_seed_sequence(args.seed)
-    sensitivities = parse_sensitivities(
-        args.sensitivities,
-        lambda: sample_sensitivity(
+    check_count("repetitions", args.repetitions)
+    sampling_plan(gamma=args.gamma, bound=args.bound)
+    try:
+        parse_sensitivities(args.sensitivities, _defer_sampling)
+    except _SamplingDeferred:
+        pass
+    out = None if args.out is None else _writable_folder(args.out)
+
+    def work():
+        root = as_seed_sequence(args.seed)
+        sensitivities = parse_sensitivities(
+            args.sensitivities,
+            lambda: sample_sensitivity(
+                query,
+                population,
+                args.n,
+                gamma=args.gamma,
+                norm=norm,
+                bound=args.bound,
+                random_state=child_seed(root, 0),  # the sweep draws from children >= 1
+                n_jobs=args.n_jobs,
+                progress=args.progress,
+            ),
+        )
+        table = error_vs_epsilon(
             query,
-            population,
+            data,
             args.n,
-            gamma=args.gamma,
-            norm=norm,
-            bound=args.bound,
-            random_state=child_seed(root, 0),  # the sweep draws from children >= 1
+            epsilons,
+            sensitivities,
+            mechanism=mechanism,
+            repetitions=args.repetitions,
+            statistic=statistic,
+            random_state=root,
             n_jobs=args.n_jobs,
             progress=args.progress,
-        ),
-    )
-    table = error_vs_epsilon(
-        query,
-        data,
-        args.n,
-        epsilons,
-        sensitivities,
-        mechanism=mechanism,
-        repetitions=args.repetitions,
-        statistic=statistic,
-        random_state=root,
-        n_jobs=args.n_jobs,
-        progress=args.progress,
-    )
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        table.to_csv(os.path.join(args.out, "error_vs_epsilon.csv"))
-        from .plotting import plot_error_vs_epsilon
+        )
+        if out is not None:
+            table.to_csv(os.path.join(out, "error_vs_epsilon.csv"))
+            plot_error_vs_epsilon(table, os.path.join(out, "error_vs_epsilon.png"))
+        if args.json:
+            print(json.dumps(table.rows))
+        else:
+            print(table.where(statistic="mean").format(max_rows=50))
+            if out is not None:
+                print(f"wrote error_vs_epsilon.csv and .png to {out}/")
 
-        plot_error_vs_epsilon(table, os.path.join(args.out, "error_vs_epsilon.png"))
-    if args.json:
-        print(json.dumps(table.rows))
-    else:
-        print(table.where(statistic="mean").format(max_rows=50))
-        if args.out:
-            print(f"wrote error_vs_epsilon.csv and .png to {args.out}/")
-    return 0
+    return work
 
 
 def _cmd_run(args):
-    from .experiments import run_batch
+    check_n_jobs(args.n_jobs)
+    plan_runs(load_config(args.config))
+    out = _writable_folder(args.out)
+    with _exclusive(out):  # another run on --out is a usage error, found now
+        pass
 
-    log = (lambda line: print(line, file=sys.stderr)) if not args.json else None
-    summary = run_batch(
-        args.config, args.out, n_jobs=args.n_jobs, progress=args.progress, log=log
-    )
-    if args.json:
-        print(json.dumps(summary.rows))
-    else:
-        print(summary.where(statistic="mean").format(max_rows=40))
-        print(f"summary: {os.path.join(args.out, 'summary.csv')}")
-    return 0
+    def work():
+        log = (lambda line: print(line, file=sys.stderr)) if not args.json else None
+        summary = run_batch(
+            args.config, out, n_jobs=args.n_jobs, progress=args.progress, log=log
+        )
+        if args.json:
+            print(json.dumps(summary.rows))
+        else:
+            print(summary.where(statistic="mean").format(max_rows=40))
+            print(f"summary: {os.path.join(out, 'summary.csv')}")
+
+    return work
 
 
 def _cmd_demo(args):
-    from .demo import run_demo
+    as_seed_sequence(args.seed)
+    out = _writable_folder(args.out)
 
-    run_demo(
-        out=sys.stdout, out_dir=args.out, random_state=args.seed, progress=args.progress
-    )
-    return 0
+    def work():
+        run_demo(
+            out=sys.stdout, out_dir=out, random_state=args.seed, progress=args.progress
+        )
+
+    return work
 
 
 def _add_progress_flag(p):
@@ -337,30 +417,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if isinstance(exc, (ValueError, TypeError)):
+        return text
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def main(argv=None) -> int:
+    """Run the command line; return the exit code (see the module docstring)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # argparse itself exits 2 on a bad flag
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
     if getattr(args, "progress", False) is None:
         args.progress = default_progress()
+    name = f"sensampler {args.command}"
+    code, failure = EXIT_USAGE, None
     try:
-        return args.func(args)
-    except (ValueError, TypeError) as exc:
-        print(f"sensampler {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        with warnings.catch_warnings(record=True) as caught:
+            try:
+                work = args.func(args)  # phase 1: check and build, no work
+                code = EXIT_WORK_FAILED
+                work()  # phase 2: the work
+                code = 0
+            except Exception as exc:  # noqa: BLE001 - one line, not a traceback
+                failure = exc
     except KeyboardInterrupt:
-        print(
-            f"sensampler {args.command}: interrupted; finished work is kept",
-            file=sys.stderr,
-        )
-        return 1
-    except Exception as exc:  # noqa: BLE001 - one line for the user, not a traceback
-        print(
-            f"sensampler {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr
-        )
-        return 1
+        print(f"{name}: interrupted; finished work is kept", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if failure is not None:
+        print(f"{name}: error: {_one_line(failure)}", file=sys.stderr)
+        return code
+    for message in dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught):
+        print(f"{name}: warning: {' '.join(message.split())}", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ from joblib import (
     wrap_non_picklable_objects,
 )
 
+from ._validation import check_n_jobs
+
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
     "GENERIC_CHUNK_PAIRS",
@@ -196,6 +198,7 @@ def run_tasks(
     list
         The results, in task order.
     """
+    n_jobs = check_n_jobs(n_jobs)
     weights = weights or [1] * len(tasks)
     bar = _progress_bar(sum(weights), desc, unit) if progress else None
     try:

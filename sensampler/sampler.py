@@ -32,7 +32,7 @@ from typing import Any, Union, overload
 import numpy as np
 
 from ._structure import Spec, evaluate
-from ._validation import as_seed_sequence, check_count
+from ._validation import as_seed_sequence, check_count, check_n_jobs
 from .distributions import Distribution, as_distribution
 from .estimate import SensitivityEstimate, SensitivityEstimates
 from .norms import SensitivityNorm, get_norm
@@ -472,6 +472,7 @@ def sample_sensitivity(
     m, gamma, k = check_plan_arguments(m, gamma, k, bound)
     if batch_size is not None:
         batch_size = check_count("batch_size", batch_size)
+    n_jobs = check_n_jobs(n_jobs)
     root = as_seed_sequence(random_state)
     reproduce = _reproduce_hint(random_state, root)
 

@@ -4,6 +4,24 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests (tests/property): "ci" (default) keeps the whole run to a minute
+# or two on two cores; "long" searches far more (``--hypothesis-profile long``).
+# The deadline turns a call that runs away (a hang) into a failure.
+settings.register_profile(
+    "ci",
+    max_examples=150,
+    deadline=10_000,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+settings.register_profile(
+    "long",
+    max_examples=2_000,
+    deadline=10_000,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+settings.load_profile("ci")
 
 SEEDS = range(20) if os.environ.get("SENSAMPLER_SEEDS") == "all" else [20261121]
 

@@ -39,7 +39,6 @@ MODULES = _modules()
 #: inside functions (the command line keeps its start-up light this way). Strict:
 #: a module that no longer does must leave this list.
 NESTED_IMPORTS_PENDING = {
-    "sensampler.cli",
 }
 
 

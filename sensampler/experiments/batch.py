@@ -54,6 +54,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .._validation import check_n_jobs
 from ..parallel import _progress_bar, iter_tasks
 from ..plan import sampling_plan
 from ..sampler import sample_sensitivity
@@ -443,14 +444,6 @@ def _check_out_dir(out_dir) -> str:
     return out_dir
 
 
-def _check_n_jobs(n_jobs):
-    if n_jobs is not None and (not _is_int(n_jobs) or n_jobs == 0):
-        raise ValueError(
-            f"n_jobs must be None or a non-zero integer, got n_jobs={n_jobs!r}."
-        )
-    return n_jobs
-
-
 def run_batch(
     config_path, out_dir, *, n_jobs=None, progress: bool = False, log=None
 ) -> ResultTable:
@@ -472,7 +465,7 @@ def run_batch(
         each damaged run file run again, skipped settings).
     """
     out_dir = _check_out_dir(out_dir)
-    n_jobs = _check_n_jobs(n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
     config = load_config(config_path)
     runs, skipped = plan_runs(config)
     run_dir = os.path.join(out_dir, "runs")

@@ -5,9 +5,11 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
-from sensampler import __version__
+from sensampler import __version__, cli
+from sensampler.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -263,3 +265,108 @@ def test_malformed_toml_is_a_user_error(tmp_path):
     out = sensampler("run", str(bad), "--out", str(tmp_path / "o"))
     assert out.returncode == 2 and "malformed TOML" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+# Exit codes by phase: 2 for what is found before any work, 1 for a failure
+# during it, 130 for Ctrl-C; always one line on stderr.
+
+
+def _main_one_line(capsys, args):
+    """Run ``main(args)`` in process; return (exit code, the one stderr line)."""
+    code = main(list(args))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "Traceback" not in err[0] and "Warning" not in err[0]
+    return code, err[0]
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Fail the test if any command starts its work."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the work started before every input was checked")
+
+    for name in ("sample_sensitivity", "error_vs_epsilon", "run_batch", "run_demo"):
+        monkeypatch.setattr(cli, name, refuse, raising=False)
+
+
+def test_missing_empirical_path_is_a_usage_error(tmp_path, capsys, no_work):
+    missing = str(tmp_path / "missing.csv")
+    code, err = _main_one_line(
+        capsys, ["sample", "--population", f"empirical:path={json.dumps(missing)}"]
+    )
+    assert code == 2 and "missing.csv" in err
+    pop = tmp_path / "pop.toml"
+    pop.write_text(f"[population]\nkind = 'Empirical'\npath = {json.dumps(missing)}\n")
+    for command in ("sample", "sweep"):
+        code, err = _main_one_line(capsys, [command, "--population-file", str(pop)])
+        assert code == 2 and "missing.csv" in err
+
+
+def _config(tmp_path):
+    config = tmp_path / "grid.toml"
+    config.write_text(
+        "[grid]\npopulation = ['heights']\nn = [50]\ngamma = [0.1]\n"
+        "query = ['mean']\nmechanism = ['laplace']\nepsilon = [1.0]\n"
+        "[run]\nrepetitions = 2\n"
+    )
+    return str(config)
+
+
+@pytest.mark.parametrize("command", ["sweep", "demo", "run"])
+def test_unwritable_or_empty_out_is_a_usage_error_before_any_work(
+    tmp_path, capsys, no_work, command
+):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    head = [command] + ([_config(tmp_path)] if command == "run" else [])
+    for out in (str(blocker / "results"), ""):
+        code, err = _main_one_line(capsys, [*head, "--out", out])
+        assert code == 2 and "--out" in err, err
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        ["a-file"] + (["grid.toml"] if command == "run" else [])
+    )
+
+
+def test_n_jobs_0_is_refused_even_with_one_chunk(capsys, no_work):
+    code, err = _main_one_line(capsys, ["sample", "--n-jobs", "0", "--n", "10"])
+    assert code == 2 and "n_jobs" in err
+
+
+def test_a_nan_during_the_work_exits_1_without_warnings():
+    # the probe of the variance of Normal(1e306, 1e304) overflows to inf
+    out = sensampler(
+        "sample",
+        "--population",
+        "normal:loc=1e306,scale=1e304",
+        "--query",
+        "variance",
+        "--no-progress",
+    )
+    assert out.returncode == 1, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "NaN" in lines[0], lines
+    assert "RuntimeWarning" not in out.stderr
+
+
+def test_a_query_failing_mid_run_exits_1(monkeypatch, capsys):
+    calls = iter(range(10**9))
+
+    def flaky(x):  # a finite probe, then NaN
+        return float("nan") if next(calls) > 3 else float(np.mean(x))
+
+    monkeypatch.setattr(cli, "parse_query", lambda text: flaky)
+    code, err = _main_one_line(capsys, ["sample", "--n", "10", "--no-progress"])
+    assert code == 1 and "NaN" in err
+
+
+@pytest.mark.parametrize("phase", ["check", "work"])
+def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys, phase):
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    target = "parse_query" if phase == "check" else "sample_sensitivity"
+    monkeypatch.setattr(cli, target, interrupt)
+    code, err = _main_one_line(capsys, ["sample", "--n", "10", "--no-progress"])
+    assert code == 130 and "interrupted" in err

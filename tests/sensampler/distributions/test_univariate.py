@@ -86,3 +86,29 @@ def test_non_numbers_raise_type_error():
         Normal(0, "x")
     with pytest.raises(TypeError, match="loc must be a real number, got True"):
         Normal(True, 1)
+
+
+def test_poisson_refuses_a_mean_numpy_cannot_sample():
+    from sensampler.distributions.univariate import POISSON_MAX_LAM
+
+    assert Poisson(POISSON_MAX_LAM).sample(2, random_state=0).dtype == np.int64
+    with pytest.raises(
+        ValueError, match=r"lam must be <= POISSON_MAX_LAM=9\.22337e\+18"
+    ):
+        Poisson(1e308)
+
+
+@pytest.mark.parametrize(
+    "make, name",
+    [
+        (lambda: Normal(0.0, 1e308), "loc=0.0, scale=1e+308"),
+        (lambda: Laplace(0.0, 1e308), "loc=0.0, scale=1e+308"),
+        (lambda: Uniform(-1e308, 1e308), "low=-1e+308, high=1e+308"),
+        (lambda: LogNormal(0.0, 20.0), "mu=0.0, sigma=20.0"),
+        (lambda: Exponential(1e307), "scale=1e+307"),
+    ],
+)
+def test_models_refuse_parameters_whose_draws_overflow(make, name):
+    # Failed before: Laplace(0, 1e308) drew -inf records.
+    with pytest.raises(ValueError, match=re.escape(name)):
+        make()
