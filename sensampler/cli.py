@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from . import plotting
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from ._version import __version__
 from .demo import run_demo
@@ -43,7 +44,6 @@ from .experiments.sweep import SD_DEFINITION, check_epsilons, error_vs_epsilon
 from .norms import get_norm
 from .parallel import child_seed, default_progress
 from .plan import sampling_plan
-from .plotting import plot_error_vs_epsilon
 from .sampler import sample_sensitivity
 
 __all__ = ["main", "build_parser"]
@@ -211,7 +211,12 @@ def _cmd_sweep(args):
         )
         if out is not None:
             table.to_csv(os.path.join(out, "error_vs_epsilon.csv"))
-            plot_error_vs_epsilon(table, os.path.join(out, "error_vs_epsilon.png"))
+            if plotting.available():
+                plotting.plot_error_vs_epsilon(
+                    table, os.path.join(out, "error_vs_epsilon.png")
+                )
+            else:
+                print(plotting.SKIPPED, file=sys.stderr)
         if args.json:
             print(json.dumps(table.rows))
         else:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 
@@ -167,10 +166,8 @@ def run_demo(
         file=out,
     )
 
-    if figures and importlib.util.find_spec("matplotlib") is None:
-        print(
-            "\nFigures skipped: pip install 'sensampler[plot]' to draw them.", file=out
-        )
+    if figures and not plotting.available():
+        print("\n" + plotting.SKIPPED, file=out)
         figures = False
     if figures:
         composed = [

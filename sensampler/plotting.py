@@ -8,6 +8,7 @@ given, and returned (a notebook shows it when it is the cell's last value).
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import textwrap
 
@@ -16,6 +17,8 @@ import numpy as np
 from .experiments.sweep import NO_GUARANTEE, SD_DEFINITION
 
 __all__ = [
+    "available",
+    "SKIPPED",
     "plot_error_vs_epsilon",
     "plot_sensitivity_histogram",
     "plot_composition",
@@ -23,6 +26,15 @@ __all__ = [
     "plot_vectorized_vs_sequential",
     "plot_epsilon_vs_iterations",
 ]
+
+
+#: What the command line prints when it skips figures for want of matplotlib.
+SKIPPED = "Figures skipped: pip install 'sensampler[plot]' to draw them."
+
+
+def available() -> bool:
+    """Whether matplotlib (the ``plot`` extra) is installed, without importing it."""
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 def _figure(ncols: int = 1):

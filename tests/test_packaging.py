@@ -179,6 +179,23 @@ def test_core_install_runs_the_demo_and_skips_figures(tmp_path):
     assert "\x1b[" not in out.stderr and "\r" not in out.stderr
 
 
+def test_core_install_sweeps_and_skips_the_figure(tmp_path):
+    out = _run_without(
+        EXTRAS,
+        """
+        from sensampler.cli import main
+        sys.exit(main(["sweep", "--n", "50", "--epsilons", "0.5,1",
+                       "--repetitions", "5", "--out", "results", "--seed", "0"]))
+        """,
+        tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.strip() == (
+        "Figures skipped: pip install 'sensampler[plot]' to draw them."
+    )
+    assert sorted(os.listdir(tmp_path / "results")) == ["error_vs_epsilon.csv"]
+
+
 def test_python_m_sensampler_is_the_command(tmp_path):
     out = _run(["-m", "sensampler", "--version"], cwd=tmp_path)
     assert out.returncode == 0, out.stderr
