@@ -22,26 +22,14 @@ import sys
 import time
 
 import numpy as np
-from sensampler.distributions import GaussianMixture
+from _timing import FULL_MEAN, HEIGHTS, repeat_times
 
 from sensampler import queries, sample_sensitivity
 
-HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
-#: The mean, not declared additive: the sampler draws whole databases for it.
-FULL_MEAN = queries.BatchedQuery(
-    lambda stack: stack.mean(axis=1), name="mean (undeclared)", releases_gil=True
-)
-
 
 def timings(func, repeat):
-    """Wall times of ``repeat`` calls, after one warm-up call."""
-    func()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return np.array(times)
+    """Wall times of ``repeat`` calls after a warm-up, as an array."""
+    return np.array(repeat_times(func, repeat))
 
 
 def spread(times):

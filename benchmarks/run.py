@@ -28,8 +28,8 @@ import sys
 import time
 
 import numpy as np
+from _timing import FULL_MEAN, HEIGHTS, repeat_times
 from sensampler.distributions import (
-    GaussianMixture,
     LinearRegressionPopulation,
     MultivariateNormal,
 )
@@ -37,30 +37,8 @@ from sklearn.linear_model import LinearRegression
 
 from sensampler import queries, sample_sensitivity
 
-HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
-
-#: The mean through the full path: ``queries.mean`` is declared additive and skips
-#: drawing databases (see benchmarks/additive.py), so the figures that measure
-#: database drawing use this undeclared twin.
+#: FULL_MEAN as code, for the fresh processes of the memory figure.
 FULL_MEAN_CODE = "queries.BatchedQuery(_mean_of_stack, releases_gil=True)"
-
-
-def _mean_of_stack(stack):
-    return stack.mean(axis=1)
-
-
-FULL_MEAN = queries.BatchedQuery(_mean_of_stack, name="mean", releases_gil=True)
-
-
-def repeat_times(func, repeat=5):
-    """Wall times of ``repeat`` calls, after one warm-up call."""
-    func()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return times
 
 
 def median_of(func, repeat=5):
