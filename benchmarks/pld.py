@@ -6,7 +6,7 @@ accountant reports (capped by optimal composition for pure-DP ledgers), the
 Gaussian = one Gaussian with sigma/sqrt(k), Balle & Wang's exact delta), a lower
 bound (dp_accounting's optimistic discretisation) and the time of the PLD call.
 
-    python benchmarks/pld.py            # ~1 minute
+    python benchmarks/pld.py            # ~2 minutes
 """
 
 from __future__ import annotations
@@ -37,8 +37,15 @@ def pld_epsilon(mechanism, count):
     return acc.epsilon(DELTA)
 
 
-def laplace_lower(scale, count, interval=2e-5):
-    """Optimistic (dominated) discretisation: a lower bound on the true epsilon."""
+def laplace_lower(scale, count):
+    """Optimistic (dominated) discretisation: a lower bound on the true epsilon.
+
+    Each step's loss is rounded down by up to the interval, so the lower bound
+    drifts by up to ``count`` intervals; an interval of 1/8000 of one step's
+    loss range (1.25e-6 at b = 100) keeps it within 0.2% of the PLD's epsilon
+    at 10^4 steps (about 15 s for that line).
+    """
+    interval = 1.25e-4 / scale
     return (
         privacy_loss_distribution.from_laplace_mechanism(
             scale,
