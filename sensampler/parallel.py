@@ -3,7 +3,10 @@
 The m pairs are cut into chunks whose size depends only on m, n, the record
 size and the query kind (never on ``n_jobs``); chunk i draws from the i-th
 child of one :class:`numpy.random.SeedSequence`. Results are therefore
-bit-identical for any ``n_jobs`` and any joblib backend, Dask included.
+bit-identical for any ``n_jobs`` and any joblib backend, Dask included. On a
+Dask cluster that has no worker, at the start or after losing them all, a run
+raises ``RuntimeError`` after :data:`DASK_WORKER_TIMEOUT` seconds instead of
+waiting forever (:func:`iter_tasks`).
 """
 
 from __future__ import annotations
@@ -129,14 +132,15 @@ class _WorkerWatch:
     """Cancel a Dask run's tasks once its cluster has had no worker for ``timeout`` s.
 
     While the context is open, a daemon thread asks the scheduler for its
-    workers (``client.nthreads()``) every ``timeout / 10`` s, at most every
-    second; a scheduler that cannot answer counts as one without workers. Once
-    no worker was seen for ``timeout`` s, :attr:`expired` is set and every
-    outstanding future of the joblib backend is cancelled, on every look until
-    the context closes: joblib receives each cancelled future as a failed task
-    and its generator raises, instead of waiting for a worker forever. Workers
-    that come back within ``timeout`` s leave the run untouched. Closing the
-    context stops and joins the thread, so that none outlives the run.
+    workers (``client.nthreads()``, one small message) every
+    ``min(1, timeout / 10)`` s. Once no worker was seen for ``timeout`` s,
+    :attr:`expired` is set and every outstanding future of the joblib backend
+    is cancelled, on every look until the context closes: joblib receives each
+    cancelled future as a failed task and its generator raises, instead of
+    waiting for a worker forever. Workers that come back within ``timeout`` s
+    leave the run untouched. Closing the context stops and joins the thread, so
+    that none outlives the run. A lost scheduler needs no watch: distributed
+    then cancels the client's futures itself.
     """
 
     def __init__(self, backend, timeout: float):
@@ -156,12 +160,6 @@ class _WorkerWatch:
         self._stop.set()
         self._thread.join()
 
-    def _has_workers(self) -> bool:
-        try:
-            return bool(self._backend.client.nthreads())
-        except Exception:  # an unreachable scheduler offers no worker either
-            return False
-
     def _cancel_outstanding(self) -> None:
         # The backend's as_completed holds exactly the futures not yet done
         # (joblib's own abort_everything reads it the same way).
@@ -174,7 +172,7 @@ class _WorkerWatch:
         interval = max(0.01, min(1.0, self._timeout / 10))
         seen = time.monotonic()
         while not self._stop.wait(interval):
-            if not self.expired and self._has_workers():
+            if not self.expired and self._backend.client.nthreads():
                 seen = time.monotonic()
             elif time.monotonic() - seen >= self._timeout:
                 self.expired = True

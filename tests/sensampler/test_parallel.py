@@ -258,7 +258,7 @@ def test_dask_cluster_losing_every_worker_mid_run_fails_after_a_bounded_wait(
 def test_dask_worker_replaced_within_the_wait_gives_the_serial_estimate(monkeypatch):
     distributed = pytest.importorskip("distributed")
     monkeypatch.setattr(parallel, "DASK_WORKER_TIMEOUT", 15.0)
-    kw = dict(m=320, random_state=7)
+    kw = dict(m=640, random_state=7)
     serial = sample_sensitivity(_slow_median, HEIGHTS, 31, n_jobs=1, **kw)
     with (
         _one_worker_cluster(distributed) as cluster,
