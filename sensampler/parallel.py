@@ -3,13 +3,19 @@
 The m pairs are cut into chunks whose size depends only on m, n, the record
 size and the query kind (never on ``n_jobs``); chunk i draws from the i-th
 child of one :class:`numpy.random.SeedSequence`. Results are therefore
-bit-identical for any ``n_jobs`` and any joblib backend, Dask included.
+bit-identical for any ``n_jobs`` and any joblib backend, Dask included. On a
+Dask cluster that has no worker, at the start or after losing them all, a run
+raises ``RuntimeError`` after :data:`DASK_WORKER_TIMEOUT` seconds instead of
+waiting forever (:func:`iter_tasks`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
+import threading
+import time
 
 import numpy as np
 from joblib import (
@@ -91,32 +97,110 @@ def _progress_bar(total, desc, unit="pair"):
     return tqdm(total=total, desc=desc, unit=unit)
 
 
-#: Seconds :func:`iter_tasks` waits for a Dask cluster to have a worker.
+#: Seconds a Dask cluster may have no worker, at the start of a run or during it,
+#: before :func:`iter_tasks` stops waiting with ``RuntimeError``.
 DASK_WORKER_TIMEOUT = 30.0
 
 
-def _dask_client():
-    """The client of an active joblib Dask backend, or None."""
+def _dask_backend():
+    """The active joblib Dask backend, or None."""
     from joblib.parallel import get_active_backend
 
     backend, _ = get_active_backend()
     if type(backend).__name__ != "DaskDistributedBackend":
         return None
-    return getattr(backend, "client", None)
+    return backend
 
 
-def _check_dask_workers(timeout: float) -> None:
-    """Fail clearly if the active Dask cluster has no worker after ``timeout`` s."""
-    client = _dask_client()
-    if client is None:
-        return
+def _no_workers_error(client, timeout: float, what: str) -> RuntimeError:
+    """The one-line error of a Dask cluster that had no worker for ``timeout`` s."""
+    return RuntimeError(
+        f"the Dask cluster at {client.scheduler.address} {what} "
+        f"(waited {timeout:g} s); start workers, or leave the dask backend."
+    )
+
+
+def _check_dask_workers(client, timeout: float) -> None:
+    """Fail clearly if the Dask cluster has no worker after ``timeout`` s."""
     try:
         client.wait_for_workers(1, timeout=timeout)
     except TimeoutError:
-        raise RuntimeError(
-            f"the Dask cluster at {client.scheduler.address} has no workers "
-            f"(waited {timeout:g} s); start workers, or leave the dask backend."
-        ) from None
+        raise _no_workers_error(client, timeout, "has no workers") from None
+
+
+class _WorkerWatch:
+    """Cancel a Dask run's tasks once its cluster has had no worker for ``timeout`` s.
+
+    While the context is open, a daemon thread asks the scheduler for its
+    workers (``client.nthreads()``, one small message) every
+    ``min(1, timeout / 10)`` s. Once no worker was seen for ``timeout`` s,
+    :attr:`expired` is set and every outstanding future of the joblib backend
+    is cancelled, on every look until the context closes: joblib receives each
+    cancelled future as a failed task and its generator raises, instead of
+    waiting for a worker forever. Workers that come back within ``timeout`` s
+    leave the run untouched. Closing the context stops and joins the thread, so
+    that none outlives the run. A lost scheduler needs no watch: distributed
+    then cancels the client's futures itself.
+    """
+
+    def __init__(self, backend, timeout: float):
+        self._backend = backend
+        self._timeout = timeout
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._watch, name="sensampler-dask-workers", daemon=True
+        )
+        self.expired = False
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self._stop.set()
+        self._thread.join()
+
+    def _cancel_outstanding(self) -> None:
+        # The backend's as_completed holds exactly the futures not yet done
+        # (joblib's own abort_everything reads it the same way).
+        waiting = self._backend.waiting_futures
+        with waiting.lock:
+            outstanding = list(waiting.futures)
+        self._backend.client.cancel(outstanding)
+
+    def _watch(self) -> None:
+        interval = max(0.01, min(1.0, self._timeout / 10))
+        seen = time.monotonic()
+        while not self._stop.wait(interval):
+            if not self.expired and self._backend.client.nthreads():
+                seen = time.monotonic()
+            elif time.monotonic() - seen >= self._timeout:
+                self.expired = True
+                self._cancel_outstanding()
+
+
+def _watched(outputs, backend, total: int, timeout: float):
+    """Yield ``outputs`` of a Dask run; ``RuntimeError`` if its workers are lost.
+
+    Raises the one-line error of :func:`_no_workers_error` when the cluster had
+    no worker for ``timeout`` s before all ``total`` results came back (the
+    outstanding tasks are then cancelled, see :class:`_WorkerWatch`).
+    """
+    done = 0
+    with _WorkerWatch(backend, timeout) as watch:
+        try:
+            for result in outputs:
+                yield result
+                done += 1
+        except Exception:
+            if not watch.expired:
+                raise
+    if watch.expired and done < total:
+        raise _no_workers_error(
+            backend.client,
+            timeout,
+            "lost every worker during the run and its outstanding tasks were cancelled",
+        )
 
 
 def _in_rounds(func, tasks, n_jobs, prefer):
@@ -142,12 +226,22 @@ def iter_tasks(func, tasks, *, n_jobs=None, prefer=None, unordered=False):
 
     In task order, or in order of completion with ``unordered=True``. Backends
     that cannot return generators (joblib's ``"multiprocessing"``) run in
-    rounds instead (:func:`_in_rounds`, in task order). Under a Dask backend, a
-    cluster with no workers raises ``RuntimeError`` after
-    :data:`DASK_WORKER_TIMEOUT` seconds instead of waiting forever.
+    rounds instead (:func:`_in_rounds`, in task order).
+
+    Under a Dask backend, a cluster that has no worker never makes the run wait
+    forever: with none at the start, ``RuntimeError`` comes after
+    :data:`DASK_WORKER_TIMEOUT` seconds; if every worker is lost during the run
+    (Dask then holds the tasks until a worker comes), the outstanding tasks are
+    cancelled and ``RuntimeError`` raised once the cluster has had no worker for
+    :data:`DASK_WORKER_TIMEOUT` seconds. Workers that come back within that time
+    let the run finish, with the same results. A watching thread
+    (:class:`_WorkerWatch`) lives while the generator is consumed, and stops
+    when it ends or is closed.
     """
     tasks = list(tasks)
-    _check_dask_workers(DASK_WORKER_TIMEOUT)
+    backend = _dask_backend()
+    if backend is not None:
+        _check_dask_workers(backend.client, DASK_WORKER_TIMEOUT)
     try:
         parallel = Parallel(
             n_jobs=n_jobs,
@@ -158,7 +252,10 @@ def iter_tasks(func, tasks, *, n_jobs=None, prefer=None, unordered=False):
         if "does not support return_as" not in str(exc):
             raise
         return _in_rounds(func, tasks, n_jobs, prefer)
-    return parallel(delayed(func)(*t) for t in tasks)
+    outputs = parallel(delayed(func)(*t) for t in tasks)
+    if backend is None:
+        return outputs
+    return _watched(outputs, backend, len(tasks), DASK_WORKER_TIMEOUT)
 
 
 def run_tasks(
@@ -182,7 +279,9 @@ def run_tasks(
         Arguments for each call.
     n_jobs : int or None
         As in joblib; ``None`` defers to an enclosing ``joblib.parallel_config``.
-        Every joblib backend works (see :func:`iter_tasks`).
+        Every joblib backend works; under Dask, a cluster without workers for
+        :data:`DASK_WORKER_TIMEOUT` seconds raises ``RuntimeError`` (see
+        :func:`iter_tasks`).
     progress : bool
         Show a tqdm bar advanced by ``weights[i]`` when task i finishes.
     weights : list of int, optional
@@ -211,10 +310,11 @@ def run_tasks(
             return results
         results = []
         outputs = iter_tasks(func, tasks, n_jobs=n_jobs, prefer=prefer)
-        for result, weight in zip(outputs, weights):
-            results.append(result)
-            if bar is not None:
-                bar.update(weight)
+        with contextlib.closing(outputs):
+            for result, weight in zip(outputs, weights):
+                results.append(result)
+                if bar is not None:
+                    bar.update(weight)
         return results
     finally:
         if bar is not None:

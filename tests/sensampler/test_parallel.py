@@ -1,4 +1,5 @@
 import re
+import threading
 import time
 
 import joblib
@@ -151,3 +152,129 @@ def test_dask_cluster_without_workers_fails_clearly_after_a_bounded_wait(monkeyp
             ):
                 run_tasks(_square, [(i,) for i in range(4)], n_jobs=-1)
         assert time.monotonic() - start < 20
+
+
+def _slow_median(x):
+    time.sleep(0.002)
+    return float(np.median(x))
+
+
+def _slow_square(x):
+    time.sleep(0.3)
+    return x * x
+
+
+def _scheduler_task_count(dask_scheduler):
+    return len(dask_scheduler.tasks)
+
+
+def _one_worker_cluster(distributed):
+    # Two threads, so that joblib dispatches to the cluster (one thread in all
+    # would make it run the tasks in the calling thread).
+    return distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    )
+
+
+def _wait_until(condition, seconds=20.0):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the cluster did not get there in time"
+        time.sleep(0.02)
+
+
+def _run_on_dask_in_thread(run):
+    """Start ``run()`` under the dask backend in a thread that a hang cannot block."""
+    outcome = {}
+
+    def target():
+        try:
+            with joblib.parallel_config(backend="dask"):
+                outcome["result"] = run()
+        except Exception as exc:
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def _watch_threads():
+    return [t for t in threading.enumerate() if t.name == "sensampler-dask-workers"]
+
+
+@pytest.mark.dask
+@pytest.mark.parametrize("unordered", [False, True], ids=["sample", "unordered"])
+def test_dask_cluster_losing_every_worker_mid_run_fails_after_a_bounded_wait(
+    monkeypatch, unordered
+):
+    # Dask holds the tasks of a lost worker until another one comes: the run
+    # must give up (cancelling them) once no worker was seen for the timeout.
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(parallel, "DASK_WORKER_TIMEOUT", 2.0)
+    start = time.monotonic()
+    with (
+        _one_worker_cluster(distributed) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        if unordered:  # as batch runs consume them
+
+            def run():
+                tasks = [(i,) for i in range(20)]
+                return list(iter_tasks(_slow_square, tasks, n_jobs=-1, unordered=True))
+
+        else:
+
+            def run():
+                return sample_sensitivity(
+                    _slow_median, HEIGHTS, 31, m=2000, random_state=0, n_jobs=-1
+                )
+
+        thread, outcome = _run_on_dask_in_thread(run)
+        _wait_until(lambda: any(client.processing().values()))
+        cluster.scale(0)
+        thread.join(timeout=20)
+        assert not thread.is_alive(), "the run still waits for a worker"
+        assert "result" not in outcome
+        error = outcome["error"]
+        assert isinstance(error, RuntimeError)
+        assert str(error) == (
+            f"the Dask cluster at {cluster.scheduler_address} lost every worker "
+            "during the run and its outstanding tasks were cancelled (waited 2 s); "
+            "start workers, or leave the dask backend."
+        )
+        assert not _watch_threads()
+        # Nothing of the run is left on the scheduler, and the client still works.
+        _wait_until(lambda: client.run_on_scheduler(_scheduler_task_count) == 0)
+        cluster.scale(1)
+        client.wait_for_workers(1, timeout=20)
+        with joblib.parallel_config(backend="dask"):
+            squares = run_tasks(_square, [(i,) for i in range(4)], n_jobs=-1)
+        assert squares == [0, 1, 4, 9]
+    assert time.monotonic() - start < 30
+
+
+@pytest.mark.dask
+def test_dask_worker_replaced_within_the_wait_gives_the_serial_estimate(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(parallel, "DASK_WORKER_TIMEOUT", 15.0)
+    kw = dict(m=640, random_state=7)
+    serial = sample_sensitivity(_slow_median, HEIGHTS, 31, n_jobs=1, **kw)
+    with (
+        _one_worker_cluster(distributed) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        thread, outcome = _run_on_dask_in_thread(
+            lambda: sample_sensitivity(_slow_median, HEIGHTS, 31, n_jobs=-1, **kw)
+        )
+        _wait_until(lambda: any(client.processing().values()))
+        cluster.scale(0)
+        _wait_until(lambda: not client.nthreads())
+        assert thread.is_alive()  # the run waits, without a worker
+        cluster.scale(1)
+        thread.join(timeout=20)
+        assert not thread.is_alive()
+    assert "error" not in outcome
+    np.testing.assert_array_equal(serial.samples, outcome["result"].samples)
+    assert serial.sensitivity == outcome["result"].sensitivity
+    assert not _watch_threads()
