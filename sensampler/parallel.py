@@ -28,6 +28,7 @@ from joblib import (
 from ._validation import check_n_jobs
 
 __all__ = [
+    "DASK_WORKER_TIMEOUT",
     "DEFAULT_CHUNK_BYTES",
     "GENERIC_CHUNK_PAIRS",
     "chunk_sizes",
