@@ -426,7 +426,7 @@ def _check_data(path, config, populations, splits):
                     f"the private training part of [errors] data = {data!r}, of "
                     f"{len(rows)} rows; use n = {PRIVATE!r}."
                 )
-        elif PRIVATE in grid["n"] and len(rows) in grid["n"]:
+        if PRIVATE in grid["n"] and len(rows) in grid["n"]:
             raise ValueError(
                 f"{path}: [grid] n: {PRIVATE!r} is {len(rows)} for population "
                 f"{name!r}, also listed."
