@@ -1,0 +1,138 @@
+"""examples/real_models.toml runs, and agrees with the example's own code path."""
+
+import csv
+import json
+import math
+import os
+import re
+
+import numpy as np
+import pytest
+from sensampler.distributions import Empirical, SklearnGaussianMixture
+from sklearn.datasets import load_diabetes
+from sklearn.linear_model import Ridge
+from sklearn.mixture import GaussianMixture
+from sklearn.model_selection import train_test_split
+
+from sensampler import queries, sample_sensitivity
+from sensampler.experiments import STATISTICS, run_batch
+from sensampler.mechanisms import GaussianMechanism
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CONFIG = os.path.join(ROOT, "examples", "real_models.toml")
+EPSILONS = [0.3, 3.0]
+REPETITIONS = 200
+M = 300
+
+
+def _smaller(tmp_path):
+    """The shipped config with fewer releases, pairs and epsilons."""
+    text = open(CONFIG, encoding="utf-8").read()
+    for key, value in [("repetitions", REPETITIONS), ("m", M), ("epsilon", EPSILONS)]:
+        text, count = re.subn(rf"(?m)^{key} = [^#\n]*", f"{key} = {value} ", text)
+        assert count == 1, key
+    path = tmp_path / "real_models.toml"
+    path.write_text(text)
+    return path
+
+
+def _example_data():
+    """The example's preprocessing, written out: public statistics only."""
+    X, y = load_diabetes(return_X_y=True, scaled=False)
+    X_pub, X_priv, y_pub, y_priv = train_test_split(
+        X, y, train_size=0.4, random_state=2017
+    )
+    X_train, X_test, y_train, y_test = train_test_split(
+        X_priv, y_priv, train_size=0.7, random_state=2017
+    )
+    centre, scale, y_centre = X_pub.mean(axis=0), X_pub.std(axis=0), y_pub.mean()
+    return tuple(
+        np.column_stack([(f - centre) / scale, t - y_centre])
+        for f, t in ((X_pub, y_pub), (X_train, y_train), (X_test, y_test))
+    )
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("real_models")
+    out = tmp_path / "out"
+    summary = run_batch(_smaller(tmp_path), out)
+    records = [json.loads(f.read_text()) for f in sorted((out / "runs").iterdir())]
+    with open(out / "references.csv", newline="") as handle:
+        references = {
+            row["model"]: float(row["value"]) for row in csv.DictReader(handle)
+        }
+    return summary, records, references
+
+
+def test_the_table_has_one_row_per_population_epsilon_and_statistic(batch):
+    summary, records, _ = batch
+    assert len(summary) == 2 * len(EPSILONS) * len(STATISTICS)
+    assert summary.column("population")[:: len(STATISTICS) * len(EPSILONS)] == [
+        "diabetes_bootstrap",
+        "diabetes_mixture",
+    ]
+    assert set(summary.column("measure")) == {"test_mse"}
+    assert set(summary.column("n")) == {186} and set(summary.column("m")) == {M}
+    assert all(math.isfinite(v) and v > 0 for v in summary.column("error"))
+
+
+def test_references_are_the_examples(batch):
+    public, train, test = _example_data()
+    ridge = Ridge(alpha=10.0, fit_intercept=False)
+
+    def test_mse(coef):
+        return float(np.mean((test[:, :-1] @ coef - test[:, -1]) ** 2))
+
+    coef = ridge.fit(train[:, :-1], train[:, -1]).coef_
+    expected = {
+        "non-private": test_mse(coef),
+        "public data only": test_mse(ridge.fit(public[:, :-1], public[:, -1]).coef_),
+        "constant": test_mse(np.zeros_like(coef)),
+    }
+    assert batch[2] == pytest.approx(expected, rel=1e-9)
+    assert expected["non-private"] == pytest.approx(3235.9, abs=0.05)  # the notebook's
+
+
+def test_sensitivities_and_test_errors_agree_with_the_examples_code_path(batch):
+    summary, records, _ = batch
+    public, train, test = _example_data()
+    query = queries.estimator(Ridge(alpha=10.0, fit_intercept=False))
+    populations = {
+        "diabetes_bootstrap": Empirical(public),
+        "diabetes_mixture": SklearnGaussianMixture(
+            GaussianMixture(3, covariance_type="full", random_state=2017).fit(public)
+        ),
+    }
+    coef = query(train)
+    rng = np.random.default_rng(2017)
+    for record in records:
+        name = record["settings"]["population"]
+        # The example's call, with the run's seed (derived from the config's seed
+        # and the run's key, as the batch does): the same sensitivity.
+        seed = np.random.SeedSequence([2017, int(record["run_id"], 16)])
+        estimate = sample_sensitivity(
+            query,
+            populations[name],
+            len(train),
+            gamma=0.05,
+            m=M,
+            norm="l2",
+            random_state=seed.spawn(1)[0],
+        )
+        assert estimate.sensitivity.value == record["estimate"]["sensitivity"]
+        for epsilon in EPSILONS:
+            # The example's releases (10 times as many) against the batch's.
+            mechanism = GaussianMechanism(estimate, epsilon, 1e-5, variant="analytic")
+            errors = [
+                float(np.mean((test[:, :-1] @ r - test[:, -1]) ** 2))
+                for r in (
+                    mechanism.release(coef, random_state=rng) for _ in range(2000)
+                )
+            ]
+            rows = summary.where(population=name, epsilon=epsilon)
+            mean, sd = (
+                rows.where(statistic=s).rows[0]["error"] for s in ("mean", "std")
+            )
+            se = math.sqrt(sd**2 / REPETITIONS + np.var(errors) / len(errors))
+            assert abs(mean - np.mean(errors)) < 6 * se
