@@ -241,7 +241,7 @@ def error_vs_epsilon(
     score : callable, optional
         ``score(released) -> float`` measures each release instead of its
         distance to the true answer, e.g. the test error of released model
-        coefficients (:meth:`~sensampler.experiments.datasets.DatasetSplit.score`);
+        coefficients (:meth:`~sensampler.experiments.DatasetSplit.score`);
         its ``__name__`` fills the ``error`` column, with no per-coordinate
         rows. Not with ``statistic``, nor with a tuple / dict output.
     random_state, n_jobs, progress : as in :func:`sensampler.sample_sensitivity`

@@ -17,6 +17,7 @@ from sklearn.model_selection import train_test_split
 from sensampler import queries, sample_sensitivity
 from sensampler.experiments import STATISTICS, run_batch
 from sensampler.mechanisms import GaussianMechanism
+from tests.conftest import assert_close_in_se
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "examples", "real_models.toml")
@@ -135,4 +136,4 @@ def test_sensitivities_and_test_errors_agree_with_the_examples_code_path(batch):
                 rows.where(statistic=s).rows[0]["error"] for s in ("mean", "std")
             )
             se = math.sqrt(sd**2 / REPETITIONS + np.var(errors) / len(errors))
-            assert abs(mean - np.mean(errors)) < 6 * se
+            assert_close_in_se(mean, np.mean(errors), se)
