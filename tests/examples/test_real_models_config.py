@@ -9,13 +9,12 @@ import re
 import numpy as np
 import pytest
 from sensampler.distributions import Empirical, SklearnGaussianMixture
-from sklearn.datasets import load_diabetes
 from sklearn.linear_model import Ridge
 from sklearn.mixture import GaussianMixture
-from sklearn.model_selection import train_test_split
 
 from sensampler import queries, sample_sensitivity
-from sensampler.experiments import STATISTICS, run_batch
+from sensampler.cli import main
+from sensampler.experiments import STATISTICS, load_split, run_batch
 from sensampler.mechanisms import GaussianMechanism
 from tests.conftest import assert_close_in_se
 
@@ -38,36 +37,28 @@ def _smaller(tmp_path):
 
 
 def _example_data():
-    """The example's preprocessing, written out: public statistics only."""
-    X, y = load_diabetes(return_X_y=True, scaled=False)
-    X_pub, X_priv, y_pub, y_priv = train_test_split(
-        X, y, train_size=0.4, random_state=2017
-    )
-    X_train, X_test, y_train, y_test = train_test_split(
-        X_priv, y_priv, train_size=0.7, random_state=2017
-    )
-    centre, scale, y_centre = X_pub.mean(axis=0), X_pub.std(axis=0), y_pub.mean()
-    return tuple(
-        np.column_stack([(f - centre) / scale, t - y_centre])
-        for f, t in ((X_pub, y_pub), (X_train, y_train), (X_test, y_test))
-    )
+    """The example's parts (load_split is checked against the preprocessing written
+    out in tests/sensampler/experiments/test_datasets.py)."""
+    split = load_split("load_diabetes", public=0.4, train=0.7, seed=2017)
+    return split.public, split.train, split.test
 
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("real_models")
     out = tmp_path / "out"
-    summary = run_batch(_smaller(tmp_path), out)
+    config = _smaller(tmp_path)
+    summary = run_batch(config, out)
     records = [json.loads(f.read_text()) for f in sorted((out / "runs").iterdir())]
     with open(out / "references.csv", newline="") as handle:
         references = {
             row["model"]: float(row["value"]) for row in csv.DictReader(handle)
         }
-    return summary, records, references
+    return summary, records, references, (config, out)
 
 
 def test_the_table_has_one_row_per_population_epsilon_and_statistic(batch):
-    summary, records, _ = batch
+    summary, records, *_ = batch
     assert len(summary) == 2 * len(EPSILONS) * len(STATISTICS)
     assert summary.column("population")[:: len(STATISTICS) * len(EPSILONS)] == [
         "diabetes_bootstrap",
@@ -96,7 +87,7 @@ def test_references_are_the_examples(batch):
 
 
 def test_sensitivities_and_test_errors_agree_with_the_examples_code_path(batch):
-    summary, records, _ = batch
+    summary, records, *_ = batch
     public, train, test = _example_data()
     query = queries.estimator(Ridge(alpha=10.0, fit_intercept=False))
     populations = {
@@ -137,3 +128,17 @@ def test_sensitivities_and_test_errors_agree_with_the_examples_code_path(batch):
             )
             se = math.sqrt(sd**2 / REPETITIONS + np.var(errors) / len(errors))
             assert_close_in_se(mean, np.mean(errors), se)
+
+
+def test_the_command_prints_the_table_and_the_references(batch, capsys):
+    config, out = batch[3]
+    assert main(["run", str(config), "--out", str(out), "--no-progress"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line for line in lines if line.startswith("diabetes_")]
+    assert len(rows) == 2 * len(EPSILONS) and all(" test_mse " in r for r in rows)
+    start = lines.index(f"scores without noise ({out / 'references.csv'}):")
+    assert [line.split()[3] for line in lines[start + 3 :]] == [
+        "non-private",
+        "public",  # "public data only"
+        "constant",
+    ]
