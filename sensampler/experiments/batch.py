@@ -324,7 +324,8 @@ def load_config(path) -> dict:
 
 
 def _splits(config) -> dict:
-    """Every ``[datasets.NAME]`` loaded and split (deterministic, nothing drawn)."""
+    """The data sets of a config (or of a run's settings), loaded and split
+    (deterministic: nothing is drawn)."""
     return {
         name: load_split(**spec) for name, spec in config.get("datasets", {}).items()
     }
@@ -519,9 +520,7 @@ def _checksum(content: dict) -> str:
 
 def _execute(settings: dict, path: str) -> str:
     """Do one run and write its file atomically; return the path."""
-    splits = {
-        name: load_split(**spec) for name, spec in settings.get("datasets", {}).items()
-    }
+    splits = _splits(settings)
     dist = build_population(settings["population_spec"], splits)
     query = build_query(settings.get("query_spec", settings["query"]))
     errors = settings.get("errors", {})
@@ -672,6 +671,9 @@ def run_batch(
     config_path, out_dir, *, n_jobs=None, progress: bool = False, log=None
 ) -> ResultTable:
     """Run (or resume) every run of a config; write ``OUT/summary.csv``; return the summary.
+
+    With an ``[errors] score``, ``OUT/references.csv`` holds the scores of the
+    models without noise (columns query, data, score, model, value).
 
     Parameters
     ----------

@@ -510,6 +510,8 @@ def test_a_real_models_config_runs_scores_and_resumes(tmp_path):
     assert run_batch(config, out, log=lines.append) == summary
     assert "2 runs: 2 already done, 0 to do" in lines[0]
     assert run_batch(config, tmp_path / "parallel", n_jobs=2) == summary
+    run_batch(_small(tmp_path), out)  # another config, without a score
+    assert not (out / "references.csv").exists()
 
 
 def test_a_changed_split_is_another_run(tmp_path):
