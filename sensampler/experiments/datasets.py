@@ -38,6 +38,9 @@ LOADERS = {
 #: ``"public"``: features standardised, and a regression target centred, with the
 #: public part's statistics only; ``"none"``: the loader's values.
 STANDARDISE = ("public", "none")
+#: Scores of released coefficients on the private test part
+#: (:meth:`DatasetSplit.score`): mean squared error, accuracy.
+SCORES = ("test_mse", "test_accuracy")
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,7 +71,7 @@ class DatasetSplit:
     def score(self, name: str) -> Score:
         """The score ``name`` (a key of :data:`SCORES`) of a released coefficient
         vector on :attr:`test`."""
-        check_choice("score", name, tuple(SCORES))
+        check_choice("score", name, SCORES)
         if name == "test_accuracy":
             if self.task != "classification":
                 raise ValueError(
@@ -135,9 +138,6 @@ def score_accuracy(coef: np.ndarray, test: np.ndarray, classes: np.ndarray) -> f
         predicted = classes[np.argmax(scores, axis=1)]
     return float(np.mean(predicted == test[:, -1]))
 
-
-#: Scores of released coefficients on the private test part, by name.
-SCORES = {"test_mse": score_mse, "test_accuracy": score_accuracy}
 
 
 def load_split(

@@ -642,6 +642,30 @@ def _edit(key, value, text=REAL):
             "components=0.",
         ),
         (
+            REAL.replace("components = 2", "components = 2\nbandwidth = 1.0"),
+            ValueError,
+            "[populations.mix] 'mix': unknown key(s) ['bandwidth'] for "
+            "SklearnGaussianMixture; keys: kind, dataset, components, "
+            "covariance_type, seed.",
+        ),
+        (
+            REAL.replace("components = 2", "components = 2\ncovariance_type = 'x'"),
+            ValueError,
+            "[populations.mix] 'mix': covariance_type must be one of 'full', "
+            "'tied', 'diag', 'spherical', got covariance_type='x'.",
+        ),
+        (
+            REAL.replace('model = "Ridge"', 'model = "Ridge"\nattribute = "x"'),
+            ValueError,
+            "[queries.ridge] 'ridge': unknown query key(s) ['attribute']; keys: "
+            "kind, model, params.",
+        ),
+        (
+            _edit("params", "3"),
+            ValueError,
+            "[queries.ridge] 'ridge': params must be a table, got params=3.",
+        ),
+        (
             _edit("components", None),
             ValueError,
             "[populations.mix] 'mix': SklearnGaussianMixture needs components.",
