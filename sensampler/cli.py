@@ -249,7 +249,8 @@ def _cmd_run(args):
             references = os.path.join(out, "references.csv")
             if os.path.exists(references):
                 with open(references, newline="") as handle:
-                    table = ResultTable(csv.DictReader(handle))
+                    rows = csv.DictReader(handle)
+                    table = ResultTable({**r, "value": float(r["value"])} for r in rows)
                 print(f"scores without noise ({references}):")
                 print(table.format())
 
