@@ -1,3 +1,4 @@
+import csv
 import json
 import os
 import re
@@ -7,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from threadpoolctl import threadpool_limits
 
 from sensampler.experiments import STATISTICS, run_batch
 from sensampler.experiments.batch import _run_id, load_config, plan_runs
@@ -512,6 +514,29 @@ def test_a_real_models_config_runs_scores_and_resumes(tmp_path):
     assert run_batch(config, tmp_path / "parallel", n_jobs=2) == summary
     run_batch(_small(tmp_path), out)  # another config, without a score
     assert not (out / "references.csv").exists()
+
+
+def test_a_classifier_is_scored_by_its_test_accuracy(tmp_path):
+    text = (
+        REAL.replace('"load_diabetes"', '"load_breast_cancer"')
+        .replace('["boot", "mix"]', '["boot"]')
+        .replace('model = "Ridge"', 'model = "LogisticRegression"')
+        .replace("alpha = 10.0", "C = 0.1")
+        .replace('"test_mse"', '"test_accuracy"')
+        .replace("m = 120", "m = 47")  # the fewest pairs for gamma = 0.1
+    )
+    out = tmp_path / "out"
+    # lbfgs on 239 x 30 rows: one BLAS thread is faster than many on a busy machine.
+    with threadpool_limits(limits=1):
+        summary = run_batch(_real(tmp_path, text), out)
+    assert set(summary.column("measure")) == {"test_accuracy"}
+    means = summary.where(statistic="mean").column("error")
+    assert len(means) == 2 and all(0 <= v <= 1 for v in means)
+    with open(out / "references.csv", newline="") as handle:
+        refs = {row["model"]: float(row["value"]) for row in csv.DictReader(handle)}
+    # Breast cancer: a linear model is right about 95% of the time; the constant
+    # (class 0, malignant, about 37% of the rows) far less often.
+    assert refs["non-private"] > 0.9 and refs["constant"] < 0.5
 
 
 def test_a_changed_split_is_another_run(tmp_path):
