@@ -18,6 +18,7 @@ raised by a command that then fails are not printed.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import sys
@@ -41,6 +42,7 @@ from .experiments.specs import (
     parse_sensitivities,
 )
 from .experiments.sweep import SD_DEFINITION, check_epsilons, error_vs_epsilon
+from .experiments.table import ResultTable
 from .norms import get_norm
 from .parallel import child_seed, default_progress
 from .plan import sampling_plan
@@ -244,6 +246,13 @@ def _cmd_run(args):
         else:
             print(summary.where(statistic="mean").format(max_rows=40))
             print(f"summary: {os.path.join(out, 'summary.csv')}")
+            references = os.path.join(out, "references.csv")
+            if os.path.exists(references):
+                with open(references, newline="") as handle:
+                    rows = csv.DictReader(handle)
+                    table = ResultTable({**r, "value": float(r["value"])} for r in rows)
+                print(f"scores without noise ({references}):")
+                print(table.format())
 
     return work
 

@@ -1,6 +1,8 @@
-"""Experiments: error-vs-epsilon sweeps, batch runs, and the source documents' studies."""
+"""Experiments: error-vs-epsilon sweeps, batch runs, data sets shipped with scikit-learn,
+and the source documents' studies."""
 
 from .batch import run_batch
+from .datasets import DatasetSplit, load_split
 from .documents import (
     CompositionExperiment,
     composition_experiment,
@@ -24,6 +26,8 @@ __all__ = [
     "MECHANISMS",
     "STATISTICS",
     "run_batch",
+    "load_split",
+    "DatasetSplit",
     "ResultTable",
     "CompositionExperiment",
     "composition_experiment",

@@ -39,6 +39,31 @@ Example config::
     kind = "Normal"
     loc = 170
     scale = 10
+
+Real models on real data (``examples/real_models.toml`` reproduces the table of
+``examples/06_real_models.py``) add four things:
+
+- ``[datasets.NAME]``: data that ships with scikit-learn, split public / private
+  training / private test by
+  :func:`~sensampler.experiments.datasets.load_split` (keys ``loader``, one of
+  :data:`~sensampler.experiments.datasets.LOADERS`, and ``public`` (0.4),
+  ``train`` (0.7), ``seed`` (0), ``standardise`` ("public"));
+- a population with ``dataset = NAME`` is fitted on its public part: ``kind =
+  "Empirical"`` (the bootstrap) or ``"SklearnGaussianMixture"`` (``components``,
+  ``covariance_type`` ("full"), ``seed`` (0));
+- ``[queries.NAME]``: ``kind = "estimator"``, ``model`` (one of
+  :data:`~sensampler.experiments.specs.ESTIMATORS`) and ``params``: the model's
+  fitted ``coef_``;
+- ``[errors]``: ``data = NAME`` releases the answer on that data set's private
+  training part (the same fixed database in every repetition; ``n = "private"``
+  in the grid is its size) and ``score = "test_mse"`` or ``"test_accuracy"``
+  scores each release on its test part (the ``measure`` column) instead of
+  measuring its distance to the true answer; ``OUT/references.csv`` then holds
+  the scores of the model without noise, of the model trained on the public part
+  alone and of the constant prediction.
+
+``[run] m`` sets the pairs per sampled sensitivity (default: the plan's own m
+for gamma).
 """
 
 from __future__ import annotations
@@ -58,12 +83,13 @@ from .._validation import check_n_jobs
 from ..parallel import _progress_bar, iter_tasks
 from ..plan import sampling_plan
 from ..sampler import sample_sensitivity
+from .datasets import LOADERS, SCORES, STANDARDISE, load_split
 from .specs import (
     MECHANISMS,
     accepted_norms,
     build_population,
+    build_query,
     mechanism_from_name,
-    parse_query,
 )
 from .sweep import error_vs_epsilon
 from .table import ResultTable, atomic_write_text
@@ -75,10 +101,14 @@ else:  # pragma: no cover
 
 __all__ = ["run_batch", "load_config", "plan_runs"]
 
+_TABLES = ("run", "grid", "populations", "queries", "datasets", "errors")
 _GRID_KEYS = ("population", "query", "n", "gamma", "norm", "mechanism", "epsilon")
-_RUN_KEYS = ("seed", "repetitions", "delta", "bound")
+_RUN_KEYS = ("seed", "repetitions", "delta", "bound", "m")
 _RUN_DEFAULTS = {"seed": 0, "repetitions": 50, "delta": 1e-6, "bound": "exact"}
+_DATASET_DEFAULTS = {"public": 0.4, "train": 0.7, "seed": 0, "standardise": "public"}
 _NORMS = ("l1", "l2", "linf", "coordinate")
+#: The grid's n that stands for the size of the private training part.
+PRIVATE = "private"
 
 
 def _mechanism(name: str, delta: float):
@@ -112,8 +142,16 @@ _GRID_RULES = {
         _any,
         "a string naming a preset or a [populations.NAME] table",
     ),
-    "query": (_is_str, _any, "a query name (a string)"),
-    "n": (_is_int, lambda v: v >= 1, "an integer >= 1"),
+    "query": (
+        _is_str,
+        _any,
+        "a query name or a [queries.NAME] table (a string)",
+    ),
+    "n": (
+        lambda v: _is_int(v) or v == PRIVATE,
+        lambda v: v == PRIVATE or v >= 1,
+        f"an integer >= 1 or {PRIVATE!r}",
+    ),
     "gamma": (_is_real, lambda v: 0 < v < 1, "a real number in (0, 1)"),
     "norm": (_is_str, lambda v: v in _NORMS, f"one of {', '.join(map(repr, _NORMS))}"),
     "mechanism": (
@@ -132,6 +170,30 @@ _RUN_RULES = {
     "repetitions": (_is_int, lambda v: v >= 1, "an integer >= 1"),
     "delta": (_is_real, lambda v: 0 < v < 1, "a real number in (0, 1)"),
     "bound": (_is_str, _any, "a sampling-plan bound (a string)"),
+    "m": (_is_int, lambda v: v >= 1, "an integer >= 1"),
+}
+_DATASET_RULES = {
+    "loader": (
+        _is_str,
+        lambda v: v in LOADERS,
+        f"one of {', '.join(map(repr, LOADERS))}",
+    ),
+    "public": (_is_real, lambda v: 0 < v < 1, "a real number in (0, 1)"),
+    "train": (_is_real, lambda v: 0 < v < 1, "a real number in (0, 1)"),
+    "seed": (_is_int, lambda v: v >= 0, "an integer >= 0"),
+    "standardise": (
+        _is_str,
+        lambda v: v in STANDARDISE,
+        f"one of {', '.join(map(repr, STANDARDISE))}",
+    ),
+}
+_ERRORS_RULES = {
+    "score": (
+        _is_str,
+        lambda v: v in SCORES,
+        f"one of {', '.join(map(repr, SCORES))}",
+    ),
+    "data": (_is_str, _any, "a [datasets.NAME] name (a string)"),
 }
 
 
@@ -178,28 +240,63 @@ def _check_entries(path, section, key, values, rules):
         )
 
 
+def _check_keys(path, section, table, rules, required=()):
+    """Check a table's keys against ``rules``; name the unknown and the missing."""
+    bad = set(table) - set(rules)
+    if bad:
+        raise ValueError(
+            f"{path}: unknown {section} key(s) {sorted(bad)}; keys: {', '.join(rules)}."
+        )
+    for key in required:
+        if key not in table:
+            raise ValueError(f"{path}: {section} needs {key!r}.")
+    for key, value in table.items():
+        _check_entries(path, section.strip("[]"), key, [value], rules)
+
+
+def _named_tables(path, config, name) -> dict:
+    """The ``[NAME.KEY]`` tables of ``config[NAME]``, each checked to be a table."""
+    tables = _table(path, config, name)
+    for key, spec in tables.items():
+        if not isinstance(spec, dict):
+            raise TypeError(f"{path}: [{name}.{key}] must be a table, got {spec!r}.")
+    return tables
+
+
 def load_config(path) -> dict:
     """Read and check a batch config; errors name the file, the key and the value.
 
     Every key, type and range is checked, and every grid point is built
-    (population, query, sampling plan, mechanism) without drawing anything, so a
-    config that loads runs to the end. ``[grid]`` scalars become one-entry
-    lists and ``[run]`` gets its defaults.
+    (data set, population, query, sampling plan, mechanism, score) without
+    drawing anything, so a config that loads runs to the end. ``[grid]``
+    scalars become one-entry lists, and ``[run]`` and every ``[datasets.NAME]``
+    get their defaults.
     """
     if isinstance(path, (str, bytes, os.PathLike)):
         path = os.fspath(path)
     else:
         raise TypeError(f"config_path must be a path, got {path!r}.")
     config = _read_toml(path)
-    unknown = set(config) - {"run", "grid", "populations"}
+    unknown = set(config) - set(_TABLES)
     if unknown:
         raise ValueError(
             f"{path}: unknown table(s) {sorted(unknown)}; expected [run], "
-            "[grid], [populations.NAME]."
+            "[grid], [populations.NAME], [queries.NAME], [datasets.NAME], [errors]."
         )
     grid = _table(path, config, "grid", required=True)
     run = _table(path, config, "run")
-    populations = _table(path, config, "populations")
+    populations = _named_tables(path, config, "populations")
+    for name, spec in _named_tables(path, config, "datasets").items():
+        _check_keys(path, f"[datasets.{name}]", spec, _DATASET_RULES, ("loader",))
+        config["datasets"][name] = {**_DATASET_DEFAULTS, **spec}
+    _named_tables(path, config, "queries")
+    errors = _table(path, config, "errors")
+    _check_keys(path, "[errors]", errors, _ERRORS_RULES)
+    if "score" in errors and "data" not in errors:
+        raise ValueError(
+            f"{path}: [errors] score = {errors['score']!r} needs data = NAME, the "
+            "[datasets.NAME] whose test part scores the releases."
+        )
     bad = set(grid) - set(_GRID_KEYS)
     if bad:
         raise ValueError(
@@ -226,32 +323,62 @@ def load_config(path) -> dict:
     return config
 
 
+def _splits(config) -> dict:
+    """The data sets of a config (or of a run's settings), loaded and split
+    (deterministic: nothing is drawn)."""
+    return {
+        name: load_split(**spec) for name, spec in config.get("datasets", {}).items()
+    }
+
+
+def _dataset_of(config, population) -> str | None:
+    """The data set a grid population is fitted on, if any."""
+    spec = config.get("populations", {}).get(population)
+    return spec.get("dataset") if isinstance(spec, dict) else None
+
+
+def _private_data(config, population) -> str | None:
+    """The data set whose private training part stands for ``n = "private"``."""
+    return config.get("errors", {}).get("data") or _dataset_of(config, population)
+
+
 def _check_runnable(path, config, populations):
     """Build everything each grid point needs, drawing nothing; name what fails."""
     grid, run = config["grid"], config["run"]
-    for name, spec in populations.items():
-        if not isinstance(spec, dict):
-            raise TypeError(
-                f"{path}: [populations.{name}] must be a table, got {spec!r}."
-            )
+    queries, errors = config.get("queries", {}), config.get("errors", {})
+    splits = {}
+    for name, spec in config.get("datasets", {}).items():
+        try:
+            splits[name] = load_split(**spec)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{path}: [datasets.{name}]: {exc}") from None
+    if "data" in errors and errors["data"] not in splits:
+        raise ValueError(
+            f"{path}: [errors] data = {errors['data']!r} names no [datasets.NAME] "
+            f"table; data sets: {', '.join(splits) or 'none'}."
+        )
+    built = {}
     for name in grid["population"]:
         where = f"[populations.{name}]" if name in populations else "[grid] population"
         try:
-            build_population(populations.get(name, name))
+            built[name] = build_population(populations.get(name, name), splits)
         except (ValueError, TypeError, OSError) as exc:
             raise ValueError(f"{path}: {where} {name!r}: {exc}") from None
     for query in grid["query"]:
+        where = f"[queries.{query}]" if query in queries else "[grid] query"
         try:
-            parse_query(query)
+            build_query(queries.get(query, query))
         except (ValueError, TypeError) as exc:
-            raise ValueError(f"{path}: [grid] query {query!r}: {exc}") from None
+            raise ValueError(f"{path}: {where} {query!r}: {exc}") from None
+    _check_data(path, config, built, splits)
     for gamma in grid["gamma"]:
         try:
-            sampling_plan(gamma=gamma, bound=run["bound"])
+            sampling_plan(gamma=gamma, m=run.get("m"), bound=run["bound"])
         except (ValueError, TypeError) as exc:
+            m = f", [run] m = {run['m']!r}" if "m" in run else ""
             raise ValueError(
                 f"{path}: [grid] gamma = {gamma!r} with [run] bound = "
-                f"{run['bound']!r}: {exc}"
+                f"{run['bound']!r}{m}: {exc}"
             ) from None
     for mech, epsilon in itertools.product(grid["mechanism"], grid["epsilon"]):
         try:
@@ -271,6 +398,64 @@ def _check_runnable(path, config, populations):
         )
 
 
+def _check_data(path, config, populations, splits):
+    """The grid's ``n``, queries and populations fit the data sets they use."""
+    grid, errors = config["grid"], config.get("errors", {})
+    queries = config.get("queries", {})
+    data = errors.get("data")
+    for name, population in populations.items():
+        source = _private_data(config, name)
+        if source is None:
+            if PRIVATE in grid["n"]:
+                raise ValueError(
+                    f"{path}: [grid] n = {PRIVATE!r} needs a data set: population "
+                    f"{name!r} has no dataset and there is no [errors] data."
+                )
+            continue
+        rows = splits[source].train
+        if data is not None:
+            if population.record_shape != rows.shape[1:]:
+                raise ValueError(
+                    f"{path}: population {name!r} draws records of shape "
+                    f"{population.record_shape}, [errors] data = {data!r} has "
+                    f"records of shape {rows.shape[1:]}."
+                )
+            wrong = [n for n in grid["n"] if n not in (PRIVATE, len(rows))]
+            if wrong:
+                raise ValueError(
+                    f"{path}: [grid] n = {wrong[0]!r}: the releases are trained on "
+                    f"the private training part of [errors] data = {data!r}, of "
+                    f"{len(rows)} rows; use n = {PRIVATE!r}."
+                )
+        if PRIVATE in grid["n"] and len(rows) in grid["n"]:
+            raise ValueError(
+                f"{path}: [grid] n: {PRIVATE!r} is {len(rows)} for population "
+                f"{name!r}, also listed."
+            )
+        for query in grid["query"]:
+            try:  # fitted once on the public part: the model's params checked
+                build_query(queries.get(query, query))(splits[source].public)
+            except (ValueError, TypeError) as exc:
+                raise ValueError(
+                    f"{path}: [grid] query {query!r} on the data set {source!r}: {exc}"
+                ) from None
+    if "score" not in errors:
+        return
+    try:
+        splits[data].score(errors["score"])
+    except ValueError as exc:
+        raise ValueError(f"{path}: [errors] score: {exc}") from None
+    for query in grid["query"]:
+        params = queries.get(query, {}).get("params", {})
+        if query not in queries or params.get("fit_intercept", True) is not False:
+            raise ValueError(
+                f"{path}: [errors] score = {errors['score']!r} scores released "
+                "coefficients without an intercept: [grid] query "
+                f"{query!r} must be a [queries.NAME] estimator with params "
+                "fit_intercept = false."
+            )
+
+
 def _run_id(settings: dict) -> str:
     text = json.dumps(settings, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -284,6 +469,8 @@ def plan_runs(config: dict):
     """
     grid, run = config["grid"], config["run"]
     populations = config.get("populations", {})
+    queries, errors = config.get("queries", {}), config.get("errors", {})
+    datasets, splits = config.get("datasets", {}), _splits(config)
     runs, skipped = [], []
     norms = grid.get("norm", [None])
     for pop, query, n, gamma, norm, mech in itertools.product(
@@ -298,22 +485,31 @@ def plan_runs(config: dict):
         if norm not in accepted_norms(mech):
             skipped.append(f"{mech} with norm {norm}")
             continue
-        runs.append(
-            {
-                "population": pop,
-                "population_spec": populations.get(pop, pop),
-                "query": query,
-                "n": n,
-                "gamma": gamma,
-                "norm": norm,
-                "mechanism": mech,
-                "epsilons": list(grid["epsilon"]),
-                "repetitions": run["repetitions"],
-                "delta": run["delta"],
-                "bound": run["bound"],
-                "seed": run["seed"],
-            }
-        )
+        settings = {
+            "population": pop,
+            "population_spec": populations.get(pop, pop),
+            "query": query,
+            "n": len(splits[_private_data(config, pop)].train) if n == PRIVATE else n,
+            "gamma": gamma,
+            "norm": norm,
+            "mechanism": mech,
+            "epsilons": list(grid["epsilon"]),
+            "repetitions": run["repetitions"],
+            "delta": run["delta"],
+            "bound": run["bound"],
+            "seed": run["seed"],
+        }
+        # Keys of the newer options only when used: older configs keep their run ids.
+        used = {_dataset_of(config, pop), errors.get("data")} - {None}
+        if used:
+            settings["datasets"] = {name: datasets[name] for name in sorted(used)}
+        if query in queries:
+            settings["query_spec"] = queries[query]
+        if "m" in run:
+            settings["m"] = run["m"]
+        if errors:
+            settings["errors"] = errors
+        runs.append(settings)
     return runs, sorted(set(skipped))
 
 
@@ -324,27 +520,35 @@ def _checksum(content: dict) -> str:
 
 def _execute(settings: dict, path: str) -> str:
     """Do one run and write its file atomically; return the path."""
-    dist = build_population(settings["population_spec"])
-    query = parse_query(settings["query"])
+    splits = _splits(settings)
+    dist = build_population(settings["population_spec"], splits)
+    query = build_query(settings.get("query_spec", settings["query"]))
+    errors = settings.get("errors", {})
     seed = np.random.SeedSequence([settings["seed"], int(_run_id(settings), 16)])
     estimate = sample_sensitivity(
         query,
         dist,
         settings["n"],
         gamma=settings["gamma"],
+        m=settings.get("m"),
         norm=settings["norm"],
         bound=settings["bound"],
         random_state=seed.spawn(1)[0],
         n_jobs=1,
     )
+    # The private data: a fresh database per repetition drawn from the population,
+    # or the fixed private training part of [errors] data.
+    data = splits[errors["data"]].train if "data" in errors else dist
+    score = splits[errors["data"]].score(errors["score"]) if "score" in errors else None
     table = error_vs_epsilon(
         query,
-        dist,
+        data,
         settings["n"],
         settings["epsilons"],
         {"sampled": estimate},
         mechanism=_mechanism(settings["mechanism"], settings["delta"]),
         repetitions=settings["repetitions"],
+        score=score,
         random_state=seed.spawn(2)[1],
         n_jobs=1,
     )
@@ -354,6 +558,8 @@ def _execute(settings: dict, path: str) -> str:
         "estimate": estimate.to_dict(),
         "rows": table.rows,
     }
+    if score is not None:
+        content["references"] = splits[errors["data"]].references(query, score)
     # Normalised through JSON first, so the checksum is that of what is read back.
     content = json.loads(json.dumps(content, default=float))
     record = {**content, "checksum": _checksum(content)}
@@ -410,6 +616,23 @@ def _lock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
+def _references(records) -> ResultTable:
+    """The scores of the models without noise, once per query and data set."""
+    rows = {}
+    for rec in records:
+        s = rec["settings"]
+        for label, value in rec.get("references", {}).items():
+            key = (s["query"], s["errors"]["data"], label)
+            rows[key] = {
+                "query": s["query"],
+                "data": s["errors"]["data"],
+                "score": s["errors"]["score"],
+                "model": label,
+                "value": value,
+            }
+    return ResultTable(rows.values())
+
+
 def _summary(records) -> ResultTable:
     rows = []
     for rec in records:
@@ -448,6 +671,9 @@ def run_batch(
     config_path, out_dir, *, n_jobs=None, progress: bool = False, log=None
 ) -> ResultTable:
     """Run (or resume) every run of a config; write ``OUT/summary.csv``; return the summary.
+
+    With an ``[errors] score``, ``OUT/references.csv`` holds the scores of the
+    models without noise (columns query, data, score, model, value).
 
     Parameters
     ----------
@@ -528,4 +754,10 @@ def _run_locked(runs, skipped, out_dir, run_dir, n_jobs, progress, log):
             records[run_id] = content
     summary = _summary([records[i] for i in ids])
     summary.to_csv(os.path.join(out_dir, "summary.csv"))
+    references = _references([records[i] for i in ids])
+    references_path = os.path.join(out_dir, "references.csv")
+    if len(references):
+        references.to_csv(references_path)
+    elif os.path.exists(references_path):  # of an earlier config
+        os.unlink(references_path)
     return summary

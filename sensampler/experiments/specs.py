@@ -9,16 +9,20 @@ import re
 import numpy as np
 
 from .. import distributions, queries
-from .._validation import check_choice, check_real
+from .._validation import check_choice, check_count, check_real
 from ..distributions import mixtures, univariate
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
+from .datasets import DatasetSplit
 
 __all__ = [
     "PRESETS",
     "build_population",
     "parse_population",
     "parse_query",
+    "build_query",
     "QUERY_NAMES",
+    "ESTIMATORS",
+    "DATASET_KINDS",
     "MECHANISMS",
     "mechanism_from_name",
     "accepted_norms",
@@ -48,12 +52,33 @@ _KINDS = {
 _KINDS_LOWER = {k.lower(): v for k, v in _KINDS.items()}
 
 
-def build_population(spec) -> distributions.Distribution:
+#: Populations fitted on a data set's public part: kind -> {key: default}
+#: (``None``: required).
+DATASET_KINDS = {
+    "Empirical": {},
+    "SklearnGaussianMixture": {
+        "components": None,
+        "covariance_type": "full",
+        "seed": 0,
+    },
+}
+
+
+def build_population(
+    spec, datasets: dict[str, DatasetSplit] | None = None
+) -> distributions.Distribution:
     """A population from a table ``{"kind": "Normal", "loc": 0, "scale": 1}`` or a preset name.
 
     ``kind`` is a model of :mod:`distributions` (case-insensitive); the other
     keys are its parameters. ``Empirical`` takes ``path`` (a CSV of public
     records, one per row) instead of ``data``.
+
+    A table with ``dataset = NAME`` is fitted on the public part of
+    ``datasets[NAME]`` (a :class:`~sensampler.experiments.datasets.DatasetSplit`);
+    its kind is one of :data:`DATASET_KINDS`: ``Empirical`` (the bootstrap: the
+    public rows resampled) or ``SklearnGaussianMixture`` (scikit-learn's
+    ``GaussianMixture(components, covariance_type=..., random_state=seed)``
+    fitted on them).
     """
     if isinstance(spec, str):
         if spec.lower() in PRESETS:
@@ -61,6 +86,8 @@ def build_population(spec) -> distributions.Distribution:
         raise ValueError(f"unknown population {spec!r}; presets: {', '.join(PRESETS)}.")
     if not isinstance(spec, dict) or "kind" not in spec:
         raise ValueError(f"a population needs a 'kind', got {spec!r}.")
+    if "dataset" in spec:
+        return _fitted_population(spec, datasets or {})
     params = {k: v for k, v in spec.items() if k != "kind"}
     kind = str(spec["kind"]).lower()
     if kind not in _KINDS_LOWER:
@@ -73,6 +100,50 @@ def build_population(spec) -> distributions.Distribution:
         return _KINDS_LOWER[kind](**params)
     except TypeError as exc:
         raise ValueError(f"bad parameters for {spec['kind']}: {exc}") from None
+
+
+def _fitted_population(spec, datasets):
+    """A population fitted on the public part of ``datasets[spec["dataset"]]``."""
+    kinds = {k.lower(): k for k in DATASET_KINDS}
+    kind = kinds.get(str(spec["kind"]).lower())
+    if kind is None:
+        raise ValueError(
+            f"a population with a dataset has kind {', '.join(DATASET_KINDS)}, got "
+            f"kind={spec['kind']!r}."
+        )
+    name = spec["dataset"]
+    if not isinstance(name, str) or name not in datasets:
+        raise ValueError(
+            f"dataset={name!r} names no data set; data sets: "
+            f"{', '.join(datasets) or 'none'}."
+        )
+    params = {k: v for k, v in spec.items() if k not in ("kind", "dataset")}
+    allowed = DATASET_KINDS[kind]
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        listed = ", ".join(["kind", "dataset", *allowed])
+        raise ValueError(f"unknown key(s) {unknown} for {kind}; keys: {listed}.")
+    missing = [
+        k for k, default in allowed.items() if default is None and k not in params
+    ]
+    if missing:
+        raise ValueError(f"{kind} needs {', '.join(missing)}.")
+    public = datasets[name].public
+    if kind == "Empirical":
+        return distributions.Empirical(public)
+    from sklearn.mixture import GaussianMixture
+
+    params = {**allowed, **params}
+    model = GaussianMixture(
+        check_count("components", params["components"]),
+        covariance_type=check_choice(
+            "covariance_type",
+            params["covariance_type"],
+            ("full", "tied", "diag", "spherical"),
+        ),
+        random_state=check_count("seed", params["seed"], minimum=0),
+    )
+    return distributions.SklearnGaussianMixture(model.fit(public))
 
 
 def parse_population(text: str) -> distributions.Distribution:
@@ -148,6 +219,42 @@ def parse_query(text: str):
     except (TypeError, ValueError) as exc:
         raise ValueError(f"bad query {text!r}: {exc}") from None
     raise ValueError(f"unknown query {text!r}; queries: {', '.join(QUERY_NAMES)}.")
+
+
+#: Models of ``sklearn.linear_model`` an estimator query may name.
+ESTIMATORS = ("LinearRegression", "Ridge", "Lasso", "ElasticNet", "LogisticRegression")
+
+
+def build_query(spec):
+    """A query from a name (see :func:`parse_query`) or an estimator table.
+
+    The table ``{"kind": "estimator", "model": "Ridge", "params": {"alpha": 10.0}}``
+    is :func:`sensampler.queries.estimator` of the model (one of
+    :data:`ESTIMATORS`) built with ``params``: the fitted ``coef_`` of a database
+    of rows ``(features..., target)``.
+    """
+    if isinstance(spec, str):
+        return parse_query(spec)
+    if not isinstance(spec, dict):
+        raise TypeError(f"a query is a name or a table, got {spec!r}.")
+    unknown = sorted(set(spec) - {"kind", "model", "params"})
+    if unknown:
+        raise ValueError(f"unknown query key(s) {unknown}; keys: kind, model, params.")
+    if spec.get("kind") != "estimator":
+        raise ValueError(
+            f"a query table has kind = 'estimator', got kind={spec.get('kind')!r}."
+        )
+    model = check_choice("model", spec.get("model"), ESTIMATORS)
+    params = spec.get("params", {})
+    if not isinstance(params, dict):
+        raise TypeError(f"params must be a table, got params={params!r}.")
+    from sklearn import linear_model
+
+    try:
+        estimator = getattr(linear_model, model)(**params)
+    except TypeError as exc:
+        raise ValueError(f"bad params for {model}: {exc}") from None
+    return queries.estimator(estimator)
 
 
 #: Mechanisms named in flags and configs: name -> (class, fixed keyword arguments).

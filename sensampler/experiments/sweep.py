@@ -144,15 +144,23 @@ def _summary(errors):
     }
 
 
-def _error_cell(mechanism, truths, statistic, seed, setting):
+def _error_cell(mechanism, truths, statistic, seed, setting, score=None):
     """Release every repetition's answer; summarise the error in L2 norm and per
-    coordinate (when the answer has more than one)."""
+    coordinate (when the answer has more than one), or the score of the releases."""
     rng = np.random.default_rng(seed)
     # Overflowing noise is refused below, with the setting named.
     with np.errstate(over="ignore", invalid="ignore"):
         released = np.array(
             [mechanism.release(t, random_state=rng) for t in truths], dtype=float
         )
+        if score is not None:
+            scores = np.array([score(r) for r in released], dtype=float)
+            if not np.all(np.isfinite(scores)):
+                raise ValueError(
+                    f"the scores of the releases for {setting} are not finite "
+                    "float64 numbers; use larger epsilons or smaller sensitivities."
+                )
+            return [_summary(scores)]
         if statistic is not None:
             released = np.array([statistic(r) for r in released], dtype=float)
             truths = np.array([statistic(t) for t in truths], dtype=float)
@@ -183,6 +191,7 @@ def error_vs_epsilon(
     mechanism: Callable = LaplaceMechanism,
     repetitions: int = 100,
     statistic: Callable | None = None,
+    score: Callable | None = None,
     random_state=None,
     n_jobs: int | None = None,
     progress: bool = False,
@@ -229,6 +238,12 @@ def error_vs_epsilon(
     statistic : callable, optional
         Post-processing applied to answer and release before measuring the
         error (e.g. ``np.mean`` of per-record releases).
+    score : callable, optional
+        ``score(released) -> float`` measures each release instead of its
+        distance to the true answer, e.g. the test error of released model
+        coefficients (:meth:`~sensampler.experiments.DatasetSplit.score`);
+        its ``__name__`` fills the ``error`` column, with no per-coordinate
+        rows. Not with ``statistic``, nor with a tuple / dict output.
     random_state, n_jobs, progress : as in :func:`sensampler.sample_sensitivity`
         Each setting has its own child seed, so the table is the same for any
         ``n_jobs``.
@@ -242,8 +257,8 @@ def error_vs_epsilon(
         (derived value)" or "as given"), ``sensitivity_value`` (the number used; per coordinate on
         coordinate rows, NaN on the L2 row of per-coordinate sensitivities),
         ``mechanism``, ``epsilon``, ``delta`` (NaN for a mechanism without one),
-        ``repetitions``, ``error`` ("l2" of the whole answer, or "absolute" on a
-        coordinate), ``coordinate`` (flat index, NaN on "l2" rows),
+        ``repetitions``, ``error`` ("l2" of the whole answer, "absolute" on a
+        coordinate, or the name of ``score``), ``coordinate`` (flat index, NaN on "l2" rows),
         ``statistic`` (one of :data:`STATISTICS`) and ``value``.
 
     Notes
@@ -256,6 +271,13 @@ def error_vs_epsilon(
     repetitions = check_count("repetitions", repetitions)
     if statistic is not None and not callable(statistic):
         raise TypeError(f"statistic must be callable, got statistic={statistic!r}.")
+    if score is not None and not callable(score):
+        raise TypeError(f"score must be callable, got score={score!r}.")
+    if score is not None and statistic is not None:
+        raise ValueError(
+            "score and statistic are exclusive: a score measures the release "
+            f"itself, got score={score!r} and statistic={statistic!r}."
+        )
     if not isinstance(sensitivities, Mapping):
         raise TypeError(
             "sensitivities must be a mapping {label: number, array or estimate}, "
@@ -276,6 +298,11 @@ def error_vs_epsilon(
         data_rng = np.random.default_rng(child_seed(root, 1))
         databases = source.sample_batch(repetitions, n, data_rng)
     parts = _parts(query.evaluate(databases))
+    if score is not None and len(parts) > 1:
+        raise ValueError(
+            f"score needs a query with one output, got the parts "
+            f"{[name for name, _ in parts]}."
+        )
 
     settings = []  # (part index, label, guarantee, sensitivity array, mechanism, eps)
     for label, value in sensitivities.items():
@@ -294,6 +321,7 @@ def error_vs_epsilon(
             statistic,
             child_seed(root, 2 + c),
             f"epsilon={e!r}, sensitivity {label!r}",
+            score,
         )
         for c, (p, label, _, _, mech, e) in enumerate(settings)
     ]
@@ -304,6 +332,9 @@ def error_vs_epsilon(
         progress=progress,
         desc="sweep",
         unit="setting",
+    )
+    error_names = (
+        ("l2", "absolute") if score is None else (getattr(score, "__name__", "score"),)
     )
     rows = []
     for (p, label, guarantee, number, mech, e), stats in zip(settings, results):
@@ -333,7 +364,7 @@ def error_vs_epsilon(
                         **base,
                         "sensitivity_value": value,
                         **common,
-                        "error": "l2" if j == 0 else "absolute",
+                        "error": error_names[min(j, 1)],
                         "coordinate": coordinate,
                         "statistic": name,
                         "value": float(summary[name]),

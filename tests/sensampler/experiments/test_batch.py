@@ -1,3 +1,4 @@
+import csv
 import json
 import os
 import re
@@ -7,9 +8,11 @@ import subprocess
 import sys
 
 import pytest
+from threadpoolctl import threadpool_limits
 
-from sensampler.experiments import run_batch
-from sensampler.experiments.batch import load_config
+from sensampler.experiments import STATISTICS, run_batch
+from sensampler.experiments.batch import _run_id, load_config, plan_runs
+from sensampler.experiments.datasets import load_split
 
 CONFIG = """
 [run]
@@ -345,7 +348,11 @@ def _with(key, value, text=GRID):
             ValueError,
             "[grid] gamma = 1e-300 with [run] bound = 'exact':",
         ),
-        (_with("n", "[0]"), ValueError, "[grid] n: must be an integer >= 1, got 0."),
+        (
+            _with("n", "[0]"),
+            ValueError,
+            "[grid] n: must be an integer >= 1 or 'private', got 0.",
+        ),
         (_with("n", "[10, 10]"), ValueError, "[grid] n: repeated value(s) 10."),
         (
             _with("epsilon", "[-1.0]"),
@@ -371,7 +378,8 @@ def _with(key, value, text=GRID):
         (
             _with("query", "[3]"),
             TypeError,
-            "[grid] query: must be a query name (a string), got 3.",
+            "[grid] query: must be a query name or a [queries.NAME] table (a string), "
+            "got 3.",
         ),
         (
             _with("population", "['p']") + "[populations.p]\nkind='Normal'\nscale=-1\n",
@@ -415,4 +423,324 @@ def test_bad_arguments_are_refused_first(tmp_path, kwargs, exc, message):
     kwargs = {"out_dir": tmp_path / "out", **kwargs}
     with pytest.raises(exc, match=re.escape(message)):
         run_batch(_small(tmp_path), **kwargs)
+    assert not (tmp_path / "out").exists()
+
+
+def test_configs_without_the_newer_keys_keep_their_run_ids(tmp_path):
+    # The ids of SMALL's runs before data sets, estimator queries, m and scores
+    # existed: run folders written then resume without redoing anything.
+    runs, _ = plan_runs(load_config(_small(tmp_path)))
+    assert [_run_id(s) for s in runs] == [
+        "7c3cb8b240af5ee1",
+        "29220751e182f259",
+        "bbedc796f15f70db",
+        "a693b301879e780a",
+    ]
+
+
+REAL = """
+[run]
+seed = 4
+repetitions = 10
+m = 120
+
+[grid]
+population = ["boot", "mix"]
+query = ["ridge"]
+n = ["private"]
+gamma = [0.1]
+norm = ["l2"]
+mechanism = ["analytic"]
+epsilon = [1.0, 10.0]
+
+[datasets.diabetes]
+loader = "load_diabetes"
+seed = 4
+
+[populations.boot]
+kind = "Empirical"
+dataset = "diabetes"
+
+[populations.mix]
+kind = "SklearnGaussianMixture"
+dataset = "diabetes"
+components = 2
+
+[queries.ridge]
+kind = "estimator"
+model = "Ridge"
+params = { alpha = 10.0, fit_intercept = false }
+
+[errors]
+score = "test_mse"
+data = "diabetes"
+"""
+
+
+def _real(tmp_path, text=REAL):
+    path = tmp_path / "real.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_real_models_config_runs_scores_and_resumes(tmp_path):
+    config, out = _real(tmp_path), tmp_path / "out"
+    summary = run_batch(config, out)
+    split = load_split("load_diabetes", seed=4)
+    n = len(split.train)
+    assert len(summary) == 2 * 2 * len(STATISTICS)  # populations x epsilons
+    assert set(summary.column("measure")) == {"test_mse"}
+    assert set(summary.column("n")) == {n} and set(summary.column("m")) == {120}
+    for record in (json.loads(f.read_text()) for f in (out / "runs").iterdir()):
+        estimate = record["estimate"]
+        assert (estimate["n"], estimate["m"], estimate["norm"]) == (n, 120, "l2")
+        assert record["settings"]["datasets"]["diabetes"] == {
+            "loader": "load_diabetes",
+            "public": 0.4,
+            "train": 0.7,
+            "seed": 4,
+            "standardise": "public",
+        }
+    references = (out / "references.csv").read_text().splitlines()
+    assert references[0] == "query,data,score,model,value"
+    assert [line.split(",")[3] for line in references[1:]] == [
+        "non-private",
+        "public data only",
+        "constant",
+    ]
+    lines = []
+    assert run_batch(config, out, log=lines.append) == summary
+    assert "2 runs: 2 already done, 0 to do" in lines[0]
+    assert run_batch(config, tmp_path / "parallel", n_jobs=2) == summary
+    run_batch(_small(tmp_path), out)  # another config, without a score
+    assert not (out / "references.csv").exists()
+
+
+def test_a_classifier_is_scored_by_its_test_accuracy(tmp_path):
+    text = (
+        REAL.replace('"load_diabetes"', '"load_breast_cancer"')
+        .replace('["boot", "mix"]', '["boot"]')
+        .replace('model = "Ridge"', 'model = "LogisticRegression"')
+        .replace("alpha = 10.0", "C = 0.1")
+        .replace('"test_mse"', '"test_accuracy"')
+        .replace("m = 120", "m = 47")  # the fewest pairs for gamma = 0.1
+    )
+    out = tmp_path / "out"
+    # lbfgs on 239 x 30 rows: one BLAS thread is faster than many on a busy machine.
+    with threadpool_limits(limits=1):
+        summary = run_batch(_real(tmp_path, text), out)
+    assert set(summary.column("measure")) == {"test_accuracy"}
+    means = summary.where(statistic="mean").column("error")
+    assert len(means) == 2 and all(0 <= v <= 1 for v in means)
+    with open(out / "references.csv", newline="") as handle:
+        refs = {row["model"]: float(row["value"]) for row in csv.DictReader(handle)}
+    # Breast cancer: a linear model is right about 95% of the time; the constant
+    # (class 0, malignant, about 37% of the rows) far less often.
+    assert refs["non-private"] > 0.9 and refs["constant"] < 0.5
+
+
+def test_a_changed_split_is_another_run(tmp_path):
+    first, _ = plan_runs(load_config(_real(tmp_path)))
+    changed = REAL.replace(
+        "seed = 4\n\n[populations.boot]", "seed = 5\n\n[populations.boot]"
+    )
+    assert changed != REAL
+    second, _ = plan_runs(load_config(_real(tmp_path, changed)))
+    assert not {_run_id(s) for s in first} & {_run_id(s) for s in second}
+
+
+def _edit(key, value, text=REAL):
+    """REAL with the line ``key = ...`` replaced (``value`` None: removed)."""
+    pattern = re.compile(rf"(?m)^{re.escape(key)} = .*\n")
+    assert len(pattern.findall(text)) == 1, key
+    return pattern.sub("" if value is None else f"{key} = {value}\n", text)
+
+
+@pytest.mark.parametrize(
+    "text, exc, message",
+    [
+        (
+            _edit("loader", "'fetch_openml'"),
+            ValueError,
+            "[datasets.diabetes] loader: must be one of 'load_diabetes', "
+            "'load_breast_cancer', 'load_iris', 'load_wine', got 'fetch_openml'.",
+        ),
+        (
+            _edit("loader", None),
+            ValueError,
+            "[datasets.diabetes] needs 'loader'.",
+        ),
+        (
+            REAL.replace("seed = 4\n\n[pop", "seed = 4\nsize = 3\n\n[pop"),
+            ValueError,
+            "unknown [datasets.diabetes] key(s) ['size']; keys: loader, public, "
+            "train, seed, standardise.",
+        ),
+        (
+            REAL.replace('"load_diabetes"', '"load_diabetes"\npublic = 1.0'),
+            ValueError,
+            "[datasets.diabetes] public: must be a real number in (0, 1), got 1.0.",
+        ),
+        (
+            REAL.replace('"load_diabetes"', '"load_diabetes"\nstandardise = "all"'),
+            ValueError,
+            "[datasets.diabetes] standardise: must be one of 'public', 'none', "
+            "got 'all'.",
+        ),
+        (
+            _edit("m", "0"),
+            ValueError,
+            "[run] m: must be an integer >= 1, got 0.",
+        ),
+        (
+            _edit("m", "10"),
+            ValueError,
+            "[grid] gamma = 0.1 with [run] bound = 'exact', [run] m = 10: ",
+        ),
+        (
+            _edit("n", "['all']"),
+            TypeError,
+            "[grid] n: must be an integer >= 1 or 'private', got 'all'.",
+        ),
+        (
+            _edit("n", "[100]"),
+            ValueError,
+            "[grid] n = 100: the releases are trained on the private training part "
+            "of [errors] data = 'diabetes', of 186 rows; use n = 'private'.",
+        ),
+        (
+            _edit("model", "'SVC'"),
+            ValueError,
+            "[queries.ridge] 'ridge': model must be one of 'LinearRegression', "
+            "'Ridge', 'Lasso', 'ElasticNet', 'LogisticRegression', got model='SVC'.",
+        ),
+        (
+            REAL.replace('kind = "estimator"', 'kind = "forest"'),
+            ValueError,
+            "[queries.ridge] 'ridge': a query table has kind = 'estimator', got "
+            "kind='forest'.",
+        ),
+        (
+            _edit("params", "{ alpah = 1.0, fit_intercept = false }"),
+            ValueError,
+            "[queries.ridge] 'ridge': bad params for Ridge: ",
+        ),
+        (
+            _edit("params", "{ alpha = -1.0, fit_intercept = false }"),
+            ValueError,
+            "[grid] query 'ridge' on the data set 'diabetes': The 'alpha' parameter",
+        ),
+        (
+            _edit("params", "{ alpha = 1.0 }"),
+            ValueError,
+            "[errors] score = 'test_mse' scores released coefficients without an "
+            "intercept: [grid] query 'ridge' must be a [queries.NAME] estimator with "
+            "params fit_intercept = false.",
+        ),
+        (
+            _edit("score", "'test_accuracy'"),
+            ValueError,
+            "[errors] score: score='test_accuracy' needs a classification data set, "
+            "got loader='load_diabetes' (regression).",
+        ),
+        (
+            _edit("score", "'r2'"),
+            ValueError,
+            "[errors] score: must be one of 'test_mse', 'test_accuracy', got 'r2'.",
+        ),
+        (
+            _edit("data", None),
+            ValueError,
+            "[errors] score = 'test_mse' needs data = NAME, the [datasets.NAME] "
+            "whose test part scores the releases.",
+        ),
+        (
+            _edit("data", "'cancer'"),
+            ValueError,
+            "[errors] data = 'cancer' names no [datasets.NAME] table; data sets: "
+            "diabetes.",
+        ),
+        (
+            _edit("components", "0"),
+            ValueError,
+            "[populations.mix] 'mix': components must be an integer >= 1, got "
+            "components=0.",
+        ),
+        (
+            REAL.replace("components = 2", "components = 2\nbandwidth = 1.0"),
+            ValueError,
+            "[populations.mix] 'mix': unknown key(s) ['bandwidth'] for "
+            "SklearnGaussianMixture; keys: kind, dataset, components, "
+            "covariance_type, seed.",
+        ),
+        (
+            REAL.replace("components = 2", "components = 2\ncovariance_type = 'x'"),
+            ValueError,
+            "[populations.mix] 'mix': covariance_type must be one of 'full', "
+            "'tied', 'diag', 'spherical', got covariance_type='x'.",
+        ),
+        (
+            REAL.replace('model = "Ridge"', 'model = "Ridge"\nattribute = "x"'),
+            ValueError,
+            "[queries.ridge] 'ridge': unknown query key(s) ['attribute']; keys: "
+            "kind, model, params.",
+        ),
+        (
+            _edit("params", "3"),
+            ValueError,
+            "[queries.ridge] 'ridge': params must be a table, got params=3.",
+        ),
+        (
+            _edit("components", None),
+            ValueError,
+            "[populations.mix] 'mix': SklearnGaussianMixture needs components.",
+        ),
+        (
+            REAL.replace('kind = "Empirical"', 'kind = "Normal"'),
+            ValueError,
+            "[populations.boot] 'boot': a population with a dataset has kind "
+            "Empirical, SklearnGaussianMixture, got kind='Normal'.",
+        ),
+        (
+            REAL.replace(
+                'dataset = "diabetes"\n\n[populations.mix]',
+                'dataset = "x"\n\n[populations.mix]',
+            ),
+            ValueError,
+            "[populations.boot] 'boot': dataset='x' names no data set; data sets: "
+            "diabetes.",
+        ),
+        (
+            REAL.replace('["boot", "mix"]', '["boot", "heights"]'),
+            ValueError,
+            "population 'heights' draws records of shape (), [errors] data = "
+            "'diabetes' has records of shape (11,).",
+        ),
+        (
+            REAL.replace('"private"', '"private", 186'),
+            ValueError,
+            "[grid] n: 'private' is 186 for population 'boot', also listed.",
+        ),
+        (
+            REAL.replace("[errors]", "[other]"),
+            ValueError,
+            "unknown table(s) ['other']",
+        ),
+        (
+            REAL.replace("[errors]\n", "")
+            .replace('score = "test_mse"\n', "")
+            .replace('data = "diabetes"\n', "")
+            .replace('["boot", "mix"]', '["heights"]'),
+            ValueError,
+            "[grid] n = 'private' needs a data set: population 'heights' has no "
+            "dataset and there is no [errors] data.",
+        ),
+    ],
+)
+def test_every_bad_real_models_config_is_refused_before_any_run(
+    tmp_path, text, exc, message
+):
+    path = _real(tmp_path, text)
+    with pytest.raises(exc, match=re.escape(f"{path}: {message}")):
+        run_batch(path, tmp_path / "out")
     assert not (tmp_path / "out").exists()

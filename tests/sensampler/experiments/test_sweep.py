@@ -423,3 +423,80 @@ def test_to_pandas_names_the_extra(monkeypatch):
         ImportError, match=re.escape("pip install 'sensampler[pandas]'")
     ):
         ResultTable([{"a": 1}]).to_pandas()
+
+
+def _distance(released, truth):
+    return abs(float(released) - truth)
+
+
+def test_a_score_reproduces_the_error_it_computes():
+    # Scored as its distance to the true sum, each release gives the absolute
+    # error: the same table values from the same seed.
+    data = np.array([1.0, 2.0, 4.0])
+    kwargs = dict(repetitions=30, random_state=5)
+    plain = error_vs_epsilon(queries.sum, data, None, [0.5, 2.0], {"s": 1.0}, **kwargs)
+    score = functools.partial(_distance, truth=7.0)
+    scored = error_vs_epsilon(
+        queries.sum, data, None, [0.5, 2.0], {"s": 1.0}, score=score, **kwargs
+    )
+    assert scored.column("value") == plain.column("value")
+    assert set(scored.column("error")) == {"score"}  # a partial has no __name__
+    assert set(plain.column("error")) == {"l2"}
+
+
+def test_a_score_names_its_rows_and_has_no_coordinate_rows():
+    def squared_norm(released):
+        return float(np.sum(released**2))
+
+    table = error_vs_epsilon(
+        queries.identity,
+        np.zeros(3),
+        3,
+        [1.0],
+        {"g": 1.0},
+        repetitions=400,
+        score=squared_norm,
+        random_state=0,
+    )
+    assert len(table) == len(STATISTICS)
+    assert set(table.column("error")) == {"squared_norm"}
+    assert math.isnan(table.rows[0]["coordinate"])
+    # Laplace(b = 1) noise on 3 coordinates: E[sum of squares] = 3 * 2b^2 = 6; the
+    # sum of squares has variance 3 * (24 - 4) = 60, so sd of the mean is sqrt(60/400).
+    mean = table.where(statistic="mean").rows[0]["value"]
+    assert abs(mean - 6.0) < 6 * math.sqrt(60 / 400)
+
+
+@pytest.mark.parametrize(
+    "kwargs, query, exc, message",
+    [
+        ({"score": "mse"}, queries.mean, TypeError, "score must be callable, got "),
+        (
+            {"score": np.sum, "statistic": np.mean},
+            queries.mean,
+            ValueError,
+            "score and statistic are exclusive",
+        ),
+        (
+            {"score": np.sum},
+            lambda d: (np.mean(d), np.median(d)),
+            ValueError,
+            "score needs a query with one output, got the parts ['0', '1'].",
+        ),
+    ],
+)
+def test_bad_scores_are_refused(kwargs, query, exc, message):
+    with pytest.raises(exc, match=re.escape(message)):
+        error_vs_epsilon(query, np.ones(4), None, [1.0], {"s": 1.0}, **kwargs)
+
+
+def test_a_score_that_is_not_finite_names_the_setting():
+    with pytest.raises(ValueError, match=re.escape("the scores of the releases for")):
+        error_vs_epsilon(
+            queries.mean,
+            np.ones(4),
+            None,
+            [1.0],
+            {"s": 1.0},
+            score=lambda r: math.nan,
+        )
