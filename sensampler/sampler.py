@@ -77,7 +77,8 @@ def _seed_of(root: np.random.SeedSequence):
     if isinstance(entropy, Integral):
         plain: int | tuple[int, ...] = int(entropy)
     else:  # a sequence of words, e.g. drawn from a Generator
-        plain = tuple(int(word) for word in np.atleast_1d(entropy))
+        # Iterated as given: numpy would turn mixed words >= 2**63 into float64.
+        plain = tuple(int(word) for word in entropy)
     return plain, tuple(int(word) for word in root.spawn_key)
 
 

@@ -187,6 +187,21 @@ def test_the_run_records_its_seed_and_how_many_runs_were_drawn():
     assert len(c.seed[0]) == 4 and c.run.ordinal == again.run.ordinal + 1
 
 
+
+def test_a_seed_of_words_beyond_int64_is_recorded_exactly_and_reproduces():
+    root = np.random.SeedSequence([2017, 13467906825355564784], spawn_key=(1,))
+    first = sample_sensitivity(queries.median, HEIGHTS, 20, m=50, random_state=root)
+    assert first.seed == ((2017, 13467906825355564784), (1,))
+    entropy, spawn_key = first.seed
+    again = sample_sensitivity(
+        queries.median,
+        HEIGHTS,
+        20,
+        m=50,
+        random_state=np.random.SeedSequence(entropy, spawn_key=spawn_key),
+    )
+    np.testing.assert_array_equal(again.samples, first.samples)
+
 def test_the_sampler_keeps_every_run_it_drew():
     sampler = SensitivitySampler()
     first = sampler.sample_sensitivity(queries.mean, "l1", HEIGHTS, 10, gamma=0.1)
