@@ -19,36 +19,18 @@ import time
 import numpy as np
 from run import base_parser, compare, header, report, spread
 from sensampler.distributions import Empirical
-from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
 from sensampler import queries, sample_sensitivity
+from sensampler.experiments import load_split
 
 
-def public_and_private(load, seed=2017):
-    """Records ``(standardised features..., target)`` of a public and a private split.
-
-    Standardised with the public split's statistics, as in
-    ``examples/06_real_models.py``.
-    """
-    X, y = load(return_X_y=True)
-    X_pub, X_priv, y_pub, y_priv = train_test_split(
-        X, y, train_size=0.4, random_state=seed
-    )
-    centre, scale = X_pub.mean(axis=0), X_pub.std(axis=0)
-    return tuple(
-        np.column_stack([(features - centre) / scale, target])
-        for features, target in ((X_pub, y_pub), (X_priv, y_priv))
-    )
-
-
-def figure(label, load, model, m, repeat):
-    public, private = public_and_private(load)
-    population = Empirical(public)
+def figure(label, loader, model, m, repeat):
+    split = load_split(loader, seed=2017)  # as in examples/06_real_models.py
+    population = Empirical(split.public)
     query = queries.estimator(model)
-    n = len(private)
+    n = len(split.train)
 
     def run(jobs):
         return sample_sensitivity(
@@ -59,7 +41,7 @@ def figure(label, load, model, m, repeat):
     cold = run(2)  # starts the worker pool
     t_cold = time.perf_counter() - start
     with threadpool_limits(limits=1):
-        fit = min(_time(lambda: query(private)) for _ in range(20))
+        fit = min(_time(lambda: query(split.train)) for _ in range(20))
         stats = compare(lambda: run(1), lambda: run(2), repeat=repeat)
     assert np.array_equal(cold.samples, run(1).samples)  # same estimate, any n_jobs
     return {
@@ -87,15 +69,15 @@ def main(argv=None):
     header("estimator queries")
     rows = [
         figure(
-            "Ridge(alpha=10).coef_, diabetes",
-            load_diabetes,
-            Ridge(alpha=10.0),
+            "Ridge(alpha=10).coef_, diabetes training part",
+            "load_diabetes",
+            Ridge(alpha=10.0, fit_intercept=False),
             300 if args.quick else 1000,
             repeat,
         ),
         figure(
-            "LogisticRegression().coef_, breast cancer",
-            load_breast_cancer,
+            "LogisticRegression().coef_, breast cancer training part",
+            "load_breast_cancer",
             LogisticRegression(max_iter=1000),
             100 if args.quick else 300,
             repeat,
