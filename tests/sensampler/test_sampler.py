@@ -360,6 +360,19 @@ def test_query_returning_nan_or_changing_shape_is_refused():
         sample_sensitivity(queries.batched(lambda s: s.mean()), HEIGHTS, 5, m=20)
 
 
+def test_outputs_whose_difference_overflows_are_refused_by_the_norm():
+    # Finite outputs +-1.7e308 whose difference, 3.4e308, exceeds float64.
+    def sign(db):
+        return np.sign(db[0] - 170.0) * 1.7e308
+
+    with pytest.raises(
+        ValueError,
+        match=r"norm 'l1' refused the output differences of pairs \d+\.\.\d+: "
+        r"diff must be finite.*; reproduce with random_state=0\.",
+    ):
+        sample_sensitivity(sign, HEIGHTS, 1, m=20, random_state=0)
+
+
 def test_unseeded_failure_gives_a_seed_that_reproduces_it():
     def fragile(db):
         if db[-1] > 190:
