@@ -8,7 +8,7 @@ from scipy import special
 
 from .._validation import check_array
 from ._base import Distribution
-from .univariate import check_weights, draw_labels
+from .univariate import check_weights, draw_labels, weighted_moments
 
 __all__ = ["GaussianMixture"]
 
@@ -91,12 +91,13 @@ class GaussianMixture(Distribution):
 
     @property
     def mean(self) -> float:
-        return float(np.dot(self.weights, self.means))
+        return float(weighted_moments(self.means, self.weights, self.stds)[0])
 
     @property
     def var(self) -> float:
-        second = np.dot(self.weights, self.stds**2 + self.means**2)
-        return float(second - self.mean**2)
+        """Law of total variance, ``sum_i w_i (sigma_i**2 + (mu_i - mean)**2)``:
+        never negative from cancellation; ``inf`` beyond the largest float64."""
+        return float(weighted_moments(self.means, self.weights, self.stds)[1])
 
     def expected_abs_difference(self) -> float:
         r"""Exact :math:`E|X - X'|` for two independent records.
