@@ -65,7 +65,7 @@ from .specs import (
     mechanism_from_name,
     parse_query,
 )
-from .sweep import error_vs_epsilon
+from .sweep import check_databases_fit, error_vs_epsilon
 from .table import ResultTable, atomic_write_text
 
 if sys.version_info >= (3, 11):
@@ -237,9 +237,14 @@ def _check_runnable(path, config, populations):
     for name in grid["population"]:
         where = f"[populations.{name}]" if name in populations else "[grid] population"
         try:
-            build_population(populations.get(name, name))
+            dist = build_population(populations.get(name, name))
         except (ValueError, TypeError, OSError) as exc:
             raise ValueError(f"{path}: {where} {name!r}: {exc}") from None
+        for n in grid["n"]:
+            try:
+                check_databases_fit(dist.record_shape, n, run["repetitions"])
+            except ValueError as exc:
+                raise ValueError(f"{path}: [grid] n = {n!r}: {exc}") from None
     for query in grid["query"]:
         try:
             parse_query(query)

@@ -132,3 +132,36 @@ def test_counts_must_be_integers_and_the_message_names_them(function, name, valu
     # Failed before: [0.5] gave "ZeroDivisionError: float division by zero".
     with pytest.raises(ValueError, match=rf"^{name} must .*got {name}="):
         function(values)
+
+
+# ------------------------------------------------ arguments beyond float64 or memory
+def test_vectorized_vs_sequential_refuses_variances_beyond_float64():
+    # sigma ~ 1.5e303 at epsilon = delta = 1e-300: its square overflows.
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "the noise variance at epsilon=1e-300, delta=1e-300 exceeds the largest "
+            "float64"
+        ),
+    ):
+        vectorized_vs_sequential([1], 1e-300, 1e-300)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"sigma": 1e-300}, "sigma=1e-300 is out of range: 2 sigma**2 = 0.0"),
+        ({"sigma": 1e300}, "sigma=1e+300 is out of range: 2 sigma**2 = inf"),
+        ({"sigma": 1e-150}, "the epsilons of iterations=1 at sigma=1e-150"),
+    ],
+)
+def test_epsilon_vs_iterations_refuses_sigmas_beyond_float64(kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        epsilon_vs_iterations([1], **kwargs)
+
+
+def test_epsilon_vs_iterations_refuses_more_iterations_than_it_can_compose():
+    with pytest.raises(
+        ValueError, match=re.escape("iterations must be <= MAX_ITERATIONS=10000000")
+    ):
+        epsilon_vs_iterations([2**53])
