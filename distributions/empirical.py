@@ -67,12 +67,7 @@ class Empirical(Distribution):
         return self._moments()[1]
 
     def _moments(self):
-        if self.data.dtype.kind not in "biuf":
-            raise TypeError(
-                f"Empirical data are not numbers ({self.data.dtype}): they have no "
-                "mean or variance."
-            )
-        return weighted_moments(self.data, self.weights)
+        return weighted_moments(self.data, self.weights, label="Empirical data")
 
     def _params(self):
         return {"n_records": self.data.shape[0], "record_shape": self.record_shape}

@@ -51,16 +51,22 @@ def _exp(x: float) -> float:
     return math.exp(x) if x <= _LOG_FLOAT_MAX else math.inf
 
 
-def weighted_moments(values, weights=None, stds=None):
+def weighted_moments(values, weights=None, stds=None, *, label="values"):
     """Mean and variance of the discrete law putting ``weights`` on the rows of
     ``values`` (uniform weights if None), each row blurred by ``stds`` if given (a
     mixture), computed without spurious overflow.
 
     Everything is divided by a power of two (exactly) near the largest magnitude
     first, so the mean of ``[1.7e308, 1.7e308]`` is 1.7e308, not inf; a variance
-    beyond the largest float64 is ``inf``.
+    beyond the largest float64 is ``inf``. Values that are not numbers (labels)
+    have no moments: ``TypeError`` naming ``label``.
     """
-    x = np.asarray(values, dtype=float)
+    x = np.asarray(values)
+    if x.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{label} are not numbers ({x.dtype}): they have no mean or variance."
+        )
+    x = x.astype(float)
     top = np.abs(x).max(axis=0)
     if stds is not None:
         top = np.maximum(top, np.max(stds, axis=0))
@@ -374,12 +380,7 @@ class Categorical(Distribution):
         return float(self._moments()[1])
 
     def _moments(self):
-        if self.values.dtype.kind not in "biuf":
-            raise TypeError(
-                f"Categorical values are not numbers ({self.values.dtype}): they "
-                "have no mean or variance."
-            )
-        return weighted_moments(self.values, self.probs)
+        return weighted_moments(self.values, self.probs, label="Categorical values")
 
     def _params(self):
         return {"probs": self.probs, "values": self.values}
