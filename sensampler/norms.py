@@ -228,10 +228,20 @@ NormLike = Union[
 
 def get_norm(norm: NormLike) -> SensitivityNorm:
     """Resolve ``"l1"``, ``"l2"``, ``"linf"``, ``"coordinate"``, a norm object or a callable."""
-    if isinstance(norm, SensitivityNorm):
-        return norm
     if isinstance(norm, type) and issubclass(norm, SensitivityNorm):
-        return norm()
+        norm = norm()
+    if isinstance(norm, SensitivityNorm):
+        kind = type(norm)
+        if (
+            kind._evaluate is SensitivityNorm._evaluate
+            and kind.__call__ is SensitivityNorm.__call__
+        ):
+            raise TypeError(
+                f"norm {kind.__name__} defines no norm (neither _evaluate nor "
+                "__call__): use 'l1', 'l2', 'linf', 'coordinate' or a subclass "
+                "that does."
+            )
+        return norm
     if isinstance(norm, str):
         key = norm.lower()
         if key not in _BY_NAME:

@@ -114,6 +114,8 @@ names = st.one_of(
 
 
 @example("l1\x00")
+@example(norms.SensitivityNorm)
+@example(norms.SensitivityNorm())
 @given(names)
 def test_get_norm(name):
     norm = refused_or_result(lambda: norms.get_norm(name), "norm")

@@ -9,6 +9,7 @@ from sensampler.norms import (
     L1SensitivityNorm,
     L2SensitivityNorm,
     LInfSensitivityNorm,
+    SensitivityNorm,
     get_norm,
 )
 
@@ -139,3 +140,9 @@ def test_callable_norms_refuse_what_is_not_a_norm(func, message):
 def test_callable_norm_batched_flag_must_be_a_bool():
     with pytest.raises(TypeError, match=re.escape("batched must be True or False")):
         CallableNorm(np.sum, batched="no")
+
+
+@pytest.mark.parametrize("norm", [SensitivityNorm, SensitivityNorm()])
+def test_the_base_class_is_no_norm(norm):
+    with pytest.raises(TypeError, match="norm SensitivityNorm defines no norm"):
+        get_norm(norm)
