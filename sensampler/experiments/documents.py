@@ -138,7 +138,18 @@ def _advanced_step_sigma(epsilon, delta, k):
     def excess(eps0):
         return advanced_composition(eps0, d0, k, delta / 2)[0] - epsilon
 
-    eps0 = optimize.brentq(excess, 1e-12, epsilon, xtol=1e-15, rtol=1e-12)
+    # The bracket's low end and the tolerance shrink with a tiny epsilon (1e-99);
+    # a huge one (1e75) needs more than brentq's default 100 iterations.
+    low = min(1e-12, epsilon * 1e-12)
+    try:
+        eps0 = optimize.brentq(
+            excess, low, epsilon, xtol=low * 1e-3, rtol=1e-12, maxiter=1000
+        )
+    except (ValueError, RuntimeError) as exc:
+        raise ValueError(
+            f"advanced composition's step epsilon cannot be solved for at "
+            f"epsilon={epsilon!r}, delta={delta!r}, k={k}: {exc}"
+        ) from exc
     while excess(eps0) > 0:  # round down: the composition must fit the budget
         eps0 *= 1 - 1e-12
     return analytic_gaussian_sigma(eps0, d0)
@@ -256,8 +267,8 @@ def vectorized_vs_sequential(
 
 
 #: Most iterations :func:`epsilon_vs_iterations` takes (its optimal composition
-#: costs time and memory linear in them: about 1.5 s and 80 MB per million).
-MAX_ITERATIONS = 10**7
+#: costs time and memory linear in them: about 1.5 s and 80 MB at the limit).
+MAX_ITERATIONS = 10**6
 
 
 def _iteration_epsilons(k, sigma, delta, alpha, two_var) -> dict:

@@ -80,6 +80,9 @@ def test_error_vs_epsilon_sizes(n):
 @example([2**53 + 1], 0.1, 1e-5)
 @example([0.5], 0.1, 1e-5)
 @example([1], 1e-300, 1e-300)
+@example([25175], 2.0**63, 1.0931410885774852e-113)  # brentq: 100 steps too few
+@example([83511], 5.630163858115348e-99, 0.5)  # epsilon below brentq's bracket
+@example([3], 1.6465423740602031e75, 0.5)
 @given(grids, anything, anything)
 def test_vectorized_vs_sequential(ks, epsilon, delta):
     table = refused_or_result(

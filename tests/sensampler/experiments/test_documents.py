@@ -162,6 +162,22 @@ def test_epsilon_vs_iterations_refuses_sigmas_beyond_float64(kwargs, message):
 
 def test_epsilon_vs_iterations_refuses_more_iterations_than_it_can_compose():
     with pytest.raises(
-        ValueError, match=re.escape("iterations must be <= MAX_ITERATIONS=10000000")
+        ValueError, match=re.escape("iterations must be <= MAX_ITERATIONS=1000000")
     ):
         epsilon_vs_iterations([2**53])
+
+
+@pytest.mark.parametrize(
+    "k, epsilon, delta",
+    [
+        # Bisecting [1e-12, 2**63] down to xtol 1e-15 took more than brentq's
+        # default 100 iterations; an epsilon below 1e-12 fell outside the bracket.
+        (25175, 2.0**63, 1.0931410885774852e-113),
+        (3, 1.6465423740602031e75, 0.5),
+        (83511, 5.630163858115348e-99, 0.5),
+    ],
+)
+def test_advanced_composition_step_is_found_at_any_epsilon_scale(k, epsilon, delta):
+    table = vectorized_vs_sequential([k], epsilon, delta)
+    variances = [row["variance"] for row in table.rows]
+    assert all(math.isfinite(v) and v > 0 for v in variances)
