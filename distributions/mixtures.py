@@ -8,7 +8,14 @@ from scipy import special
 
 from .._validation import check_array
 from ._base import Distribution
-from .univariate import check_weights, draw_labels, weighted_moments
+from .univariate import (
+    _FLOAT_MAX,
+    _REACH,
+    _check_reach,
+    check_weights,
+    draw_labels,
+    weighted_moments,
+)
 
 __all__ = ["GaussianMixture"]
 
@@ -66,6 +73,15 @@ class GaussianMixture(Distribution):
                     "means and stds must have the same non-zero length, got "
                     f"{means.size} and {stds.size}."
                 )
+        with np.errstate(over="ignore"):  # an overflowing reach is refused below
+            reach = float(np.max(np.abs(means) + _REACH * stds))
+        _check_reach(
+            "GaussianMixture",
+            reach,
+            _FLOAT_MAX,
+            means=means.tolist(),
+            stds=stds.tolist(),
+        )
         self.means = means.copy()
         self.stds = stds.copy()
         k = self.means.size

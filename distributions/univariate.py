@@ -67,6 +67,8 @@ def weighted_moments(values, weights=None, stds=None, *, label="values"):
             f"{label} are not numbers ({x.dtype}): they have no mean or variance."
         )
     x = x.astype(float)
+    if x.size == 0:  # records with no fields: empty moments
+        return np.zeros(x.shape[1:]), np.zeros(x.shape[1:])
     top = np.abs(x).max(axis=0)
     if stds is not None:
         top = np.maximum(top, np.max(stds, axis=0))

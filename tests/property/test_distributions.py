@@ -81,6 +81,7 @@ def test_categorical(probs, values):
 
 
 @example([1e200, -1e200], [1e200, 1.0])  # var: stds**2 + means**2 overflows
+@example([1.0958719293326849e308], [1.0958719293326845e308])  # draws overflow
 @given(st.lists(anything, max_size=3), st.lists(anything, max_size=3))
 def test_gaussian_mixture(means, stds):
     dist = refused_or_result(
@@ -95,6 +96,7 @@ def test_gaussian_mixture(means, stds):
 
 
 @example([1.7e308, 1.7e308])  # the mean's sum overflows
+@example([()])  # records of no field: np.average divides 0 by 0
 @given(st.one_of(anything, st.lists(anything, max_size=4)))
 def test_empirical(data):
     dist = refused_or_result(lambda: distributions.Empirical(data), "data")

@@ -56,3 +56,8 @@ def test_moments_without_spurious_overflow():
 def test_moments_of_labels_are_refused():
     with pytest.raises(TypeError, match="Empirical data are not numbers"):
         _ = Empirical(np.array(["a", "b"])).mean
+
+
+def test_records_of_no_field_have_empty_moments():
+    d = Empirical([()])  # shape (1, 0)
+    assert d.mean.shape == (0,) and d.var.shape == (0,)

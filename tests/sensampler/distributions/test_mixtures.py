@@ -132,3 +132,11 @@ def test_mixture_variance_is_the_law_of_total_variance_without_overflow():
         stds=[0.0 + 1e150 * np.sqrt(2.0)] * 2,
     )
     assert np.isclose(mix.var, 4e300, rtol=1e-14)
+
+
+def test_mixtures_whose_draws_would_overflow_are_refused():
+    # |mean| + 40 std = 4.5e309 > 1.8e308: a draw 40 stds out would be inf.
+    with pytest.raises(
+        ValueError, match=re.escape("GaussianMixture draws would overflow float64")
+    ):
+        GaussianMixture(means=[1.1e308], stds=[1.1e308])
