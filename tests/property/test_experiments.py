@@ -41,7 +41,9 @@ def _finite_table(table, *columns):
 @given(
     grids,
     st.one_of(junk, st.dictionaries(st.sampled_from(["a", "b"]), anything, max_size=2)),
-    st.one_of(anything, st.integers(-2, 3)),
+    # Few repetitions, or more than memory holds (a large count that fits is a
+    # legitimate, slow request).
+    st.one_of(junk, st.integers(-2, 3), st.sampled_from([2**40, 2**70, 1.5, -0.0])),
     st.sampled_from([(Normal(), 3), (np.arange(3.0), None)]),
 )
 def test_error_vs_epsilon(epsilons, sensitivities, repetitions, data):
