@@ -71,7 +71,12 @@ class Distribution(ABC):
 
     @property
     def mean(self) -> float | np.ndarray:
-        """Mean of one record (scalar, or array of ``record_shape``)."""
+        """Mean of one record (scalar, or array of ``record_shape``).
+
+        Moments are never NaN and never raise ``OverflowError``: one whose true
+        value exceeds the largest float64 (a log-normal's ``exp(mu + sigma**2/2)``
+        for large parameters) is ``inf``, a correct value for a moment.
+        """
         raise NotImplementedError(f"{type(self).__name__} does not know its mean.")
 
     @property

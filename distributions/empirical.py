@@ -6,7 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._base import Distribution
-from .univariate import check_weights
+from .univariate import check_weights, weighted_moments
 
 __all__ = ["Empirical"]
 
@@ -60,12 +60,14 @@ class Empirical(Distribution):
 
     @property
     def mean(self) -> float | np.ndarray:
-        return np.average(self.data, axis=0, weights=self.weights)
+        return self._moments()[0]
 
     @property
     def var(self) -> float | np.ndarray:
-        centred = self.data - self.mean
-        return np.average(centred**2, axis=0, weights=self.weights)
+        return self._moments()[1]
+
+    def _moments(self):
+        return weighted_moments(self.data, self.weights, label="Empirical data")
 
     def _params(self):
         return {"n_records": self.data.shape[0], "record_shape": self.record_shape}

@@ -8,7 +8,14 @@ from scipy import special
 
 from .._validation import check_array
 from ._base import Distribution
-from .univariate import check_weights, draw_labels
+from .univariate import (
+    _FLOAT_MAX,
+    _REACH,
+    _check_reach,
+    check_weights,
+    draw_labels,
+    weighted_moments,
+)
 
 __all__ = ["GaussianMixture"]
 
@@ -66,6 +73,15 @@ class GaussianMixture(Distribution):
                     "means and stds must have the same non-zero length, got "
                     f"{means.size} and {stds.size}."
                 )
+        with np.errstate(over="ignore"):  # an overflowing reach is refused below
+            reach = float(np.max(np.abs(means) + _REACH * stds))
+        _check_reach(
+            "GaussianMixture",
+            reach,
+            _FLOAT_MAX,
+            means=means.tolist(),
+            stds=stds.tolist(),
+        )
         self.means = means.copy()
         self.stds = stds.copy()
         k = self.means.size
@@ -91,12 +107,13 @@ class GaussianMixture(Distribution):
 
     @property
     def mean(self) -> float:
-        return float(np.dot(self.weights, self.means))
+        return float(weighted_moments(self.means, self.weights, self.stds)[0])
 
     @property
     def var(self) -> float:
-        second = np.dot(self.weights, self.stds**2 + self.means**2)
-        return float(second - self.mean**2)
+        """Law of total variance, ``sum_i w_i (sigma_i**2 + (mu_i - mean)**2)``:
+        never negative from cancellation; ``inf`` beyond the largest float64."""
+        return float(weighted_moments(self.means, self.weights, self.stds)[1])
 
     def expected_abs_difference(self) -> float:
         r"""Exact :math:`E|X - X'|` for two independent records.

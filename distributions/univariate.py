@@ -42,6 +42,48 @@ _FLOAT_MAX = float(np.finfo(np.float64).max)
 _LOG_FLOAT_MAX = math.log(_FLOAT_MAX)
 
 
+def _exp(x: float) -> float:
+    """``math.exp(x)``, or ``inf`` where it exceeds the largest float64.
+
+    Moments are returned as ``inf`` when their true value is beyond float64 (a
+    correct value for a moment), never raised as ``OverflowError``.
+    """
+    return math.exp(x) if x <= _LOG_FLOAT_MAX else math.inf
+
+
+def weighted_moments(values, weights=None, stds=None, *, label="values"):
+    """Mean and variance of the discrete law putting ``weights`` on the rows of
+    ``values`` (uniform weights if None), each row blurred by ``stds`` if given (a
+    mixture), computed without spurious overflow.
+
+    Everything is divided by a power of two (exactly) near the largest magnitude
+    first, so the mean of ``[1.7e308, 1.7e308]`` is 1.7e308, not inf; a variance
+    beyond the largest float64 is ``inf``. Values that are not numbers (labels)
+    have no moments: ``TypeError`` naming ``label``.
+    """
+    x = np.asarray(values)
+    if x.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{label} are not numbers ({x.dtype}): they have no mean or variance."
+        )
+    x = x.astype(float)
+    if x.size == 0:  # records with no fields: empty moments
+        return np.zeros(x.shape[1:]), np.zeros(x.shape[1:])
+    top = np.abs(x).max(axis=0)
+    if stds is not None:
+        top = np.maximum(top, np.max(stds, axis=0))
+    # top in [2**(e-1), 2**e): dividing by 2**(e-1) keeps entries within 2.
+    scale = np.ldexp(1.0, np.frexp(np.where(top > 0, top, 1.0))[1] - 1)
+    y = x / scale
+    mean = np.average(y, axis=0, weights=weights)
+    spread = (y - mean) ** 2
+    if stds is not None:
+        spread = spread + (np.asarray(stds, dtype=float) / scale) ** 2
+    var = np.average(spread, axis=0, weights=weights)
+    with np.errstate(over="ignore"):
+        return mean * scale, var * scale * scale
+
+
 class Normal(Distribution):
     """Normal records, ``N(loc, scale**2)``.
 
@@ -75,7 +117,7 @@ class Normal(Distribution):
 
     @property
     def var(self) -> float:
-        return self.scale**2
+        return self.scale * self.scale  # inf beyond float64 (** would raise)
 
     def expected_abs_difference(self) -> float:
         r""":math:`E|X - X'| = 2\sigma/\sqrt{\pi}` for independent records X, X'."""
@@ -106,11 +148,12 @@ class Uniform(Distribution):
 
     @property
     def mean(self) -> float:
-        return 0.5 * (self.low + self.high)
+        return 0.5 * self.low + 0.5 * self.high  # low + high may overflow
 
     @property
     def var(self) -> float:
-        return (self.high - self.low) ** 2 / 12.0
+        width = self.high - self.low
+        return width * width / 12.0
 
     def _params(self):
         return {"low": self.low, "high": self.high}
@@ -141,7 +184,7 @@ class Laplace(Distribution):
 
     @property
     def var(self) -> float:
-        return 2.0 * self.scale**2
+        return 2.0 * self.scale * self.scale
 
     def _params(self):
         return {"loc": self.loc, "scale": self.scale}
@@ -168,11 +211,21 @@ class LogNormal(Distribution):
 
     @property
     def mean(self) -> float:
-        return math.exp(self.mu + self.sigma**2 / 2.0)
+        """``exp(mu + sigma**2 / 2)``; ``inf`` beyond the largest float64."""
+        return _exp(self.mu + self.sigma * self.sigma / 2.0)
 
     @property
     def var(self) -> float:
-        return math.expm1(self.sigma**2) * math.exp(2.0 * self.mu + self.sigma**2)
+        """``(exp(sigma**2) - 1) exp(2 mu + sigma**2)``, in log space; ``inf`` beyond
+        the largest float64."""
+        s = self.sigma
+        s2 = s * s
+        if s > 1.0:  # log(expm1(s2)) = s2 + log1p(-exp(-s2)), finite for large s2
+            log_expm1 = s2 + math.log1p(-math.exp(-s2))
+        else:  # expm1(s2) = s2 * ratio, ratio in [1, e - 1]; s2 may underflow
+            ratio = math.expm1(s2) / s2 if s2 > 0 else 1.0
+            log_expm1 = 2.0 * math.log(s) + math.log(ratio)
+        return _exp(log_expm1 + 2.0 * self.mu + s2)
 
     def _params(self):
         return {"mu": self.mu, "sigma": self.sigma}
@@ -196,7 +249,7 @@ class Exponential(Distribution):
 
     @property
     def var(self) -> float:
-        return self.scale**2
+        return self.scale * self.scale  # inf beyond float64 (** would raise)
 
     def _params(self):
         return {"scale": self.scale}
@@ -309,6 +362,12 @@ class Categorical(Distribution):
                     f"probability ({self.probs.size}), got shape "
                     f"{self.values.shape}."
                 )
+            if self.values.dtype.kind == "c" or (
+                self.values.dtype.kind == "f" and not np.all(np.isfinite(self.values))
+            ):
+                raise ValueError(
+                    f"values must be finite real numbers or labels, got values={values!r}."
+                )
         self._cumulative = np.cumsum(self.probs)
 
     def _draw(self, shape, rng):
@@ -316,11 +375,14 @@ class Categorical(Distribution):
 
     @property
     def mean(self) -> float:
-        return float(np.dot(self.probs, self.values))
+        return float(self._moments()[0])
 
     @property
     def var(self) -> float:
-        return float(np.dot(self.probs, (self.values - self.mean) ** 2))
+        return float(self._moments()[1])
+
+    def _moments(self):
+        return weighted_moments(self.values, self.probs, label="Categorical values")
 
     def _params(self):
         return {"probs": self.probs, "values": self.values}

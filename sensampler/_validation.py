@@ -91,6 +91,8 @@ def check_array(
 ):
     """Return ``value`` as a finite float array, or raise naming it."""
     try:
+        if np.asarray(value).dtype.kind in "SUV":  # text parses, but is no number
+            raise TypeError
         arr = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError) as exc:
         raise TypeError(

@@ -35,6 +35,7 @@ array([1., 4.])
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Integral
 from typing import Any, Union, overload
 
 import numpy as np
@@ -65,6 +66,7 @@ __all__ = [
     "std",
     "count",
     "histogram",
+    "MAX_BINS",
     "estimator",
 ]
 
@@ -72,6 +74,43 @@ __all__ = [
 #: How an additive query combines its records: ``f(D) = sum_i g(d_i) + b`` or
 #: ``f(D) = (1/n) sum_i g(d_i) + b``.
 ADDITIVE_KINDS = ("sum", "mean")
+
+
+def _check_name(name: Any, func: Any, default: str) -> str:
+    """A query's name: ``name`` (a str), or the function's own, or raise naming it."""
+    if name is None:
+        return str(getattr(func, "__name__", default))
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str or None, got name={name!r}.")
+    return name or str(getattr(func, "__name__", default))
+
+
+def _as_array(name: str, value: Any) -> np.ndarray:
+    """``value`` as an array, or raise naming it (ragged nested sequences)."""
+    try:
+        return np.asarray(value)
+    except ValueError as exc:
+        raise TypeError(
+            f"{name} must be an array (equal-length records), got {value!r}."
+        ) from exc
+
+
+def _user_map(label: str, func: Callable, records: np.ndarray, axes: int):
+    """``func(records)``, checked: real and finite, its first ``axes`` axes those of
+    ``records``; or raise naming ``label``, the parameter that holds ``func``."""
+    try:
+        out = _as_array(label, func(records))
+    except Exception as exc:
+        raise ValueError(f"{label} raised {type(exc).__name__}: {exc}") from exc
+    leading = records.shape[:axes]
+    if out.dtype.kind not in "biuf" or out.shape[:axes] != leading:
+        raise ValueError(
+            f"{label} must return one output per record (real numbers, leading "
+            f"shape {leading}), got {out.dtype} values of shape {out.shape}."
+        )
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{label} returned NaN or inf.")
+    return out
 
 
 class Query:
@@ -130,16 +169,71 @@ class BatchedQuery(Query):
             raise TypeError(f"query must be callable, got {func!r}.")
         if additive is not None:
             check_choice("additive", additive, ADDITIVE_KINDS)
+        if not isinstance(releases_gil, (bool, np.bool_)):
+            raise TypeError(
+                f"releases_gil must be True or False, got releases_gil={releases_gil!r}."
+            )
         self.func = func
-        self.name = name or getattr(func, "__name__", "query")
-        self.releases_gil = releases_gil
+        self.name = _check_name(name, func, "query")
+        self.releases_gil = bool(releases_gil)
         self.additive = additive
 
     def evaluate(self, stack: np.ndarray) -> QueryOutput:
         return self.func(stack)
 
     def __call__(self, data: ArrayLike) -> Any:
-        return first(self.func(np.asarray(data)[None]))
+        return first(self.evaluate(_as_array("data", data)[None]))
+
+
+class _RecordQuery(BatchedQuery):
+    """A built-in batched query, which checks the databases it is given.
+
+    ``query(data)`` and ``query.evaluate(stack)`` refuse, naming ``data`` or
+    ``stack``, what is not an array of at least one record per database (ragged
+    sequences, no records), and with ``real_records`` (all built-ins but those
+    with a user's map) what holds anything but finite real numbers; an answer
+    that overflows float64 is refused too, never returned as inf or NaN.
+    """
+
+    def __init__(
+        self, func, name, *, additive=None, releases_gil=True, real_records=True
+    ):
+        super().__init__(func, name=name, releases_gil=releases_gil, additive=additive)
+        self.real_records = real_records
+
+    def evaluate(self, stack: np.ndarray) -> QueryOutput:
+        return self._answer("stack", stack, 2)
+
+    def __call__(self, data: ArrayLike) -> Any:
+        return first(self._answer("data", data, 1))
+
+    def _answer(self, name: str, value: Any, ndim: int) -> QueryOutput:
+        arr = _as_array(name, value)
+        rule = (
+            "(B, n, *record_shape) with B, n >= 1"
+            if ndim == 2
+            else "(n, *record_shape) with n >= 1"
+        )
+        if arr.ndim < ndim or 0 in arr.shape[:ndim]:
+            raise ValueError(f"{name} must have shape {rule}, got shape {arr.shape}.")
+        if self.real_records:
+            if arr.dtype.kind not in "biuf":
+                raise TypeError(
+                    f"{name} must hold real numbers, got {arr.dtype} records."
+                )
+            arr = arr.astype(float, copy=False)
+            if not np.all(np.isfinite(arr)):
+                raise ValueError(f"{name} must hold finite records, got NaN or inf.")
+        stack = arr if ndim == 2 else arr[None]
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = self.func(stack)
+        for leaf in out if isinstance(out, tuple) else (out,):
+            if not np.all(np.isfinite(leaf)):
+                raise ValueError(
+                    f"query {self.name!r} gives NaN or inf on these records "
+                    f"({name} of shape {arr.shape}): its answer overflows float64."
+                )
+        return out
 
 
 class FunctionQuery(Query):
@@ -149,7 +243,7 @@ class FunctionQuery(Query):
         if not callable(func):
             raise TypeError(f"query must be callable, got {func!r}.")
         self.func = func
-        self.name = name or getattr(func, "__name__", type(func).__name__)
+        self.name = _check_name(name, func, type(func).__name__)
 
     def __call__(self, data: ArrayLike) -> Any:
         return self.func(data)
@@ -248,19 +342,19 @@ def additive(record_map, *, mean=False, name=None) -> BatchedQuery:
         raise TypeError(f"mean must be True or False, got {mean!r}.")
 
     def func(stack):
-        stack = np.asarray(stack)
         b, n = stack.shape[:2]
-        per_record = np.asarray(record_map(stack.reshape((b * n,) + stack.shape[2:])))
-        if per_record.ndim == 0 or per_record.shape[0] != b * n:
-            raise ValueError(
-                f"record_map must return one output per record (leading axis "
-                f"{b * n}), got shape {per_record.shape}."
-            )
+        records = stack.reshape((b * n,) + stack.shape[2:])
+        per_record = _user_map("record_map", record_map, records, 1)
         per_db = per_record.reshape((b, n) + per_record.shape[1:])
         return per_db.mean(axis=1) if mean else per_db.sum(axis=1)
 
-    label = name or getattr(record_map, "__name__", "record_map")
-    return BatchedQuery(func, name=label, additive="mean" if mean else "sum")
+    return _RecordQuery(
+        func,
+        _check_name(name, record_map, "record_map"),
+        additive="mean" if mean else "sum",
+        releases_gil=False,
+        real_records=False,
+    )
 
 
 def as_query(query: Query | Callable[..., Any]) -> Query:
@@ -275,7 +369,7 @@ def as_query(query: Query | Callable[..., Any]) -> Query:
 
 
 def _builtin(func, name, additive=None) -> BatchedQuery:
-    return BatchedQuery(func, name=name, releases_gil=True, additive=additive)
+    return _RecordQuery(func, name, additive=additive)
 
 
 identity = _builtin(lambda stack: stack, "identity")
@@ -293,6 +387,10 @@ def quantile(q: float) -> BatchedQuery:
     q : float or array-like of floats in [0, 1]
     """
     qs = check_array("q", q)
+    if qs.ndim > 1 or qs.size == 0:
+        raise ValueError(
+            f"q must be a number or a non-empty 1-d sequence, got q={q!r}."
+        )
     if np.any((qs < 0) | (qs > 1)):
         raise ValueError(f"q must be in [0, 1], got q={q!r}.")
 
@@ -307,14 +405,27 @@ def variance(ddof: int = 0) -> BatchedQuery:
     """Variance of the records (``ddof`` as in numpy)."""
     ddof = check_count("ddof", ddof, minimum=0)
     return _builtin(
-        lambda stack: stack.var(axis=1, ddof=ddof), f"variance(ddof={ddof})"
+        lambda stack: _spread(stack, ddof).var(axis=1, ddof=ddof),
+        f"variance(ddof={ddof})",
     )
 
 
 def std(ddof: int = 0) -> BatchedQuery:
     """Standard deviation of the records (``ddof`` as in numpy)."""
     ddof = check_count("ddof", ddof, minimum=0)
-    return _builtin(lambda stack: stack.std(axis=1, ddof=ddof), f"std(ddof={ddof})")
+    return _builtin(
+        lambda stack: _spread(stack, ddof).std(axis=1, ddof=ddof), f"std(ddof={ddof})"
+    )
+
+
+def _spread(stack: np.ndarray, ddof: int) -> np.ndarray:
+    """``stack``, if its databases have more than ``ddof`` records; else raise."""
+    if stack.shape[1] <= ddof:
+        raise ValueError(
+            f"ddof={ddof} needs databases of more than {ddof} records, got "
+            f"{stack.shape[1]}."
+        )
+    return stack
 
 
 def count(predicate: Callable[[np.ndarray], np.ndarray] | None = None) -> BatchedQuery:
@@ -333,11 +444,22 @@ def count(predicate: Callable[[np.ndarray], np.ndarray] | None = None) -> Batche
         hits = (
             stack != 0
             if predicate is None
-            else np.asarray(predicate(stack), dtype=bool)
+            else _user_map("predicate", predicate, stack, 2).astype(bool)
         )
         return hits.sum(axis=1).astype(float)
 
-    return BatchedQuery(func, name="count", additive="sum")
+    return _RecordQuery(
+        func,
+        "count",
+        additive="sum",
+        releases_gil=False,
+        real_records=predicate is None,
+    )
+
+
+#: Most bins a histogram query counts (each database's answer holds one count
+#: per bin, and the sampler holds thousands of answers at once).
+MAX_BINS = 2**20
 
 
 def histogram(
@@ -349,30 +471,49 @@ def histogram(
     Parameters
     ----------
     bins : int or array-like
-        Number of equal bins over ``range``, or the increasing bin edges.
+        Number of equal bins over ``range`` (at most :data:`MAX_BINS`), or the
+        increasing bin edges.
     range : (float, float), optional
         Lower and upper edge; required when ``bins`` is an int. Records outside
         are not counted; the last bin includes its right edge.
     """
-    if np.ndim(bins) == 0:
+    try:
+        scalar = np.ndim(bins) == 0
+    except ValueError:  # ragged nested sequences
+        raise TypeError(
+            f"bins must be an int or a 1-d sequence of edges, got bins={bins!r}."
+        ) from None
+    if scalar:
         nbins = check_count("bins", bins)
+        if nbins > MAX_BINS:
+            raise ValueError(f"bins must be <= MAX_BINS={MAX_BINS}, got bins={nbins}.")
         if range is None:
             raise ValueError(
                 "range must be given with an integer bins, e.g. range=(0, 1); "
                 "the sampled databases must share their bin edges."
             )
-        lo, hi = check_array("range", range, ndim=1)
-        if not hi > lo:
-            raise ValueError(f"range must be increasing, got range={range!r}.")
-        edges = np.linspace(lo, hi, nbins + 1)
+        limits = check_array("range", range, ndim=1)
+        if limits.size != 2 or not limits[1] > limits[0]:
+            raise ValueError(
+                f"range must be increasing (low, high), got range={range!r}."
+            )
+        with np.errstate(over="ignore", invalid="ignore"):
+            edges = np.linspace(limits[0], limits[1], nbins + 1)
+        if not np.all(np.isfinite(edges)) or np.any(np.diff(edges) <= 0):
+            raise ValueError(
+                f"range={range!r} cannot hold bins={nbins} distinct float64 edges "
+                "(its width overflows, or is too narrow for that many bins)."
+            )
     else:
         edges = check_array("bins", bins, ndim=1)
-        if edges.size < 2 or np.any(np.diff(edges) <= 0):
-            raise ValueError(f"bins must be increasing edges, got bins={bins!r}.")
+        if edges.size < 2 or edges.size > MAX_BINS + 1 or np.any(np.diff(edges) <= 0):
+            raise ValueError(
+                "bins must be increasing edges, 2 to MAX_BINS + 1="
+                f"{MAX_BINS + 1} of them, got bins={bins!r}."
+            )
     nb = edges.size - 1
 
     def func(stack):
-        stack = np.asarray(stack, dtype=float)
         b = stack.shape[0]
         flat = stack.reshape(b, -1)
         idx = np.searchsorted(edges, flat, side="right") - 1
@@ -421,25 +562,56 @@ class EstimatorQuery(Query):
             raise TypeError(
                 f"attribute must be a str or a tuple of str, got {attribute!r}."
             )
+        if target is not None and (
+            isinstance(target, (bool, np.bool_)) or not isinstance(target, Integral)
+        ):
+            raise TypeError(f"target must be an int or None, got target={target!r}.")
         self.estimator = estimator
         self.attribute = attribute
-        self.target = target
+        self.target = None if target is None else int(target)
         self.name = f"{type(estimator).__name__}.{'/'.join(attrs)}"
 
     def __call__(self, data: ArrayLike) -> np.ndarray | tuple[np.ndarray, ...]:
         from sklearn.base import clone
 
-        data = np.asarray(data, dtype=float)
+        data = _as_array("data", data)
+        if data.dtype.kind not in "biuf" or data.ndim not in (1, 2) or not data.size:
+            raise ValueError(
+                "data must be a non-empty array of real numbers of shape (n,) or "
+                f"(n, columns), got {data.dtype} values of shape {data.shape}."
+            )
+        data = data.astype(float)
+        if not np.all(np.isfinite(data)):
+            raise ValueError("data must be finite, got NaN or inf.")
         if data.ndim == 1:
             data = data[:, None]
         model = clone(self.estimator)
-        if self.target is None:
-            model.fit(data)
-        else:
-            model.fit(np.delete(data, self.target, axis=1), data[:, self.target])
-        if isinstance(self.attribute, str):
-            return np.asarray(getattr(model, self.attribute), dtype=float)
-        return tuple(np.asarray(getattr(model, a), dtype=float) for a in self.attribute)
+        try:
+            if self.target is None:
+                model.fit(data)
+            else:
+                if not -data.shape[1] <= self.target < data.shape[1]:
+                    raise ValueError(
+                        f"target={self.target} is not a column of data's "
+                        f"{data.shape[1]}."
+                    )
+                model.fit(np.delete(data, self.target, axis=1), data[:, self.target])
+        except Exception as exc:
+            raise ValueError(
+                f"{type(self.estimator).__name__} cannot be fitted on data of shape "
+                f"{data.shape} with target={self.target}: {exc}"
+            ) from exc
+        outputs = []
+        for name in (
+            (self.attribute,) if isinstance(self.attribute, str) else self.attribute
+        ):
+            if not hasattr(model, name):
+                raise ValueError(
+                    f"attribute {name!r} is not an attribute of the fitted "
+                    f"{type(self.estimator).__name__}."
+                )
+            outputs.append(np.asarray(getattr(model, name), dtype=float))
+        return outputs[0] if isinstance(self.attribute, str) else tuple(outputs)
 
     def evaluate(self, stack: np.ndarray) -> QueryOutput:
         return FunctionQuery(self).evaluate(stack)

@@ -99,18 +99,31 @@ class _ChunkJob:
     shapes: tuple[tuple[int, ...], ...]
 
 
+def _differences(first: list[np.ndarray], second: list[np.ndarray]):
+    """``first - second`` leaf by leaf; an overflow gives inf, which the norm refuses."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return [a - b for a, b in zip(first, second)]
+
+
 def _norms(job: _ChunkJob, diffs: list[np.ndarray]) -> list[np.ndarray]:
     """Norms of the pairs' output differences, checked: one array per leaf."""
     size = job.size
     out = []
+    pairs = f"pairs {job.start}..{job.start + size - 1}"
     for diff, shape in zip(diffs, job.shapes):
-        g = job.norm(diff.reshape(size, -1))
+        try:
+            g = job.norm(diff.reshape(size, -1))
+        except (ValueError, TypeError) as exc:
+            raise ValueError(
+                f"norm {job.norm.name!r} refused the output differences of "
+                f"{pairs}: {str(exc).rstrip('.')}; {job.reproduce}."
+            ) from exc
         if job.norm.per_coordinate:
             g = g.reshape((size,) + shape)
         if not np.all(np.isfinite(g)) or np.any(g < 0):
             raise ValueError(
                 f"norm {job.norm.name!r} returned a negative, NaN or inf value "
-                f"on pairs {job.start}..{job.start + size - 1}."
+                f"on {pairs}."
             )
         out.append(g)
     return out
@@ -136,7 +149,7 @@ def _sample_chunk(job: _ChunkJob) -> list[np.ndarray]:
     first = [a.copy() for a in first]
     stack[np.arange(size), position] = fresh  # D u {x'}
     _, second = evaluate(job.query, stack, job.start, "D u {x'}", *check)
-    return _norms(job, [a - b for a, b in zip(first, second)])
+    return _norms(job, _differences(first, second))
 
 
 def _sample_additive_chunk(job: _ChunkJob) -> list[np.ndarray]:
@@ -157,7 +170,7 @@ def _sample_additive_chunk(job: _ChunkJob) -> list[np.ndarray]:
     _, first = evaluate(job.query, records[:size], job.start, "{x}", *check)
     first = [a.copy() for a in first]  # the query may reuse its buffer
     _, second = evaluate(job.query, records[size:], job.start, "{x'}", *check)
-    diffs = [a - b for a, b in zip(first, second)]
+    diffs = _differences(first, second)
     if job.query.additive == "mean":  # a_n / a_1 = 1 / n
         diffs = [d / float(job.n) for d in diffs]
     return _norms(job, diffs)

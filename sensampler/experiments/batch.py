@@ -91,7 +91,7 @@ from .specs import (
     build_query,
     mechanism_from_name,
 )
-from .sweep import error_vs_epsilon
+from .sweep import check_databases_fit, error_vs_epsilon
 from .table import ResultTable, atomic_write_text
 
 if sys.version_info >= (3, 11):
@@ -361,9 +361,16 @@ def _check_runnable(path, config, populations):
     for name in grid["population"]:
         where = f"[populations.{name}]" if name in populations else "[grid] population"
         try:
-            built[name] = build_population(populations.get(name, name), splits)
+            built[name] = dist = build_population(populations.get(name, name), splits)
         except (ValueError, TypeError, OSError) as exc:
             raise ValueError(f"{path}: {where} {name!r}: {exc}") from None
+        for n in grid["n"]:
+            if n == PRIVATE:
+                continue
+            try:
+                check_databases_fit(dist.record_shape, n, run["repetitions"])
+            except ValueError as exc:
+                raise ValueError(f"{path}: [grid] n = {n!r}: {exc}") from None
     for query in grid["query"]:
         where = f"[queries.{query}]" if query in queries else "[grid] query"
         try:
@@ -741,8 +748,9 @@ def _run_locked(runs, skipped, out_dir, run_dir, n_jobs, progress, log):
                 finished(count, _execute(s, p))
         else:
             done = iter_tasks(_execute, todo, n_jobs=n_jobs, unordered=True)
-            for count, p in enumerate(done, 1):
-                finished(count, p)
+            with contextlib.closing(done):  # ends a Dask watch even on an error
+                for count, p in enumerate(done, 1):
+                    finished(count, p)
     finally:
         if bar is not None:
             bar.close()

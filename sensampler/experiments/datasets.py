@@ -139,7 +139,6 @@ def score_accuracy(coef: np.ndarray, test: np.ndarray, classes: np.ndarray) -> f
     return float(np.mean(predicted == test[:, -1]))
 
 
-
 def load_split(
     loader: str,
     *,

@@ -33,6 +33,7 @@ __all__ = [
     "runs_before_budget",
     "vectorized_vs_sequential",
     "epsilon_vs_iterations",
+    "MAX_ITERATIONS",
 ]
 
 
@@ -137,7 +138,18 @@ def _advanced_step_sigma(epsilon, delta, k):
     def excess(eps0):
         return advanced_composition(eps0, d0, k, delta / 2)[0] - epsilon
 
-    eps0 = optimize.brentq(excess, 1e-12, epsilon, xtol=1e-15, rtol=1e-12)
+    # The bracket's low end and the tolerance shrink with a tiny epsilon (1e-99);
+    # a huge one (1e75) needs more than brentq's default 100 iterations.
+    low = min(1e-12, epsilon * 1e-12)
+    try:
+        eps0 = optimize.brentq(
+            excess, low, epsilon, xtol=low * 1e-3, rtol=1e-12, maxiter=1000
+        )
+    except (ValueError, RuntimeError) as exc:
+        raise ValueError(
+            f"advanced composition's step epsilon cannot be solved for at "
+            f"epsilon={epsilon!r}, delta={delta!r}, k={k}: {exc}"
+        ) from exc
     while excess(eps0) > 0:  # round down: the composition must fit the budget
         eps0 *= 1 - 1e-12
     return analytic_gaussian_sigma(eps0, d0)
@@ -153,6 +165,21 @@ def _check_counts(name: str, values) -> np.ndarray:
             f"{name} must be integers between 1 and 2**53, got {name}={values!r}."
         )
     return arr.astype(np.int64)
+
+
+def _finite(value: float, where: str) -> float:
+    """``value``, if finite; else raise naming the parameters ``where`` gives."""
+    if not math.isfinite(value):
+        raise ValueError(
+            f"the noise variance at {where} exceeds the largest float64: use a "
+            "larger epsilon or delta, or a smaller k."
+        )
+    return value
+
+
+def _square(value: float, where: str) -> float:
+    """``value**2`` (Python's ``**`` raises OverflowError; ``*`` gives inf), finite."""
+    return _finite(value * value, where)
 
 
 def vectorized_vs_sequential(
@@ -200,18 +227,22 @@ def vectorized_vs_sequential(
     delta = check_real(
         "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
     )
-    unit = analytic_gaussian_sigma(epsilon, delta) ** 2
+    where = f"epsilon={epsilon!r}, delta={delta!r}"
+    unit = _square(analytic_gaussian_sigma(epsilon, delta), where)
     rows = []
     for k in ks:
         k = int(k)
-        lap = 2 * (k / epsilon) ** 2
-        basic = analytic_gaussian_sigma(epsilon / k, delta / k) ** 2
-        advanced = _advanced_step_sigma(epsilon, delta, k) ** 2 if k > 1 else basic
+        at = f"k={k}, {where}"
+        lap = _square(math.sqrt(2.0) * k / epsilon, at)
+        basic = _square(analytic_gaussian_sigma(epsilon / k, delta / k), at)
+        advanced = (
+            _square(_advanced_step_sigma(epsilon, delta, k), at) if k > 1 else basic
+        )
         settings = [
             ("pure", "vectorised", "none", lap),
             ("pure", "sequential", "basic", lap),
-            ("approximate", "vectorised", "none", k * unit),
-            ("approximate", "sequential", "exact Gaussian", k * unit),
+            ("approximate", "vectorised", "none", _finite(k * unit, at)),
+            ("approximate", "sequential", "exact Gaussian", _finite(k * unit, at)),
             (
                 "approximate",
                 "sequential",
@@ -235,6 +266,32 @@ def vectorized_vs_sequential(
     return ResultTable(rows)
 
 
+#: Most iterations :func:`epsilon_vs_iterations` takes (its optimal composition
+#: costs time and memory linear in them: about 1.5 s and 80 MB at the limit).
+MAX_ITERATIONS = 10**6
+
+
+def _iteration_epsilons(k, sigma, delta, alpha, two_var) -> dict:
+    """Each method's total epsilon of k Gaussian steps (see epsilon_vs_iterations)."""
+    step = ZCDPGaussianMechanism(1.0, 1.0 / two_var)
+    d0 = delta / (2 * k)
+    eps0 = gaussian_epsilon(sigma, d0)
+    rho = k / two_var
+    renyi = RenyiAccountant(orders=np.append(RenyiAccountant().orders, alpha))
+    renyi.compose(step, count=k)
+    fixed = k * alpha / two_var + math.log(1 / delta) / (alpha - 1)
+    zc = ZCDPAccountant()
+    zc.compose(step, count=k)
+    return {
+        "advanced composition": advanced_composition(eps0, d0, k, delta / 2)[0],
+        "optimal composition": optimal_composition(eps0, d0, k, delta / 2)[0],
+        "zCDP (classic conversion)": zcdp_to_dp(rho, delta, "classic"),
+        "zCDP (improved conversion)": zc.epsilon(delta),
+        f"Rényi DP (alpha={alpha:g})": fixed,
+        "Rényi DP (best order)": renyi.epsilon(delta),
+    }
+
+
 def epsilon_vs_iterations(
     iterations, sigma: float = 200.0, delta: float = 1e-5, alpha: float = 60.0
 ) -> ResultTable:
@@ -249,31 +306,43 @@ def epsilon_vs_iterations(
     the fixed order ``alpha`` (Mironov Prop 3) and at the best order.
     """
     ks = _check_counts("iterations", iterations)
+    if ks.max() > MAX_ITERATIONS:
+        raise ValueError(
+            f"iterations must be <= MAX_ITERATIONS={MAX_ITERATIONS} (the optimal "
+            "composition's time and memory grow with them), got "
+            f"iterations={iterations!r}."
+        )
     sigma = check_real("sigma", sigma, low=0.0, low_strict=True)
     delta = check_real(
         "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
     )
     alpha = check_real("alpha", alpha, low=1.0, low_strict=True)
-    step = ZCDPGaussianMechanism(1.0, 1.0 / (2 * sigma**2))
+    where = f"sigma={sigma!r}, delta={delta!r}, alpha={alpha!r}"
+    two_var = 2.0 * sigma * sigma  # ** would raise OverflowError
+    if not 0.0 < two_var < math.inf or not math.isfinite(
+        float(ks.max()) * alpha / two_var
+    ):
+        raise ValueError(
+            f"sigma={sigma!r} is out of range: 2 sigma**2 = {two_var!r} must be a "
+            "positive float64, and iterations * alpha / (2 sigma**2) finite."
+        )
     rows = []
     for k in ks:
         k = int(k)
-        d0 = delta / (2 * k)
-        eps0 = gaussian_epsilon(sigma, d0)
-        rho = k / (2 * sigma**2)
-        renyi = RenyiAccountant(orders=np.append(RenyiAccountant().orders, alpha))
-        renyi.compose(step, count=k)
-        fixed = k * alpha / (2 * sigma**2) + math.log(1 / delta) / (alpha - 1)
-        zc = ZCDPAccountant()
-        zc.compose(step, count=k)
-        values = {
-            "advanced composition": advanced_composition(eps0, d0, k, delta / 2)[0],
-            "optimal composition": optimal_composition(eps0, d0, k, delta / 2)[0],
-            "zCDP (classic conversion)": zcdp_to_dp(rho, delta, "classic"),
-            "zCDP (improved conversion)": zc.epsilon(delta),
-            f"Rényi DP (alpha={alpha:g})": fixed,
-            "Rényi DP (best order)": renyi.epsilon(delta),
-        }
+        try:
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                values = _iteration_epsilons(k, sigma, delta, alpha, two_var)
+        except (ValueError, ArithmeticError) as exc:  # arithmetic beyond float64
+            raise ValueError(
+                f"the epsilons of iterations={k} at {where} cannot be computed in "
+                f"float64: {exc}"
+            ) from exc
+        bad = [m for m, v in values.items() if not math.isfinite(v)]
+        if bad:
+            raise ValueError(
+                f"the epsilons of iterations={k} at {where} exceed the largest "
+                f"float64 ({', '.join(bad)}): use a larger sigma or delta."
+            )
         rows += [
             {
                 "iterations": k,

@@ -20,11 +20,13 @@ from ..estimate import SensitivityEstimate, SensitivityEstimates, SensitivityVal
 from ..mechanisms import LaplaceMechanism
 from ..parallel import child_seed, run_tasks
 from ..queries import as_query
+from ..sampler import _check_fits
 from .table import ResultTable
 
 __all__ = [
     "error_vs_epsilon",
     "check_epsilons",
+    "check_databases_fit",
     "SD_DEFINITION",
     "STATISTICS",
 ]
@@ -36,6 +38,9 @@ STATISTICS = ("mean", "std", "median", "q05", "q95")
 SD_DEFINITION = (
     "sd = standard deviation of the m sampled sensitivities (ddof=0), not of the data"
 )
+#: Copies of the repetitions' databases held at once (the draws, the query's
+#: temporaries).
+_DATABASE_COPIES = 2
 #: Guarantee column of a value without one (typical or derived).
 NO_GUARANTEE = "none (typical value)"
 
@@ -57,6 +62,18 @@ def check_epsilons(mechanism, epsilons) -> np.ndarray:
     for e in eps:
         mechanism(1.0, float(e))
     return eps
+
+
+def check_databases_fit(record_shape, n: int, repetitions: int) -> None:
+    """Refuse, before drawing, ``repetitions`` databases of ``n`` records of shape
+    ``record_shape`` that would not fit in physical memory (held twice: the draws
+    and the query's temporaries)."""
+    record = int(np.prod(record_shape)) * 8  # float64 records
+    _check_fits(
+        f"repetitions={repetitions} databases of n={n} records",
+        _DATABASE_COPIES * repetitions * n * record,
+        "use a smaller n or fewer repetitions",
+    )
 
 
 def _parts(truths):
@@ -288,11 +305,13 @@ def error_vs_epsilon(
     if isinstance(data, np.ndarray):
         if n is not None and check_count("n", n) != len(data):
             raise ValueError(f"n={n} differs from the database's {len(data)} rows.")
+        check_databases_fit(data.shape[1:], len(data), repetitions)
         databases = np.broadcast_to(data, (repetitions,) + data.shape)
         source = None
     else:
         source = as_distribution(data)
         n = check_count("n", n)
+        check_databases_fit(source.record_shape, n, repetitions)
     root = as_seed_sequence(random_state)
     if source is not None:
         data_rng = np.random.default_rng(child_seed(root, 1))

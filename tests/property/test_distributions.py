@@ -1,8 +1,10 @@
 """Every population model: built from any parameters, it refuses them by name or
 draws finite records of the stated shape."""
 
+from functools import partial
+
 import numpy as np
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sensampler import distributions
@@ -26,7 +28,21 @@ TWO_PARAMETERS = {
 }
 
 
+def _check_moments(dist):
+    """Mean and variance: numbers, never NaN, never an exception; +inf only where
+    the true moment is beyond float64 (a correct value for a moment)."""
+    for name in ("mean", "var"):
+        value = refused_or_result(partial(getattr, dist, name), "values", "data")
+        if value is not None:
+            arr = np.asarray(value, dtype=float)
+            assert not np.any(np.isnan(arr)), (name, value)
+            assert not np.any(arr == -np.inf), (name, value)
+            if name == "var":
+                assert np.all(arr >= 0), value
+
+
 def _check_draws(dist, n):
+    _check_moments(dist)
     x = refused_or_result(lambda: dist.sample(n, random_state=0), "n", "size")
     if x is not None:
         assert isinstance(x, np.ndarray) and len(x) == n
@@ -41,6 +57,9 @@ def test_one_parameter_models(model, value):
         _check_draws(dist, 5)
 
 
+@example(distributions.LogNormal, -3300.0, 100.0)  # mean exp(1700): OverflowError
+@example(distributions.Normal, 0.0, 1e300)  # var 1e600: OverflowError
+@example(distributions.Uniform, 0.9e308, 1.7e308)  # low + high overflows
 @given(st.sampled_from(sorted(TWO_PARAMETERS, key=str)), anything, anything)
 def test_two_parameter_models(model, a, b):
     names = TWO_PARAMETERS[model]
@@ -49,7 +68,10 @@ def test_two_parameter_models(model, a, b):
         _check_draws(dist, 5)
 
 
-@given(anything, anything)
+@example([0.5, 0.5], [1.7e308, -1.7e308])
+@example([0.5, 0.5], [float("nan"), 1.0])
+@example([0.5, 0.5], ["a", "b"])
+@given(anything, st.one_of(anything, st.lists(anything, min_size=2, max_size=2)))
 def test_categorical(probs, values):
     dist = refused_or_result(
         lambda: distributions.Categorical(probs, values), "probs", "values"
@@ -58,6 +80,8 @@ def test_categorical(probs, values):
         _check_draws(dist, 5)
 
 
+@example([1e200, -1e200], [1e200, 1.0])  # var: stds**2 + means**2 overflows
+@example([1.0958719293326849e308], [1.0958719293326845e308])  # draws overflow
 @given(st.lists(anything, max_size=3), st.lists(anything, max_size=3))
 def test_gaussian_mixture(means, stds):
     dist = refused_or_result(
@@ -71,6 +95,8 @@ def test_gaussian_mixture(means, stds):
         _check_draws(dist, 5)
 
 
+@example([1.7e308, 1.7e308])  # the mean's sum overflows
+@example([()])  # records of no field: np.average divides 0 by 0
 @given(st.one_of(anything, st.lists(anything, max_size=4)))
 def test_empirical(data):
     dist = refused_or_result(lambda: distributions.Empirical(data), "data")

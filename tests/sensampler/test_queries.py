@@ -202,3 +202,135 @@ def test_estimator_query_fits_each_database():
 def test_bad_query_parameters(factory, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         factory()
+
+
+# ------------------------------------------------- hostile parameters and databases
+@pytest.mark.parametrize(
+    "factory, exc, message",
+    [
+        (lambda: queries.quantile("0.5"), TypeError, "q must be array-like of numbers"),
+        (lambda: queries.quantile([]), ValueError, "q must be a number or a non-empty"),
+        (lambda: queries.quantile([[0.5]]), ValueError, "non-empty 1-d sequence"),
+        (
+            lambda: queries.histogram(2**62, range=(0, 1)),
+            ValueError,
+            f"bins must be <= MAX_BINS={2**20}, got bins={2**62}.",
+        ),
+        (
+            lambda: queries.histogram(3, range=[0, 1, 2]),
+            ValueError,
+            "range must be increasing (low, high), got range=[0, 1, 2].",
+        ),
+        (
+            lambda: queries.histogram(10, range=(-1e308, 1e308)),
+            ValueError,
+            "range=(-1e+308, 1e+308) cannot hold bins=10 distinct float64 edges",
+        ),
+        (
+            lambda: queries.histogram(10, range=(0.0, 5e-324)),
+            ValueError,
+            "cannot hold bins=10 distinct float64 edges",
+        ),
+        (
+            lambda: queries.histogram([[0.0], [1.0, 2.0]]),
+            TypeError,
+            "bins must be an int or a 1-d sequence of edges",
+        ),
+        (
+            lambda: queries.batched(np.mean, name=3),
+            TypeError,
+            "name must be a str or None, got name=3.",
+        ),
+        (
+            lambda: queries.BatchedQuery(np.mean, releases_gil="yes"),
+            TypeError,
+            "releases_gil must be True or False, got releases_gil='yes'.",
+        ),
+        (
+            lambda: queries.estimator(Ridge(), target="y"),
+            TypeError,
+            "target must be an int or None, got target='y'.",
+        ),
+    ],
+)
+def test_hostile_query_parameters(factory, exc, message):
+    with pytest.raises(exc, match=re.escape(message)):
+        factory()
+
+
+@pytest.mark.parametrize(
+    "call, exc, message",
+    [
+        (
+            lambda: queries.mean([]),
+            ValueError,
+            "data must have shape (n, *record_shape)",
+        ),
+        (lambda: queries.mean(["a", "b"]), TypeError, "data must hold real numbers"),
+        (lambda: queries.sum([[1.0], [1.0, 2.0]]), TypeError, "data must be an array"),
+        (
+            lambda: queries.mean([np.nan, 1.0]),
+            ValueError,
+            "data must hold finite records, got NaN or inf.",
+        ),
+        (
+            lambda: queries.sum([1e308, 1e308]),
+            ValueError,
+            "query 'sum' gives NaN or inf on these records (data of shape (2,)): "
+            "its answer overflows float64.",
+        ),
+        (
+            lambda: queries.variance(1)([1.0]),
+            ValueError,
+            "ddof=1 needs databases of more than 1 records, got 1.",
+        ),
+        (
+            lambda: queries.median.evaluate(np.zeros((0, 3))),
+            ValueError,
+            "stack must have shape (B, n, *record_shape) with B, n >= 1",
+        ),
+        (
+            lambda: queries.count(lambda x: 1 / 0)([1.0]),
+            ValueError,
+            "predicate raised ZeroDivisionError: division by zero",
+        ),
+        (
+            lambda: queries.count(lambda x: "x")([1.0]),
+            ValueError,
+            "predicate must return one output per record",
+        ),
+        (
+            lambda: queries.additive(lambda x: np.full(x.shape, np.nan))([1.0]),
+            ValueError,
+            "record_map returned NaN or inf.",
+        ),
+        (
+            lambda: queries.estimator(Ridge(), target=2)([[0.0, 1.0], [1.0, 2.0]]),
+            ValueError,
+            "target=2 is not a column of data's 2.",
+        ),
+        (
+            lambda: queries.estimator(Ridge(), "nope")([[0.0, 1.0], [1.0, 2.0]]),
+            ValueError,
+            "attribute 'nope' is not an attribute of the fitted Ridge.",
+        ),
+        (
+            lambda: queries.estimator(Ridge(), target=None)([[0.0, 1.0], [1.0, 2.0]]),
+            ValueError,
+            "Ridge cannot be fitted on data of shape (2, 2) with target=None",
+        ),
+        (
+            lambda: queries.estimator(Ridge())([["a", "b"]]),
+            ValueError,
+            "data must be a non-empty array of real numbers",
+        ),
+    ],
+)
+def test_hostile_databases_are_refused_by_name(call, exc, message):
+    with pytest.raises(exc, match=re.escape(message)):
+        call()
+
+
+def test_integer_records_are_summed_as_floats():
+    # 2**62 + 2**62 wraps to a negative int64; as floats it is 2**63.
+    assert queries.sum(np.array([2**62, 2**62])) == 2.0**63

@@ -187,7 +187,6 @@ def test_the_run_records_its_seed_and_how_many_runs_were_drawn():
     assert len(c.seed[0]) == 4 and c.run.ordinal == again.run.ordinal + 1
 
 
-
 def test_a_seed_of_words_beyond_int64_is_recorded_exactly_and_reproduces():
     root = np.random.SeedSequence([2017, 13467906825355564784], spawn_key=(1,))
     first = sample_sensitivity(queries.median, HEIGHTS, 20, m=50, random_state=root)
@@ -201,6 +200,7 @@ def test_a_seed_of_words_beyond_int64_is_recorded_exactly_and_reproduces():
         random_state=np.random.SeedSequence(entropy, spawn_key=spawn_key),
     )
     np.testing.assert_array_equal(again.samples, first.samples)
+
 
 def test_the_sampler_keeps_every_run_it_drew():
     sampler = SensitivitySampler()
@@ -373,6 +373,19 @@ def test_query_returning_nan_or_changing_shape_is_refused():
         sample_sensitivity(as_text, HEIGHTS, 5, m=20, random_state=0)
     with pytest.raises(ValueError, match="must return one output per database"):
         sample_sensitivity(queries.batched(lambda s: s.mean()), HEIGHTS, 5, m=20)
+
+
+def test_outputs_whose_difference_overflows_are_refused_by_the_norm():
+    # Finite outputs +-1.7e308 whose difference, 3.4e308, exceeds float64.
+    def sign(db):
+        return np.sign(db[0] - 170.0) * 1.7e308
+
+    with pytest.raises(
+        ValueError,
+        match=r"norm 'l1' refused the output differences of pairs \d+\.\.\d+: "
+        r"diff must be finite.*; reproduce with random_state=0\.",
+    ):
+        sample_sensitivity(sign, HEIGHTS, 1, m=20, random_state=0)
 
 
 def test_unseeded_failure_gives_a_seed_that_reproduces_it():

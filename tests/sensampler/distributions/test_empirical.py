@@ -45,3 +45,19 @@ def test_accepts_dataframe_like_objects():
 def test_bad_parameters(args, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         Empirical(*args)
+
+
+def test_moments_without_spurious_overflow():
+    d = Empirical([1.7e308, 1.7e308])
+    assert d.mean == 1.7e308 and d.var == 0.0  # the sum 3.4e308 overflows
+    assert Empirical([1.7e308, -1.7e308]).var == np.inf  # 1.7e308**2
+
+
+def test_moments_of_labels_are_refused():
+    with pytest.raises(TypeError, match="Empirical data are not numbers"):
+        _ = Empirical(np.array(["a", "b"])).mean
+
+
+def test_records_of_no_field_have_empty_moments():
+    d = Empirical([()])  # shape (1, 0)
+    assert d.mean.shape == (0,) and d.var.shape == (0,)

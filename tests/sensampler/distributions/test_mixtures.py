@@ -119,3 +119,24 @@ def test_component_labels_follow_weights(seed):
 def test_bad_parameters(kwargs, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         GaussianMixture(**kwargs)
+
+
+def test_mixture_variance_is_the_law_of_total_variance_without_overflow():
+    # sum_i w_i (s_i^2 + (m_i - mean)^2) = 0.5 (1e400 + 1e400) + 0.5 (1 + 1e400): inf.
+    huge = GaussianMixture(means=[1e200, -1e200], stds=[1e200, 1.0])
+    assert huge.mean == 0.0 and huge.var == np.inf
+    # 0.5 (1e300 + 1e300) + 0.5 (1e300 + 1e300) = 2e300: finite, though the
+    # means' squares (1e600) overflow.
+    mix = GaussianMixture(
+        means=[1e150 * np.sqrt(2.0), -1e150 * np.sqrt(2.0)],
+        stds=[0.0 + 1e150 * np.sqrt(2.0)] * 2,
+    )
+    assert np.isclose(mix.var, 4e300, rtol=1e-14)
+
+
+def test_mixtures_whose_draws_would_overflow_are_refused():
+    # |mean| + 40 std = 4.5e309 > 1.8e308: a draw 40 stds out would be inf.
+    with pytest.raises(
+        ValueError, match=re.escape("GaussianMixture draws would overflow float64")
+    ):
+        GaussianMixture(means=[1.1e308], stds=[1.1e308])

@@ -112,3 +112,54 @@ def test_models_refuse_parameters_whose_draws_overflow(make, name):
     # Failed before: Laplace(0, 1e308) drew -inf records.
     with pytest.raises(ValueError, match=re.escape(name)):
         make()
+
+
+# ------------------------------------------------ moments beyond float64 are inf
+def test_lognormal_moments_beyond_float64_are_inf_not_overflow_errors():
+    # mu + 40 sigma = 700 passes the draws' reach check; the mean is
+    # exp(mu + sigma**2 / 2) = exp(1700), beyond float64's exp(709.78).
+    dist = LogNormal(-3300.0, 100.0)
+    assert dist.mean == math.inf and dist.var == math.inf
+
+
+@pytest.mark.parametrize(
+    "mu, sigma", [(0.0, 1.0), (-5.0, 3.0), (2.0, 0.1), (0.0, 1e-8)]
+)
+def test_lognormal_moments_match_the_closed_form(mu, sigma):
+    # mean = exp(mu + s^2/2), var = (exp(s^2) - 1) exp(2 mu + s^2).
+    dist = LogNormal(mu, sigma)
+    assert math.isclose(dist.mean, math.exp(mu + sigma**2 / 2), rel_tol=1e-14)
+    expected = math.expm1(sigma**2) * math.exp(2 * mu + sigma**2)
+    assert math.isclose(dist.var, expected, rel_tol=1e-12)
+
+
+def test_lognormal_variance_of_a_tiny_sigma_with_a_huge_mu():
+    # sigma**2 = 1e-400 underflows to 0; var ~ sigma**2 exp(2 mu) = 1e-400 e^1400.
+    expected = math.exp(2 * math.log(1e-200) + 1400.0)
+    assert math.isclose(LogNormal(700.0, 1e-200).var, expected, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "dist", [Normal(0.0, 1e300), Laplace(0.0, 1e300), Exponential(1e300)]
+)
+def test_variances_beyond_float64_are_inf(dist):
+    assert dist.var == math.inf  # scale**2 = 1e600
+
+
+def test_uniform_mean_near_the_largest_double():
+    # low + high = 2.6e308 overflows; the mean 1.3e308 does not.
+    assert Uniform(0.9e308, 1.7e308).mean == 1.3e308
+
+
+def test_categorical_moments():
+    dist = Categorical([0.5, 0.5], [1.7e308, -1.7e308])
+    assert dist.mean == 0.0 and dist.var == math.inf  # var = 1.7e308**2
+    assert Categorical([0.5, 0.5], [1.7e308, 1.7e308]).mean == 1.7e308
+    with pytest.raises(TypeError, match="Categorical values are not numbers"):
+        _ = Categorical([0.5, 0.5], ["a", "b"]).mean
+
+
+@pytest.mark.parametrize("values", [[np.nan, 1.0], [np.inf, 1.0], [1j, 1.0]])
+def test_categorical_refuses_values_that_are_not_finite_reals(values):
+    with pytest.raises(ValueError, match="values must be finite real numbers"):
+        Categorical([0.5, 0.5], values)

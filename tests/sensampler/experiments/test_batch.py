@@ -56,6 +56,19 @@ def test_batch_runs_and_resumes_without_redoing(tmp_path):
     assert (out / "summary.csv").read_text().startswith("population,query,n,gamma,norm")
 
 
+def test_a_grid_n_beyond_memory_is_refused_before_the_first_run(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(
+        CONFIG.format(reps=2).replace("n = [50, 200]", "n = [5, 9223372036854775807]")
+    )
+    with pytest.raises(
+        ValueError,
+        match=re.escape(f"{path}: [grid] n = 9223372036854775807: repetitions=2"),
+    ):
+        run_batch(path, tmp_path / "out")
+    assert not (tmp_path / "out" / "runs").exists()
+
+
 def test_parallel_batch_equals_serial(tmp_path):
     config = _write(tmp_path)
     assert run_batch(config, tmp_path / "a", n_jobs=1) == run_batch(

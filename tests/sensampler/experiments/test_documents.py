@@ -132,3 +132,52 @@ def test_counts_must_be_integers_and_the_message_names_them(function, name, valu
     # Failed before: [0.5] gave "ZeroDivisionError: float division by zero".
     with pytest.raises(ValueError, match=rf"^{name} must .*got {name}="):
         function(values)
+
+
+# ------------------------------------------------ arguments beyond float64 or memory
+def test_vectorized_vs_sequential_refuses_variances_beyond_float64():
+    # sigma ~ 1.5e303 at epsilon = delta = 1e-300: its square overflows.
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "the noise variance at epsilon=1e-300, delta=1e-300 exceeds the largest "
+            "float64"
+        ),
+    ):
+        vectorized_vs_sequential([1], 1e-300, 1e-300)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"sigma": 1e-300}, "sigma=1e-300 is out of range: 2 sigma**2 = 0.0"),
+        ({"sigma": 1e300}, "sigma=1e+300 is out of range: 2 sigma**2 = inf"),
+        ({"sigma": 1e-150}, "the epsilons of iterations=1 at sigma=1e-150"),
+    ],
+)
+def test_epsilon_vs_iterations_refuses_sigmas_beyond_float64(kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        epsilon_vs_iterations([1], **kwargs)
+
+
+def test_epsilon_vs_iterations_refuses_more_iterations_than_it_can_compose():
+    with pytest.raises(
+        ValueError, match=re.escape("iterations must be <= MAX_ITERATIONS=1000000")
+    ):
+        epsilon_vs_iterations([2**53])
+
+
+@pytest.mark.parametrize(
+    "k, epsilon, delta",
+    [
+        # Bisecting [1e-12, 2**63] down to xtol 1e-15 took more than brentq's
+        # default 100 iterations; an epsilon below 1e-12 fell outside the bracket.
+        (25175, 2.0**63, 1.0931410885774852e-113),
+        (3, 1.6465423740602031e75, 0.5),
+        (83511, 5.630163858115348e-99, 0.5),
+    ],
+)
+def test_advanced_composition_step_is_found_at_any_epsilon_scale(k, epsilon, delta):
+    table = vectorized_vs_sequential([k], epsilon, delta)
+    variances = [row["variance"] for row in table.rows]
+    assert all(math.isfinite(v) and v > 0 for v in variances)

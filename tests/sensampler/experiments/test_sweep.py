@@ -76,6 +76,22 @@ def test_table_shape_columns_and_guarantees(estimate):
     assert all(math.isnan(d) for d in table.column("delta"))  # Laplace has no delta
 
 
+def test_databases_beyond_physical_memory_are_refused_before_drawing():
+    # 2 repetitions x 1e12 records x 8 bytes x 2 copies = 32 TB.
+    with pytest.raises(
+        ValueError,
+        match=re.escape("repetitions=2 databases of n=1000000000000 records need"),
+    ):
+        error_vs_epsilon(
+            queries.median, Normal(), 10**12, [1.0], {"x": 1.0}, repetitions=2
+        )
+    # A fixed database repeated 2**40 times: 3 x 2**40 x 8 x 2 bytes = 48 TiB.
+    with pytest.raises(ValueError, match=re.escape("repetitions=1099511627776")):
+        error_vs_epsilon(
+            queries.mean, np.arange(3.0), None, [1.0], {"x": 1.0}, repetitions=2**40
+        )
+
+
 def test_laplace_error_matches_theory(seed):
     # mean |Lap(b)| = b with b = Delta / eps: a fixed database isolates the noise.
     table = error_vs_epsilon(
