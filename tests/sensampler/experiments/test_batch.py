@@ -641,7 +641,8 @@ def _edit(key, value, text=REAL):
         (
             _edit("params", "{ alpha = -1.0, fit_intercept = false }"),
             ValueError,
-            "[grid] query 'ridge' on the data set 'diabetes': The 'alpha' parameter",
+            "[grid] query 'ridge' on the data set 'diabetes': Ridge cannot be fitted "
+            "on data of shape (176, 11) with target=-1: The 'alpha' parameter",
         ),
         (
             _edit("params", "{ alpha = 1.0 }"),
