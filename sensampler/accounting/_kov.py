@@ -227,6 +227,14 @@ def homogeneous_count(
     return lo
 
 
+def _sum_or_inf(values) -> float:
+    """The exact sum of non-negative floats (``math.fsum``), ``inf`` if it overflows."""
+    try:
+        return math.fsum(values)
+    except OverflowError:  # fsum's intermediate overflow: the sum exceeds a double
+        return math.inf
+
+
 def heterogeneous_epsilon(
     epsilons: Sequence[float], deltas: Sequence[float], delta_slack: float
 ) -> tuple[float, float]:
@@ -282,10 +290,15 @@ def heterogeneous_epsilon(
     delta_slack = check_real(
         "delta_slack", delta_slack, low=0.0, high=1.0, low_strict=True, high_strict=True
     )
-    sum_sq = math.fsum(eps**2)
-    mu = math.fsum(eps * np.tanh(eps / 2.0))  # (e^e - 1) e / (e^e + 1)
+    # A sum of squares beyond the largest double is inf, and so are the two
+    # concentration bounds: they exceed sum(eps) there (mu >= sum(eps) - k), and
+    # the minimum is sum(eps) itself (inf only if that overflows too).
+    with np.errstate(over="ignore"):
+        squares = eps**2
+    sum_sq = _sum_or_inf(squares)
+    mu = _sum_or_inf(eps * np.tanh(eps / 2.0))  # (e^e - 1) e / (e^e + 1)
     epsilon = min(
-        math.fsum(eps),
+        _sum_or_inf(eps),
         mu
         + math.sqrt(2.0 * sum_sq * math.log(math.e + math.sqrt(sum_sq) / delta_slack)),
         mu + math.sqrt(2.0 * sum_sq * math.log(1.0 / delta_slack)),

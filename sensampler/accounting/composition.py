@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 from .._validation import check_count, check_real
 from ..privacy import PrivacyBound
 from ._kov import heterogeneous_epsilon, homogeneous_epsilon
-from .pld import pld_epsilon
+from .pld import MAX_STEP_EPSILON, pld_epsilon
 
 __all__ = [
     "basic_composition",
@@ -95,8 +95,10 @@ def basic_composition(
     eps, dels = _as_lists(epsilon, delta)
     if eps.size > 1 and k != 1:
         raise ValueError(f"give k only with scalar epsilon and delta, got k={k}.")
+    with np.errstate(over="ignore"):  # a sum beyond the largest double is inf
+        total = float(k * eps.sum())
     return PrivacyBound(
-        float(k * eps.sum()),
+        total,
         float(min(1.0, k * dels.sum())),
         method="basic (Dwork & Roth 2014, Thm. 3.16)",
     )
@@ -230,8 +232,9 @@ def tightest_composition(
     Basic, advanced, optimal (exact) and heterogeneous composition, and, where
     Google's ``dp_accounting`` is installed (``sensampler[pld]``), the
     privacy-loss-distribution bound of the k-fold composition (pessimistic,
-    :func:`~sensampler.accounting.pld.pld_epsilon`). ``method`` names the one
-    returned.
+    :func:`~sensampler.accounting.pld.pld_epsilon`) where it can represent the
+    steps (``epsilon <= MAX_STEP_EPSILON``, about 709.78; the others remain).
+    ``method`` names the one returned.
 
     Examples
     --------
@@ -246,10 +249,12 @@ def tightest_composition(
     ]
     budget = candidates[2].delta
     step = ("epsilon_delta", epsilon, delta, k) if delta else ("pure", epsilon, k)
-    try:
-        pld = pld_epsilon([step], budget)
-    except ImportError:  # the pld extra is not installed
-        pld = None
+    pld = None
+    if epsilon <= MAX_STEP_EPSILON:  # beyond, the PLD cannot represent the step
+        try:
+            pld = pld_epsilon([step], budget)
+        except ImportError:  # the pld extra is not installed
+            pass
     if pld is not None:
         candidates.append(
             PrivacyBound(

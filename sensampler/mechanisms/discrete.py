@@ -13,6 +13,7 @@ from ._base import (
     bounded_range_rdp,
     check_epsilon,
     pure_dp_rdp,
+    pure_dp_zcdp,
     resolve_sensitivity,
 )
 
@@ -53,7 +54,7 @@ class ExponentialMechanism(Mechanism):
         return self._statement(
             self.epsilon,
             0.0,
-            rho=self.epsilon**2 / 8,
+            rho=pure_dp_zcdp(self.epsilon, 8.0),
             rdp=bounded_range_rdp(self.epsilon),
         )
 
@@ -132,7 +133,7 @@ class RandomizedResponse(Mechanism):
             "randomized response",
             self.epsilon,
             0.0,
-            rho=self.epsilon**2 / 2,
+            rho=pure_dp_zcdp(self.epsilon),
             rdp=pure_dp_rdp(self.epsilon),
         )
 
