@@ -81,9 +81,14 @@ class ExponentialMechanism(Mechanism):
         return u
 
     def _logits(self, u):
+        top = u == u.max()
         if self.sensitivity == 0:
-            return np.where(u == u.max(), 0.0, -np.inf)
-        return self.epsilon * u / (2.0 * self.sensitivity)
+            return np.where(top, 0.0, -np.inf)
+        # Shifted by the largest score, which leaves the law unchanged; a product
+        # that overflows is -inf, for a candidate of probability below e^-700.
+        with np.errstate(over="ignore", invalid="ignore"):
+            shifted = (u - u.max()) * (self.epsilon / (2.0 * self.sensitivity))
+        return np.where(top, 0.0, shifted)
 
     def release(self, value, *, random_state=None) -> int:
         """Index of the chosen candidate, given each candidate's utility on the data
