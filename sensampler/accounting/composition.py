@@ -223,9 +223,9 @@ def heterogeneous_composition(epsilons, deltas, delta_prime: float) -> PrivacyBo
     )
 
 
-#: Largest k * epsilon for which tightest_composition builds the PLD bound: its
-#: grid spans about k * epsilon / 1e-4 points.
-_PLD_MAX_TOTAL = 1000.0
+#: Most steps tightest_composition lists one by one (heterogeneous composition)
+#: or composes on a PLD grid: each takes up to a few seconds there.
+_MAX_LISTED_STEPS = 10**5
 
 
 def tightest_composition(
@@ -234,13 +234,14 @@ def tightest_composition(
     """The smallest epsilon of every valid bound, each spending at most
     ``k * delta + delta_prime``.
 
-    Basic and advanced composition; optimal (exact) and heterogeneous
-    composition for ``k <= MAX_EXACT_STEPS`` (10^6); and, where Google's
-    ``dp_accounting`` is installed (``sensampler[pld]``), the
-    privacy-loss-distribution bound of the k-fold composition (pessimistic,
-    :func:`~sensampler.accounting.pld.pld_epsilon`) where it can represent the
-    steps (``epsilon <= MAX_STEP_EPSILON``, about 709.78) on a grid of moderate
-    size (``k * epsilon <= 1000``, a few seconds). Where a bound is left out the
+    Basic and advanced composition; optimal (exact) composition for
+    ``k <= MAX_EXACT_STEPS`` (10^6); heterogeneous composition for k <= 10^5;
+    and, where Google's ``dp_accounting`` is installed (``sensampler[pld]``),
+    the privacy-loss-distribution bound of the k-fold composition
+    (pessimistic, :func:`~sensampler.accounting.pld.pld_epsilon`) where it can
+    represent the steps (``epsilon <= MAX_STEP_EPSILON``, about 709.78) on a
+    grid of moderate size (k <= 10^5 and ``k * epsilon <= 1000``: the grid
+    spans about ``k * epsilon / 1e-4`` points, a few seconds). Where a bound is left out the
     others remain; the PLD bound is never below the exact optimal one for these
     homogeneous steps (Kairouz et al. 2017, Thm. 3.3), so leaving it out loses
     nothing where the optimal one is computed. ``method`` names the one
@@ -257,13 +258,12 @@ def tightest_composition(
     ]
     budget = candidates[1].delta  # k delta + delta_prime, capped at 1
     if k <= MAX_EXACT_STEPS:
-        candidates += [
-            optimal_composition(epsilon, delta, k, delta_prime),
-            heterogeneous_composition([epsilon] * k, delta, delta_prime),
-        ]
+        candidates.append(optimal_composition(epsilon, delta, k, delta_prime))
+    if k <= _MAX_LISTED_STEPS:
+        candidates.append(heterogeneous_composition([epsilon] * k, delta, delta_prime))
     step = ("epsilon_delta", epsilon, delta, k) if delta else ("pure", epsilon, k)
     pld = None
-    if epsilon <= MAX_STEP_EPSILON and k * epsilon <= _PLD_MAX_TOTAL:
+    if k <= _MAX_LISTED_STEPS and epsilon <= MAX_STEP_EPSILON and k * epsilon <= 1e3:
         try:
             pld = pld_epsilon([step], budget)
         except ImportError:  # the pld extra is not installed

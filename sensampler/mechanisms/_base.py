@@ -62,6 +62,10 @@ def _check_value(value):
             value = value[()]
         return check_real("sensitivity", value, low=0.0)
     arr = check_array("sensitivity", value, ndim=1, nonnegative=True).copy()
+    if arr.size == 0:
+        raise ValueError(
+            f"sensitivity must hold at least one coordinate, got sensitivity={value!r}."
+        )
     arr.flags.writeable = False
     return arr
 

@@ -19,6 +19,8 @@ def _bound_ok(bound):
 
 
 @example(1_943_240_929, 4.150126570071027e-247, 8, 4.150126570071027e-247)
+@example(0.0, 0.0, 9_223_372_036_854_775_808, 0.5)
+@example(0.001, 0.0, 2**70, 1e-5)
 @given(anything, anything, anything, anything)
 def test_composition_functions(epsilon, delta, k, delta_prime):
     for func in (
@@ -104,6 +106,7 @@ def test_a_refused_release_records_nothing(value, random_state):
 
 
 @example(1.3407807929942597e154)
+@example(1e308)
 @given(anything)
 def test_accountants(epsilon):
     for accountant in (acc.RenyiAccountant(), acc.ZCDPAccountant()):

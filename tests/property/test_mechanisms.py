@@ -57,6 +57,8 @@ def _release(mechanism, value):
 @example("laplace", 0.0, 1e308, 0.0, 0.0)
 @example("exponential", 0.0, 1e308, 0.0, 0.0)
 @example("discrete_gaussian", 0.0, 1.0, 1.0, "x")
+@example("exponential", 1.502160562774372e-252, 5.400847462320803e56, 0.0, 0.0)
+@example("exponential", (), 1.0, 0.0, 0.0)
 @given(
     st.sampled_from(sorted(CONSTRUCTORS)),
     anything,
@@ -95,6 +97,8 @@ def test_randomized_response(k, epsilon):
 @example(None, 0.0)
 @example(float("inf"), 344835293843634.7)
 @example(1.3786992686744257e-194, 2.2250738585e-313)
+@example(6.9e299, 2.7e-297)
+@example(1e308, 1.0)
 @given(anything, anything)
 def test_calibration_functions(a, b):
     for func, names in (

@@ -228,3 +228,11 @@ def test_pure_dp_zcdp_is_the_smaller_valid_parameter():
     # the square would overflow (main: OverflowError from epsilon**2)
     assert pure_dp_zcdp(1e308) == 1e308
     assert pure_dp_zcdp(1e308, 8.0) == 1e308
+
+
+@pytest.mark.parametrize("mechanism", [LaplaceMechanism, ExponentialMechanism])
+def test_an_empty_per_coordinate_sensitivity_is_refused(mechanism):
+    # main: the exponential mechanism failed in np.max, naming no parameter
+    message = "sensitivity must hold at least one coordinate, got sensitivity=()."
+    with pytest.raises(ValueError, match=re.escape(message)):
+        mechanism((), 1.0)
