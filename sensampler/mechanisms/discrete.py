@@ -27,8 +27,9 @@ class ExponentialMechanism(Mechanism):
     :math:`\Delta u` bounds how much any candidate's utility moves between
     neighbours. It is moreover epsilon-bounded-range, hence
     :math:`\epsilon^2/8`-zCDP (Cesar & Rogers 2021; :func:`bounded_range_rdp`),
-    which its statement carries. Sampling uses the Gumbel-max trick, exact and
-    stable for scores of any size.
+    and, being epsilon-DP, epsilon-zCDP: its statement carries the smaller
+    (:func:`~sensampler.mechanisms._base.pure_dp_zcdp`). Sampling uses the
+    Gumbel-max trick, exact and stable for scores of any size.
 
     Parameters
     ----------

@@ -133,10 +133,7 @@ def test_sensitivity_histogram_shows_the_released_run(tmp_path, estimate):
 
 
 def test_composition_figure_explains_itself_and_a_capped_delta(tmp_path):
-    mechs = [
-        LaplaceMechanism(1, 0.5),
-        GaussianMechanism(1, 0.5, 0.01, variant="classic"),
-    ] * 120
+    mechs = [LaplaceMechanism(1, 0.5), GaussianMechanism(1, 0.5, 0.01, variant="classic")] * 120
     fig = plotting.plot_composition(
         composition_experiment(mechs, random_state=0), tmp_path / "c.png"
     )
