@@ -56,11 +56,29 @@ from scipy import special
 from .._validation import check_count, check_real
 
 __all__ = [
+    "MAX_EXACT_STEPS",
     "homogeneous_delta",
     "homogeneous_epsilon",
     "homogeneous_count",
     "heterogeneous_epsilon",
 ]
+
+
+#: Most steps of the exact homogeneous composition: its law has k + 1 points
+#: (about 2 seconds at 10^6; beyond, basic, advanced and the accountants' own
+#: bounds remain).
+MAX_EXACT_STEPS = 10**6
+
+
+def _check_steps(k) -> int:
+    k = check_count("k", k)
+    if k > MAX_EXACT_STEPS:
+        raise ValueError(
+            f"k must be <= {MAX_EXACT_STEPS} for the exact optimal composition "
+            f"(its law has k + 1 points), got k={k!r}; use advanced or "
+            "heterogeneous composition."
+        )
+    return k
 
 
 def _check_step(epsilon, delta):
@@ -113,7 +131,7 @@ def homogeneous_delta(
     1e-05
     """
     epsilon, delta = _check_step(epsilon, delta)
-    k = check_count("k", k)
+    k = _check_steps(k)
     epsilon_prime = check_real("epsilon_prime", epsilon_prime, low=0.0)
     base = -math.expm1(k * math.log1p(-delta))  # 1 - (1 - delta)^k
     if epsilon_prime >= k * epsilon:
@@ -181,7 +199,7 @@ def homogeneous_epsilon(
     31.17
     """
     epsilon, delta = _check_step(epsilon, delta)
-    k = check_count("k", k)
+    k = _check_steps(k)
     target_delta = check_real("target_delta", target_delta, low=0.0, high=1.0)
     base = -math.expm1(k * math.log1p(-delta))
     if base > target_delta:
@@ -202,6 +220,8 @@ def homogeneous_count(
     is a post-processing of the (k+1)-fold one). Non-adaptive in the sense that
     k is fixed in advance; the steps themselves may be chosen adaptively.
 
+    At most :data:`MAX_EXACT_STEPS` (a count that fits, though more may).
+
     Examples
     --------
     >>> homogeneous_count(0.01, 0.0, 1.0, 1e-6)
@@ -219,12 +239,21 @@ def homogeneous_count(
     if not fits(1):
         return 0
     lo, hi = 1, 2
-    while fits(hi):
+    while hi <= MAX_EXACT_STEPS and fits(hi):
         lo, hi = hi, 2 * hi
+    hi = min(hi, MAX_EXACT_STEPS + 1)  # counts beyond are not certified
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
     return lo
+
+
+def _sum_or_inf(values) -> float:
+    """The exact sum of non-negative floats (``math.fsum``), ``inf`` if it overflows."""
+    try:
+        return math.fsum(values)
+    except OverflowError:  # fsum's intermediate overflow: the sum exceeds a double
+        return math.inf
 
 
 def heterogeneous_epsilon(
@@ -282,10 +311,15 @@ def heterogeneous_epsilon(
     delta_slack = check_real(
         "delta_slack", delta_slack, low=0.0, high=1.0, low_strict=True, high_strict=True
     )
-    sum_sq = math.fsum(eps**2)
-    mu = math.fsum(eps * np.tanh(eps / 2.0))  # (e^e - 1) e / (e^e + 1)
+    # A sum of squares beyond the largest double is inf, and so are the two
+    # concentration bounds: they exceed sum(eps) there (mu >= sum(eps) - k), and
+    # the minimum is sum(eps) itself (inf only if that overflows too).
+    with np.errstate(over="ignore"):
+        squares = eps**2
+    sum_sq = _sum_or_inf(squares)
+    mu = _sum_or_inf(eps * np.tanh(eps / 2.0))  # (e^e - 1) e / (e^e + 1)
     epsilon = min(
-        math.fsum(eps),
+        _sum_or_inf(eps),
         mu
         + math.sqrt(2.0 * sum_sq * math.log(math.e + math.sqrt(sum_sq) / delta_slack)),
         mu + math.sqrt(2.0 * sum_sq * math.log(1.0 / delta_slack)),

@@ -19,7 +19,12 @@ import numpy as np
 
 from .._validation import check_real
 from ..privacy import PrivacyBound
-from ._kov import heterogeneous_epsilon, homogeneous_delta, homogeneous_epsilon
+from ._kov import (
+    MAX_EXACT_STEPS,
+    heterogeneous_epsilon,
+    homogeneous_delta,
+    homogeneous_epsilon,
+)
 from ._ledger import PrivacyAccountant
 
 __all__ = ["PureCappedAccountant"]
@@ -77,6 +82,8 @@ class PureCappedAccountant(PrivacyAccountant):
         epsilons = list(self._pure)
         counts = [self._pure[e] for e in epsilons]
         bounds = [(math.fsum(e * c for e, c in zip(epsilons, counts)), _BASIC)]
+        if sum(counts) > MAX_EXACT_STEPS:  # too many steps for the exact laws
+            return bounds
         if len(epsilons) == 1:
             bounds.append(
                 (homogeneous_epsilon(epsilons[0], 0.0, counts[0], delta), _OPTIMAL)
@@ -112,7 +119,7 @@ class PureCappedAccountant(PrivacyAccountant):
             total = math.fsum(e * self._pure[e] for e in epsilons)
             if total <= epsilon:
                 deltas.append(0.0)
-            if len(epsilons) == 1:
+            if len(epsilons) == 1 and self._pure[epsilons[0]] <= MAX_EXACT_STEPS:
                 deltas.append(
                     homogeneous_delta(
                         epsilons[0], 0.0, self._pure[epsilons[0]], epsilon

@@ -16,8 +16,8 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_count, check_real
 from ..privacy import PrivacyBound
-from ._kov import heterogeneous_epsilon, homogeneous_epsilon
-from .pld import pld_epsilon
+from ._kov import MAX_EXACT_STEPS, heterogeneous_epsilon, homogeneous_epsilon
+from .pld import MAX_STEP_EPSILON, pld_epsilon
 
 __all__ = [
     "basic_composition",
@@ -95,8 +95,10 @@ def basic_composition(
     eps, dels = _as_lists(epsilon, delta)
     if eps.size > 1 and k != 1:
         raise ValueError(f"give k only with scalar epsilon and delta, got k={k}.")
+    with np.errstate(over="ignore"):  # a sum beyond the largest double is inf
+        total = float(k * eps.sum())
     return PrivacyBound(
-        float(k * eps.sum()),
+        total,
         float(min(1.0, k * dels.sum())),
         method="basic (Dwork & Roth 2014, Thm. 3.16)",
     )
@@ -221,16 +223,28 @@ def heterogeneous_composition(epsilons, deltas, delta_prime: float) -> PrivacyBo
     )
 
 
+#: Most steps tightest_composition lists one by one (heterogeneous composition)
+#: or composes on a PLD grid: each takes up to a few seconds there.
+_MAX_LISTED_STEPS = 10**5
+
+
 def tightest_composition(
     epsilon: float, delta: float, k: int, delta_prime: float
 ) -> PrivacyBound:
     """The smallest epsilon of every valid bound, each spending at most
     ``k * delta + delta_prime``.
 
-    Basic, advanced, optimal (exact) and heterogeneous composition, and, where
-    Google's ``dp_accounting`` is installed (``sensampler[pld]``), the
-    privacy-loss-distribution bound of the k-fold composition (pessimistic,
-    :func:`~sensampler.accounting.pld.pld_epsilon`). ``method`` names the one
+    Basic and advanced composition; optimal (exact) composition for
+    ``k <= MAX_EXACT_STEPS`` (10^6); heterogeneous composition for k <= 10^5;
+    and, where Google's ``dp_accounting`` is installed (``sensampler[pld]``),
+    the privacy-loss-distribution bound of the k-fold composition
+    (pessimistic, :func:`~sensampler.accounting.pld.pld_epsilon`) where it can
+    represent the steps (``epsilon <= MAX_STEP_EPSILON``, about 709.78) on a
+    grid of moderate size (k <= 10^5 and ``k * epsilon <= 1000``: the grid
+    spans about ``k * epsilon / 1e-4`` points, a few seconds). Where a bound is left out the
+    others remain; the PLD bound is never below the exact optimal one for these
+    homogeneous steps (Kairouz et al. 2017, Thm. 3.3), so leaving it out loses
+    nothing where the optimal one is computed. ``method`` names the one
     returned.
 
     Examples
@@ -241,15 +255,19 @@ def tightest_composition(
     candidates = [
         basic_composition(epsilon, delta, k),
         advanced_composition(epsilon, delta, k, delta_prime),
-        optimal_composition(epsilon, delta, k, delta_prime),
-        heterogeneous_composition([epsilon] * k, delta, delta_prime),
     ]
-    budget = candidates[2].delta
+    budget = candidates[1].delta  # k delta + delta_prime, capped at 1
+    if k <= MAX_EXACT_STEPS:
+        candidates.append(optimal_composition(epsilon, delta, k, delta_prime))
+    if k <= _MAX_LISTED_STEPS:
+        candidates.append(heterogeneous_composition([epsilon] * k, delta, delta_prime))
     step = ("epsilon_delta", epsilon, delta, k) if delta else ("pure", epsilon, k)
-    try:
-        pld = pld_epsilon([step], budget)
-    except ImportError:  # the pld extra is not installed
-        pld = None
+    pld = None
+    if k <= _MAX_LISTED_STEPS and epsilon <= MAX_STEP_EPSILON and k * epsilon <= 1e3:
+        try:
+            pld = pld_epsilon([step], budget)
+        except ImportError:  # the pld extra is not installed
+            pass
     if pld is not None:
         candidates.append(
             PrivacyBound(

@@ -43,6 +43,7 @@ References
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable
 from numbers import Integral
 
@@ -50,9 +51,21 @@ from .._validation import check_count, check_real
 from ..privacy import PrivacyStatement
 from ._ledger import PrivacyAccountant
 
-__all__ = ["STEP_KINDS", "compose_pld", "pld_epsilon", "pld_delta", "PLDAccountant"]
+__all__ = [
+    "STEP_KINDS",
+    "MAX_STEP_EPSILON",
+    "compose_pld",
+    "pld_epsilon",
+    "pld_delta",
+    "PLDAccountant",
+]
 
 STEP_KINDS = ("gaussian", "laplace", "pure", "epsilon_delta")
+
+MAX_STEP_EPSILON = math.log(sys.float_info.max)
+"""Largest epsilon of a ``"pure"`` or ``"epsilon_delta"`` step (about 709.78):
+dp_accounting builds the dominating pair from e^epsilon, which must be
+a finite double."""
 
 DEFAULT_INTERVAL = 1e-4
 """Width of dp_accounting's privacy-loss grid: within 1% of the true epsilon for
@@ -100,10 +113,12 @@ def _check_steps(steps) -> list[tuple]:
                 check_real(f"{name} {kind} noise", step[1], low=0.0, low_strict=True),
             )
         elif kind == "pure":
-            params = (check_real(f"{name} epsilon", step[1], low=0.0),)
+            params = (
+                check_real(f"{name} epsilon", step[1], low=0.0, high=MAX_STEP_EPSILON),
+            )
         else:
             params = (
-                check_real(f"{name} epsilon", step[1], low=0.0),
+                check_real(f"{name} epsilon", step[1], low=0.0, high=MAX_STEP_EPSILON),
                 check_real(f"{name} delta", step[2], low=0.0, high=1.0),
             )
         checked.append((kind, params, count))

@@ -50,8 +50,9 @@ class ZCDPAccountant(PureCappedAccountant):
 
     Mechanisms with a zCDP parameter are composed with it: the Gaussian variants
     (rho = Delta^2 / (2 sigma^2)), the exponential mechanism (rho =
-    epsilon^2 / 8, Cesar & Rogers 2021) and other pure epsilon-DP ones (rho =
-    epsilon^2 / 2, Prop. 1.4). While every release is pure epsilon-DP, the
+    min(epsilon, epsilon^2 / 8), Cesar & Rogers 2021) and other pure
+    epsilon-DP ones (rho = min(epsilon, epsilon^2 / 2), Prop. 1.4; epsilon-DP
+    is also epsilon-zCDP). While every release is pure epsilon-DP, the
     result is capped by basic and optimal composition
     (:mod:`~sensampler.accounting._pure_cap`). Mechanisms without a zCDP
     parameter (the catastrophe mechanism) are refused.

@@ -33,6 +33,7 @@ __all__ = [
     "resolve_sensitivity",
     "pure_dp_rdp",
     "bounded_range_rdp",
+    "pure_dp_zcdp",
     "check_noise_scale",
 ]
 
@@ -61,6 +62,10 @@ def _check_value(value):
             value = value[()]
         return check_real("sensitivity", value, low=0.0)
     arr = check_array("sensitivity", value, ndim=1, nonnegative=True).copy()
+    if arr.size == 0:
+        raise ValueError(
+            f"sensitivity must hold at least one coordinate, got sensitivity={value!r}."
+        )
     arr.flags.writeable = False
     return arr
 
@@ -130,7 +135,29 @@ def resolve_sensitivity(
 
 
 def _bounded_range_curve(epsilon, alpha):
-    return min(epsilon, alpha * epsilon**2 / 8.0)
+    # min(epsilon, alpha epsilon^2 / 8), without overflow for any finite epsilon
+    return epsilon * min(1.0, alpha * epsilon / 8.0)
+
+
+def pure_dp_zcdp(epsilon: float, divisor: float = 2.0) -> float:
+    r"""zCDP parameter of an epsilon-DP mechanism: :math:`\min(\epsilon,
+    \epsilon^2/c)`, ``c = divisor``.
+
+    Epsilon-DP implies :math:`\epsilon^2/2`-zCDP (Bun & Steinke 2016, Prop.
+    3.3; ``divisor=2``), and epsilon-bounded range :math:`\epsilon^2/8`-zCDP
+    (Cesar & Rogers 2021; ``divisor=8``). Epsilon-DP also implies
+    epsilon-zCDP: :math:`D_\alpha \le D_\infty \le \epsilon \le
+    \alpha\epsilon` for every alpha > 1 (Rényi divergence grows with its
+    order; van Erven & Harremoës 2014, Thm. 3), so the smaller of the two
+    holds. Computed as :math:`\epsilon\min(1, \epsilon/c)`, finite for every
+    finite epsilon (the square overflows above about 1.3e154).
+
+    Examples
+    --------
+    >>> pure_dp_zcdp(1.0), pure_dp_zcdp(4.0), pure_dp_zcdp(4.0, 8.0)
+    (0.5, 4.0, 2.0)
+    """
+    return epsilon * min(1.0, epsilon / divisor)
 
 
 def bounded_range_rdp(epsilon: float) -> Callable[[float], float]:
@@ -191,7 +218,18 @@ class Mechanism(abc.ABC):
 
     def _checked_value(self, value) -> np.ndarray:
         """``value`` as a finite float array of the sensitivity's shape."""
-        arr = np.asarray(value, dtype=float)
+        if isinstance(value, (str, bytes)):
+            raise TypeError(
+                f"value must be a number or an array of numbers, got {value!r}."
+            )
+        try:
+            arr = np.asarray(value, dtype=float)
+        except OverflowError as exc:
+            raise ValueError(f"value must be finite, got value={value!r}.") from exc
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"value must be a number or an array of numbers, got {value!r}."
+            ) from exc
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"value must be finite, got value={value!r}.")
         sensitivity = self._sensitivity

@@ -13,6 +13,7 @@ from ._base import (
     bounded_range_rdp,
     check_epsilon,
     pure_dp_rdp,
+    pure_dp_zcdp,
     resolve_sensitivity,
 )
 
@@ -26,8 +27,9 @@ class ExponentialMechanism(Mechanism):
     :math:`\Delta u` bounds how much any candidate's utility moves between
     neighbours. It is moreover epsilon-bounded-range, hence
     :math:`\epsilon^2/8`-zCDP (Cesar & Rogers 2021; :func:`bounded_range_rdp`),
-    which its statement carries. Sampling uses the Gumbel-max trick, exact and
-    stable for scores of any size.
+    and, being epsilon-DP, epsilon-zCDP: its statement carries the smaller
+    (:func:`~sensampler.mechanisms._base.pure_dp_zcdp`). Sampling uses the
+    Gumbel-max trick, exact and stable for scores of any size.
 
     Parameters
     ----------
@@ -53,7 +55,7 @@ class ExponentialMechanism(Mechanism):
         return self._statement(
             self.epsilon,
             0.0,
-            rho=self.epsilon**2 / 8,
+            rho=pure_dp_zcdp(self.epsilon, 8.0),
             rdp=bounded_range_rdp(self.epsilon),
         )
 
@@ -80,9 +82,14 @@ class ExponentialMechanism(Mechanism):
         return u
 
     def _logits(self, u):
+        top = u == u.max()
         if self.sensitivity == 0:
-            return np.where(u == u.max(), 0.0, -np.inf)
-        return self.epsilon * u / (2.0 * self.sensitivity)
+            return np.where(top, 0.0, -np.inf)
+        # Shifted by the largest score, which leaves the law unchanged; a product
+        # that overflows is -inf, for a candidate of probability below e^-700.
+        with np.errstate(over="ignore", invalid="ignore"):
+            shifted = (u - u.max()) * (self.epsilon / (2.0 * self.sensitivity))
+        return np.where(top, 0.0, shifted)
 
     def release(self, value, *, random_state=None) -> int:
         """Index of the chosen candidate, given each candidate's utility on the data
@@ -132,7 +139,7 @@ class RandomizedResponse(Mechanism):
             "randomized response",
             self.epsilon,
             0.0,
-            rho=self.epsilon**2 / 2,
+            rho=pure_dp_zcdp(self.epsilon),
             rdp=pure_dp_rdp(self.epsilon),
         )
 

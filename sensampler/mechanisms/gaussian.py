@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from scipy import optimize, special
@@ -25,6 +26,7 @@ __all__ = [
     "analytic_gaussian_sigma",
     "analytic_gaussian_delta",
     "gaussian_epsilon",
+    "MIN_DELTA",
 ]
 
 
@@ -34,15 +36,31 @@ def classic_gaussian_sigma(epsilon: float, delta: float) -> float:
     Dwork & Roth (2014), Thm. A.1, proved for :math:`0 < \epsilon < 1`; the theorem
     asks :math:`c^2 > 2\ln(1.25/\delta)` and the boundary value holds too, as the
     exact privacy curve of the Gaussian mechanism is continuous in sigma
-    (Balle & Wang 2018, Thm. 8).
+    (Balle & Wang 2018, Thm. 8). The logarithm is taken as
+    :math:`\ln 1.25 - \ln\delta`, finite for every delta > 0.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming ``epsilon`` or ``delta`` when they are not numbers in range
+        (``0 < epsilon < 1``, ``0 < delta < 1``), or ``epsilon`` when sigma
+        overflows a double.
     """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
     if not epsilon < 1.0:
         raise ValueError(
             "the classic Gaussian calibration is proved for epsilon < 1 "
             f"(Dwork & Roth 2014, Thm. A.1), got epsilon={epsilon!r}; use "
             "variant='analytic' for epsilon >= 1."
         )
-    return math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
+    sigma = math.sqrt(2.0 * (math.log(1.25) - math.log(delta))) / epsilon
+    if not math.isfinite(sigma):
+        raise ValueError(
+            f"epsilon is too small: the classic sigma for delta={delta!r} "
+            f"overflows a double, got epsilon={epsilon!r}."
+        )
+    return sigma
 
 
 #: Relative accuracy assumed of each evaluation of scipy's ``ndtr`` and ``erfcx``
@@ -50,6 +68,19 @@ def classic_gaussian_sigma(epsilon: float, delta: float) -> float:
 _FUNCTION_ACCURACY = 1e-13
 _UNIT_ROUNDOFF = 2.0**-53
 _SQRT2 = math.sqrt(2.0)
+#: Largest :math:`m = 1/(2\sigma) + \epsilon\sigma` at which the relative error
+#: bound of :func:`_analytic_delta_with_error` is used: there it is below 2e-3,
+#: small enough for its first-order argument.
+_MAX_M = 1e6
+#: Beyond :math:`|a| \ge 40` the Gaussian tails are below :math:`e^{-800}`, far
+#: under the smallest double.
+_TAIL = 40.0
+#: Absolute error of the few roundings that may fall among subnormal doubles
+#: (each at most :math:`2^{-1074}`), added to every error bound.
+_UNDERFLOW = 2.0**-1071
+#: Smallest delta the analytic functions take: the smallest normal double (below
+#: it, results lose their relative accuracy).
+MIN_DELTA = sys.float_info.min
 
 
 def _analytic_delta_with_error(sigma: float, epsilon: float) -> tuple[float, float]:
@@ -87,15 +118,33 @@ def _analytic_delta_with_error(sigma: float, epsilon: float) -> tuple[float, flo
     Each term is therefore within a relative
     :math:`r = \tau + 8u(1 + (2m + 1)m)`, which exceeds the sum of these first
     order terms; the returned bound :math:`2r(T_1 + T_2)` absorbs the second
-    order ones and holds however much the subtraction cancels. Tests compare it
-    with 50-digit mpmath over a grid of (epsilon, delta).
+    order ones (for :math:`m \le` :data:`_MAX_M`, :math:`r < 2\cdot10^{-3}`)
+    and holds however much the subtraction cancels. Roundings among subnormal
+    doubles add at most :data:`_UNDERFLOW`. Tests compare it with 50-digit
+    mpmath over a grid of (epsilon, delta).
+
+    Far tails. When the computed a is beyond :math:`\pm(40 + 2um)`, the exact
+    a is beyond :math:`\pm 40`: for :math:`a \le -40`, :math:`0 \le \delta \le
+    T_1 \le \tfrac12 e^{-800}` and the result is 0; for :math:`a \ge 40`,
+    :math:`1 \ge \delta \ge \Phi(40) - T_2 \ge 1 - e^{-800}` (:math:`T_2 \le
+    \tfrac12 e^{-a^2/2}`, as erfcx is at most 1 on non-negative arguments) and
+    the result is 1, the nearest double to the exact delta either way, for any
+    m (error 0).
+    Otherwise, for :math:`m >` :data:`_MAX_M` no bound is claimed (``inf``).
 
     Returns
     -------
     (delta, error) : (float, float)
-        ``delta`` (clipped at 0) and a bound on :math:`|\tilde\delta - \delta|`.
+        ``delta`` (clipped at 0) and a bound on :math:`|\tilde\delta - \delta|`
+        (``inf`` where none is known).
     """
+    m = 0.5 / sigma + epsilon * sigma
     a = 0.5 / sigma - epsilon * sigma
+    margin = _TAIL + 2.0 * _UNIT_ROUNDOFF * m
+    if a <= -margin:
+        return 0.0, 0.0
+    if a >= margin:
+        return 1.0, 0.0
     b = -0.5 / sigma - epsilon * sigma
     half_exp = 0.5 * math.exp(-0.5 * a * a)
     t2 = half_exp * float(special.erfcx(-b / _SQRT2))
@@ -104,9 +153,26 @@ def _analytic_delta_with_error(sigma: float, epsilon: float) -> tuple[float, flo
         if a >= 0
         else half_exp * float(special.erfcx(-a / _SQRT2))
     )
-    m = 0.5 / sigma + epsilon * sigma
+    value = max(t1 - t2, 0.0)
+    if m > _MAX_M:
+        return value, math.inf
     rel = _FUNCTION_ACCURACY + 8.0 * _UNIT_ROUNDOFF * (1.0 + (2.0 * m + 1.0) * m)
-    return max(t1 - t2, 0.0), 2.0 * rel * (t1 + t2)
+    return value, 2.0 * rel * (t1 + t2) + _UNDERFLOW
+
+
+def _check_sigma(sigma) -> float:
+    return check_real("sigma", sigma, low=0.0, low_strict=True)
+
+
+def _check_small_delta(delta) -> float:
+    """``delta`` in ``[MIN_DELTA, 1)``, or raise naming it."""
+    delta = check_delta(delta)
+    if delta < MIN_DELTA:
+        raise ValueError(
+            f"delta must be >= {MIN_DELTA!r} (the smallest normal double), got "
+            f"delta={delta!r}."
+        )
+    return delta
 
 
 def analytic_gaussian_delta(sigma: float, epsilon: float) -> float:
@@ -115,9 +181,34 @@ def analytic_gaussian_delta(sigma: float, epsilon: float) -> float:
     Balle & Wang (2018), Thm. 8:
     :math:`\delta(\sigma) = \Phi(\tfrac{1}{2\sigma} - \epsilon\sigma)
     - e^{\epsilon}\Phi(-\tfrac{1}{2\sigma} - \epsilon\sigma)`, evaluated through
-    ``erfcx`` without overflow (see :func:`_analytic_delta_with_error`).
+    ``erfcx`` without overflow (see :func:`_analytic_delta_with_error`) and
+    returned with its evaluation error bound added (capped at 1): never below
+    the exact delta, and above it by at most twice that bound.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation per unit of L2 sensitivity, ``> 0``.
+    epsilon : float
+        ``>= 0``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming ``sigma`` or ``epsilon``; also where no accurate evaluation is
+        known (:math:`1/(2\sigma) + \epsilon\sigma > 10^6` outside the far
+        tails, i.e. epsilon near :math:`1/(2\sigma^2)` for sigma below about
+        :math:`10^{-6}`).
     """
-    return _analytic_delta_with_error(sigma, epsilon)[0]
+    sigma = _check_sigma(sigma)
+    epsilon = check_real("epsilon", epsilon, low=0.0)
+    value, error = _analytic_delta_with_error(sigma, epsilon)
+    if error == math.inf:
+        raise ValueError(
+            "delta cannot be evaluated accurately where 1/(2 sigma) + epsilon "
+            f"sigma > {_MAX_M:g}, got sigma={sigma!r}, epsilon={epsilon!r}."
+        )
+    return min(1.0, value + error)
 
 
 def _holds(sigma: float, epsilon: float, delta: float) -> bool:
@@ -138,12 +229,28 @@ def analytic_gaussian_sigma(epsilon: float, delta: float) -> float:
     order of the evaluation error (below 1e-8 for epsilon >= 1e-3 and
     delta >= 1e-30, far less in common ranges; tested against a 50-digit mpmath
     solution).
+
+    Parameters
+    ----------
+    epsilon : float
+        ``> 0``.
+    delta : float
+        ``MIN_DELTA <= delta < 1`` (the smallest normal double, about 2.2e-308).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming ``epsilon`` or ``delta``; also when sigma overflows a double.
     """
+    epsilon = check_epsilon(epsilon)
+    delta = _check_small_delta(delta)
 
     def excess(log_sigma):
-        d = analytic_gaussian_delta(math.exp(log_sigma), epsilon)
+        d = _analytic_delta_with_error(math.exp(log_sigma), epsilon)[0]
         return (math.log(d) if d > 0 else -1e300) - math.log(delta)
 
+    # delta(sigma) -> 1 as sigma -> 0 and <= 1/(sigma sqrt(2 pi)) < MIN_DELTA at
+    # sigma = e^709 (Balle & Wang 2018, Thm. 8), so both loops stop in range.
     lo, hi = -1.0, 1.0
     while excess(lo) <= 0:
         lo -= 2.0
@@ -154,35 +261,54 @@ def analytic_gaussian_sigma(epsilon: float, delta: float) -> float:
     while not _holds(sigma, epsilon, delta):
         sigma *= 1.0 + step
         step *= 2.0
+        if not math.isfinite(sigma):
+            raise ValueError(
+                f"epsilon is too small for delta={delta!r}: no certified sigma "
+                f"is a finite double, got epsilon={epsilon!r}."
+            )
     return sigma
 
 
 def gaussian_epsilon(sigma: float, delta: float) -> float:
     """Smallest epsilon for which N(0, sigma^2) noise on sensitivity 1 is (epsilon, delta)-DP.
 
-    Inverts Balle & Wang's exact condition (Thm. 8) in epsilon by ``brentq``
-    (``analytic_gaussian_delta`` decreases in epsilon), then raised until the
-    computed delta plus its evaluation error bound is at most ``delta``, so
-    the returned epsilon is never below the exact one.
+    Inverts Balle & Wang's exact condition (Thm. 8) in epsilon: ``brentq`` on
+    the computed delta plus its evaluation error bound (capped at 1), which
+    falls in epsilon, then raised until that certified delta is at most
+    ``delta``, so the returned epsilon is never below the exact one.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation per unit of L2 sensitivity, ``> 0``.
+    delta : float
+        ``MIN_DELTA <= delta < 1`` (the smallest normal double, about 2.2e-308).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming ``sigma`` or ``delta``; also when epsilon overflows a double.
     """
-    sigma = check_real("sigma", sigma, low=0.0, low_strict=True)
-    delta = check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
-    if _holds(sigma, 0.0, delta):
+    sigma = _check_sigma(sigma)
+    delta = _check_small_delta(delta)
+
+    def certified_excess(eps):
+        value, error = _analytic_delta_with_error(sigma, eps)
+        return min(1.0, value + error) - delta
+
+    if certified_excess(0.0) <= 0:
         return 0.0
     hi = 1.0
-    while analytic_gaussian_delta(sigma, hi) > delta:
+    while certified_excess(hi) > 0:
         hi *= 2.0
-    eps = optimize.brentq(
-        lambda e: analytic_gaussian_delta(sigma, e) - delta,
-        0.0,
-        hi,
-        xtol=1e-14,
-        rtol=1e-14,
-    )
+        if not math.isfinite(hi):
+            raise ValueError(
+                f"sigma is too small for delta={delta!r}: its epsilon overflows "
+                f"a double, got sigma={sigma!r}."
+            )
+    eps = optimize.brentq(certified_excess, 0.0, hi, xtol=1e-14, rtol=1e-14)
     step = 1e-13
-    while not _holds(sigma, eps, delta):
+    while certified_excess(eps) > 0:
         eps = eps * (1.0 + step) + 1e-300
         step *= 2.0
     return eps
@@ -225,6 +351,12 @@ class _Gaussian(Mechanism):
             )
         check_noise_scale(unit_sigma, parameters)
         check_noise_scale(sigma, f"sensitivity={delta!r}, {parameters}")
+        rho = 0.5 / (unit_sigma * unit_sigma)  # the rho the statement gives
+        if not sys.float_info.min <= rho < math.inf:
+            raise ValueError(
+                f"the zCDP parameter for {parameters} is {rho!r}, beyond the "
+                "normal doubles, where it could not be stated accurately."
+            )
         self._unit_sigma = unit_sigma  # sigma for L2 sensitivity 1
         self._sigma = sigma
 
@@ -339,7 +471,7 @@ class RenyiGaussianMechanism(_Gaussian):
         self.epsilon_bar = check_real(
             "epsilon_bar", epsilon_bar, low=0.0, low_strict=True
         )
-        unit = math.sqrt(self.alpha / (2.0 * self.epsilon_bar))
+        unit = math.sqrt(0.5 * self.alpha / self.epsilon_bar)  # no 2 eps_bar overflow
         self._setup(unit, f"alpha={self.alpha!r}, epsilon_bar={self.epsilon_bar!r}")
 
     @property
@@ -366,7 +498,7 @@ class ZCDPGaussianMechanism(_Gaussian):
             sensitivity, self.accepted_norms, "ZCDPGaussianMechanism"
         )
         rho = check_real("rho", rho, low=0.0, low_strict=True)
-        self._setup(math.sqrt(1.0 / (2.0 * rho)), f"rho={rho!r}")
+        self._setup(math.sqrt(0.5 / rho), f"rho={rho!r}")  # no 2 rho overflow
 
     @property
     def privacy(self) -> PrivacyStatement:

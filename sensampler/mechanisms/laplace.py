@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import math
+from numbers import Real
 
 import numpy as np
 
+from .._validation import check_real
 from ..privacy import Noise, PrivacyStatement
 from ._base import (
     Mechanism,
     check_epsilon,
     check_noise_scale,
+    pure_dp_zcdp,
     resolve_sensitivity,
 )
 
 __all__ = ["LaplaceMechanism", "laplace_rdp", "laplace_product_rdp"]
+
+
+def _check_positive_or_inf(name, value, low):
+    """``value`` as a float ``> low``, ``inf`` allowed; or raise naming it."""
+    if isinstance(value, Real) and not isinstance(value, bool) and value == math.inf:
+        return math.inf
+    return check_real(name, value, low=low, low_strict=True)
 
 
 def laplace_rdp(alpha: float, ratio: float) -> float:
@@ -26,15 +36,45 @@ def laplace_rdp(alpha: float, ratio: float) -> float:
               \frac{\alpha}{2\alpha-1} e^{(\alpha-1)/\lambda}
               + \frac{\alpha-1}{2\alpha-1} e^{-\alpha/\lambda}\right),
 
-    computed in log space; it tends to :math:`1/\lambda` as alpha grows.
+    computed in log space; it tends to :math:`1/\lambda` as alpha grows, and
+    never exceeds it (:math:`D_\alpha \le D_\infty = 1/\lambda`; Rényi
+    divergence grows with its order, van Erven & Harremoës 2014, Thm. 3), which
+    caps the result where the formula's exponents overflow.
+
+    Parameters
+    ----------
+    alpha : float
+        Order, ``> 1`` (``inf`` allowed).
+    ratio : float
+        :math:`\lambda = b/\Delta > 0` (``inf``: a coordinate that cannot move).
+
+    Returns
+    -------
+    float
+        Finite, except ``inf`` where :math:`1/\lambda` itself exceeds the
+        largest double.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming ``alpha`` or ``ratio``.
     """
+    alpha = _check_positive_or_inf("alpha", alpha, 1.0)
+    ratio = _check_positive_or_inf("ratio", ratio, 0.0)
     if ratio == math.inf:
         return 0.0
+    cap = 1.0 / ratio  # inf only where 1/ratio exceeds the largest double
     if alpha == math.inf:
-        return 1.0 / ratio
-    a = math.log(alpha / (2 * alpha - 1)) + (alpha - 1) / ratio
-    b = math.log((alpha - 1) / (2 * alpha - 1)) - alpha / ratio
-    return float(np.logaddexp(a, b)) / (alpha - 1)
+        return cap
+    # log(alpha / (2 alpha - 1)) and log((alpha - 1) / (2 alpha - 1)), for any alpha
+    log_half = -math.log(2.0 - 1.0 / alpha)
+    a = log_half + (alpha - 1) / ratio
+    if a == math.inf:  # the first exponent overflows: the cap is the bound
+        return cap
+    # log(e^a + e^b) = a + log1p(e^(b - a)), b - a = log((alpha - 1)/alpha)
+    # - (2 alpha - 1)/ratio < 0 (-inf where it overflows)
+    b_minus_a = math.log1p(-1.0 / alpha) - (2 * alpha - 1) / ratio
+    return min(cap, (a + math.log1p(math.exp(b_minus_a))) / (alpha - 1))
 
 
 def laplace_product_rdp(alpha: float, ratios) -> float:
@@ -139,15 +179,16 @@ class LaplaceMechanism(Mechanism):
     def renyi_epsilon(self, alpha: float) -> float:
         """Rényi DP of order alpha, exact (Mironov 2017, Prop. 6): the sum of the
         coordinates' Laplace curves (:func:`laplace_product_rdp`), one coordinate
-        for a scalar sensitivity."""
-        return laplace_product_rdp(alpha, self._ratios)
+        for a scalar sensitivity; at most epsilon, as the mechanism is
+        epsilon-DP (:math:`D_\\alpha \\le D_\\infty`), which caps its rounding."""
+        return min(self.epsilon, laplace_product_rdp(alpha, self._ratios))
 
     @property
     def privacy(self) -> PrivacyStatement:
         return self._statement(
             self.epsilon,
             0.0,
-            rho=self.epsilon**2 / 2,
+            rho=pure_dp_zcdp(self.epsilon),
             rdp=self.renyi_epsilon,
             noise=Noise("laplace", self._ratios),
         )

@@ -67,7 +67,7 @@ from .._exact_sampling import (
 )
 from .._validation import check_count, check_real
 from ..privacy import PrivacyStatement
-from ._base import Mechanism, pure_dp_rdp, resolve_sensitivity
+from ._base import Mechanism, pure_dp_rdp, pure_dp_zcdp, resolve_sensitivity
 
 __all__ = [
     "DiscreteLaplaceMechanism",
@@ -286,7 +286,7 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         return self._statement(
             self.epsilon,
             0.0,
-            rho=self.epsilon**2 / 2,  # pure DP implies zCDP (Bun & Steinke 2016)
+            rho=pure_dp_zcdp(self.epsilon),
             rdp=pure_dp_rdp(self.epsilon),
         )
 

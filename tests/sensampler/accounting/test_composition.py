@@ -260,3 +260,32 @@ def test_advanced_composition_at_the_smallest_delta_prime_is_finite():
 def test_refusals_name_the_parameter(call, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         call()
+
+
+def test_tightest_skips_a_pld_that_cannot_represent_the_steps():
+    # main: OverflowError inside dp_accounting (e^epsilon of the dominating pair)
+    eps, delta = 1_943_240_929, 4.150126570071027e-247
+    best = tightest_composition(eps, delta, 8, delta)
+    assert best.method == "basic (Dwork & Roth 2014, Thm. 3.16)"
+    assert best.epsilon == 8 * eps and best.delta <= 9 * delta * (1 + 1e-15)
+
+
+@pytest.mark.parametrize("k", [2**63, 10**6 + 1, 2**70])
+def test_tightest_with_more_steps_than_the_exact_law_holds(k):
+    # main: OverflowError building [epsilon] * k, or a MemoryError for k + 1 points
+    best = tightest_composition(0.001, 0.0, k, 1e-5)
+    assert best.method == "advanced (Dwork & Roth 2014, Thm. 3.20)"
+    assert best == advanced_composition(0.001, 0.0, k, 1e-5)
+    with pytest.raises(ValueError, match=re.escape("k must be <= 1000000 for the")):
+        optimal_composition(0.001, 0.0, k, 1e-5)
+
+
+def test_heterogeneous_composition_of_a_huge_epsilon(recwarn):
+    # main: eps**2 overflowed with a RuntimeWarning; one step is epsilon-DP
+    bound = heterogeneous_composition([1.3407807929942597e154], [0.0], 1e-6)
+    assert bound.epsilon == 1.3407807929942597e154
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    # a sum beyond the largest double is inf (main: fsum's OverflowError)
+    assert heterogeneous_composition([1e308, 1e308], 0.0, 1e-6).epsilon == math.inf
+    assert basic_composition([1e308, 1e308]).epsilon == math.inf
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

@@ -315,3 +315,13 @@ def test_a_huge_budget_does_not_overflow():
     with pytest.raises(ExceededPrivacyBudgetError, match="K = inf"):
         g.spend(1e150)  # its drift e^(1e150) is infinite: refused, not an error
     assert math.isinf(advanced_filter_bound([800.0], 1000.0, 1e-5))
+
+
+@pytest.mark.parametrize("value", ["x", {}, [[1.0], [1.0, 2.0]]])
+def test_a_release_of_no_number_is_refused_naming_value_and_spends_nothing(value):
+    # main: float()'s own message, naming no parameter
+    budget = PrivacyFilter(1.0, 1e-5)
+    message = f"value must be a number or an array of numbers, got {value!r}."
+    with pytest.raises(TypeError, match=re.escape(message)):
+        budget.release(LaplaceMechanism(1.0, 0.1), value)
+    assert budget.count == 0 and not budget.ledger

@@ -337,3 +337,12 @@ def test_pld_accountant_carries_gamma_and_refuses_typical_sensitivities():
     assert acc.gamma == est.gamma  # one run, counted once
     with pytest.raises(ValueError, match="carries no privacy guarantee"):
         acc.compose(GaussianMechanism(est.mean, 0.5, 1e-5))
+
+
+def test_a_pure_step_beyond_the_representable_epsilon_is_refused_by_name():
+    # main: OverflowError from math.exp(epsilon) inside dp_accounting
+    with pytest.raises(ValueError, match=re.escape("steps[0] epsilon must be >= 0")):
+        pld_epsilon([("pure", 1e9, 8)], 1e-5)
+    with pytest.raises(ValueError, match=re.escape("steps[1] epsilon must be >= 0")):
+        pld_delta([("pure", 1.0, 1), ("epsilon_delta", 710.0, 0.0, 1)], 1.0)
+    assert pld_epsilon([("pure", 700.0, 1)], 1e-5) == pytest.approx(700.0, rel=1e-5)

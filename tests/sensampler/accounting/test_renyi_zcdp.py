@@ -236,3 +236,15 @@ def test_a_gaussian_release_lifts_the_cap():
     acc.compose(LaplaceMechanism(1.0, 1.0))
     acc.compose(GaussianMechanism(1.0, 0.5, 1e-6))
     assert acc.epsilon(1e-5) == acc.epsilon_order(1e-5)[0]
+
+
+def test_a_pure_ledger_beyond_the_exact_law_keeps_its_other_bounds():
+    # main: the optimal cap built a law of 2e6 + 1 points (and heterogeneous
+    # composition an array of 2e6 steps) at every query
+    from sensampler.mechanisms import LaplaceMechanism
+
+    acc = RenyiAccountant()
+    acc.compose(LaplaceMechanism(1.0, 1e-4), count=2 * 10**6)
+    assert acc.epsilon(1e-5) == pytest.approx(acc.epsilon_order(1e-5)[0])
+    assert acc.epsilon(1e-5) < 200.0  # basic: 200
+    assert 1e-5 < acc.delta(0.3) < 1.0

@@ -1,5 +1,6 @@
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -138,3 +139,25 @@ def test_randomized_response_refuses_more_categories_than_int64_holds():
     ):
         RandomizedResponse(2**63, 1)
     assert RandomizedResponse(2**62, 1.0).release(0, random_state=0) in range(2**62)
+
+
+def test_exponential_mechanism_with_a_huge_epsilon_over_sensitivity():
+    # main: epsilon u / (2 Delta) overflowed with a RuntimeWarning, and two
+    # overflowing scores tied at inf, so the first won whatever its score
+    mech = ExponentialMechanism(1.5e-252, 5.4e56)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mech.release([0.0, 1.0], random_state=0) == 1
+        assert mech.release([2.0, 3.0, 1.0], random_state=0) == 1
+        np.testing.assert_array_equal(mech.probabilities([2.0, 3.0, 1.0]), [0, 1, 0])
+    # ties among the best stay uniform
+    picks = [mech.release([5.0, 0.0, 5.0], random_state=s) for s in range(200)]
+    assert set(picks) == {0, 2}
+
+
+@pytest.mark.parametrize("epsilon", [1e308, 1.4e154])
+def test_huge_epsilons_state_finite_zcdp(epsilon):
+    # main: OverflowError from epsilon**2
+    assert ExponentialMechanism(0.0, epsilon).privacy.rho == epsilon
+    assert RandomizedResponse(2, epsilon).privacy.rho == epsilon
+    assert ExponentialMechanism(1.0, epsilon).privacy.rdp(2.0) == epsilon

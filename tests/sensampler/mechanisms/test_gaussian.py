@@ -14,6 +14,7 @@ from sensampler.mechanisms import (
     ZCDPGaussianMechanism,
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
+    classic_gaussian_sigma,
     gaussian_epsilon,
 )
 from sensampler.mechanisms.gaussian import _analytic_delta_with_error
@@ -259,3 +260,86 @@ def test_gaussian_noise_record_is_the_unit_sigma():
 def test_overflowing_sigmas_are_refused(call, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         call()
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: ZCDPGaussianMechanism(0.0, 1e308),
+        lambda: ZCDPGaussianMechanism(1.0, 1e308),
+        lambda: RenyiGaussianMechanism(1.0, 1.5, 1e308),
+    ],
+)
+def test_a_huge_zcdp_or_renyi_parameter_states_finite_privacy(build):
+    # main: 2 * rho overflowed, sigma became 0 and rho = 1 / (2 sigma^2) divided by 0
+    mech = build()
+    assert 0.0 < mech.sigma or mech.sensitivity == 0.0
+    assert math.isfinite(mech.privacy.rho) and mech.privacy.rho >= 1e307
+
+
+def test_a_rho_beyond_the_normal_doubles_is_refused():
+    with pytest.raises(
+        ValueError, match=re.escape("the zCDP parameter for rho=3e-309")
+    ):
+        ZCDPGaussianMechanism(1.0, 3e-309)
+    with pytest.raises(ValueError, match=re.escape("the zCDP parameter for rho=1.79")):
+        ZCDPGaussianMechanism(1.0, 1.7976931348623157e308)
+
+
+@pytest.mark.parametrize(
+    "func, args, exc, message",
+    [
+        (classic_gaussian_sigma, (None, 0.0), TypeError, "epsilon must be a real"),
+        (classic_gaussian_sigma, (0.5, 0.0), ValueError, "delta must be > 0.0"),
+        (classic_gaussian_sigma, (1e-320, 0.5), ValueError, "epsilon is too small"),
+        (analytic_gaussian_sigma, (None, 0.5), TypeError, "epsilon must be a real"),
+        (analytic_gaussian_sigma, (math.inf, 0.5), ValueError, "epsilon must be fin"),
+        (analytic_gaussian_sigma, (0.5, 1e-310), ValueError, "delta must be >= 2.2"),
+        (analytic_gaussian_delta, ("1", 0.5), TypeError, "sigma must be a real"),
+        (analytic_gaussian_delta, (1.0, -1.0), ValueError, "epsilon must be >= 0.0"),
+        (gaussian_epsilon, (1.4e-194, 2.2e-313), ValueError, "delta must be >= 2.2"),
+        (gaussian_epsilon, (0.0, 0.5), ValueError, "sigma must be > 0.0"),
+    ],
+)
+def test_calibration_functions_refuse_by_name(func, args, exc, message):
+    # main: arithmetic errors on None, brentq's NaN or sign errors, or silent inf
+    with pytest.raises(exc, match=re.escape(message)):
+        func(*args)
+
+
+def test_analytic_delta_in_the_far_tails_for_any_sigma():
+    # a = 1/(2 sigma) - eps sigma beyond -40: delta < e^-800, exactly 0 as a double;
+    # beyond +40: delta > 1 - e^-800, 1 as a double
+    assert analytic_gaussian_delta(6.9e299, 2.7e-297) == 0.0
+    assert analytic_gaussian_delta(1e7, 1.0) == 0.0
+    assert analytic_gaussian_delta(1e-7, 1.0) == 1.0
+    assert analytic_gaussian_delta(1.4e-194, 2.2e-313) == 1.0
+    # between them, with 1/(2 sigma) + eps sigma > 1e6, no accurate value is known
+    with pytest.raises(ValueError, match=re.escape("delta cannot be evaluated")):
+        analytic_gaussian_delta(1e-7, 0.5e14)
+
+
+def test_analytic_delta_is_never_below_the_exact_one():
+    mpmath.mp.dps = 50
+    for sigma, eps in [(1.0, 10.0), (0.3, 3.0), (100.0, 0.01), (1e4, 1e-6)]:
+        assert analytic_gaussian_delta(sigma, eps) >= _exact_delta(sigma, eps)
+
+
+def test_gaussian_epsilon_at_a_huge_sigma_and_tiny_delta():
+    # main: brentq's sign error; the exact epsilon is 0 (delta(0) = 5.8e-301), but
+    # the evaluation can certify only a tiny positive one
+    eps = gaussian_epsilon(6.9e299, 2.7e-297)
+    assert 0.0 < eps < 1e-13
+    # exactly, a = 1/(2 sigma) - eps sigma < -40, so delta <= Phi(a) < e^-800
+    sigma = mpmath.mpf(6.9e299)
+    assert 0.5 / sigma - mpmath.mpf(eps) * sigma < -40
+
+
+@pytest.mark.parametrize("eps", [1e8, 1e12, 1e300])
+def test_analytic_sigma_for_a_huge_epsilon_is_certified(eps):
+    # sigma near 1/sqrt(2 eps), where 1/(2 sigma) and eps sigma cancel; the far-tail
+    # certificate holds just above the exact solution
+    sigma = analytic_gaussian_sigma(eps, 1e-5)
+    with mpmath.workdps(400):  # 1/(2 sigma) - eps sigma cancels ~150 digits
+        assert _exact_delta(sigma, eps) <= 1e-5
+    assert sigma == pytest.approx(1 / math.sqrt(2 * eps), rel=1e-3)

@@ -218,3 +218,54 @@ def test_per_coordinate_noise_record():
 def test_overflowing_scales_are_refused(call, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         call()
+
+
+@pytest.mark.parametrize(
+    "sensitivity, epsilon",
+    [(0.0, 1e308), (1.0, 1.3407807929942597e154), (1.0, 1e308), ([1.0, 2.0], 1e300)],
+)
+def test_a_huge_epsilon_states_finite_privacy(sensitivity, epsilon):
+    # main: OverflowError from epsilon**2 (the zCDP parameter) or in the Rényi curve
+    from sensampler.accounting import RenyiAccountant, ZCDPAccountant
+
+    mech = LaplaceMechanism(sensitivity, epsilon)
+    privacy = mech.privacy
+    # epsilon-DP gives D_alpha <= epsilon <= alpha epsilon: epsilon-zCDP, the
+    # smaller than epsilon^2 / 2 here
+    assert privacy.rho == epsilon
+    for alpha in (1.05, 2.0, 1024.0):
+        assert 0.0 < privacy.rdp(alpha) <= epsilon
+    for accountant in (RenyiAccountant(), ZCDPAccountant()):
+        accountant.compose(mech)
+        assert math.isfinite(accountant.epsilon(1e-6))
+        assert accountant.epsilon(1e-6) <= epsilon
+
+
+def test_laplace_rdp_validates_by_name():
+    # main: TypeError from arithmetic on None, "math domain error", or a silent inf
+    with pytest.raises(TypeError, match=re.escape("alpha must be a real number")):
+        laplace_rdp(None, 1.0)
+    with pytest.raises(ValueError, match=re.escape("alpha must be > 1.0, got")):
+        laplace_rdp(1.4e-194, 2.2e-313)
+    with pytest.raises(ValueError, match=re.escape("ratio must be > 0.0, got")):
+        laplace_rdp(2.0, 0.0)
+    assert laplace_rdp(2.0, math.inf) == 0.0
+    assert laplace_rdp(math.inf, 4.0) == 0.25
+
+
+@pytest.mark.parametrize(
+    "alpha, ratio", [(6.9e299, 2.7e-297), (1e308, 1.0), (2.0, 1e-300), (1e6, 1e-3)]
+)
+def test_laplace_rdp_is_capped_by_the_max_divergence(alpha, ratio):
+    # D_alpha <= D_inf = 1/ratio; main gave inf, "math domain error" or an
+    # overflow warning where an exponent overflows
+    value = laplace_rdp(alpha, ratio)
+    assert math.isfinite(value) and 0.0 < value <= 1.0 / ratio
+    # and tends to 1/ratio for large orders (Mironov 2017, Table II)
+    assert value == pytest.approx(1.0 / ratio, rel=1e-3)
+
+
+def test_laplace_rdp_agrees_with_the_closed_form_in_range():
+    # Mironov 2017, Prop. 6 at alpha = 2, lambda = 1: log(2/3 e + 1/3 e^-2)
+    expected = math.log(2.0 / 3.0 * math.e + math.exp(-2.0) / 3.0)
+    assert laplace_rdp(2.0, 1.0) == pytest.approx(expected, rel=1e-14)
