@@ -443,20 +443,24 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
     check_choice("method", method, ("improved", "classic"))
     if rho == 0.0:
         return 0.0
-    classic = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+    # square roots apart, so that a huge rho does not overflow the product
+    classic = rho + 2.0 * math.sqrt(rho) * math.sqrt(math.log(1.0 / delta))
     if method == "classic":
         return classic
-    res = optimize.minimize_scalar(
-        functools.partial(_zcdp_improved, rho, delta),
-        bounds=(-20.0, 20.0),
-        method="bounded",
-        options={"xatol": 1e-10},
-    )
-    return max(0.0, min(classic, float(res.fun)))
+    with np.errstate(over="ignore", invalid="ignore"):  # a * rho may overflow
+        res = optimize.minimize_scalar(
+            functools.partial(_zcdp_improved, rho, delta),
+            bounds=(-20.0, 20.0),
+            method="bounded",
+            options={"xatol": 1e-10},
+        )
+    improved = float(res.fun)
+    return max(0.0, min(classic, improved)) if math.isfinite(improved) else classic
 
 
 def _pure_dp_curve(epsilon, alpha):
-    return min(epsilon, alpha * epsilon**2 / 2.0)
+    # epsilon * min(1, alpha * epsilon / 2): no epsilon**2 to overflow.
+    return epsilon * min(1.0, alpha * epsilon / 2.0)
 
 
 def pure_dp_rdp(epsilon: float) -> Callable[[float], float]:

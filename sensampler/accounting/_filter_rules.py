@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 
@@ -159,7 +160,10 @@ def renyi_filter_count(step_rdp: float, budget: float) -> int:
     budget = check_real("budget", budget)
     if budget <= 0:
         return 0
-    n = math.floor(budget / step_rdp)
+    quotient = budget / step_rdp
+    if not quotient < 2**52:  # n + 1 == n in float there: the exact rational floor
+        return Fraction(budget) // Fraction(step_rdp)
+    n = math.floor(quotient)
     while n * step_rdp > budget:  # rounding of the division
         n -= 1
     while (n + 1) * step_rdp <= budget:

@@ -47,6 +47,8 @@ import sys
 from collections.abc import Iterable
 from numbers import Integral
 
+import numpy as np
+
 from .._validation import check_count, check_real
 from ..privacy import PrivacyStatement
 from ._ledger import PrivacyAccountant
@@ -54,6 +56,7 @@ from ._ledger import PrivacyAccountant
 __all__ = [
     "STEP_KINDS",
     "MAX_STEP_EPSILON",
+    "MAX_GRID_POINTS",
     "compose_pld",
     "pld_epsilon",
     "pld_delta",
@@ -70,6 +73,36 @@ a finite double."""
 DEFAULT_INTERVAL = 1e-4
 """Width of dp_accounting's privacy-loss grid: within 1% of the true epsilon for
 Gaussian and Laplace compositions up to 10^4 steps (tests and benchmarks/pld.py)."""
+
+MAX_GRID_POINTS = 2**24
+"""Largest privacy-loss grid, in points, that :func:`compose_pld` builds (about
+16.8 million: 134 MB for each of dp_accounting's arrays). Tiny noise for the
+grid's interval, or very many steps, needs more; such compositions are refused
+by name before any work instead of exhausting memory."""
+
+
+def _grid_points(steps: list[tuple], interval: float) -> float:
+    """About how many points the composed loss grid of checked ``steps`` holds.
+
+    With e the step's unit loss (1/b, 1/sigma, epsilon), one step's loss has mean
+    at most min(e, e^2/2) (e^2/2 for the Gaussian), standard deviation at most e,
+    and spans 2e (about 40e for the Gaussian, whose tails dp_accounting cuts
+    far out). The composed grid spans the smaller of the sum of the spans and the
+    mean plus 20 standard deviations of the sum: within a factor of 2 of
+    dp_accounting's grids (tests/sensampler/accounting/test_pld.py).
+    """
+    mean = variance = span = widest = 0.0
+    for kind, params, count in steps:
+        e = 1.0 / params[0] if kind in ("gaussian", "laplace") else params[0]
+        with np.errstate(over="ignore"):
+            one_span = 40.0 * e if kind == "gaussian" else 2.0 * e
+            one_mean = e * e / 2.0 if kind == "gaussian" else e * min(1.0, e / 2.0)
+            mean += count * one_mean
+            variance += count * e * e
+            span += count * one_span
+        widest = max(widest, one_span)
+    return min(span, mean + 20.0 * math.sqrt(variance) + widest) / interval
+
 
 _REL_MARGIN = 1e-6
 """Relative margin added to every result. The discretisation is pessimistic, but
@@ -127,6 +160,17 @@ def _check_steps(steps) -> list[tuple]:
     return checked
 
 
+def _check_grid(steps: list[tuple], interval: float) -> None:
+    points = _grid_points(steps, interval)
+    if not points <= MAX_GRID_POINTS:
+        raise ValueError(
+            f"steps: their composed privacy-loss grid would hold about {points:.3g} "
+            f"points, more than MAX_GRID_POINTS={MAX_GRID_POINTS} (noise too small, "
+            f"or too many steps, for value_discretization_interval={interval!r}); "
+            "use a wider interval or another accountant."
+        )
+
+
 def compose_pld(
     steps: Iterable[tuple], *, value_discretization_interval: float = DEFAULT_INTERVAL
 ):
@@ -157,6 +201,7 @@ def compose_pld(
         low=0.0,
         low_strict=True,
     )
+    _check_grid(steps, interval)
     common, pldlib = _dp_accounting()
     total = None
     for kind, params, count in steps:
@@ -333,9 +378,15 @@ class PLDAccountant(PrivacyAccountant):
         return statement_steps(statement)
 
     def _add(self, steps, count):
+        recorded = dict(self._steps)
         for step in steps:
             key = step[:-1]
-            self._steps[key] = self._steps.get(key, 0) + count * step[-1]
+            recorded[key] = recorded.get(key, 0) + count * step[-1]
+        _check_grid(  # before anything is recorded
+            _check_steps([(*key, n) for key, n in recorded.items()]),
+            self.value_discretization_interval,
+        )
+        self._steps = recorded
         self._pld = None
 
     def _composed(self):

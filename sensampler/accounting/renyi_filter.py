@@ -149,7 +149,8 @@ class RenyiFilter(BudgetFilter):
             renyi_filter_count(c, b) if c > 0 else math.inf
             for c, b in zip(costs, budgets)
         ]
-        return DEFAULT_ORDERS[[int(np.argmax(counts))]]
+        best = max(range(len(counts)), key=counts.__getitem__)  # counts may be huge
+        return DEFAULT_ORDERS[[best]]
 
     def _add(self, curve, count):
         orders = self._orders if self._orders is not None else self._choose_order(curve)

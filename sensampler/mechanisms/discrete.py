@@ -112,6 +112,16 @@ class RandomizedResponse(Mechanism):
     Warner (1965); its k-ary form is epsilon-DP for each respondent's value
     (Kairouz, Oh & Viswanath 2016).
 
+    The true category is kept when an integer drawn uniformly from
+    ``[0, 2**53)`` is below ``T = floor(p * 2**53) - 8``, where p is the float
+    value of :math:`e^\epsilon/(e^\epsilon + k - 1)` (five roundings: at most 5
+    units of :math:`2^{-53}` from the exact one). The realised probabilities
+    :math:`p' = T/2^{53} \le p` and :math:`q' = (1 - p')/(k - 1) \ge q` are exact,
+    so :math:`p'/q' \le p/q = e^\epsilon`: the float arithmetic never makes the
+    release less private than stated, even where p rounds to 1 (large epsilon).
+    Where :math:`p - q < 2^{-47}` (epsilon tiny for k, or k huge for epsilon)
+    ``p' >= q'`` could fail and the parameters are refused. :attr:`p_true` is p'.
+
     Parameters
     ----------
     k : int
@@ -123,6 +133,10 @@ class RandomizedResponse(Mechanism):
 
     #: Largest number of categories: responses are drawn and stored as int64.
     MAX_K = 2**62
+    #: The keep-or-not draw is an integer uniform on ``[0, 2**_DRAW_BITS)``.
+    _DRAW_BITS = 53
+    #: Smallest difference of the kept and the other categories' probabilities.
+    _MIN_GAP = 2.0**-47
 
     def __init__(self, k: int, epsilon: float):
         self.k = check_count("k", k, minimum=2)
@@ -131,7 +145,15 @@ class RandomizedResponse(Mechanism):
                 f"k must be <= 2**62 (categories are int64), got k={self.k!r}."
             )
         self.epsilon = check_epsilon(epsilon)
-        self.p_true = 1.0 / (1.0 + (self.k - 1) * math.exp(-self.epsilon))
+        spread = 1.0 + (self.k - 1) * math.exp(-self.epsilon)
+        if -math.expm1(-self.epsilon) / spread < self._MIN_GAP:
+            raise ValueError(
+                f"epsilon={self.epsilon!r} is too small for k={self.k!r}: the kept "
+                "and the other categories' probabilities differ by less than "
+                "2**-47, which 53-bit draws cannot realise within epsilon."
+            )
+        self._keep = math.floor(2.0**self._DRAW_BITS / spread) - 8
+        self.p_true = self._keep / 2.0**self._DRAW_BITS
 
     @property
     def privacy(self) -> PrivacyStatement:
@@ -154,7 +176,7 @@ class RandomizedResponse(Mechanism):
     def release(self, value, *, random_state=None):
         """Randomized responses, one per entry of ``value``."""
         arr, rng = self.check_release(value, random_state=random_state)
-        keep = rng.random(size=arr.shape) < self.p_true
+        keep = rng.integers(0, 2**self._DRAW_BITS, size=arr.shape) < self._keep
         other = (arr + rng.integers(1, self.k, size=arr.shape)) % self.k
         out = np.where(keep, arr, other)
         return int(out) if out.ndim == 0 else out

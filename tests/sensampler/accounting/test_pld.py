@@ -9,7 +9,14 @@ from sensampler.distributions import GaussianMixture
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import PLDAccountant
 from sensampler.accounting._kov import homogeneous_delta, homogeneous_epsilon
-from sensampler.accounting.pld import compose_pld, pld_delta, pld_epsilon
+from sensampler.accounting.pld import (
+    DEFAULT_INTERVAL,
+    _check_steps,
+    _grid_points,
+    compose_pld,
+    pld_delta,
+    pld_epsilon,
+)
 from sensampler.mechanisms import (
     CatastropheMechanism,
     ExponentialMechanism,
@@ -346,3 +353,43 @@ def test_a_pure_step_beyond_the_representable_epsilon_is_refused_by_name():
     with pytest.raises(ValueError, match=re.escape("steps[1] epsilon must be >= 0")):
         pld_delta([("pure", 1.0, 1), ("epsilon_delta", 710.0, 0.0, 1)], 1.0)
     assert pld_epsilon([("pure", 700.0, 1)], 1e-5) == pytest.approx(700.0, rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [("gaussian", 2.0, 100)],
+        [("gaussian", 0.05, 1)],
+        [("laplace", 10.0, 1000)],
+        [("laplace", 0.1, 10)],
+        [("pure", 0.01, 562)],
+        [("pure", 1.0, 100)],
+        [("epsilon_delta", 0.5, 1e-6, 50)],
+    ],
+)
+def test_the_grid_estimate_is_within_a_factor_two_of_dp_accountings(steps):
+    estimate = _grid_points(_check_steps(steps), DEFAULT_INTERVAL)
+    size = compose_pld(steps)._pmf_remove.size
+    assert estimate / 2 <= size <= 2 * estimate
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [[("laplace", 1e-10, 1)], [("gaussian", 1e-3, 1)], [("laplace", 1.0, 10**4)]],
+)
+def test_a_composition_beyond_the_grid_limit_is_refused_before_any_work(steps):
+    # main: LaplaceMechanism(1, 1e10) in a PLD accountant built a grid of 2e14 points
+    with pytest.raises(ValueError, match=r"steps: .* more than MAX_GRID_POINTS="):
+        compose_pld(steps)
+
+
+def test_the_accountant_records_nothing_it_cannot_compose():
+    accountant = PLDAccountant()
+    accountant.compose(LaplaceMechanism(1.0, 1.0), count=10)
+    before = (accountant.steps, list(accountant.ledger))
+    with pytest.raises(ValueError, match="MAX_GRID_POINTS"):
+        accountant.compose(LaplaceMechanism(1.0, 1e10))
+    with pytest.raises(ValueError, match="MAX_GRID_POINTS"):
+        accountant.compose(LaplaceMechanism(1.0, 1.0), count=10**4)
+    assert (accountant.steps, list(accountant.ledger)) == before
+    assert accountant.epsilon(1e-5) <= 10.0

@@ -1,6 +1,7 @@
 import math
 import re
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -41,7 +42,7 @@ def test_randomized_response_keeps_the_truth_at_the_right_rate(seed):
     truth = np.random.default_rng(seed).integers(0, 4, 100_000)
     out = rr.release(truth, random_state=seed)
     kept = np.mean(out == truth)
-    assert abs(kept - 0.5) < 5 * math.sqrt(0.25 / truth.size)
+    assert abs(kept - 0.5) < 6 * math.sqrt(0.25 / truth.size)
     est = rr.estimate_frequencies(out)
     true_freq = np.bincount(truth, minlength=4) / truth.size
     assert np.all(np.abs(est - true_freq) < 0.02)  # se ~ 2 * 0.0016
@@ -51,6 +52,36 @@ def test_randomized_response_ratio_is_e_to_the_epsilon():
     rr = RandomizedResponse(5, 0.8)
     p, q = rr.p_true, (1 - rr.p_true) / 4
     assert p / q == pytest.approx(math.exp(0.8))
+
+
+@pytest.mark.parametrize("k", [2, 5, 2**20])
+@pytest.mark.parametrize("epsilon", [1e-6, 0.8, 20.0, 37.0, 50.0, 1e6])
+def test_randomized_response_realises_at_most_its_epsilon(k, epsilon):
+    # the kept probability is an exact T / 2**53: the realised odds, in exact
+    # rational arithmetic, lie in (1, e^epsilon] even where p rounds to 1.0
+    rr = RandomizedResponse(k, epsilon)
+    keep = Fraction(rr.p_true)
+    assert 0 < keep < 1 and keep.denominator <= 2**53
+    odds = keep * (k - 1) / (1 - keep)
+    assert odds > 1
+    assert math.log(odds.numerator) - math.log(odds.denominator) <= epsilon
+    # and not far below it: 8 units of 2**-53 lost from p (one added to q) at most
+    realised = math.log(odds.numerator) - math.log(odds.denominator)
+    other = float((1 - keep) / (k - 1))
+    ceiling = math.log((2**53 - 8) * (k - 1) / 8)  # where p rounds to 1.0
+    assert realised >= min(epsilon, ceiling) - 20 * 2**-53 / other
+
+
+def test_randomized_response_at_a_huge_epsilon_still_randomizes():
+    rr = RandomizedResponse(2, 50.0)
+    assert rr.p_true < 1.0  # was 1.0: a deterministic release stated as 50-DP
+    assert rr._keep == 2**53 - 8
+
+
+@pytest.mark.parametrize("k, epsilon", [(2, 1e-15), (2**62, 1.0), (1000, 1e-12)])
+def test_randomized_response_refuses_what_53_bit_draws_cannot_realise(k, epsilon):
+    with pytest.raises(ValueError, match=f"epsilon={epsilon!r} is too small for k="):
+        RandomizedResponse(k, epsilon)
 
 
 @pytest.mark.parametrize(
@@ -138,7 +169,8 @@ def test_randomized_response_refuses_more_categories_than_int64_holds():
         ),
     ):
         RandomizedResponse(2**63, 1)
-    assert RandomizedResponse(2**62, 1.0).release(0, random_state=0) in range(2**62)
+    big = RandomizedResponse(2**62, 60.0)  # an epsilon 53-bit draws can realise
+    assert big.release(0, random_state=0) in range(2**62)
 
 
 def test_exponential_mechanism_with_a_huge_epsilon_over_sensitivity():
