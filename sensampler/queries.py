@@ -572,6 +572,10 @@ class EstimatorQuery(Query):
         self.name = f"{type(estimator).__name__}.{'/'.join(attrs)}"
 
     def __call__(self, data: ArrayLike) -> np.ndarray | tuple[np.ndarray, ...]:
+        with _one_thread():
+            return self._fitted(data)
+
+    def _fitted(self, data: ArrayLike) -> np.ndarray | tuple[np.ndarray, ...]:
         from sklearn.base import clone
 
         data = _as_array("data", data)
@@ -614,7 +618,22 @@ class EstimatorQuery(Query):
         return outputs[0] if isinstance(self.attribute, str) else tuple(outputs)
 
     def evaluate(self, stack: np.ndarray) -> QueryOutput:
-        return FunctionQuery(self).evaluate(stack)
+        with _one_thread():
+            return stack_outputs([self._fitted(db) for db in stack])
+
+
+def _one_thread():
+    """BLAS and OpenMP on one thread while an estimator fits.
+
+    A fit's floating-point result can depend on how many threads BLAS splits
+    its products over, and joblib's process workers run one thread each while
+    the calling process runs one per core: fitting on one thread everywhere
+    keeps estimates bit-identical for any ``n_jobs`` and backend (and small
+    fits are faster so). Entered once per call or per stack of databases.
+    """
+    from threadpoolctl import threadpool_limits  # installed with scikit-learn
+
+    return threadpool_limits(limits=1)
 
 
 def estimator(

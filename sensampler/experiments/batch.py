@@ -526,7 +526,19 @@ def _checksum(content: dict) -> str:
 
 
 def _execute(settings: dict, path: str) -> str:
-    """Do one run and write its file atomically; return the path."""
+    """Do one run, on one BLAS/OpenMP thread, and write its file; return the path.
+
+    Fits, products and draws then round alike in the calling process and in
+    joblib's workers (which run one thread each), so a run file is the same
+    bit for bit for any ``n_jobs``.
+    """
+    from threadpoolctl import threadpool_limits  # installed with scikit-learn
+
+    with threadpool_limits(limits=1):
+        return _execute_run(settings, path)
+
+
+def _execute_run(settings: dict, path: str) -> str:
     splits = _splits(settings)
     dist = build_population(settings["population_spec"], splits)
     query = build_query(settings.get("query_spec", settings["query"]))
