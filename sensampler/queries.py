@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._structure import first, stack_outputs
+from ._threads import one_thread
 from ._validation import check_array, check_choice, check_count
 
 #: What a query returns for a stack of databases: one array, or a tuple or dict of
@@ -572,7 +573,7 @@ class EstimatorQuery(Query):
         self.name = f"{type(estimator).__name__}.{'/'.join(attrs)}"
 
     def __call__(self, data: ArrayLike) -> np.ndarray | tuple[np.ndarray, ...]:
-        with _one_thread():
+        with one_thread():
             return self._fitted(data)
 
     def _fitted(self, data: ArrayLike) -> np.ndarray | tuple[np.ndarray, ...]:
@@ -618,22 +619,8 @@ class EstimatorQuery(Query):
         return outputs[0] if isinstance(self.attribute, str) else tuple(outputs)
 
     def evaluate(self, stack: np.ndarray) -> QueryOutput:
-        with _one_thread():
+        with one_thread():
             return stack_outputs([self._fitted(db) for db in stack])
-
-
-def _one_thread():
-    """BLAS and OpenMP on one thread while an estimator fits.
-
-    A fit's floating-point result can depend on how many threads BLAS splits
-    its products over, and joblib's process workers run one thread each while
-    the calling process runs one per core: fitting on one thread everywhere
-    keeps estimates bit-identical for any ``n_jobs`` and backend (and small
-    fits are faster so). Entered once per call or per stack of databases.
-    """
-    from threadpoolctl import threadpool_limits  # installed with scikit-learn
-
-    return threadpool_limits(limits=1)
 
 
 def estimator(

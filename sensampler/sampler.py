@@ -32,6 +32,7 @@ from typing import Any, Union, overload
 import numpy as np
 
 from ._structure import Spec, evaluate
+from ._threads import one_thread
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from .distributions import Distribution, as_distribution
 from .estimate import SensitivityEstimate, SensitivityEstimates
@@ -136,6 +137,11 @@ def _sample_chunk(job: _ChunkJob) -> list[np.ndarray]:
     taken at any position: it is drawn uniformly per pair and overwritten in
     place with :math:`x'` (the rest of the stack, D, is never copied).
     """
+    with one_thread():
+        return _sample_full(job)
+
+
+def _sample_full(job: _ChunkJob) -> list[np.ndarray]:
     size, n = job.size, job.n
     rng = np.random.default_rng(job.seed)
     stack = job.distribution.sample_batch(size, n, rng)  # D u {x}
@@ -163,6 +169,11 @@ def _sample_additive_chunk(job: _ChunkJob) -> list[np.ndarray]:
     from the chunk's own generator (2 ``size`` records, x's then x''s). The
     law of the sensitivities is the full path's; the random numbers are not.
     """
+    with one_thread():
+        return _sample_additive(job)
+
+
+def _sample_additive(job: _ChunkJob) -> list[np.ndarray]:
     size = job.size
     rng = np.random.default_rng(job.seed)
     records = job.distribution.sample(2 * size, rng)[:, None]  # one-record databases
@@ -526,14 +537,15 @@ def sample_sensitivity(
     ]
     threads = query.releases_gil and dist.releases_gil
     ordinal = _next_ordinal()
-    results = run_tasks(
-        _sample_additive_chunk if fast else _sample_chunk,
-        [(job,) for job in jobs],
-        n_jobs=n_jobs,
-        progress=progress,
-        weights=sizes,
-        prefer="threads" if threads else "processes",
-    )
+    with one_thread():  # worker threads then share the calling thread's limit
+        results = run_tasks(
+            _sample_additive_chunk if fast else _sample_chunk,
+            [(job,) for job in jobs],
+            n_jobs=n_jobs,
+            progress=progress,
+            weights=sizes,
+            prefer="threads" if threads else "processes",
+        )
 
     run = SamplingRun(
         run_id=uuid.uuid4().hex,

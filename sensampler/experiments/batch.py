@@ -79,6 +79,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .._threads import one_thread
 from .._validation import check_n_jobs
 from ..parallel import _progress_bar, iter_tasks
 from ..plan import sampling_plan
@@ -532,9 +533,7 @@ def _execute(settings: dict, path: str) -> str:
     joblib's workers (which run one thread each), so a run file is the same
     bit for bit for any ``n_jobs``.
     """
-    from threadpoolctl import threadpool_limits  # installed with scikit-learn
-
-    with threadpool_limits(limits=1):
+    with one_thread():
         return _execute_run(settings, path)
 
 
