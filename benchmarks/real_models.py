@@ -3,9 +3,8 @@
 Estimator queries refit a scikit-learn model on every database, in Python, so
 the sampler runs their chunks on processes (loky). Each figure is the median of
 interleaved rounds after a warm-up of both sides (the worker pool's start is
-printed apart), with the spread of the per-round ratios. The one-job reference
-runs with one BLAS thread, as each loky worker does, so that the ratio compares
-one core with two.
+printed apart), with the spread of the per-round ratios. The sampler fits on one
+BLAS thread in every process, so the ratio compares one core with two.
 
     python benchmarks/real_models.py            # both figures, a few minutes
     python benchmarks/real_models.py --quick    # fewer pairs
@@ -20,7 +19,6 @@ import numpy as np
 from run import base_parser, compare, header, report, spread
 from sensampler.distributions import Empirical
 from sklearn.linear_model import LogisticRegression, Ridge
-from threadpoolctl import threadpool_limits
 
 from sensampler import queries, sample_sensitivity
 from sensampler.experiments import load_split
@@ -40,9 +38,8 @@ def figure(label, loader, model, m, repeat):
     start = time.perf_counter()
     cold = run(2)  # starts the worker pool
     t_cold = time.perf_counter() - start
-    with threadpool_limits(limits=1):
-        fit = min(_time(lambda: query(split.train)) for _ in range(20))
-        stats = compare(lambda: run(1), lambda: run(2), repeat=repeat)
+    fit = min(_time(lambda: query(split.train)) for _ in range(20))
+    stats = compare(lambda: run(1), lambda: run(2), repeat=repeat)
     assert np.array_equal(cold.samples, run(1).samples)  # same estimate, any n_jobs
     return {
         "figure": f"{label}, n={n}, m={m}",
