@@ -21,10 +21,7 @@ from packaging.version import Version
 import sensampler
 from sensampler.parallel import default_progress
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
+import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -74,7 +74,7 @@ import itertools
 import json
 import math
 import os
-import sys
+import tomllib
 from numbers import Integral, Real
 
 import numpy as np
@@ -94,11 +94,6 @@ from .specs import (
 )
 from .sweep import check_databases_fit, error_vs_epsilon
 from .table import ResultTable, atomic_write_text
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = ["run_batch", "load_config", "plan_runs"]
 
