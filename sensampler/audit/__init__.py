@@ -12,7 +12,12 @@
 
 from .estimate import MAX_AUDIT_PAIRS, CoverageAudit, audit_estimate
 from .mechanism import MAX_RELEASES, MechanismAudit, RejectionSet, audit_mechanism
-from .populations import PopulationChoice, PopulationComparison, compare_populations, conservative_choice
+from .populations import (
+    PopulationChoice,
+    PopulationComparison,
+    compare_populations,
+    conservative_choice,
+)
 
 __all__ = [
     "audit_mechanism",

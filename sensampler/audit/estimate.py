@@ -107,9 +107,8 @@ class CoverageAudit:
     def to_dict(self) -> dict[str, Any]:
         """The fields, the verdict, JSON-friendly."""
         out = {name: getattr(self, name) for name in self.__dataclass_fields__}
-        out["sensitivity"] = (
-            list(self.sensitivity) if isinstance(self.sensitivity, tuple) else self.sensitivity
-        )
+        if isinstance(self.sensitivity, tuple):
+            out["sensitivity"] = list(self.sensitivity)
         out["verdict"] = self.verdict
         return out
 

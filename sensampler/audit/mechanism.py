@@ -20,7 +20,6 @@ at most 1 - c, whichever set was chosen.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,7 +48,7 @@ MAX_RELEASES = 10**8
 #: Releases per vectorised call of a mechanism whose noise is i.i.d. per coordinate.
 _CHUNK = 1 << 16
 #: Candidate thresholds tried on the first half (distinct values, or quantiles).
-_CANDIDATES = 2000
+_CANDIDATES = 512
 #: Mechanisms whose vector release of ``np.full(size, a)`` is ``size`` independent
 #: releases of ``a`` when the sensitivity is a plain number (exact types only:
 #: a subclass may release otherwise).
@@ -204,14 +203,16 @@ def _draw(mechanism, value, count: int, seed: np.random.SeedSequence) -> np.ndar
         parts = []
         for i, size in enumerate(chunk_sizes(count, _CHUNK)):
             rng = np.random.default_rng(child_seed(seed, i))
-            parts.append(np.asarray(mechanism.release(np.full(size, value), random_state=rng)))
+            out = mechanism.release(np.full(size, value), random_state=rng)
+            parts.append(np.asarray(out))
         return np.concatenate(parts)
     if isinstance(mechanism, _SECURE):
         # Reproducible and not secure, as the audit must be: the law is the same.
         rng: Any = random.Random(int(seed.generate_state(2, np.uint64)[0]))
     else:
         rng = np.random.default_rng(seed)
-    return np.asarray([mechanism.release(value, random_state=rng) for _ in range(count)])
+    outs = [mechanism.release(value, random_state=rng) for _ in range(count)]
+    return np.asarray(outs)
 
 
 def _statistic(outputs: np.ndarray, a, b, statistic) -> tuple[np.ndarray, str]:
@@ -246,7 +247,8 @@ def _statistic(outputs: np.ndarray, a, b, statistic) -> tuple[np.ndarray, str]:
 
 def _category_scores(train_a, train_b):
     """Each category's log frequency ratio (a over b) on the first half, smoothed."""
-    categories, inverse = np.unique(np.concatenate([train_a, train_b]), return_inverse=True)
+    pooled = np.concatenate([train_a, train_b])
+    categories, inverse = np.unique(pooled, return_inverse=True)
     counts_a = np.bincount(inverse[: train_a.size], minlength=categories.size)
     counts_b = np.bincount(inverse[train_a.size :], minlength=categories.size)
     return categories, np.log((counts_a + 0.5) / (counts_b + 0.5))
@@ -307,7 +309,7 @@ def audit_mechanism(
     statistic: Callable[[np.ndarray], np.ndarray] | None = None,
     random_state=None,
 ) -> MechanismAudit:
-    r"""Lower confidence bound on the epsilon ``mechanism`` realises between ``a`` and ``b``.
+    r"""Lower confidence bound on the epsilon a mechanism realises between a and b.
 
     Draws ``releases`` releases of each input. The first half chooses a set of
     outputs S, a threshold on one number per release (see ``statistic``) and
@@ -437,12 +439,14 @@ def audit_mechanism(
     values, what = {}, ""
     for name, out in outputs.items():
         values[name], what = _statistic(out, a, b, statistic)
-    if statistic is None and all(o.dtype.kind in "biu" and o.ndim == 1 for o in outputs.values()):
+    categorical = all(o.dtype.kind in "biu" and o.ndim == 1 for o in outputs.values())
+    if statistic is None and categorical:
         categories, scores = _category_scores(values["a"][:first], values["b"][:first])
         values = {k: _scored(v, categories, scores) for k, v in values.items()}
         what = "log-ratio of the category"
     level = 1.0 - (1.0 - confidence) / 2.0
-    side, threshold, numerator = _choose(values["a"][:first], values["b"][:first], level, delta)
+    train_a, train_b = values["a"][:first], values["b"][:first]
+    side, threshold, numerator = _choose(train_a, train_b, level, delta)
 
     def count(name):
         test = values[name][first:]

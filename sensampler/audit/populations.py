@@ -212,7 +212,7 @@ class PopulationChoice:
 def conservative_choice(
     comparison: PopulationComparison, multiple: float = 2.0
 ) -> PopulationChoice:
-    r"""The smallest estimate whose worst cross-coverage stays within ``multiple * gamma``.
+    r"""The smallest estimate whose worst cross-coverage is within ``multiple`` gammas.
 
     For each population i, its worst case is
     :math:`w_i = \max_j \mathrm{upper}_{ij}`, the largest upper confidence
