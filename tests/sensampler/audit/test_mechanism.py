@@ -129,7 +129,7 @@ def test_noise_ten_percent_too_small_is_flagged():
     "mechanism, delta",
     [
         (LaplaceMechanism(0.9, 1.0), None),
-        # sigma for (1, 1e-5) at sensitivity 0.9, audited at Delta = 1
+        # calibrated for (1, 0.05) at sensitivity 0.9, audited at Delta = 1
         (GaussianMechanism(0.9, 1.0, 0.05), None),
     ],
 )
