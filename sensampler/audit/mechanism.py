@@ -231,6 +231,8 @@ def _statistic(outputs: np.ndarray, a, b, statistic) -> tuple[np.ndarray, str]:
             f"the mechanism's releases are not numbers (dtype {outputs.dtype}); "
             "give statistic=, a function of the releases returning one number each."
         )
+    if not np.all(np.isfinite(outputs)):
+        raise ValueError("the mechanism released NaN or inf; nothing can be audited.")
     if outputs.ndim == 1:
         return outputs, "output"
     a_arr, b_arr = np.asarray(a, dtype=float), np.asarray(b, dtype=float)

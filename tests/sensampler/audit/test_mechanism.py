@@ -297,6 +297,15 @@ def test_mechanisms_without_a_guarantee_or_an_epsilon_are_refused():
                         delta=0.0)
 
 
+def test_releases_that_are_not_finite_are_refused():
+    class Broken(_Counting):
+        def release(self, value, *, random_state=None):
+            return math.nan
+
+    with pytest.raises(ValueError, match="the mechanism released NaN or inf"):
+        audit_mechanism(Broken(), 0.0, 1.0, releases=10)
+
+
 def test_releases_that_are_not_numbers_need_a_statistic():
     class Text(_Counting):
         def release(self, value, *, random_state=None):
