@@ -158,8 +158,8 @@ def audit_estimate(
         the estimate's own population, which checks the sampler; another one
         measures how gamma degrades if the records come from it.
     pairs : int
-        Fresh pairs, ``1 <= pairs <= MAX_AUDIT_PAIRS``; more than the number of
-        the estimate's coordinates for a per-coordinate estimate.
+        Fresh pairs, ``1 <= pairs <= MAX_AUDIT_PAIRS``, and at least the number
+        of parts or coordinates the run released jointly (``estimate.parts``).
     confidence : float, default 0.99
         Coverage of the interval, ``0 < confidence < 1``.
     random_state : None, int, SeedSequence or Generator
@@ -226,10 +226,10 @@ def audit_estimate(
     n_jobs = check_n_jobs(n_jobs)
     sensitivity = np.asarray(estimate.sensitivity.value)
     coordinates = sensitivity.size if problem.norm.per_coordinate else 1
-    if problem.norm.per_coordinate and pairs <= estimate.parts:
+    if pairs < estimate.parts:
         raise ValueError(
-            f"pairs must exceed the {estimate.parts} order statistics of the "
-            f"run for a per-coordinate estimate, got pairs={pairs}."
+            f"pairs must be >= the {estimate.parts} parts or coordinates the "
+            f"run released jointly, got pairs={pairs}."
         )
     seed = child_seed(as_seed_sequence(random_state), _AUDIT_CHILD)
 

@@ -181,6 +181,11 @@ def test_a_per_coordinate_estimate_counts_any_coordinate():
     assert audit.gamma == pytest.approx(est.gamma)
     assert audit.beta == pytest.approx(2 * est.plan.beta)
     assert audit.sensitivity == tuple(s)
+    with pytest.raises(ValueError, match=re.escape(
+        "pairs must be >= the 2 parts or coordinates the run released jointly, "
+        "got pairs=1."
+    )):
+        audit_estimate(est, pairs=1)
 
 
 # ------------------------------------------------------------------- validation
