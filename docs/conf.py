@@ -58,6 +58,7 @@ API_MODULES = {
     "sensampler.norms": "Sensitivity norms",
     "sensampler.mechanisms": "Mechanisms",
     "sensampler.accounting": "Composition and accounting",
+    "sensampler.audit": "Audits of mechanisms and sampled sensitivities",
     "sensampler.experiments": "Experiments",
     "sensampler.plotting": "Figures",
 }

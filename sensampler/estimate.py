@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import textwrap
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from numbers import Real
 from typing import Any, Literal, NoReturn
@@ -44,7 +44,12 @@ from ._validation import check_choice, check_real
 from .plan import SamplingPlan
 from .privacy import PrivacyLeakWarning, SamplingRun
 
-__all__ = ["SensitivityValue", "SensitivityEstimate", "SensitivityEstimates"]
+__all__ = [
+    "SamplingProblem",
+    "SensitivityValue",
+    "SensitivityEstimate",
+    "SensitivityEstimates",
+]
 
 #: Where a sensitivity value can come from (a subset of ``privacy.SOURCES``:
 #: "global" is what a plain number means).
@@ -323,6 +328,37 @@ class SensitivityValue:
         return self._result(np.abs(self.value), False, f"|{self.label}|")
 
 
+@dataclass(frozen=True, eq=False)
+class SamplingProblem:
+    """What a sampling run sampled: enough to draw fresh pairs with the same engine.
+
+    :func:`sensampler.audit.audit_estimate` draws fresh neighbouring pairs of
+    the same query, size and norm, from the same population or another one,
+    through :func:`sensampler.sample_sensitivity`.
+
+    Attributes
+    ----------
+    query : sensampler.queries.Query
+        The query as the sampler evaluated it (its batching and additive
+        declarations included).
+    population : sensampler.distributions.Distribution
+        The population the pairs were drawn from.
+    n : int
+        Database size.
+    norm : sensampler.norms.SensitivityNorm
+        The norm the sensitivities were measured in.
+    options : tuple of (str, object)
+        Further keyword arguments of :func:`~sensampler.sample_sensitivity`
+        that a fresh run must repeat (none today).
+    """
+
+    query: Callable[..., Any]
+    population: Any
+    n: int
+    norm: Any
+    options: tuple[tuple[str, Any], ...] = ()
+
+
 class _ReadsTheRun:
     """Properties read from the sampling run ``self.run``."""
 
@@ -399,6 +435,12 @@ class SensitivityEstimate(_ReadsTheRun):
         Name of the query.
     part : int or str or None, default None
         Position or key of this part in a tuple or dict output.
+    problem : SamplingProblem or None, default None
+        What the run sampled (query, population, n, norm), set by the
+        sampler so that the estimate can be audited on fresh pairs
+        (:func:`sensampler.audit.audit_estimate`). Not compared, and not
+        pickled: it holds the caller's query and population, which need not
+        pickle, so a pickled estimate comes back with ``problem=None``.
 
     Attributes
     ----------
@@ -420,6 +462,7 @@ class SensitivityEstimate(_ReadsTheRun):
     parts: int = 1
     query: str = ""
     part: int | str | None = None
+    problem: SamplingProblem | None = field(default=None, compare=False, repr=False)
     sensitivity: SensitivityValue = field(init=False)
     mean: SensitivityValue = field(init=False)
 
@@ -449,6 +492,7 @@ class SensitivityEstimate(_ReadsTheRun):
         )
 
     def __reduce__(self):
+        # The problem is left out: the caller's query and population need not pickle.
         fields = (self.samples, self.run, self.plan, self.norm, self.n)
         return (type(self), fields + (self.parts, self.query, self.part))
 

@@ -35,7 +35,7 @@ from ._structure import Spec, evaluate
 from ._threads import one_thread
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from .distributions import Distribution, as_distribution
-from .estimate import SensitivityEstimate, SensitivityEstimates
+from .estimate import SamplingProblem, SensitivityEstimate, SensitivityEstimates
 from .norms import SensitivityNorm, get_norm
 from .parallel import child_seed, chunk_sizes, pairs_per_chunk, run_tasks
 from .plan import check_plan_arguments, joint_plan
@@ -558,6 +558,7 @@ def sample_sensitivity(
         ordinal=ordinal,
     )
     kind, keys = spec
+    problem = SamplingProblem(query, dist, n, norm)
     estimates = tuple(
         SensitivityEstimate(
             np.concatenate([chunk[j] for chunk in results]),
@@ -568,6 +569,7 @@ def sample_sensitivity(
             parts=parts,
             query=query.name,
             part=None if kind == "array" else keys[j] if kind == "dict" else j,
+            problem=problem,
         )
         for j in range(len(shapes))
     )

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from sensampler.distributions import GaussianMixture, Normal  # noqa: E402
 
 from sensampler import plotting, queries, sample_sensitivity  # noqa: E402
+from sensampler.audit import compare_populations  # noqa: E402
 from sensampler.experiments import (  # noqa: E402
     SD_DEFINITION,
     composition_experiment,
@@ -224,3 +225,20 @@ def test_errors_near_the_float64_limit_plot_without_warnings(tmp_path):
         warnings.simplefilter("error", RuntimeWarning)
         plotting.plot_error_vs_epsilon(table, tmp_path / "huge.png")
     assert (tmp_path / "huge.png").stat().st_size > 0
+
+
+def test_plot_cross_coverage_draws_one_cell_per_audit(tmp_path):
+    comparison = compare_populations(
+        queries.mean,
+        {"narrow": Normal(0.0, 1.0), "wide": Normal(0.0, 3.0)},
+        50,
+        0.05,
+        pairs=1_000,
+        random_state=0,
+    )
+    path = tmp_path / "cross.png"
+    fig = plotting.plot_cross_coverage(comparison.table, path)
+    assert path.exists() and path.stat().st_size > 0
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["narrow", "wide"]
+    assert len(ax.texts) == 4

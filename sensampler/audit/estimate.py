@@ -1,0 +1,278 @@
+r"""How often fresh neighbouring pairs exceed a sampled sensitivity.
+
+A sampled sensitivity :math:`G_{(k)}` is random DP with failure probability
+gamma only if the private records come from the population it was sampled
+from. :func:`audit_estimate` draws fresh pairs, from that population (a check
+of the sampler) or from another one the user fears (a check of the model),
+and counts the pairs whose sensitivity exceeds the released value. The count
+is binomial with the exceedance rate
+:math:`p = P[G > G_{(k)} \mid G_{(k)}]` of the realised estimate, so an exact
+Clopper–Pearson interval bounds p (Clopper & Pearson 1934).
+
+What p is compared with depends on the plan (:mod:`sensampler.plan`):
+
+* ``"exact"`` and ``"dkw"`` are PAC statements: with probability at least
+  :math:`1 - \rho` over the sampler, :math:`p \le \beta` (and
+  :math:`\gamma = \beta + \rho`). An interval wholly above beta refutes the
+  statement for this estimate under the audited population: that population
+  is not the sampled one, or the sampler's rho event happened.
+* ``"exchangeable"`` states :math:`E[p] \le \gamma` averaged over the sampler
+  only (beta = gamma by convention): one estimate above gamma is no violation,
+  but a population under which estimates are routinely above gamma is one the
+  statement does not cover.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import as_seed_sequence, check_count, check_n_jobs, check_probability
+from ..distributions import as_distribution
+from ..estimate import SensitivityEstimate, SensitivityEstimates
+from ..parallel import child_seed
+from ..plan import MAX_PAIRS
+from ..sampler import sample_sensitivity
+from ._binomial import interval
+
+__all__ = ["CoverageAudit", "audit_estimate", "MAX_AUDIT_PAIRS"]
+
+#: Most fresh pairs one audit draws (the sampler's limit).
+MAX_AUDIT_PAIRS = MAX_PAIRS
+#: Child of the caller's seed that an audit draws from: never the seeds of the
+#: sampling run itself, even when the same ``random_state`` is given to both.
+_AUDIT_CHILD = 0xA0D1
+
+
+@dataclass(frozen=True)
+class CoverageAudit:
+    """The result of :func:`audit_estimate`.
+
+    Attributes
+    ----------
+    exceedances : int
+        Fresh pairs whose sensitivity exceeds the released value (per
+        coordinate estimates: in at least one coordinate).
+    pairs : int
+        Fresh pairs drawn.
+    rate : float
+        ``exceedances / pairs``.
+    lower, upper : float
+        Exact (Clopper–Pearson) interval on the exceedance rate, covering it
+        with probability at least ``confidence``.
+    confidence : float
+    gamma : float
+        The estimate's random-DP failure probability for its coordinates.
+    beta : float
+        The plan's bound on the exceedance rate (PAC plans: holds with
+        probability at least ``1 - rho`` over the sampler); ``gamma`` for the
+        exchangeable plan, where it bounds the rate on average only.
+    rho : float
+        The sampler's share of gamma (0 for the exchangeable plan).
+    bound : str
+        The plan's bound.
+    sensitivity : float or tuple of float
+        The released value audited.
+    population : str
+        The population the fresh pairs came from.
+    """
+
+    exceedances: int
+    pairs: int
+    rate: float
+    lower: float
+    upper: float
+    confidence: float
+    gamma: float
+    beta: float
+    rho: float
+    bound: str
+    sensitivity: float | tuple[float, ...]
+    population: str
+
+    @property
+    def exceeds(self) -> bool:
+        """The whole interval is above beta: the plan's bound fails here."""
+        return self.lower > self.beta
+
+    @property
+    def verdict(self) -> str:
+        """``"exceeds beta"``, ``"within beta"`` or ``"inconclusive"``."""
+        if self.exceeds:
+            return "exceeds beta"
+        return "within beta" if self.upper <= self.beta else "inconclusive"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields, the verdict, JSON-friendly."""
+        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        if isinstance(self.sensitivity, tuple):
+            out["sensitivity"] = list(self.sensitivity)
+        out["verdict"] = self.verdict
+        return out
+
+    def __str__(self):
+        return (
+            f"{self.exceedances} of {self.pairs} fresh pairs from {self.population} "
+            f"exceed the sensitivity: rate {self.rate:.4g}, "
+            f"{100 * self.confidence:g}% interval [{self.lower:.4g}, {self.upper:.4g}]"
+            f"; beta={self.beta:.4g}, gamma={self.gamma:.4g} ({self.bound}): "
+            f"{self.verdict}"
+        )
+
+
+def _part(result, estimate: SensitivityEstimate) -> SensitivityEstimate:
+    """The fresh run's estimate of the same part as ``estimate``."""
+    if isinstance(result, SensitivityEstimates):
+        return result[estimate.part]
+    return result
+
+
+def audit_estimate(
+    estimate: SensitivityEstimate,
+    population: object = None,
+    *,
+    pairs: int,
+    confidence: float = 0.99,
+    random_state=None,
+    n_jobs: int | None = 1,
+) -> CoverageAudit:
+    r"""Rate at which fresh neighbouring pairs exceed a sampled sensitivity.
+
+    Draws ``pairs`` fresh neighbouring pairs of the estimate's query, database
+    size and norm from ``population`` with the sampler's own engine
+    (:func:`sensampler.sample_sensitivity`: chunked, parallel, bit-identical
+    for any ``n_jobs`` and joblib backend, Dask included, and O(pairs) for
+    additive queries), and counts those whose sensitivity exceeds
+    ``estimate.sensitivity``.
+
+    Parameters
+    ----------
+    estimate : SensitivityEstimate
+        An estimate returned by :func:`~sensampler.sample_sensitivity` (or a
+        part of a multi-part result), which carries its sampling problem.
+    population : distribution, optional
+        Where the fresh pairs come from (anything
+        :func:`~sensampler.distributions.as_distribution` accepts). Default:
+        the estimate's own population, which checks the sampler; another one
+        measures how gamma degrades if the records come from it.
+    pairs : int
+        Fresh pairs, ``1 <= pairs <= MAX_AUDIT_PAIRS``, and at least the number
+        of parts or coordinates the run released jointly (``estimate.parts``).
+    confidence : float, default 0.99
+        Coverage of the interval, ``0 < confidence < 1``.
+    random_state : None, int, SeedSequence or Generator
+        Same value, same result. The audit draws from a child of this seed,
+        so passing the sampling run's own seed still gives fresh pairs.
+    n_jobs : int or None, default 1
+        Workers, as in :func:`~sensampler.sample_sensitivity`.
+
+    Returns
+    -------
+    CoverageAudit
+        ``rate``, its interval ``lower``/``upper``, the counts, and the plan's
+        ``gamma`` and ``beta`` to compare with.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the bad argument, before anything is drawn; ``ValueError`` for
+        an estimate that carries no sampling problem (built by hand, or
+        unpickled).
+
+    Notes
+    -----
+    A fresh pair exceeds the estimate when its sensitivity is strictly above
+    the released value, in at least one coordinate for a per-coordinate
+    (``norm="coordinate"``) estimate; its ``gamma`` and ``beta`` are then those
+    of all its coordinates together (a union bound: the part's plan times the
+    number of coordinates). The count is binomial(pairs, p) given the
+    estimate, so the two-sided Clopper–Pearson interval covers p with
+    probability at least ``confidence`` (atoms in the law of the sensitivity
+    included). The fresh run counts as a sampling run of this process
+    (``SamplingRun.ordinal``) though nothing is released from it.
+
+    Examples
+    --------
+    >>> from sensampler import queries, sample_sensitivity
+    >>> from sensampler.distributions import Normal
+    >>> est = sample_sensitivity(queries.mean, Normal(), 200, gamma=0.05,
+    ...                          random_state=1)
+    >>> audit = audit_estimate(est, pairs=100_000, random_state=2)
+    >>> audit.verdict
+    'within beta'
+    """
+    if isinstance(estimate, SensitivityEstimates):
+        raise TypeError(
+            "estimate must be one SensitivityEstimate, got the estimates of "
+            f"{len(estimate)} parts; index a part (result[0] or result['name'])."
+        )
+    if not isinstance(estimate, SensitivityEstimate):
+        raise TypeError(f"estimate must be a SensitivityEstimate, got {estimate!r}.")
+    problem = estimate.problem
+    if problem is None:
+        raise ValueError(
+            "estimate carries no sampling problem (it was built by hand or "
+            "unpickled): audit an estimate returned by sample_sensitivity."
+        )
+    dist = problem.population if population is None else _population(population)
+    pairs = check_count("pairs", pairs)
+    if pairs > MAX_AUDIT_PAIRS:
+        raise ValueError(
+            f"pairs must be <= MAX_AUDIT_PAIRS={MAX_AUDIT_PAIRS}, got pairs={pairs}."
+        )
+    confidence = check_probability("confidence", confidence)
+    n_jobs = check_n_jobs(n_jobs)
+    sensitivity = np.asarray(estimate.sensitivity.value)
+    coordinates = sensitivity.size if problem.norm.per_coordinate else 1
+    if pairs < estimate.parts:
+        raise ValueError(
+            f"pairs must be >= the {estimate.parts} parts or coordinates the "
+            f"run released jointly, got pairs={pairs}."
+        )
+    seed = child_seed(as_seed_sequence(random_state), _AUDIT_CHILD)
+
+    fresh = sample_sensitivity(
+        problem.query,
+        dist,
+        problem.n,
+        m=pairs,
+        k=pairs,
+        norm=problem.norm,
+        bound="exchangeable",
+        random_state=seed,
+        n_jobs=n_jobs,
+        **dict(problem.options),
+    )
+    samples = _part(fresh, estimate).samples
+    above = samples > sensitivity
+    if above.ndim > 1:
+        above = above.reshape(pairs, -1).any(axis=1)
+    exceedances = int(np.count_nonzero(above))
+    lower, upper = interval(exceedances, pairs, confidence)
+    plan = estimate.plan
+    return CoverageAudit(
+        exceedances=exceedances,
+        pairs=pairs,
+        rate=exceedances / pairs,
+        lower=lower,
+        upper=upper,
+        confidence=confidence,
+        gamma=min(1.0, coordinates * plan.gamma),
+        beta=min(1.0, coordinates * plan.beta),
+        rho=min(1.0, coordinates * plan.rho),
+        bound=plan.bound,
+        sensitivity=(
+            float(sensitivity) if sensitivity.ndim == 0 else tuple(sensitivity.tolist())
+        ),
+        population=repr(dist),
+    )
+
+
+def _population(population):
+    """``population`` as a distribution, or raise naming it."""
+    try:
+        return as_distribution(population)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"population: {exc}") from exc
