@@ -58,6 +58,9 @@ API_MODULES = {
     "sensampler.norms": "Sensitivity norms",
     "sensampler.mechanisms": "Mechanisms",
     "sensampler.accounting": "Composition and accounting",
+    "sensampler.release": "Releasing a statistic of your data",
+    "sensampler.budget_file": "Persistent privacy budgets",
+    "sensampler.data_files": "Reading a column of a data file",
     "sensampler.experiments": "Experiments",
     "sensampler.plotting": "Figures",
 }

@@ -187,6 +187,12 @@ class BudgetFile:
                     "its budget (--budget-epsilon, and --budget-delta for "
                     "(epsilon, delta) releases)."
                 )
+            folder = os.path.dirname(os.path.abspath(self.path))
+            if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+                raise BudgetFileError(
+                    f"budget file {self.path} cannot be created: {folder} is not a "
+                    "writable folder."
+                )
             return _Ledger(dict(self._create), ())
         ledger = self._parse()
         if self._create is not None:
@@ -256,7 +262,8 @@ class BudgetFile:
         folder = os.path.dirname(os.path.abspath(self.path))
         if not os.path.isdir(folder):
             raise BudgetFileError(
-                f"budget file {self.path}: its folder {folder} does not exist."
+                f"budget file {self.path} cannot be created: {folder} is not a "
+                "writable folder."
             )
         with _locked(self.path + ".lock"):
             ledger = self._load()

@@ -160,3 +160,11 @@ def test_budget_arguments_are_checked_first(tmp_path):
         BudgetFile(tmp_path / "l.json", delta=1e-6)
     with pytest.raises(TypeError, match="path must name a file"):
         BudgetFile("")
+
+
+def test_a_file_in_a_missing_folder_is_refused_before_any_spend(tmp_path):
+    budget = BudgetFile(tmp_path / "no" / "ledger.json", epsilon=1.0)
+    with pytest.raises(BudgetFileError, match="is not a writable folder"):
+        budget.filter()
+    with pytest.raises(BudgetFileError, match="is not a writable folder"):
+        _spend(budget, _statement(0.1))
