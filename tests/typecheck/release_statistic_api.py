@@ -3,8 +3,9 @@
 Type-checked by tests/test_typing.py (pyright), never run.
 """
 
+from typing import assert_type
+
 import numpy as np
-from typing_extensions import assert_type
 
 from sensampler.accounting import PrivacyFilter
 from sensampler.budget_file import BudgetFile
