@@ -59,6 +59,9 @@ API_MODULES = {
     "sensampler.mechanisms": "Mechanisms",
     "sensampler.accounting": "Composition and accounting",
     "sensampler.audit": "Audits of mechanisms and sampled sensitivities",
+    "sensampler.release": "Releasing a statistic of your data",
+    "sensampler.budget_file": "Persistent privacy budgets",
+    "sensampler.data_files": "Reading a column of a data file",
     "sensampler.experiments": "Experiments",
     "sensampler.plotting": "Figures",
 }

@@ -28,6 +28,7 @@ import warnings
 import numpy as np
 
 from . import plotting
+from ._release_cli import add_release_arguments, release_command
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from ._version import __version__
 from .demo import run_demo
@@ -428,6 +429,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print the summary rows as JSON"
     )
     run.set_defaults(func=_cmd_run)
+
+    release = sub.add_parser(
+        "release",
+        help="a private answer about your own data file",
+        description="Release statistics of a column of your CSV or Parquet file, "
+        "with a sensitivity sampled from a population model, optionally spending "
+        "from a budget file.",
+    )
+    add_release_arguments(release)
+    release.set_defaults(func=release_command)
     return parser
 
 

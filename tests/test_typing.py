@@ -93,3 +93,7 @@ def test_readme_examples_type_check(pyright_errors):
 
 def test_sampler_mechanisms_and_accounting_type_check(pyright_errors):
     assert pyright_errors["release_api.py"] == []
+
+
+def test_release_statistic_and_budget_files_type_check(pyright_errors):
+    assert pyright_errors["release_statistic_api.py"] == []

@@ -1,0 +1,356 @@
+"""A privacy budget kept in a file: the budget and ledger of a :class:`PrivacyFilter`.
+
+The file is JSON::
+
+    {"format": "sensampler-budget", "version": 1,
+     "budget": {"epsilon": 1.0, "delta": 1e-06, "gamma": null, "rule": "basic"},
+     "entries": [{"mechanism": "Laplace", "epsilon": 0.5, "delta": 0.0,
+                  "gamma": 0.0499, "run_id": "...", "count": 1, "label": "mean",
+                  "time": "2026-01-01T00:00:00Z"}],
+     "checksum": "<sha256 of the rest>"}
+
+Every read rebuilds the filter by replaying the entries, so what the file admits
+is exactly what :class:`~sensampler.accounting.PrivacyFilter` admits. A spend
+(:meth:`BudgetFile.session`) holds an exclusive lock on ``FILE.lock`` from
+reading the ledger to writing it, so two processes cannot both spend the last of
+a budget; the new ledger is written to a temporary file in the same folder,
+fsynced and renamed over the old one, so a crash leaves the old ledger or the
+new one, never part of one.
+
+The checksum detects corruption and careless edits; it does not authenticate:
+anyone who can write the file can recompute it. Protect the file as you would
+the data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from ._validation import check_choice, check_count, check_probability, check_real
+from .accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
+from .experiments.batch import _lock
+from .experiments.table import atomic_write_text
+from .privacy import PrivacyStatement, SamplingRun
+
+__all__ = ["BudgetFile", "BudgetFileError", "replay_filter"]
+
+_FORMAT = "sensampler-budget"
+_VERSION = 1
+_ENTRY_KEYS = ("mechanism", "epsilon", "delta", "gamma", "run_id", "count")
+#: Seconds a spend waits for another process's lock before giving up.
+LOCK_TIMEOUT = 60.0
+
+
+class BudgetFileError(ValueError):
+    """A budget file is missing, unreadable, corrupt or inconsistent (named)."""
+
+
+def replay_filter(
+    epsilon: float,
+    delta: float,
+    rule: str,
+    gamma: float | None,
+    entries: Iterable[LedgerEntry],
+) -> PrivacyFilter:
+    """A new :class:`~sensampler.accounting.PrivacyFilter` that has spent ``entries``.
+
+    Parameters
+    ----------
+    epsilon, delta, rule, gamma
+        The filter's budget and rule, as :class:`PrivacyFilter` takes them.
+    entries : iterable of LedgerEntry
+        Spends to record in order (a ledger's entries, or a file's).
+
+    Returns
+    -------
+    PrivacyFilter
+
+    Raises
+    ------
+    ExceededPrivacyBudgetError
+        When the entries exceed the budget.
+    """
+    budget = PrivacyFilter(epsilon, delta, rule=rule, gamma=gamma)
+    for entry in entries:
+        run = (
+            None
+            if entry.gamma == 0.0 and entry.run_id is None
+            else SamplingRun(entry.run_id, entry.gamma)
+        )
+        if entry.count == 0:  # a sampling run drawn, nothing released
+            budget.record_run(run or SamplingRun(entry.run_id, 0.0))
+            continue
+        statement = PrivacyStatement(
+            entry.mechanism,
+            entry.epsilon,
+            entry.delta,
+            run=run,
+            source="global" if run is None else "sampled",
+        )
+        budget.compose(statement, entry.count)
+    return budget
+
+
+def _checksum(content: dict) -> str:
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+@dataclass(frozen=True)
+class _Ledger:
+    budget: dict
+    entries: tuple[dict, ...]
+
+    def filter(self) -> PrivacyFilter:
+        b = self.budget
+        return replay_filter(
+            b["epsilon"],
+            b["delta"],
+            b["rule"],
+            b["gamma"],
+            (LedgerEntry(**{k: e[k] for k in _ENTRY_KEYS}, rho=None) for e in self.entries),
+        )
+
+
+class BudgetFile:
+    """A persistent privacy budget: a JSON ledger replayed into a ``PrivacyFilter``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ledger file (``FILE.lock`` beside it is the lock).
+    epsilon, delta : float, optional
+        The budget to create the file with when it does not exist (``delta``
+        defaults to 0); when it exists they must equal its budget or be omitted.
+    gamma : float, optional
+        A budget for the random-DP failure probabilities (``None``: tracked,
+        not limited), used at creation only.
+    rule : {"basic", "advanced", "auto"}, default "basic"
+        The filter's rule (see :class:`~sensampler.accounting.PrivacyFilter`),
+        used at creation only.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        gamma: float | None = None,
+        rule: str = "basic",
+    ):
+        if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+            raise TypeError(f"path must name a file, got path={path!r}.")
+        self.path = os.fspath(path)
+        if epsilon is None and (delta is not None or gamma is not None):
+            raise ValueError(
+                "a budget file's delta and gamma are given with its epsilon, got "
+                f"epsilon=None, delta={delta!r}, gamma={gamma!r}."
+            )
+        self._create = None
+        if epsilon is not None:
+            delta = 0.0 if delta is None else delta
+            # the same checks as the filter itself, before anything is read
+            PrivacyFilter(epsilon, delta, rule=rule, gamma=gamma)
+            self._create = {
+                "epsilon": check_real("epsilon", epsilon),
+                "delta": check_real("delta", delta),
+                "gamma": None if gamma is None else check_probability("gamma", gamma),
+                "rule": check_choice("rule", rule, ("basic", "advanced", "auto")),
+            }
+
+    def __repr__(self):
+        return f"BudgetFile({self.path!r})"
+
+    # ----------------------------------------------------------------- reading
+    def exists(self) -> bool:
+        """Whether the ledger file exists."""
+        return os.path.exists(self.path)
+
+    def _load(self) -> _Ledger:
+        """The ledger on disk, checked, or the one to create; raise naming the file."""
+        if not os.path.exists(self.path):
+            if self._create is None:
+                raise BudgetFileError(
+                    f"budget file {self.path} does not exist; create it by giving "
+                    "its budget (--budget-epsilon, and --budget-delta for "
+                    "(epsilon, delta) releases)."
+                )
+            folder = os.path.dirname(os.path.abspath(self.path))
+            if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+                raise BudgetFileError(
+                    f"budget file {self.path} cannot be created: {folder} is not a "
+                    "writable folder."
+                )
+            return _Ledger(dict(self._create), ())
+        ledger = self._parse()
+        if self._create is not None:
+            mine = {k: self._create[k] for k in ("epsilon", "delta")}
+            theirs = {k: ledger.budget[k] for k in ("epsilon", "delta")}
+            if mine != theirs:
+                raise BudgetFileError(
+                    f"budget file {self.path} holds the budget epsilon="
+                    f"{theirs['epsilon']!r}, delta={theirs['delta']!r}, not "
+                    f"epsilon={mine['epsilon']!r}, delta={mine['delta']!r}; a "
+                    "budget is set once (omit it, or use another file)."
+                )
+        return ledger
+
+    def _parse(self) -> _Ledger:
+        def bad(problem):
+            return BudgetFileError(f"budget file {self.path}: {problem}; refusing it.")
+
+        try:
+            with open(self.path, encoding="utf-8") as handle:
+                record = json.load(handle, parse_constant=_refuse_constant)
+        except OSError as exc:
+            raise bad(f"cannot be read ({exc.strerror or exc})") from None
+        except (UnicodeDecodeError, ValueError):
+            raise bad("not valid JSON (corrupt or not a budget file)") from None
+        if not isinstance(record, dict) or record.get("format") != _FORMAT:
+            raise bad("not a sensampler budget file")
+        content = {k: v for k, v in record.items() if k != "checksum"}
+        if record.get("checksum") != _checksum(content):
+            raise bad("checksum mismatch: it was edited or corrupted")
+        if record.get("version") != _VERSION:
+            raise bad(f"unsupported version {record.get('version')!r}")
+        budget, entries = record.get("budget"), record.get("entries")
+        if not isinstance(budget, dict) or not isinstance(entries, list):
+            raise bad("no budget or no entries")
+        ledger = _Ledger(budget, tuple(entries))
+        try:
+            for entry in entries:
+                _check_entry(entry)
+            ledger.filter()
+        except ExceededPrivacyBudgetError:
+            raise bad("its entries exceed its own budget") from None
+        except (TypeError, ValueError, KeyError) as exc:
+            raise bad(f"inconsistent ({exc})") from None
+        return ledger
+
+    def filter(self) -> PrivacyFilter:
+        """The filter as the file stands (or as it would be created), not locked.
+
+        Raises
+        ------
+        BudgetFileError
+            Naming the file, when it is missing (and no budget was given),
+            unreadable, corrupt or inconsistent.
+        """
+        return self._load().filter()
+
+    # ----------------------------------------------------------------- writing
+    @contextlib.contextmanager
+    def session(self) -> Iterator[BudgetSession]:
+        """Lock the file, read it, and yield a :class:`BudgetSession` to spend from.
+
+        Spends recorded in the session are written when the block ends without
+        an exception (atomically, under the lock); on an exception nothing is
+        written.
+        """
+        folder = os.path.dirname(os.path.abspath(self.path))
+        if not os.path.isdir(folder):
+            raise BudgetFileError(
+                f"budget file {self.path} cannot be created: {folder} is not a "
+                "writable folder."
+            )
+        with _locked(self.path + ".lock"):
+            ledger = self._load()
+            session = BudgetSession(ledger.filter())
+            yield session
+            if session.added:
+                stamp = datetime.datetime.now(datetime.UTC)
+                time_text = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+                new = [
+                    {**_entry_dict(entry), "label": label, "time": time_text}
+                    for entry, label in session.added
+                ]
+                content = {
+                    "format": _FORMAT,
+                    "version": _VERSION,
+                    "budget": ledger.budget,
+                    "entries": [*ledger.entries, *new],
+                }
+                record = {**content, "checksum": _checksum(content)}
+                atomic_write_text(self.path, json.dumps(record, indent=1) + "\n")
+
+
+def _check_entry(entry) -> None:
+    """Raise TypeError or ValueError unless ``entry`` is a well-formed ledger line."""
+    if not isinstance(entry, dict) or any(k not in entry for k in _ENTRY_KEYS):
+        raise ValueError("an entry lacks one of " + ", ".join(_ENTRY_KEYS))
+    if not isinstance(entry["mechanism"], str):
+        raise TypeError(f"mechanism must be a str, got {entry['mechanism']!r}")
+    if entry["run_id"] is not None and not isinstance(entry["run_id"], str):
+        raise TypeError(f"run_id must be a str or null, got {entry['run_id']!r}")
+    check_real("epsilon", entry["epsilon"], low=0.0)
+    check_real("delta", entry["delta"], low=0.0, high=1.0)
+    check_real("gamma", entry["gamma"], low=0.0, high=1.0)
+    check_count("count", entry["count"], minimum=0)
+
+
+def _entry_dict(entry: LedgerEntry) -> dict:
+    return {k: getattr(entry, k) for k in _ENTRY_KEYS}
+
+
+class BudgetSession:
+    """Spends recorded while a :class:`BudgetFile` is locked.
+
+    Attributes
+    ----------
+    filter : PrivacyFilter
+        The file's filter, with this session's spends.
+    added : list of (LedgerEntry, str)
+        The spends of this session and their labels.
+    """
+
+    def __init__(self, privacy_filter: PrivacyFilter):
+        self.filter = privacy_filter
+        self.added: list[tuple[LedgerEntry, str]] = []
+
+    def spend(self, statement: PrivacyStatement, label: str = "") -> None:
+        """Record one release of ``statement``, or raise and record nothing.
+
+        Raises
+        ------
+        ExceededPrivacyBudgetError
+            When the budget would be exceeded.
+        """
+        before = len(self.filter.ledger)
+        self.filter.compose(statement)
+        self.added.extend((entry, label) for entry in self.filter.ledger[before:])
+
+
+@contextlib.contextmanager
+def _locked(lock_path: str, timeout: float = LOCK_TIMEOUT):
+    """Hold an exclusive OS lock on ``lock_path`` (released on exit or by a crash)."""
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                _lock(fd)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise BudgetFileError(
+                        f"budget file lock {lock_path} is held by another process "
+                        f"for more than {timeout:g} s; try again later."
+                    ) from None
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+

@@ -1,0 +1,170 @@
+import json
+import re
+import threading
+
+import pytest
+
+from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
+from sensampler.budget_file import BudgetFile, BudgetFileError, replay_filter
+from sensampler.privacy import PrivacyStatement, SamplingRun
+
+
+def _statement(epsilon, delta=0.0, gamma=0.05, run_id="r"):
+    return PrivacyStatement(
+        "Laplace", epsilon, delta, run=SamplingRun(run_id, gamma), source="sampled"
+    )
+
+
+def _spend(budget, *statements):
+    with budget.session() as session:
+        for s in statements:
+            session.spend(s, "test")
+
+
+def test_created_with_its_budget_then_spent_and_replayed(tmp_path):
+    path = tmp_path / "ledger.json"
+    budget = BudgetFile(path, epsilon=1.0, delta=1e-6, gamma=0.2)
+    assert not budget.exists()
+    _spend(budget, _statement(0.3, run_id="a"), _statement(0.3, 1e-7, run_id="b"))
+    again = BudgetFile(path).filter()
+    assert again.spent.epsilon == pytest.approx(0.6)
+    assert again.spent.delta == pytest.approx(1e-7)
+    assert again.gamma == pytest.approx(0.1)  # one gamma per run
+    assert again.count == 2
+    record = json.loads(path.read_text())
+    assert record["budget"] == {"epsilon": 1.0, "delta": 1e-6, "gamma": 0.2, "rule": "basic"}
+    assert [e["run_id"] for e in record["entries"]] == ["a", "b"]
+
+
+def test_refused_without_a_budget_when_missing(tmp_path):
+    path = tmp_path / "ledger.json"
+    with pytest.raises(BudgetFileError, match="does not exist; create it"):
+        BudgetFile(path).filter()
+    with pytest.raises(BudgetFileError, match="does not exist"):
+        _spend(BudgetFile(path), _statement(0.1))
+    assert not path.exists()
+
+
+def test_another_budget_for_an_existing_file_is_refused(tmp_path):
+    path = tmp_path / "ledger.json"
+    _spend(BudgetFile(path, epsilon=1.0), _statement(0.1))
+    BudgetFile(path, epsilon=1.0).filter()  # the same budget is fine
+    with pytest.raises(BudgetFileError, match="holds the budget epsilon=1.0"):
+        BudgetFile(path, epsilon=2.0).filter()
+
+
+def test_a_refused_spend_writes_nothing(tmp_path):
+    path = tmp_path / "ledger.json"
+    _spend(BudgetFile(path, epsilon=1.0), _statement(0.6, run_id="a"))
+    before = path.read_bytes()
+    with pytest.raises(ExceededPrivacyBudgetError):
+        # the first fits, the second does not: neither is written
+        _spend(BudgetFile(path), _statement(0.3, run_id="b"), _statement(0.3, run_id="c"))
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp")] == []
+
+
+def test_gamma_budget_is_enforced(tmp_path):
+    path = tmp_path / "ledger.json"
+    budget = BudgetFile(path, epsilon=10.0, gamma=0.08)
+    _spend(budget, _statement(0.1, gamma=0.05, run_id="a"))
+    with pytest.raises(ExceededPrivacyBudgetError, match="gamma"):
+        _spend(BudgetFile(path), _statement(0.1, gamma=0.05, run_id="b"))
+
+
+@pytest.mark.parametrize(
+    "edit, problem",
+    [
+        (lambda t: t.replace('"epsilon": 0.5', '"epsilon": 0.05', 1), "checksum mismatch"),
+        (lambda t: t[: len(t) // 2], "not valid JSON"),
+        (lambda t: "[]", "not a sensampler budget file"),
+        (lambda t: t.replace('"epsilon": 0.5', '"epsilon": NaN', 1), "not valid JSON"),
+    ],
+)
+def test_a_tampered_or_corrupt_file_is_refused_by_name(tmp_path, edit, problem):
+    path = tmp_path / "ledger.json"
+    _spend(BudgetFile(path, epsilon=1.0), _statement(0.5))
+    path.write_text(edit(path.read_text()))
+    with pytest.raises(BudgetFileError, match=re.escape(f"budget file {path}: {problem}")):
+        BudgetFile(path).filter()
+
+
+def _rewrite_with_checksum(path, change):
+    from sensampler.budget_file import _checksum
+
+    record = json.loads(path.read_text())
+    change(record)
+    content = {k: v for k, v in record.items() if k != "checksum"}
+    record["checksum"] = _checksum(content)
+    path.write_text(json.dumps(record))
+
+
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (lambda r: r["entries"].append(dict(r["entries"][0], run_id="x")), "exceed its own budget"),
+        (lambda r: r["entries"][0].update(epsilon="0.5"), "inconsistent"),
+        (lambda r: r["entries"][0].update(count=True), "inconsistent"),
+        (lambda r: r["entries"][0].pop("gamma"), "inconsistent"),
+        (lambda r: r["budget"].update(epsilon=-1), "inconsistent"),
+        (lambda r: r.update(version=2), "unsupported version"),
+    ],
+)
+def test_a_consistent_checksum_does_not_make_a_bad_ledger_valid(tmp_path, change, problem):
+    # The checksum does not authenticate; the content is checked on its own.
+    path = tmp_path / "ledger.json"
+    _spend(BudgetFile(path, epsilon=1.0), _statement(0.6))
+    _rewrite_with_checksum(path, change)
+    with pytest.raises(BudgetFileError, match=re.escape(problem)):
+        BudgetFile(path).filter()
+
+
+def test_threads_never_overspend(tmp_path):
+    path = tmp_path / "ledger.json"
+    _spend(BudgetFile(path, epsilon=1.0), _statement(0.1, run_id="first"))
+    results = []
+
+    def worker(i):
+        try:
+            _spend(BudgetFile(path), _statement(0.1, run_id=f"t{i}"))
+            results.append(True)
+        except ExceededPrivacyBudgetError:
+            results.append(False)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results.count(True) == 9  # 0.1 + 9 * 0.1 = 1.0
+    assert BudgetFile(path).filter().count == 10
+
+
+def test_replay_filter_matches_the_filter_it_copies():
+    original = PrivacyFilter(1.0, 1e-5, rule="auto", gamma=0.5)
+    original.compose(_statement(0.2, run_id="a"))
+    original.compose(_statement(0.2, run_id="a"))  # same run: gamma once
+    original.spend(0.1, 1e-6)
+    copy = replay_filter(
+        1.0, 1e-5, original.active_rule, 0.5, original.ledger
+    )
+    assert copy.spent == original.spent
+    assert copy.gamma == original.gamma == pytest.approx(0.05)
+    assert copy.count == original.count == 3
+
+
+def test_budget_arguments_are_checked_first(tmp_path):
+    with pytest.raises(ValueError, match="epsilon must be > 0.0"):
+        BudgetFile(tmp_path / "l.json", epsilon=0.0)
+    with pytest.raises(ValueError, match="delta and gamma are given with its epsilon"):
+        BudgetFile(tmp_path / "l.json", delta=1e-6)
+    with pytest.raises(TypeError, match="path must name a file"):
+        BudgetFile("")
+
+
+def test_a_file_in_a_missing_folder_is_refused_before_any_spend(tmp_path):
+    budget = BudgetFile(tmp_path / "no" / "ledger.json", epsilon=1.0)
+    with pytest.raises(BudgetFileError, match="is not a writable folder"):
+        budget.filter()
+    with pytest.raises(BudgetFileError, match="is not a writable folder"):
+        _spend(budget, _statement(0.1))

@@ -1,0 +1,346 @@
+import csv
+import json
+import math
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+from sensampler.distributions import Normal
+
+from sensampler import queries
+from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
+from sensampler.budget_file import BudgetFile
+from sensampler.cli import main
+from sensampler.release import (
+    _mechanism,
+    prepare_releases,
+    release_statistic,
+    release_statistics,
+)
+from sensampler.sampler import sample_sensitivity
+
+SECRET = "987654.321"
+POP = "normal:loc=170,scale=10"
+
+
+def _csv(path, values, column="height"):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", column])
+        for i, v in enumerate(values):
+            writer.writerow([i, v])
+    return str(path)
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.default_rng(20261123)
+    private = rng.normal(170, 10, 800).round(2)
+    public = rng.normal(170, 10, 1500).round(2)
+    return (
+        _csv(tmp_path / "private.csv", private),
+        _csv(tmp_path / "public.csv", public),
+        private,
+    )
+
+
+def _strict(text):
+    def refuse(name):
+        raise ValueError(f"not strict JSON: {name}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _run(capsys, *argv):
+    code = main(["release", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_release_command_prints_the_answer_and_the_full_statement(files, capsys):
+    private, public, values = files
+    code, out, err = _run(
+        capsys, "--data", private, "--column", "height",
+        "--population", f"bootstrap:{public}", "--epsilon", "0.5", "--seed", "7",
+    )
+    assert code == 0, err
+    assert "epsilon=0.5-DP for replace-one neighbours (n=800 records), except with " \
+        "probability gamma=" in out
+    assert "over the data drawn from the population model" in out
+    assert "gamma is not delta" in out
+    assert "sampling seed: entropy 7" in out and "plan       exact: PAC statement" in out
+    answer = float(out.split("\n")[1].split(":")[1])
+    scale = float(out.split("Laplace noise of scale ")[1].split()[0])
+    # |Laplace(b)| > 30 b has probability e^-30
+    assert abs(answer - values.mean()) < 30 * scale
+
+
+def test_json_is_strict_and_complete(files, capsys):
+    private, public, values = files
+    code, out, _ = _run(
+        capsys, "--data", private, "--column", "height", "--population", POP,
+        "--query", "mean", "--query", "quantile:0.9", "--query", "histogram:4:150:190",
+        "--epsilon", "1", "--json", "--seed", "1",
+    )
+    assert code == 0
+    record = _strict(out)
+    assert [r["query"] for r in record["releases"]] == [
+        "mean", "quantile:0.9", "histogram:4:150:190",
+    ]
+    first = record["releases"][0]
+    assert first["n"] == 800 and first["epsilon"] == 1.0 and first["delta"] == 0.0
+    assert 0 < first["gamma"] <= 0.05
+    assert "except with probability gamma" in first["guarantee"]
+    assert len(record["releases"][2]["answer"]) == 4
+    assert record["budget"] is None
+    # one run per query, each with its own id
+    assert len({r["run_id"] for r in record["releases"]}) == 3
+
+
+def test_json_with_a_budget_file_has_no_infinity(files, tmp_path, capsys):
+    private, public, _ = files
+    ledger = str(tmp_path / "ledger.json")
+    code, out, err = _run(
+        capsys, "--data", private, "--column", "height", "--population", POP,
+        "--epsilon", "0.5", "--budget-file", ledger, "--budget-epsilon", "1", "--json",
+    )
+    assert code == 0, err
+    budget = _strict(out)["budget"]
+    assert budget["budget"]["gamma"] is None  # no gamma budget: null, not Infinity
+    assert budget["spent"]["epsilon"] == 0.5
+
+
+def test_over_budget_is_refused_before_anything_and_the_file_is_unchanged(
+    files, tmp_path, capsys
+):
+    private, public, _ = files
+    ledger = tmp_path / "ledger.json"
+    base = ["--data", private, "--column", "height", "--population", POP,
+            "--budget-file", str(ledger)]
+    assert _run(capsys, *base, "--epsilon", "0.6", "--budget-epsilon", "1")[0] == 0
+    before = ledger.read_bytes()
+    code, out, err = _run(capsys, *base, "--epsilon", "0.5")
+    assert code == 2 and out == ""
+    assert f"budget file {ledger}: spending epsilon=0.5" in err
+    assert "would exceed" in err and len(err.strip().splitlines()) == 1
+    assert ledger.read_bytes() == before
+    # several queries: all or nothing
+    code, _, err = _run(capsys, *base, "--epsilon", "0.2", "--query", "mean",
+                        "--query", "median", "--query", "sum")
+    assert code == 2 and ledger.read_bytes() == before
+
+
+def test_a_budget_file_is_created_only_with_its_budget(files, tmp_path, capsys):
+    private, public, _ = files
+    ledger = tmp_path / "ledger.json"
+    code, _, err = _run(capsys, "--data", private, "--column", "height",
+                        "--population", POP, "--epsilon", "0.5",
+                        "--budget-file", str(ledger))
+    assert code == 2 and "does not exist; create it" in err
+    assert not ledger.exists()
+    code, _, err = _run(capsys, "--data", private, "--column", "height",
+                        "--population", POP, "--epsilon", "0.5",
+                        "--budget-epsilon", "1")
+    assert code == 2 and "--budget-epsilon need --budget-file" in err
+
+
+def test_gamma_of_each_run_is_spent(files, tmp_path):
+    _, _, values = files
+    budget = BudgetFile(tmp_path / "l.json", epsilon=2.0, gamma=0.12)
+    releases = release_statistics(values, ["mean", "median"], POP, epsilon=0.5,
+                                  budget=budget, random_state=0)
+    spent = BudgetFile(tmp_path / "l.json").filter()
+    assert spent.gamma == pytest.approx(sum(r.statement.gamma for r in releases))
+    with pytest.raises(ExceededPrivacyBudgetError, match="gamma"):
+        release_statistic(values, "mean", POP, epsilon=0.1, budget=budget)
+
+
+@pytest.mark.slow
+def test_two_concurrent_commands_on_one_budget_spend_it_once(files, tmp_path):
+    private, public, _ = files
+    ledger = tmp_path / "ledger.json"
+    BudgetFile(ledger, epsilon=1.0).filter()  # checks only; create it with a spend:
+    with BudgetFile(ledger, epsilon=1.0).session():
+        pass  # no spend: nothing written
+    assert not ledger.exists()
+    argv = [sys.executable, "-m", "sensampler", "release", "--data", private,
+            "--column", "height", "--population", f"bootstrap:{public}",
+            "--epsilon", "0.6", "--budget-file", str(ledger), "--budget-epsilon", "1"]
+    procs = [
+        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, stdin=subprocess.DEVNULL)
+        for _ in range(2)
+    ]
+    results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
+    codes = sorted(code for code, _, _ in results)
+    assert codes[0] == 0 and codes[1] in (1, 2), results
+    loser = [err for code, _, err in results if code][0]
+    assert "would exceed" in loser
+    record = json.loads(ledger.read_text())
+    assert len(record["entries"]) == 1
+
+
+def test_the_lock_decides_between_two_prepared_releases(files, tmp_path):
+    # Both pass the early check; the check under the lock admits only one.
+    _, _, values = files
+    budget = BudgetFile(tmp_path / "l.json", epsilon=1.0)
+    prepared = [
+        prepare_releases(values, ["mean"], POP, epsilon=0.6, budget=budget)
+        for _ in range(2)
+    ]
+    outcomes = []
+
+    def run(p):
+        try:
+            p.run()
+            outcomes.append("released")
+        except ExceededPrivacyBudgetError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=run, args=(p,)) for p in prepared]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["refused", "released"]
+    assert BudgetFile(tmp_path / "l.json").filter().count == 1
+
+
+@pytest.mark.parametrize(
+    "rows, flags",
+    [
+        (["170", f"{SECRET}x", "160"], []),
+        (["170", "", SECRET], []),
+        ([SECRET, "nan"], []),
+        ([SECRET, "170"], ["--column", "weight"]),
+    ],
+)
+def test_errors_never_print_a_private_value(tmp_path, capsys, rows, flags):
+    path = tmp_path / "private.csv"
+    path.write_text("id,height\n" + "".join(f"{SECRET},{r}\n" for r in rows))
+    code, out, err = _run(
+        capsys, "--data", str(path), "--column", "height", "--population", POP,
+        "--epsilon", "1", *flags,
+    )
+    assert code == 2
+    assert SECRET not in out + err and "98765" not in out + err
+    assert str(path) in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_a_headerless_file_is_not_echoed(tmp_path, capsys):
+    path = tmp_path / "private.csv"
+    path.write_text(f"{SECRET},170\n1,2\n")
+    code, out, err = _run(capsys, "--data", str(path), "--column", "height",
+                          "--population", POP, "--epsilon", "1")
+    assert code == 2 and SECRET not in out + err
+    assert "has no column 'height'" in err
+
+
+def test_usage_errors_exit_2(files, tmp_path, capsys):
+    private, public, _ = files
+    base = ["--data", private, "--column", "height"]
+    cases = [
+        (["--population", POP, "--epsilon", "-1"], "epsilon must be > 0.0"),
+        (["--population", POP, "--epsilon", "1", "--delta", "1e-6"], "takes no delta"),
+        (["--population", POP, "--epsilon", "1", "--mechanism", "gaussian"],
+         "needs delta > 0"),
+        (["--population", POP, "--epsilon", "1", "--query", "mode"], "unknown query"),
+        (["--population", POP, "--epsilon", "1", "--gamma", "2"], "gamma"),
+        (["--population", "bootstrap:" + str(tmp_path / "none.csv"), "--epsilon", "1"],
+         "cannot read"),
+        (["--population", "multivariatenormal:mean=[0,0],cov=[[1,0],[0,1]]",
+          "--epsilon", "1"], "records of shape (2,)"),
+        (["--population", POP, "--epsilon", "1", "--granularity", "0.1"],
+         "granularity is for the discrete mechanisms"),
+    ]
+    for flags, message in cases:
+        code, out, err = _run(capsys, *base, *flags)
+        assert code == 2, (flags, err)
+        assert message in err, (flags, err)
+        assert out == ""
+
+
+def test_toml_population(files, tmp_path, capsys):
+    private, _, _ = files
+    toml = tmp_path / "pop.toml"
+    toml.write_text('[population]\nkind = "Normal"\nloc = 170\nscale = 10\n')
+    code, out, err = _run(capsys, "--data", private, "--column", "height",
+                          "--population", str(toml), "--epsilon", "1", "--json")
+    assert code == 0, err
+    assert _strict(out)["releases"][0]["n"] == 800
+
+
+@pytest.mark.parametrize("mechanism", ["gaussian", "discrete-laplace", "discrete-gaussian"])
+def test_other_mechanisms(files, capsys, mechanism):
+    private, _, values = files
+    delta = ["--delta", "1e-6"] if "gaussian" in mechanism else []
+    code, out, err = _run(capsys, "--data", private, "--column", "height",
+                          "--population", POP, "--epsilon", "0.5", *delta,
+                          "--mechanism", mechanism, "--json", "--seed", "3")
+    assert code == 0, err
+    r = _strict(out)["releases"][0]
+    assert r["epsilon"] <= 0.5 and r["delta"] == (1e-6 if delta else 0.0)
+    # sensitivity about 10 * 3.5 / 800: the noise is far below 10
+    assert abs(r["answer"] - values.mean()) < 10
+
+
+def test_discrete_gaussian_statement_holds_by_the_exact_curve():
+    # The (epsilon, delta) spent comes from a zCDP conversion; the exact delta of
+    # the discrete Gaussian (Canonne, Kamath & Steinke 2020, Thm. 7) at that
+    # epsilon must be at most delta.
+    est = sample_sensitivity(queries.mean, Normal(0, 1), 50, gamma=0.05, norm="l2",
+                             random_state=0)
+    for epsilon, delta in [(0.5, 1e-6), (1.0, 1e-9), (3.0, 1e-5)]:
+        mech, statement, _ = _mechanism("discrete-gaussian", est, epsilon, delta,
+                                        None, 1)
+        assert statement.epsilon <= epsilon
+        assert statement.epsilon > 0.99 * epsilon  # no needless noise
+        assert mech.delta(statement.epsilon) <= delta
+        assert statement.gamma == est.gamma and statement.run == est.run
+
+
+def test_noise_is_never_seeded_by_random_state(files):
+    _, _, values = files
+    a = release_statistic(values, "mean", POP, epsilon=1.0, random_state=5)
+    b = release_statistic(values, "mean", POP, epsilon=1.0, random_state=5)
+    assert a.estimate.sensitivity.value == b.estimate.sensitivity.value
+    assert a.value != b.value
+
+
+def test_library_validation_names_parameters(files):
+    _, _, values = files
+    with pytest.raises(ValueError, match="epsilon must be > 0.0, got epsilon=0.0"):
+        release_statistic(values, "mean", POP, epsilon=0.0)
+    with pytest.raises(ValueError, match="mechanism must be one of"):
+        release_statistic(values, "mean", POP, epsilon=1.0, mechanism="exponential")
+    with pytest.raises(ValueError, match="data must be finite") as info:
+        release_statistic([1.0, math.nan, 987654.321], "mean", POP, epsilon=1.0)
+    assert "987654" not in str(info.value)
+    with pytest.raises(TypeError, match="budget must be None, a PrivacyFilter"):
+        release_statistic(values, "mean", POP, epsilon=1.0, budget=3)
+    with pytest.raises(TypeError, match="queries must be a sequence"):
+        release_statistics(values, "mean", POP, epsilon=1.0)
+
+
+def test_an_in_memory_filter_is_spent_all_or_nothing(files):
+    _, _, values = files
+    f = PrivacyFilter(1.0, rule="basic")
+    release_statistic(values, "mean", POP, epsilon=0.4, budget=f)
+    with pytest.raises(ExceededPrivacyBudgetError):
+        release_statistics(values, ["mean", "median"], POP, epsilon=0.4, budget=f)
+    assert f.count == 1 and f.spent.epsilon == 0.4
+
+
+def test_parquet_data(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    values = np.random.default_rng(0).normal(170, 10, 300)
+    path = str(tmp_path / "private.parquet")
+    pd.DataFrame({"height": values}).to_parquet(path)
+    code, out, err = _run(capsys, "--data", path, "--column", "height",
+                          "--population", POP, "--epsilon", "1", "--json")
+    assert code == 0, err
+    assert _strict(out)["releases"][0]["n"] == 300
