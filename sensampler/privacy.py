@@ -45,16 +45,29 @@ import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Literal
 
 import numpy as np
 
-from ._validation import check_array, check_choice, check_real
+from . import _domains
+from ._domains import (
+    DELTA_STATED,
+    DELTA_TARGET,
+    EPSILON_STATED,
+    GAMMA,
+    NEIGHBOUR_RELATIONS,
+    PLAN_BOUNDS,
+    RHO,
+    RUN_RHO,
+)
+from ._validation import check_array, check_choice, check_count
 
 __all__ = [
     "NEIGHBOURS",
     "SOURCES",
     "PrivacyLeakWarning",
+    "RenyiCurve",
     "SamplingRun",
     "NOISE_KINDS",
     "Noise",
@@ -71,7 +84,7 @@ __all__ = [
 NEIGHBOURS = "replace-one"
 
 #: Where a sensitivity can come from (see the module docstring).
-SOURCES = ("global", "sampled", "typical", "derived")
+SOURCES = _domains.SOURCES.values
 
 Source = Literal["global", "sampled", "typical", "derived"]
 
@@ -128,12 +141,56 @@ class SamplingRun:
     neighbours: str = NEIGHBOURS
 
     def __post_init__(self):
-        check_real("gamma", self.gamma, low=0.0, high=1.0)
-        check_real("rho", self.rho, low=0.0, high=1.0)
+        if self.run_id is not None and not isinstance(self.run_id, str):
+            raise TypeError(f"run_id must be a str or None, got {self.run_id!r}.")
+        _set(self, "gamma", GAMMA.check("gamma", self.gamma))
+        _set(self, "rho", RUN_RHO.check("rho", self.rho))
+        PLAN_BOUNDS.check("bound", self.bound)
+        _set(self, "m", check_count("m", self.m, minimum=0))
+        _set(self, "k", check_count("k", self.k, minimum=0))
+        if self.k > self.m:
+            raise ValueError(
+                f"k must be <= m (the rank of one of m sampled values), got "
+                f"k={self.k!r}, m={self.m!r}."
+            )
+        if self.m > 0 and self.k == 0:
+            raise ValueError(
+                f"k must be >= 1 when m pairs were drawn, got k=0, m={self.m!r}."
+            )
+        if self.seed is not None:
+            _set(self, "seed", _check_seed(self.seed))
+        _set(self, "ordinal", check_count("ordinal", self.ordinal, minimum=0))
+        NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
+
+
+def _set(record, name, value):
+    """Store a checked (normalised) field of a frozen record, in ``__post_init__``."""
+    object.__setattr__(record, name, value)
+
+
+def _check_words(name, words) -> tuple[int, ...]:
+    if not isinstance(words, tuple):
+        raise TypeError(f"{name} must be a tuple of ints >= 0, got {name}={words!r}.")
+    return tuple(check_count(name, word, minimum=0) for word in words)
+
+
+def _check_seed(seed) -> tuple[int | tuple[int, ...], tuple[int, ...]]:
+    """``(entropy, spawn_key)``: an int >= 0 or tuple of them, and a tuple of them."""
+    if not (isinstance(seed, tuple) and len(seed) == 2):
+        raise TypeError(
+            f"seed must be None or a pair (entropy, spawn_key), got seed={seed!r}."
+        )
+    entropy, spawn_key = seed
+    entropy = (
+        _check_words("seed entropy", entropy)
+        if isinstance(entropy, tuple)
+        else check_count("seed entropy", entropy, minimum=0)
+    )
+    return entropy, _check_words("seed spawn_key", spawn_key)
 
 
 #: Kinds of additive noise a :class:`Noise` record describes.
-NOISE_KINDS = ("gaussian", "laplace")
+NOISE_KINDS = _domains.NOISE_KINDS.values
 
 
 @dataclass(frozen=True)
@@ -165,7 +222,7 @@ class Noise:
     scales: tuple[float, ...]
 
     def __post_init__(self):
-        check_choice("kind", self.kind, NOISE_KINDS)
+        _domains.NOISE_KINDS.check("kind", self.kind)
         if not isinstance(self.scales, tuple) or not self.scales:
             raise TypeError(
                 f"scales must be a non-empty tuple of floats, got {self.scales!r}."
@@ -185,6 +242,63 @@ class Noise:
 
 
 @dataclass(frozen=True)
+class RenyiCurve:
+    r"""A Rényi curve whose every value is checked: ``alpha -> epsilon(alpha) >= 0``.
+
+    :class:`PrivacyStatement` wraps the curve it is given in one, so accountants,
+    which read ``statement.rdp``, never see a negative or NaN Rényi divergence
+    (a Rényi divergence is :math:`\ge 0`; ``inf`` is allowed: no finite bound
+    at that order). Picklable when ``function`` is.
+
+    Attributes
+    ----------
+    mechanism : str
+        Named in error messages.
+    function : callable
+        The curve ``alpha -> epsilon(alpha)`` for ``alpha > 1``.
+    """
+
+    mechanism: str
+    function: Callable[[float], float]
+
+    def __call__(self, alpha: float) -> float:
+        """The curve's value at ``alpha``, or raise naming the mechanism and order.
+
+        Parameters
+        ----------
+        alpha : float
+            Rényi order.
+
+        Returns
+        -------
+        float
+            ``>= 0``, possibly ``inf``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            When the curve returns something other than a real number
+            ``>= 0`` (NaN included).
+        """
+        value = self.function(alpha)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+            raise TypeError(
+                f"the Rényi curve of {self.mechanism} must return a real number, "
+                f"got {value!r} at order alpha={alpha!r}."
+            )
+        if not value >= 0:  # also NaN
+            raise ValueError(
+                f"the Rényi curve of {self.mechanism} must be >= 0 (a divergence), "
+                f"got {value!r} at order alpha={alpha!r}."
+            )
+        return float(value)
+
+
+def _optional(domain, name, value):
+    return None if value is None else domain.check(name, value)
+
+
+@dataclass(frozen=True)
 class PrivacyStatement:
     r"""A mechanism's privacy statement, as accountants read it.
 
@@ -200,7 +314,8 @@ class PrivacyStatement:
     rdp : callable or None
         Rényi curve ``alpha -> epsilon(alpha)`` for ``alpha > 1``; ``None`` when
         no finite Rényi DP holds. Must be picklable (a module-level function or a
-        ``functools.partial`` of one).
+        ``functools.partial`` of one). Stored wrapped in a :class:`RenyiCurve`,
+        which refuses any negative or NaN value it returns.
     run : SamplingRun or None
         The sampling run behind a sampled sensitivity; ``None`` for a global one.
     source : {"global", "sampled", "typical", "derived"}
@@ -225,11 +340,33 @@ class PrivacyStatement:
     noise: Noise | None = None
 
     def __post_init__(self):
-        check_choice("source", self.source, SOURCES)
+        if not isinstance(self.mechanism, str):
+            raise TypeError(f"mechanism must be a str, got {self.mechanism!r}.")
+        _set(self, "epsilon", _optional(EPSILON_STATED, "epsilon", self.epsilon))
+        _set(self, "delta", _optional(DELTA_STATED, "delta", self.delta))
+        if (self.epsilon is None) != (self.delta is None):
+            raise ValueError(
+                "epsilon and delta must be given together (or both None), got "
+                f"epsilon={self.epsilon!r}, delta={self.delta!r}."
+            )
+        _set(self, "rho", _optional(RHO, "rho", self.rho))
+        if self.rdp is not None and not isinstance(self.rdp, RenyiCurve):
+            if not callable(self.rdp):
+                raise TypeError(f"rdp must be callable or None, got {self.rdp!r}.")
+            _set(self, "rdp", RenyiCurve(self.mechanism, self.rdp))
+        if self.run is not None and not isinstance(self.run, SamplingRun):
+            raise TypeError(f"run must be a SamplingRun or None, got {self.run!r}.")
+        _domains.SOURCES.check("source", self.source)
+        NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
         if self.noise is not None and not isinstance(self.noise, Noise):
             raise TypeError(f"noise must be a Noise or None, got {self.noise!r}.")
         if self.source == "sampled" and self.run is None:
             raise ValueError("a sampled sensitivity needs its run, got run=None.")
+        if self.run is not None and self.run.neighbours != self.neighbours:
+            raise ValueError(
+                f"the statement's neighbours={self.neighbours!r} differ from its "
+                f"run's, {self.run.neighbours!r}."
+            )
 
     @property
     def guaranteed(self) -> bool:
@@ -248,9 +385,7 @@ class PrivacyStatement:
         when its delta fits, the Rényi curve (Canonne, Kamath & Steinke 2020,
         Prop. 12, :func:`rdp_to_dp`) and the zCDP parameter (:func:`zcdp_to_dp`).
         """
-        delta = check_real(
-            "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-        )
+        delta = DELTA_TARGET.check("delta", delta)
         candidates = []
         if self.epsilon is not None and self.delta is not None and self.delta <= delta:
             candidates.append(self.epsilon)
@@ -294,7 +429,9 @@ class PrivacyBound:
 
     The result type of every composition function, accountant and filter.
     Unpacks and indexes as the pair ``(epsilon, delta)``, as composition
-    theorems are written; ``gamma`` and ``method`` are read by name.
+    theorems are written; ``gamma`` and ``method`` are read by name. Its
+    numbers are checked when it is built (epsilon in ``[0, inf]``, delta and
+    gamma in ``[0, 1]``), so an accountant cannot report an impossible bound.
 
     Attributes
     ----------
@@ -303,7 +440,8 @@ class PrivacyBound:
     delta : float
         ``0 <= delta <= 1``.
     gamma : float
-        Failure probability of random DP (a union over sampling runs).
+        Failure probability of random DP (a union over sampling runs),
+        ``0 <= gamma <= 1``.
     method : str
         The theorem or accountant that gives the bound.
     """
@@ -312,6 +450,13 @@ class PrivacyBound:
     delta: float
     gamma: float = 0.0
     method: str = ""
+
+    def __post_init__(self):
+        _set(self, "epsilon", EPSILON_STATED.check("epsilon", self.epsilon))
+        _set(self, "delta", DELTA_STATED.check("delta", self.delta))
+        _set(self, "gamma", GAMMA.check("gamma", self.gamma))
+        if not isinstance(self.method, str):
+            raise TypeError(f"method must be a str, got {self.method!r}.")
 
     def __iter__(self) -> Iterator[float]:
         yield self.epsilon
@@ -389,9 +534,7 @@ def rdp_to_dp(
     >>> round(eps, 3)
     4.728
     """
-    delta = check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
+    delta = DELTA_TARGET.check("delta", delta)
     check_choice("method", method, ("improved", "classic"))
     orders = DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
     if orders.size == 0 or np.any(orders <= 1):
@@ -436,10 +579,8 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
     """
     from scipy import optimize  # scipy.optimize is needed only here
 
-    rho = check_real("rho", rho, low=0.0)
-    delta = check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
+    rho = RHO.check("rho", rho)
+    delta = DELTA_TARGET.check("delta", delta)
     check_choice("method", method, ("improved", "classic"))
     if rho == 0.0:
         return 0.0

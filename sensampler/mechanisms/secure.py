@@ -59,15 +59,22 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._domains import EPSILON_POINT, RHO_TARGET
 from .._exact_sampling import (
     SECURE_RANDOM,
     as_fraction,
     discrete_gaussian,
     discrete_laplace,
 )
-from .._validation import check_count, check_real
+from .._validation import check_count
 from ..privacy import PrivacyStatement
-from ._base import Mechanism, pure_dp_rdp, pure_dp_zcdp, resolve_sensitivity
+from ._base import (
+    Mechanism,
+    check_epsilon,
+    pure_dp_rdp,
+    pure_dp_zcdp,
+    resolve_sensitivity,
+)
 
 __all__ = [
     "DiscreteLaplaceMechanism",
@@ -154,10 +161,10 @@ class _DiscreteMechanism(Mechanism):
                 )
             self.dimension = size
             # Per coordinate: |k_j - k'_j| <= ceil(Delta_j / g) (module Lemma).
-            self._steps = [
+            self._steps = tuple(
                 math.ceil(Fraction(float(d)) / self._grid)
                 for d in self._sensitivity.value
-            ]
+            )
         else:
             self.dimension = check_count(
                 "dimension", 1 if dimension is None else dimension
@@ -260,7 +267,7 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
 
     def __init__(self, sensitivity, epsilon: float, *, granularity, dimension=None):
         self._setup(sensitivity, granularity, dimension)
-        epsilon = check_real("epsilon", epsilon, low=0.0, low_strict=True)
+        epsilon = check_epsilon(epsilon)
         if self._steps is not None:
             steps = sum(self._steps)
         elif self._ratio() == 0:
@@ -281,8 +288,7 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         """Noise scale in the units of the value, :math:`t g` (0 without noise)."""
         return 0.0 if self._t is None else float(self._t * self._grid)
 
-    @property
-    def privacy(self) -> PrivacyStatement:
+    def _privacy_statement(self) -> PrivacyStatement:
         return self._statement(
             self.epsilon,
             0.0,
@@ -365,7 +371,7 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
 
     def __init__(self, sensitivity, *, rho: float, granularity, dimension=None):
         self._setup(sensitivity, granularity, dimension)
-        rho = check_real("rho", rho, low=0.0, low_strict=True)
+        rho = RHO_TARGET.check("rho", rho)
         ratio = None if self._steps is not None else self._ratio()
         d = self.dimension
         if self._steps is not None:
@@ -405,14 +411,13 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
                 f"dimension={self.dimension} use privacy.epsilon_for(delta) (zCDP)."
             )
         if self._sigma2 is None:
-            check_real("epsilon", epsilon, low=0.0)
+            EPSILON_POINT.check("epsilon", epsilon)
             return 0.0
         return discrete_gaussian_delta(
             epsilon, self._sigma2, math.isqrt(self.grid_sensitivity2)
         )
 
-    @property
-    def privacy(self) -> PrivacyStatement:
+    def _privacy_statement(self) -> PrivacyStatement:
         return self._statement(
             None, None, rho=self.rho, rdp=functools.partial(_zcdp_curve, self.rho)
         )
@@ -463,7 +468,7 @@ def discrete_gaussian_delta(epsilon: float, sigma2, sensitivity: int) -> float:
     chunks of :math:`2^{20}` terms, and the result is raised by a relative
     :math:`10^{-9}` against rounding.
     """
-    epsilon = check_real("epsilon", epsilon, low=0.0)
+    epsilon = EPSILON_POINT.check("epsilon", epsilon)
     sigma2 = as_fraction("sigma2", sigma2)
     if sigma2 <= 0:
         raise ValueError(f"sigma2 must be > 0, got sigma2={sigma2!r}.")
