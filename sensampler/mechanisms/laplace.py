@@ -33,7 +33,8 @@ def laplace_rdp(alpha: float, ratio: float) -> float:
     computed in log space and clipped at 0 (a divergence is non-negative); it
     tends to :math:`1/\lambda` as alpha grows, and never exceeds it
     (:math:`D_\alpha \le D_\infty = 1/\lambda`; Rényi divergence grows with its
-    order, van Erven & Harremoës 2014, Thm. 3), which caps the result where the formula's exponents overflow.
+    order, van Erven & Harremoës 2014, Thm. 3), which caps the result where the
+    formula's exponents overflow.
 
     Parameters
     ----------
