@@ -221,17 +221,28 @@ def _holds(sigma: float, epsilon: float, delta: float) -> bool:
 
 
 def analytic_gaussian_sigma(epsilon: float, delta: float) -> float:
-    """Smallest sigma (sensitivity 1) with ``analytic_gaussian_delta(sigma, epsilon) <= delta``.
+    r"""Smallest sigma (sensitivity 1) with ``analytic_gaussian_delta(sigma, epsilon) <= delta``.
 
     Solved by ``brentq`` on the log of the exact condition to a relative
     tolerance of 1e-13 in sigma, then raised (by steps of 1e-12 relative,
     doubling) until the computed delta *plus its evaluation error bound*
     (:func:`_analytic_delta_with_error`) is at most ``delta``. The exact delta
     at the returned sigma is therefore at most ``delta``: the returned sigma is
-    never below the exact solution, and exceeds it by a relative amount of the
-    order of the evaluation error (below 1e-8 for epsilon >= 1e-3 and
-    delta >= 1e-30, far less in common ranges; tested against a 50-digit mpmath
-    solution).
+    never below the exact solution.
+
+    It exceeds the exact solution by a relative amount that grows as epsilon
+    and delta shrink (the certified evaluation error, over a slope of delta
+    in sigma that flattens, and the doubling steps): measured against a
+    50-digit mpmath solution over 449 points (epsilon from 1e-8 to 1000, delta
+    from 1e-300 to 0.9), never above
+
+    .. math:: 2\cdot10^{-12} + 5\cdot10^{-13}\,\ln(1/\delta)/\epsilon
+
+    (at most 0.54 of it). The largest excesses measured: 1.1e-12 for
+    epsilon >= 1 and delta >= 1e-15; 1.3e-10 for epsilon >= 0.1 and any
+    delta >= 1e-300; 2.1e-9 for epsilon >= 1e-3 and delta >= 1e-30; 1.6e-8 for
+    epsilon >= 1e-3; 1.3e-7 for epsilon >= 1e-4; 1.7e-5 for epsilon >= 1e-6;
+    1.1e-3 at epsilon = 1e-8, delta = 1e-300. Always above, never below.
 
     Parameters
     ----------
