@@ -50,7 +50,6 @@ from typing import Literal
 
 import numpy as np
 
-from . import _domains
 from ._domains import (
     DELTA_STATED,
     DELTA_TARGET,
@@ -61,6 +60,8 @@ from ._domains import (
     RHO,
     RUN_RHO,
 )
+from ._domains import NOISE_KINDS as _NOISE_KINDS
+from ._domains import SOURCES as _SOURCES
 from ._validation import check_array, check_choice, check_count
 
 __all__ = [
@@ -84,7 +85,7 @@ __all__ = [
 NEIGHBOURS = "replace-one"
 
 #: Where a sensitivity can come from (see the module docstring).
-SOURCES = _domains.SOURCES.values
+SOURCES = _SOURCES.values
 
 Source = Literal["global", "sampled", "typical", "derived"]
 
@@ -190,7 +191,7 @@ def _check_seed(seed) -> tuple[int | tuple[int, ...], tuple[int, ...]]:
 
 
 #: Kinds of additive noise a :class:`Noise` record describes.
-NOISE_KINDS = _domains.NOISE_KINDS.values
+NOISE_KINDS = _NOISE_KINDS.values
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,7 @@ class Noise:
     scales: tuple[float, ...]
 
     def __post_init__(self):
-        _domains.NOISE_KINDS.check("kind", self.kind)
+        _NOISE_KINDS.check("kind", self.kind)
         if not isinstance(self.scales, tuple) or not self.scales:
             raise TypeError(
                 f"scales must be a non-empty tuple of floats, got {self.scales!r}."
@@ -356,7 +357,7 @@ class PrivacyStatement:
             _set(self, "rdp", RenyiCurve(self.mechanism, self.rdp))
         if self.run is not None and not isinstance(self.run, SamplingRun):
             raise TypeError(f"run must be a SamplingRun or None, got {self.run!r}.")
-        _domains.SOURCES.check("source", self.source)
+        _SOURCES.check("source", self.source)
         NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
         if self.noise is not None and not isinstance(self.noise, Noise):
             raise TypeError(f"noise must be a Noise or None, got {self.noise!r}.")
@@ -431,7 +432,7 @@ class PrivacyBound:
     Unpacks and indexes as the pair ``(epsilon, delta)``, as composition
     theorems are written; ``gamma`` and ``method`` are read by name. Its
     numbers are checked when it is built (epsilon in ``[0, inf]``, delta and
-    gamma in ``[0, 1]``), so an accountant cannot report an impossible bound.
+    gamma in ``[0, 1]``, see ``gamma``), so an accountant cannot report an impossible bound.
 
     Attributes
     ----------
@@ -441,7 +442,8 @@ class PrivacyBound:
         ``0 <= delta <= 1``.
     gamma : float
         Failure probability of random DP (a union over sampling runs),
-        ``0 <= gamma <= 1``.
+        ``0 <= gamma <= 1``; ``inf`` only in what a filter without a gamma
+        budget has left (no limit), never a failure probability.
     method : str
         The theorem or accountant that gives the bound.
     """
@@ -454,7 +456,8 @@ class PrivacyBound:
     def __post_init__(self):
         _set(self, "epsilon", EPSILON_STATED.check("epsilon", self.epsilon))
         _set(self, "delta", DELTA_STATED.check("delta", self.delta))
-        _set(self, "gamma", GAMMA.check("gamma", self.gamma))
+        if not (isinstance(self.gamma, float) and self.gamma == math.inf):
+            _set(self, "gamma", GAMMA.check("gamma", self.gamma))
         if not isinstance(self.method, str):
             raise TypeError(f"method must be a str, got {self.method!r}.")
 

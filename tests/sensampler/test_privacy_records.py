@@ -207,3 +207,10 @@ def test_bound_takes_inf_epsilon():
 def test_noise_refuses_impossible_scales(kind, scales):
     with pytest.raises(ValueError, match="scales must hold floats > 0"):
         Noise(kind, scales)
+
+
+def test_bound_gamma_inf_means_no_budget_only():
+    # what a filter without a gamma budget has left; never a probability > 1
+    assert PrivacyBound(1.0, 0.0, INF).gamma == INF
+    with pytest.raises(ValueError, match="gamma must be >= 0.0 and <= 1.0"):
+        PrivacyBound(1.0, 0.0, 1.0000001)
