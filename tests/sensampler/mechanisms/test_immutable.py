@@ -201,3 +201,15 @@ def test_subclasses_are_frozen_too():
     with pytest.raises(AttributeError, match="Shifted is immutable"):
         mech._scale = 1e-9
     assert mech.recalibrate(shift=5.0).shift == 5.0
+
+
+@pytest.mark.parametrize("cls", FACTORIES, ids=lambda c: c.__name__)
+def test_the_statement_and_its_curve_are_frozen_too(cls):
+    statement = FACTORIES[cls]().privacy
+    with pytest.raises(AttributeError):
+        statement.epsilon = 1e-3
+    if statement.rdp is not None:
+        with pytest.raises(AttributeError):
+            statement.rdp.function = abs
+        # the curve does not hold the mechanism: nothing to reach through it
+        assert not isinstance(getattr(statement.rdp.function, "__self__", None), Mechanism)
