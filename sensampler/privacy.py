@@ -57,6 +57,7 @@ from ._domains import (
     GAMMA,
     NEIGHBOUR_RELATIONS,
     PLAN_BOUNDS,
+    POSITIVE,
     RHO,
     RUN_RHO,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "rdp_to_dp",
     "zcdp_to_dp",
     "pure_dp_rdp",
+    "statement_from_dp_event",
 ]
 
 #: The neighbouring relation every sampled sensitivity is valid for: two
@@ -418,10 +420,82 @@ class PrivacyStatement:
             core = f"epsilon={self.epsilon:.6g}-DP"
         if self.source == "sampled":
             return (
-                f"{self.mechanism}: {core} with probability >= 1 - gamma, "
-                f"gamma={self.gamma:.4g} (random DP, {self.neighbours} neighbours)"
+                f"{self.mechanism}: {core}{_except_gamma(self.gamma)} (random DP, "
+                f"{self.neighbours} neighbours)"
             )
         return f"{self.mechanism}: {core} ({self.neighbours} neighbours)"
+
+    def to_dp_event(self, *, allow_gamma: bool = False):
+        """The dp_accounting ``DpEvent`` of one release of this statement.
+
+        So that releases can be composed in Google's dp_accounting accountants
+        (``RdpAccountant``, ``PLDAccountant``): Gaussian noise gives
+        ``GaussianDpEvent(sigma)`` (sigma per unit of L2 sensitivity), Laplace
+        noise ``LaplaceDpEvent(b)`` (scale per unit of sensitivity; one per
+        coordinate, composed, for per-coordinate sensitivities), and a zCDP
+        statement without such noise ``ZCDpEvent(rho)``. dp_accounting has no
+        event for a general (epsilon, delta) statement, so one without noise
+        or zCDP parameter is refused.
+
+        The event does not carry the neighbouring relation. Its noise
+        multiplier is per unit of the sensitivity over this statement's pairs
+        (replace-one): the pair N(0, sigma^2), N(1, sigma^2), which
+        dp_accounting reads under ``NeighboringRelation.REPLACE_SPECIAL``, the
+        relation to use (its ``REPLACE_ONE`` doubles the sensitivity in the
+        PLD accountant: valid, but twice the epsilon or more).
+
+        Parameters
+        ----------
+        allow_gamma : bool, default False
+            A ``DpEvent`` cannot carry gamma: a sampled statement holds except
+            with probability gamma over the data drawn from the population
+            model, which no dp_accounting accountant counts. It is refused
+            unless ``allow_gamma=True``, by which the caller takes on counting
+            gamma (once per sampling run) beside the accountant's epsilon.
+
+        Returns
+        -------
+        dp_accounting.dp_event.DpEvent
+
+        Raises
+        ------
+        ImportError
+            Without dp_accounting (``pip install sensampler[pld]``).
+        ValueError
+            For a statement with no guarantee (typical or derived sensitivity),
+            a gamma > 0 without ``allow_gamma=True``, or no representable event.
+        """
+        dp_event = _dp_event_module()
+        if not isinstance(allow_gamma, bool):
+            raise TypeError(f"allow_gamma must be True or False, got {allow_gamma!r}.")
+        if not self.guaranteed:
+            raise ValueError(
+                f"{self.mechanism} was calibrated with a {self.source} "
+                "sensitivity and guarantees nothing; it has no DpEvent."
+            )
+        if self.gamma > 0 and not allow_gamma:
+            raise ValueError(
+                f"{self.mechanism} holds{_except_gamma(self.gamma)}; a DpEvent "
+                "cannot carry gamma, which dp_accounting would then drop. Pass "
+                "allow_gamma=True and count gamma yourself (once per sampling "
+                "run), or compose in a sensampler accountant."
+            )
+        if self.noise is not None and self.noise.kind == "gaussian":
+            return dp_event.GaussianDpEvent(self.noise.scales[0])
+        if self.noise is not None:  # Laplace: one event per coordinate that moves
+            events = [
+                dp_event.LaplaceDpEvent(b) for b in self.noise.scales if b != math.inf
+            ]
+            if not events:
+                return dp_event.NoOpDpEvent()
+            return events[0] if len(events) == 1 else dp_event.ComposedDpEvent(events)
+        if self.rho is not None:
+            return dp_event.ZCDpEvent(self.rho)
+        raise ValueError(
+            f"{self.mechanism} states neither Gaussian or Laplace noise nor a zCDP "
+            "parameter, and dp_accounting has no event for a general (epsilon, "
+            "delta) statement."
+        )
 
 
 @dataclass(frozen=True)
@@ -477,9 +551,142 @@ class PrivacyBound:
             if self.delta
             else f"epsilon={self.epsilon:.6g}-DP"
         )
-        if self.gamma:
-            core += f" with probability >= 1 - gamma, gamma={self.gamma:.4g}"
+        if self.gamma == math.inf:
+            core += " (no gamma budget)"
+        elif self.gamma:
+            core += _except_gamma(self.gamma)
         return f"{core} [{self.method}]" if self.method else core
+
+
+def _except_gamma(gamma: float) -> str:
+    """How every record states gamma, so that it cannot be read as delta."""
+    return (
+        f", except with probability gamma={gamma:.4g} over the data drawn from "
+        "the population model"
+    )
+
+
+def _dp_event_module():
+    try:
+        from dp_accounting import dp_event
+    except ImportError as exc:
+        raise ImportError(
+            "DpEvent conversions need Google's dp_accounting: install the extra "
+            "with `pip install sensampler[pld]`."
+        ) from exc
+    return dp_event
+
+
+def _gaussian_rdp(sigma, alpha):
+    return alpha / (2.0 * sigma * sigma)
+
+
+def _zcdp_rdp(rho, xi, alpha):
+    return xi + alpha * rho
+
+
+def statement_from_dp_event(
+    event, *, relation: str, mechanism: str | None = None
+) -> PrivacyStatement:
+    r"""The replace-one :class:`PrivacyStatement` of one dp_accounting ``DpEvent``.
+
+    The reverse of :meth:`PrivacyStatement.to_dp_event`, so that
+    dp_accounting events can be composed in sensampler's accountants and
+    filters (a global sensitivity: gamma = 0; replace-one neighbours, as every
+    sensampler statement).
+
+    A ``DpEvent`` does not say for which relation its noise multiplier is per
+    unit of sensitivity, so ``relation`` must: ``"replace-one"`` when it is
+    per unit of the sensitivity over replace-one pairs (dp_accounting's
+    ``REPLACE_SPECIAL`` reading; events from :meth:`~PrivacyStatement.to_dp_event`),
+    ``"add-remove"`` when per unit of the add/remove sensitivity (dp_accounting's
+    ``ADD_OR_REMOVE_ONE``, as DP-SGD noise multipliers are). A replacement is a
+    removal and an addition, so the replace-one sensitivity is at most twice
+    the add/remove one: the noise multiplier is halved, and a zCDP parameter
+    multiplied by 4 (group privacy of zCDP: k^2 rho for groups of k, Bun &
+    Steinke 2016).
+
+    * ``GaussianDpEvent(sigma)``: :math:`1/(2\sigma^2)`-zCDP, Rényi curve
+      :math:`\alpha/(2\sigma^2)` (Mironov 2017, Prop. 7), Gaussian noise;
+    * ``LaplaceDpEvent(b)``: :math:`1/b`-DP with the pure-DP Rényi curve and
+      zCDP parameter (Bun & Steinke 2016, Prop. 3.3), Laplace noise (the PLD
+      accountant uses the exact pair);
+    * ``ZCDpEvent(rho, xi)``: Rényi curve :math:`\xi + \alpha\rho`, and
+      rho-zCDP when :math:`\xi = 0`;
+    * ``NoOpDpEvent``: (0, 0)-DP.
+
+    Parameters
+    ----------
+    event : dp_accounting.dp_event.DpEvent
+    relation : {"replace-one", "add-remove"}
+        The relation the event's noise multiplier (or rho) is stated for.
+    mechanism : str, optional
+        Name of the statement (default: the event's class name).
+
+    Returns
+    -------
+    PrivacyStatement
+
+    Raises
+    ------
+    ImportError
+        Without dp_accounting.
+    TypeError, ValueError
+        For another kind of event, naming it: compose the parts of a
+        ``ComposedDpEvent`` one by one, and the event of a
+        ``SelfComposedDpEvent`` with ``count=event.count``.
+    """
+    dp_event = _dp_event_module()
+    if not isinstance(event, dp_event.DpEvent):
+        raise TypeError(f"event must be a dp_accounting DpEvent, got {event!r}.")
+    check_choice("relation", relation, ("replace-one", "add-remove"))
+    group = 1.0 if relation == "replace-one" else 2.0  # replace = remove + add
+    name = type(event).__name__ if mechanism is None else mechanism
+    if isinstance(event, dp_event.GaussianDpEvent):
+        sigma = POSITIVE.check("noise_multiplier", event.noise_multiplier) / group
+        return PrivacyStatement(
+            name,
+            None,
+            None,
+            rho=_gaussian_rdp(sigma, 1.0),
+            rdp=functools.partial(_gaussian_rdp, sigma),
+            noise=Noise("gaussian", (sigma,)),
+        )
+    if isinstance(event, dp_event.LaplaceDpEvent):
+        scale = POSITIVE.check("noise_multiplier", event.noise_multiplier) / group
+        epsilon = 1.0 / scale
+        return PrivacyStatement(
+            name,
+            epsilon,
+            0.0,
+            rho=epsilon * min(1.0, epsilon / 2.0),
+            rdp=pure_dp_rdp(epsilon),
+            noise=Noise("laplace", (scale,)),
+        )
+    if isinstance(event, dp_event.ZCDpEvent):
+        rho = RHO.check("rho", event.rho) * group * group
+        xi = RHO.check("xi", event.xi)
+        if xi != 0 and group != 1.0:
+            raise ValueError(
+                "a ZCDpEvent with xi > 0 has no stated group privacy; convert it "
+                f"for relation='replace-one' yourself, got xi={xi!r}."
+            )
+        return PrivacyStatement(
+            name,
+            None,
+            None,
+            rho=rho if xi == 0 else None,
+            rdp=functools.partial(_zcdp_rdp, rho, xi),
+        )
+    if isinstance(event, dp_event.NoOpDpEvent):
+        return PrivacyStatement(
+            name, 0.0, 0.0, rho=0.0, rdp=functools.partial(_zcdp_rdp, 0.0, 0.0)
+        )
+    raise ValueError(
+        f"no single statement for a {type(event).__name__}: compose the parts "
+        "of a ComposedDpEvent one by one, and the event of a SelfComposedDpEvent "
+        "with count=event.count; other kinds are not supported."
+    )
 
 
 # ----------------------------------------------------------------- conversions

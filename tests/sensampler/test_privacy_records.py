@@ -214,3 +214,17 @@ def test_bound_gamma_inf_means_no_budget_only():
     assert PrivacyBound(1.0, 0.0, INF).gamma == INF
     with pytest.raises(ValueError, match="gamma must be >= 0.0 and <= 1.0"):
         PrivacyBound(1.0, 0.0, 1.0000001)
+
+
+def test_gamma_is_stated_so_that_it_cannot_be_read_as_delta():
+    run = SamplingRun("r", 0.05)
+    statement = PrivacyStatement("Laplace", 0.5, 0.0, run=run, source="sampled")
+    assert str(statement) == (
+        "Laplace: epsilon=0.5-DP, except with probability gamma=0.05 over the data "
+        "drawn from the population model (random DP, replace-one neighbours)"
+    )
+    assert str(PrivacyBound(1.0, 1e-6, 0.1, "basic composition")) == (
+        "(epsilon=1, delta=1e-06)-DP, except with probability gamma=0.1 over the "
+        "data drawn from the population model [basic composition]"
+    )
+    assert str(PrivacyBound(1.0, 0.0, INF, "left")) == "epsilon=1-DP (no gamma budget) [left]"
