@@ -89,6 +89,7 @@ from typing import Any
 
 from scipy import optimize, special
 
+from ._domains import PLAN_BOUNDS
 from ._validation import check_choice, check_count, check_probability
 
 __all__ = [
@@ -100,7 +101,7 @@ __all__ = [
     "MAX_PAIRS",
 ]
 
-BOUNDS = ("exact", "dkw", "exchangeable")
+BOUNDS = PLAN_BOUNDS.values
 
 MAX_PAIRS = 10**9
 """The most pairs a plan may ask for (and a sampler may draw).

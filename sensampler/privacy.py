@@ -45,16 +45,31 @@ import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Literal
 
 import numpy as np
 
-from ._validation import check_array, check_choice, check_real
+from ._domains import (
+    DELTA_STATED,
+    DELTA_TARGET,
+    EPSILON_STATED,
+    GAMMA,
+    NEIGHBOUR_RELATIONS,
+    PLAN_BOUNDS,
+    POSITIVE,
+    RHO,
+    RUN_RHO,
+)
+from ._domains import NOISE_KINDS as _NOISE_KINDS
+from ._domains import SOURCES as _SOURCES
+from ._validation import check_array, check_choice, check_count
 
 __all__ = [
     "NEIGHBOURS",
     "SOURCES",
     "PrivacyLeakWarning",
+    "RenyiCurve",
     "SamplingRun",
     "NOISE_KINDS",
     "Noise",
@@ -64,6 +79,7 @@ __all__ = [
     "rdp_to_dp",
     "zcdp_to_dp",
     "pure_dp_rdp",
+    "statement_from_dp_event",
 ]
 
 #: The neighbouring relation every sampled sensitivity is valid for: two
@@ -71,7 +87,7 @@ __all__ = [
 NEIGHBOURS = "replace-one"
 
 #: Where a sensitivity can come from (see the module docstring).
-SOURCES = ("global", "sampled", "typical", "derived")
+SOURCES = _SOURCES.values
 
 Source = Literal["global", "sampled", "typical", "derived"]
 
@@ -128,12 +144,56 @@ class SamplingRun:
     neighbours: str = NEIGHBOURS
 
     def __post_init__(self):
-        check_real("gamma", self.gamma, low=0.0, high=1.0)
-        check_real("rho", self.rho, low=0.0, high=1.0)
+        if self.run_id is not None and not isinstance(self.run_id, str):
+            raise TypeError(f"run_id must be a str or None, got {self.run_id!r}.")
+        _set(self, "gamma", GAMMA.check("gamma", self.gamma))
+        _set(self, "rho", RUN_RHO.check("rho", self.rho))
+        PLAN_BOUNDS.check("bound", self.bound)
+        _set(self, "m", check_count("m", self.m, minimum=0))
+        _set(self, "k", check_count("k", self.k, minimum=0))
+        if self.k > self.m:
+            raise ValueError(
+                f"k must be <= m (the rank of one of m sampled values), got "
+                f"k={self.k!r}, m={self.m!r}."
+            )
+        if self.m > 0 and self.k == 0:
+            raise ValueError(
+                f"k must be >= 1 when m pairs were drawn, got k=0, m={self.m!r}."
+            )
+        if self.seed is not None:
+            _set(self, "seed", _check_seed(self.seed))
+        _set(self, "ordinal", check_count("ordinal", self.ordinal, minimum=0))
+        NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
+
+
+def _set(record, name, value):
+    """Store a checked (normalised) field of a frozen record, in ``__post_init__``."""
+    object.__setattr__(record, name, value)
+
+
+def _check_words(name, words) -> tuple[int, ...]:
+    if not isinstance(words, tuple):
+        raise TypeError(f"{name} must be a tuple of ints >= 0, got {name}={words!r}.")
+    return tuple(check_count(name, word, minimum=0) for word in words)
+
+
+def _check_seed(seed) -> tuple[int | tuple[int, ...], tuple[int, ...]]:
+    """``(entropy, spawn_key)``: an int >= 0 or tuple of them, and a tuple of them."""
+    if not (isinstance(seed, tuple) and len(seed) == 2):
+        raise TypeError(
+            f"seed must be None or a pair (entropy, spawn_key), got seed={seed!r}."
+        )
+    entropy, spawn_key = seed
+    entropy = (
+        _check_words("seed entropy", entropy)
+        if isinstance(entropy, tuple)
+        else check_count("seed entropy", entropy, minimum=0)
+    )
+    return entropy, _check_words("seed spawn_key", spawn_key)
 
 
 #: Kinds of additive noise a :class:`Noise` record describes.
-NOISE_KINDS = ("gaussian", "laplace")
+NOISE_KINDS = _NOISE_KINDS.values
 
 
 @dataclass(frozen=True)
@@ -165,7 +225,7 @@ class Noise:
     scales: tuple[float, ...]
 
     def __post_init__(self):
-        check_choice("kind", self.kind, NOISE_KINDS)
+        _NOISE_KINDS.check("kind", self.kind)
         if not isinstance(self.scales, tuple) or not self.scales:
             raise TypeError(
                 f"scales must be a non-empty tuple of floats, got {self.scales!r}."
@@ -185,6 +245,63 @@ class Noise:
 
 
 @dataclass(frozen=True)
+class RenyiCurve:
+    r"""A Rényi curve whose every value is checked: ``alpha -> epsilon(alpha) >= 0``.
+
+    :class:`PrivacyStatement` wraps the curve it is given in one, so accountants,
+    which read ``statement.rdp``, never see a negative or NaN Rényi divergence
+    (a Rényi divergence is :math:`\ge 0`; ``inf`` is allowed: no finite bound
+    at that order). Picklable when ``function`` is.
+
+    Attributes
+    ----------
+    mechanism : str
+        Named in error messages.
+    function : callable
+        The curve ``alpha -> epsilon(alpha)`` for ``alpha > 1``.
+    """
+
+    mechanism: str
+    function: Callable[[float], float]
+
+    def __call__(self, alpha: float) -> float:
+        """The curve's value at ``alpha``, or raise naming the mechanism and order.
+
+        Parameters
+        ----------
+        alpha : float
+            Rényi order.
+
+        Returns
+        -------
+        float
+            ``>= 0``, possibly ``inf``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            When the curve returns something other than a real number
+            ``>= 0`` (NaN included).
+        """
+        value = self.function(alpha)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+            raise TypeError(
+                f"the Rényi curve of {self.mechanism} must return a real number, "
+                f"got {value!r} at order alpha={alpha!r}."
+            )
+        if not value >= 0:  # also NaN
+            raise ValueError(
+                f"the Rényi curve of {self.mechanism} must be >= 0 (a divergence), "
+                f"got {value!r} at order alpha={alpha!r}."
+            )
+        return float(value)
+
+
+def _optional(domain, name, value):
+    return None if value is None else domain.check(name, value)
+
+
+@dataclass(frozen=True)
 class PrivacyStatement:
     r"""A mechanism's privacy statement, as accountants read it.
 
@@ -200,7 +317,8 @@ class PrivacyStatement:
     rdp : callable or None
         Rényi curve ``alpha -> epsilon(alpha)`` for ``alpha > 1``; ``None`` when
         no finite Rényi DP holds. Must be picklable (a module-level function or a
-        ``functools.partial`` of one).
+        ``functools.partial`` of one). Stored wrapped in a :class:`RenyiCurve`,
+        which refuses any negative or NaN value it returns.
     run : SamplingRun or None
         The sampling run behind a sampled sensitivity; ``None`` for a global one.
     source : {"global", "sampled", "typical", "derived"}
@@ -225,11 +343,33 @@ class PrivacyStatement:
     noise: Noise | None = None
 
     def __post_init__(self):
-        check_choice("source", self.source, SOURCES)
+        if not isinstance(self.mechanism, str):
+            raise TypeError(f"mechanism must be a str, got {self.mechanism!r}.")
+        _set(self, "epsilon", _optional(EPSILON_STATED, "epsilon", self.epsilon))
+        _set(self, "delta", _optional(DELTA_STATED, "delta", self.delta))
+        if (self.epsilon is None) != (self.delta is None):
+            raise ValueError(
+                "epsilon and delta must be given together (or both None), got "
+                f"epsilon={self.epsilon!r}, delta={self.delta!r}."
+            )
+        _set(self, "rho", _optional(RHO, "rho", self.rho))
+        if self.rdp is not None and not isinstance(self.rdp, RenyiCurve):
+            if not callable(self.rdp):
+                raise TypeError(f"rdp must be callable or None, got {self.rdp!r}.")
+            _set(self, "rdp", RenyiCurve(self.mechanism, self.rdp))
+        if self.run is not None and not isinstance(self.run, SamplingRun):
+            raise TypeError(f"run must be a SamplingRun or None, got {self.run!r}.")
+        _SOURCES.check("source", self.source)
+        NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
         if self.noise is not None and not isinstance(self.noise, Noise):
             raise TypeError(f"noise must be a Noise or None, got {self.noise!r}.")
         if self.source == "sampled" and self.run is None:
             raise ValueError("a sampled sensitivity needs its run, got run=None.")
+        if self.run is not None and self.run.neighbours != self.neighbours:
+            raise ValueError(
+                f"the statement's neighbours={self.neighbours!r} differ from its "
+                f"run's, {self.run.neighbours!r}."
+            )
 
     @property
     def guaranteed(self) -> bool:
@@ -248,9 +388,7 @@ class PrivacyStatement:
         when its delta fits, the Rényi curve (Canonne, Kamath & Steinke 2020,
         Prop. 12, :func:`rdp_to_dp`) and the zCDP parameter (:func:`zcdp_to_dp`).
         """
-        delta = check_real(
-            "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-        )
+        delta = DELTA_TARGET.check("delta", delta)
         candidates = []
         if self.epsilon is not None and self.delta is not None and self.delta <= delta:
             candidates.append(self.epsilon)
@@ -282,10 +420,82 @@ class PrivacyStatement:
             core = f"epsilon={self.epsilon:.6g}-DP"
         if self.source == "sampled":
             return (
-                f"{self.mechanism}: {core} with probability >= 1 - gamma, "
-                f"gamma={self.gamma:.4g} (random DP, {self.neighbours} neighbours)"
+                f"{self.mechanism}: {core}{_except_gamma(self.gamma)} (random DP, "
+                f"{self.neighbours} neighbours)"
             )
         return f"{self.mechanism}: {core} ({self.neighbours} neighbours)"
+
+    def to_dp_event(self, *, allow_gamma: bool = False):
+        """The dp_accounting ``DpEvent`` of one release of this statement.
+
+        So that releases can be composed in Google's dp_accounting accountants
+        (``RdpAccountant``, ``PLDAccountant``): Gaussian noise gives
+        ``GaussianDpEvent(sigma)`` (sigma per unit of L2 sensitivity), Laplace
+        noise ``LaplaceDpEvent(b)`` (scale per unit of sensitivity; one per
+        coordinate, composed, for per-coordinate sensitivities), and a zCDP
+        statement without such noise ``ZCDpEvent(rho)``. dp_accounting has no
+        event for a general (epsilon, delta) statement, so one without noise
+        or zCDP parameter is refused.
+
+        The event does not carry the neighbouring relation. Its noise
+        multiplier is per unit of the sensitivity over this statement's pairs
+        (replace-one): the pair N(0, sigma^2), N(1, sigma^2), which
+        dp_accounting reads under ``NeighboringRelation.REPLACE_SPECIAL``, the
+        relation to use (its ``REPLACE_ONE`` doubles the sensitivity in the
+        PLD accountant: valid, but twice the epsilon or more).
+
+        Parameters
+        ----------
+        allow_gamma : bool, default False
+            A ``DpEvent`` cannot carry gamma: a sampled statement holds except
+            with probability gamma over the data drawn from the population
+            model, which no dp_accounting accountant counts. It is refused
+            unless ``allow_gamma=True``, by which the caller takes on counting
+            gamma (once per sampling run) beside the accountant's epsilon.
+
+        Returns
+        -------
+        dp_accounting.dp_event.DpEvent
+
+        Raises
+        ------
+        ImportError
+            Without dp_accounting (``pip install sensampler[pld]``).
+        ValueError
+            For a statement with no guarantee (typical or derived sensitivity),
+            a gamma > 0 without ``allow_gamma=True``, or no representable event.
+        """
+        dp_event = _dp_event_module()
+        if not isinstance(allow_gamma, bool):
+            raise TypeError(f"allow_gamma must be True or False, got {allow_gamma!r}.")
+        if not self.guaranteed:
+            raise ValueError(
+                f"{self.mechanism} was calibrated with a {self.source} "
+                "sensitivity and guarantees nothing; it has no DpEvent."
+            )
+        if self.gamma > 0 and not allow_gamma:
+            raise ValueError(
+                f"{self.mechanism} holds{_except_gamma(self.gamma)}; a DpEvent "
+                "cannot carry gamma, which dp_accounting would then drop. Pass "
+                "allow_gamma=True and count gamma yourself (once per sampling "
+                "run), or compose in a sensampler accountant."
+            )
+        if self.noise is not None and self.noise.kind == "gaussian":
+            return dp_event.GaussianDpEvent(self.noise.scales[0])
+        if self.noise is not None:  # Laplace: one event per coordinate that moves
+            events = [
+                dp_event.LaplaceDpEvent(b) for b in self.noise.scales if b != math.inf
+            ]
+            if not events:
+                return dp_event.NoOpDpEvent()
+            return events[0] if len(events) == 1 else dp_event.ComposedDpEvent(events)
+        if self.rho is not None:
+            return dp_event.ZCDpEvent(self.rho)
+        raise ValueError(
+            f"{self.mechanism} states neither Gaussian or Laplace noise nor a zCDP "
+            "parameter, and dp_accounting has no event for a general (epsilon, "
+            "delta) statement."
+        )
 
 
 @dataclass(frozen=True)
@@ -294,7 +504,9 @@ class PrivacyBound:
 
     The result type of every composition function, accountant and filter.
     Unpacks and indexes as the pair ``(epsilon, delta)``, as composition
-    theorems are written; ``gamma`` and ``method`` are read by name.
+    theorems are written; ``gamma`` and ``method`` are read by name. Its
+    numbers are checked when it is built (epsilon in ``[0, inf]``, delta and
+    gamma in ``[0, 1]``, see ``gamma``), so an accountant cannot report an impossible bound.
 
     Attributes
     ----------
@@ -303,7 +515,9 @@ class PrivacyBound:
     delta : float
         ``0 <= delta <= 1``.
     gamma : float
-        Failure probability of random DP (a union over sampling runs).
+        Failure probability of random DP (a union over sampling runs),
+        ``0 <= gamma <= 1``; ``inf`` only in what a filter without a gamma
+        budget has left (no limit), never a failure probability.
     method : str
         The theorem or accountant that gives the bound.
     """
@@ -312,6 +526,14 @@ class PrivacyBound:
     delta: float
     gamma: float = 0.0
     method: str = ""
+
+    def __post_init__(self):
+        _set(self, "epsilon", EPSILON_STATED.check("epsilon", self.epsilon))
+        _set(self, "delta", DELTA_STATED.check("delta", self.delta))
+        if not (isinstance(self.gamma, float) and self.gamma == math.inf):
+            _set(self, "gamma", GAMMA.check("gamma", self.gamma))
+        if not isinstance(self.method, str):
+            raise TypeError(f"method must be a str, got {self.method!r}.")
 
     def __iter__(self) -> Iterator[float]:
         yield self.epsilon
@@ -329,9 +551,142 @@ class PrivacyBound:
             if self.delta
             else f"epsilon={self.epsilon:.6g}-DP"
         )
-        if self.gamma:
-            core += f" with probability >= 1 - gamma, gamma={self.gamma:.4g}"
+        if self.gamma == math.inf:
+            core += " (no gamma budget)"
+        elif self.gamma:
+            core += _except_gamma(self.gamma)
         return f"{core} [{self.method}]" if self.method else core
+
+
+def _except_gamma(gamma: float) -> str:
+    """How every record states gamma, so that it cannot be read as delta."""
+    return (
+        f", except with probability gamma={gamma:.4g} over the data drawn from "
+        "the population model"
+    )
+
+
+def _dp_event_module():
+    try:
+        from dp_accounting import dp_event
+    except ImportError as exc:
+        raise ImportError(
+            "DpEvent conversions need Google's dp_accounting: install the extra "
+            "with `pip install sensampler[pld]`."
+        ) from exc
+    return dp_event
+
+
+def _gaussian_rdp(sigma, alpha):
+    return alpha / (2.0 * sigma * sigma)
+
+
+def _zcdp_rdp(rho, xi, alpha):
+    return xi + alpha * rho
+
+
+def statement_from_dp_event(
+    event, *, relation: str, mechanism: str | None = None
+) -> PrivacyStatement:
+    r"""The replace-one :class:`PrivacyStatement` of one dp_accounting ``DpEvent``.
+
+    The reverse of :meth:`PrivacyStatement.to_dp_event`, so that
+    dp_accounting events can be composed in sensampler's accountants and
+    filters (a global sensitivity: gamma = 0; replace-one neighbours, as every
+    sensampler statement).
+
+    A ``DpEvent`` does not say for which relation its noise multiplier is per
+    unit of sensitivity, so ``relation`` must: ``"replace-one"`` when it is
+    per unit of the sensitivity over replace-one pairs (dp_accounting's
+    ``REPLACE_SPECIAL`` reading; events from :meth:`~PrivacyStatement.to_dp_event`),
+    ``"add-remove"`` when per unit of the add/remove sensitivity (dp_accounting's
+    ``ADD_OR_REMOVE_ONE``, as DP-SGD noise multipliers are). A replacement is a
+    removal and an addition, so the replace-one sensitivity is at most twice
+    the add/remove one: the noise multiplier is halved, and a zCDP parameter
+    multiplied by 4 (group privacy of zCDP: k^2 rho for groups of k, Bun &
+    Steinke 2016).
+
+    * ``GaussianDpEvent(sigma)``: :math:`1/(2\sigma^2)`-zCDP, Rényi curve
+      :math:`\alpha/(2\sigma^2)` (Mironov 2017, Prop. 7), Gaussian noise;
+    * ``LaplaceDpEvent(b)``: :math:`1/b`-DP with the pure-DP Rényi curve and
+      zCDP parameter (Bun & Steinke 2016, Prop. 3.3), Laplace noise (the PLD
+      accountant uses the exact pair);
+    * ``ZCDpEvent(rho, xi)``: Rényi curve :math:`\xi + \alpha\rho`, and
+      rho-zCDP when :math:`\xi = 0`;
+    * ``NoOpDpEvent``: (0, 0)-DP.
+
+    Parameters
+    ----------
+    event : dp_accounting.dp_event.DpEvent
+    relation : {"replace-one", "add-remove"}
+        The relation the event's noise multiplier (or rho) is stated for.
+    mechanism : str, optional
+        Name of the statement (default: the event's class name).
+
+    Returns
+    -------
+    PrivacyStatement
+
+    Raises
+    ------
+    ImportError
+        Without dp_accounting.
+    TypeError, ValueError
+        For another kind of event, naming it: compose the parts of a
+        ``ComposedDpEvent`` one by one, and the event of a
+        ``SelfComposedDpEvent`` with ``count=event.count``.
+    """
+    dp_event = _dp_event_module()
+    if not isinstance(event, dp_event.DpEvent):
+        raise TypeError(f"event must be a dp_accounting DpEvent, got {event!r}.")
+    check_choice("relation", relation, ("replace-one", "add-remove"))
+    group = 1.0 if relation == "replace-one" else 2.0  # replace = remove + add
+    name = type(event).__name__ if mechanism is None else mechanism
+    if isinstance(event, dp_event.GaussianDpEvent):
+        sigma = POSITIVE.check("noise_multiplier", event.noise_multiplier) / group
+        return PrivacyStatement(
+            name,
+            None,
+            None,
+            rho=_gaussian_rdp(sigma, 1.0),
+            rdp=functools.partial(_gaussian_rdp, sigma),
+            noise=Noise("gaussian", (sigma,)),
+        )
+    if isinstance(event, dp_event.LaplaceDpEvent):
+        scale = POSITIVE.check("noise_multiplier", event.noise_multiplier) / group
+        epsilon = 1.0 / scale
+        return PrivacyStatement(
+            name,
+            epsilon,
+            0.0,
+            rho=epsilon * min(1.0, epsilon / 2.0),
+            rdp=pure_dp_rdp(epsilon),
+            noise=Noise("laplace", (scale,)),
+        )
+    if isinstance(event, dp_event.ZCDpEvent):
+        rho = RHO.check("rho", event.rho) * group * group
+        xi = RHO.check("xi", event.xi)
+        if xi != 0 and group != 1.0:
+            raise ValueError(
+                "a ZCDpEvent with xi > 0 has no stated group privacy; convert it "
+                f"for relation='replace-one' yourself, got xi={xi!r}."
+            )
+        return PrivacyStatement(
+            name,
+            None,
+            None,
+            rho=rho if xi == 0 else None,
+            rdp=functools.partial(_zcdp_rdp, rho, xi),
+        )
+    if isinstance(event, dp_event.NoOpDpEvent):
+        return PrivacyStatement(
+            name, 0.0, 0.0, rho=0.0, rdp=functools.partial(_zcdp_rdp, 0.0, 0.0)
+        )
+    raise ValueError(
+        f"no single statement for a {type(event).__name__}: compose the parts "
+        "of a ComposedDpEvent one by one, and the event of a SelfComposedDpEvent "
+        "with count=event.count; other kinds are not supported."
+    )
 
 
 # ----------------------------------------------------------------- conversions
@@ -389,9 +744,7 @@ def rdp_to_dp(
     >>> round(eps, 3)
     4.728
     """
-    delta = check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
+    delta = DELTA_TARGET.check("delta", delta)
     check_choice("method", method, ("improved", "classic"))
     orders = DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
     if orders.size == 0 or np.any(orders <= 1):
@@ -436,10 +789,8 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
     """
     from scipy import optimize  # scipy.optimize is needed only here
 
-    rho = check_real("rho", rho, low=0.0)
-    delta = check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
+    rho = RHO.check("rho", rho)
+    delta = DELTA_TARGET.check("delta", delta)
     check_choice("method", method, ("improved", "classic"))
     if rho == 0.0:
         return 0.0

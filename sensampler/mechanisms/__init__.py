@@ -9,6 +9,12 @@ guarantees nothing, and accountants refuse it). Every mechanism has
 ``release(value, *, random_state=None)``, ``check_release`` and a frozen
 ``privacy`` statement (:class:`~sensampler.privacy.PrivacyStatement`;
 ``PrivacyGuarantee`` is its former name).
+
+Mechanisms are immutable: once built, assigning or deleting any attribute
+raises :class:`AttributeError`, and the statement, computed once at
+construction, always matches the noise. ``mechanism.recalibrate(epsilon=...)``
+returns a new mechanism built with the changed arguments, like
+:func:`dataclasses.replace`.
 """
 
 from ._base import Mechanism, PrivacyGuarantee

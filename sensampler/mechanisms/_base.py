@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import abc
 import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -23,6 +24,7 @@ from numbers import Real
 
 import numpy as np
 
+from .._domains import DELTA_TARGET, EPSILON
 from .._validation import check_array, check_random_state, check_real
 from ..estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
 from ..privacy import Noise, PrivacyStatement, SamplingRun, pure_dp_rdp
@@ -35,6 +37,7 @@ __all__ = [
     "bounded_range_rdp",
     "pure_dp_zcdp",
     "check_noise_scale",
+    "read_only",
 ]
 
 #: Former name of :class:`~sensampler.privacy.PrivacyStatement`, kept as an alias.
@@ -193,24 +196,144 @@ def check_noise_scale(scale, parameters: str) -> None:
         )
 
 
-class Mechanism(abc.ABC):
+class _Frozen(abc.ABCMeta):
+    """Metaclass of :class:`Mechanism`: an instance is frozen once built.
+
+    After the whole chain of ``__init__`` methods returns, the instance records
+    the arguments it was built with (for :meth:`Mechanism.recalibrate`),
+    computes its privacy statement once, and refuses any further assignment or
+    deletion of an attribute. Done here, once, so that no subclass can forget.
+    """
+
+    def __call__(cls, *args, **kwargs):
+        mechanism = super().__call__(*args, **kwargs)
+        bound = inspect.signature(cls.__init__).bind(mechanism, *args, **kwargs)
+        arguments = {
+            name: _snapshot(value)
+            for name, value in list(bound.arguments.items())[1:]  # not self
+        }
+        statement = mechanism._privacy_statement()
+        if not isinstance(statement, PrivacyStatement):
+            raise TypeError(
+                f"{cls.__name__}._privacy_statement must return a "
+                f"PrivacyStatement, got {statement!r}."
+            )
+        object.__setattr__(mechanism, "_arguments", arguments)
+        object.__setattr__(mechanism, "_privacy", statement)
+        object.__setattr__(mechanism, "_frozen", True)
+        return mechanism
+
+
+def _snapshot(value):
+    """An argument as the mechanism keeps it: arrays and lists copied, read-only."""
+    if isinstance(value, np.ndarray):
+        value = value.copy()
+        value.flags.writeable = False
+    elif isinstance(value, list):
+        value = tuple(value)
+    return value
+
+
+def read_only(arr):
+    """``arr`` (an ndarray, or a scalar returned as is) made read-only in place.
+
+    For arrays a mechanism computes and exposes (noise scales): a caller writing
+    into ``mechanism.scale`` would otherwise change the noise under a statement
+    computed for the old one.
+    """
+    if isinstance(arr, np.ndarray):
+        arr.flags.writeable = False
+    return arr
+
+
+class Mechanism(abc.ABC, metaclass=_Frozen):
     """Base class: ``release(value, *, random_state=None)`` and a ``privacy`` statement.
 
     :meth:`check_release` validates a release's inputs without drawing anything;
     ``release`` calls it first, and so does
     :meth:`sensampler.accounting.PrivacyFilter.release` before it spends.
 
+    **Immutable.** Once built, a mechanism refuses the assignment or deletion
+    of any attribute (:class:`AttributeError`), like a frozen dataclass or
+    SciPy's new distributions, and the arrays it exposes are read-only: its
+    noise and its statement, computed once at construction, always match. For
+    other parameters build a new one with :meth:`recalibrate`. Pickling and
+    copying keep it frozen, with an equal statement.
+
     Mechanisms use numpy's generators: good for reproducible research, not a
     hardened source of randomness (no protection against floating-point or
     timing attacks) for production releases.
+
+    Subclasses set their attributes in ``__init__`` and compute their statement
+    in :meth:`_privacy_statement`, called once when ``__init__`` returns.
     """
 
     name = "mechanism"
 
-    @property
     @abc.abstractmethod
+    def _privacy_statement(self) -> PrivacyStatement:
+        """Compute the statement of one release (called once, at construction)."""
+
+    @property
     def privacy(self) -> PrivacyStatement:
-        """The frozen privacy statement of one release."""
+        """The frozen privacy statement of one release, computed at construction."""
+        return self._privacy
+
+    def recalibrate(self, **changes) -> Mechanism:
+        """A new mechanism built with some arguments changed, like :func:`dataclasses.replace`.
+
+        Parameters
+        ----------
+        **changes
+            Constructor arguments to change, by name (e.g. ``epsilon=0.1``);
+            the others are those this mechanism was built with.
+
+        Returns
+        -------
+        Mechanism
+            A new mechanism of the same class, built (and checked) by its
+            ``__init__``, with its own statement; this one is unchanged.
+
+        Raises
+        ------
+        TypeError
+            Naming an argument the constructor does not take.
+
+        Examples
+        --------
+        >>> from sensampler.mechanisms import LaplaceMechanism
+        >>> LaplaceMechanism(2.0, 0.5).recalibrate(epsilon=1.0).scale
+        2.0
+        """
+        unknown = sorted(set(changes) - set(self._parameters()))
+        if unknown:
+            raise TypeError(
+                f"{type(self).__name__} takes no argument {unknown[0]!r}; its "
+                f"arguments are {', '.join(self._parameters())}."
+            )
+        return type(self)(**{**self._arguments, **changes})
+
+    @classmethod
+    def _parameters(cls) -> list[str]:
+        return list(inspect.signature(cls.__init__).parameters)[1:]
+
+    def _refuse(self, name: str, action: str):
+        raise AttributeError(
+            f"{type(self).__name__} is immutable: cannot {action} {name!r} after "
+            "construction (its noise and privacy statement are fixed); build a "
+            f"new one with mechanism.recalibrate(...) (arguments: "
+            f"{', '.join(self._parameters())})."
+        )
+
+    def __setattr__(self, name: str, value) -> None:
+        if self.__dict__.get("_frozen", False):
+            self._refuse(name, "set")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if self.__dict__.get("_frozen", False):
+            self._refuse(name, "delete")
+        object.__delattr__(self, name)
 
     @abc.abstractmethod
     def release(self, value, *, random_state=None):
@@ -278,11 +401,11 @@ class Mechanism(abc.ABC):
         return f"<{type(self).__name__}: {self.privacy}>"
 
 
-def check_epsilon(epsilon):
-    return check_real("epsilon", epsilon, low=0.0, low_strict=True)
+def check_epsilon(epsilon) -> float:
+    """``epsilon`` a mechanism is calibrated for (:data:`~sensampler._domains.EPSILON`)."""
+    return EPSILON.check("epsilon", epsilon)
 
 
-def check_delta(delta):
-    return check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
+def check_delta(delta) -> float:
+    """``delta`` a mechanism is calibrated for (:data:`~sensampler._domains.DELTA_TARGET`)."""
+    return DELTA_TARGET.check("delta", delta)

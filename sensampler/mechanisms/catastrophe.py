@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from ..privacy import PrivacyStatement
-from ._base import Mechanism, check_delta, check_epsilon, resolve_sensitivity
+from ._base import (
+    Mechanism,
+    check_delta,
+    check_epsilon,
+    read_only,
+    resolve_sensitivity,
+)
 from .laplace import LaplaceMechanism, add_laplace_noise, laplace_scale
 
 __all__ = ["CatastropheMechanism"]
@@ -48,7 +54,7 @@ class CatastropheMechanism(Mechanism):
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         self.data = data
-        self._scale = laplace_scale(self._sensitivity, self.epsilon)
+        self._scale = read_only(laplace_scale(self._sensitivity, self.epsilon))
 
     @property
     def sensitivity(self):
@@ -59,8 +65,7 @@ class CatastropheMechanism(Mechanism):
         """Laplace scale of the ordinary release."""
         return self._scale
 
-    @property
-    def privacy(self) -> PrivacyStatement:
+    def _privacy_statement(self) -> PrivacyStatement:
         return self._statement(self.epsilon, self.delta)
 
     def release(self, value, *, data=None, random_state=None):

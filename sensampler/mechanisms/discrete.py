@@ -50,8 +50,7 @@ class ExponentialMechanism(Mechanism):
         self.epsilon = check_epsilon(epsilon)
         self.sensitivity = float(np.max(self._sensitivity.value))
 
-    @property
-    def privacy(self) -> PrivacyStatement:
+    def _privacy_statement(self) -> PrivacyStatement:
         return self._statement(
             self.epsilon,
             0.0,
@@ -155,8 +154,7 @@ class RandomizedResponse(Mechanism):
         self._keep = math.floor(2.0**self._DRAW_BITS / spread) - 8
         self.p_true = self._keep / 2.0**self._DRAW_BITS
 
-    @property
-    def privacy(self) -> PrivacyStatement:
+    def _privacy_statement(self) -> PrivacyStatement:
         return PrivacyStatement(
             "randomized response",
             self.epsilon,

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 
 import numpy as np
 from scipy import optimize, special
 
-from .._validation import check_choice, check_real
+from .._domains import EPSILON_POINT, ORDER, POSITIVE, RHO_TARGET
+from .._validation import check_choice
 from ..privacy import Noise, PrivacyStatement
 from ._base import (
     Mechanism,
     check_delta,
     check_epsilon,
     check_noise_scale,
+    read_only,
     resolve_sensitivity,
 )
 
@@ -161,7 +164,7 @@ def _analytic_delta_with_error(sigma: float, epsilon: float) -> tuple[float, flo
 
 
 def _check_sigma(sigma) -> float:
-    return check_real("sigma", sigma, low=0.0, low_strict=True)
+    return POSITIVE.check("sigma", sigma)
 
 
 def _check_small_delta(delta) -> float:
@@ -201,7 +204,7 @@ def analytic_gaussian_delta(sigma: float, epsilon: float) -> float:
         :math:`10^{-6}`).
     """
     sigma = _check_sigma(sigma)
-    epsilon = check_real("epsilon", epsilon, low=0.0)
+    epsilon = EPSILON_POINT.check("epsilon", epsilon)
     value, error = _analytic_delta_with_error(sigma, epsilon)
     if error == math.inf:
         raise ValueError(
@@ -218,17 +221,28 @@ def _holds(sigma: float, epsilon: float, delta: float) -> bool:
 
 
 def analytic_gaussian_sigma(epsilon: float, delta: float) -> float:
-    """Smallest sigma (sensitivity 1) with ``analytic_gaussian_delta(sigma, epsilon) <= delta``.
+    r"""Smallest sigma (sensitivity 1) with ``analytic_gaussian_delta(sigma, epsilon) <= delta``.
 
     Solved by ``brentq`` on the log of the exact condition to a relative
     tolerance of 1e-13 in sigma, then raised (by steps of 1e-12 relative,
     doubling) until the computed delta *plus its evaluation error bound*
     (:func:`_analytic_delta_with_error`) is at most ``delta``. The exact delta
     at the returned sigma is therefore at most ``delta``: the returned sigma is
-    never below the exact solution, and exceeds it by a relative amount of the
-    order of the evaluation error (below 1e-8 for epsilon >= 1e-3 and
-    delta >= 1e-30, far less in common ranges; tested against a 50-digit mpmath
-    solution).
+    never below the exact solution.
+
+    It exceeds the exact solution by a relative amount that grows as epsilon
+    and delta shrink (the certified evaluation error, over a slope of delta
+    in sigma that flattens, and the doubling steps): measured against a
+    50-digit mpmath solution over 449 points (epsilon from 1e-8 to 1000, delta
+    from 1e-300 to 0.9), never above
+
+    .. math:: 2\cdot10^{-12} + 5\cdot10^{-13}\,\ln(1/\delta)/\epsilon
+
+    (at most 0.54 of it). The largest excesses measured: 1.1e-12 for
+    epsilon >= 1 and delta >= 1e-15; 1.3e-10 for epsilon >= 0.1 and any
+    delta >= 1e-300; 2.1e-9 for epsilon >= 1e-3 and delta >= 1e-30; 1.6e-8 for
+    epsilon >= 1e-3; 1.3e-7 for epsilon >= 1e-4; 1.7e-5 for epsilon >= 1e-6;
+    1.1e-3 at epsilon = 1e-8, delta = 1e-300. Always above, never below.
 
     Parameters
     ----------
@@ -327,6 +341,10 @@ def _per_coordinate_scales(delta_vec):
     return np.sqrt(delta_vec * delta_vec.sum())
 
 
+def _gaussian_curve(unit_sigma, alpha):
+    return alpha / (2.0 * unit_sigma**2)
+
+
 class _Gaussian(Mechanism):
     r"""Shared by the Gaussian mechanisms: noise sigma * s_j, Rényi curve alpha / (2 sigma_1^2).
 
@@ -358,7 +376,7 @@ class _Gaussian(Mechanism):
                 "normal doubles, where it could not be stated accurately."
             )
         self._unit_sigma = unit_sigma  # sigma for L2 sensitivity 1
-        self._sigma = sigma
+        self._sigma = read_only(sigma)
 
     @property
     def sensitivity(self) -> float | np.ndarray:
@@ -375,7 +393,7 @@ class _Gaussian(Mechanism):
 
     def renyi_epsilon(self, alpha: float) -> float:
         r""":math:`\alpha/(2\sigma^2)` for L2 sensitivity 1 (Mironov 2017, Prop. 7)."""
-        return alpha / (2.0 * self._unit_sigma**2)
+        return _gaussian_curve(self._unit_sigma, alpha)
 
     @property
     def rho(self) -> float:
@@ -387,7 +405,7 @@ class _Gaussian(Mechanism):
             epsilon,
             delta,
             rho=self.rho,
-            rdp=self.renyi_epsilon,
+            rdp=functools.partial(_gaussian_curve, self._unit_sigma),
             noise=Noise("gaussian", (float(self._unit_sigma),)),
         )
 
@@ -440,8 +458,7 @@ class GaussianMechanism(_Gaussian):
         )(self.epsilon, self.delta)
         self._setup(unit, f"epsilon={self.epsilon!r}, delta={self.delta!r}")
 
-    @property
-    def privacy(self) -> PrivacyStatement:
+    def _privacy_statement(self) -> PrivacyStatement:
         return self._guarantee(self.epsilon, self.delta)
 
 
@@ -467,15 +484,12 @@ class RenyiGaussianMechanism(_Gaussian):
         self._sensitivity = resolve_sensitivity(
             sensitivity, self.accepted_norms, "RenyiGaussianMechanism"
         )
-        self.alpha = check_real("alpha", alpha, low=1.0, low_strict=True)
-        self.epsilon_bar = check_real(
-            "epsilon_bar", epsilon_bar, low=0.0, low_strict=True
-        )
+        self.alpha = ORDER.check("alpha", alpha)
+        self.epsilon_bar = POSITIVE.check("epsilon_bar", epsilon_bar)
         unit = math.sqrt(0.5 * self.alpha / self.epsilon_bar)  # no 2 eps_bar overflow
         self._setup(unit, f"alpha={self.alpha!r}, epsilon_bar={self.epsilon_bar!r}")
 
-    @property
-    def privacy(self) -> PrivacyStatement:
+    def _privacy_statement(self) -> PrivacyStatement:
         return self._guarantee(None, None)
 
 
@@ -497,9 +511,8 @@ class ZCDPGaussianMechanism(_Gaussian):
         self._sensitivity = resolve_sensitivity(
             sensitivity, self.accepted_norms, "ZCDPGaussianMechanism"
         )
-        rho = check_real("rho", rho, low=0.0, low_strict=True)
+        rho = RHO_TARGET.check("rho", rho)
         self._setup(math.sqrt(0.5 / rho), f"rho={rho!r}")  # no 2 rho overflow
 
-    @property
-    def privacy(self) -> PrivacyStatement:
+    def _privacy_statement(self) -> PrivacyStatement:
         return self._guarantee(None, None)

@@ -2,29 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import math
-from numbers import Real
 
 import numpy as np
 
-from .._validation import check_real
+from .._domains import NOISE_RATIO, ORDER_OR_INF
 from ..privacy import Noise, PrivacyStatement
 from ._base import (
     Mechanism,
     check_epsilon,
     check_noise_scale,
     pure_dp_zcdp,
+    read_only,
     resolve_sensitivity,
 )
 
 __all__ = ["LaplaceMechanism", "laplace_rdp", "laplace_product_rdp"]
-
-
-def _check_positive_or_inf(name, value, low):
-    """``value`` as a float ``> low``, ``inf`` allowed; or raise naming it."""
-    if isinstance(value, Real) and not isinstance(value, bool) and value == math.inf:
-        return math.inf
-    return check_real(name, value, low=low, low_strict=True)
 
 
 def laplace_rdp(alpha: float, ratio: float) -> float:
@@ -36,10 +30,11 @@ def laplace_rdp(alpha: float, ratio: float) -> float:
               \frac{\alpha}{2\alpha-1} e^{(\alpha-1)/\lambda}
               + \frac{\alpha-1}{2\alpha-1} e^{-\alpha/\lambda}\right),
 
-    computed in log space; it tends to :math:`1/\lambda` as alpha grows, and
-    never exceeds it (:math:`D_\alpha \le D_\infty = 1/\lambda`; Rényi
-    divergence grows with its order, van Erven & Harremoës 2014, Thm. 3), which
-    caps the result where the formula's exponents overflow.
+    computed in log space and clipped at 0 (a divergence is non-negative); it
+    tends to :math:`1/\lambda` as alpha grows, and never exceeds it
+    (:math:`D_\alpha \le D_\infty = 1/\lambda`; Rényi divergence grows with its
+    order, van Erven & Harremoës 2014, Thm. 3), which caps the result where the
+    formula's exponents overflow.
 
     Parameters
     ----------
@@ -59,8 +54,8 @@ def laplace_rdp(alpha: float, ratio: float) -> float:
     TypeError, ValueError
         Naming ``alpha`` or ``ratio``.
     """
-    alpha = _check_positive_or_inf("alpha", alpha, 1.0)
-    ratio = _check_positive_or_inf("ratio", ratio, 0.0)
+    alpha = ORDER_OR_INF.check("alpha", alpha)
+    ratio = NOISE_RATIO.check("ratio", ratio)
     if ratio == math.inf:
         return 0.0
     cap = 1.0 / ratio  # inf only where 1/ratio exceeds the largest double
@@ -74,7 +69,8 @@ def laplace_rdp(alpha: float, ratio: float) -> float:
     # log(e^a + e^b) = a + log1p(e^(b - a)), b - a = log((alpha - 1)/alpha)
     # - (2 alpha - 1)/ratio < 0 (-inf where it overflows)
     b_minus_a = math.log1p(-1.0 / alpha) - (2 * alpha - 1) / ratio
-    return min(cap, (a + math.log1p(math.exp(b_minus_a))) / (alpha - 1))
+    # A divergence is >= 0: the clip at 0 only removes rounding below it.
+    return max(0.0, min(cap, (a + math.log1p(math.exp(b_minus_a))) / (alpha - 1)))
 
 
 def laplace_product_rdp(alpha: float, ratios) -> float:
@@ -87,6 +83,10 @@ def laplace_product_rdp(alpha: float, ratios) -> float:
     :math:`\lambda_j = b_j/\Delta_j`; ``inf`` for a coordinate that cannot move.
     """
     return math.fsum(laplace_rdp(alpha, ratio) for ratio in ratios)
+
+
+def _capped_laplace_curve(epsilon, ratios, alpha):
+    return min(epsilon, laplace_product_rdp(alpha, ratios))
 
 
 def laplace_scale(sensitivity, epsilon: float):
@@ -164,7 +164,7 @@ class LaplaceMechanism(Mechanism):
             sensitivity, self.accepted_norms, "LaplaceMechanism"
         )
         self.epsilon = check_epsilon(epsilon)
-        self._scale = laplace_scale(self._sensitivity, self.epsilon)
+        self._scale = read_only(laplace_scale(self._sensitivity, self.epsilon))
         self._ratios = laplace_ratios(self._sensitivity, self.epsilon)
 
     @property
@@ -181,15 +181,14 @@ class LaplaceMechanism(Mechanism):
         coordinates' Laplace curves (:func:`laplace_product_rdp`), one coordinate
         for a scalar sensitivity; at most epsilon, as the mechanism is
         epsilon-DP (:math:`D_\\alpha \\le D_\\infty`), which caps its rounding."""
-        return min(self.epsilon, laplace_product_rdp(alpha, self._ratios))
+        return _capped_laplace_curve(self.epsilon, self._ratios, alpha)
 
-    @property
-    def privacy(self) -> PrivacyStatement:
+    def _privacy_statement(self) -> PrivacyStatement:
         return self._statement(
             self.epsilon,
             0.0,
             rho=pure_dp_zcdp(self.epsilon),
-            rdp=self.renyi_epsilon,
+            rdp=functools.partial(_capped_laplace_curve, self.epsilon, self._ratios),
             noise=Noise("laplace", self._ratios),
         )
 

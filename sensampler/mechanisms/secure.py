@@ -45,9 +45,28 @@ about 10^4 to 2·10^4 draws per second on one core, roughly 1000 (Laplace) and
 (``python benchmarks/secure_noise.py``). Fine for
 releases, not for simulations with millions of draws.
 
+Exact releases
+--------------
+The release is determined by the noisy grid position :math:`j = k + Z`, an
+integer. By default it is returned as the nearest double to :math:`g j`, and
+that double determines j exactly while :math:`|j| < 2^{52}`: the spacing of
+doubles near x is at most :math:`|x|/2^{52} < g` there, so two positions g apart
+never round to the same double. Beyond, a float would lose noise (on the grid of
+0.1, ``1e20`` plus any noise of fewer than about 16 000 steps rounds back to
+``1e20``). So a float release refuses, before drawing, a value whose position
+exceeds ``max_position`` = :math:`2^{52} - 1 - M` steps, where the margin M is
+exceeded by the noise with probability below :math:`2^{-64}` per coordinate (a
+refusal of an input outside a public range, like any input check); in that
+remaining event, after the draw, it raises rather than return a rounded float
+(a function of j only, so nothing but the release itself is revealed). With
+``exact=True`` the release is :math:`g j` as a :class:`fractions.Fraction` (an
+object array of them for vectors), for any value: pass the granularity as a
+Fraction (``Fraction(1, 10)``) for short ones.
+
 What it does not protect against: the running time of the rejection loops varies
-with the noise drawn (not with the input), and the returned float is rounded to
-the nearest double of :math:`g(k + Z)` (post-processing of the integer).
+with the noise drawn (not with the input), and a float release is rounded to
+the nearest double of :math:`g(k + Z)` (post-processing of the integer, which
+it determines exactly, as above).
 """
 
 from __future__ import annotations
@@ -59,24 +78,39 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._domains import EPSILON_POINT, RHO_TARGET
 from .._exact_sampling import (
     SECURE_RANDOM,
     as_fraction,
     discrete_gaussian,
     discrete_laplace,
 )
-from .._validation import check_count, check_real
+from .._validation import check_count
 from ..privacy import PrivacyStatement
-from ._base import Mechanism, pure_dp_rdp, pure_dp_zcdp, resolve_sensitivity
+from ._base import (
+    Mechanism,
+    check_epsilon,
+    pure_dp_rdp,
+    pure_dp_zcdp,
+    resolve_sensitivity,
+)
 
 __all__ = [
     "DiscreteLaplaceMechanism",
     "DiscreteGaussianMechanism",
     "discrete_gaussian_delta",
+    "FLOAT_POSITIONS",
 ]
 
 #: Denominator to which noise parameters are rounded (up: more noise, never less).
 _PARAMETER_DENOMINATOR = 2**32
+
+#: A float release holds the noisy grid position j exactly for |j| < 2**52.
+FLOAT_POSITIONS = 2**52
+
+#: An upper bound on 65 ln 2: noise beyond ``t * _TAIL_65`` (discrete Laplace of
+#: scale t) has probability below 2**-64.
+_TAIL_65 = 65 * Fraction(6931471805599454, 10**16)
 
 
 def _ceil_to(x: Fraction, denominator: int = _PARAMETER_DENOMINATOR) -> Fraction:
@@ -139,12 +173,15 @@ class _DiscreteMechanism(Mechanism):
 
     accepted_norms: tuple[str, ...] = ()
 
-    def _setup(self, sensitivity, granularity, dimension):
+    def _setup(self, sensitivity, granularity, dimension, exact):
         self._sensitivity = resolve_sensitivity(
             sensitivity, self.accepted_norms, type(self).__name__
         )
         self._grid = _check_granularity(granularity)
         self.granularity = float(granularity)
+        if not isinstance(exact, (bool, np.bool_)):
+            raise TypeError(f"exact must be True or False, got exact={exact!r}.")
+        self.exact = bool(exact)
         if self._sensitivity.per_coordinate:
             size = int(np.size(self._sensitivity.value))
             if dimension is not None and check_count("dimension", dimension) != size:
@@ -154,10 +191,10 @@ class _DiscreteMechanism(Mechanism):
                 )
             self.dimension = size
             # Per coordinate: |k_j - k'_j| <= ceil(Delta_j / g) (module Lemma).
-            self._steps = [
+            self._steps = tuple(
                 math.ceil(Fraction(float(d)) / self._grid)
                 for d in self._sensitivity.value
-            ]
+            )
         else:
             self.dimension = check_count(
                 "dimension", 1 if dimension is None else dimension
@@ -172,6 +209,16 @@ class _DiscreteMechanism(Mechanism):
         """Sensitivity in grid units, Delta / g, exactly (scalar sensitivities)."""
         return Fraction(float(self._sensitivity.value)) / self._grid
 
+    def _set_margin(self, margin: int) -> None:
+        """Set the noise's margin (grid steps) and the largest float-released value."""
+        self._margin = margin
+        #: Largest grid position |k| a float release takes (see ``release``).
+        self.max_position = max(0, FLOAT_POSITIONS - 1 - margin)
+
+    def _position(self, v) -> int:
+        """The grid position k of ``v``: ``v / g`` rounded half up, exactly."""
+        return math.floor(Fraction(float(v)) / self._grid + Fraction(1, 2))
+
     def check_release(self, value, *, random_state=None):
         """Validate a release's inputs without drawing anything.
 
@@ -180,6 +227,13 @@ class _DiscreteMechanism(Mechanism):
         (value, source) : (ndarray, random.Random)
             The checked value and the source ``release`` draws from: the secure
             generator for ``random_state=None``, or the ``random.Random`` given.
+
+        Raises
+        ------
+        TypeError, ValueError
+            Naming a bad ``value`` or ``random_state``; and, for a float
+            release (``exact=False``), a value whose grid position exceeds
+            :attr:`max_position` in absolute value.
         """
         arr = self._checked_value(value)
         if not self._sensitivity.per_coordinate and arr.size != self.dimension:
@@ -188,14 +242,38 @@ class _DiscreteMechanism(Mechanism):
                 f"shape {arr.shape}; pass dimension= to the constructor for "
                 "vector values."
             )
+        if not self.exact:
+            limit = self.max_position
+            for v in arr.reshape(-1):
+                if abs(self._position(v)) > limit:
+                    raise ValueError(
+                        f"value is too large for a float release on the grid of "
+                        f"granularity={self.granularity!r}: |value| / granularity "
+                        f"must be at most {limit} grid steps (2**52 - 1 - "
+                        f"{self._margin}, room for the noise), so that the returned "
+                        f"float holds the noisy grid position exactly, got "
+                        f"value={float(v)!r}; build the mechanism with exact=True "
+                        "for an exact Fraction release, or a coarser granularity."
+                    )
         return arr, _check_source(random_state)
 
     def _release(self, arr, draw):
-        out = np.empty(arr.shape)
-        flat = out.reshape(-1)
-        for i, v in enumerate(arr.reshape(-1)):
-            k = math.floor(Fraction(float(v)) / self._grid + Fraction(1, 2))
-            flat[i] = float(self._grid * (k + draw()))
+        """``g (k + Z)`` per coordinate: Fractions (``exact``) or floats."""
+        positions = [self._position(v) + draw() for v in arr.reshape(-1)]
+        if self.exact:
+            out = np.empty(arr.shape, dtype=object)
+            out.reshape(-1)[:] = [self._grid * j for j in positions]
+            return out[()] if out.ndim == 0 else out
+        for j in positions:
+            if abs(j) >= FLOAT_POSITIONS:  # probability < 2**-64 per coordinate
+                raise ValueError(
+                    "the noisy grid position fell beyond 2**52 steps, where a "
+                    "float cannot hold it exactly; the value was within "
+                    f"{self.max_position} steps, so this happens with probability "
+                    "below 2**-64 per coordinate. Build the mechanism with "
+                    "exact=True for an exact Fraction release."
+                )
+        out = np.array([float(self._grid * j) for j in positions]).reshape(arr.shape)
         return float(out) if out.ndim == 0 else out
 
 
@@ -220,9 +298,16 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
     dimension : int, optional
         Number of coordinates released with a scalar L1 sensitivity (default 1);
         taken from the array for per-coordinate sensitivities.
+    exact : bool, default False
+        Release exact :class:`~fractions.Fraction` values :math:`g(k + Z)`
+        instead of floats (module docstring, "Exact releases").
 
     Attributes
     ----------
+    max_position : int
+        Largest :math:`|v|/g` (grid steps) a float release takes: :math:`2^{52}
+        - 1` minus a margin the noise exceeds with probability below
+        :math:`2^{-64}`, so the returned float holds the noisy position exactly.
     grid_sensitivity : int
         L1 sensitivity :math:`L` of the rounded query in grid steps:
         :math:`\lceil\Delta/g\rceil + d - 1` for a scalar, :math:`\sum_j
@@ -258,9 +343,17 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
     name = "discrete Laplace"
     accepted_norms = ("l1", "coordinate")
 
-    def __init__(self, sensitivity, epsilon: float, *, granularity, dimension=None):
-        self._setup(sensitivity, granularity, dimension)
-        epsilon = check_real("epsilon", epsilon, low=0.0, low_strict=True)
+    def __init__(
+        self,
+        sensitivity,
+        epsilon: float,
+        *,
+        granularity,
+        dimension=None,
+        exact: bool = False,
+    ):
+        self._setup(sensitivity, granularity, dimension, exact)
+        epsilon = check_epsilon(epsilon)
         if self._steps is not None:
             steps = sum(self._steps)
         elif self._ratio() == 0:
@@ -271,18 +364,20 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         if steps == 0:  # nothing to hide: no noise, epsilon = 0
             self._t = None
             self.epsilon = 0.0
+            self._set_margin(0)
         else:
             self._t = _ceil_to(Fraction(steps) / Fraction(epsilon))
             _check_scale("epsilon", epsilon, (self._t * self._grid) ** 2)
             self.epsilon = _float_up(steps / self._t)
+            # P[|Z| >= M] = 2 e^{-M/t} / (1 + e^{-1/t}) <= 2 e^{-M/t} <= 2**-64
+            self._set_margin(math.ceil(self._t * _TAIL_65))
 
     @property
     def scale(self) -> float:
         """Noise scale in the units of the value, :math:`t g` (0 without noise)."""
         return 0.0 if self._t is None else float(self._t * self._grid)
 
-    @property
-    def privacy(self) -> PrivacyStatement:
+    def _privacy_statement(self) -> PrivacyStatement:
         return self._statement(
             self.epsilon,
             0.0,
@@ -293,7 +388,9 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
     def release(self, value, *, random_state=None):
         """Return ``value`` rounded to the grid plus exact discrete Laplace noise.
 
-        Same shape as ``value``; checks everything before drawing.
+        Same shape as ``value``: floats, or Fractions for ``exact=True``;
+        checks everything before drawing (a float release refuses values
+        beyond :attr:`max_position` grid steps).
         """
         arr, rng = self.check_release(value, random_state=random_state)
         t = self._t
@@ -322,9 +419,16 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
         Grid step g ``> 0``.
     dimension : int, optional
         Number of coordinates released with a scalar sensitivity (default 1).
+    exact : bool, default False
+        Release exact :class:`~fractions.Fraction` values :math:`g(k + Z)`
+        instead of floats (module docstring, "Exact releases").
 
     Attributes
     ----------
+    max_position : int
+        Largest :math:`|v|/g` (grid steps) a float release takes: :math:`2^{52}
+        - 1` minus a margin the noise exceeds with probability below
+        :math:`2^{-64}`, so the returned float holds the noisy position exactly.
     grid_sensitivity2 : int
         Bound :math:`S` on :math:`\lVert k - k'\rVert_2^2` in grid steps (module
         docstring): :math:`\lceil\Delta/g\rceil^2` for one coordinate,
@@ -363,9 +467,17 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
     name = "discrete Gaussian"
     accepted_norms = ("l2", "l1", "coordinate")
 
-    def __init__(self, sensitivity, *, rho: float, granularity, dimension=None):
-        self._setup(sensitivity, granularity, dimension)
-        rho = check_real("rho", rho, low=0.0, low_strict=True)
+    def __init__(
+        self,
+        sensitivity,
+        *,
+        rho: float,
+        granularity,
+        dimension=None,
+        exact: bool = False,
+    ):
+        self._setup(sensitivity, granularity, dimension, exact)
+        rho = RHO_TARGET.check("rho", rho)
         ratio = None if self._steps is not None else self._ratio()
         d = self.dimension
         if self._steps is not None:
@@ -382,10 +494,14 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
         if bound == 0:
             self._sigma2 = None
             self.rho = 0.0
+            self._set_margin(0)
         else:
             self._sigma2 = _ceil_to(Fraction(bound) / (2 * Fraction(rho)))
             _check_scale("rho", rho, self._sigma2 * self._grid**2)
             self.rho = _float_up(bound / (2 * self._sigma2))
+            # Sub-Gaussian (CKS 2020, Sec. 2: its MGF is at most N(0, sigma^2)'s): P[|Z| >= M] <=
+            # 2 e^{-M^2 / (2 sigma^2)} <= 2**-64 for M^2 >= 130 ln 2 sigma^2.
+            self._set_margin(math.isqrt(math.ceil(2 * _TAIL_65 * self._sigma2)) + 1)
 
     @property
     def sigma(self) -> float:
@@ -405,14 +521,13 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
                 f"dimension={self.dimension} use privacy.epsilon_for(delta) (zCDP)."
             )
         if self._sigma2 is None:
-            check_real("epsilon", epsilon, low=0.0)
+            EPSILON_POINT.check("epsilon", epsilon)
             return 0.0
         return discrete_gaussian_delta(
             epsilon, self._sigma2, math.isqrt(self.grid_sensitivity2)
         )
 
-    @property
-    def privacy(self) -> PrivacyStatement:
+    def _privacy_statement(self) -> PrivacyStatement:
         return self._statement(
             None, None, rho=self.rho, rdp=functools.partial(_zcdp_curve, self.rho)
         )
@@ -420,7 +535,9 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
     def release(self, value, *, random_state=None):
         """Return ``value`` rounded to the grid plus exact discrete Gaussian noise.
 
-        Same shape as ``value``; checks everything before drawing.
+        Same shape as ``value``: floats, or Fractions for ``exact=True``;
+        checks everything before drawing (a float release refuses values
+        beyond :attr:`max_position` grid steps).
         """
         arr, rng = self.check_release(value, random_state=random_state)
         s2 = self._sigma2
@@ -463,7 +580,7 @@ def discrete_gaussian_delta(epsilon: float, sigma2, sensitivity: int) -> float:
     chunks of :math:`2^{20}` terms, and the result is raised by a relative
     :math:`10^{-9}` against rounding.
     """
-    epsilon = check_real("epsilon", epsilon, low=0.0)
+    epsilon = EPSILON_POINT.check("epsilon", epsilon)
     sigma2 = as_fraction("sigma2", sigma2)
     if sigma2 <= 0:
         raise ValueError(f"sigma2 must be > 0, got sigma2={sigma2!r}.")

@@ -5,10 +5,12 @@ import random
 from functools import partial
 
 import numpy as np
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sensampler import mechanisms as mech
+from sensampler._domains import DELTA_STATED, EPSILON_STATED, RHO
 from tests.property._contract import anything, assert_finite, refused_or_result
 
 CONSTRUCTORS = {
@@ -76,9 +78,29 @@ def test_mechanisms(name, sensitivity, a, b, value):
         number = getattr(privacy, field)
         if number is not None:
             assert_finite(number)
+    _assert_frozen_and_in_domain(mechanism)
     released = refused_or_result(lambda: _release(mechanism, value), "value")
     if released is not None:
         assert_finite(np.asarray(released, dtype=float))
+
+
+def _assert_frozen_and_in_domain(mechanism):
+    """The statement's numbers lie in their declared domains, its Rényi curve is
+    >= 0, and no attribute of the mechanism can be changed."""
+    privacy = mechanism.privacy
+    assert privacy is mechanism.privacy
+    if privacy.epsilon is not None:
+        assert EPSILON_STATED.contains(privacy.epsilon)
+        assert DELTA_STATED.contains(privacy.delta)
+    if privacy.rho is not None:
+        assert RHO.contains(privacy.rho)
+    if privacy.rdp is not None:
+        for alpha in (1.01, 2.0, 64.0, 1e6):
+            assert privacy.rdp(alpha) >= 0  # RenyiCurve raises otherwise
+    for name in [*vars(mechanism), "epsilon", "sigma"]:
+        with pytest.raises(AttributeError, match="immutable"):
+            setattr(mechanism, name, 0.0)
+    assert mechanism.privacy is privacy
 
 
 @given(anything, anything)
@@ -92,6 +114,7 @@ def test_randomized_response(k, epsilon):
         )
         if released is not None:
             assert 0 <= int(released) < mechanism.k
+        _assert_frozen_and_in_domain(mechanism)
 
 
 @example(None, 0.0)
