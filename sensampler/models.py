@@ -59,7 +59,8 @@ from .estimate import SensitivityValue
 from .mechanisms import GaussianMechanism, LaplaceMechanism
 from .plan import sampling_plan
 from .privacy import SamplingRun
-from .queries import Query, estimator as estimator_query
+from .queries import Query
+from .queries import estimator as estimator_query
 from .sampler import sample_sensitivity
 
 __all__ = ["PrivateEstimator", "POPULATIONS", "TUNING_RELEASES"]
@@ -434,6 +435,14 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 "mechanism='gaussian' needs 0 < delta < 1, got delta=0; use "
                 "mechanism='laplace' for delta=0."
             )
+        width = (X.shape[1] + 1,)
+        if isinstance(self.population, Distribution) and (
+            tuple(self.population.record_shape) != width
+        ):
+            raise ValueError(
+                f"population must draw rows of {width[0]} columns (features..., "
+                f"target), got records of shape {self.population.record_shape}."
+            )
         plan = sampling_plan(m=self.m, gamma=self.gamma, bound=self.bound)
         grid = self._grid()
         model = clone(self.estimator).set_params(**grid[0]) if grid else self.estimator
@@ -449,7 +458,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             grid = list(ParameterGrid(self.tune))
             valid = self.estimator.get_params()
         except (TypeError, ValueError) as exc:
-            raise TypeError(
+            raise type(exc)(
                 f"tune must map the estimator's parameters to lists of values, got "
                 f"tune={self.tune!r}: {exc}"
             ) from exc
@@ -651,7 +660,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        return self.estimator_.predict(self._checked(X))
+        X = self._checked(X)
+        return self.estimator_.predict(X)
 
     @available_if(_delegate("predict_proba"))
     def predict_proba(self, X):
@@ -665,7 +675,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        return self.estimator_.predict_proba(self._checked(X))
+        X = self._checked(X)
+        return self.estimator_.predict_proba(X)
 
     @available_if(_delegate("predict_log_proba"))
     def predict_log_proba(self, X):
@@ -679,7 +690,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        return self.estimator_.predict_log_proba(self._checked(X))
+        X = self._checked(X)
+        return self.estimator_.predict_log_proba(X)
 
     @available_if(_delegate("decision_function"))
     def decision_function(self, X):
@@ -693,7 +705,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         -------
         ndarray
         """
-        return self.estimator_.decision_function(self._checked(X))
+        X = self._checked(X)
+        return self.estimator_.decision_function(X)
 
     @available_if(_delegate("score"))
     def score(self, X, y, sample_weight=None):
@@ -710,7 +723,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         float
         """
         kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
-        return self.estimator_.score(self._checked(X), y, **kwargs)
+        X = self._checked(X)
+        return self.estimator_.score(X, y, **kwargs)
 
     @property
     def classes_(self) -> np.ndarray:
