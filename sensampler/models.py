@@ -163,14 +163,17 @@ def _public_population(
 # ----------------------------------------------------------------------- queries
 class _Concatenated(Query):
     """The estimator's fitted attributes, flattened and concatenated in one vector
-    (one sensitivity covers them all)."""
+    (one sensitivity covers them all); fitted on ``fixed`` rows (public, the same
+    in every database) followed by the database's own."""
 
-    def __init__(self, model: Any, attributes: tuple[str, ...]):
+    def __init__(self, model: Any, attributes: tuple[str, ...], fixed: np.ndarray):
         self.inner = estimator_query(model, attribute=attributes, target=-1)
         self.name = self.inner.name
+        self.fixed = fixed
 
     def __call__(self, data):
-        return np.concatenate([np.ravel(part) for part in self.inner(data)])
+        rows = np.concatenate([self.fixed, np.asarray(data, dtype=float)])
+        return np.concatenate([np.ravel(part) for part in self.inner(rows)])
 
     def evaluate(self, stack):
         return stack_outputs([self(db) for db in stack])
@@ -268,6 +271,13 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         search weighs both. The winner's sensitivity is then sampled afresh
         (the candidates' runs are not reused: keeping the smallest of several
         runs would weaken gamma).
+    augment : bool, default False
+        Fit the released model on the public rows and the private ones together.
+        The sensitivity is then sampled with the public rows fixed in every
+        database and n private rows drawn from the population: it covers a change
+        of one private record, and is smaller (more data, and the public rows
+        anchor the fit), and the released model is never worse than the public
+        data alone would give, up to the noise.
     random_state : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seeds the population fit, the tuning, the sampler and the noise: a fixed
         int gives the same release for any ``n_jobs``.
@@ -346,6 +356,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         "m": [None, Interval(Integral, 1, None, closed="left")],
         "bound": [StrOptions({"exact", "exchangeable", "dkw"})],
         "tune": [None, dict],
+        "augment": ["boolean"],
         "random_state": [
             None,
             Interval(Integral, 0, None, closed="left"),
@@ -370,6 +381,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         m=None,
         bound="exact",
         tune=None,
+        augment=False,
         random_state=None,
         n_jobs=1,
     ):
@@ -385,6 +397,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         self.m = m
         self.bound = bound
         self.tune = tune
+        self.augment = augment
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -420,6 +433,12 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 f"public={type(self.public).__name__}."
             )
         X_pub, y_pub = _validate(self, *self.public, reset=False)
+        for name, target in (("y", y), ("public's y", y_pub)):
+            if np.asarray(target).dtype.kind not in "biuf":
+                raise TypeError(
+                    f"{name} must hold numbers (a database row is features..., "
+                    f"target), got {np.asarray(target).dtype} values."
+                )
         norm = self.norm or ("l1" if self.mechanism == "laplace" else "l2")
         if self.mechanism == "laplace" and norm != "l1":
             raise ValueError(
@@ -562,13 +581,19 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 self.population, X_pub, y_pub, classifier, _seed(fit_seed)
             )
         n = check_count("n", len(X))
+        fixed = (
+            np.column_stack([X_pub, y_pub]).astype(float)
+            if self.augment
+            else np.empty((0, X.shape[1] + 1))
+        )
         if grid:
             model = self._tune(
-                grid, population, n, X_pub, y_pub, names, norm, plan, tune_seed, n_jobs
+                grid, population, n, fixed, (X_pub, y_pub), names, norm, plan,
+                tune_seed, n_jobs,
             )
             template, names = self._released_template(model, X_pub, y_pub, names)
         estimate = sample_sensitivity(
-            _Concatenated(model, names),
+            _Concatenated(model, names, fixed),
             population,
             n,
             m=plan.m,
@@ -578,7 +603,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             random_state=sample_seed,
             n_jobs=n_jobs,
         )
-        private = clone(model).fit(X, y)
+        private = clone(model).fit(
+            np.concatenate([fixed[:, :-1], X]), np.concatenate([fixed[:, -1], y])
+        ) if self.augment else clone(model).fit(X, y)
         if classifier and not np.array_equal(private.classes_, template.classes_):
             raise ValueError(
                 "the private y must hold exactly the public classes "
@@ -598,20 +625,28 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         self.privacy_ = mechanism.privacy
         return self
 
-    def _tune(self, grid, population, n, X_pub, y_pub, names, norm, plan, seed, jobs):
+    def _tune(self, grid, population, n, fixed, public, names, norm, plan, seed, jobs):
         """The estimator with the candidate of ``grid`` whose released model scores
-        best on held-out public rows (no private data read)."""
+        best on held-out public rows (no private data read).
+
+        Without ``augment``, a candidate is fitted on the other public rows; with
+        it, on those and n rows drawn from the population (standing in for the
+        private ones)."""
         from sklearn.model_selection import train_test_split
 
         X_fit, X_held, y_fit, y_held = train_test_split(
-            X_pub, y_pub, test_size=TUNING_HOLDOUT, random_state=_seed(seed)
+            *public, test_size=TUNING_HOLDOUT, random_state=_seed(seed)
         )
+        if self.augment:
+            stand_in = population.sample(n, random_state=seed.spawn(1)[0])
+            X_fit = np.concatenate([X_fit, stand_in[:, :-1]])
+            y_fit = np.concatenate([y_fit, stand_in[:, -1]])
         results = []
         for params, child in zip(grid, seed.spawn(len(grid))):
             model = clone(self.estimator).set_params(**params)
             sample_seed, noise_seed = child.spawn(2)
             estimate = sample_sensitivity(
-                _Concatenated(model, names),
+                _Concatenated(model, names, fixed),
                 population,
                 n,
                 m=plan.m,

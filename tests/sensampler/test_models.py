@@ -308,3 +308,20 @@ def test_sklearn_checks(estimator, check):
     if name not in _APPLICABLE:
         pytest.skip("fits on data of its own width: see SKLEARN_CHECKS_NOT_APPLICABLE")
     check(estimator)
+
+
+def test_augment_fits_on_public_and_private_rows():
+    X, y = _regression(100)
+    public = _regression(60, seed=1)
+    alone = _ridge(public=public).fit(X, y)
+    both = _ridge(public=public, augment=True).fit(X, y)
+    # one private record among 160 rows moves the fit less than among 100
+    assert both.sensitivity_.sensitivity.value < alone.sensitivity_.sensitivity.value
+    assert both.sensitivity_.n == 100  # the private rows are what is sampled
+    assert np.isfinite(both.score(X, y))
+
+
+def test_string_labels_are_refused_naming_y():
+    X, y = _classification(100)
+    with pytest.raises(TypeError, match="y must hold numbers"):
+        _logistic().fit(X, np.where(y == 1, "yes", "no"))
