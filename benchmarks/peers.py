@@ -182,7 +182,7 @@ def breast_cancer(dpl, splits, reps, epsilon=1.0):
         for key, tune, augment in VARIANTS:
             model = PrivateEstimator(
                 base, epsilon=epsilon, delta=DELTA, gamma=GAMMA, public=public,
-                tune=tune and C_GRID, augment=augment, random_state=seed,
+                tune=C_GRID if tune else None, augment=augment, random_state=seed,
             ).fit(*train)
             if key == "tuned":
                 best.append(model.best_params_["C"])
@@ -225,7 +225,7 @@ def diabetes(dpl, splits, reps, epsilons):
             for key, tune, augment in VARIANTS:
                 model = PrivateEstimator(
                     base, epsilon=epsilon, delta=DELTA, gamma=GAMMA, public=public,
-                    tune=tune and ALPHA_GRID, augment=augment, random_state=seed,
+                    tune=ALPHA_GRID if tune else None, augment=augment, random_state=seed,
                 ).fit(*train)
                 if key == "tuned":
                     best.append(model.best_params_["alpha"])

@@ -58,6 +58,7 @@ API_MODULES = {
     "sensampler.norms": "Sensitivity norms",
     "sensampler.mechanisms": "Mechanisms",
     "sensampler.accounting": "Composition and accounting",
+    "sensampler.models": "Private scikit-learn estimators",
     "sensampler.experiments": "Experiments",
     "sensampler.plotting": "Figures",
 }

@@ -63,7 +63,12 @@ from .queries import Query
 from .queries import estimator as estimator_query
 from .sampler import sample_sensitivity
 
-__all__ = ["PrivateEstimator", "POPULATIONS", "TUNING_RELEASES"]
+__all__ = [
+    "PrivateEstimator",
+    "POPULATIONS",
+    "TUNING_RELEASES",
+    "SKLEARN_CHECKS_NOT_APPLICABLE",
+]
 
 #: Population models :class:`PrivateEstimator` fits on the public data by name.
 POPULATIONS = ("bootstrap", "gaussian_mixture", "kde")
