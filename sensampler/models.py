@@ -341,7 +341,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(300, 2)); y = X @ [1.0, -2.0] + rng.normal(size=300)
     >>> model = PrivateEstimator(Ridge(alpha=1.0), epsilon=1.0, delta=1e-5,
-    ...                          public=(X[:100], y[:100]), m=50, random_state=0)
+    ...                          public=(X[:100], y[:100]), m=200, random_state=0)
     >>> model.fit(X[100:], y[100:]).predict(X[:2]).shape
     (2,)
     >>> model.privacy_.epsilon, model.privacy_.gamma < 0.06

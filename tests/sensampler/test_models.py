@@ -325,3 +325,19 @@ def test_string_labels_are_refused_naming_y():
     X, y = _classification(100)
     with pytest.raises(TypeError, match="y must hold numbers"):
         _logistic().fit(X, np.where(y == 1, "yes", "no"))
+
+
+def test_non_released_attributes_come_from_the_public_fit_only():
+    # LinearRegression keeps the singular values of the training X: released from
+    # a private fit, they would publish the private data's geometry.
+    from sklearn.linear_model import LinearRegression
+
+    X, y = _regression(100)
+    public = _regression(60, seed=1)
+    model = _ridge(LinearRegression(), public=public).fit(X, y)
+    np.testing.assert_array_equal(
+        model.estimator_.singular_, LinearRegression().fit(*public).singular_
+    )
+    assert not np.allclose(
+        model.estimator_.singular_, LinearRegression().fit(X, y).singular_
+    )
