@@ -25,7 +25,7 @@ fitted once per split and released R times (its noise redrawn), each peer
 fitted R times per split.
 
     pip install 'sensampler[peers]'       # diffprivlib, OpenDP
-    python benchmarks/peers.py            # about five minutes on one core
+    python benchmarks/peers.py            # about ten minutes
     python benchmarks/peers.py --quick    # fewer splits and repetitions
 """
 
