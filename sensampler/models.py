@@ -10,15 +10,16 @@ name). Fitting it on private data ``(X, y)``
 2. samples the L2 (or L1) sensitivity of the fitted attributes, flattened and
    concatenated, over neighbouring training sets of the private size
    ``n = len(X)`` drawn from that population (Rubinstein & Aldà 2017,
-   Algorithm 1; :func:`sensampler.sample_sensitivity`);
-3. fits the estimator on ``(X, y)`` and releases those attributes through the
-   Gaussian mechanism (analytic calibration, Balle & Wang 2018) or the Laplace
-   mechanism, calibrated with the sampled sensitivity;
+   Algorithm 1 [1]_; :func:`sensampler.sample_sensitivity`);
+3. fits the estimator on ``(X, y)`` (with ``augment=True``, on the public and
+   private rows together) and releases those attributes through the
+   Gaussian mechanism (analytic calibration, Balle & Wang 2018 [3]_) or the
+   Laplace mechanism, calibrated with the sampled sensitivity;
 4. writes the released attributes into a copy of the estimator fitted on the
    *public* data, so that every other fitted attribute (``classes_``,
    ``n_iter_``, a solver's diagnostics) comes from public data only.
 
-The guarantee is *random* differential privacy (Hall et al. 2012): with
+The guarantee is *random* differential privacy (Hall et al. 2012 [2]_): with
 probability at least :math:`1-\gamma` over neighbouring training sets drawn from
 the population (and over the sampler), the release is (epsilon, delta)-DP. It
 rests on the private records coming from the population the public data
