@@ -86,6 +86,11 @@ SKLEARN_CHECKS_NOT_APPLICABLE = {
         "the public data fix the number of features: checks that fit on data of "
         "another width, or on one feature, fail by design"
     ),
+    "required parameters": (
+        "epsilon and delta have no default (a privacy level is the user's choice): "
+        "scikit-learn < 1.6 builds the estimator from its class alone in "
+        "check_parameters_default_constructible"
+    ),
     "randomness": (
         "every fit draws fresh noise unless random_state is fixed; checks comparing "
         "two fits with random_state=None cannot pass (the tags say non_deterministic)"
@@ -333,7 +338,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     scikit-learn's ``check_estimator`` applies except where
     :data:`SKLEARN_CHECKS_NOT_APPLICABLE` says: the public data fix the number of
     features, so the checks fitting on data of another width fail by design;
-    and releases are random, so checks comparing two unseeded fits cannot pass.
+    releases are random, so checks comparing two unseeded fits cannot pass; and
+    ``epsilon`` and ``delta`` have no default, which scikit-learn < 1.6 checks
+    by building the estimator from its class alone.
 
     Examples
     --------
