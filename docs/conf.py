@@ -62,6 +62,7 @@ API_MODULES = {
     "sensampler.release": "Releasing a statistic of your data",
     "sensampler.budget_file": "Persistent privacy budgets",
     "sensampler.data_files": "Reading a column of a data file",
+    "sensampler.models": "Private scikit-learn estimators",
     "sensampler.experiments": "Experiments",
     "sensampler.plotting": "Figures",
 }

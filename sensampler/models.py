@@ -1,0 +1,780 @@
+r"""Private scikit-learn estimators: fitted attributes released with a sampled sensitivity.
+
+:class:`PrivateEstimator` wraps any scikit-learn estimator whose fitted model is a
+set of arrays (``coef_`` and ``intercept_`` of a linear model, or attributes you
+name). Fitting it on private data ``(X, y)``
+
+1. fits a population model on public data (a bootstrap of the public rows, a
+   Gaussian mixture or a kernel density estimate; for a classifier, one per
+   class, with the public class frequencies);
+2. samples the L2 (or L1) sensitivity of the fitted attributes, flattened and
+   concatenated, over neighbouring training sets of the private size
+   ``n = len(X)`` drawn from that population (Rubinstein & Aldà 2017,
+   Algorithm 1 [1]_; :func:`sensampler.sample_sensitivity`);
+3. fits the estimator on ``(X, y)`` (with ``augment=True``, on the public and
+   private rows together) and releases those attributes through the
+   Gaussian mechanism (analytic calibration, Balle & Wang 2018 [3]_) or the
+   Laplace mechanism, calibrated with the sampled sensitivity;
+4. writes the released attributes into a copy of the estimator fitted on the
+   *public* data, so that every other fitted attribute (``classes_``,
+   ``n_iter_``, a solver's diagnostics) comes from public data only.
+
+The guarantee is *random* differential privacy (Hall et al. 2012 [2]_): with
+probability at least :math:`1-\gamma` over neighbouring training sets drawn from
+the population (and over the sampler), the release is (epsilon, delta)-DP. It
+rests on the private records coming from the population the public data
+describe; a bound on paper (diffprivlib, OpenDP) does not, at the price of
+clipping the data and, usually, much more noise.
+
+References
+----------
+.. [1] B. I. P. Rubinstein and F. Aldà, "Pain-Free Random Differential Privacy
+   with Sensitivity Sampling", Proc. 34th ICML, PMLR 70, 2017.
+.. [2] R. Hall, A. Rinaldo and L. Wasserman, "Random Differential Privacy",
+   J. Privacy and Confidentiality 4(2), 2012.
+.. [3] B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for
+   Differential Privacy: Analytical Calibration and Optimal Denoising",
+   Proc. 35th ICML, PMLR 80, 2018.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
+
+from ._structure import stack_outputs
+from ._validation import as_seed_sequence, check_count, check_n_jobs
+from .distributions import (
+    Distribution,
+    Empirical,
+    SklearnGaussianMixture,
+    SklearnKernelDensity,
+)
+from .distributions.univariate import draw_labels
+from .estimate import SensitivityValue
+from .mechanisms import GaussianMechanism, LaplaceMechanism
+from .plan import sampling_plan
+from .privacy import SamplingRun
+from .queries import Query
+from .queries import estimator as estimator_query
+from .sampler import sample_sensitivity
+
+__all__ = [
+    "PrivateEstimator",
+    "POPULATIONS",
+    "TUNING_RELEASES",
+    "SKLEARN_CHECKS_NOT_APPLICABLE",
+]
+
+#: Population models :class:`PrivateEstimator` fits on the public data by name.
+POPULATIONS = ("bootstrap", "gaussian_mixture", "kde")
+#: Components of the Gaussian mixture fitted by ``population="gaussian_mixture"``.
+MIXTURE_COMPONENTS = 3
+#: Releases averaged per candidate when ``tune`` scores the released model.
+TUNING_RELEASES = 20
+#: Share of the public rows held out to score the candidates of ``tune``.
+TUNING_HOLDOUT = 0.3
+
+#: Checks of scikit-learn's ``check_estimator`` that cannot apply, and why.
+SKLEARN_CHECKS_NOT_APPLICABLE = {
+    "fixed width": (
+        "the public data fix the number of features: checks that fit on data of "
+        "another width, or on one feature, fail by design"
+    ),
+    "required parameters": (
+        "epsilon and delta have no default (a privacy level is the user's choice): "
+        "scikit-learn < 1.6 builds the estimator from its class alone in "
+        "check_parameters_default_constructible"
+    ),
+    "randomness": (
+        "every fit draws fresh noise unless random_state is fixed; checks comparing "
+        "two fits with random_state=None cannot pass (the tags say non_deterministic)"
+    ),
+}
+
+
+# ------------------------------------------------------------------- populations
+class _Standardised(Distribution):
+    """Records of ``inner`` (standardised units) mapped back: ``x * scale + centre``."""
+
+    releases_gil = True
+
+    def __init__(self, inner: Distribution, centre: np.ndarray, scale: np.ndarray):
+        self.inner = inner
+        self.centre = centre
+        self.scale = scale
+        self.record_shape = inner.record_shape
+
+    def _draw(self, shape, rng):
+        return self.inner._draw(shape, rng) * self.scale + self.centre
+
+
+class _Labelled(Distribution):
+    """Rows ``(features..., label)``: a label drawn with the public class
+    frequencies, then features from that class's own population."""
+
+    def __init__(self, labels: np.ndarray, weights: np.ndarray, parts: list):
+        self.labels = labels
+        self.parts = parts
+        self._cumulative = np.cumsum(weights)
+        self.record_shape = (parts[0].record_shape[0] + 1,)
+
+    def _draw(self, shape, rng):
+        which = draw_labels(self._cumulative, shape, rng)
+        out = np.empty(tuple(shape) + self.record_shape)
+        for index, part in enumerate(self.parts):
+            mask = which == index
+            out[mask, :-1] = part._draw((int(mask.sum()),), rng)
+            out[mask, -1] = self.labels[index]
+        return out
+
+
+def _smooth(kind: str, rows: np.ndarray, seed: int) -> Distribution:
+    """A Gaussian mixture or a kernel density fitted on standardised ``rows``."""
+    from sklearn.mixture import GaussianMixture
+    from sklearn.neighbors import KernelDensity
+
+    centre = rows.mean(axis=0)
+    scale = rows.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    z = (rows - centre) / scale
+    if kind == "kde":
+        inner: Distribution = SklearnKernelDensity(
+            KernelDensity(bandwidth="scott").fit(z)
+        )
+    else:
+        components = min(MIXTURE_COMPONENTS, len(z))
+        inner = SklearnGaussianMixture(
+            GaussianMixture(
+                components, covariance_type="full", reg_covar=1e-4, random_state=seed
+            ).fit(z)
+        )
+    return _Standardised(inner, centre, scale)
+
+
+def _public_population(
+    kind: str, X: np.ndarray, y: np.ndarray, classifier: bool, seed: int
+) -> Distribution:
+    """The population named ``kind`` (:data:`POPULATIONS`) fitted on public rows."""
+    rows = np.column_stack([X, y])
+    if kind == "bootstrap":
+        return Empirical(rows)
+    if not classifier:
+        return _smooth(kind, rows, seed)
+    labels, counts = np.unique(y, return_counts=True)
+    parts = [_smooth(kind, X[y == label], seed) for label in labels]
+    return _Labelled(labels.astype(float), counts / counts.sum(), parts)
+
+
+# ----------------------------------------------------------------------- queries
+class _Concatenated(Query):
+    """The estimator's fitted attributes, flattened and concatenated in one vector
+    (one sensitivity covers them all); fitted on ``fixed`` rows (public, the same
+    in every database) followed by the database's own."""
+
+    def __init__(self, model: Any, attributes: tuple[str, ...], fixed: np.ndarray):
+        self.inner = estimator_query(model, attribute=attributes, target=-1)
+        self.name = self.inner.name
+        self.fixed = fixed
+
+    def __call__(self, data):
+        rows = np.concatenate([self.fixed, np.asarray(data, dtype=float)])
+        return np.concatenate([np.ravel(part) for part in self.inner(rows)])
+
+    def evaluate(self, stack):
+        return stack_outputs([self(db) for db in stack])
+
+
+def _flat(model: Any, attributes: tuple[str, ...]) -> np.ndarray:
+    return np.concatenate(
+        [np.ravel(np.asarray(getattr(model, a), dtype=float)) for a in attributes]
+    )
+
+
+def _write(model: Any, attributes: tuple[str, ...], vector: np.ndarray) -> None:
+    """Write ``vector`` back into ``model``'s attributes, keeping their shapes."""
+    start = 0
+    for name in attributes:
+        old = np.asarray(getattr(model, name), dtype=float)
+        part = vector[start : start + old.size].reshape(old.shape)
+        start += old.size
+        setattr(model, name, float(part) if old.ndim == 0 else part.copy())
+
+
+def _validate(estimator, X, y=None, *, reset: bool):
+    """scikit-learn's ``validate_data`` (1.6+) or ``_validate_data`` (older)."""
+    try:
+        from sklearn.utils.validation import validate_data
+    except ImportError:  # scikit-learn < 1.6
+        if y is None:
+            return estimator._validate_data(X, reset=reset)
+        return estimator._validate_data(X, y, reset=reset, y_numeric=False)
+    if y is None:
+        return validate_data(estimator, X, reset=reset)
+    return validate_data(estimator, X, y, reset=reset)
+
+
+def _delegate(method: str):
+    """``available_if`` check: the fitted (else the unfitted) estimator has ``method``."""
+
+    def check(self):
+        return hasattr(getattr(self, "estimator_", self.estimator), method)
+
+    return check
+
+
+def _seed(child: np.random.SeedSequence) -> int:
+    return int(child.generate_state(1)[0])
+
+
+class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
+    r"""A scikit-learn estimator whose fitted attributes are released privately.
+
+    Parameters
+    ----------
+    estimator : scikit-learn estimator
+        Unfitted template (cloned), e.g. ``LogisticRegression()`` or ``Ridge()``.
+    epsilon : float
+        Privacy parameter of the release, ``> 0``.
+    delta : float
+        ``0 < delta < 1`` for the Gaussian mechanism; ``0`` for the Laplace one.
+    gamma : float, default 0.05
+        Random-DP failure probability, ``0 < gamma < 1``: the sampling plan
+        certifies it (:func:`sensampler.sampling_plan`).
+    public : tuple (X_pub, y_pub)
+        Public data of the same columns as the private ``X``: the population is
+        fitted on them, and so is the model whose non-released attributes the
+        released model keeps. Required.
+    population : {"bootstrap", "gaussian_mixture", "kde"} or Distribution, default "bootstrap"
+        ``"bootstrap"``: the public rows ``(features..., target)`` resampled
+        (:class:`~sensampler.distributions.Empirical`); ``"gaussian_mixture"``: a
+        three-component full-covariance mixture; ``"kde"``: a Gaussian kernel
+        density (Scott's bandwidth), both fitted on the standardised public rows,
+        for a classifier one per class with the public class frequencies. A
+        :class:`~sensampler.distributions.Distribution` of rows
+        ``(features..., target)`` is used as given.
+    attributes : str or sequence of str, optional
+        Fitted attributes released (flattened and concatenated, one sensitivity
+        for all). Default: ``coef_``, and ``intercept_`` unless the estimator has
+        ``fit_intercept=False``.
+    norm : {"l2", "l1"}, optional
+        Norm of the sampled sensitivity; default ``"l2"`` for the Gaussian
+        mechanism, ``"l1"`` for the Laplace one (which needs ``"l1"``).
+    mechanism : {"gaussian", "laplace"}, default "gaussian"
+        Gaussian with the analytic calibration of Balle & Wang (2018), or Laplace.
+    m : int, optional
+        Pairs of neighbouring training sets sampled; default: the fewest that
+        certify ``gamma`` with ``bound``.
+    bound : {"exact", "exchangeable", "dkw"}, default "exact"
+        The sampling plan's bound (:func:`sensampler.sampling_plan`).
+    tune : dict of str to list, optional
+        A grid of the estimator's parameters (e.g. ``{"alpha": [1, 10, 100]}``)
+        searched on the *public* data at no privacy cost: each candidate's
+        sensitivity is sampled, its model fitted on 70 % of the public rows,
+        released :data:`TUNING_RELEASES` times with that sensitivity, and scored
+        (the estimator's ``score``) on the other 30 %; the best mean score wins.
+        A stronger penalty lowers the sensitivity and raises the bias: the
+        search weighs both. The winner's sensitivity is then sampled afresh
+        (the candidates' runs are not reused: keeping the smallest of several
+        runs would weaken gamma).
+    augment : bool, default False
+        Fit the released model on the public rows and the private ones together.
+        The sensitivity is then sampled with the public rows fixed in every
+        database and n private rows drawn from the population: it covers a change
+        of one private record, and is smaller (more data, and the public rows
+        anchor the fit), and the released model is never worse than the public
+        data alone would give, up to the noise.
+    random_state : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Seeds the population fit, the tuning, the sampler and the noise: a fixed
+        int gives the same release for any ``n_jobs``.
+    n_jobs : int, default 1
+        Processes for the estimator fits of the sampler (joblib).
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The released model: the estimator fitted on the public data, its
+        ``attributes`` replaced by the released ones.
+    attributes_ : tuple of str
+        The released attributes.
+    sensitivity_ : SensitivityEstimate
+        The sampled sensitivity of the concatenated attributes.
+    mechanism_ : GaussianMechanism or LaplaceMechanism
+        The mechanism that released them.
+    privacy_ : PrivacyStatement
+        What the release states: epsilon, delta and gamma (random DP).
+    population_ : Distribution
+        The population the sensitivity was sampled from.
+    best_params_ : dict
+        With ``tune``: the parameters chosen on the public data.
+    tuning_results_ : list of dict
+        With ``tune``: every candidate's parameters, sampled sensitivity and mean
+        public score of its released model.
+    n_features_in_, feature_names_in_
+        As in scikit-learn.
+
+    Notes
+    -----
+    **Hyperparameter search on private data consumes privacy.** Every ``fit`` on
+    the private data is one release; ``GridSearchCV(PrivateEstimator(...))``
+    fits once per candidate and fold, and choosing among them reads the private
+    data again. Pass ``fit(X, y, accountant=...)`` (a filter refuses a fit over
+    budget before any work, leaving the budget unspent), or use ``tune``, which
+    searches on the public data and costs nothing.
+
+    What is protected: the attributes released, and nothing else. The number of
+    private records ``n`` is public (neighbours replace one record); the class
+    labels are the public data's (a private label set that differs is refused);
+    the preprocessing of ``X`` in a ``Pipeline`` is fitted on whatever data the
+    pipeline is fitted on, so give ``public`` in the space this estimator sees
+    and fit earlier steps on public data. The accountant records a fit when it
+    starts, so a fit that fails after the check has still spent its budget.
+
+    scikit-learn's ``check_estimator`` applies except where
+    :data:`SKLEARN_CHECKS_NOT_APPLICABLE` says: the public data fix the number of
+    features, so the checks fitting on data of another width fail by design;
+    releases are random, so checks comparing two unseeded fits cannot pass; and
+    ``epsilon`` and ``delta`` have no default, which scikit-learn < 1.6 checks
+    by building the estimator from its class alone.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import Ridge
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2)); y = X @ [1.0, -2.0] + rng.normal(size=300)
+    >>> model = PrivateEstimator(Ridge(alpha=1.0), epsilon=1.0, delta=1e-5,
+    ...                          public=(X[:100], y[:100]), m=200, random_state=0)
+    >>> model.fit(X[100:], y[100:]).predict(X[:2]).shape
+    (2,)
+    >>> model.privacy_.epsilon, model.privacy_.gamma < 0.06
+    (1.0, True)
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit"])],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="left")],
+        "gamma": [Interval(Real, 0, 1, closed="neither")],
+        "public": [tuple],
+        "population": [StrOptions(set(POPULATIONS)), Distribution],
+        "attributes": [None, str, list, tuple],
+        "norm": [None, StrOptions({"l1", "l2"})],
+        "mechanism": [StrOptions({"gaussian", "laplace"})],
+        "m": [None, Interval(Integral, 1, None, closed="left")],
+        "bound": [StrOptions({"exact", "exchangeable", "dkw"})],
+        "tune": [None, dict],
+        "augment": ["boolean"],
+        "random_state": [
+            None,
+            Interval(Integral, 0, None, closed="left"),
+            np.random.Generator,
+            np.random.SeedSequence,
+        ],
+        "n_jobs": [None, Integral],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        *,
+        epsilon,
+        delta,
+        gamma=0.05,
+        public=None,
+        population="bootstrap",
+        attributes=None,
+        norm=None,
+        mechanism="gaussian",
+        m=None,
+        bound="exact",
+        tune=None,
+        augment=False,
+        random_state=None,
+        n_jobs=1,
+    ):
+        self.estimator = estimator
+        self.epsilon = epsilon
+        self.delta = delta
+        self.gamma = gamma
+        self.public = public
+        self.population = population
+        self.attributes = attributes
+        self.norm = norm
+        self.mechanism = mechanism
+        self.m = m
+        self.bound = bound
+        self.tune = tune
+        self.augment = augment
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------ scikit-learn
+    @property
+    def _estimator_type(self):  # scikit-learn < 1.6 reads it
+        return getattr(self.estimator, "_estimator_type", None)
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import get_tags
+
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags = inner.classifier_tags
+        tags.regressor_tags = inner.regressor_tags
+        tags.non_deterministic = True
+        tags.target_tags.required = True
+        return tags
+
+    def _more_tags(self):  # scikit-learn < 1.6
+        return {"non_deterministic": True, "requires_y": True}
+
+    # -------------------------------------------------------------- validation
+    def _check_setup(self, X, y):
+        """Validate everything before any spend or draw; return the pieces."""
+        self._validate_params()
+        n_jobs = check_n_jobs(self.n_jobs)
+        X, y = _validate(self, X, y, reset=True)
+        if not isinstance(self.public, tuple) or len(self.public) != 2:
+            raise TypeError(
+                "public must be a tuple (X_pub, y_pub) of public data, got "
+                f"public={type(self.public).__name__}."
+            )
+        X_pub, y_pub = _validate(self, *self.public, reset=False)
+        for name, target in (("y", y), ("public's y", y_pub)):
+            if np.asarray(target).dtype.kind not in "biuf":
+                raise TypeError(
+                    f"{name} must hold numbers (a database row is features..., "
+                    f"target), got {np.asarray(target).dtype} values."
+                )
+        norm = self.norm or ("l1" if self.mechanism == "laplace" else "l2")
+        if self.mechanism == "laplace" and norm != "l1":
+            raise ValueError(
+                f"mechanism='laplace' needs norm='l1', got norm={self.norm!r}."
+            )
+        if self.mechanism == "laplace" and self.delta != 0:
+            raise ValueError(
+                "mechanism='laplace' is (epsilon, 0)-DP: delta must be 0, got "
+                f"delta={self.delta!r}."
+            )
+        if self.mechanism == "gaussian" and self.delta == 0:
+            raise ValueError(
+                "mechanism='gaussian' needs 0 < delta < 1, got delta=0; use "
+                "mechanism='laplace' for delta=0."
+            )
+        width = (X.shape[1] + 1,)
+        if isinstance(self.population, Distribution) and (
+            tuple(self.population.record_shape) != width
+        ):
+            raise ValueError(
+                f"population must draw rows of {width[0]} columns (features..., "
+                f"target), got records of shape {self.population.record_shape}."
+            )
+        plan = sampling_plan(m=self.m, gamma=self.gamma, bound=self.bound)
+        grid = self._grid()
+        model = clone(self.estimator).set_params(**grid[0]) if grid else self.estimator
+        attributes = self._attribute_names(model)
+        return X, y, X_pub, y_pub, norm, plan, attributes, n_jobs, grid
+
+    def _grid(self) -> list[dict]:
+        if self.tune is None:
+            return []
+        from sklearn.model_selection import ParameterGrid
+
+        try:
+            grid = list(ParameterGrid(self.tune))
+            valid = self.estimator.get_params()
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(
+                f"tune must map the estimator's parameters to lists of values, got "
+                f"tune={self.tune!r}: {exc}"
+            ) from exc
+        unknown = sorted(set(self.tune) - set(valid))
+        if unknown or not grid:
+            raise ValueError(
+                f"tune must name parameters of {type(self.estimator).__name__} with "
+                f"non-empty lists of values, got tune={self.tune!r}."
+            )
+        return grid
+
+    def _attribute_names(self, model) -> tuple[str, ...]:
+        if self.attributes is None:
+            params = model.get_params() if hasattr(model, "get_params") else {}
+            names = ("coef_",)
+            if params.get("fit_intercept", True) is not False:
+                names += ("intercept_",)
+            return names
+        names = (
+            (self.attributes,)
+            if isinstance(self.attributes, str)
+            else tuple(self.attributes)
+        )
+        if not names or not all(
+            isinstance(a, str) and a.endswith("_") and not a.startswith("_")
+            for a in names
+        ):
+            raise ValueError(
+                "attributes must name fitted attributes (ending in '_'), got "
+                f"attributes={self.attributes!r}."
+            )
+        return names
+
+    def _released_template(self, model, X_pub, y_pub, names):
+        """``model`` fitted on the public data, checked to hold ``names``."""
+        fitted = clone(model).fit(X_pub, y_pub)
+        missing = [a for a in names if not hasattr(fitted, a)]
+        if self.attributes is None and missing == ["intercept_"]:
+            names = names[:1]
+        elif missing:
+            raise ValueError(
+                f"attributes={self.attributes!r}: {type(model).__name__} fitted has "
+                f"no attribute {missing[0]!r}."
+            )
+        _flat(fitted, names)  # arrays of numbers, or raise here
+        return fitted, names
+
+    def _probe(self, plan, norm) -> GaussianMechanism | LaplaceMechanism:
+        """The release's mechanism with the planned gamma and a unit sensitivity:
+        its statement is the release's (epsilon, delta, gamma), known before
+        sampling; it validates epsilon and delta."""
+        run = SamplingRun(None, plan.gamma, plan.rho, plan.bound, plan.m, plan.k)
+        unit = SensitivityValue(1.0, "sampled", run, norm, "planned")
+        return self._mechanism(unit)
+
+    def _mechanism(self, sensitivity):
+        if self.mechanism == "laplace":
+            return LaplaceMechanism(sensitivity, self.epsilon)
+        return GaussianMechanism(sensitivity, self.epsilon, self.delta)
+
+    # -------------------------------------------------------------------- fit
+    def fit(self, X, y, accountant=None):
+        """Fit on the private data and release the attributes.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, d)
+            Private features.
+        y : array-like of shape (n,)
+            Private target.
+        accountant : PrivacyAccountant or filter, optional
+            Records this fit's release (``accountant.compose``) before any
+            sampling; a filter over budget raises
+            :class:`~sensampler.accounting.ExceededPrivacyBudgetError` and
+            nothing is spent, sampled or fitted on the private data.
+
+        Returns
+        -------
+        self
+        """
+        X, y, X_pub, y_pub, norm, plan, names, n_jobs, grid = self._check_setup(X, y)
+        if accountant is not None and not callable(getattr(accountant, "compose", None)):
+            raise TypeError(
+                "accountant must be a sensampler accountant or filter (with "
+                f"compose), got {accountant!r}."
+            )
+        model = clone(self.estimator)
+        template, names = self._released_template(
+            model.set_params(**grid[0]) if grid else model, X_pub, y_pub, names
+        )
+        probe = self._probe(plan, norm)
+        if accountant is not None:
+            accountant.compose(probe)  # raises, spending nothing, over budget
+        root = as_seed_sequence(self.random_state)
+        fit_seed, tune_seed, sample_seed, noise_seed = root.spawn(4)
+        classifier = is_classifier(self.estimator)
+        if isinstance(self.population, Distribution):
+            population = self.population
+        else:
+            population = _public_population(
+                self.population, X_pub, y_pub, classifier, _seed(fit_seed)
+            )
+        n = check_count("n", len(X))
+        fixed = (
+            np.column_stack([X_pub, y_pub]).astype(float)
+            if self.augment
+            else np.empty((0, X.shape[1] + 1))
+        )
+        if grid:
+            model = self._tune(
+                grid, population, n, fixed, (X_pub, y_pub), names, norm, plan,
+                tune_seed, n_jobs,
+            )
+            template, names = self._released_template(model, X_pub, y_pub, names)
+        estimate = sample_sensitivity(
+            _Concatenated(model, names, fixed),
+            population,
+            n,
+            m=plan.m,
+            k=plan.k,
+            norm=norm,
+            bound=plan.bound,
+            random_state=sample_seed,
+            n_jobs=n_jobs,
+        )
+        private = clone(model).fit(
+            np.concatenate([fixed[:, :-1], X]), np.concatenate([fixed[:, -1], y])
+        ) if self.augment else clone(model).fit(X, y)
+        if classifier and not np.array_equal(private.classes_, template.classes_):
+            raise ValueError(
+                "the private y must hold exactly the public classes "
+                f"{template.classes_.tolist()!r}: the released model's labels are "
+                "public."
+            )
+        mechanism = self._mechanism(estimate)
+        released = mechanism.release(
+            _flat(private, names), random_state=np.random.default_rng(noise_seed)
+        )
+        _write(template, names, np.asarray(released, dtype=float))
+        self.estimator_ = template
+        self.attributes_ = names
+        self.population_ = population
+        self.sensitivity_ = estimate
+        self.mechanism_ = mechanism
+        self.privacy_ = mechanism.privacy
+        return self
+
+    def _tune(self, grid, population, n, fixed, public, names, norm, plan, seed, jobs):
+        """The estimator with the candidate of ``grid`` whose released model scores
+        best on held-out public rows (no private data read).
+
+        Without ``augment``, a candidate is fitted on the other public rows; with
+        it, on those and n rows drawn from the population (standing in for the
+        private ones)."""
+        from sklearn.model_selection import train_test_split
+
+        X_fit, X_held, y_fit, y_held = train_test_split(
+            *public, test_size=TUNING_HOLDOUT, random_state=_seed(seed)
+        )
+        if self.augment:
+            stand_in = population.sample(n, random_state=seed.spawn(1)[0])
+            X_fit = np.concatenate([X_fit, stand_in[:, :-1]])
+            y_fit = np.concatenate([y_fit, stand_in[:, -1]])
+        results = []
+        for params, child in zip(grid, seed.spawn(len(grid))):
+            model = clone(self.estimator).set_params(**params)
+            sample_seed, noise_seed = child.spawn(2)
+            estimate = sample_sensitivity(
+                _Concatenated(model, names, fixed),
+                population,
+                n,
+                m=plan.m,
+                k=plan.k,
+                norm=norm,
+                bound=plan.bound,
+                random_state=sample_seed,
+                n_jobs=jobs,
+            )
+            fitted = model.fit(X_fit, y_fit)
+            coef = _flat(fitted, names)
+            mechanism = self._mechanism(estimate)
+            rng = np.random.default_rng(noise_seed)
+            scores = []
+            for _ in range(TUNING_RELEASES):
+                _write(fitted, names, mechanism.release(coef, random_state=rng))
+                scores.append(fitted.score(X_held, y_held))
+            results.append(
+                {
+                    "params": params,
+                    "sensitivity": estimate.sensitivity.value,
+                    "mean_score": float(np.mean(scores)),
+                }
+            )
+        best = max(range(len(results)), key=lambda i: results[i]["mean_score"])
+        self.best_params_ = results[best]["params"]
+        self.tuning_results_ = results
+        return clone(self.estimator).set_params(**self.best_params_)
+
+    # --------------------------------------------------------------- delegates
+    def _checked(self, X):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self)
+        return _validate(self, X, reset=False)
+
+    @available_if(_delegate("predict"))
+    def predict(self, X):
+        """The released model's predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, d)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = self._checked(X)
+        return self.estimator_.predict(X)
+
+    @available_if(_delegate("predict_proba"))
+    def predict_proba(self, X):
+        """The released model's class probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, d)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        X = self._checked(X)
+        return self.estimator_.predict_proba(X)
+
+    @available_if(_delegate("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """The released model's log class probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, d)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        X = self._checked(X)
+        return self.estimator_.predict_log_proba(X)
+
+    @available_if(_delegate("decision_function"))
+    def decision_function(self, X):
+        """The released model's decision function.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, d)
+
+        Returns
+        -------
+        ndarray
+        """
+        X = self._checked(X)
+        return self.estimator_.decision_function(X)
+
+    @available_if(_delegate("score"))
+    def score(self, X, y, sample_weight=None):
+        """The released model's score (accuracy, R², ... as the estimator's).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, d)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        float
+        """
+        kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
+        X = self._checked(X)
+        return self.estimator_.score(X, y, **kwargs)
+
+    @property
+    def classes_(self) -> np.ndarray:
+        """The class labels (the public data's)."""
+        return self.estimator_.classes_
