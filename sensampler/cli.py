@@ -28,6 +28,7 @@ import warnings
 import numpy as np
 
 from . import plotting
+from ._cli_audit import add_audit_parser, audit_command
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from ._version import __version__
 from .demo import run_demo
@@ -428,6 +429,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print the summary rows as JSON"
     )
     run.set_defaults(func=_cmd_run)
+
+    audit = add_audit_parser(sub)
+    _add_progress_flag(audit)
+    audit.set_defaults(func=lambda args: audit_command(args, _writable_folder))
     return parser
 
 
