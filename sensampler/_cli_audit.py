@@ -25,6 +25,7 @@ import numpy as np
 from . import plotting
 from ._validation import (
     as_seed_sequence,
+    check_choice,
     check_count,
     check_n_jobs,
     check_probability,
@@ -199,7 +200,9 @@ def _population(name: str, spec):
     try:
         if isinstance(spec, dict):
             return build_population(spec)
-        return parse_population(spec)
+        if isinstance(spec, str):
+            return parse_population(spec)
+        raise TypeError(f"expected a spec string or a table, got {spec!r}.")
     except (ValueError, TypeError, OSError) as exc:
         raise ValueError(f"--population {name}: {exc}") from None
 
@@ -241,6 +244,7 @@ def _check(s: dict):
     }
     n = check_count("n", s["n"])
     norm = get_norm(s["norm"])
+    check_choice("bound", s["bound"], ("exact", "dkw"))
     sampling_plan(m=s["m"], gamma=s["gamma"], bound=s["bound"])
     pairs = check_count("pairs", s["pairs"])
     if pairs > MAX_AUDIT_PAIRS:

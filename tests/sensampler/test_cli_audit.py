@@ -213,6 +213,9 @@ def test_config_errors_name_the_file_and_the_key(tmp_path, capsys, no_work):
         ("norm = 1\n", "norm must be a string, got 1"),
         ("populations = 'normal'\n", "populations must be a non-empty table"),
         ("[populations]\nx = 'mars'\n", "--population x: unknown population 'mars'"),
+        ("[populations]\nx = 5\n", "--population x: expected a spec string or a table"),
+        ("bound = 'exchangeable'\n", "bound must be one of 'exact', 'dkw'"),
+        ("seed = true\n", "seed: random_state must be"),
         ("pairs = [\n", "malformed TOML"),
     ]
     for text, message in cases:
