@@ -28,6 +28,7 @@ import warnings
 import numpy as np
 
 from . import plotting
+from ._audit_cli import add_audit_parser, audit_command
 from ._release_cli import add_release_arguments, release_command
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from ._version import __version__
@@ -439,6 +440,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_release_arguments(release)
     release.set_defaults(func=release_command)
+    audit = add_audit_parser(sub)
+    _add_progress_flag(audit)
+    audit.set_defaults(func=lambda args: audit_command(args, _writable_folder))
     return parser
 
 

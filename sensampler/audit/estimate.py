@@ -137,6 +137,7 @@ def audit_estimate(
     confidence: float = 0.99,
     random_state=None,
     n_jobs: int | None = 1,
+    progress: bool = False,
 ) -> CoverageAudit:
     r"""Rate at which fresh neighbouring pairs exceed a sampled sensitivity.
 
@@ -167,6 +168,8 @@ def audit_estimate(
         so passing the sampling run's own seed still gives fresh pairs.
     n_jobs : int or None, default 1
         Workers, as in :func:`~sensampler.sample_sensitivity`.
+    progress : bool, default False
+        Show a progress bar of the fresh pairs (needs ``tqdm``).
 
     Returns
     -------
@@ -243,6 +246,7 @@ def audit_estimate(
         bound="exchangeable",
         random_state=seed,
         n_jobs=n_jobs,
+        progress=progress,
         **dict(problem.options),
     )
     samples = _part(fresh, estimate).samples

@@ -71,6 +71,7 @@ def compare_populations(
     confidence: float = 0.99,
     random_state=None,
     n_jobs: int | None = 1,
+    progress: bool = False,
 ) -> PopulationComparison:
     """Sample the sensitivity under each population; audit each under every one.
 
@@ -100,6 +101,8 @@ def compare_populations(
         between estimates.
     n_jobs : int or None, default 1
         Workers of every run, as in :func:`~sensampler.sample_sensitivity`.
+    progress : bool, default False
+        Show a progress bar of each sampling run and each audit (needs ``tqdm``).
 
     Returns
     -------
@@ -140,6 +143,7 @@ def compare_populations(
             bound=bound,
             random_state=child_seed(root, 2 * i),
             n_jobs=n_jobs,
+            progress=progress,
         )
         if not isinstance(estimate, SensitivityEstimate):
             raise ValueError(
@@ -155,6 +159,7 @@ def compare_populations(
             confidence=confidence,
             random_state=child_seed(root, 2 * k + 1),
             n_jobs=n_jobs,
+            progress=progress,
         )
         for i in models
         for k, (j, model) in enumerate(models.items())
