@@ -544,6 +544,7 @@ def sample_sensitivity(
             parts=parts,
             query=query.name,
             part=None if kind == "array" else keys[j] if kind == "dict" else j,
+            output_shape=shapes[j],
         )
         for j in range(len(shapes))
     )

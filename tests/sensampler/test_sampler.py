@@ -47,7 +47,7 @@ def test_heights_example_with_the_papers_plan():
     )
     assert (est.m, est.k) == (1305, 1305) and est.gamma <= 0.05
     exact_mean = HEIGHTS.expected_abs_difference()  # 11.99 cm
-    assert abs(est.mean - exact_mean) < 6 * est.samples.std() / math.sqrt(est.m)
+    assert abs(est.mean.value - exact_mean) < 6 * est.samples.std() / math.sqrt(est.m)
     # The released sensitivity sits in the far upper tail of |X - X'|.
     assert _abs_diff_sf(HEIGHTS, est.sensitivity.value) < 0.05
 
@@ -65,7 +65,7 @@ def test_source_documents_call_works_unchanged():
     sensitivity, mean = sampler.sample_sensitivity(
         lambda data: data, L1SensitivityNorm(), HEIGHTS, n_data_size=1, gamma=0.05
     )
-    assert sensitivity > mean > 0
+    assert sensitivity.value > mean.value > 0
     est = SensitivitySampler(bound="dkw").sample_sensitivity(
         queries.identity, L1SensitivityNorm(), HEIGHTS, n_data_size=1, m_sample_size=200
     )
@@ -151,7 +151,7 @@ def test_a_query_reading_the_first_record_has_a_positive_sensitivity():
     )
     changed = (first.samples > 0).mean()
     assert abs(changed - 0.25) < 6 * math.sqrt(0.25 * 0.75 / 2000)
-    assert first.sensitivity > 0
+    assert first.sensitivity.value > 0
 
 
 def test_a_query_that_reuses_its_output_buffer_gets_the_right_sensitivity():
@@ -166,13 +166,13 @@ def test_a_query_that_reuses_its_output_buffer_gets_the_right_sensitivity():
     reused = sample_sensitivity(mean_into_buffer, HEIGHTS, 50, **kw)
     fresh = sample_sensitivity(FULL_MEAN, HEIGHTS, 50, **kw)
     np.testing.assert_allclose(reused.samples, fresh.samples)
-    assert reused.samples.min() < reused.samples.mean() and reused.sensitivity > 0
+    assert reused.samples.min() < reused.samples.mean() and reused.sensitivity.value > 0
     # the additive path evaluates {x} then {x'}: the same care applies
     declared = queries.batched(mean_into_buffer.func, additive="mean")
     reused = sample_sensitivity(declared, HEIGHTS, 50, **kw)
     fresh = sample_sensitivity(queries.mean, HEIGHTS, 50, **kw)
     np.testing.assert_allclose(reused.samples, fresh.samples)
-    assert reused.samples.min() < reused.samples.mean() and reused.sensitivity > 0
+    assert reused.samples.min() < reused.samples.mean() and reused.sensitivity.value > 0
 
 
 # ------------------------------------------------------------------- runs and seeds
@@ -287,7 +287,7 @@ def test_estimator_query_on_a_regression_population():
     est = sample_sensitivity(
         queries.estimator(Ridge(alpha=1.0)), pop, 50, m=40, norm="l2", random_state=0
     )
-    assert est.samples.shape == (40,) and est.sensitivity > 0
+    assert est.samples.shape == (40,) and est.sensitivity.value > 0
 
     # the same pairs through a plain function give the same numbers
     def coef(db):
@@ -584,7 +584,7 @@ def test_additive_path_at_n_1e8_draws_no_database():
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert est.n == 10**8 and 0 < est.sensitivity < 100 / 10**8
+    assert est.n == 10**8 and 0 < est.sensitivity.value < 100 / 10**8
     assert peak < 16 * 2**20  # one database would take 800 MB
 
 
