@@ -172,11 +172,17 @@ class Coverage:
         Shape of the release the value covers: the output's for a scalar in
         the l1, l2 or linf norm (it bounds the norm of the whole output's
         change), the value's own for a per-coordinate value.
+    records : bool, default False
+        The output is record-wise (one block per record, as
+        ``queries.identity``) and the value a scalar in the l1, l2 or linf
+        norm: replacing one record moves one block, so the value also covers
+        releases of any number of records, shape ``(r, *shape[1:])``.
     """
 
     output_shape: tuple[int, ...]
     coordinates: tuple[int, ...]
     shape: tuple[int, ...]
+    records: bool = False
 
     def __post_init__(self):
         size = math.prod(self.output_shape)
@@ -187,11 +193,22 @@ class Coverage:
             )
 
     @classmethod
-    def whole(cls, output_shape: tuple[int, ...], shape: tuple[int, ...]) -> Coverage:
+    def whole(
+        cls, output_shape: tuple[int, ...], shape: tuple[int, ...], records=False
+    ) -> Coverage:
         """Every coordinate of an output of ``output_shape``, released as ``shape``."""
         output_shape = tuple(int(d) for d in output_shape)
         coordinates = tuple(range(math.prod(output_shape)))
-        return cls(output_shape, coordinates, tuple(int(d) for d in shape))
+        return cls(output_shape, coordinates, tuple(int(d) for d in shape), records)
+
+    def covers(self, shape: tuple[int, ...]) -> bool:
+        """Whether a release of ``shape`` is what the value bounds."""
+        if shape == self.shape:
+            return True
+        blocks = self.shape[1:]
+        return self.records and len(shape) == len(self.shape) > 0 and (
+            shape[1:] == blocks
+        )
 
     @property
     def in_place(self) -> bool:
@@ -206,9 +223,14 @@ class Coverage:
             if self.coordinates == tuple(range(math.prod(self.output_shape)))
             else f"coordinates {self.coordinates}"
         )
+        records = (
+            f" or any number of records, shape (r, *{self.shape[1:]})"
+            if self.records
+            else ""
+        )
         return (
             f"{which} of an output of shape {self.output_shape}, released with "
-            f"shape {self.shape}"
+            f"shape {self.shape}{records}"
         )
 
 
@@ -614,6 +636,9 @@ class SensitivityEstimate(_ReadsTheRun):
         Shape of the query's output (this part's); recorded in the values'
         :class:`Coverage`. By default the samples' trailing shape for a
         per-coordinate norm, unknown (no coverage) for a scalar one.
+    recordwise : bool, default False
+        The query is record-wise (``Query.recordwise``): a scalar sensitivity
+        then covers releases of any number of records (``Coverage.records``).
 
     Attributes
     ----------
@@ -636,6 +661,7 @@ class SensitivityEstimate(_ReadsTheRun):
     query: str = ""
     part: int | str | None = None
     output_shape: tuple[int, ...] | None = None
+    recordwise: bool = False
     sensitivity: SensitivityValue = field(init=False)
     mean: SensitivityValue = field(init=False)
 
@@ -659,7 +685,8 @@ class SensitivityEstimate(_ReadsTheRun):
                     f"output_shape must be the per-coordinate samples' trailing "
                     f"shape {trailing}, got output_shape={self.output_shape!r}."
                 )
-            coverage = Coverage.whole(output_shape, output_shape)
+            records = bool(self.recordwise) and samples.ndim == 1
+            coverage = Coverage.whole(output_shape, output_shape, records)
         k = self.run.k
         kth = np.partition(samples, k - 1, axis=0)[k - 1]
         set_ = object.__setattr__
@@ -675,7 +702,8 @@ class SensitivityEstimate(_ReadsTheRun):
         fields = (self.samples, self.run, self.plan, self.norm, self.n)
         return (
             type(self),
-            fields + (self.parts, self.query, self.part, self.output_shape),
+            fields
+            + (self.parts, self.query, self.part, self.output_shape, self.recordwise),
         )
 
     def __iter__(self) -> Iterator[SensitivityValue]:
@@ -740,6 +768,7 @@ class SensitivityEstimate(_ReadsTheRun):
             "output_shape": (
                 None if self.output_shape is None else list(self.output_shape)
             ),
+            "recordwise": self.recordwise,
             "order_dependent": self.run.order_dependent,
             "run_id": self.run_id,
             "seed": _plain_seed(self.seed),

@@ -545,6 +545,7 @@ def sample_sensitivity(
             query=query.name,
             part=None if kind == "array" else keys[j] if kind == "dict" else j,
             output_shape=shapes[j],
+            recordwise=query.recordwise,
         )
         for j in range(len(shapes))
     )

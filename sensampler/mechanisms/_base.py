@@ -258,7 +258,7 @@ class Mechanism(abc.ABC):
                 f"sensitivity {np.shape(sensitivity.value)}, got {arr.shape}."
             )
         coverage = sensitivity.coverage
-        if coverage is not None and arr.shape != coverage.shape:
+        if coverage is not None and not coverage.covers(arr.shape):
             raise ValueError(
                 f"value must have the shape {coverage.shape} that the sensitivity "
                 f"{sensitivity.label!r} covers ({coverage.describe()}, "

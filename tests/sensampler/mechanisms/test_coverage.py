@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sensampler.distributions import Normal
 
-from sensampler import sample_sensitivity
+from sensampler import queries, sample_sensitivity
 from sensampler.mechanisms import (
     DiscreteLaplaceMechanism,
     GaussianMechanism,
@@ -145,3 +145,30 @@ def test_the_scalar_released_on_the_vector_would_have_stated_far_too_little():
     v = est.sensitivity.value
     actual = v[0] / v[0] + v[1] / v[0]
     assert actual > 90 and math.isfinite(actual)  # ~ n + 1 = 101: stated 1
+
+
+def test_a_record_wise_estimate_covers_any_number_of_records():
+    # identity at n = 1: replacing one of r records moves one coordinate by
+    # |x - x'|, the law sampled at n = 1, so every record may be released.
+    est = sample_sensitivity(
+        queries.identity, Normal(), 1, gamma=0.05, norm="l1", random_state=0
+    )
+    assert est.sensitivity.coverage.records
+    mechanism = LaplaceMechanism(est, 1.0)
+    assert mechanism.release(np.zeros(500), random_state=0).shape == (500,)
+    with pytest.raises(ValueError, match="or any number of records"):
+        mechanism.release(np.zeros((500, 2)), random_state=0)
+    with pytest.raises(ValueError, match="covers"):
+        mechanism.release(0.0, random_state=0)
+    # a query of the same output shape that is not record-wise covers its shape only
+    one = sample_sensitivity(
+        lambda db: np.atleast_1d(db.mean()), Normal(), 1, gamma=0.05, random_state=0
+    )
+    assert not one.sensitivity.coverage.records
+    with pytest.raises(ValueError, match="covers"):
+        LaplaceMechanism(one, 1.0).release(np.zeros(500), random_state=0)
+    # per coordinate, a record-wise query's vector covers its own coordinates only
+    vec = sample_sensitivity(
+        queries.identity, Normal(), 1, gamma=0.05, norm="coordinate", random_state=0
+    )
+    assert not vec.sensitivity.coverage.records
