@@ -912,3 +912,15 @@ def test_the_source_documents_call_accepts_an_order_dependent_query_by_name():
         lambda db: db[0], "l1", HEIGHTS, 50, 20, order_dependent=True
     )
     assert est.run.order_dependent and "may publish a record exactly" in est.summary()
+
+
+def test_a_batched_query_returning_a_view_of_the_stack_keeps_the_first_outputs():
+    # the sampler overwrites the stack in place between the two evaluations: a
+    # view of it (s[:, 0]) must have been copied, or every sensitivity is 0.
+    kw = dict(m=200, random_state=3, order_dependent=True)
+    view = sample_sensitivity(queries.batched(lambda s: s[:, 0]), HEIGHTS, 2, **kw)
+    copied = sample_sensitivity(
+        queries.batched(lambda s: s[:, 0].copy()), HEIGHTS, 2, **kw
+    )
+    np.testing.assert_array_equal(view.samples, copied.samples)
+    assert (view.samples > 0).mean() > 0.3  # position 0 differs in half the pairs
