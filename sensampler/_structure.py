@@ -97,8 +97,16 @@ def _as_leaves(query, out, spec, shapes, where, reproduce, batch):
                 f"query {query.name!r} returned a non-numeric output on "
                 f"{where}: {leaf!r}; {reproduce}."
             )
-        arr = arr.astype(float, copy=False)
+        # Always a copy: a query may fill and return one buffer on every call,
+        # and the sampler keeps each output past the next evaluation.
+        arr = np.array(arr, dtype=float)
         shape = arr.shape[1:] if batch else arr.shape
+        if 0 in shape:
+            raise ValueError(
+                f"query {query.name!r} returned an empty output of shape {shape} "
+                f"on {where}: there is no sensitivity to sample; return at "
+                "least one number."
+            )
         if batch and (arr.ndim == 0 or arr.shape[0] != batch):
             raise ValueError(
                 f"batched query {query.name!r} must return one output per "
@@ -125,8 +133,9 @@ def evaluate(
 ) -> tuple[Spec, list[np.ndarray]]:
     """Outputs of ``query`` on every database of ``stack``: ``(spec, leaves)``.
 
-    Each leaf is a float array with a leading axis of length ``B``; it may share
-    memory with the query's own buffers. ``start`` is the first pair's index
+    Each leaf is a new float array with a leading axis of length ``B``, copied
+    from the query's output, so a query that returns its own buffer on every
+    call cannot change an output already taken. ``start`` is the first pair's index
     (``None`` for the probe database), ``which`` names the database of the pair
     and ``reproduce`` how to reproduce a failure: all three go into the error
     messages. ``spec`` and ``shapes``, when given, are what every output must

@@ -22,6 +22,71 @@ Turning a value into a plain number (``float(x)``, ``int(x)``,
 :class:`~sensampler.privacy.PrivacyLeakWarning`, since mechanisms read a plain
 number as a global bound; ``x.value`` reads it without a warning.
 
+**Coverage.** A value records what it covers (:class:`Coverage`): the query's
+output shape, which output coordinates it bounds (flat indices, in order) and
+the shape of a release it covers; ``norm`` says in which norm. A scalar in
+the l1, l2 or linf norm covers the whole output; a per-coordinate value
+(``norm="coordinate"``) covers each coordinate at its place. Indexing keeps
+``"sampled"`` only for a selection that keeps every selected coordinate at its
+own place, once, in increasing order (``v[0]``, ``v[1:]``, ``v[[0, 2]]``,
+boolean masks) and records the coordinates selected; a permutation, a
+repetition, a reversed slice or a new axis gives ``"derived"``. A mechanism
+refuses to release a value whose shape is not the coverage's: ``v[0]`` covers
+a scalar, not the vector it came from; an l1 estimate of a 2-vector query
+covers 2-vectors only. (Which coordinates are released is the caller's: a
+mechanism sees shapes only.)
+
+**Builtins and numpy.** Every path that can turn a value into a plain number
+warns or keeps the provenance:
+
+.. list-table::
+   :header-rows: 1
+   :widths: 45 55
+
+   * - Path
+     - Result
+   * - ``x * c``, ``x + a`` (real ``c >= 1``, ``a >= 0``), ``+x``
+     - ``"sampled"`` kept, coverage kept
+   * - ``abs(x)``, ``math.ceil(x)``
+     - ``"sampled"`` kept: :math:`|v| \ge v`, :math:`\lceil v\rceil
+       \ge v`
+   * - ``x - a``, ``x / c``, ``-x``, ``x * c`` (``c < 1``), ``x + y``
+     - ``"derived"`` (may lower the bound)
+   * - ``round(x)``, ``math.floor(x)``, ``math.trunc(x)``
+     - a ``"derived"`` value
+   * - ``x[i]`` and any indexing
+     - ``"sampled"`` for a selection in place, else ``"derived"`` (see
+       Coverage)
+   * - ``sum([x, ...])``
+     - ``0 + x`` keeps ``x``; two values added give ``"derived"``
+   * - ``x < a``, ``x <= a``, ``x > a``, ``x >= a``, ``a`` a plain
+       number
+     - a bool, with ``PrivacyLeakWarning``: ``min``, ``max`` and
+       ``sorted`` order with these and may hand back the plain number
+   * - ``min(x, a)``, ``max(x, a)``, ``sorted([x, a])``
+     - warn (the comparison above); return ``x`` unchanged or the
+       plain ``a``
+   * - ``min``, ``max``, ``sorted`` of values only
+     - no warning: each result is one of the values, with its own
+       provenance
+   * - ``x == a``, ``x != a``, ``bool(x)``
+     - a plain comparison, no warning (no number is handed back)
+   * - ``float(x)``, ``int(x)``, ``np.asarray(x)``, ``np.array(x)``,
+       ``math.sqrt(x)`` and the other ``math`` functions
+     - the plain number, with ``PrivacyLeakWarning``
+   * - numpy ufuncs: ``np.sqrt(x)``, ``np.maximum(x, a)``
+     - ``TypeError`` (``__array_ufunc__ = None``): use the arithmetic
+       above, or ``x.value``
+   * - ``copy.copy``, ``copy.deepcopy``, ``pickle``
+     - an equal value: source, run, norm, label and coverage kept, the
+       array read-only again
+   * - ``x.value``, ``est.to_dict()``, ``est.to_records()``,
+       ``est.to_pandas()``
+     - plain numbers on purpose, no warning; the rows carry ``gamma``,
+       ``run_id`` and ``ordinal`` (``to_dict`` also the output shape);
+       a number read back from them is a plain number, which a
+       mechanism reads as a global bound the caller vouches for
+
 References
 ----------
 .. [1] B. I. P. Rubinstein and F. Aldà, "Pain-Free Random Differential Privacy
@@ -30,6 +95,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
 import warnings
@@ -45,6 +111,7 @@ from .plan import SamplingPlan
 from .privacy import PrivacyLeakWarning, SamplingRun
 
 __all__ = [
+    "Coverage",
     "SamplingProblem",
     "SensitivityValue",
     "SensitivityEstimate",
@@ -64,6 +131,14 @@ _LEAK = (
 )
 
 
+_ORDERED = (
+    "a {source} sensitivity ({label}) was ordered against a plain number: min, "
+    "max and sorted then return whichever wins, and the plain number has no "
+    "sampling run and no gamma, so a mechanism reads it as a global bound. "
+    "Compare .value on purpose, or use arithmetic (x + a, x * c) to raise it."
+)
+
+
 def _wrap(label: str) -> str:
     """``label`` in parentheses when it is compound (for the labels of results)."""
     return f"({label})" if " " in label else label
@@ -80,6 +155,84 @@ def _operand(other: object) -> SensitivityValue | float | np.ndarray | None:
     if isinstance(other, np.ndarray) and other.dtype.kind in "iuf":
         return other.astype(float)
     return None
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What a sensitivity bounds: coordinates of a query's output, as released.
+
+    Attributes
+    ----------
+    output_shape : tuple of int
+        Shape of the query's output (of one part, for a tuple or dict output).
+    coordinates : tuple of int
+        Flat (C-order) indices into the output of the coordinates the value
+        bounds, in the order of the value's own coordinates: every coordinate
+        for an estimate; those selected by indexing a per-coordinate value.
+    shape : tuple of int
+        Shape of the release the value covers: the output's for a scalar in
+        the l1, l2 or linf norm (it bounds the norm of the whole output's
+        change), the value's own for a per-coordinate value.
+    records : bool, default False
+        The output is record-wise (one block per record, as
+        ``queries.identity``) and the value a scalar in the l1, l2 or linf
+        norm: replacing one record moves one block, so the value also covers
+        releases of any number of records, shape ``(r, *shape[1:])``.
+    """
+
+    output_shape: tuple[int, ...]
+    coordinates: tuple[int, ...]
+    shape: tuple[int, ...]
+    records: bool = False
+
+    def __post_init__(self):
+        size = math.prod(self.output_shape)
+        if any(not 0 <= c < size for c in self.coordinates):
+            raise ValueError(
+                f"coordinates must be flat indices into an output of shape "
+                f"{self.output_shape}, got coordinates={self.coordinates!r}."
+            )
+
+    @classmethod
+    def whole(
+        cls, output_shape: tuple[int, ...], shape: tuple[int, ...], records=False
+    ) -> Coverage:
+        """Every coordinate of an output of ``output_shape``, released as ``shape``."""
+        output_shape = tuple(int(d) for d in output_shape)
+        coordinates = tuple(range(math.prod(output_shape)))
+        return cls(output_shape, coordinates, tuple(int(d) for d in shape), records)
+
+    def covers(self, shape: tuple[int, ...]) -> bool:
+        """Whether a release of ``shape`` is what the value bounds."""
+        if shape == self.shape:
+            return True
+        blocks = self.shape[1:]
+        return self.records and len(shape) == len(self.shape) > 0 and (
+            shape[1:] == blocks
+        )
+
+    @property
+    def in_place(self) -> bool:
+        """Every coordinate once, in increasing order (a selection in place)."""
+        c = self.coordinates
+        return all(a < b for a, b in zip(c, c[1:]))
+
+    def describe(self) -> str:
+        """E.g. ``"coordinates (0,) of an output of shape (2,), released as ()"``."""
+        which = (
+            "every coordinate"
+            if self.coordinates == tuple(range(math.prod(self.output_shape)))
+            else f"coordinates {self.coordinates}"
+        )
+        records = (
+            f" or any number of records, shape (r, *{self.shape[1:]})"
+            if self.records
+            else ""
+        )
+        return (
+            f"{which} of an output of shape {self.output_shape}, released with "
+            f"shape {self.shape}{records}"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,6 +258,10 @@ class SensitivityValue:
         The norm the sensitivity is measured in.
     label : str
         What the value is, e.g. ``"G_(k)"``, ``"mean"``, ``"2 * G_(k)"``.
+    coverage : Coverage or None
+        What the value bounds (``None``: not recorded, e.g. a hand-made value).
+        A mechanism refuses to release a value of another shape than
+        ``coverage.shape``.
 
     Examples
     --------
@@ -121,8 +278,10 @@ class SensitivityValue:
     run: SamplingRun | None = None
     norm: str | None = None
     label: str = "sensitivity"
+    coverage: Coverage | None = None
 
-    # numpy scalars and arrays defer to the reflected operators below.
+    # numpy scalars and arrays defer to the reflected operators below, and
+    # numpy's functions (np.sqrt(x), np.maximum(x, 1)) raise TypeError.
     __array_ufunc__ = None
 
     def __post_init__(self):
@@ -137,6 +296,23 @@ class SensitivityValue:
             raise TypeError(
                 f"value must be a real number or array, got {self.value!r}."
             ) from exc
+        if self.coverage is None and value.ndim:
+            # a per-coordinate value covers its own coordinates, in place
+            object.__setattr__(self, "coverage", Coverage.whole(value.shape, value.shape))
+        if self.coverage is not None:
+            if not isinstance(self.coverage, Coverage):
+                raise TypeError(
+                    f"coverage must be a Coverage or None, got {self.coverage!r}."
+                )
+            fits = (
+                self.coverage.shape == value.shape
+                and len(self.coverage.coordinates) == value.size
+            )
+            if value.ndim and not fits:
+                raise ValueError(
+                    f"coverage must match the value of shape {value.shape}, got "
+                    f"{self.coverage.describe()}."
+                )
         if value.ndim == 0:
             value = float(value)
         else:
@@ -145,7 +321,8 @@ class SensitivityValue:
 
     def __reduce__(self):
         # Rebuilt through __init__, so that the array is read-only again.
-        return (type(self), (self.value, self.source, self.run, self.norm, self.label))
+        fields = (self.value, self.source, self.run, self.norm, self.label)
+        return (type(self), fields + (self.coverage,))
 
     # ----------------------------------------------------------- shape
     @property
@@ -167,15 +344,28 @@ class SensitivityValue:
         return len(np.asarray(self.value))
 
     def __getitem__(self, index) -> SensitivityValue:
+        """A selection: ``"sampled"`` only if it keeps each coordinate in place.
+
+        ``v[0]``, ``v[1:]``, ``v[[0, 2]]`` and boolean masks keep every
+        selected coordinate once, in increasing order: each still bounds its
+        own coordinate, and the result records which (:class:`Coverage`).
+        Permutations, repetitions, reversed slices and new axes give
+        ``"derived"``.
+        """
         if self.ndim == 0:
             raise TypeError("a single sensitivity cannot be indexed.")
-        return SensitivityValue(
-            np.asarray(self.value)[index],
-            self.source,
-            self.run,
-            self.norm,
-            f"{self.label}[{index}]",
-        )
+        values = np.asarray(self.value)
+        value = values[index]
+        coverage = None
+        keeps = False
+        if self.coverage is not None:
+            positions = np.arange(values.size).reshape(values.shape)[index]
+            own = np.asarray(self.coverage.coordinates)
+            if len(own) == values.size:  # every coordinate of the value recorded
+                selected = tuple(int(c) for c in own[positions.ravel()])
+                coverage = Coverage(self.coverage.output_shape, selected, value.shape)
+                keeps = coverage.in_place and np.ndim(positions) <= values.ndim
+        return self._result(value, keeps, f"{self.label}[{index}]", coverage=coverage)
 
     def __iter__(self) -> Iterator[SensitivityValue]:
         for i in range(len(self)):
@@ -237,6 +427,18 @@ class SensitivityValue:
     def _plain(other: object) -> Any:
         return other.value if isinstance(other, SensitivityValue) else other
 
+    def _ordered(self, other: object) -> Any:
+        """``other`` to order against; warns when it is a plain number.
+
+        ``min``, ``max`` and ``sorted`` order their arguments with these
+        comparisons and hand back whichever wins: against a plain number, that
+        may be the number, with no run and no gamma.
+        """
+        if not isinstance(other, SensitivityValue):
+            message = _ORDERED.format(source=self.source, label=self.label)
+            warnings.warn(message, PrivacyLeakWarning, stacklevel=3)
+        return self._plain(other)
+
     def __eq__(self, other: object):
         return self.value == self._plain(other)
 
@@ -244,28 +446,40 @@ class SensitivityValue:
         return self.value != self._plain(other)
 
     def __lt__(self, other: object):
-        return self.value < self._plain(other)
+        return self.value < self._ordered(other)
 
     def __le__(self, other: object):
-        return self.value <= self._plain(other)
+        return self.value <= self._ordered(other)
 
     def __gt__(self, other: object):
-        return self.value > self._plain(other)
+        return self.value > self._ordered(other)
 
     def __ge__(self, other: object):
-        return self.value >= self._plain(other)
+        return self.value >= self._ordered(other)
 
     __hash__ = None  # type: ignore[assignment]  # equal to numbers, so unhashable
 
     # -------------------------------------------------------- arithmetic
-    def _result(self, value, keeps: bool, label: str, other=None) -> SensitivityValue:
-        """The value of an operation; ``keeps``: it provably does not lower a bound."""
+    _SAME = object()
+
+    def _result(
+        self, value, keeps: bool, label: str, other=None, coverage=_SAME
+    ) -> SensitivityValue:
+        """The value of an operation; ``keeps``: it provably does not lower a bound.
+
+        The result keeps ``self``'s coverage while it keeps its shape (and, with
+        another value, while both cover the same); ``coverage`` overrides it.
+        """
         source = "sampled" if keeps and self.source == "sampled" else "derived"
         run, norm = self.run, self.norm
+        if coverage is SensitivityValue._SAME:
+            same = np.shape(value) == self.shape
+            coverage = self.coverage if same else None
         if isinstance(other, SensitivityValue):
             run = run if run == other.run else None
             norm = norm if norm == other.norm else None
-        return SensitivityValue(value, source, run, norm, label)
+            coverage = coverage if coverage == other.coverage else None
+        return SensitivityValue(value, source, run, norm, label, coverage)
 
     @staticmethod
     def _text(operand) -> str:
@@ -325,7 +539,22 @@ class SensitivityValue:
         return self
 
     def __abs__(self) -> SensitivityValue:
-        return self._result(np.abs(self.value), False, f"|{self.label}|")
+        # |v| >= v: a bound stays a bound (sampled values are >= 0 anyway).
+        return self._result(np.abs(self.value), True, f"|{self.label}|")
+
+    def __ceil__(self) -> SensitivityValue:
+        # math.ceil returns this as is: ceil(v) >= v, a bound stays a bound.
+        return self._result(np.ceil(self.value), True, f"ceil({self.label})")
+
+    def __floor__(self) -> SensitivityValue:
+        return self._result(np.floor(self.value), False, f"floor({self.label})")
+
+    def __trunc__(self) -> SensitivityValue:
+        return self._result(np.trunc(self.value), False, f"trunc({self.label})")
+
+    def __round__(self, ndigits: int | None = None) -> SensitivityValue:
+        value = np.round(self.value, 0 if ndigits is None else ndigits)
+        return self._result(value, False, f"round({self.label})")
 
 
 @dataclass(frozen=True, eq=False)
@@ -349,7 +578,7 @@ class SamplingProblem:
         The norm the sensitivities were measured in.
     options : tuple of (str, object)
         Further keyword arguments of :func:`~sensampler.sample_sensitivity`
-        that a fresh run must repeat (none today).
+        that a fresh run must repeat (``order_dependent`` when the run opted in).
     """
 
     query: Callable[..., Any]
@@ -435,6 +664,13 @@ class SensitivityEstimate(_ReadsTheRun):
         Name of the query.
     part : int or str or None, default None
         Position or key of this part in a tuple or dict output.
+    output_shape : tuple of int, optional
+        Shape of the query's output (this part's); recorded in the values'
+        :class:`Coverage`. By default the samples' trailing shape for a
+        per-coordinate norm, unknown (no coverage) for a scalar one.
+    recordwise : bool, default False
+        The query is record-wise (``Query.recordwise``): a scalar sensitivity
+        then covers releases of any number of records (``Coverage.records``).
     problem : SamplingProblem or None, default None
         What the run sampled (query, population, n, norm), set by the
         sampler so that the estimate can be audited on fresh pairs
@@ -462,6 +698,8 @@ class SensitivityEstimate(_ReadsTheRun):
     parts: int = 1
     query: str = ""
     part: int | str | None = None
+    output_shape: tuple[int, ...] | None = None
+    recordwise: bool = False
     problem: SamplingProblem | None = field(default=None, compare=False, repr=False)
     sensitivity: SensitivityValue = field(init=False)
     mean: SensitivityValue = field(init=False)
@@ -474,27 +712,39 @@ class SensitivityEstimate(_ReadsTheRun):
                 f"got shape {samples.shape}."
             )
         samples.setflags(write=False)
+        output_shape = self.output_shape
+        if output_shape is None and samples.ndim > 1:
+            output_shape = samples.shape[1:]
+        coverage = None
+        if output_shape is not None:
+            output_shape = tuple(int(d) for d in output_shape)
+            trailing = samples.shape[1:]
+            if trailing and trailing != output_shape:
+                raise ValueError(
+                    f"output_shape must be the per-coordinate samples' trailing "
+                    f"shape {trailing}, got output_shape={self.output_shape!r}."
+                )
+            records = bool(self.recordwise) and samples.ndim == 1
+            coverage = Coverage.whole(output_shape, output_shape, records)
         k = self.run.k
         kth = np.partition(samples, k - 1, axis=0)[k - 1]
         set_ = object.__setattr__
         set_(self, "samples", samples)
-        set_(
-            self,
-            "sensitivity",
-            SensitivityValue(kth, "sampled", self.run, self.norm, "G_(k)"),
+        set_(self, "output_shape", output_shape)
+        value = functools.partial(
+            SensitivityValue, run=self.run, norm=self.norm, coverage=coverage
         )
-        set_(
-            self,
-            "mean",
-            SensitivityValue(
-                samples.mean(axis=0), "typical", self.run, self.norm, "mean"
-            ),
-        )
+        set_(self, "sensitivity", value(kth, "sampled", label="G_(k)"))
+        set_(self, "mean", value(samples.mean(axis=0), "typical", label="mean"))
 
     def __reduce__(self):
         # The problem is left out: the caller's query and population need not pickle.
         fields = (self.samples, self.run, self.plan, self.norm, self.n)
-        return (type(self), fields + (self.parts, self.query, self.part))
+        return (
+            type(self),
+            fields
+            + (self.parts, self.query, self.part, self.output_shape, self.recordwise),
+        )
 
     def __iter__(self) -> Iterator[SensitivityValue]:
         yield self.sensitivity
@@ -522,13 +772,20 @@ class SensitivityEstimate(_ReadsTheRun):
         sd = check_real("sd", sd, low=0.0)
         value = self.mean.value + sd * self.samples.std(axis=0)
         label = f"mean + {sd:g} sd" if sd else "mean"
-        return SensitivityValue(value, "typical", self.run, self.norm, label)
+        return SensitivityValue(
+            value, "typical", self.run, self.norm, label, self.mean.coverage
+        )
 
     def quantile(self, q: float) -> SensitivityValue:
         """Empirical quantile of the sampled sensitivities: a typical value."""
         value = np.quantile(self.samples, check_real("q", q, low=0.0, high=1.0), axis=0)
         return SensitivityValue(
-            value, "typical", self.run, self.norm, f"quantile {q:g}"
+            value,
+            "typical",
+            self.run,
+            self.norm,
+            f"quantile {q:g}",
+            self.mean.coverage,
         )
 
     # ----------------------------------------------------------------- export
@@ -548,6 +805,11 @@ class SensitivityEstimate(_ReadsTheRun):
             "part": self.part,
             "query": self.query,
             "neighbours": self.neighbours,
+            "output_shape": (
+                None if self.output_shape is None else list(self.output_shape)
+            ),
+            "recordwise": self.recordwise,
+            "order_dependent": self.run.order_dependent,
             "run_id": self.run_id,
             "seed": _plain_seed(self.seed),
             "ordinal": self.ordinal,
@@ -626,6 +888,14 @@ class SensitivityEstimate(_ReadsTheRun):
             ),
             ("run", f"#{self.ordinal} of this process, seed {_seed_text(self.seed)}"),
         ]
+        if self.run.order_dependent:
+            rows.append(
+                (
+                    "order",
+                    "the query depends on the order of the records (accepted): "
+                    "a release may publish a record exactly",
+                )
+            )
         width = max(len(name) for name, _ in rows)
         lines = [f"{name:<{width}}  {text}" for name, text in rows]
         lines.append(textwrap.fill(f"{self.bound}: {self.plan.meaning}", 79))

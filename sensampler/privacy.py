@@ -131,6 +131,11 @@ class SamplingRun:
         visible count for seed-less sampling.
     neighbours : str
         The neighbouring relation, :data:`NEIGHBOURS`.
+    order_dependent : bool
+        The user accepted a query that depends on the order of its records
+        (``sample_sensitivity(..., order_dependent=True)``): random DP averages
+        over the position of the differing record, so such a release may
+        publish a record exactly with probability up to about ``gamma``.
     """
 
     run_id: str | None
@@ -142,6 +147,7 @@ class SamplingRun:
     seed: tuple[int | tuple[int, ...], tuple[int, ...]] | None = None
     ordinal: int = 0
     neighbours: str = NEIGHBOURS
+    order_dependent: bool = False
 
     def __post_init__(self):
         if self.run_id is not None and not isinstance(self.run_id, str):

@@ -127,6 +127,11 @@ class Query:
     batched = False
     releases_gil = False
     additive: str | None = None
+    #: True for a record-wise query, one output block per record in order
+    #: (``identity``): replacing one record moves one block, whatever n, so its
+    #: sensitivity in the l1, l2 or linf norm covers releases of any number of
+    #: records (see :class:`sensampler.estimate.Coverage`).
+    recordwise = False
     name = "query"
 
     def __call__(self, data: ArrayLike) -> Any:
@@ -374,7 +379,11 @@ def _builtin(func, name, additive=None) -> BatchedQuery:
 
 
 identity = _builtin(lambda stack: stack, "identity")
-identity.__doc__ = "The whole database (the source documents' ``unprotected_query``)."
+identity.__doc__ = (
+    "The whole database (the source documents' ``unprotected_query``): record-wise, "
+    "so an estimate at n = 1 covers releases of any number of records."
+)
+identity.recordwise = True
 mean = _builtin(lambda stack: stack.mean(axis=1), "mean", additive="mean")
 sum = _builtin(lambda stack: stack.sum(axis=1), "sum", additive="sum")  # noqa: A001
 median = _builtin(lambda stack: np.median(stack, axis=1), "median")

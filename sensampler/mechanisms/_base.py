@@ -26,7 +26,12 @@ import numpy as np
 
 from .._domains import DELTA_TARGET, EPSILON
 from .._validation import check_array, check_random_state, check_real
-from ..estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
+from ..estimate import (
+    Coverage,
+    SensitivityEstimate,
+    SensitivityEstimates,
+    SensitivityValue,
+)
 from ..privacy import Noise, PrivacyStatement, SamplingRun, pure_dp_rdp
 
 __all__ = [
@@ -46,12 +51,15 @@ PrivacyGuarantee = PrivacyStatement
 
 @dataclass(frozen=True)
 class _Sensitivity:
-    """A sensitivity as a mechanism uses it: value, norm, and where it came from."""
+    """A sensitivity as a mechanism uses it: value, norm, where it came from, and
+    what it covers (``None`` for a plain number: the caller vouches for it)."""
 
     value: float | np.ndarray
     norm: str | None
     source: str
     run: SamplingRun | None
+    coverage: Coverage | None = None
+    label: str = "sensitivity"
 
     @property
     def per_coordinate(self) -> bool:
@@ -93,7 +101,10 @@ def resolve_sensitivity(
     Returns
     -------
     _Sensitivity
-        Value, norm (``None`` for a plain number), source and sampling run.
+        Value, norm (``None`` for a plain number), source, sampling run and
+        coverage (:class:`~sensampler.estimate.Coverage`; ``None`` for a plain
+        number). A mechanism refuses to release a value of another shape than
+        the coverage's (see ``Mechanism._checked_value``).
 
     Raises
     ------
@@ -121,6 +132,8 @@ def resolve_sensitivity(
             sensitivity.norm,
             sensitivity.source,
             sensitivity.run,
+            sensitivity.coverage,
+            sensitivity.label,
         )
     if isinstance(sensitivity, (str, bytes, bool, np.bool_)) or sensitivity is None:
         raise TypeError(
@@ -340,7 +353,13 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
         """Release ``value`` privately; nothing is drawn on bad input."""
 
     def _checked_value(self, value) -> np.ndarray:
-        """``value`` as a finite float array of the sensitivity's shape."""
+        """``value`` as a finite float array of the sensitivity's shape.
+
+        A sensitivity that records its coverage (every sampled or derived
+        value does) covers releases of exactly ``coverage.shape``: a scalar
+        taken from a per-coordinate estimate covers one coordinate, not a
+        vector; an l1 estimate of a 2-vector query covers 2-vectors only.
+        """
         if isinstance(value, (str, bytes)):
             raise TypeError(
                 f"value must be a number or an array of numbers, got {value!r}."
@@ -360,6 +379,14 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
             raise ValueError(
                 f"value must have the shape of the per-coordinate "
                 f"sensitivity {np.shape(sensitivity.value)}, got {arr.shape}."
+            )
+        coverage = sensitivity.coverage
+        if coverage is not None and not coverage.covers(arr.shape):
+            raise ValueError(
+                f"value must have the shape {coverage.shape} that the sensitivity "
+                f"{sensitivity.label!r} covers ({coverage.describe()}, "
+                f"norm={sensitivity.norm!r}), got value of shape {arr.shape}: a "
+                "sensitivity bounds the coordinates it was sampled for, in place."
             )
         return arr
 

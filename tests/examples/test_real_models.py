@@ -42,7 +42,7 @@ def test_sensitivities_are_l2_estimates_of_the_training_size(example):
     n = len(example["train"])
     for estimate in example["estimates"].values():
         assert estimate.norm == "l2" and estimate.n == n
-        assert estimate.gamma <= 0.05 and estimate.sensitivity > estimate.mean > 0
+        assert estimate.gamma <= 0.05 and estimate.sensitivity.value > estimate.mean.value > 0
 
 
 def test_figure_is_drawn_without_pyplot(example):

@@ -1,3 +1,4 @@
+import math
 import pickle
 import re
 import warnings
@@ -8,6 +9,7 @@ from sensampler.distributions import MultivariateNormal, Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.estimate import (
+    Coverage,
     SensitivityEstimate,
     SensitivityEstimates,
     SensitivityValue,
@@ -110,12 +112,12 @@ def test_plain_numbers_warn_at_the_caller(convert):
     assert info[0].filename == __file__
 
 
-def test_value_format_and_comparisons_do_not_warn():
+def test_value_format_equality_and_comparisons_of_values_do_not_warn():
     x = _sampled(2.5)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert x.value == 2.5 and f"{x:.2f}" == "2.50" and f"{x}" == "2.5"
-        assert x == 2.5 and x > 2 and 3 > x and x >= _sampled(2.5) and x != 1
+        assert x == 2.5 and x >= _sampled(2.5) and x != 1 and not x < _sampled(1)
         assert np.float64(2.5) == x and bool(x)
         assert "source='sampled'" in repr(x) and "gamma=0.05" in repr(x)
 
@@ -259,3 +261,196 @@ def test_sampled_estimates_carry_their_run_everywhere():
     )
     assert isinstance(tuple_out, SensitivityEstimates)
     assert tuple_out[0].run is tuple_out[1].run
+
+
+# ------------------------------------------------------------------- coverage
+def _vector(values=(1.0, 2.0, 3.0), run=RUN):
+    samples = np.tile(np.asarray(values), (4, 1))
+    return SensitivityEstimate(samples, run, sampling_plan(m=4), "coordinate", 10)
+
+
+def test_an_estimate_covers_its_whole_output():
+    vec = _vector().sensitivity
+    assert vec.coverage == Coverage((3,), (0, 1, 2), (3,))
+    scalar = _estimate(output_shape=(2,)).sensitivity
+    assert scalar.coverage == Coverage((2,), (0, 1), (2,))
+    assert _estimate().sensitivity.coverage is None  # shape not recorded
+    est = sample_sensitivity(
+        lambda db: (db.mean(), np.array([db.min(), db.max()])), Normal(), 10, m=20
+    )
+    assert est[0].sensitivity.coverage == Coverage((), (0,), ())
+    assert est[1].sensitivity.coverage == Coverage((2,), (0, 1), (2,))
+
+
+@pytest.mark.parametrize(
+    "index, coordinates, shape",
+    [
+        (0, (0,), ()),
+        (2, (2,), ()),
+        (-1, (2,), ()),
+        (slice(1, None), (1, 2), (2,)),
+        (slice(None, None, 2), (0, 2), (2,)),
+        ([0, 2], (0, 2), (2,)),
+        (np.array([True, False, True]), (0, 2), (2,)),
+        (Ellipsis, (0, 1, 2), (3,)),
+    ],
+    ids=repr,
+)
+def test_a_selection_in_place_stays_sampled_and_records_its_coordinates(
+    index, coordinates, shape
+):
+    x = _vector().sensitivity[index]
+    assert x.source == "sampled" and x.run == RUN
+    assert x.coverage == Coverage((3,), coordinates, shape)
+    np.testing.assert_array_equal(x.value, np.array([1.0, 2.0, 3.0])[index])
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        slice(None, None, -1),  # issue path 5: v[::-1]
+        [1, 0],
+        [0, 0],
+        [2, 0, 1],
+        np.array([1, 1, 2]),
+        None,  # a new axis
+        (None, slice(None)),
+    ],
+    ids=repr,
+)
+def test_a_permutation_repetition_or_new_axis_is_derived(index):
+    x = _vector().sensitivity[index]
+    assert x.source == "derived"
+    # and stays so, even when put back in order
+    if x.ndim == 1 and len(x) > 1:
+        assert x[[0]].source == "derived"
+
+
+def test_selections_of_selections_keep_the_original_coordinates():
+    x = _vector((1.0, 2.0, 3.0, 4.0, 5.0)).sensitivity
+    y = x[1:][[0, 2]]
+    assert y.source == "sampled" and y.coverage.coordinates == (1, 3)
+    assert y[1].coverage == Coverage((5,), (3,), ())
+    # iteration yields each coordinate in place
+    assert [v.coverage.coordinates for v in x[::2]] == [(0,), (2,), (4,)]
+
+
+def test_arithmetic_keeps_the_coverage_and_broadcasting_drops_the_guarantee():
+    x = _vector().sensitivity
+    assert (2 * x + 1).coverage == x.coverage and (2 * x + 1).source == "sampled"
+    assert (x[0] + np.zeros(3)).source == "derived"
+    assert (x[0] + np.zeros(3)).coverage.shape == (3,)  # its own shape only
+    assert (x * np.array([2.0, 2.0, 2.0])).source == "derived"
+
+
+def test_coverage_survives_pickling_copying_and_to_dict():
+    import copy
+
+    est = _vector()
+    x = est.sensitivity[[0, 2]]
+    for clone in (pickle.loads(pickle.dumps(x)), copy.copy(x), copy.deepcopy(x)):
+        assert (clone.source, clone.coverage, clone.run) == (
+            "sampled",
+            x.coverage,
+            RUN,
+        )
+        assert not clone.value.flags.writeable
+    again = pickle.loads(pickle.dumps(_estimate(output_shape=(2,))))
+    assert again.sensitivity.coverage == Coverage((2,), (0, 1), (2,))
+    assert _estimate(output_shape=(2,)).to_dict()["output_shape"] == [2]
+    assert _estimate().to_dict()["order_dependent"] is False
+
+
+def test_a_coverage_that_does_not_fit_the_value_is_refused():
+    with pytest.raises(ValueError, match="coverage must match the value"):
+        SensitivityValue([1.0, 2.0], "sampled", RUN, "coordinate", "v", Coverage((3,), (0,), ()))
+    with pytest.raises(ValueError, match="coordinates must be flat indices"):
+        Coverage((2,), (0, 2), (2,))
+    with pytest.raises(TypeError, match="coverage must be a Coverage"):
+        SensitivityValue(1.0, "sampled", RUN, "l1", "v", ((2,), (0,), ()))
+    with pytest.raises(ValueError, match="output_shape must be"):
+        SensitivityEstimate(
+            np.ones((4, 2)), RUN, sampling_plan(m=4), "coordinate", 10, output_shape=(3,)
+        )
+
+
+# ------------------------------------------------------ builtins (module table)
+def test_min_max_and_sorted_against_a_plain_number_warn():
+    # issue path 6: these returned plain floats silently, stated as pure DP
+    x = _sampled(2.0)
+    for call, expected in [
+        (lambda: max(x, 10.0), 10.0),
+        (lambda: min(x, 0.01), 0.01),
+        (lambda: max(10.0, x), 10.0),
+        (lambda: min(np.float64(0.01), x), 0.01),
+        (lambda: sorted([x, 1.0])[0], 1.0),
+        (lambda: x < 3, True),
+        (lambda: x >= 3, False),
+        (lambda: 3 > x, True),
+    ]:
+        with pytest.warns(PrivacyLeakWarning, match="ordered against a plain number") as info:
+            assert call() == expected
+        assert info[0].filename == __file__
+
+
+def test_min_max_and_sorted_of_values_keep_each_values_provenance():
+    x, y = _sampled(2.0), _sampled(3.0, OTHER)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert max(x, y) is y and min(x, y) is x
+        assert sorted([y, x]) == [x, y] and sorted([y, x])[0] is x
+
+
+@pytest.mark.parametrize(
+    "operation, value, source",
+    [
+        (abs, 2.5, "sampled"),
+        (math.ceil, 3.0, "sampled"),
+        (math.floor, 2.0, "derived"),
+        (math.trunc, 2.0, "derived"),
+        (round, 2.0, "derived"),
+        (lambda x: round(x, 1), 2.5, "derived"),
+        (lambda x: sum([x]), 2.5, "sampled"),
+        (lambda x: sum([x, x]), 5.0, "derived"),
+        (lambda x: +x, 2.5, "sampled"),
+    ],
+    ids=["abs", "ceil", "floor", "trunc", "round", "round1", "sum1", "sum2", "pos"],
+)
+def test_builtins_that_return_a_value_say_whether_it_is_still_a_bound(
+    operation, value, source
+):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = operation(_sampled(2.5))
+    assert isinstance(out, SensitivityValue)
+    assert (out.value, out.source) == (value, source)
+
+
+@pytest.mark.parametrize(
+    "convert",
+    [math.sqrt, math.exp, math.log1p, float, int, np.asarray, np.array],
+    ids=lambda f: f.__name__,
+)
+def test_math_functions_give_a_plain_number_and_warn(convert):
+    with pytest.warns(PrivacyLeakWarning, match="read as a global bound"):
+        convert(_sampled(2.5))
+
+
+@pytest.mark.parametrize(
+    "ufunc",
+    [np.sqrt, np.ceil, lambda x: np.maximum(x, 1.0), lambda x: np.add(x, 1.0)],
+    ids=["sqrt", "ceil", "maximum", "add"],
+)
+def test_numpy_ufuncs_refuse_a_value(ufunc):
+    with pytest.raises(TypeError):
+        ufunc(_sampled(2.5))
+
+
+def test_exports_are_plain_numbers_that_carry_the_run():
+    est = _estimate(output_shape=())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        row = est.to_records()[0]
+        out = est.to_dict()
+    assert row["sensitivity"] == 4.0 and row["gamma"] == 0.05
+    assert row["run_id"] == "run-1" and out["run_id"] == "run-1"

@@ -47,7 +47,7 @@ def test_heights_example_with_the_papers_plan():
     )
     assert (est.m, est.k) == (1305, 1305) and est.gamma <= 0.05
     exact_mean = HEIGHTS.expected_abs_difference()  # 11.99 cm
-    assert abs(est.mean - exact_mean) < 6 * est.samples.std() / math.sqrt(est.m)
+    assert abs(est.mean.value - exact_mean) < 6 * est.samples.std() / math.sqrt(est.m)
     # The released sensitivity sits in the far upper tail of |X - X'|.
     assert _abs_diff_sf(HEIGHTS, est.sensitivity.value) < 0.05
 
@@ -65,7 +65,7 @@ def test_source_documents_call_works_unchanged():
     sensitivity, mean = sampler.sample_sensitivity(
         lambda data: data, L1SensitivityNorm(), HEIGHTS, n_data_size=1, gamma=0.05
     )
-    assert sensitivity > mean > 0
+    assert sensitivity.value > mean.value > 0
     est = SensitivitySampler(bound="dkw").sample_sensitivity(
         queries.identity, L1SensitivityNorm(), HEIGHTS, n_data_size=1, m_sample_size=200
     )
@@ -129,7 +129,13 @@ def test_the_differing_record_sits_at_a_uniform_position():
     # identity on n = 4 records: coordinate i changes only when the pair differs
     # at position i, which must happen for a quarter of the pairs, for every i.
     est = sample_sensitivity(
-        queries.identity, Normal(), 4, gamma=0.05, norm="coordinate", random_state=0
+        queries.identity,
+        Normal(),
+        4,
+        gamma=0.05,
+        norm="coordinate",
+        random_state=0,
+        order_dependent=True,
     )
     changed = (est.samples > 0).mean(axis=0)
     se = math.sqrt(0.25 * 0.75 / est.m)
@@ -140,10 +146,12 @@ def test_the_differing_record_sits_at_a_uniform_position():
 
 
 def test_a_query_reading_the_first_record_has_a_positive_sensitivity():
-    first = sample_sensitivity(lambda db: db[0], Normal(), 4, m=2000, random_state=1)
+    first = sample_sensitivity(
+        lambda db: db[0], Normal(), 4, m=2000, random_state=1, order_dependent=True
+    )
     changed = (first.samples > 0).mean()
     assert abs(changed - 0.25) < 6 * math.sqrt(0.25 * 0.75 / 2000)
-    assert first.sensitivity > 0
+    assert first.sensitivity.value > 0
 
 
 def test_a_query_that_reuses_its_output_buffer_gets_the_right_sensitivity():
@@ -158,13 +166,13 @@ def test_a_query_that_reuses_its_output_buffer_gets_the_right_sensitivity():
     reused = sample_sensitivity(mean_into_buffer, HEIGHTS, 50, **kw)
     fresh = sample_sensitivity(FULL_MEAN, HEIGHTS, 50, **kw)
     np.testing.assert_allclose(reused.samples, fresh.samples)
-    assert reused.samples.min() < reused.samples.mean() and reused.sensitivity > 0
+    assert reused.samples.min() < reused.samples.mean() and reused.sensitivity.value > 0
     # the additive path evaluates {x} then {x'}: the same care applies
     declared = queries.batched(mean_into_buffer.func, additive="mean")
     reused = sample_sensitivity(declared, HEIGHTS, 50, **kw)
     fresh = sample_sensitivity(queries.mean, HEIGHTS, 50, **kw)
     np.testing.assert_allclose(reused.samples, fresh.samples)
-    assert reused.samples.min() < reused.samples.mean() and reused.sensitivity > 0
+    assert reused.samples.min() < reused.samples.mean() and reused.sensitivity.value > 0
 
 
 # ------------------------------------------------------------------- runs and seeds
@@ -209,7 +217,9 @@ def test_the_sampler_keeps_every_run_it_drew():
     assert sampler.runs_drawn == [first.run, second.run]
     assert first.run_id != second.run_id
     with pytest.raises(TypeError, match="has 2 parts"):
-        sampler.sample_sensitivity(lambda db: (db[0], db[1]), "l1", HEIGHTS, 5, 20)
+        sampler.sample_sensitivity(
+            lambda db: (db.min(), db.max()), "l1", HEIGHTS, 5, 20
+        )
     assert len(sampler.runs_drawn) == 3
 
 
@@ -277,7 +287,7 @@ def test_estimator_query_on_a_regression_population():
     est = sample_sensitivity(
         queries.estimator(Ridge(alpha=1.0)), pop, 50, m=40, norm="l2", random_state=0
     )
-    assert est.samples.shape == (40,) and est.sensitivity > 0
+    assert est.samples.shape == (40,) and est.sensitivity.value > 0
 
     # the same pairs through a plain function give the same numbers
     def coef(db):
@@ -321,7 +331,9 @@ def test_parallel_equals_serial_bit_for_bit(backend, query):
 def test_positions_are_drawn_from_each_chunks_own_stream():
     # identity per coordinate sees which position differs: the same seed must
     # give the same positions whatever the workers.
-    kw = dict(m=400, random_state=8, batch_size=30, norm="coordinate")
+    kw = dict(
+        m=400, random_state=8, batch_size=30, norm="coordinate", order_dependent=True
+    )
     serial = sample_sensitivity(queries.identity, Normal(), 5, n_jobs=1, **kw)
     with joblib.parallel_config(backend="threading"):
         parallel = sample_sensitivity(queries.identity, Normal(), 5, n_jobs=2, **kw)
@@ -358,11 +370,20 @@ def test_query_returning_nan_or_changing_shape_is_refused():
         return np.nan if db[-1] > 195 else db.mean()  # P ~ 0.7% per database
 
     with pytest.raises(ValueError, match=r"returned NaN or inf on pair \d+"):
-        sample_sensitivity(rare_nan, HEIGHTS, 3, m=2000, random_state=0)
+        sample_sensitivity(
+            rare_nan, HEIGHTS, 3, m=2000, random_state=0, order_dependent=True
+        )
     with pytest.raises(ValueError, match=r"returned NaN or inf on a probe database"):
         sample_sensitivity(lambda db: np.inf, HEIGHTS, 3, m=20, random_state=0)
     with pytest.raises(ValueError, match=r"changed its output shape on pair \d+"):
-        sample_sensitivity(lambda db: db[db > 170], HEIGHTS, 5, m=200, random_state=0)
+        sample_sensitivity(
+            lambda db: db[db > 170],
+            HEIGHTS,
+            5,
+            m=200,
+            random_state=0,
+            order_dependent=True,
+        )
     with pytest.raises(TypeError, match="returned a non-numeric output"):
         sample_sensitivity(lambda db: "tall", HEIGHTS, 5, m=20, random_state=0)
 
@@ -446,7 +467,14 @@ def test_a_query_with_no_output_is_refused(empty):
 
 def test_too_many_parts_for_m_is_refused():
     with pytest.raises(ValueError, match="nothing jointly; draw more pairs"):
-        sample_sensitivity(queries.identity, Normal(), 50, m=30, norm="coordinate")
+        sample_sensitivity(
+            queries.identity,
+            Normal(),
+            50,
+            m=30,
+            norm="coordinate",
+            order_dependent=True,
+        )
 
 
 # ------------------------------------------------------------------ additive queries
@@ -485,7 +513,9 @@ def _same_law(a, b):
 def test_builtin_queries_declare_whether_they_are_additive(query, additive):
     assert query.additive == additive
     # a declaration passes the sampler's check
-    est = sample_sensitivity(query, HEIGHTS, 30, m=50, random_state=0)
+    # identity returns the records in order: accepted by name only
+    order = dict(order_dependent=query is queries.identity)
+    est = sample_sensitivity(query, HEIGHTS, 30, m=50, random_state=0, **order)
     assert est.samples.shape[0] == 50
 
 
@@ -554,7 +584,7 @@ def test_additive_path_at_n_1e8_draws_no_database():
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert est.n == 10**8 and 0 < est.sensitivity < 100 / 10**8
+    assert est.n == 10**8 and 0 < est.sensitivity.value < 100 / 10**8
     assert peak < 16 * 2**20  # one database would take 800 MB
 
 
@@ -681,3 +711,216 @@ def test_sensitivities_larger_than_memory_are_refused(monkeypatch):
 def test_n_beyond_the_index_range_is_refused():
     with pytest.raises(ValueError, match=re.escape("n must be <= MAX_N=")):
         sample_sensitivity(queries.mean, Normal(), 2**63, m=10)
+
+
+# ------------------------------------------------- aliasing, order, declarations
+def test_a_per_database_query_filling_one_buffer_gets_the_fresh_arrays_estimate():
+    # Issue path 3: the query fills and returns one preallocated buffer; before
+    # the sampler copied every output, the stacked outputs were all the last
+    # one's (4 distinct sensitivities among 113).
+    buffer = np.empty(2)
+
+    def into_buffer(db):
+        buffer[0], buffer[1] = db.mean(), db.sum()
+        return buffer
+
+    def fresh(db):
+        return np.array([db.mean(), db.sum()])
+
+    kw = dict(gamma=0.05, random_state=0)
+    reused = sample_sensitivity(into_buffer, HEIGHTS, 100, **kw)
+    expected = sample_sensitivity(fresh, HEIGHTS, 100, **kw)
+    np.testing.assert_array_equal(reused.samples, expected.samples)
+    assert len(np.unique(reused.samples)) == reused.m == 113
+    # the same with parts: a tuple of two views of the buffer
+    parts = sample_sensitivity(
+        lambda db: (into_buffer(db)[:1], buffer[1:]), HEIGHTS, 100, **kw
+    )
+    assert len(np.unique(parts[0].samples)) == parts.m
+
+
+def test_a_batched_query_returning_one_buffer_gets_the_fresh_arrays_estimate():
+    buffers = {}
+
+    @queries.batched
+    def spread_into_buffer(stack):
+        out = buffers.setdefault(stack.shape[0], np.empty(stack.shape[0]))
+        np.subtract(stack.max(axis=1), stack.min(axis=1), out=out)
+        return out
+
+    kw = dict(m=200, random_state=2)
+    reused = sample_sensitivity(spread_into_buffer, HEIGHTS, 20, **kw)
+    fresh = sample_sensitivity(
+        queries.batched(lambda s: s.max(axis=1) - s.min(axis=1)), HEIGHTS, 20, **kw
+    )
+    np.testing.assert_array_equal(reused.samples, fresh.samples)
+
+
+@pytest.mark.parametrize("norm", ["l1", "coordinate"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        lambda db: np.array([]),
+        lambda db: np.zeros((2, 0)),
+        queries.batched(lambda s: np.zeros((s.shape[0], 0))),
+    ],
+    ids=["empty", "2x0", "batched"],
+)
+def test_an_empty_output_is_refused_by_name(query, norm):
+    # Issue 20: an empty output gave sensitivity 0.0 (l1), and "parts" in the
+    # message (coordinate).
+    with pytest.raises(ValueError, match="returned an empty output of shape") as info:
+        sample_sensitivity(query, HEIGHTS, 10, m=20, norm=norm, random_state=0)
+    assert "parts" not in str(info.value)
+
+
+POSITIONAL = [
+    (lambda db: db[0], "first"),
+    (lambda db: db[-1], "last"),
+    (lambda db: db[len(db) // 2], "middle"),
+    (lambda db: db[:3].mean(), "head"),
+    (lambda db: np.cumsum(db)[-2], "all but last"),
+    (lambda db: db.mean() + 1e-3 * db[0], "mean plus a trace of record 0"),
+    (queries.identity, "identity"),
+    (lambda db: (db.mean(), db[0]), "one part of two"),
+]
+
+
+@pytest.mark.parametrize("query, name", POSITIONAL, ids=[p[1] for p in POSITIONAL])
+def test_a_query_reading_records_by_position_is_refused_unless_accepted(query, name):
+    # Issue path 8: at n = 500, db[0] got sensitivity 0 in most runs, and its
+    # release published record 0 exactly.
+    with pytest.raises(ValueError, match="depends on the order of the records") as info:
+        sample_sensitivity(query, HEIGHTS, 500, m=20, random_state=0)
+    assert "order_dependent=True" in str(info.value)
+    accepted = sample_sensitivity(
+        query, HEIGHTS, 500, m=20, random_state=0, order_dependent=True
+    )
+    run = (accepted if isinstance(accepted, SensitivityEstimate) else accepted[0]).run
+    assert run.order_dependent
+
+
+def test_the_record_read_by_position_is_released_exactly_when_accepted():
+    # What order_dependent=True accepts: sensitivity 0, so no noise at all.
+    from sensampler.mechanisms import LaplaceMechanism
+
+    est = sample_sensitivity(
+        lambda db: db[0], HEIGHTS, 500, gamma=0.05, random_state=0, order_dependent=True
+    )
+    assert est.sensitivity.value == 0.0
+    statement = LaplaceMechanism(est, 1.0).privacy
+    assert statement.run.order_dependent
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        queries.mean,
+        queries.sum,
+        queries.median,
+        queries.variance(),
+        queries.std(),
+        queries.quantile(0.9),
+        queries.histogram(5, range=(150, 190)),
+        FULL_MEAN,
+        lambda db: float(np.sum(db.tolist())),  # Python's sequential sum
+        lambda db: np.sort(db)[len(db) // 2],
+        lambda db: (db.mean(), db.max()),
+    ],
+    ids=lambda q: getattr(q, "name", getattr(q, "__name__", str(q))),
+)
+@pytest.mark.parametrize("n", [2, 1000, 200_000])
+def test_order_independent_queries_pass_the_order_check(query, n):
+    # sums in another order differ in their last bits: tolerated.
+    sample_sensitivity(query, HEIGHTS, n, m=10, random_state=n)
+
+
+def test_the_order_check_draws_from_its_own_stream_and_costs_three_calls():
+    calls = []
+
+    def counted(db):
+        calls.append(len(db))
+        return db.mean()
+
+    est = sample_sensitivity(counted, HEIGHTS, 40, m=10, random_state=7)
+    # one probe, three reorderings, then 2 evaluations per pair
+    assert len(calls) == 1 + 3 + 2 * 10
+    skipped = sample_sensitivity(
+        counted, HEIGHTS, 40, m=10, random_state=7, order_dependent=True
+    )
+    np.testing.assert_array_equal(est.samples, skipped.samples)
+    assert not est.run.order_dependent and skipped.run.order_dependent
+
+
+def test_a_random_query_is_refused_as_order_dependent():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="or the query is random"):
+        sample_sensitivity(
+            lambda db: db.mean() + rng.normal(), HEIGHTS, 10, m=20, random_state=0
+        )
+
+
+@pytest.mark.parametrize("value", [1, "yes", None])
+def test_order_dependent_must_be_a_bool(value):
+    with pytest.raises(TypeError, match=f"order_dependent={value!r}"):
+        sample_sensitivity(queries.mean, HEIGHTS, 10, m=20, order_dependent=value)
+
+
+def _mean_plus_majority(stack):
+    """``mean + 5 [#(x > 0) >= n/2]``: additive but for a jump at a majority."""
+    n = stack.shape[1]
+    return stack.mean(axis=1) + 5.0 * ((stack > 0).sum(axis=1) >= n / 2)
+
+
+def _mean_plus_fixed_majority(stack):
+    """``mean + 5 [#(x > 0) >= 50]``: the threshold at the run's n/2, n = 100."""
+    return stack.mean(axis=1) + 5.0 * ((stack > 0).sum(axis=1) >= 50)
+
+
+@pytest.mark.parametrize("func", [_mean_plus_fixed_majority, _mean_plus_majority])
+@pytest.mark.parametrize("seed", range(40))
+def test_a_threshold_on_a_count_declared_additive_is_refused(func, seed):
+    # Issue path 9: the former check (one probe database of min(n, 1000)
+    # records, 4 replacements) accepted the fixed threshold in 38 of 40 seeds;
+    # the new one refused it on 10 000 of 10 000 (sampler._probes.probe_additive).
+    query = queries.batched(func, additive="mean")
+    with pytest.raises(ValueError, match="is declared additive='mean' but is not"):
+        sample_sensitivity(query, Normal(), 100, m=20, random_state=seed)
+
+
+@pytest.mark.parametrize(
+    "func",
+    [
+        lambda s: np.clip(s.sum(axis=1), -4, 4),  # a clip of the sum
+        lambda s: s.sum(axis=1) + (s.max(axis=1) > 2.0),  # a flag on a 2% tail
+        lambda s: s.sum(axis=1) * (1 + (s.shape[1] < 10)),  # a scale at small n
+    ],
+    ids=["sum clip", "tail flag", "small n"],
+)
+def test_non_additivity_in_the_tails_or_at_small_sizes_is_refused(func):
+    query = queries.batched(func, additive="sum")
+    for seed in range(10):
+        with pytest.raises(ValueError, match="but is not"):
+            sample_sensitivity(query, Normal(), 100, m=20, random_state=seed)
+
+
+def test_the_source_documents_call_accepts_an_order_dependent_query_by_name():
+    sampler = SensitivitySampler(random_state=0)
+    with pytest.raises(ValueError, match="depends on the order of the records"):
+        sampler.sample_sensitivity(lambda db: db[0], "l1", HEIGHTS, 50, 20)
+    est = sampler.sample_sensitivity(
+        lambda db: db[0], "l1", HEIGHTS, 50, 20, order_dependent=True
+    )
+    assert est.run.order_dependent and "may publish a record exactly" in est.summary()
+
+
+def test_a_batched_query_returning_a_view_of_the_stack_keeps_the_first_outputs():
+    # the sampler overwrites the stack in place between the two evaluations: a
+    # view of it (s[:, 0]) must have been copied, or every sensitivity is 0.
+    kw = dict(m=200, random_state=3, order_dependent=True)
+    view = sample_sensitivity(queries.batched(lambda s: s[:, 0]), HEIGHTS, 2, **kw)
+    copied = sample_sensitivity(
+        queries.batched(lambda s: s[:, 0].copy()), HEIGHTS, 2, **kw
+    )
+    np.testing.assert_array_equal(view.samples, copied.samples)
+    assert (view.samples > 0).mean() > 0.3  # position 0 differs in half the pairs
