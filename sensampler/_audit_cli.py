@@ -23,6 +23,7 @@ from dataclasses import asdict
 import numpy as np
 
 from . import plotting
+from ._probes import probe_additive
 from ._validation import (
     as_seed_sequence,
     check_choice,
@@ -37,7 +38,7 @@ from .experiments.specs import build_population, parse_population, parse_query
 from .norms import get_norm
 from .plan import sampling_plan
 from .queries import as_query
-from .sampler import _check_fits, _probe_additive, _probe_full
+from .sampler import _check_fits, _probe_full
 
 __all__ = ["add_audit_parser", "audit_command", "DEFAULTS"]
 
@@ -215,12 +216,12 @@ def _outputs(query, populations: dict, n: int, norm) -> int:
     ``n`` whose databases exceed memory. Every population must give the query
     the same output shape, so that one's estimate can be audited under another.
     """
-    probe = _probe_additive if query.additive is not None else _probe_full
+    probe = probe_additive if query.additive is not None else _probe_full
     first = None
     for name, dist in populations.items():
         rng = np.random.default_rng(_PROBE_SEED)
         try:
-            spec, shapes, _ = probe(query, dist, n, rng, "checked before the audit")
+            spec, shapes, *_ = probe(query, dist, n, rng, "checked before the audit")
         except (ValueError, TypeError) as exc:
             raise ValueError(f"--query on --population {name}: {exc}") from None
         if spec[0] != "array":
