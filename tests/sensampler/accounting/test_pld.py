@@ -347,7 +347,6 @@ def test_pld_accountant_carries_gamma_and_refuses_typical_sensitivities():
 
 
 def test_a_pure_step_beyond_the_representable_epsilon_is_refused_by_name():
-    # main: OverflowError from math.exp(epsilon) inside dp_accounting
     with pytest.raises(ValueError, match=re.escape("steps[0] epsilon must be >= 0")):
         pld_epsilon([("pure", 1e9, 8)], 1e-5)
     with pytest.raises(ValueError, match=re.escape("steps[1] epsilon must be >= 0")):
@@ -378,7 +377,6 @@ def test_the_grid_estimate_is_within_a_factor_two_of_dp_accountings(steps):
     [[("laplace", 1e-10, 1)], [("gaussian", 1e-3, 1)], [("laplace", 1.0, 10**4)]],
 )
 def test_a_composition_beyond_the_grid_limit_is_refused_before_any_work(steps):
-    # main: LaplaceMechanism(1, 1e10) in a PLD accountant built a grid of 2e14 points
     with pytest.raises(ValueError, match=r"steps: .* more than MAX_GRID_POINTS="):
         compose_pld(steps)
 
