@@ -66,6 +66,12 @@ API_MODULES = {
 }
 
 
+def _write_if_changed(path, text):
+    if not os.path.exists(path) or open(path, encoding="utf-8").read() != text:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+
 def _documented_at(module_name, name):
     """Where autosummary finds the ``#:`` comment documenting constant ``name``.
 

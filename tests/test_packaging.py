@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tarfile
 import textwrap
+import tomllib
 import zipfile
 
 import pytest
@@ -20,8 +21,6 @@ from packaging.version import Version
 
 import sensampler
 from sensampler.parallel import default_progress
-
-import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -4,6 +4,8 @@ Type-checked by tests/test_typing.py (pyright), never run: every ``assert_type``
 states the type a user's checker must see.
 """
 
+from typing import assert_type
+
 import numpy as np
 from sensampler.distributions import (
     Categorical,
@@ -16,7 +18,6 @@ from sensampler.distributions import (
     Product,
     as_distribution,
 )
-from typing_extensions import assert_type
 
 from sensampler import SamplingPlan, certified_gamma, queries, sampling_plan
 from sensampler.norms import L1SensitivityNorm, SensitivityNorm, get_norm

@@ -3,9 +3,10 @@
 Type-checked by tests/test_typing.py (pyright), never run.
 """
 
+from typing import assert_type
+
 import numpy as np
 from sensampler.distributions import GaussianMixture
-from typing_extensions import assert_type
 
 from sensampler import (
     SensitivityEstimate,
