@@ -163,7 +163,9 @@ for name, marker in zip(estimates, "os"):
     )
 reference_styles = [("black", "-"), ("tab:green", "--"), ("grey", ":")]
 for (label, value), (color, style) in zip(references.items(), reference_styles):
-    ax.axhline(value, color=color, linestyle=style, linewidth=1.5, label=label)
+    ax.axhline(
+        value, color=color, linestyle=style, linewidth=1.5, label=f"{label}: {value:.0f}"
+    )
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("ε (δ = 1e-5, γ = 0.05)")

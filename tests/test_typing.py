@@ -17,6 +17,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # one pyright run checks every file
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TYPING = os.path.join(ROOT, "tests", "typecheck")
 

@@ -8,6 +8,8 @@ import pytest
 
 from sensampler.demo import run_demo
 
+pytestmark = pytest.mark.slow  # the module runs the whole demo once
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):

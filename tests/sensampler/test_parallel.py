@@ -78,6 +78,7 @@ def test_generic_queries_run_in_parallel_chunks():
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_dask_cluster_gives_the_serial_estimate_bit_for_bit():
     distributed = pytest.importorskip("distributed")
     kw = dict(gamma=0.01, random_state=2024, batch_size=64)

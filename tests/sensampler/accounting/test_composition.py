@@ -116,6 +116,7 @@ def test_issue_figure_optimal_composition():
     )
 
 
+@pytest.mark.slow
 def test_optimal_is_never_worse_than_the_others():
     for eps, k, dp in itertools.product(
         [0.01, 0.1, 0.5, 1.0], [1, 10, 100, 1000], [1e-6]

@@ -221,6 +221,7 @@ def test_refusals(call, exc, message):
         call()
 
 
+@pytest.mark.slow
 def test_exact_laws_beyond_max_steps_are_refused_or_skipped():
     from sensampler.accounting._kov import MAX_EXACT_STEPS, homogeneous_count
 

@@ -366,6 +366,7 @@ def test_a_pure_step_beyond_the_representable_epsilon_is_refused_by_name():
         [("epsilon_delta", 0.5, 1e-6, 50)],
     ],
 )
+@pytest.mark.slow
 def test_the_grid_estimate_is_within_a_factor_two_of_dp_accountings(steps):
     estimate = _grid_points(_check_steps(steps), DEFAULT_INTERVAL)
     size = compose_pld(steps)._pmf_remove.size
