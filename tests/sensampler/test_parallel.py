@@ -256,6 +256,7 @@ def test_dask_cluster_losing_every_worker_mid_run_fails_after_a_bounded_wait(
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_dask_worker_replaced_within_the_wait_gives_the_serial_estimate(monkeypatch):
     distributed = pytest.importorskip("distributed")
     monkeypatch.setattr(parallel, "DASK_WORKER_TIMEOUT", 15.0)

@@ -155,6 +155,7 @@ def test_issue_laplace_figure():
     )
 
 
+@pytest.mark.slow
 def test_a_thousand_laplace_steps_within_one_percent_of_a_lower_bound():
     # dp_accounting's optimistic discretisation (privacy buckets, rounding the loss
     # down) is dominated by the true PLD and its pessimistic one dominates it: the

@@ -202,6 +202,7 @@ GRID = [
 ]
 
 
+@pytest.mark.slow
 def test_analytic_sigma_is_never_below_the_exact_solution():
     mpmath.mp.dps = 50
     for eps, delta in [(0.5, 1e-10)] + GRID:
