@@ -1,11 +1,11 @@
 """Sphinx configuration of sensampler's documentation (``make docs``).
 
-Three kinds of page are written here before the build, so none can drift from
-its source: the guide pages from the README's sections (``GUIDE``: a heading
-that disappears from the README fails the build), the API pages from each
-public module's ``__all__`` (every public name is documented, a new one needs no
-edit), and the executed notebooks of ``notebooks/``, rendered with their outputs
-(not re-run).
+The guide pages (``guide/*.md``) are written by hand; their code blocks run in
+the test suite (``tests/test_documentation_examples.py``). Two kinds of page are
+written here before the build, so neither can drift from its source: the API
+pages from each public module's ``__all__`` (every public name is documented, a
+new one needs no edit), and the executed notebooks of ``notebooks/``, rendered
+with their outputs (not re-run).
 """
 
 import glob
@@ -58,6 +58,9 @@ API_MODULES = {
     "sensampler.norms": "Sensitivity norms",
     "sensampler.mechanisms": "Mechanisms",
     "sensampler.accounting": "Composition and accounting",
+    "sensampler.privacy": "Privacy statements and sampling runs",
+    "sensampler.plan": "Sampling plans",
+    "sensampler.parallel": "Chunking, seeding and parallel dispatch",
     "sensampler.audit": "Audits of mechanisms and sampled sensitivities",
     "sensampler.release": "Releasing a statistic of your data",
     "sensampler.budget_file": "Persistent privacy budgets",
@@ -68,58 +71,10 @@ API_MODULES = {
 }
 
 
-#: Guide pages: file name -> (title, README headings whose sections it holds).
-GUIDE = {
-    "quickstart": (
-        "Quick start",
-        ["Quick start", "Installation", "Documentation", "Development"],
-    ),
-    "sampling": ("Sampling a sensitivity", ["Sampling a sensitivity", "Queries"]),
-    "plans": ("Sampling plans", ["Sampling plans"]),
-    "populations": ("Population models", ["Population models"]),
-    "mechanisms": (
-        "Mechanisms and accounting",
-        ["From a sampled sensitivity to a private release", "Accounting"],
-    ),
-    "experiments": (
-        "Experiments and figures",
-        ["Experiments and figures", "Notebooks"],
-    ),
-    "cli": ("Command line", ["Command line"]),
-    "performance": ("Speed and scale-out", ["Speed and scale-out", "Performance"]),
-    "references": (
-        "References",
-        ["References", "Where the source documents are wrong"],
-    ),
-}
-
-
-def _readme_sections():
-    """The README's ``##``/``###`` sections: heading text -> body."""
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
-        parts = re.split(r"(?m)^#{2,3} (.*)$", handle.read())
-    return dict(zip(parts[1::2], parts[2::2]))
-
-
 def _write_if_changed(path, text):
     if not os.path.exists(path) or open(path, encoding="utf-8").read() != text:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
-
-
-def _write_guide_pages():
-    os.makedirs(os.path.join(HERE, "guide"), exist_ok=True)
-    sections = _readme_sections()
-    for page, (title, wanted) in GUIDE.items():
-        lines = [f"# {title}", ""]
-        for prefix in wanted:
-            found = [h for h in sections if h.startswith(prefix)]
-            if len(found) != 1:
-                raise KeyError(f"README: no single section starting {prefix!r}")
-            if found[0] != title:
-                lines += [f"## {found[0]}", ""]
-            lines.append(sections[found[0]].strip() + "\n")
-        _write_if_changed(os.path.join(HERE, "guide", f"{page}.md"), "\n".join(lines))
 
 
 def _documented_at(module_name, name):
@@ -240,7 +195,6 @@ def _copy_notebooks():
         shutil.copy2(path, target)
 
 
-_write_guide_pages()
 shutil.rmtree(os.path.join(HERE, "api", "generated"), ignore_errors=True)  # no stale
 _write_api_pages()
 _copy_notebooks()

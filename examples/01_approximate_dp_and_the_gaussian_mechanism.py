@@ -33,20 +33,33 @@ gauss = GaussianMechanism(1.0, epsilon=1.0, delta=1e-5, variant="analytic")
 print(f"Laplace scale {laplace.scale:.3f}, analytic Gaussian sigma {gauss.sigma:.3f}")
 
 
-def noise_histogram(mechanisms, size=100_000):
-    """A figure: histograms of each mechanism's noise on zeros."""
+def noise_histogram(mechanisms, size=100_000, width=0.25):
+    """A figure: histograms of each mechanism's noise on ``size`` zeros, on the
+    same bins (``width`` wide), so the counts compare."""
+    noises = {
+        label: mech.release(np.zeros(size), random_state=seed)
+        for seed, (label, mech) in enumerate(mechanisms.items())
+    }
+    low = min(noise.min() for noise in noises.values())
+    high = max(noise.max() for noise in noises.values())
+    bins = np.arange(np.floor(low / width) * width, high + width, width)
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
-    for seed, (label, mech) in enumerate(mechanisms.items()):
-        noise = mech.release(np.zeros(size), random_state=seed)
-        ax.hist(noise, bins=100, alpha=0.6, label=label)
-    ax.set_xlabel("noise")
-    ax.set_ylabel("count")
+    for label, noise in noises.items():
+        ax.hist(noise, bins=bins, alpha=0.6, label=label)
+    ax.set_xlabel("noise added to a value of sensitivity 1")
+    ax.set_ylabel(f"count of {size:,} draws per bin of width {width}")
+    ax.set_title("Noise at ε = 1 (Gaussian: δ = 1e-5)")
     ax.legend()
     return fig
 
 
-noise_histogram({"Laplace": laplace, "Gaussian": gauss})
+noise_histogram(
+    {
+        f"Laplace, scale b = {laplace.scale:.2f}": laplace,
+        f"analytic Gaussian, σ = {gauss.sigma:.2f}": gauss,
+    }
+)
 
 # %% [markdown]
 # ## L1 and L2 sensitivity of a vector query

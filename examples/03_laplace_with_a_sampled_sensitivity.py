@@ -22,17 +22,21 @@ print("exact E|X - X'| =", round(heights.expected_abs_difference(), 2), "cm")
 from scipy import stats
 
 
-def population_figure(population, components):
-    """A figure: the weighted component densities over a histogram of draws."""
+def population_figure(population, components, size=100_000):
+    """A figure: a histogram of draws, the mixture's density over it and the
+    weighted component densities that sum to it."""
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
+    draws = population.sample(size, random_state=0)
+    ax.hist(draws, bins=100, density=True, alpha=0.3, label=f"{size:,} draws")
     xs = np.linspace(120, 220, 500)
-    for (mu, sd), w in zip(components, population.weights):
-        ax.plot(xs, w * stats.norm.pdf(xs, mu, sd))
-    draws = population.sample(100_000, random_state=0)
-    ax.hist(draws, bins=100, density=True, alpha=0.3)
+    parts = [w * stats.norm.pdf(xs, mu, sd) for (mu, sd), w in zip(components, population.weights)]
+    ax.plot(xs, sum(parts), color="black", label="mixture density")
+    for ((mu, sd), w), part in zip(zip(components, population.weights), parts):
+        ax.plot(xs, part, linestyle="--", label=f"{w:g} × N({mu}, {sd}²)")
     ax.set_xlabel("height (cm)")
     ax.set_ylabel("density")
+    ax.legend(fontsize="small")
     return fig
 
 

@@ -33,9 +33,18 @@
 
 # %%
 # %matplotlib inline
+import sys
+
 import numpy as np
-import pandas as pd
-from matplotlib.figure import Figure
+
+try:
+    import pandas as pd
+    from matplotlib.figure import Figure
+except ImportError as err:  # a core install
+    raise SystemExit(
+        f"This example needs pandas and matplotlib ({err}): "
+        "pip install 'sensampler[pandas,plot]'"
+    ) from err
 from sensampler.distributions import Empirical, SklearnGaussianMixture
 from sklearn.linear_model import Ridge
 from sklearn.mixture import GaussianMixture
@@ -135,7 +144,7 @@ for epsilon in EPSILONS:
 table = pd.DataFrame(rows).set_index("epsilon")
 print(mechanism.privacy)
 print(pd.Series(references, name="test MSE").round(1).to_string())
-table.round(2)
+print(table.round(2).to_string())
 
 # %% [markdown]
 # ## Test error against ε
@@ -150,16 +159,22 @@ for name, marker in zip(estimates, "os"):
         yerr=table[f"sd ({name})"],
         marker=marker,
         capsize=3,
-        label=f"private, {name} population",
+        label=f"private, {name} population (bars: ± 1 sd over {RELEASES} releases)",
     )
-for (label, value), style in zip(references.items(), ["-", "--", ":"]):
-    ax.axhline(value, color="grey", linestyle=style, label=label)
+reference_styles = [("black", "-"), ("tab:green", "--"), ("grey", ":")]
+for (label, value), (color, style) in zip(references.items(), reference_styles):
+    ax.axhline(
+        value, color=color, linestyle=style, linewidth=1.5, label=f"{label}: {value:.0f}"
+    )
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("ε (δ = 1e-5, γ = 0.05)")
 ax.set_ylabel("test MSE on the private test part")
 ax.set_title("Private ridge regression on the diabetes data")
 ax.legend(fontsize="small")
+if __name__ == "__main__" and "ipykernel" not in sys.modules:  # run as a script
+    fig.savefig("real_models.png", dpi=100)
+    print("Figure saved to real_models.png")
 fig  # noqa: B018 - shown by the notebook
 
 # %% [markdown]

@@ -2,13 +2,54 @@
 
 The sensitivity sampler of Rubinstein & Aldà (ICML 2017), vectorised and
 parallel, with sampling plans, mechanisms and accounting around it.
+
+``import sensampler`` is light: the names below and the subpackages load on
+first use (PEP 562), as in SciPy and scikit-learn, so ``from sensampler import
+sample_sensitivity`` and ``sensampler.accounting`` work as if imported eagerly.
 """
 
-from . import accounting, mechanisms, norms, queries
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from ._version import __version__
-from .estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
-from .plan import SamplingPlan, certified_gamma, sampling_plan
-from .sampler import SensitivitySampler, sample_sensitivity
+
+if TYPE_CHECKING:  # what type checkers see; at run time the names load lazily
+    from . import accounting, mechanisms, norms, queries
+    from .estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
+    from .plan import SamplingPlan, certified_gamma, sampling_plan
+    from .sampler import SensitivitySampler, sample_sensitivity
+
+#: Public names defined in a submodule: name -> the module that defines it.
+_NAMES = {
+    "SamplingPlan": "plan",
+    "sampling_plan": "plan",
+    "certified_gamma": "plan",
+    "SensitivityEstimate": "estimate",
+    "SensitivityEstimates": "estimate",
+    "SensitivityValue": "estimate",
+    "SensitivitySampler": "sampler",
+    "sample_sensitivity": "sampler",
+}
+
+#: Public modules, reachable as attributes (``sensampler.accounting``).
+_SUBMODULES = (
+    "accounting",
+    "cli",
+    "demo",
+    "distributions",
+    "estimate",
+    "experiments",
+    "mechanisms",
+    "norms",
+    "parallel",
+    "plan",
+    "plotting",
+    "privacy",
+    "queries",
+    "sampler",
+)
 
 __all__ = [
     "__version__",
@@ -25,3 +66,19 @@ __all__ = [
     "mechanisms",
     "accounting",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name or module on first access (PEP 562)."""
+    if name in _NAMES:
+        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # later accesses skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))

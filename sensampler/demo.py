@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from . import plotting, queries
-from .distributions import GaussianMixture, Normal
+from .distributions import GaussianMixture
 from .experiments import (
     SD_DEFINITION,
     composition_experiment,
@@ -135,7 +135,7 @@ def run_demo(
     repetitions = 100
     sweep = error_vs_epsilon(
         queries.identity,
-        Normal(170, 1),
+        HEIGHTS,
         500,
         epsilons,
         {"sampled": released, **{t.label: t for t in offsets}},
@@ -189,8 +189,9 @@ def run_demo(
                     "(Laplace noise on each height)",
                 ),
                 f"Error of the mean of 500 heights, each released by the Laplace "
-                f"mechanism (sensitivity of one height, L1); private data: 500 draws "
-                f"from Normal(170, 1) per repetition, {repetitions} repetitions; "
+                f"mechanism (sensitivity of one height, L1); private data: 500 heights "
+                f"drawn from the population per repetition, {repetitions} "
+                "repetitions; "
                 f"{len(epsilons)} epsilons from 0.01 to 20 (log-spaced). "
                 f"Sensitivities: sampled = {released.sensitivity:.4f} cm (order "
                 f"statistic k = {released.k} of m = {released.m}, {released.bound} "

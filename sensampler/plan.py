@@ -18,8 +18,8 @@ the realised estimate, "exchangeable" is a statement averaged over the sampler.
     Outside that event :math:`G_{(k)} \ge q`, so a fresh pair exceeds
     :math:`G_{(k)}` with probability at most :math:`\beta`. A union bound gives
     the failure probability :math:`\gamma = \beta + \rho` of random DP
-    (Rubinstein & Aldà 2017, Def. 2 and the proof of Thm. 3, with the DKW step
-    replaced by the exact binomial tail; David & Nagaraja 2003, Sec. 2.1). The
+    (Rubinstein & Aldà 2017 [1]_, Def. 2 and the proof of Thm. 3, with the DKW
+    step replaced by the exact binomial tail; David & Nagaraja 2003 [2]_, Sec. 2.1). The
     split is optimised: for fixed (m, k),
     :math:`g(\beta) = \beta + P[\mathrm{Bin}(m, 1-\beta) \ge k]` has derivative
     :math:`1 - m\,\mathrm{pmf}_{\mathrm{Bin}(m-1, 1-\beta)}(k-1)`, whose second
@@ -28,7 +28,7 @@ the realised estimate, "exchangeable" is a statement averaged over the sampler.
     For :math:`k = m`, :math:`\beta^* = 1 - m^{-1/(m-1)}` in closed form.
 
 ``bound="exchangeable"``
-    The rank law of exchangeable draws. Random DP (Hall et al. 2012; Rubinstein
+    The rank law of exchangeable draws. Random DP (Hall et al. 2012 [4]_; Rubinstein
     & Aldà 2017, Def. 2) is a probability over the neighbouring pair *and* the
     mechanism's randomness, which includes the sampler. Let
     :math:`G_1, \dots, G_m` be the sampled sensitivities and :math:`G_{m+1}`
@@ -51,7 +51,7 @@ the realised estimate, "exchangeable" is a statement averaged over the sampler.
     continuous there are almost surely no ties, the lexicographic order is that
     of the G's, and the two events coincide: equality. :math:`\square`
     (The argument is the rank law behind conformal prediction; Vovk, Gammerman
-    & Shafer 2005, Sec. 2.)
+    & Shafer 2005 [5]_, Sec. 2.)
 
     This certifies :math:`\gamma = (m-k+1)/(m+1)`, so :math:`\gamma = 0.05`
     needs m = 19 (k = m). The statement is joint: averaged over the sampler, a
@@ -62,7 +62,7 @@ the realised estimate, "exchangeable" is a statement averaged over the sampler.
 
 ``bound="dkw"``
     The paper's plan (Rubinstein & Aldà 2017, Thm. 3 and Cor. 7; the authors'
-    R package ``diffpriv``): with the one-sided DKW inequality (Massart 1990),
+    R package ``diffpriv``): with the one-sided DKW inequality (Massart 1990 [3]_),
     :math:`k = \lceil m(1 - \gamma + \rho + \sqrt{\log(1/\rho)/(2m)})\rceil`,
     and :math:`\rho` optimised through the lower branch of Lambert W.
 

@@ -10,6 +10,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.mark.docs
+@pytest.mark.slow
 def test_docs_build_without_warnings(tmp_path):
     for module in ("sphinx", "numpydoc", "myst_nb", "pydata_sphinx_theme"):
         pytest.importorskip(module, reason="needs the docs extra: sensampler[docs]")

@@ -1,8 +1,11 @@
-"""``import sensampler`` leaves the heavy optional and slow modules unloaded.
+"""``import sensampler`` is light, and leaves the heavy optional modules unloaded.
 
-They are imported where used: scipy.stats by the scipy adapter and the optimal
-composition, scikit-learn by its adapters and estimator queries, matplotlib by
-the figures, tqdm by progress bars, pandas by ``to_pandas``, dask by the user.
+The package loads its names and subpackages on first use (PEP 562), so the bare
+import costs a handful of modules; the budget is a count of modules, not a time,
+so it holds on a busy machine too. Heavy modules are imported where used:
+scipy by the plans and the accountants, scikit-learn by its adapters and
+estimator queries, matplotlib by the figures, tqdm by progress bars, pandas by
+``to_pandas``, dask by the user.
 """
 
 import json
@@ -10,6 +13,8 @@ import subprocess
 import sys
 
 import pytest
+
+import sensampler
 
 HEAVY = [
     "scipy.stats",
@@ -21,13 +26,25 @@ HEAVY = [
     "pandas",
 ]
 
+#: Loaded by the core subpackages, never by the bare ``import sensampler``.
+NOT_AT_IMPORT = [
+    "numpy",
+    "scipy",
+    "joblib",
+    "sensampler.accounting",
+    "sensampler.mechanisms",
+]
 
-@pytest.mark.parametrize(
-    "statement",
-    ["import sensampler", "import sensampler.distributions", "import sensampler.cli"],
-)
-def test_import_leaves_heavy_modules_out(statement):
-    code = f"import json, sys\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
+#: Modules ``import sensampler`` may add to a bare interpreter's (7 today).
+BUDGET = 20
+
+
+def _loaded(statement):
+    """Module names in ``sys.modules`` after ``statement``, and before it."""
+    code = (
+        "import json, sys\nbefore = sorted(sys.modules)\n"
+        f"{statement}\nprint(json.dumps([before, sorted(sys.modules)]))"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code],
         stdin=subprocess.DEVNULL,
@@ -36,5 +53,39 @@ def test_import_leaves_heavy_modules_out(statement):
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    loaded = set(json.loads(out.stdout))
+    before, after = json.loads(out.stdout)
+    return set(before), set(after)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["import sensampler", "import sensampler.distributions", "import sensampler.cli"],
+)
+def test_import_leaves_heavy_modules_out(statement):
+    loaded = _loaded(statement)[1]
     assert [name for name in HEAVY if name in loaded] == []
+
+
+def test_bare_import_stays_within_its_module_budget():
+    before, after = _loaded("import sensampler")
+    assert [name for name in NOT_AT_IMPORT if name in after] == []
+    assert len(after - before) <= BUDGET, sorted(after - before)
+
+
+def test_public_names_load_on_first_use():
+    before, after = _loaded(
+        "import sensampler\nsensampler.sample_sensitivity\nsensampler.accounting"
+    )
+    assert {"sensampler.sampler", "sensampler.accounting"} <= after - before
+    code = "from sensampler import sample_sensitivity, SamplingPlan, accounting"
+    assert "sensampler.plan" in _loaded(code)[1]
+
+
+def test_dir_and_all_name_every_public_name():
+    for name in sensampler.__all__:
+        assert getattr(sensampler, name) is not None
+    assert set(sensampler.__all__) <= set(dir(sensampler))
+    assert set(sensampler._NAMES) <= set(sensampler.__all__)
+    assert {"privacy", "plan", "parallel", "distributions"} <= set(dir(sensampler))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        sensampler.nope  # noqa: B018

@@ -60,6 +60,7 @@ def wheel(tmp_path_factory):
         return archive.namelist()
 
 
+@pytest.mark.slow
 def test_wheel_installs_one_top_level_package(wheel):
     tops = {name.split("/")[0] for name in wheel if not name.endswith(".dist-info")}
     tops = {t for t in tops if not t.endswith(".dist-info")}
@@ -67,12 +68,14 @@ def test_wheel_installs_one_top_level_package(wheel):
     assert "sensampler/distributions/__init__.py" in wheel
 
 
+@pytest.mark.slow
 def test_wheel_ships_types_license_and_main(wheel):
     assert "sensampler/py.typed" in wheel
     assert "sensampler/__main__.py" in wheel
     assert any(re.search(r"\.dist-info/licenses/LICENSE$", n) for n in wheel)
 
 
+@pytest.mark.slow
 def test_sdist_holds_tests_examples_notebooks_and_docs(tmp_path):
     setuptools = pytest.importorskip("setuptools")
     if int(setuptools.__version__.split(".")[0]) < 77:

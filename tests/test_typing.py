@@ -2,9 +2,10 @@
 
 The files checked are ``tests/typecheck/*_api.py`` (public-API usage with
 ``assert_type``) and every ```` ```python ```` block of the README, joined in order
-as one script. The package is checked as installed: pyright sees a tree of
-links laid out like the wheel (``distributions/`` as ``sensampler/distributions``),
-since it cannot follow the import hook of an editable install.
+as one script (a doctest block gives its source lines). The package is checked
+as installed: pyright sees a tree of links laid out like the wheel
+(``distributions/`` as ``sensampler/distributions``), since it cannot follow the
+import hook of an editable install.
 """
 
 import json
@@ -15,6 +16,8 @@ import subprocess
 import sys
 
 import pytest
+
+pytestmark = pytest.mark.slow  # one pyright run checks every file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TYPING = os.path.join(ROOT, "tests", "typecheck")
@@ -39,10 +42,18 @@ def _installed_layout(target):
 
 
 def _readme_examples():
+    """The README's Python blocks as one script (doctests: their source lines)."""
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
         blocks = re.findall(r"```python\n(.*?)```", handle.read(), re.S)
     assert blocks, "the README has no Python example"
-    return "\n".join(blocks)
+    lines = []
+    for block in blocks:
+        for line in block.splitlines():
+            if ">>>" not in block:
+                lines.append(line)
+            elif line.startswith((">>> ", "... ")) or line in (">>>", "..."):
+                lines.append(line[4:])
+    return "\n".join(lines) + "\n"
 
 
 @pytest.fixture(scope="module")

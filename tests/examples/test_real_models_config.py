@@ -25,6 +25,8 @@ EPSILONS = [0.3, 3.0]
 REPETITIONS = 200
 M = 300
 
+pytestmark = pytest.mark.slow  # batch runs of ridge fits, end to end
+
 
 def _smaller(tmp_path):
     """The shipped config with fewer releases, pairs and epsilons."""

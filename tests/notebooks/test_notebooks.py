@@ -28,6 +28,7 @@ def test_every_example_has_its_notebook():
 
 
 @pytest.mark.parametrize("name", NAMES)
+@pytest.mark.slow
 def test_example_runs(name, tmp_path):
     pytest.importorskip("matplotlib")
     env = dict(os.environ, MPLBACKEND="Agg")
@@ -43,6 +44,24 @@ def test_example_runs(name, tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     # a sensitivity read as a plain number would warn: examples read .value
     assert "PrivacyLeakWarning" not in out.stderr, out.stderr[-3000:]
+    if name == "06_real_models":  # a script prints its table and saves its figure
+        assert "test MSE (bootstrap)" in out.stdout
+        assert (tmp_path / "real_models.png").stat().st_size > 0
+
+
+def test_real_models_example_names_its_extras_on_a_core_install(tmp_path):
+    example = os.path.join(ROOT, "examples", "06_real_models.py")
+    hide = "import runpy, sys\nsys.modules['pandas'] = None\n"
+    out = subprocess.run(
+        [sys.executable, "-c", hide + f"runpy.run_path({example!r}, run_name='__main__')"],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 1
+    assert "pip install 'sensampler[pandas,plot]'" in out.stderr
 
 
 def _build_module():

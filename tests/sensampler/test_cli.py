@@ -92,6 +92,7 @@ def test_sample_json_and_population_flags(tmp_path):
     assert out.returncode == 0 and "sensitivity" in out.stdout
 
 
+@pytest.mark.slow
 def test_sweep_writes_csv_and_png(tmp_path):
     out = sensampler(
         "sweep",
@@ -200,6 +201,7 @@ def test_run_and_resume(tmp_path):
     assert json.loads(first.stdout)[0]["population"] == "heights"
 
 
+@pytest.mark.slow
 def test_demo_writes_its_results(tmp_path):
     out = sensampler("demo", "--out", "results", "--no-progress", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
@@ -253,12 +255,14 @@ def test_user_errors_are_one_line_and_exit_2(args, message):
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_bad_flags_exit_2():
     out = sensampler("plan", "--gamma", "abc")
     assert out.returncode == 2 and "invalid float value" in out.stderr
     assert sensampler("frobnicate").returncode == 2
 
 
+@pytest.mark.slow
 def test_malformed_toml_is_a_user_error(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("[grid\n")

@@ -8,6 +8,8 @@ import pytest
 
 from sensampler.demo import run_demo
 
+pytestmark = pytest.mark.slow  # the module runs the whole demo once
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
@@ -74,6 +76,7 @@ def test_every_figure_has_a_caption_with_its_parameters(demo):
         caption = (out_dir / png.split("/")[-1].replace(".png", ".txt")).read_text()
         assert caption.strip()
     sweep = (out_dir / "error_vs_epsilon.txt").read_text()
-    for fact in ("100 repetitions", "Normal(170, 1)", "gamma = 0.0498", "sd ="):
+    facts = ("100 repetitions", "500 heights drawn", "gamma = 0.0498", "sd =")
+    for fact in facts:
         assert fact in sweep
     assert "sigma = 200" in (out_dir / "epsilon_vs_iterations.txt").read_text()

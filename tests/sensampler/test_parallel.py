@@ -78,6 +78,7 @@ def test_generic_queries_run_in_parallel_chunks():
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_dask_cluster_gives_the_serial_estimate_bit_for_bit():
     distributed = pytest.importorskip("distributed")
     kw = dict(gamma=0.01, random_state=2024, batch_size=64)
@@ -255,6 +256,7 @@ def test_dask_cluster_losing_every_worker_mid_run_fails_after_a_bounded_wait(
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_dask_worker_replaced_within_the_wait_gives_the_serial_estimate(monkeypatch):
     distributed = pytest.importorskip("distributed")
     monkeypatch.setattr(parallel, "DASK_WORKER_TIMEOUT", 15.0)

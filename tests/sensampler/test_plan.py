@@ -223,8 +223,7 @@ def test_the_smallest_gamma_at_the_limit_is_planned(bound):
 
 @pytest.mark.parametrize("bound", ["exact", "exchangeable", "dkw"])
 def test_every_gamma_mode_plan_certifies_its_gamma(bound):
-    # Down to the limit: each plan's own gamma never exceeds the one asked for (on
-    # main, dkw at gamma=1e-14 refused its own m, and tiny gammas crashed).
+    # Down to the limit: each plan's own gamma never exceeds the one asked for.
     floor = sampling_plan(m=MAX_PAIRS, bound=bound).gamma
     for gamma in np.geomspace(floor * 1.0001, 0.9, 40):
         plan = sampling_plan(gamma=float(gamma), bound=bound)
@@ -234,7 +233,7 @@ def test_every_gamma_mode_plan_certifies_its_gamma(bound):
 def test_exact_at_the_limit_chooses_k_by_the_normal_law():
     # m = 1e9, gamma = 0.05: beta + P[Bin(m, 1 - beta) >= k] with k = m (1 - beta) +
     # z sqrt(m beta (1 - beta)); the plan's k sits within a few standard deviations
-    # of m (1 - 0.05), and its own gamma is below 0.05 (on main, m = 2**63 failed).
+    # of m (1 - 0.05), and its own gamma is below 0.05.
     plan = sampling_plan(m=10**9, gamma=0.05)
     sd = math.sqrt(10**9 * 0.05 * 0.95)
     assert 0 < plan.k - 0.95 * 10**9 < 6 * sd

@@ -12,7 +12,6 @@ from sensampler.privacy import pure_dp_rdp, zcdp_to_dp
 
 @pytest.mark.parametrize("epsilon", [1e154, 1.4e154, 1e200, 1e308])
 def test_the_pure_dp_renyi_curve_of_a_huge_epsilon_is_epsilon(epsilon):
-    # main: alpha * epsilon**2 / 2 raised OverflowError beyond 1.34e154
     curve = pure_dp_rdp(epsilon)
     assert curve(2.0) == epsilon and curve(1.5) == epsilon
     assert pure_dp_rdp(0.1)(2.0) == pytest.approx(0.01)  # alpha eps^2 / 2 below eps
@@ -25,7 +24,6 @@ def test_accountants_compose_a_huge_pure_epsilon():
 
 
 def test_a_renyi_filter_admits_a_huge_spend_in_bounded_time():
-    # main: the count of admissible steps looped forever (n + 1 == n in float)
     budget = RenyiFilter(1e300, 1e-5)
     budget.spend(1e200)
     assert budget.count == 1

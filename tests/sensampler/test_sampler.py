@@ -72,6 +72,7 @@ def test_source_documents_call_works_unchanged():
     assert est.m == 200 and est.k == 200
 
 
+@pytest.mark.slow
 def test_sampler_guarantee_by_simulation(seed):
     # Identity query on N(0, 1) records, n = 1: G = |X - X'| ~ |N(0, 2)|, whose tail
     # mass above s is 2 (1 - Phi(s / sqrt 2)). Over many runs, the rate at which the

@@ -183,7 +183,6 @@ def test_bad_spends():
     [(1.0, 0.1, 10), (1.0, 0.2, 5), (1.0, 0.001, 1000), (0.3, 0.1, 3), (1.0, 1 / 3, 3)],
 )
 def test_an_evenly_split_budget_is_spent_in_full(budget, spend, times):
-    # main accepted 9 of 10 spends of 0.1 ("epsilon 1 > 1"), 4 of 5 of 0.2, ...
     f = PrivacyFilter(budget, rule="basic")
     for _ in range(times):
         f.spend(spend)
@@ -245,8 +244,7 @@ def test_exact_decimal_and_fraction_spends():
 
 
 def test_advanced_spent_is_the_guarantee_and_the_statistic_is_separate():
-    # main reported spent = (K, sum delta) = (0.9964, 0.0) for 147 spends of 0.01:
-    # a guarantee that does not hold. Rogers et al. Thm 5.1 proves (eps_g, delta_g).
+    # Rogers et al. Thm 5.1 proves (eps_g, delta_g), not (K, sum delta).
     f = PrivacyFilter(1.0, 1e-6, rule="advanced")
     for _ in range(147):
         f.spend(0.01)
@@ -319,7 +317,6 @@ def test_a_huge_budget_does_not_overflow():
 
 @pytest.mark.parametrize("value", ["x", {}, [[1.0], [1.0, 2.0]]])
 def test_a_release_of_no_number_is_refused_naming_value_and_spends_nothing(value):
-    # main: float()'s own message, naming no parameter
     budget = PrivacyFilter(1.0, 1e-5)
     message = f"value must be a number or an array of numbers, got {value!r}."
     with pytest.raises(TypeError, match=re.escape(message)):

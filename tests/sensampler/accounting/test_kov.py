@@ -221,10 +221,10 @@ def test_refusals(call, exc, message):
         call()
 
 
+@pytest.mark.slow
 def test_exact_laws_beyond_max_steps_are_refused_or_skipped():
     from sensampler.accounting._kov import MAX_EXACT_STEPS, homogeneous_count
 
-    # main: a MemoryError (k + 1 points) or a search that never ends
     with pytest.raises(ValueError, match=re.escape("k must be <= 1000000 for the")):
         homogeneous_epsilon(0.1, 0.0, MAX_EXACT_STEPS + 1, 1e-5)
     # the count that fits is certified up to the limit only

@@ -43,7 +43,7 @@ def _statement(gamma, run_id=None):
 @pytest.mark.parametrize("make", ACCOUNTANTS, ids=IDS)
 def test_anonymous_gamma_counts_once_per_release(make):
     # five distinct guarantees, gamma = 0.01 each, no run identity: a union bound
-    # needs 0.05 (main reported 0.01: the key was id() of a temporary object)
+    # needs 0.05, whatever the objects' id()
     acc = make()
     for _ in range(5):
         acc.compose(_statement(0.01))

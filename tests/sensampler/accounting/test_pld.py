@@ -155,6 +155,7 @@ def test_issue_laplace_figure():
     )
 
 
+@pytest.mark.slow
 def test_a_thousand_laplace_steps_within_one_percent_of_a_lower_bound():
     # dp_accounting's optimistic discretisation (privacy buckets, rounding the loss
     # down) is dominated by the true PLD and its pessimistic one dominates it: the
@@ -347,7 +348,6 @@ def test_pld_accountant_carries_gamma_and_refuses_typical_sensitivities():
 
 
 def test_a_pure_step_beyond_the_representable_epsilon_is_refused_by_name():
-    # main: OverflowError from math.exp(epsilon) inside dp_accounting
     with pytest.raises(ValueError, match=re.escape("steps[0] epsilon must be >= 0")):
         pld_epsilon([("pure", 1e9, 8)], 1e-5)
     with pytest.raises(ValueError, match=re.escape("steps[1] epsilon must be >= 0")):
@@ -367,6 +367,7 @@ def test_a_pure_step_beyond_the_representable_epsilon_is_refused_by_name():
         [("epsilon_delta", 0.5, 1e-6, 50)],
     ],
 )
+@pytest.mark.slow
 def test_the_grid_estimate_is_within_a_factor_two_of_dp_accountings(steps):
     estimate = _grid_points(_check_steps(steps), DEFAULT_INTERVAL)
     size = compose_pld(steps)._pmf_remove.size
@@ -378,7 +379,6 @@ def test_the_grid_estimate_is_within_a_factor_two_of_dp_accountings(steps):
     [[("laplace", 1e-10, 1)], [("gaussian", 1e-3, 1)], [("laplace", 1.0, 10**4)]],
 )
 def test_a_composition_beyond_the_grid_limit_is_refused_before_any_work(steps):
-    # main: LaplaceMechanism(1, 1e10) in a PLD accountant built a grid of 2e14 points
     with pytest.raises(ValueError, match=r"steps: .* more than MAX_GRID_POINTS="):
         compose_pld(steps)
 

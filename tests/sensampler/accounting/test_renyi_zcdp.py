@@ -239,8 +239,6 @@ def test_a_gaussian_release_lifts_the_cap():
 
 
 def test_a_pure_ledger_beyond_the_exact_law_keeps_its_other_bounds():
-    # main: the optimal cap built a law of 2e6 + 1 points (and heterogeneous
-    # composition an array of 2e6 steps) at every query
     from sensampler.mechanisms import LaplaceMechanism
 
     acc = RenyiAccountant()

@@ -78,7 +78,7 @@ def test_parallel_batch_equals_serial(tmp_path):
 
 @pytest.mark.slow
 def test_interrupted_batch_loses_and_redoes_nothing(tmp_path):
-    config = _write(tmp_path, reps=40000)  # each run takes a moment
+    config = _write(tmp_path, reps=2000)  # each run takes a moment (0.1 to 0.3 s)
     out = tmp_path / "out"
     cmd = [
         sys.executable,
@@ -496,6 +496,7 @@ def _real(tmp_path, text=REAL):
     return path
 
 
+@pytest.mark.slow
 def test_a_real_models_config_runs_scores_and_resumes(tmp_path):
     config, out = _real(tmp_path), tmp_path / "out"
     summary = run_batch(config, out)

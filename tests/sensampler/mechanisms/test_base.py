@@ -208,7 +208,6 @@ def test_catastrophe_has_no_renyi_or_zcdp_guarantee():
 
 @pytest.mark.parametrize("bad", ["x", "1.5", {}, [[1.0], [2.0, 3.0]], object()])
 def test_a_value_that_is_no_number_is_refused_naming_value(bad):
-    # main: float()'s own message ("could not convert string to float"), no name
     message = f"value must be a number or an array of numbers, got {bad!r}."
     with pytest.raises(TypeError, match=re.escape(message)):
         LaplaceMechanism(1.0, 0.5).check_release(bad, random_state=0)
@@ -227,14 +226,13 @@ def test_pure_dp_zcdp_is_the_smaller_valid_parameter():
     assert pure_dp_zcdp(2.0) == 2.0
     assert pure_dp_zcdp(3.0) == 3.0
     assert pure_dp_zcdp(3.0, 8.0) == 9.0 / 8.0
-    # the square would overflow (main: OverflowError from epsilon**2)
+    # the square would overflow
     assert pure_dp_zcdp(1e308) == 1e308
     assert pure_dp_zcdp(1e308, 8.0) == 1e308
 
 
 @pytest.mark.parametrize("mechanism", [LaplaceMechanism, ExponentialMechanism])
 def test_an_empty_per_coordinate_sensitivity_is_refused(mechanism):
-    # main: the exponential mechanism failed in np.max, naming no parameter
     message = "sensitivity must hold at least one coordinate, got sensitivity=()."
     with pytest.raises(ValueError, match=re.escape(message)):
         mechanism((), 1.0)

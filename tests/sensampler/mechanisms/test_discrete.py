@@ -174,8 +174,6 @@ def test_randomized_response_refuses_more_categories_than_int64_holds():
 
 
 def test_exponential_mechanism_with_a_huge_epsilon_over_sensitivity():
-    # main: epsilon u / (2 Delta) overflowed with a RuntimeWarning, and two
-    # overflowing scores tied at inf, so the first won whatever its score
     mech = ExponentialMechanism(1.5e-252, 5.4e56)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -189,7 +187,6 @@ def test_exponential_mechanism_with_a_huge_epsilon_over_sensitivity():
 
 @pytest.mark.parametrize("epsilon", [1e308, 1.4e154])
 def test_huge_epsilons_state_finite_zcdp(epsilon):
-    # main: OverflowError from epsilon**2
     assert ExponentialMechanism(0.0, epsilon).privacy.rho == epsilon
     assert RandomizedResponse(2, epsilon).privacy.rho == epsilon
     assert ExponentialMechanism(1.0, epsilon).privacy.rdp(2.0) == epsilon

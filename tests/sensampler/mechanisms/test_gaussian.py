@@ -202,9 +202,9 @@ GRID = [
 ]
 
 
+@pytest.mark.slow
 def test_analytic_sigma_is_never_below_the_exact_solution():
     mpmath.mp.dps = 50
-    # main returned a sigma 3.9e-15 relative below the exact one at (0.5, 1e-10)
     for eps, delta in [(0.5, 1e-10)] + GRID:
         sigma = analytic_gaussian_sigma(eps, delta)
         exact = _exact_sigma(eps, delta)
@@ -271,7 +271,6 @@ def test_overflowing_sigmas_are_refused(call, message):
     ],
 )
 def test_a_huge_zcdp_or_renyi_parameter_states_finite_privacy(build):
-    # main: 2 * rho overflowed, sigma became 0 and rho = 1 / (2 sigma^2) divided by 0
     mech = build()
     assert 0.0 < mech.sigma or mech.sensitivity == 0.0
     assert math.isfinite(mech.privacy.rho) and mech.privacy.rho >= 1e307
@@ -302,7 +301,6 @@ def test_a_rho_beyond_the_normal_doubles_is_refused():
     ],
 )
 def test_calibration_functions_refuse_by_name(func, args, exc, message):
-    # main: arithmetic errors on None, brentq's NaN or sign errors, or silent inf
     with pytest.raises(exc, match=re.escape(message)):
         func(*args)
 
@@ -326,8 +324,8 @@ def test_analytic_delta_is_never_below_the_exact_one():
 
 
 def test_gaussian_epsilon_at_a_huge_sigma_and_tiny_delta():
-    # main: brentq's sign error; the exact epsilon is 0 (delta(0) = 5.8e-301), but
-    # the evaluation can certify only a tiny positive one
+    # the exact epsilon is 0 (delta(0) = 5.8e-301), but the evaluation can certify
+    # only a tiny positive one
     eps = gaussian_epsilon(6.9e299, 2.7e-297)
     assert 0.0 < eps < 1e-13
     # exactly, a = 1/(2 sigma) - eps sigma < -40, so delta <= Phi(a) < e^-800

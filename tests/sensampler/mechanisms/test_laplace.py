@@ -225,7 +225,6 @@ def test_overflowing_scales_are_refused(call, message):
     [(0.0, 1e308), (1.0, 1.3407807929942597e154), (1.0, 1e308), ([1.0, 2.0], 1e300)],
 )
 def test_a_huge_epsilon_states_finite_privacy(sensitivity, epsilon):
-    # main: OverflowError from epsilon**2 (the zCDP parameter) or in the Rényi curve
     from sensampler.accounting import RenyiAccountant, ZCDPAccountant
 
     mech = LaplaceMechanism(sensitivity, epsilon)
@@ -242,7 +241,6 @@ def test_a_huge_epsilon_states_finite_privacy(sensitivity, epsilon):
 
 
 def test_laplace_rdp_validates_by_name():
-    # main: TypeError from arithmetic on None, "math domain error", or a silent inf
     with pytest.raises(TypeError, match=re.escape("alpha must be a real number")):
         laplace_rdp(None, 1.0)
     with pytest.raises(ValueError, match=re.escape("alpha must be > 1.0, got")):

@@ -195,6 +195,7 @@ def test_releases_follow_the_shifted_discrete_law(kind):
 
 
 @pytest.mark.parametrize("kind", ["laplace", "gaussian"])
+@pytest.mark.slow
 def test_empirical_privacy_audit(kind):
     # Neighbours at the worst rounding: 0.24 -> k = 1 and 0.24 + 1 = 1.24 -> k = 5
     # on the grid 0.25 (ceil(1 / 0.25) = 4 steps). P[M(x) in S] <= e^eps P[M(x') in
