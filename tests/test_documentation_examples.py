@@ -28,7 +28,17 @@ def test_pages_are_found():
     assert "docs/guide/mechanisms.md" in PAGES
 
 
-@pytest.mark.parametrize("page", PAGES)
+#: Pages whose examples sample for long (a minute or more): run with the slow tests.
+SLOW_PAGES = {"docs/auditing.md"}
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(page, marks=pytest.mark.slow) if page in SLOW_PAGES else page
+        for page in PAGES
+    ],
+)
 def test_page_examples(page, monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "Agg")
     parser = sybil.Sybil(
