@@ -36,17 +36,25 @@ from .experiments.specs import (
     MECHANISMS,
     accepted_norms,
     build_population,
+    check_sampling_memory,
     mechanism_from_name,
     parse_population,
     parse_query,
     parse_sensitivities,
 )
-from .experiments.sweep import SD_DEFINITION, check_epsilons, error_vs_epsilon
+from .experiments.sweep import (
+    SD_DEFINITION,
+    answer_size,
+    check_databases_fit,
+    check_epsilons,
+    error_vs_epsilon,
+    probe_answer,
+)
 from .experiments.table import ResultTable
 from .norms import get_norm
 from .parallel import child_seed, default_progress
 from .plan import sampling_plan
-from .sampler import sample_sensitivity
+from .sampler import MAX_N, sample_sensitivity
 
 __all__ = ["main", "build_parser"]
 
@@ -108,7 +116,8 @@ def _check_sampling(args):
     """The shared sampling flags, checked: ``(query, population)``."""
     query = parse_query(args.query)
     population = _population(args)
-    check_count("n", args.n)
+    if check_count("n", args.n) > MAX_N:
+        raise ValueError(f"--n must be <= MAX_N={MAX_N}, got --n {args.n}.")
     check_n_jobs(args.n_jobs)
     as_seed_sequence(args.seed)
     return query, population
@@ -131,6 +140,17 @@ def _cmd_sample(args):
     query, population = _check_sampling(args)
     get_norm(args.norm)
     sampling_plan(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
+    check_sampling_memory(
+        query,
+        population,
+        args.n,
+        m=args.m,
+        gamma=args.gamma,
+        k=args.k,
+        bound=args.bound,
+        norm=args.norm,
+        n_jobs=args.n_jobs,
+    )
 
     def work():
         est = sample_sensitivity(
@@ -159,6 +179,20 @@ def _defer_sampling():
     raise _SamplingDeferred
 
 
+def _check_sweep_memory(query, data, n, repetitions, settings, args):
+    """Refuse, before any work, a sweep whose databases and answers do not fit."""
+    check_databases_fit(data.record_shape, n, repetitions)
+    parts = probe_answer(query, data, n, np.random.default_rng(0))
+    check_databases_fit(
+        data.record_shape,
+        n,
+        repetitions,
+        answer_size=answer_size(parts),
+        settings=settings * len(parts),
+        n_jobs=args.n_jobs,
+    )
+
+
 def _cmd_sweep(args):
     statistic = {"none": None, "mean": np.mean, "median": np.median, "sum": np.sum}[
         args.statistic
@@ -174,12 +208,22 @@ def _cmd_sweep(args):
     epsilons = check_epsilons(mechanism, args.epsilons)
     query, population = _check_sampling(args)
     data = parse_population(args.data) if args.data else population
-    check_count("repetitions", args.repetitions)
+    repetitions = check_count("repetitions", args.repetitions)
     sampling_plan(gamma=args.gamma, bound=args.bound)
+    labels = len([item for item in args.sensitivities.split(",") if item.strip()])
     try:
         parse_sensitivities(args.sensitivities, _defer_sampling)
     except _SamplingDeferred:
-        pass
+        check_sampling_memory(
+            query,
+            population,
+            args.n,
+            gamma=args.gamma,
+            bound=args.bound,
+            norm=norm,
+            n_jobs=args.n_jobs,
+        )
+    _check_sweep_memory(query, data, args.n, repetitions, labels * len(epsilons), args)
     out = None if args.out is None else _writable_folder(args.out)
 
     def work():

@@ -13,8 +13,10 @@ interruptions.
 
 The whole config is checked before the first run: every key, type and range, and
 that every grid point can run (each population, query, sampling plan and
-mechanism is built, nothing is drawn); errors name the file, the key and the
-value. One ``run`` at a time may use an output folder: it holds an OS lock on
+mechanism is built; each query answers one probe database of each population,
+drawn with a fixed seed, which also sizes the run's memory: a run whose
+sampling or sweep would not fit in physical memory is refused, see
+:mod:`sensampler._memory`); errors name the file, the key and the value. One ``run`` at a time may use an output folder: it holds an OS lock on
 ``OUT/.lock`` (released when it ends, even by a crash), and a second ``run`` on
 the same folder stops with an error before touching anything.
 
@@ -90,9 +92,10 @@ from .specs import (
     accepted_norms,
     build_population,
     build_query,
+    check_sampling_memory,
     mechanism_from_name,
 )
-from .sweep import check_databases_fit, error_vs_epsilon
+from .sweep import answer_size, check_databases_fit, error_vs_epsilon, probe_answer
 from .table import ResultTable, atomic_write_text
 
 __all__ = ["run_batch", "load_config", "plan_runs"]
@@ -316,7 +319,47 @@ def load_config(path) -> dict:
         _check_entries(path, "run", key, [value], _RUN_RULES)
     config["run"] = {**_RUN_DEFAULTS, **run}
     _check_runnable(path, config, populations)
+    _check_runs_fit(path, config)
     return config
+
+
+def _check_runs_fit(path, config) -> None:
+    """Each run's sampling and sweep fit in memory, and its query answers its
+    population: checked on one probe database per (population, query, n), drawn
+    with a fixed seed (see :func:`~sensampler.experiments.specs.check_sampling_memory`)."""
+    runs, _ = plan_runs(config)
+    splits, checked = _splits(config), set()
+    for s in runs:
+        key = json.dumps(
+            [s["population"], s["query"], s["n"], s["gamma"], s["norm"]], default=str
+        )
+        if key in checked:
+            continue
+        checked.add(key)
+        where = (
+            f"{path}: the run of population {s['population']!r}, query "
+            f"{s['query']!r}, n = {s['n']}, gamma = {s['gamma']!r}, norm = "
+            f"{s['norm']!r}"
+        )
+        dist = build_population(s["population_spec"], splits)
+        query = build_query(s.get("query_spec", s["query"]))
+        errors = s.get("errors", {})
+        data = splits[errors["data"]].train if "data" in errors else dist
+        try:
+            check_sampling_memory(
+                query, dist, s["n"], m=s.get("m"), gamma=s["gamma"],
+                bound=s["bound"], norm=s["norm"],
+            )
+            probe = probe_answer(query, data, s["n"], np.random.default_rng(0))
+            check_databases_fit(
+                np.shape(data)[1:] if isinstance(data, np.ndarray) else data.record_shape,
+                s["n"],
+                s["repetitions"],
+                answer_size=answer_size(probe),
+                settings=len(s["epsilons"]) * len(probe),
+            )
+        except (ValueError, TypeError, ArithmeticError) as exc:
+            raise ValueError(f"{where}: {exc}") from None
 
 
 def _splits(config) -> dict:

@@ -9,7 +9,11 @@ import re
 import numpy as np
 
 from .. import distributions, queries
+from .._structure import split
+from .._memory import check_database_fits, check_sampling_fits, record_bytes_of
 from .._validation import check_choice, check_count, check_real
+from ..norms import get_norm
+from ..plan import joint_plan
 from ..distributions import mixtures, univariate
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from .datasets import DatasetSplit
@@ -27,6 +31,7 @@ __all__ = [
     "mechanism_from_name",
     "accepted_norms",
     "parse_sensitivities",
+    "check_sampling_memory",
 ]
 
 #: Named populations: the source documents' heights mixture, and a standard normal.
@@ -352,3 +357,55 @@ def parse_sensitivities(text: str, sample) -> dict:
         else:
             out[f"{value:g}"] = value
     return out
+
+
+#: Records of the probe database of an additive query (its answer's shape does
+#: not depend on n; the sampler checks it).
+_ADDITIVE_PROBE = 1000
+
+
+def check_sampling_memory(
+    query, population, n: int, *, m=None, gamma=None, k=None, bound="exact",
+    norm="l1", n_jobs=1,
+) -> int:
+    """Refuse, before any sampling, a sampling run that would not fit in memory.
+
+    The query is answered once on a probe database drawn from ``population``
+    with a fixed seed (``min(n, 1000)`` records for an additive query, n
+    otherwise, once n's databases are known to fit), which sizes the run's
+    sensitivities; so a query that fails on the population's records (an
+    estimator with bad parameters, too few columns, or continuous labels for a
+    classifier) fails here too.
+
+    Parameters
+    ----------
+    query : Query
+    population : Distribution
+    n : int
+        Database size.
+    m, gamma, k, bound
+        The sampling plan, as in :func:`sensampler.sample_sensitivity`.
+    norm : str or SensitivityNorm
+    n_jobs : int or None
+
+    Returns
+    -------
+    int
+        Pairs the run draws.
+    """
+    norm = get_norm(norm)
+    additive = query.additive is not None
+    if not additive:
+        check_database_fits(n, population.record_shape)
+    size = min(n, _ADDITIVE_PROBE) if additive else n
+    probe = population.sample_batch(1, size, np.random.default_rng(0))
+    _, leaves = split(query.evaluate(probe))
+    parts = (
+        sum(int(np.prod(np.shape(leaf)[1:])) for leaf in leaves)
+        if norm.per_coordinate
+        else len(leaves)
+    )
+    plan = joint_plan(m, gamma, k, bound, parts)[0]
+    record = record_bytes_of(population.record_shape)
+    check_sampling_fits(plan.m, parts, n, record, additive, n_jobs)
+    return plan.m
