@@ -30,9 +30,9 @@ from typing import Any, Union, overload
 
 import numpy as np
 
+from ._memory import check_database_fits, check_sampling_fits
 from ._structure import Spec, evaluate
 from ._threads import one_thread
-from ._memory import check_database_fits, check_sampling_fits
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from .distributions import Distribution, as_distribution
 from .estimate import SensitivityEstimate, SensitivityEstimates

@@ -6,17 +6,23 @@ sampled once and its error measured at every epsilon of the grid. Each finished
 run is written atomically to ``OUT/runs/<run id>.json``, with its config key (the
 run id, a hash of its settings) and a SHA-256 checksum of its content; starting
 again skips the runs whose file is there and verifies, so an interruption loses
-no finished run and redoes none, and a truncated, corrupted or edited file is
-named and run again. Every run draws from a seed derived from the config's seed
-and the run's own settings, so results do not depend on order, ``n_jobs`` or
-interruptions.
+no finished run and redoes none, and a truncated or corrupted file, or one
+edited without recomputing its checksum, is named and run again. The checksum
+detects accidents, not forgery: it is not keyed, so anyone who can write the
+folder can change a file and recompute it, and the file is then accepted.
+Every run draws from a seed derived from the config's seed and the run's own
+settings, so results do not depend on order, ``n_jobs`` or interruptions: the
+summary (``OUT/summary.csv``, and every number of a run file) is the same bit
+for bit for any ``n_jobs``; a run file's sampling-run id (random) and ordinal
+(the runs its process had drawn) are not.
 
 The whole config is checked before the first run: every key, type and range, and
 that every grid point can run (each population, query, sampling plan and
 mechanism is built; each query answers one probe database of each population,
 drawn with a fixed seed, which also sizes the run's memory: a run whose
 sampling or sweep would not fit in physical memory is refused, see
-:mod:`sensampler._memory`); errors name the file, the key and the value. One ``run`` at a time may use an output folder: it holds an OS lock on
+:mod:`sensampler._memory`); errors name the file, the key and the value.
+One ``run`` at a time may use an output folder: it holds an OS lock on
 ``OUT/.lock`` (released when it ends, even by a crash), and a second ``run`` on
 the same folder stops with an error before touching anything.
 
@@ -196,18 +202,29 @@ _ERRORS_RULES = {
 }
 
 
-def _read_toml(path) -> dict:
+#: The UTF-8 byte-order mark some editors write first; TOML 1.0 has no word for it.
+_BOM = b"\xef\xbb\xbf"
+
+
+def read_toml(path, what: str = "config") -> dict:
+    """The tables of a TOML file; errors name the file and the problem.
+
+    A leading UTF-8 byte-order mark (written by some editors) is skipped.
+    """
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            data = handle.read()
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {path}: {exc.strerror}") from None
+    data = data.removeprefix(_BOM)
+    try:
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: malformed TOML: {exc}") from None
     except UnicodeDecodeError as exc:
         raise ValueError(
             f"{path}: not a TOML text file (invalid UTF-8 at byte {exc.start})."
         ) from None
-    except OSError as exc:
-        raise ValueError(f"cannot read config {path}: {exc.strerror}") from None
 
 
 def _table(path, config, name, *, required=False) -> dict:
@@ -275,7 +292,7 @@ def load_config(path) -> dict:
         path = os.fspath(path)
     else:
         raise TypeError(f"config_path must be a path, got {path!r}.")
-    config = _read_toml(path)
+    config = read_toml(path)
     unknown = set(config) - set(_TABLES)
     if unknown:
         raise ValueError(
@@ -568,8 +585,9 @@ def _execute(settings: dict, path: str) -> str:
     """Do one run, on one BLAS/OpenMP thread, and write its file; return the path.
 
     Fits, products and draws then round alike in the calling process and in
-    joblib's workers (which run one thread each), so a run file is the same
-    bit for bit for any ``n_jobs``.
+    joblib's workers (which run one thread each), so the numbers of a run file
+    (and the summary made of them) are the same bit for bit for any
+    ``n_jobs``; its sampling run's random id and process ordinal differ.
     """
     with one_thread():
         return _execute_run(settings, path)
