@@ -322,6 +322,12 @@ def error_vs_epsilon(
     -----
     The table measures utility only. Releasing every part of a tuple output
     composes their privacy costs, and a typical value gives none.
+
+    Before the repetitions are drawn, the query answers one probe database
+    (from its own child seed), and a sweep whose measured peak
+    (:func:`sensampler._memory.sweep_bytes`: the databases five times over,
+    the answers, the result rows) exceeds physical memory is refused with
+    ``ValueError`` naming the sizes.
     """
     query = as_query(query)
     eps = check_epsilons(mechanism, epsilons)

@@ -761,7 +761,7 @@ def test_every_bad_real_models_config_is_refused_before_any_run(
 
 
 # --------------------------------------------------------------- reliability
-SMALL = """
+ONE_RUN = """
 [grid]
 population = "{population}"
 query = "{query}"
@@ -777,9 +777,9 @@ cov = [[1, 0], [0, 1]]
 """
 
 
-def _small(tmp_path, population="heights", query="mean", extra=""):
+def _one_run(tmp_path, population="heights", query="mean", extra=""):
     path = tmp_path / "c.toml"
-    path.write_text(SMALL.format(population=population, query=query, extra=extra))
+    path.write_text(ONE_RUN.format(population=population, query=query, extra=extra))
     return path
 
 
@@ -791,12 +791,12 @@ def test_a_config_the_machine_cannot_hold_is_refused_at_check_time(
     from sensampler import _memory
 
     monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * 2**30)
-    path = _small(tmp_path, extra="[run]\nm = 1000000000\n")
+    path = _one_run(tmp_path, extra="[run]\nm = 1000000000\n")
     with pytest.raises(ValueError, match=re.escape("m=1000000000 pairs of 1 sens")):
         load_config(path)
     # the sweep's repetitions too: 5e6 databases of 100 records are 4 GB, which
     # fit twice over in 16 GiB (the old check), not the five copies measured
-    path = _small(tmp_path, extra="[run]\nrepetitions = 5000000\n")
+    path = _one_run(tmp_path, extra="[run]\nrepetitions = 5000000\n")
     with pytest.raises(ValueError, match=re.escape("repetitions=5000000 databases")):
         load_config(path)
 
@@ -814,7 +814,7 @@ def test_estimators_that_cannot_fit_the_population_are_refused_at_check_time(
 ):
     # Failed before: load_config passed; each failed during the run (exit 1).
     extra = f'[queries.q]\nkind = "estimator"\nmodel = "{model}"\n{params}\n'
-    path = _small(tmp_path, population=population, query="q", extra=extra)
+    path = _one_run(tmp_path, population=population, query="q", extra=extra)
     with pytest.raises(ValueError, match=re.escape(message)) as info:
         load_config(path)
     assert str(info.value).startswith(f"{path}: the run of population {population!r}")
@@ -822,14 +822,14 @@ def test_estimators_that_cannot_fit_the_population_are_refused_at_check_time(
 
 def test_a_config_with_a_byte_order_mark_reads(tmp_path):
     # Failed before: "malformed TOML: Invalid statement (at line 1, column 1)".
-    path = _small(tmp_path)
+    path = _one_run(tmp_path)
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     assert load_config(path)["grid"]["query"] == ["mean"]
 
 
 def test_a_full_disk_names_the_file(tmp_path, monkeypatch):
     # Failed before: "[Errno 28] No space left on device", no file named.
-    path = _small(tmp_path, extra="[run]\nrepetitions = 3\n")
+    path = _one_run(tmp_path, extra="[run]\nrepetitions = 3\n")
 
     def full(fd):
         raise OSError(28, "No space left on device")
@@ -858,7 +858,7 @@ def test_a_forged_checksum_is_accepted_as_documented(tmp_path):
     # The checksum detects accidents, not forgery (module docstring).
     from sensampler.experiments import batch
 
-    path = _small(tmp_path, extra="[run]\nrepetitions = 3\n")
+    path = _one_run(tmp_path, extra="[run]\nrepetitions = 3\n")
     out = tmp_path / "out"
     run_batch(path, out)
     (file,) = (out / "runs").glob("*.json")
