@@ -23,6 +23,7 @@ from dataclasses import asdict
 import numpy as np
 
 from . import plotting
+from ._memory import check_sampling_fits
 from ._probes import probe_additive
 from ._validation import (
     as_seed_sequence,
@@ -38,7 +39,7 @@ from .experiments.specs import build_population, parse_population, parse_query
 from .norms import get_norm
 from .plan import sampling_plan
 from .queries import as_query
-from .sampler import _check_fits, _probe_full
+from .sampler import _probe_full
 
 __all__ = ["add_audit_parser", "audit_command", "DEFAULTS"]
 
@@ -209,7 +210,7 @@ def _population(name: str, spec):
 
 
 def _outputs(query, populations: dict, n: int, norm) -> int:
-    """Meet the query with each population on a probe database; return its parts.
+    """Meet the query with each population on a probe database: (parts, record bytes).
 
     The sampler's own probe (no pair is drawn): it refuses a query that fails
     or returns NaN on the population, a false additive declaration, and an
@@ -221,20 +222,23 @@ def _outputs(query, populations: dict, n: int, norm) -> int:
     for name, dist in populations.items():
         rng = np.random.default_rng(_PROBE_SEED)
         try:
-            spec, shapes, *_ = probe(query, dist, n, rng, "checked before the audit")
+            spec, shapes, record_bytes, *_ = probe(
+                query, dist, n, rng, "checked before the audit"
+            )
         except (ValueError, TypeError) as exc:
             raise ValueError(f"--query on --population {name}: {exc}") from None
         if spec[0] != "array":
             raise ValueError(f"--query must give one output, got {len(shapes)} parts.")
         if first is None:
-            first = name, dist.record_shape, shapes[0]
-        elif (dist.record_shape, shapes[0]) != first[1:]:
+            first = name, dist.record_shape, shapes[0], record_bytes
+        elif (dist.record_shape, shapes[0]) != first[1:3]:
             raise ValueError(
                 f"--population {name} draws records of shape {dist.record_shape} "
                 f"(query output {shapes[0]}), --population {first[0]} of shape "
                 f"{first[1]} (query output {first[2]}): one cannot audit the other."
             )
-    return int(np.prod(first[2])) if norm.per_coordinate else 1
+    parts = int(np.prod(first[2])) if norm.per_coordinate else 1
+    return parts, first[3]
 
 
 def _check(s: dict):
@@ -259,17 +263,18 @@ def _check(s: dict):
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"seed: {exc}") from None
     check_n_jobs(s["n_jobs"])
-    parts = _outputs(query, populations, n, norm)
+    parts, record_bytes = _outputs(query, populations, n, norm)
     if pairs < parts:
         raise ValueError(
             f"pairs must be >= the {parts} coordinates released jointly, got "
             f"pairs={pairs}."
         )
-    # as the sampler counts: each sensitivity held twice (chunk and result)
-    values = pairs * parts
-    _check_fits(
-        f"pairs={pairs}: the {values} sensitivities", 16 * values, "lower pairs"
-    )
+    # the sampler's own memory model: each audit is a sampling run of `pairs` pairs
+    fast = query.additive is not None
+    try:
+        check_sampling_fits(pairs, parts, n, record_bytes, fast, s["n_jobs"])
+    except ValueError as exc:
+        raise ValueError(f"--pairs {pairs}: {exc}") from None
     return query, populations, n, norm
 
 

@@ -9,7 +9,15 @@ the exit code, not the kind of error:
 - 1: a failure during the work (for example a query returning NaN);
 - 2: a usage error found before any work (a bad flag, value or file, an
   unwritable ``--out``);
-- 130: interrupted (Ctrl-C); finished work is kept.
+- 130: interrupted (Ctrl-C); 143: terminated (SIGTERM); finished work is kept,
+  and joblib's process workers are shut down before exiting (a SIGKILL cannot
+  be caught: loky's workers then notice their parent is gone and exit on
+  their own, which can take tens of seconds).
+
+``--json`` prints strict JSON (RFC 8259): a number that is not finite (NaN,
+infinity) is ``null``. A closed output pipe (``sensampler run c.toml | head -1``)
+stops the printing, never the work: the runs go on and are written, and the
+exit code is the work's.
 
 A failure is reported as one line on stderr, without a traceback; warnings
 raised by a command that then fails are not printed.
@@ -20,9 +28,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
+import signal
 import sys
 import tempfile
+import threading
 import warnings
 
 import numpy as np
@@ -33,22 +44,36 @@ from ._release_cli import add_release_arguments, release_command
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from ._version import __version__
 from .demo import run_demo
-from .experiments.batch import _exclusive, load_config, plan_runs, run_batch, tomllib
+from .experiments.batch import (
+    _exclusive,
+    load_config,
+    plan_runs,
+    read_toml,
+    run_batch,
+)
 from .experiments.specs import (
     MECHANISMS,
     accepted_norms,
     build_population,
+    check_sampling_memory,
     mechanism_from_name,
     parse_population,
     parse_query,
     parse_sensitivities,
 )
-from .experiments.sweep import SD_DEFINITION, check_epsilons, error_vs_epsilon
+from .experiments.sweep import (
+    SD_DEFINITION,
+    answer_size,
+    check_databases_fit,
+    check_epsilons,
+    error_vs_epsilon,
+    probe_answer,
+)
 from .experiments.table import ResultTable
 from .norms import get_norm
-from .parallel import child_seed, default_progress
+from .parallel import child_seed, default_progress, shutdown_workers
 from .plan import sampling_plan
-from .sampler import sample_sensitivity
+from .sampler import MAX_N, sample_sensitivity
 
 __all__ = ["main", "build_parser"]
 
@@ -56,6 +81,46 @@ __all__ = ["main", "build_parser"]
 EXIT_WORK_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+def _strict(value):
+    """``value`` with every non-finite float replaced by None (JSON's null)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _strict(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(item) for item in value]
+    return value
+
+
+def _json(value) -> str:
+    """Strict JSON (RFC 8259): NaN and infinities, which it has no word for, are null."""
+    return json.dumps(_strict(value), allow_nan=False)
+
+
+def _say(text: str, stream=None) -> None:
+    """Print a line; once the stream's reader is gone (a closed pipe), print nothing
+    more to it, and go on with the work: the stream is pointed at the null device,
+    so later lines (and the interpreter's last flush) vanish silently."""
+    stream = sys.stdout if stream is None else stream
+    try:
+        print(text, file=stream, flush=True)
+    except BrokenPipeError:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, stream.fileno())
+        finally:
+            os.close(null)
+
+
+class _Terminated(KeyboardInterrupt):
+    """Raised by SIGTERM in the command, so that it stops as on Ctrl-C."""
+
+
+def _terminate(signum, frame):
+    raise _Terminated
 
 
 def _floats(text):
@@ -69,19 +134,7 @@ def _floats(text):
 
 def _population(args):
     if args.population_file:
-        try:
-            with open(args.population_file, "rb") as handle:
-                spec = tomllib.load(handle)
-        except tomllib.TOMLDecodeError as exc:
-            raise ValueError(f"{args.population_file}: malformed TOML: {exc}") from None
-        except UnicodeDecodeError:
-            raise ValueError(
-                f"{args.population_file}: not a TOML file (not UTF-8 text)."
-            ) from None
-        except OSError as exc:
-            raise ValueError(
-                f"cannot read {args.population_file}: {exc.strerror}"
-            ) from None
+        spec = read_toml(args.population_file, "--population-file")
         if "population" not in spec:
             raise ValueError(f"{args.population_file}: needs a [population] table.")
         return build_population(spec["population"])
@@ -110,7 +163,8 @@ def _check_sampling(args):
     """The shared sampling flags, checked: ``(query, population)``."""
     query = parse_query(args.query)
     population = _population(args)
-    check_count("n", args.n)
+    if check_count("n", args.n) > MAX_N:
+        raise ValueError(f"--n must be <= MAX_N={MAX_N}, got --n {args.n}.")
     check_n_jobs(args.n_jobs)
     as_seed_sequence(args.seed)
     return query, population
@@ -121,10 +175,10 @@ def _cmd_plan(args):
 
     def work():
         if args.json:
-            print(json.dumps(plan.to_dict()))
+            _say(_json(plan.to_dict()))
         else:
             for key, value in plan.to_dict().items():
-                print(f"{key:<6} {value}")
+                _say(f"{key:<6} {value}")
 
     return work
 
@@ -133,6 +187,17 @@ def _cmd_sample(args):
     query, population = _check_sampling(args)
     get_norm(args.norm)
     sampling_plan(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
+    check_sampling_memory(
+        query,
+        population,
+        args.n,
+        m=args.m,
+        gamma=args.gamma,
+        k=args.k,
+        bound=args.bound,
+        norm=args.norm,
+        n_jobs=args.n_jobs,
+    )
 
     def work():
         est = sample_sensitivity(
@@ -148,7 +213,7 @@ def _cmd_sample(args):
             n_jobs=args.n_jobs,
             progress=args.progress,
         )
-        print(json.dumps(est.to_dict()) if args.json else est.summary())
+        _say(_json(est.to_dict()) if args.json else est.summary())
 
     return work
 
@@ -159,6 +224,20 @@ class _SamplingDeferred(Exception):
 
 def _defer_sampling():
     raise _SamplingDeferred
+
+
+def _check_sweep_memory(query, data, n, repetitions, settings, args):
+    """Refuse, before any work, a sweep whose databases and answers do not fit."""
+    check_databases_fit(data.record_shape, n, repetitions)
+    parts = probe_answer(query, data, n, np.random.default_rng(0))
+    check_databases_fit(
+        data.record_shape,
+        n,
+        repetitions,
+        answer_size=answer_size(parts),
+        settings=settings * len(parts),
+        n_jobs=args.n_jobs,
+    )
 
 
 def _cmd_sweep(args):
@@ -176,12 +255,22 @@ def _cmd_sweep(args):
     epsilons = check_epsilons(mechanism, args.epsilons)
     query, population = _check_sampling(args)
     data = parse_population(args.data) if args.data else population
-    check_count("repetitions", args.repetitions)
+    repetitions = check_count("repetitions", args.repetitions)
     sampling_plan(gamma=args.gamma, bound=args.bound)
+    labels = len([item for item in args.sensitivities.split(",") if item.strip()])
     try:
         parse_sensitivities(args.sensitivities, _defer_sampling)
     except _SamplingDeferred:
-        pass
+        check_sampling_memory(
+            query,
+            population,
+            args.n,
+            gamma=args.gamma,
+            bound=args.bound,
+            norm=norm,
+            n_jobs=args.n_jobs,
+        )
+    _check_sweep_memory(query, data, args.n, repetitions, labels * len(epsilons), args)
     out = None if args.out is None else _writable_folder(args.out)
 
     def work():
@@ -220,13 +309,13 @@ def _cmd_sweep(args):
                     table, os.path.join(out, "error_vs_epsilon.png")
                 )
             else:
-                print(plotting.SKIPPED, file=sys.stderr)
+                _say(plotting.SKIPPED, sys.stderr)
         if args.json:
-            print(json.dumps(table.rows))
+            _say(_json(table.rows))
         else:
-            print(table.where(statistic="mean").format(max_rows=50))
+            _say(table.where(statistic="mean").format(max_rows=50))
             if out is not None:
-                print(f"wrote error_vs_epsilon.csv and .png to {out}/")
+                _say(f"wrote error_vs_epsilon.csv and .png to {out}/")
 
     return work
 
@@ -239,22 +328,22 @@ def _cmd_run(args):
         pass
 
     def work():
-        log = (lambda line: print(line, file=sys.stderr)) if not args.json else None
+        log = (lambda line: _say(line, sys.stderr)) if not args.json else None
         summary = run_batch(
             args.config, out, n_jobs=args.n_jobs, progress=args.progress, log=log
         )
         if args.json:
-            print(json.dumps(summary.rows))
+            _say(_json(summary.rows))
         else:
-            print(summary.where(statistic="mean").format(max_rows=40))
-            print(f"summary: {os.path.join(out, 'summary.csv')}")
+            _say(summary.where(statistic="mean").format(max_rows=40))
+            _say(f"summary: {os.path.join(out, 'summary.csv')}")
             references = os.path.join(out, "references.csv")
             if os.path.exists(references):
                 with open(references, newline="") as handle:
                     rows = csv.DictReader(handle)
                     table = ResultTable({**r, "value": float(r["value"])} for r in rows)
-                print(f"scores without noise ({references}):")
-                print(table.format())
+                _say(f"scores without noise ({references}):")
+                _say(table.format())
 
     return work
 
@@ -464,6 +553,8 @@ def main(argv=None) -> int:
         args.progress = default_progress()
     name = f"sensampler {args.command}"
     code, failure = EXIT_USAGE, None
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
         with warnings.catch_warnings(record=True) as caught:
             try:
@@ -473,14 +564,20 @@ def main(argv=None) -> int:
                 code = 0
             except Exception as exc:  # noqa: BLE001 - one line, not a traceback
                 failure = exc
-    except KeyboardInterrupt:
-        print(f"{name}: interrupted; finished work is kept", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        shutdown_workers()  # no worker, semaphore or tracker left behind
+        terminated = isinstance(exc, _Terminated)
+        what = "terminated" if terminated else "interrupted"
+        _say(f"{name}: {what}; finished work is kept", sys.stderr)
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     if failure is not None:
-        print(f"{name}: error: {_one_line(failure)}", file=sys.stderr)
+        _say(f"{name}: error: {_one_line(failure)}", sys.stderr)
         return code
     for message in dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught):
-        print(f"{name}: warning: {' '.join(message.split())}", file=sys.stderr)
+        _say(f"{name}: warning: {' '.join(message.split())}", sys.stderr)
     return 0
 
 

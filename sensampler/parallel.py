@@ -37,6 +37,7 @@ __all__ = [
     "iter_tasks",
     "child_seed",
     "default_progress",
+    "shutdown_workers",
 ]
 
 #: Memory bound of one chunk's stack of databases (8 MiB), unless one database is
@@ -338,3 +339,17 @@ def child_seed(seed_sequence: np.random.SeedSequence, index: int):
         spawn_key=seed_sequence.spawn_key + (_SPAWN_TAG, index),
         pool_size=seed_sequence.pool_size,
     )
+
+
+def shutdown_workers() -> None:
+    """Stop joblib's reusable loky process workers now, if any were started.
+
+    They otherwise outlive an interrupted run for a while (loky keeps them for
+    reuse), with their semaphores and resource tracker. A process killed by
+    SIGKILL cannot do this: its workers notice the lost parent on their own.
+    """
+    from joblib.externals.loky import reusable_executor
+
+    executor = getattr(reusable_executor, "_executor", None)
+    if executor is not None:
+        executor.shutdown(wait=True, kill_workers=True)

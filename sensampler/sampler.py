@@ -21,7 +21,6 @@ needs x and x' only, so no database is drawn and a run costs O(m), not O(m n).
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 import uuid
 from collections.abc import Callable, Mapping
@@ -31,6 +30,7 @@ from typing import Any, Union, overload
 
 import numpy as np
 
+from ._memory import check_database_fits, check_sampling_fits
 from ._probes import check_order, probe_additive
 from ._structure import Spec, evaluate
 from ._threads import one_thread
@@ -51,10 +51,6 @@ _PROBE_CHILD = 2**32 - 1
 
 #: Largest database size n (numpy's index range).
 MAX_N = 2**63 - 1
-#: Copies of one database that a chunk of one pair may hold at once (the stack,
-#: the population's and the query's temporaries): the full path refuses an n
-#: whose database times this exceeds the machine's physical memory.
-_DATABASE_COPIES = 4
 #: Child seed of the permutations of the order check (drawn apart from the
 #: probe database, so that the check changes no estimate).
 _ORDER_CHILD = 2**32 - 2
@@ -184,34 +180,10 @@ def _sample_additive(job: _ChunkJob) -> list[np.ndarray]:
 
 
 # ------------------------------------------------------------------------ probes
-def _physical_memory() -> int | None:
-    """Bytes of physical memory, or None where the platform does not say."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # e.g. Windows: no sysconf
-        return None
-
-
-def _check_fits(what: str, needed: int, advice: str) -> None:
-    """Refuse, before drawing anything, a run whose arrays exceed physical memory."""
-    memory = _physical_memory()
-    if memory is not None and needed > memory:
-        raise ValueError(
-            f"{what} need about {needed / 2**30:.3g} GiB, more than this machine's "
-            f"{memory / 2**30:.3g} GiB of physical memory: {advice}."
-        )
-
-
 def _probe_full(query, dist, n, rng, reproduce):
     """``(spec, shapes, record_bytes, probe, outputs)`` from one probe database of n
     records (``probe``, shape ``(1, n, *record_shape)``, and its outputs)."""
-    database = n * int(np.prod(dist.record_shape)) * 8  # float64 records
-    _check_fits(
-        f"n={n}: {_DATABASE_COPIES} copies of one database of {n} records",
-        _DATABASE_COPIES * database,
-        "use a smaller n, or an additive query (queries.additive or "
-        "queries.batched(..., additive=...)), which draws no database",
-    )
+    check_database_fits(n, dist.record_shape)
     probe = dist.sample_batch(1, n, rng)
     spec, leaves = evaluate(query, probe, None, "D u {x}", reproduce)
     shapes = tuple(leaf.shape[1:] for leaf in leaves)
@@ -428,10 +400,11 @@ def sample_sensitivity(
     exceeds it (see :func:`sensampler._probes.check_order`).
 
     ``m`` above :data:`sensampler.plan.MAX_PAIRS` is refused before anything is
-    drawn; on the full path, so is an ``n`` whose database, four times over
+    drawn; on the full path, so is an ``n`` whose database, five times over
     (the stack and the temporaries of the population and the query), exceeds
-    the machine's physical memory; and any run whose m sensitivities do not fit
-    in it.
+    the machine's physical memory; and any run whose peak (40 bytes per
+    sensitivity, plus each worker's chunk) does not fit in it: the measured
+    model of :mod:`sensampler._memory`.
 
     The estimate's ``run`` records the root seed (``SeedSequence`` entropy and
     spawn key) and an ordinal: how many sampling runs this process had drawn,
@@ -485,10 +458,7 @@ def sample_sensitivity(
         check_order(query, database, outputs, order_rng, reproduce, spec, shapes)
     parts = sum(int(np.prod(s)) for s in shapes) if norm.per_coordinate else len(shapes)
     plan, joint_gamma, joint_rho = joint_plan(m, gamma, k, bound, parts)
-    # Each sensitivity is held twice: in its chunk's result and in the estimate.
-    values = plan.m * parts
-    what = f"the {values} sensitivities of m={plan.m} pairs"
-    _check_fits(what, 16 * values, "lower m")
+    check_sampling_fits(plan.m, parts, n, record_bytes, fast, n_jobs)
 
     # The fast path's chunk holds two one-record databases per pair, whatever n.
     per_chunk = (

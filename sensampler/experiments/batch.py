@@ -6,15 +6,23 @@ sampled once and its error measured at every epsilon of the grid. Each finished
 run is written atomically to ``OUT/runs/<run id>.json``, with its config key (the
 run id, a hash of its settings) and a SHA-256 checksum of its content; starting
 again skips the runs whose file is there and verifies, so an interruption loses
-no finished run and redoes none, and a truncated, corrupted or edited file is
-named and run again. Every run draws from a seed derived from the config's seed
-and the run's own settings, so results do not depend on order, ``n_jobs`` or
-interruptions.
+no finished run and redoes none, and a truncated or corrupted file, or one
+edited without recomputing its checksum, is named and run again. The checksum
+detects accidents, not forgery: it is not keyed, so anyone who can write the
+folder can change a file and recompute it, and the file is then accepted.
+Every run draws from a seed derived from the config's seed and the run's own
+settings, so results do not depend on order, ``n_jobs`` or interruptions: the
+summary (``OUT/summary.csv``, and every number of a run file) is the same bit
+for bit for any ``n_jobs``; a run file's sampling-run id (random) and ordinal
+(the runs its process had drawn) are not.
 
 The whole config is checked before the first run: every key, type and range, and
 that every grid point can run (each population, query, sampling plan and
-mechanism is built, nothing is drawn); errors name the file, the key and the
-value. One ``run`` at a time may use an output folder: it holds an OS lock on
+mechanism is built; each query answers one probe database of each population,
+drawn with a fixed seed, which also sizes the run's memory: a run whose
+sampling or sweep would not fit in physical memory is refused, see
+:mod:`sensampler._memory`); errors name the file, the key and the value.
+One ``run`` at a time may use an output folder: it holds an OS lock on
 ``OUT/.lock`` (released when it ends, even by a crash), and a second ``run`` on
 the same folder stops with an error before touching anything.
 
@@ -90,9 +98,10 @@ from .specs import (
     accepted_norms,
     build_population,
     build_query,
+    check_sampling_memory,
     mechanism_from_name,
 )
-from .sweep import check_databases_fit, error_vs_epsilon
+from .sweep import answer_size, check_databases_fit, error_vs_epsilon, probe_answer
 from .table import ResultTable, atomic_write_text
 
 __all__ = ["run_batch", "load_config", "plan_runs"]
@@ -193,18 +202,29 @@ _ERRORS_RULES = {
 }
 
 
-def _read_toml(path) -> dict:
+#: The UTF-8 byte-order mark some editors write first; TOML 1.0 has no word for it.
+_BOM = b"\xef\xbb\xbf"
+
+
+def read_toml(path, what: str = "config") -> dict:
+    """The tables of a TOML file; errors name the file and the problem.
+
+    A leading UTF-8 byte-order mark (written by some editors) is skipped.
+    """
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            data = handle.read()
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {path}: {exc.strerror}") from None
+    data = data.removeprefix(_BOM)
+    try:
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: malformed TOML: {exc}") from None
     except UnicodeDecodeError as exc:
         raise ValueError(
             f"{path}: not a TOML text file (invalid UTF-8 at byte {exc.start})."
         ) from None
-    except OSError as exc:
-        raise ValueError(f"cannot read config {path}: {exc.strerror}") from None
 
 
 def _table(path, config, name, *, required=False) -> dict:
@@ -272,7 +292,7 @@ def load_config(path) -> dict:
         path = os.fspath(path)
     else:
         raise TypeError(f"config_path must be a path, got {path!r}.")
-    config = _read_toml(path)
+    config = read_toml(path)
     unknown = set(config) - set(_TABLES)
     if unknown:
         raise ValueError(
@@ -316,7 +336,47 @@ def load_config(path) -> dict:
         _check_entries(path, "run", key, [value], _RUN_RULES)
     config["run"] = {**_RUN_DEFAULTS, **run}
     _check_runnable(path, config, populations)
+    _check_runs_fit(path, config)
     return config
+
+
+def _check_runs_fit(path, config) -> None:
+    """Each run's sampling and sweep fit in memory, and its query answers its
+    population: checked on one probe database per (population, query, n), drawn
+    with a fixed seed (see :func:`~sensampler.experiments.specs.check_sampling_memory`)."""
+    runs, _ = plan_runs(config)
+    splits, checked = _splits(config), set()
+    for s in runs:
+        key = json.dumps(
+            [s["population"], s["query"], s["n"], s["gamma"], s["norm"]], default=str
+        )
+        if key in checked:
+            continue
+        checked.add(key)
+        where = (
+            f"{path}: the run of population {s['population']!r}, query "
+            f"{s['query']!r}, n = {s['n']}, gamma = {s['gamma']!r}, norm = "
+            f"{s['norm']!r}"
+        )
+        dist = build_population(s["population_spec"], splits)
+        query = build_query(s.get("query_spec", s["query"]))
+        errors = s.get("errors", {})
+        data = splits[errors["data"]].train if "data" in errors else dist
+        try:
+            check_sampling_memory(
+                query, dist, s["n"], m=s.get("m"), gamma=s["gamma"],
+                bound=s["bound"], norm=s["norm"],
+            )
+            probe = probe_answer(query, data, s["n"], np.random.default_rng(0))
+            check_databases_fit(
+                np.shape(data)[1:] if isinstance(data, np.ndarray) else data.record_shape,
+                s["n"],
+                s["repetitions"],
+                answer_size=answer_size(probe),
+                settings=len(s["epsilons"]) * len(probe),
+            )
+        except (ValueError, TypeError, ArithmeticError) as exc:
+            raise ValueError(f"{where}: {exc}") from None
 
 
 def _splits(config) -> dict:
@@ -525,8 +585,9 @@ def _execute(settings: dict, path: str) -> str:
     """Do one run, on one BLAS/OpenMP thread, and write its file; return the path.
 
     Fits, products and draws then round alike in the calling process and in
-    joblib's workers (which run one thread each), so a run file is the same
-    bit for bit for any ``n_jobs``.
+    joblib's workers (which run one thread each), so the numbers of a run file
+    (and the summary made of them) are the same bit for bit for any
+    ``n_jobs``; its sampling run's random id and process ordinal differ.
     """
     with one_thread():
         return _execute_run(settings, path)

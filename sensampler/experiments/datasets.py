@@ -8,6 +8,7 @@ scikit-learn.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ __all__ = [
     "DatasetSplit",
     "Score",
     "load_split",
+    "MAX_SEED",
     "score_mse",
     "score_accuracy",
 ]
@@ -78,7 +80,8 @@ class DatasetSplit:
                     f"score='test_accuracy' needs a classification data set, got "
                     f"loader={self.loader!r} ({self.task})."
                 )
-            return Score(name, score_accuracy, self.test, np.unique(self.train[:, -1]))
+            classes = np.unique(self.train[:, -1])
+            return Score(name, score_accuracy, self.test, classes)
         return Score(name, score_mse, self.test)
 
     def references(self, query: Callable, score: Callable) -> dict:
@@ -112,7 +115,15 @@ class Score:
         self.args = args
 
     def __call__(self, coef) -> float:
-        return self.function(np.asarray(coef, dtype=float), self.test, *self.args)
+        coef = np.asarray(coef, dtype=float)
+        features = self.test.shape[1] - 1
+        if coef.size == 0 or coef.size % features:
+            raise ValueError(
+                f"coef must hold one coefficient per feature ({features}, or "
+                f"{features} per class), got {coef.size} for score "
+                f"{self.__name__!r}."
+            )
+        return self.function(coef, self.test, *self.args)
 
     def __repr__(self):
         return f"Score({self.__name__!r}, {len(self.test)} test rows)"
@@ -137,6 +148,25 @@ def score_accuracy(coef: np.ndarray, test: np.ndarray, classes: np.ndarray) -> f
     else:
         predicted = classes[np.argmax(scores, axis=1)]
     return float(np.mean(predicted == test[:, -1]))
+
+
+#: Largest seed of the shuffles (scikit-learn's ``random_state`` is a 32-bit seed).
+MAX_SEED = 2**32 - 1
+
+
+def _check_parts(loader: str, rows: int, public: float, train: float) -> None:
+    """Every part of the split holds at least one row (the sizes scikit-learn's
+    ``train_test_split`` gives: ``floor(fraction * rows)`` to the first part)."""
+    n_public = math.floor(public * rows)
+    n_train = math.floor(train * (rows - n_public))
+    sizes = {"public": n_public, "private": rows - n_public}
+    sizes.update(train=n_train, test=rows - n_public - n_train)
+    empty = [name for name, size in sizes.items() if size < 1]
+    if empty:
+        raise ValueError(
+            f"public={public!r} and train={train!r} leave the {empty[0]} part of "
+            f"{loader!r} ({rows} rows) empty: every part needs a row."
+        )
 
 
 def load_split(
@@ -177,6 +207,8 @@ def load_split(
     public = check_probability("public", public)
     train = check_probability("train", train)
     seed = check_count("seed", seed, minimum=0)
+    if seed > MAX_SEED:
+        raise ValueError(f"seed must be <= MAX_SEED={MAX_SEED}, got seed={seed!r}.")
     check_choice("standardise", standardise, STANDARDISE)
     from sklearn import datasets
     from sklearn.model_selection import train_test_split
@@ -184,6 +216,7 @@ def load_split(
     task, fixed = LOADERS[loader]
     X, y = getattr(datasets, loader)(return_X_y=True, **fixed)
     y = np.asarray(y, dtype=float)
+    _check_parts(loader, len(y), public, train)
     X_pub, X_priv, y_pub, y_priv = train_test_split(
         X, y, train_size=public, random_state=seed
     )

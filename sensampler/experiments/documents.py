@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from .._validation import check_array, check_random_state, check_real
+from .._validation import check_array, check_choice, check_random_state, check_real
 from ..accounting import (
     PrivacyFilter,
     RenyiAccountant,
@@ -34,6 +34,7 @@ __all__ = [
     "vectorized_vs_sequential",
     "epsilon_vs_iterations",
     "MAX_ITERATIONS",
+    "MAX_RELEASES",
 ]
 
 
@@ -75,12 +76,44 @@ def composition_experiment(
     mechanisms = list(mechanisms)
     if not mechanisms:
         raise ValueError("mechanisms must not be empty.")
+    for i, mechanism in enumerate(mechanisms):
+        if not (callable(getattr(mechanism, "release", None)) and hasattr(
+            mechanism, "privacy"
+        )):
+            raise TypeError(
+                f"mechanisms[{i}] must be a mechanism (with release() and a privacy "
+                f"statement, e.g. LaplaceMechanism(1.0, 0.5)), got {mechanism!r}."
+            )
     view_0 = np.array([m.release(secret, random_state=rng) for m in mechanisms])
     view_1 = np.array([m.release(secret + 1.0, random_state=rng) for m in mechanisms])
     eps, delta = basic_composition(
         [m.privacy.epsilon for m in mechanisms], [m.privacy.delta for m in mechanisms]
     )
     return CompositionExperiment(view_0, view_1, secret, eps, delta)
+
+
+#: Most releases :func:`runs_before_budget` may make, over all its epsilons and rules
+#: (a release through a filter takes about 135 us: some 2 minutes at the limit).
+MAX_RELEASES = 10**6
+_RELEASE_SECONDS = 135e-6
+_RULES = ("basic", "advanced", "auto")
+
+
+def _most_releases(epsilon, rule, epsilon_budget, delta_budget) -> float:
+    r"""An upper bound on the releases of one epsilon a filter admits.
+
+    Basic composition admits at most :math:`B/\epsilon` of them. The advanced
+    filter's statistic (Rogers et al. 2016, Thm. 5.1; see
+    :func:`~sensampler.accounting.advanced_filter_bound`) is at least
+    :math:`\sqrt{2 k \epsilon^2 \ln(2/\delta)}`, so it admits at most
+    :math:`B^2 / (2\epsilon^2\ln(2/\delta))`; "auto" the larger of the two.
+    """
+    basic = epsilon_budget / epsilon + 1.0
+    if rule == "basic" or delta_budget <= 0.0:
+        return basic
+    ratio = epsilon_budget / epsilon
+    advanced = ratio * ratio / (2.0 * math.log(2.0 / delta_budget)) + 1.0
+    return advanced if rule == "advanced" else max(basic, advanced)
 
 
 def runs_before_budget(
@@ -91,11 +124,31 @@ def runs_before_budget(
     secret: float = 1.0,
     random_state=None,
 ) -> ResultTable:
-    """How many Laplace releases of each epsilon a privacy filter lets through.
+    r"""How many Laplace releases of each epsilon a privacy filter lets through.
 
     The experiment of the filters text: a fixed budget, repeated releases of a
     sensitivity-1 query through ``PrivacyFilter.release`` until
     :class:`ExceededPrivacyBudgetError`.
+
+    Parameters
+    ----------
+    epsilons : array-like of float > 0
+        Epsilon of each release, one experiment per value.
+    epsilon_budget, delta_budget : float
+        The filter's budget.
+    rules : sequence of {"basic", "advanced", "auto"}
+        The filter's rules, one experiment each.
+    secret : float
+        The released value.
+    random_state : seed
+
+    Raises
+    ------
+    ValueError
+        Before any release, when the filters could admit more than
+        :data:`MAX_RELEASES` releases in all (an upper bound: basic
+        composition's :math:`B/\epsilon`, the advanced filter's
+        :math:`B^2/(2\epsilon^2\ln(2/\delta))`).
 
     Returns
     -------
@@ -104,6 +157,20 @@ def runs_before_budget(
         ``delta_budget``.
     """
     eps = check_array("epsilons", epsilons, ndim=1, positive=True)
+    epsilon_budget = check_real("epsilon_budget", epsilon_budget, low=0.0)
+    delta_budget = check_real("delta_budget", delta_budget, low=0.0, high=1.0)
+    if isinstance(rules, str):
+        rules = (rules,)
+    rules = tuple(check_choice("rules", rule, _RULES) for rule in rules)
+    releases = sum(_most_releases(e, rule, epsilon_budget, delta_budget)
+                   for e in eps for rule in rules)
+    if releases > MAX_RELEASES:
+        raise ValueError(
+            f"the filters would admit up to {releases:.3g} releases, more than "
+            f"MAX_RELEASES={MAX_RELEASES} (about {_RELEASE_SECONDS * 1e6:.0f} us "
+            f"each): use larger epsilons, got epsilons={eps.tolist()!r} with "
+            f"epsilon_budget={epsilon_budget!r}."
+        )
     rng = check_random_state(random_state)
     rows = []
     for e in eps:

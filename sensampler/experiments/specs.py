@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 
 import numpy as np
 
 from .. import distributions, queries
+from .._memory import check_database_fits, check_sampling_fits, record_bytes_of
+from .._structure import split
 from .._validation import check_choice, check_count, check_real
 from ..distributions import mixtures, univariate
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
+from ..norms import get_norm
+from ..plan import joint_plan
 from .datasets import DatasetSplit
 
 __all__ = [
@@ -27,6 +32,8 @@ __all__ = [
     "mechanism_from_name",
     "accepted_norms",
     "parse_sensitivities",
+    "check_sampling_memory",
+    "read_records",
 ]
 
 #: Named populations: the source documents' heights mixture, and a standard normal.
@@ -85,7 +92,8 @@ def build_population(
             return build_population(PRESETS[spec.lower()])
         raise ValueError(f"unknown population {spec!r}; presets: {', '.join(PRESETS)}.")
     if not isinstance(spec, dict) or "kind" not in spec:
-        raise ValueError(f"a population needs a 'kind', got {spec!r}.")
+        what = f"keys {sorted(spec)}" if isinstance(spec, dict) else type(spec).__name__
+        raise ValueError(f"a population needs a 'kind', got {what}.")
     if "dataset" in spec:
         return _fitted_population(spec, datasets or {})
     params = {k: v for k, v in spec.items() if k != "kind"}
@@ -95,11 +103,54 @@ def build_population(
             f"unknown population kind {spec['kind']!r}; kinds: {', '.join(_KINDS)}."
         )
     if kind == "empirical" and "path" in params:
-        params["data"] = np.loadtxt(params.pop("path"), delimiter=",", ndmin=1)
+        params["data"] = read_records(params.pop("path"))
     try:
         return _KINDS_LOWER[kind](**params)
     except TypeError as exc:
         raise ValueError(f"bad parameters for {spec['kind']}: {exc}") from None
+
+
+_ROW = re.compile(r"at row (\d+)(?:, column (\d+))?")
+
+
+def read_records(path) -> np.ndarray:
+    """The public records of a CSV file of numbers, one record per line.
+
+    Errors name the file, the line (blank and ``#`` comment lines not counted)
+    and the problem, never a value of the file: a record may be private.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A CSV file: numbers separated by commas, one record per line.
+
+    Returns
+    -------
+    ndarray
+        One row per record (a 1-d array for one number per line).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file path (a string), got {type(path).__name__}.")
+    try:
+        return np.loadtxt(path, delimiter=",", ndmin=1)
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or 'no such file'}.") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not a text file (invalid UTF-8 at byte {exc.start}).") from None
+    except ValueError as exc:  # numpy's message quotes the value: it is not shown
+        match = _ROW.search(str(exc))
+        if match is None:
+            raise ValueError(f"{path}: not a CSV file of numbers.") from None
+        line = int(match[1]) + (0 if "columns changed" in str(exc) else 1)
+        problem = (
+            "a different number of columns than the lines before it"
+            if "columns changed" in str(exc)
+            else f"column {match[2]} is not a number"
+        )
+        raise ValueError(
+            f"{path}: line {line} (not counting blank and # comment lines): "
+            f"{problem} (values are not shown: records may be private)."
+        ) from None
 
 
 def _fitted_population(spec, datasets):
@@ -162,9 +213,10 @@ def parse_population(text: str) -> distributions.Distribution:
             raise ValueError(f"population parameters are key=value, got {item!r}.")
         try:
             spec[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
+        except json.JSONDecodeError as exc:  # the value may hold records: not shown
             raise ValueError(
-                f"population parameter {key.strip()}={value!r} is not JSON."
+                f"population parameter {key.strip()} is not JSON: {exc.msg} at "
+                f"character {exc.pos + 1} of its value."
             ) from None
     return build_population(spec)
 
@@ -352,3 +404,56 @@ def parse_sensitivities(text: str, sample) -> dict:
         else:
             out[f"{value:g}"] = value
     return out
+
+
+#: Records of the probe database of an additive query (its answer's shape does
+#: not depend on n; the sampler checks it).
+_ADDITIVE_PROBE = 1000
+
+
+def check_sampling_memory(
+    query, population, n: int, *, m=None, gamma=None, k=None, bound="exact",
+    norm="l1", n_jobs=1,
+) -> int:
+    """Refuse, before any sampling, a sampling run that would not fit in memory.
+
+    The query is answered once on a probe database drawn from ``population``
+    with a fixed seed (``min(n, 1000)`` records for an additive query, n
+    otherwise, once n's databases are known to fit), which sizes the run's
+    sensitivities; so a query that fails on the population's records (an
+    estimator with bad parameters, too few columns, or continuous labels for a
+    classifier) fails here too.
+
+    Parameters
+    ----------
+    query : Query
+    population : Distribution
+    n : int
+        Database size.
+    m, gamma, k, bound
+        The sampling plan, as in :func:`sensampler.sample_sensitivity`.
+    norm : str or SensitivityNorm
+    n_jobs : int or None
+
+    Returns
+    -------
+    int
+        Pairs the run draws.
+    """
+    norm = get_norm(norm)
+    query = queries.as_query(query)
+    additive = query.additive is not None
+    if not additive:
+        check_database_fits(n, population.record_shape)
+    size = min(n, _ADDITIVE_PROBE) if additive else n
+    probe = population.sample_batch(1, size, np.random.default_rng(0))
+    _, leaves = split(query.evaluate(probe))
+    parts = (
+        sum(int(np.prod(np.shape(leaf)[1:])) for leaf in leaves)
+        if norm.per_coordinate
+        else len(leaves)
+    )
+    plan = joint_plan(m, gamma, k, bound, parts)[0]
+    record = record_bytes_of(population.record_shape)
+    check_sampling_fits(plan.m, parts, n, record, additive, n_jobs)
+    return plan.m

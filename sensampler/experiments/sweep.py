@@ -14,19 +14,21 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from .._memory import check_fits, record_bytes_of, sweep_bytes
 from .._validation import as_seed_sequence, check_array, check_count, check_real
 from ..distributions import as_distribution
 from ..estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
 from ..mechanisms import LaplaceMechanism
 from ..parallel import child_seed, run_tasks
 from ..queries import as_query
-from ..sampler import _check_fits
 from .table import ResultTable
 
 __all__ = [
     "error_vs_epsilon",
     "check_epsilons",
     "check_databases_fit",
+    "probe_answer",
+    "answer_size",
     "SD_DEFINITION",
     "STATISTICS",
 ]
@@ -38,9 +40,9 @@ STATISTICS = ("mean", "std", "median", "q05", "q95")
 SD_DEFINITION = (
     "sd = standard deviation of the m sampled sensitivities (ddof=0), not of the data"
 )
-#: Copies of the repetitions' databases held at once (the draws, the query's
-#: temporaries).
-_DATABASE_COPIES = 2
+#: Child seed of the probe database whose answer sizes the sweep's memory (cells
+#: use children 2, 3, ...).
+_PROBE_CHILD = 2**32 - 1
 #: Guarantee column of a value without one (typical or derived).
 NO_GUARANTEE = "none (typical value)"
 
@@ -64,16 +66,54 @@ def check_epsilons(mechanism, epsilons) -> np.ndarray:
     return eps
 
 
-def check_databases_fit(record_shape, n: int, repetitions: int) -> None:
-    """Refuse, before drawing, ``repetitions`` databases of ``n`` records of shape
-    ``record_shape`` that would not fit in physical memory (held twice: the draws
-    and the query's temporaries)."""
-    record = int(np.prod(record_shape)) * 8  # float64 records
-    _check_fits(
-        f"repetitions={repetitions} databases of n={n} records",
-        _DATABASE_COPIES * repetitions * n * record,
-        "use a smaller n or fewer repetitions",
+def check_databases_fit(
+    record_shape,
+    n: int,
+    repetitions: int,
+    *,
+    answer_size: int = 0,
+    settings: int = 0,
+    n_jobs: int | None = 1,
+) -> None:
+    """Refuse, before drawing, a sweep whose peak would not fit in physical memory.
+
+    The peak is :func:`sensampler._memory.sweep_bytes`: ``repetitions``
+    databases of ``n`` records of shape ``record_shape`` (five times over: the
+    draws and the temporaries of the population and the query), the answers of
+    ``answer_size`` numbers each, and the result rows of ``settings``
+    combinations of sensitivity, epsilon and part.
+    """
+    from joblib import effective_n_jobs
+
+    workers = max(1, effective_n_jobs(n_jobs))
+    answers = f", answers of {answer_size} numbers" if answer_size else ""
+    rows = f", {settings} settings" if settings else ""
+    check_fits(
+        f"repetitions={repetitions} databases of n={n} records{answers}{rows}",
+        sweep_bytes(
+            repetitions,
+            n,
+            record_bytes_of(record_shape),
+            answer_size,
+            settings,
+            workers=workers,
+        ),
+        "use a smaller n, fewer repetitions or fewer settings",
     )
+
+
+def probe_answer(query, data, n, rng) -> list:
+    """The parts ``[(label, answer)]`` of the query on one database: ``data`` itself
+    (an ndarray) or ``n`` records drawn from the population ``data`` with ``rng``."""
+    query = as_query(query)
+    if isinstance(data, np.ndarray):
+        return _parts(query.evaluate(data[None]))
+    return _parts(query.evaluate(as_distribution(data).sample_batch(1, n, rng)))
+
+
+def answer_size(parts) -> int:
+    """Numbers in one answer made of ``parts`` (from :func:`probe_answer`)."""
+    return sum(int(np.prod(answer.shape[1:])) for _, answer in parts)
 
 
 def _parts(truths):
@@ -282,6 +322,12 @@ def error_vs_epsilon(
     -----
     The table measures utility only. Releasing every part of a tuple output
     composes their privacy costs, and a typical value gives none.
+
+    Before the repetitions are drawn, the query answers one probe database
+    (from its own child seed), and a sweep whose measured peak
+    (:func:`sensampler._memory.sweep_bytes`: the databases five times over,
+    the answers, the result rows) exceeds physical memory is refused with
+    ``ValueError`` naming the sizes.
     """
     query = as_query(query)
     eps = check_epsilons(mechanism, epsilons)
@@ -305,14 +351,27 @@ def error_vs_epsilon(
     if isinstance(data, np.ndarray):
         if n is not None and check_count("n", n) != len(data):
             raise ValueError(f"n={n} differs from the database's {len(data)} rows.")
-        check_databases_fit(data.shape[1:], len(data), repetitions)
+        n, record_shape = len(data), data.shape[1:]
+        check_databases_fit(record_shape, n, repetitions)
         databases = np.broadcast_to(data, (repetitions,) + data.shape)
         source = None
     else:
         source = as_distribution(data)
         n = check_count("n", n)
-        check_databases_fit(source.record_shape, n, repetitions)
+        record_shape = source.record_shape
+        check_databases_fit(record_shape, n, repetitions)
     root = as_seed_sequence(random_state)
+    # One probe answer sizes the answers and rows before the repetitions are drawn.
+    probe_rng = np.random.default_rng(child_seed(root, _PROBE_CHILD))
+    probe = probe_answer(query, data if source is None else source, n, probe_rng)
+    check_databases_fit(
+        record_shape,
+        n,
+        repetitions,
+        answer_size=answer_size(probe),
+        settings=len(sensitivities) * len(eps) * len(probe),
+        n_jobs=n_jobs,
+    )
     if source is not None:
         data_rng = np.random.default_rng(child_seed(root, 1))
         databases = source.sample_batch(repetitions, n, data_rng)

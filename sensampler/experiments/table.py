@@ -13,21 +13,27 @@ __all__ = ["ResultTable", "atomic_write_text"]
 def atomic_write_text(path, text: str) -> None:
     """Write ``text`` to ``path`` so that a crash leaves the old file or the new one,
     never half of one (a temporary file in the same folder, fsynced, then renamed).
-    The file is created with mode 0o666 less the umask, like any other output."""
+    The file is created with mode 0o666 less the umask, like any other output.
+    An ``OSError`` (a full disk, a missing permission) names ``path``."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     tmp = os.path.join(folder, f".tmp-{secrets.token_hex(8)}{os.path.basename(path)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write {path}: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "w", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:  # e.g. a full disk
+            raise OSError(exc.errno, f"cannot write {path}: {exc.strerror}") from None
         raise
 
 

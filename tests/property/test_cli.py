@@ -1,10 +1,11 @@
 """The command line: any flag values parse or exit 2; ``main`` returns 0, 1 or 2
 with at most one error line, and a refused command writes nothing."""
 
+import json
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sensampler import cli
@@ -62,3 +63,65 @@ def test_main_checks_before_it_works(tmp_path, capsys, monkeypatch, head, value)
 def test_n_jobs_0_exits_2(command, capsys):
     assert cli.main([command, "--n-jobs", "0"]) == 2
     assert "n_jobs" in capsys.readouterr().err
+
+
+#: Sizes no machine of 16 GiB holds: the check phase refuses them (exit 2).
+@settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(["sample", "--n"], 2**63)
+@example(["sample", "--query", "median", "--n"], 10**10)
+@example(["sample", "--m"], 10**9)
+@example(["sweep", "--repetitions"], 10**11)
+@given(
+    st.sampled_from(
+        [
+            ["sample", "--query", "median", "--n"],
+            ["sample", "--m"],
+            ["sweep", "--repetitions"],
+            ["sweep", "--n"],
+        ]
+    ),
+    st.integers(10**10, 2**70),
+)
+def test_sizes_beyond_the_machine_exit_2(capsys, monkeypatch, head, size):
+    """(An additive query's n is bounded by MAX_N only: it draws no database.)"""
+    from sensampler import _memory
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the work started")
+
+    monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * 2**30)
+    for name in ("sample_sensitivity", "error_vs_epsilon"):
+        monkeypatch.setattr(cli, name, no_work)
+    capsys.readouterr()
+    code = cli.main([*head, str(size)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, (code, err)
+
+
+def _strict(text):
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@settings(max_examples=10, deadline=None)
+@example("sampled,mean", "1")  # printed NaN before (delta, coordinate)
+@given(
+    st.sampled_from(["sampled", "mean", "1", "0", "1e308", "sampled,mean+2sd"]),
+    st.sampled_from(["1", "0.01,5", "1e-300", "1e300"]),
+)
+def test_sweep_json_is_strict_json(sensitivities, epsilons):
+    import contextlib
+    import io
+
+    buffer, errors = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(errors):
+        code = cli.main(
+            ["sweep", "--seed", "0", "--repetitions", "2", "--gamma", "0.5",
+             "--sensitivities", sensitivities, "--epsilons", epsilons, "--json"]
+        )
+    if code == 0:
+        assert all("value" in row for row in _strict(buffer.getvalue()))
+    else:
+        assert len(errors.getvalue().strip().splitlines()) == 1

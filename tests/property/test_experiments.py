@@ -7,6 +7,7 @@ import os
 import uuid
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sensampler.distributions import Normal
@@ -155,7 +156,7 @@ toml_values = st.sampled_from(
     ]
 )
 keys = st.sampled_from(
-    [("run", k) for k in ("seed", "repetitions", "delta", "bound", "other")]
+    [("run", k) for k in ("seed", "repetitions", "delta", "bound", "m", "other")]
     + [
         ("grid", k)
         for k in (
@@ -198,8 +199,22 @@ def _toml(edits, extra):
 @example([(("run", "seed"), '"abc"')], "")
 @example([(("grid", "population"), '[{kind = "Normal"}]')], "")
 @example([(("grid", "epsilon"), "[1e-300]")], "")
+# a run the machine cannot hold (16 GiB here): refused by load_config
+@example([(("run", "m"), "1000000000")], "")
+@example([(("run", "repetitions"), "100000000")], "")
+# estimators that cannot fit the population: refused by load_config, by name
+@example([(("grid", "query"), '["q"]')], '[queries.q]\nkind = "estimator"\nmodel = "Ridge"\n')
+@example(
+    [(("grid", "query"), '["q"]'), (("grid", "population"), '["x"]')],
+    '[queries.q]\nkind = "estimator"\nmodel = "LogisticRegression"\n'
+    '[populations.x]\nkind = "MultivariateNormal"\nmean = [0, 0]\n'
+    "cov = [[1, 0], [0, 1]]\n",
+)
 @given(edits, tables)
-def test_batch_configs(tmp_path, edits, extra):
+def test_batch_configs(tmp_path, monkeypatch, edits, extra):
+    from sensampler import _memory
+
+    monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * 2**30)
     folder = tmp_path / uuid.uuid4().hex
     folder.mkdir()
     path = folder / "config.toml"
@@ -207,6 +222,11 @@ def test_batch_configs(tmp_path, edits, extra):
     out = folder / "out"
     names = [str(path)] + [key for (_, key), _ in edits]
     config = refused_or_result(lambda: load_config(path), *names)
+    if config is None:  # what load_config refuses, run_batch refuses before work
+        with pytest.raises((ValueError, TypeError)):
+            run_batch(path, out, n_jobs=1)
+        assert not (out / "runs").exists() or not os.listdir(out / "runs")
+        return
     table = refused_or_result(lambda: run_batch(path, out, n_jobs=1), *names)
     if table is None:
         runs = out / "runs"

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from sensampler import _audit_cli, plotting, sampler
+from sensampler import _audit_cli, _memory, plotting
 from sensampler.audit import MAX_AUDIT_PAIRS
 from sensampler.cli import main
 from sensampler.parallel import pairs_per_chunk
@@ -187,9 +187,9 @@ def test_usage_errors_exit_2_with_one_line_before_any_work(
 
 
 def test_pairs_beyond_memory_are_refused_before_any_work(monkeypatch, capsys, no_work):
-    monkeypatch.setattr(sampler, "_physical_memory", lambda: 2**30)
+    monkeypatch.setattr(_memory, "physical_memory", lambda: 2**30)
     code, err = _one_line(capsys, "--pairs", str(10**8), "--no-progress")
-    assert code == 2 and "pairs=100000000" in err and "physical memory" in err
+    assert code == 2 and "--pairs 100000000" in err and "physical memory" in err
 
 
 def test_unwritable_out_is_a_usage_error(tmp_path, capsys, no_work):

@@ -280,3 +280,14 @@ def test_dask_worker_replaced_within_the_wait_gives_the_serial_estimate(monkeypa
     np.testing.assert_array_equal(serial.samples, outcome["result"].samples)
     assert serial.sensitivity == outcome["result"].sensitivity
     assert not _watch_threads()
+
+
+def test_shutdown_workers_stops_the_reusable_loky_workers():
+    from joblib.externals.loky import get_reusable_executor, reusable_executor
+
+    executor = get_reusable_executor(max_workers=1)
+    pids = list(executor.submit(lambda: 1) and executor._processes)
+    assert pids
+    parallel.shutdown_workers()
+    assert reusable_executor._executor is None or not executor._processes
+    parallel.shutdown_workers()  # nothing left: a no-op

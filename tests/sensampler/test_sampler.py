@@ -684,13 +684,13 @@ def test_too_many_pairs_is_refused_before_drawing(query):
 
 
 def test_a_database_larger_than_memory_is_refused_before_drawing(monkeypatch):
-    from sensampler import sampler
+    from sensampler import _memory
 
-    monkeypatch.setattr(sampler, "_physical_memory", lambda: 16 * 2**30)
+    monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * 2**30)
     pop = _counting(Normal())
     message = (
-        "n=1000000000: 4 copies of one database of 1000000000 records need about "
-        "29.8 GiB, more than this machine's 16 GiB of physical memory: use a "
+        "n=1000000000: 5 copies of one database of 1000000000 records need about "
+        "37.3 GiB, more than this machine's 16 GiB of physical memory: use a "
         "smaller n, or an additive query"
     )
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -702,10 +702,10 @@ def test_a_database_larger_than_memory_is_refused_before_drawing(monkeypatch):
 
 
 def test_sensitivities_larger_than_memory_are_refused(monkeypatch):
-    from sensampler import sampler
+    from sensampler import _memory
 
-    monkeypatch.setattr(sampler, "_physical_memory", lambda: 2**30)
-    with pytest.raises(ValueError, match=r"sensitivities of m=100000000 pairs need"):
+    monkeypatch.setattr(_memory, "physical_memory", lambda: 2**30)
+    with pytest.raises(ValueError, match=r"m=100000000 pairs of 1 sensitivity each"):
         sample_sensitivity(queries.mean, Normal(), 10, m=10**8)
 
 

@@ -759,3 +759,113 @@ def test_every_bad_real_models_config_is_refused_before_any_run(
     with pytest.raises(exc, match=re.escape(f"{path}: {message}")):
         run_batch(path, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------- reliability
+ONE_RUN = """
+[grid]
+population = "{population}"
+query = "{query}"
+n = 100
+gamma = 0.05
+mechanism = "laplace"
+epsilon = 1.0
+{extra}
+[populations.two]
+kind = "MultivariateNormal"
+mean = [0, 0]
+cov = [[1, 0], [0, 1]]
+"""
+
+
+def _one_run(tmp_path, population="heights", query="mean", extra=""):
+    path = tmp_path / "c.toml"
+    path.write_text(ONE_RUN.format(population=population, query=query, extra=extra))
+    return path
+
+
+def test_a_config_the_machine_cannot_hold_is_refused_at_check_time(
+    tmp_path, monkeypatch
+):
+    # Failed before: m = 1e9 passed every check; the run was then killed by the
+    # out-of-memory killer after 103 s (24 GB resident).
+    from sensampler import _memory
+
+    monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * 2**30)
+    path = _one_run(tmp_path, extra="[run]\nm = 1000000000\n")
+    with pytest.raises(ValueError, match=re.escape("m=1000000000 pairs of 1 sens")):
+        load_config(path)
+    # the sweep's repetitions too: 5e6 databases of 100 records are 4 GB, which
+    # fit twice over in 16 GiB (the old check), not the five copies measured
+    path = _one_run(tmp_path, extra="[run]\nrepetitions = 5000000\n")
+    with pytest.raises(ValueError, match=re.escape("repetitions=5000000 databases")):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    "population, model, params, message",
+    [
+        ("heights", "Ridge", "", "Ridge cannot be fitted on data of shape (100, 1)"),
+        ("two", "LogisticRegression", "", "Unknown label type: continuous"),
+        ("two", "Ridge", "params = {alpha = -1.0}", "The 'alpha' parameter of Ridge"),
+    ],
+)
+def test_estimators_that_cannot_fit_the_population_are_refused_at_check_time(
+    tmp_path, population, model, params, message
+):
+    # Failed before: load_config passed; each failed during the run (exit 1).
+    extra = f'[queries.q]\nkind = "estimator"\nmodel = "{model}"\n{params}\n'
+    path = _one_run(tmp_path, population=population, query="q", extra=extra)
+    with pytest.raises(ValueError, match=re.escape(message)) as info:
+        load_config(path)
+    assert str(info.value).startswith(f"{path}: the run of population {population!r}")
+
+
+def test_a_config_with_a_byte_order_mark_reads(tmp_path):
+    # Failed before: "malformed TOML: Invalid statement (at line 1, column 1)".
+    path = _one_run(tmp_path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert load_config(path)["grid"]["query"] == ["mean"]
+
+
+def test_a_full_disk_names_the_file(tmp_path, monkeypatch):
+    # Failed before: "[Errno 28] No space left on device", no file named.
+    path = _one_run(tmp_path, extra="[run]\nrepetitions = 3\n")
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    out = tmp_path / "out"
+    with pytest.raises(OSError, match=r"cannot write .*/runs/[0-9a-f]{16}\.json: No "):
+        run_batch(path, out)
+    assert list((out / "runs").iterdir()) == []  # no temporary file left
+
+
+def test_the_summary_is_identical_for_any_n_jobs_the_run_ids_are_not(tmp_path):
+    config = _write(tmp_path, reps=3)
+    run_batch(config, tmp_path / "a", n_jobs=1)
+    run_batch(config, tmp_path / "b", n_jobs=2)
+    summary = [(tmp_path / d / "summary.csv").read_bytes() for d in "ab"]
+    assert summary[0] == summary[1]
+    for file in (tmp_path / "a" / "runs").glob("*.json"):
+        a, b = (json.loads((tmp_path / d / "runs" / file.name).read_text()) for d in "ab")
+        assert a["rows"] == b["rows"]
+        assert a["estimate"]["sensitivity"] == b["estimate"]["sensitivity"]
+        assert a["estimate"]["run_id"] != b["estimate"]["run_id"]  # random
+
+
+def test_a_forged_checksum_is_accepted_as_documented(tmp_path):
+    # The checksum detects accidents, not forgery (module docstring).
+    from sensampler.experiments import batch
+
+    path = _one_run(tmp_path, extra="[run]\nrepetitions = 3\n")
+    out = tmp_path / "out"
+    run_batch(path, out)
+    (file,) = (out / "runs").glob("*.json")
+    record = json.loads(file.read_text())
+    record["rows"][0]["value"] = -1.0
+    content = {k: v for k, v in record.items() if k != "checksum"}
+    file.write_text(json.dumps({**content, "checksum": batch._checksum(content)}))
+    assert run_batch(path, out).rows[0]["error"] == -1.0
+    assert "detects accidents, not forgery" in " ".join(batch.__doc__.split())

@@ -133,3 +133,37 @@ def test_accuracy_needs_a_classification_data_set():
         split.score("test_accuracy")
     with pytest.raises(ValueError, match=re.escape("score must be one of")):
         split.score("r2")
+
+
+# --------------------------------------------------------------- reliability
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"seed": 2**32}, "seed must be <= MAX_SEED=4294967295, got seed=4294967296."),
+        (
+            {"public": 0.001},
+            "public=0.001 and train=0.7 leave the public part of 'load_diabetes' "
+            "(442 rows) empty: every part needs a row.",
+        ),
+        (
+            {"public": 0.999},
+            "public=0.999 and train=0.7 leave the train part of 'load_diabetes' "
+            "(442 rows) empty",
+        ),
+    ],
+)
+def test_load_split_names_its_own_parameters(kwargs, message):
+    # Failed before: scikit-learn's own messages (random_state, train_size).
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_split("load_diabetes", **kwargs)
+
+
+def test_a_score_refuses_coefficients_of_the_wrong_size():
+    # Failed before: numpy's "matmul: Input operand 1 has a mismatch ...".
+    split = load_split("load_iris")
+    message = "coef must hold one coefficient per feature (4, or 4 per class), got 3"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        split.score("test_accuracy")(np.zeros(3))
+    with pytest.raises(ValueError, match="got 0"):
+        split.score("test_mse")(np.zeros(0))
+    assert 0.0 <= split.score("test_accuracy")(np.zeros(12)) <= 1.0

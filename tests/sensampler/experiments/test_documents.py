@@ -181,3 +181,44 @@ def test_advanced_composition_step_is_found_at_any_epsilon_scale(k, epsilon, del
     table = vectorized_vs_sequential([k], epsilon, delta)
     variances = [row["variance"] for row in table.rows]
     assert all(math.isfinite(v) and v > 0 for v in variances)
+
+
+# --------------------------------------------------------------- reliability
+def test_runs_before_budget_refuses_a_study_that_never_ends():
+    # Failed before: epsilons=[1e-9] ran for hours (about 7.5 h at 135 us a release).
+    from sensampler.experiments.documents import MAX_RELEASES
+
+    with pytest.raises(ValueError, match=re.escape(f"MAX_RELEASES={MAX_RELEASES}")):
+        runs_before_budget([1e-9])
+    # basic composition admits 0.2 / 1.9e-7 = 1 052 631 releases: over the cap
+    with pytest.raises(ValueError, match="up to 1.05e\\+06 releases"):
+        runs_before_budget([1.9e-7], rules=("basic",))
+
+
+@pytest.mark.parametrize("epsilon", [0.003, 0.001, 0.0004])
+def test_the_release_cap_bounds_the_releases_made(epsilon):
+    from sensampler.experiments.documents import _most_releases
+
+    for row in runs_before_budget([epsilon], random_state=0):
+        bound = _most_releases(epsilon, row["rule"], 0.2, 2e-30)
+        assert row["runs"] <= bound < 3 * row["runs"] + 2
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"epsilon_budget": -1}, "epsilon_budget must be >= 0.0, got epsilon_budget=-1.0."),
+        ({"delta_budget": 2.0}, "delta_budget must be"),
+        ({"rules": ("fast",)}, "rules must be one of"),
+    ],
+)
+def test_runs_before_budget_names_its_parameters(kwargs, message):
+    # Failed before: epsilon_budget=-1 was reported as "epsilon".
+    with pytest.raises(ValueError, match=re.escape(message)):
+        runs_before_budget([0.1], **kwargs)
+
+
+def test_composition_experiment_refuses_what_is_not_a_mechanism():
+    # Failed before: AttributeError: 'str' object has no attribute 'release'.
+    with pytest.raises(TypeError, match=re.escape("mechanisms[1] must be a mechanism")):
+        composition_experiment([LaplaceMechanism(1.0, 1.0), "laplace"])

@@ -1,0 +1,239 @@
+"""What the sampler and the sweep hold in memory, and the refusal of what does not fit.
+
+Every figure below is a measured peak, not a guess: ``tracemalloc`` peaks of one
+call in a fresh process (numpy reports its buffers to ``tracemalloc``), on
+numpy 2 / Python 3.11, with ``n_jobs=1``. The models round each figure up, and
+a run is refused, before anything is drawn, when its model exceeds the
+machine's physical memory (which other processes share: a run the model admits
+may still not fit beside them).
+
+Sampler (:func:`sampler_bytes`), per sensitivity: 32.1 bytes at m = 4e6 for
+``queries.mean`` (one part), 32.9 bytes per sensitivity at m = 1e5 for a
+10-bin histogram with ``norm="coordinate"`` (ten parts): each float64
+sensitivity is held four times at the end (the chunks' results, their
+concatenation, the estimate's own copy and its sorted copy). Per worker, one
+chunk's working set: about three times its stack of databases
+(:data:`sensampler.parallel.DEFAULT_CHUNK_BYTES`, 8 MiB; 3.1x for the heights
+mixture), or, when one database is larger than a chunk, about four times one
+database (the full path at n = 2e6: 2.02x for a median of a normal, 3.14x of
+the heights mixture, 4.02x for ``queries.identity``).
+
+Sweep (:func:`sweep_bytes`): the repetitions' databases held at once, 1.13x
+their size for a mean of a normal, 2.0x for a median, 3.13x for any query on
+the heights mixture (its draw temporaries), 4.12x for a histogram; the
+answers, 2.9x their size for ``queries.identity`` (the true answers and, per
+setting being released, the releases and their differences); and the result
+rows, 1044 bytes each (measured at 400 020 rows).
+
+The measurements are reproduced by ``tests/sensampler/test_memory.py``, which
+checks that each model is not below a footprint measured at a small size.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from joblib import effective_n_jobs
+
+from .parallel import DEFAULT_CHUNK_BYTES
+
+__all__ = [
+    "SENSITIVITY_BYTES",
+    "CHUNK_COPIES",
+    "DATABASE_COPIES",
+    "SWEEP_DATABASE_COPIES",
+    "SWEEP_ANSWER_COPIES",
+    "ROW_BYTES",
+    "STATISTIC_ROWS",
+    "physical_memory",
+    "check_fits",
+    "database_bytes",
+    "sampler_bytes",
+    "sweep_bytes",
+    "check_database_fits",
+    "check_sampling_fits",
+    "record_bytes_of",
+]
+
+#: Bytes held per sampled sensitivity (measured 32.1 to 32.9): four float64 copies,
+#: rounded up to five.
+SENSITIVITY_BYTES = 40
+#: A chunk's working set in copies of its stack of databases (measured 3.1).
+CHUNK_COPIES = 4
+#: One pair's working set in copies of one database when a database is larger
+#: than a chunk (measured up to 4.02, for queries.identity).
+DATABASE_COPIES = 5
+#: The sweep's databases in copies of their size (measured up to 4.12).
+SWEEP_DATABASE_COPIES = 5
+#: The sweep's answers in copies of their size, per worker (measured 2.9).
+SWEEP_ANSWER_COPIES = 4
+#: Bytes of one result row (measured 1044), with room for the command line's
+#: JSON text of it (about 330 bytes).
+ROW_BYTES = 1500
+#: Rows per setting and measured error (one per statistic of the sweep).
+STATISTIC_ROWS = 5
+#: Bytes of one float64 number.
+_FLOAT = 8
+
+
+def physical_memory() -> int | None:
+    """Bytes of physical memory, or None where the platform does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # e.g. Windows: no sysconf
+        return None
+
+
+def _gib(size: int) -> str:
+    return f"{size / 2**30:.3g} GiB"
+
+
+def check_fits(what: str, needed: int, advice: str) -> None:
+    """Refuse, before anything is drawn, work whose model exceeds physical memory.
+
+    Parameters
+    ----------
+    what : str
+        What needs the memory, with its sizes (e.g. ``"m=1000000000 pairs"``).
+    needed : int
+        Bytes the model says the work holds at its peak.
+    advice : str
+        The way out, e.g. ``"lower m"``.
+
+    Raises
+    ------
+    ValueError
+        When ``needed`` exceeds the machine's physical memory.
+    """
+    memory = physical_memory()
+    if memory is not None and needed > memory:
+        raise ValueError(
+            f"{what} need about {_gib(needed)}, more than this machine's "
+            f"{_gib(memory)} of physical memory: {advice}."
+        )
+
+
+def database_bytes(n: int, record_bytes: int) -> int:
+    """Bytes of one database of ``n`` records of ``record_bytes`` each."""
+    return n * record_bytes
+
+
+def sampler_bytes(
+    m: int,
+    parts: int,
+    n: int,
+    record_bytes: int,
+    *,
+    additive: bool,
+    workers: int = 1,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+) -> int:
+    """Peak bytes of one sampling run (see the module docstring for the figures).
+
+    Parameters
+    ----------
+    m : int
+        Pairs drawn.
+    parts : int
+        Sensitivities per pair (output parts, or coordinates under a
+        per-coordinate norm).
+    n : int
+        Database size.
+    record_bytes : int
+        Bytes of one record.
+    additive : bool
+        Whether the query takes the fast path (two one-record databases a pair).
+    workers : int
+        Workers running chunks at once.
+    chunk_bytes : int
+        The chunks' stack budget (:data:`sensampler.parallel.DEFAULT_CHUNK_BYTES`).
+
+    Returns
+    -------
+    int
+    """
+    database = database_bytes(2 if additive else n, record_bytes)
+    chunk = max(CHUNK_COPIES * chunk_bytes, DATABASE_COPIES * database)
+    return SENSITIVITY_BYTES * m * parts + workers * chunk
+
+
+def sweep_bytes(
+    repetitions: int,
+    n: int,
+    record_bytes: int,
+    answer_size: int,
+    settings: int,
+    *,
+    workers: int = 1,
+) -> int:
+    """Peak bytes of one error-vs-epsilon sweep (see the module docstring).
+
+    Parameters
+    ----------
+    repetitions : int
+        Databases drawn (or releases of one fixed database).
+    n : int
+        Records per database.
+    record_bytes : int
+        Bytes of one record.
+    answer_size : int
+        Numbers in one answer of the query (all parts).
+    settings : int
+        Sensitivity, epsilon and part combinations released.
+    workers : int
+        Settings released at once.
+
+    Returns
+    -------
+    int
+    """
+    databases = SWEEP_DATABASE_COPIES * repetitions * database_bytes(n, record_bytes)
+    answers = (1 + SWEEP_ANSWER_COPIES * workers) * repetitions * answer_size * _FLOAT
+    measures = 1 + (answer_size if answer_size > 1 else 0)
+    rows = settings * measures * STATISTIC_ROWS * ROW_BYTES
+    return databases + answers + rows
+
+
+def record_bytes_of(record_shape: tuple[int, ...]) -> int:
+    """Bytes of one float64 record of shape ``record_shape``."""
+    return int(np.prod(record_shape, dtype=object)) * _FLOAT
+
+
+def check_database_fits(n: int, record_shape: tuple[int, ...]) -> None:
+    """Refuse the full path's ``n`` when one pair's databases exceed physical memory.
+
+    Parameters
+    ----------
+    n : int
+        Database size.
+    record_shape : tuple of int
+        Shape of one record (float64).
+    """
+    check_fits(
+        f"n={n}: {DATABASE_COPIES} copies of one database of {n} records",
+        DATABASE_COPIES * database_bytes(n, record_bytes_of(record_shape)),
+        "use a smaller n, or an additive query (queries.additive or "
+        "queries.batched(..., additive=...)), which draws no database",
+    )
+
+
+def check_sampling_fits(
+    m: int, parts: int, n: int, record_bytes: int, additive: bool, n_jobs=1
+) -> None:
+    """Refuse a sampling run whose :func:`sampler_bytes` exceed physical memory.
+
+    Parameters
+    ----------
+    m, parts, n, record_bytes, additive
+        As in :func:`sampler_bytes`.
+    n_jobs : int or None
+        As in joblib (the workers running chunks at once).
+    """
+    workers = max(1, effective_n_jobs(n_jobs))
+    check_fits(
+        f"m={m} pairs of {parts} sensitivit{'y' if parts == 1 else 'ies'} each "
+        f"({SENSITIVITY_BYTES} bytes a sensitivity, {workers} worker(s))",
+        sampler_bytes(m, parts, n, record_bytes, additive=additive, workers=workers),
+        "lower m (or gamma's demands), or use fewer coordinates",
+    )

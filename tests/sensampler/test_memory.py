@@ -1,0 +1,130 @@
+"""The measured memory model: refusals before any work, and a model never below a
+footprint measured at a small size."""
+
+import re
+import tracemalloc
+
+import pytest
+from sensampler.distributions import GaussianMixture, Normal
+
+from sensampler import _memory, queries, sample_sensitivity
+from sensampler.experiments import error_vs_epsilon
+from sensampler.parallel import DEFAULT_CHUNK_BYTES
+
+GiB = 2**30
+
+
+class _Counting(Normal):
+    def __init__(self):
+        super().__init__()
+        self.draws = 0
+
+    def sample_batch(self, *args, **kwargs):
+        self.draws += 1
+        return super().sample_batch(*args, **kwargs)
+
+
+@pytest.fixture
+def small_machine(monkeypatch):
+    """A machine with 16 GiB: the refusals below hold whatever this one has."""
+    monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * GiB)
+
+
+def _peak(call):
+    """Peak bytes traced (numpy reports its buffers to tracemalloc) during call()."""
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        call()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_sampler_model_is_not_below_a_measured_footprint():
+    # Failed before: the check counted 16 bytes a sensitivity, 32 are held.
+    m = 200_000
+    peak = _peak(
+        lambda: sample_sensitivity(queries.mean, Normal(), 100, m=m, random_state=0)
+    )
+    assert peak > 30 * m  # four float64 copies of the m sensitivities
+    model = _memory.sampler_bytes(m, 1, 100, 8, additive=True)
+    assert peak <= model
+    # the sensitivities alone, without the chunk's allowance, also cover it
+    assert peak - 3 * DEFAULT_CHUNK_BYTES <= _memory.SENSITIVITY_BYTES * m
+
+
+def test_the_sweep_model_is_not_below_a_measured_footprint():
+    # Failed before: the check allowed 2 copies of the databases; the heights
+    # mixture's draws hold 3.1, a histogram 4.1.
+    population = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+    n, repetitions = 20_000, 50
+    for query in (queries.mean, queries.histogram(10, range=(150.0, 200.0))):
+        peak = _peak(
+            lambda q=query: error_vs_epsilon(
+                q, population, n, [1.0], {"x": 1.0}, repetitions=repetitions,
+                random_state=0, n_jobs=1,
+            )
+        )
+        assert peak > 2 * repetitions * n * 8  # the old allowance
+        answer = 1 if query is queries.mean else 10
+        assert peak <= _memory.sweep_bytes(repetitions, n, 8, answer, 1)
+
+
+def test_the_sweep_model_counts_answers_and_rows():
+    # queries.identity answers with a whole database: 5 rows per coordinate.
+    n, repetitions = 300, 5
+    peak = _peak(
+        lambda: error_vs_epsilon(
+            queries.identity, Normal(), n, [1.0, 2.0], {"x": 1.0},
+            repetitions=repetitions, random_state=0, n_jobs=1,
+        )
+    )
+    assert peak <= _memory.sweep_bytes(repetitions, n, 8, n, 2)
+
+
+def test_a_billion_pairs_are_refused_before_drawing(small_machine):
+    pop = _Counting()
+    message = (
+        "m=1000000000 pairs of 1 sensitivity each (40 bytes a sensitivity, 1 "
+        "worker(s)) need about 37.3 GiB, more than this machine's 16 GiB of "
+        "physical memory: lower m"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        sample_sensitivity(queries.mean, pop, 100, m=10**9, n_jobs=1)
+    assert pop.draws == 1  # the probe only, which holds a few records
+    # 5e8 pairs fit in 16 GiB at 8 bytes (the old check) but not at 40.
+    with pytest.raises(ValueError, match="m=500000000 pairs"):
+        sample_sensitivity(queries.mean, pop, 100, m=5 * 10**8, n_jobs=1)
+
+
+def test_per_coordinate_sensitivities_count_each_coordinate(small_machine):
+    hist = queries.histogram(1000, range=(-3.0, 3.0))
+    with pytest.raises(ValueError, match="pairs of 1000 sensitivities each"):
+        sample_sensitivity(hist, Normal(), 100, m=10**6, norm="coordinate")
+
+
+def test_workers_hold_a_chunk_each(small_machine):
+    need = _memory.sampler_bytes(10, 1, 10**8, 8, additive=False, workers=4)
+    assert need == 40 * 10 + 4 * 5 * 8 * 10**8  # one 0.8 GB database each, x5
+
+
+def test_a_sweep_that_does_not_fit_is_refused_before_drawing(small_machine):
+    pop = _Counting()
+    with pytest.raises(ValueError, match=re.escape("repetitions=100000 databases")):
+        error_vs_epsilon(
+            queries.mean, pop, 10**4, [1.0], {"x": 1.0}, repetitions=10**5
+        )
+    assert pop.draws == 0
+    # answers as large as the database, and their rows, are counted too: 2 GiB
+    # of databases, 9 x 2 GiB of answers.
+    with pytest.raises(ValueError, match="answers of 10000 numbers"):
+        error_vs_epsilon(
+            queries.identity, pop, 10**4, [1.0], {"x": 1.0}, repetitions=25_000
+        )
+    assert pop.draws == 1  # the probe database only
+
+
+def test_check_fits_is_silent_where_the_platform_does_not_say(monkeypatch):
+    monkeypatch.setattr(_memory, "physical_memory", lambda: None)
+    _memory.check_fits("anything", 10**30, "no advice")
