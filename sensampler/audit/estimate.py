@@ -220,6 +220,12 @@ def audit_estimate(
             "unpickled): audit an estimate returned by sample_sensitivity."
         )
     dist = problem.population if population is None else _population(population)
+    if dist.record_shape != problem.population.record_shape:
+        raise ValueError(
+            f"population draws records of shape {dist.record_shape}, the "
+            f"estimate's population of shape {problem.population.record_shape}: "
+            "the query's sensitivity under one says nothing of the other."
+        )
     pairs = check_count("pairs", pairs)
     if pairs > MAX_AUDIT_PAIRS:
         raise ValueError(

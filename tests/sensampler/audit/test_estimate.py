@@ -253,3 +253,10 @@ def test_a_dask_cluster_gives_the_serial_audit_bit_for_bit():
     ):
         on_cluster = audit_estimate(est, pairs=3_000, random_state=5, n_jobs=-1)
     assert on_cluster == serial
+
+
+def test_a_population_of_other_records_is_refused_before_any_pair():
+    est = sample_sensitivity(queries.mean, Normal(), 20, m=30, random_state=0)
+    other = MultivariateNormal([0.0, 0.0], [[1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(ValueError, match=re.escape("records of shape (2,)")):
+        audit_estimate(est, other, pairs=10)
