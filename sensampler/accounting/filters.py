@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from .._validation import check_choice
 from ..privacy import PrivacyBound
-from ._filter_base import BudgetFilter, within
+from ._filter_base import BudgetFilter, Remaining, as_float, within
 from ._ledger import ExceededPrivacyBudgetError
 
 __all__ = ["PrivacyFilter", "advanced_filter_bound"]
@@ -188,16 +188,16 @@ class PrivacyFilter(BudgetFilter):
             if not within(totals.delta, self.delta_budget):
                 return (
                     False,
-                    f"delta {float(totals.delta):.6g} > {self.delta_budget:.6g}",
+                    f"delta {as_float(totals.delta):.6g} > {self.delta_budget:.6g}",
                 )
             if not within(totals.eps, self.epsilon_budget):
                 return False, (
-                    f"epsilon {float(totals.eps):.6g} > {self.epsilon_budget:.6g}"
+                    f"epsilon {as_float(totals.eps):.6g} > {self.epsilon_budget:.6g}"
                 )
             return True, ""
         if not within(totals.delta, Fraction(self.delta_budget) / 2):
             return False, (
-                f"delta {float(totals.delta):.6g} > delta/2 = "
+                f"delta {as_float(totals.delta):.6g} > delta/2 = "
                 f"{self.delta_budget / 2:.6g}"
             )
         k = _k_from_sums(
@@ -272,7 +272,7 @@ class PrivacyFilter(BudgetFilter):
                 return _k_from_sums(
                     t.sq, t.drift, self.epsilon_budget, self.delta_budget
                 )
-            return float(t.eps)
+            return as_float(t.eps)
 
     @property
     def spent(self) -> PrivacyBound:
@@ -289,7 +289,7 @@ class PrivacyFilter(BudgetFilter):
                     "advanced filter (Rogers et al. 2016, Thm. 5.1)"
                 )
             return PrivacyBound(
-                float(t.eps), float(t.delta), self._gamma.total, "basic composition"
+                as_float(t.eps), float(t.delta), self._gamma.total, "basic composition"
             )
 
     @property
@@ -302,7 +302,7 @@ class PrivacyFilter(BudgetFilter):
         with self._lock:
             spent_delta = float(self._totals.delta)
             gamma_left = self._gamma_left()
-        return PrivacyBound(
+        return Remaining(
             max(0.0, self.epsilon_budget - self.statistic),
             max(0.0, delta_cap - spent_delta),
             gamma_left,

@@ -116,7 +116,13 @@ class RenyiAccountant(PureCappedAccountant):
                 f"{statement.mechanism} satisfies no finite Rényi DP (it may "
                 "fail catastrophically); account for it with a PrivacyFilter."
             )
-        return np.array([statement.rdp(a) for a in self.orders], dtype=float)
+        curve = np.array([statement.rdp(a) for a in self.orders], dtype=float)
+        if not np.all(curve >= 0.0):  # NaN too
+            raise ValueError(
+                f"{statement.mechanism} states a Rényi curve with a negative or NaN "
+                f"value at the orders, got {curve!r}."
+            )
+        return curve
 
     def _add_own(self, curve, count):
         self._rdp = self._rdp + count * curve
