@@ -19,6 +19,7 @@ from ..privacy import DEFAULT_ORDERS, PrivacyBound, pure_dp_rdp
 from ._filter_base import BUDGET_SLACK, BudgetFilter, Remaining
 from ._filter_rules import renyi_filter_allows, renyi_filter_budget, renyi_filter_count
 from ._ledger import ExceededPrivacyBudgetError
+from .renyi import renyi_costs
 
 __all__ = ["RenyiFilter"]
 
@@ -166,7 +167,7 @@ class RenyiFilter(BudgetFilter):
         return self._usable[[best]]
 
     def _add(self, curve, count):
-        if all(curve(a) == 0.0 for a in self._usable):
+        if not np.any(renyi_costs("the release", [curve(a) for a in self._usable])):
             # a release that costs nothing at every order is admitted and
             # leaves every sum as it was; its output does not depend on the
             # data, so an order chosen after it is still chosen in advance
@@ -176,9 +177,7 @@ class RenyiFilter(BudgetFilter):
             self._budgets if self._budgets is not None else self._budgets_at(orders)
         )
         spent = self._spent if self._spent is not None else np.zeros_like(orders)
-        cost = count * np.array([curve(a) for a in orders], dtype=float)
-        if not np.all(cost >= 0.0):  # NaN too
-            raise ValueError(f"Rényi costs must be >= 0, got {cost!r} at {orders!r}.")
+        cost = count * renyi_costs("the release", [curve(a) for a in orders])
         slack = 1.0 + float(BUDGET_SLACK)
         if not renyi_filter_allows(spent, cost, budgets * slack):
             worst = int(np.argmax((spent + cost) - budgets))
