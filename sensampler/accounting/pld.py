@@ -54,6 +54,8 @@ import sys
 from collections.abc import Iterable
 from numbers import Integral
 
+import numpy as np
+
 from .._validation import check_count, check_real
 from ..privacy import PrivacyBound, PrivacyStatement
 from ._ledger import PrivacyAccountant
@@ -421,12 +423,16 @@ def pld_epsilon(
 
 def _epsilon_of(pld, delta: float) -> float:
     """The PLD's epsilon at ``delta``, with the rounding margin."""
-    return float(pld.get_epsilon_for_delta(delta)) * (1.0 + _REL_MARGIN)
+    with np.errstate(over="ignore", invalid="ignore"):  # e^epsilon near 709
+        epsilon = float(pld.get_epsilon_for_delta(delta)) * (1.0 + _REL_MARGIN)
+    return math.inf if math.isnan(epsilon) else epsilon
 
 
 def _delta_of(pld, epsilon: float) -> float:
     """The PLD's delta at ``epsilon``, with the rounding margin, capped at 1."""
-    return min(1.0, float(pld.get_delta_for_epsilon(epsilon)) * (1.0 + _REL_MARGIN))
+    with np.errstate(over="ignore", invalid="ignore"):  # e^epsilon near 709
+        delta = float(pld.get_delta_for_epsilon(epsilon)) * (1.0 + _REL_MARGIN)
+    return 1.0 if math.isnan(delta) else min(1.0, delta)
 
 
 def pld_delta(
