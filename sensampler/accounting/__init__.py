@@ -25,6 +25,7 @@ One rule for every accountant and filter:
 """
 
 from ..privacy import DEFAULT_ORDERS, PrivacyBound, rdp_to_dp, zcdp_to_dp
+from ._default import default_filter, get_default_filter, set_default_filter
 from ._ledger import ExceededPrivacyBudgetError, LedgerEntry, PrivacyAccountant
 from .composition import (
     advanced_composition,
@@ -64,4 +65,7 @@ __all__ = [
     "PLDAccountant",
     "zcdp_to_dp",
     "zcdp_to_delta",
+    "set_default_filter",
+    "get_default_filter",
+    "default_filter",
 ]
