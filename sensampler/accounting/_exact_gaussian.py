@@ -37,7 +37,8 @@ _LOG_NDTR_RELATIVE = 1e-14
 
 def gaussian_mu(sigmas_counts) -> float:
     r""":math:`\mu = \sqrt{\sum_j k_j / \sigma_j^2}` of ``(sigma, count)`` pairs."""
-    return math.sqrt(math.fsum(k / (s * s) for s, k in sigmas_counts))
+    # k / s / s: inf for a tiny sigma, never a ZeroDivisionError from s * s = 0
+    return math.sqrt(math.fsum(k / s / s for s, k in sigmas_counts))
 
 
 def gaussian_delta(mu: float, epsilon: float) -> float:
@@ -55,6 +56,8 @@ def gaussian_delta(mu: float, epsilon: float) -> float:
     float
         The computed delta plus its evaluation error bound, in [0, 1].
     """
+    if mu == math.inf:  # no noise to speak of: nothing below delta = 1 holds
+        return 1.0
     la = float(special.log_ndtr(mu / 2.0 - epsilon / mu))
     lb = epsilon + float(special.log_ndtr(-mu / 2.0 - epsilon / mu))
     t1, t2 = math.exp(la), math.exp(lb)

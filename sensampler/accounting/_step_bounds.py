@@ -74,12 +74,12 @@ def _rdp_curve(steps):
     for kind, params, count in steps:
         if kind == "epsilon_delta":
             return None
-        if kind == "gaussian":
-            curve = DEFAULT_ORDERS / (2.0 * params[0] ** 2)
-        else:
-            e = 1.0 / params[0] if kind == "laplace" else params[0]
-            curve = e * np.minimum(1.0, DEFAULT_ORDERS * e / 2.0)
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore"):  # a huge curve is inf: no bound from it
+            if kind == "gaussian":
+                curve = DEFAULT_ORDERS / params[0] / params[0] / 2.0
+            else:
+                e = 1.0 / params[0] if kind == "laplace" else params[0]
+                curve = e * np.minimum(1.0, DEFAULT_ORDERS * e / 2.0)
             total = total + count * curve
     return total
 

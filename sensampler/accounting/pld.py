@@ -131,8 +131,12 @@ def _dp_accounting():
     return common, privacy_loss_distribution
 
 
-def _check_steps(steps) -> list[tuple]:
-    """Validate every step before any work; return (kind, params, count) tuples."""
+def _check_steps(steps, *, representable: bool = True) -> list[tuple]:
+    """Validate every step before any work; return (kind, params, count) tuples.
+
+    With ``representable=False`` an epsilon above :data:`MAX_STEP_EPSILON` is
+    allowed (the accountant keeps it, and bounds it without a PLD)."""
+    high = MAX_STEP_EPSILON if representable else None
     checked = []
     for index, step in enumerate(steps):
         name = f"steps[{index}]"
@@ -156,11 +160,11 @@ def _check_steps(steps) -> list[tuple]:
             )
         elif kind == "pure":
             params = (
-                check_real(f"{name} epsilon", step[1], low=0.0, high=MAX_STEP_EPSILON),
+                check_real(f"{name} epsilon", step[1], low=0.0, high=high),
             )
         else:
             params = (
-                check_real(f"{name} epsilon", step[1], low=0.0, high=MAX_STEP_EPSILON),
+                check_real(f"{name} epsilon", step[1], low=0.0, high=high),
                 check_real(f"{name} delta", step[2], low=0.0, high=1.0),
             )
         checked.append((kind, params, count))
@@ -312,7 +316,15 @@ class _Certified:
     def __init__(self, steps: list[tuple], interval: float):
         self.pld = None
         self.error = math.inf
-        if _needs_pld(steps) and _grid_points(steps, interval) <= MAX_GRID_POINTS:
+        representable = all(
+            kind in ("gaussian", "laplace") or params[0] <= MAX_STEP_EPSILON
+            for kind, params, _ in steps
+        )
+        if (
+            representable
+            and _needs_pld(steps)
+            and _grid_points(steps, interval) <= MAX_GRID_POINTS
+        ):
             try:
                 self.pld = _compose_checked(steps, interval)
             except (OverflowError, ValueError, MemoryError):
@@ -363,7 +375,7 @@ def certified_epsilon(
     optimal and heterogeneous composition, Rényi DP). ``method`` names the
     bound returned.
     """
-    steps = _check_steps(list(steps))
+    steps = _check_steps(list(steps), representable=_certified is None)
     delta = check_real("delta", delta, low=0.0, high=1.0)
     certified = _certified or _Certified(steps, value_discretization_interval)
     return _best([(certified.epsilon(delta), PLD_METHOD), *epsilon_bounds(steps, delta)])
@@ -379,7 +391,7 @@ def certified_delta(
     """(delta, method): the smallest valid delta of the composed steps at ``epsilon``,
     never negative (the PLD's delta plus its certified FFT error, and every other
     valid bound)."""
-    steps = _check_steps(list(steps))
+    steps = _check_steps(list(steps), representable=_certified is None)
     epsilon = check_real("epsilon", epsilon, low=0.0)
     certified = _certified or _Certified(steps, value_discretization_interval)
     return _best([(certified.delta(epsilon), PLD_METHOD), *delta_bounds(steps, epsilon)])
@@ -548,7 +560,9 @@ class PLDAccountant(PrivacyAccountant):
         for step in steps:
             key = step[:-1]
             recorded[key] = recorded.get(key, 0) + count * step[-1]
-        _check_steps([(*key, n) for key, n in recorded.items()])  # before recording
+        _check_steps(  # before recording
+            [(*key, n) for key, n in recorded.items()], representable=False
+        )
         self._steps = recorded
         self._certified = None
 
@@ -560,7 +574,8 @@ class PLDAccountant(PrivacyAccountant):
             steps = [(*key, n) for key, n in self._steps.items()]
             if self._certified is None:
                 self._certified = _Certified(
-                    _check_steps(steps), self.value_discretization_interval
+                    _check_steps(steps, representable=False),
+                    self.value_discretization_interval,
                 )
             return steps, self._certified
 

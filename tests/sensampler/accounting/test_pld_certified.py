@@ -157,3 +157,30 @@ def test_the_report_names_the_bound_used():
     assert acc.report(1e-5).method.startswith("optimal")
     acc.compose(LaplaceMechanism(1.0, 0.1))
     assert acc.report(1e-5).method == PLD_METHOD
+
+
+@pytest.mark.parametrize(
+    "statement, expected",
+    [
+        (PrivacyStatement("pure", 1e300, 0.0), 1e300),  # before: refused (> 709.78)
+        (PrivacyStatement("approx", 1e300, 1e-7), 1e300),
+    ],
+)
+def test_an_epsilon_beyond_the_pld_grid_is_bounded_by_basic_composition(
+    statement, expected
+):
+    acc = PLDAccountant()
+    acc.compose(LaplaceMechanism(1.0, 0.1), count=3)
+    acc.compose(statement)
+    bound = acc.report(0.5)
+    assert bound.epsilon == pytest.approx(expected, rel=1e-12)
+    assert bound.method.startswith("basic")
+
+
+def test_a_gaussian_of_no_noise_is_no_bound_not_an_error():
+    # before: ZeroDivisionError (sigma * sigma underflows to 0)
+    from sensampler.privacy import Noise
+
+    acc = PLDAccountant()
+    acc.compose(PrivacyStatement("g", None, None, noise=Noise("gaussian", (1e-200,))))
+    assert acc.epsilon(1e-5) == math.inf and acc.delta(1.0) == 1.0
