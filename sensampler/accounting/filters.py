@@ -30,7 +30,10 @@ def _k_from_sums(sum_sq, sum_drift, epsilon_budget, delta_budget):
         return math.inf
     log_inv = -math.log(delta_budget)
     root_h = epsilon_budget / math.sqrt(28.04 * log_inv)
-    ratio = (math.sqrt(sum_sq) / root_h) ** 2  # S / H, never overflowing H
+    # S / H, never overflowing H; x * x is inf where x ** 2 would raise; a budget
+    # so small that sqrt(H) underflows to 0 admits only spends of 0
+    x = math.sqrt(sum_sq) / root_h if root_h > 0 else (math.inf if sum_sq else 0.0)
+    ratio = x * x
     return sum_drift + math.hypot(math.sqrt(sum_sq), root_h) * math.sqrt(
         (2.0 + math.log1p(ratio)) * (math.log(2.0) + log_inv)
     )

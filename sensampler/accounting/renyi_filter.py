@@ -23,6 +23,12 @@ from .renyi import renyi_costs
 
 __all__ = ["RenyiFilter"]
 
+def _at(curve, orders) -> np.ndarray:
+    """A Rényi curve at the orders; a value beyond the largest double is inf."""
+    with np.errstate(over="ignore"):
+        return np.array([curve(a) for a in orders], dtype=float)
+
+
 _METHOD = "Rényi filter (Feldman & Zrnic 2021, Thm. 3.1)"
 
 
@@ -157,7 +163,7 @@ class RenyiFilter(BudgetFilter):
         return pure_dp_rdp(float(epsilon))
 
     def _choose_order(self, curve):
-        costs = np.array([curve(a) for a in self._usable])
+        costs = _at(curve, self._usable)
         budgets = self._budgets_at(self._usable)
         counts = [
             renyi_filter_count(c, b) if c > 0 else math.inf
@@ -167,7 +173,7 @@ class RenyiFilter(BudgetFilter):
         return self._usable[[best]]
 
     def _add(self, curve, count):
-        if not np.any(renyi_costs("the release", [curve(a) for a in self._usable])):
+        if not np.any(renyi_costs("the release", _at(curve, self._usable))):
             # a release that costs nothing at every order is admitted and
             # leaves every sum as it was; its output does not depend on the
             # data, so an order chosen after it is still chosen in advance
@@ -177,18 +183,21 @@ class RenyiFilter(BudgetFilter):
             self._budgets if self._budgets is not None else self._budgets_at(orders)
         )
         spent = self._spent if self._spent is not None else np.zeros_like(orders)
-        cost = count * renyi_costs("the release", [curve(a) for a in orders])
         slack = 1.0 + float(BUDGET_SLACK)
-        if not renyi_filter_allows(spent, cost, budgets * slack):
-            worst = int(np.argmax((spent + cost) - budgets))
+        with np.errstate(over="ignore", invalid="ignore"):  # sums beyond a double: inf
+            cost = count * renyi_costs("the release", _at(curve, orders))
+            allowed = renyi_filter_allows(spent, cost, budgets * slack)
+            total = spent + cost
+            worst = int(np.argmax(total - budgets))
+        if not allowed:
             raise ExceededPrivacyBudgetError(
                 f"spending{f' {count} times' if count > 1 else ''} would exceed the "
                 f"Rényi filter's budget (epsilon={self.epsilon_budget:.6g}, "
                 f"delta={self.delta_budget:.3g}): Rényi divergence "
-                f"{spent[worst] + cost[worst]:.6g} > {budgets[worst]:.6g} at "
+                f"{total[worst]:.6g} > {budgets[worst]:.6g} at "
                 f"order {orders[worst]:g}."
             )
-        self._orders, self._budgets, self._spent = orders, budgets, spent + cost
+        self._orders, self._budgets, self._spent = orders, budgets, total
 
     # --------------------------------------------------------------- reports
     @property
