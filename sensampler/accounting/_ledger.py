@@ -12,7 +12,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from .._validation import check_count
+from .._validation import check_count, check_real
 from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun
 
 __all__ = [
@@ -52,7 +52,9 @@ def read_statement(mechanism) -> PrivacyStatement:
     TypeError
         When ``mechanism`` has no :class:`~sensampler.privacy.PrivacyStatement`.
     ValueError
-        When the statement guarantees nothing (a typical or derived sensitivity).
+        When the statement guarantees nothing (a typical or derived sensitivity),
+        or states a number outside its domain (epsilon or rho negative or not
+        finite, delta outside [0, 1]).
     """
     statement = (
         mechanism
@@ -63,6 +65,10 @@ def read_statement(mechanism) -> PrivacyStatement:
         raise TypeError(
             f"expected a mechanism with a privacy statement, got {mechanism!r}."
         )
+    for name, high in (("epsilon", None), ("delta", 1.0), ("rho", None)):
+        value = getattr(statement, name)
+        if value is not None:  # a hand-made record is checked like any input
+            check_real(f"{statement.mechanism} {name}", value, low=0.0, high=high)
     if not statement.guaranteed:
         raise ValueError(
             f"{statement.mechanism} was calibrated with a {statement.source} "
