@@ -293,12 +293,12 @@ class RenyiCurve:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
             raise TypeError(
                 f"the Rényi curve of {self.mechanism} must return a real number, "
-                f"got {value!r} at order alpha={alpha!r}."
+                f"got {value!r} at order alpha={float(alpha)!r}."
             )
         if not value >= 0:  # also NaN
             raise ValueError(
                 f"the Rényi curve of {self.mechanism} must be >= 0 (a divergence), "
-                f"got {value!r} at order alpha={alpha!r}."
+                f"got {value!r} at order alpha={float(alpha)!r}."
             )
         return float(value)
 

@@ -79,30 +79,40 @@ def test_every_accountant_refuses_a_delta_outside_zero_one(make, delta):
         make().epsilon(delta)
 
 
+def _tampered(field, value, epsilon=1.0, delta=0.0):
+    """A valid statement whose number is changed after its checks (the records
+    refuse bad numbers when built; accountants check again when they compose)."""
+    statement = PrivacyStatement("bad", epsilon, delta, rho=0.5 if field == "rho" else None)
+    object.__setattr__(statement, field, value)
+    return statement
+
+
 @pytest.mark.parametrize("make", EVERY, ids=IDS)
 @pytest.mark.parametrize(
-    "statement, name",
+    "field, value, name",
     [
-        (PrivacyStatement("bad", -5.0, 0.0), "bad epsilon must be >= 0.0"),
-        (PrivacyStatement("bad", 1.0, 1.5), "bad delta must be >= 0.0 and <= 1.0"),
-        (PrivacyStatement("bad", float("nan"), 0.0), "bad epsilon must be finite"),
-        (PrivacyStatement("bad", None, None, rho=-3.0), "bad rho must be >= 0.0"),
+        ("epsilon", -5.0, "bad epsilon must be >= 0.0"),
+        ("delta", 1.5, "bad delta must be >= 0.0 and <= 1.0"),
+        ("epsilon", float("nan"), "bad epsilon must be finite"),
+        ("rho", -3.0, "bad rho must be >= 0.0"),
     ],
 )
 def test_a_statement_with_bad_numbers_is_refused_and_records_nothing(
-    make, statement, name
+    make, field, value, name
 ):
     # before: ZCDPAccountant accepted rho = -3; PrivacyFilter epsilon = -5
+    with pytest.raises(ValueError):
+        PrivacyStatement("bad", **{"epsilon": 1.0, "delta": 0.0, field: value})
     accountant = make()
     with pytest.raises(ValueError, match=re.escape(name)):
-        accountant.compose(statement)
+        accountant.compose(_tampered(field, value))
     assert accountant.count == 0 and accountant.ledger == ()
 
 
 def test_a_clearly_negative_renyi_curve_is_refused():
     statement = PrivacyStatement("bad", None, None, rdp=lambda a: -1.0)
     for accountant in (RenyiAccountant(), RenyiFilter(1.0, 1e-5)):
-        with pytest.raises(ValueError, match="negative or NaN"):
+        with pytest.raises(ValueError, match="must be >= 0"):
             accountant.compose(statement)
         assert accountant.count == 0
 
