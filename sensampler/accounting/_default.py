@@ -1,24 +1,24 @@
 """A process-wide default budget, opt-in (as diffprivlib's ``BudgetAccountant.default()``).
 
-Nothing spends from it unless code asks for it: :func:`get_default_filter`
-returns the filter set with :func:`set_default_filter` (or ``None``), and
-:func:`default_filter` sets one for a ``with`` block. One filter for the whole
-process (every thread sees it); the filter itself is thread-safe.
+Nothing spends from it until one is set: :func:`set_default_filter` (or the
+:func:`default_filter` context manager) sets it, and from then on every
+mechanism's ``release`` spends from it first, refusing (and drawing nothing)
+when the budget would be exceeded, so a script or notebook cannot exceed its
+budget by forgetting to pass a filter. A release made through a filter's own
+``release`` spends from that filter only, and audits
+(:mod:`sensampler.audit`) spend nothing. One filter for the whole process
+(every thread sees it); the filter itself is thread-safe.
 """
 
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterator
 
+from .._default_budget import current, replace
 from ._ledger import PrivacyAccountant
 
 __all__ = ["set_default_filter", "get_default_filter", "default_filter"]
-
-_lock = threading.Lock()
-_current: PrivacyAccountant | None = None
-
 
 def _check(accountant) -> PrivacyAccountant | None:
     if accountant is not None and not isinstance(accountant, PrivacyAccountant):
@@ -50,11 +50,7 @@ def set_default_filter(accountant: PrivacyAccountant | None) -> PrivacyAccountan
     1.0
     >>> _ = set_default_filter(previous)
     """
-    global _current
-    accountant = _check(accountant)
-    with _lock:
-        previous, _current = _current, accountant
-    return previous
+    return replace(_check(accountant))
 
 
 def get_default_filter() -> PrivacyAccountant | None:
@@ -64,7 +60,7 @@ def get_default_filter() -> PrivacyAccountant | None:
     -------
     PrivacyAccountant or None
     """
-    return _current
+    return current()
 
 
 @contextlib.contextmanager

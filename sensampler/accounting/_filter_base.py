@@ -19,6 +19,7 @@ from decimal import Decimal
 from fractions import Fraction
 from numbers import Real
 
+from .._default_budget import exempt
 from .._validation import check_probability, check_real
 from ..privacy import PrivacyBound
 from ._ledger import (
@@ -164,7 +165,8 @@ class BudgetFilter(PrivacyAccountant):
                 f"arguments ({exc}); nothing was spent."
             ) from None
         self.compose(mechanism)
-        return mechanism.release(value, random_state=rng, **kwargs)
+        with exempt():  # spent here: not again from a default
+            return mechanism.release(value, random_state=rng, **kwargs)
 
     # --------------------------------------------------------------- reports
     @property

@@ -24,6 +24,7 @@ from numbers import Real
 
 import numpy as np
 
+from .._default_budget import spend_then_release
 from .._domains import DELTA_TARGET, EPSILON
 from .._validation import check_array, check_random_state, check_real
 from ..estimate import (
@@ -277,11 +278,27 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
     hardened source of randomness (no protection against floating-point or
     timing attacks) for production releases.
 
+    **Default budget.** With a process-wide default filter set
+    (:func:`sensampler.accounting.set_default_filter`), every ``release`` spends
+    from it first, through the filter's own ``release``: every argument is
+    validated and a release over budget raises
+    :class:`~sensampler.accounting.ExceededPrivacyBudgetError` before anything
+    is drawn. A release made through a filter's ``release`` spends from that
+    filter only.
+
     Subclasses set their attributes in ``__init__`` and compute their statement
-    in :meth:`_privacy_statement`, called once when ``__init__`` returns.
+    in :meth:`_privacy_statement`, called once when ``__init__`` returns; the
+    ``release`` a subclass defines is wrapped once, here, to spend from the
+    default budget, so that no subclass can forget.
     """
 
     name = "mechanism"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        release = cls.__dict__.get("release")
+        if release is not None and not getattr(release, "__isabstractmethod__", False):
+            cls.release = spend_then_release(release)
 
     @abc.abstractmethod
     def _privacy_statement(self) -> PrivacyStatement:
