@@ -725,7 +725,8 @@ def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
       \rho`, Bun & Steinke 2016, Prop. 1.9), with its Rényi curve
       :math:`\alpha \mapsto 4\rho\alpha`, and for a pure statement also the
       curve of :math:`2\epsilon`-DP (:func:`pure_dp_rdp`). Any other Rényi
-      curve is dropped (no tighter general bound is claimed);
+      curve is dropped: no group-privacy bound of a general curve is claimed,
+      and a statement with nothing else (no epsilon, no rho) is refused;
     * Gaussian and Laplace noise per unit of sensitivity is halved: the
       replace-one change is at most twice the add/remove sensitivity
       (triangle inequality through D);
@@ -753,6 +754,8 @@ def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
     ------
     TypeError
         When ``statement`` is not a :class:`PrivacyStatement`.
+    ValueError
+        For an add/remove statement with neither (epsilon, delta) nor rho.
 
     Examples
     --------
@@ -766,6 +769,12 @@ def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
         )
     if statement.neighbours == "replace-one":
         return statement
+    if statement.epsilon is None and statement.rho is None:
+        raise ValueError(
+            f"{statement.mechanism} states only a Rényi curve for add-remove "
+            "neighbours, and no replace-one bound is claimed for a general curve: "
+            "state its (epsilon, delta) or rho to convert it."
+        )
     epsilon = delta = pure = None
     if statement.epsilon is not None and statement.delta is not None:
         epsilon = 2.0 * statement.epsilon
