@@ -453,10 +453,12 @@ class PrivacyStatement:
 
         The event does not carry the neighbouring relation. Its noise
         multiplier is per unit of the sensitivity over this statement's pairs
-        (replace-one): the pair N(0, sigma^2), N(1, sigma^2), which
-        dp_accounting reads under ``NeighboringRelation.REPLACE_SPECIAL``, the
-        relation to use (its ``REPLACE_ONE`` doubles the sensitivity in the
-        PLD accountant: valid, but twice the epsilon or more).
+        (``self.neighbours``): the pair N(0, sigma^2), N(1, sigma^2). For a
+        replace-one statement dp_accounting reads it under
+        ``NeighboringRelation.REPLACE_SPECIAL``, the relation to use (its
+        ``REPLACE_ONE`` doubles the sensitivity in the PLD accountant: valid,
+        but twice the epsilon or more); for an add/remove statement under
+        ``ADD_OR_REMOVE_ONE``.
 
         Parameters
         ----------
@@ -606,8 +608,8 @@ def statement_from_dp_event(
 
     The reverse of :meth:`PrivacyStatement.to_dp_event`, so that
     dp_accounting events can be composed in sensampler's accountants and
-    filters (a global sensitivity: gamma = 0; replace-one neighbours, as every
-    sensampler statement).
+    filters (a global sensitivity: gamma = 0; replace-one neighbours, the
+    relation of global sensitivities).
 
     A ``DpEvent`` does not say for which relation its noise multiplier is per
     unit of sensitivity, so ``relation`` must: ``"replace-one"`` when it is
