@@ -174,11 +174,13 @@ def _sample_add_remove(job: _ChunkJob) -> list[np.ndarray]:
     rng = np.random.default_rng(job.seed)
     stack = job.distribution.sample_batch(size, n, rng)  # D u {x}
     position = rng.integers(n, size=size)  # where x sits in each pair
-    check = (job.reproduce, job.spec, job.shapes)
-    _, first = evaluate(job.query, stack, job.start, "D u {x}", *check)
     keep = np.ones((size, n), dtype=bool)
     keep[np.arange(size), position] = False
+    # D is copied before f sees the stack: a query that reorders its input in
+    # place cannot change which record is removed.
     smaller = stack[keep].reshape((size, n - 1) + stack.shape[2:])  # D
+    check = (job.reproduce, job.spec, job.shapes)
+    _, first = evaluate(job.query, stack, job.start, "D u {x}", *check)
     del stack
     _, second = evaluate(job.query, smaller, job.start, "D", *check)
     return _norms(job, _differences(first, second))
@@ -210,9 +212,10 @@ def _sample_additive(job: _ChunkJob) -> list[np.ndarray]:
     check = (job.reproduce, job.spec, job.shapes)
     if job.neighbours == "add-remove":  # a sum: D = {y}, then {y, x}
         records = job.distribution.sample(2 * size, rng)
-        pairs = np.stack([records[:size], records[size:]], axis=1)
+        pairs = np.stack([records[:size], records[size:]], axis=1)  # a copy
         _, first = evaluate(job.query, pairs, job.start, "{y, x}", *check)
-        _, second = evaluate(job.query, pairs[:, :1], job.start, "{y}", *check)
+        single = records[:size, None]  # {y}, apart from what f saw first
+        _, second = evaluate(job.query, single, job.start, "{y}", *check)
         return _norms(job, _differences(first, second))
     records = job.distribution.sample(2 * size, rng)[:, None]  # one-record databases
     _, first = evaluate(job.query, records[:size], job.start, "{x}", *check)

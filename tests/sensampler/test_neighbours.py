@@ -7,7 +7,9 @@ from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.audit import audit_estimate
+from sensampler.budget_file import BudgetFile
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
+from sensampler.privacy import to_replace_one
 
 #: A sum not declared additive: the sampler draws whole databases for it.
 FULL_SUM = queries.batched(lambda stack: stack.sum(axis=1), name="full sum")
@@ -188,3 +190,30 @@ def test_a_global_sensitivity_states_replace_one():
     assert LaplaceMechanism(1.0, 1.0).privacy.neighbours == "replace-one"
     default = sample_sensitivity(queries.mean, Normal(), 40, gamma=0.05, random_state=0)
     assert LaplaceMechanism(default, 1.0).privacy.neighbours == "replace-one"
+
+
+def test_a_query_that_sorts_its_input_in_place_keeps_the_pairs():
+    def sorting_sum(stack):
+        stack.sort(axis=1)  # reorders the sampler's own array
+        return stack.sum(axis=1)
+
+    est = sample_sensitivity(
+        queries.batched(sorting_sum), Normal(), 6, m=3000, k=3000,
+        neighbours="add-remove", random_state=14,
+    )
+    records = np.abs(np.random.default_rng(15).standard_normal(3000))
+    assert _ks_p(est.samples, records) > P_MIN
+
+
+def test_a_budget_file_refuses_an_add_remove_statement(tmp_path):
+    est = sample_sensitivity(
+        queries.sum, Normal(), 30, gamma=0.05, neighbours="add-remove", random_state=16
+    )
+    statement = LaplaceMechanism(est, 0.1).privacy
+    budget = BudgetFile(str(tmp_path / "ledger.json"), epsilon=1.0, delta=1e-6)
+    with pytest.raises(ValueError, match="to_replace_one"), budget.session() as session:
+        session.spend(statement)
+    with budget.session() as session:
+        session.spend(to_replace_one(statement))
+    again = BudgetFile(str(tmp_path / "ledger.json")).filter()
+    assert again.spent.epsilon == pytest.approx(0.2)

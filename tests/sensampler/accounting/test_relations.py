@@ -1,6 +1,7 @@
 """Accountants and filters never compose two neighbouring relations unconverted."""
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -216,3 +217,20 @@ def test_gaussian_conversion_against_the_exact_privacy_of_twice_the_sensitivity(
     )
     assert converted.epsilon_for(1e-5) >= exact * (1 - 1e-9)
     assert converted.epsilon_for(1e-5) <= 1.3 * exact  # the zCDP curve, not a blunt bound
+
+
+def test_threads_racing_with_both_relations_leave_one_relation():
+    acc = PrivacyFilter(1000.0, 1e-3)
+    statements = [_pure("replace-one"), _pure("add-remove")] * 200
+
+    def compose(statement):
+        try:
+            acc.compose(statement)
+        except ValueError:
+            return False
+        return True
+
+    with ThreadPoolExecutor(8) as pool:
+        accepted = sum(pool.map(compose, statements))
+    assert accepted == acc.count == 200
+    assert {e.neighbours for e in acc.ledger} == {acc.neighbours}
