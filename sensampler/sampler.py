@@ -142,7 +142,9 @@ def _sample_chunk(job: _ChunkJob) -> list[np.ndarray]:
 
     The n records of each database are i.i.d., so the differing record may be
     taken at any position: it is drawn uniformly per pair and overwritten in
-    place with :math:`x'` (the rest of the stack, D, is never copied).
+    place with :math:`x'` (the rest of the stack, D, is never copied). Under
+    add/remove neighbours the record at that position is removed instead
+    (:func:`_sample_add_remove`).
     """
     with one_thread():
         if job.neighbours == "add-remove":
