@@ -142,10 +142,11 @@ def audit_estimate(
     r"""Rate at which fresh neighbouring pairs exceed a sampled sensitivity.
 
     Draws ``pairs`` fresh neighbouring pairs of the estimate's query, database
-    size and norm from ``population`` with the sampler's own engine
-    (:func:`sensampler.sample_sensitivity`: chunked, parallel, bit-identical
-    for any ``n_jobs`` and joblib backend, Dask included, and O(pairs) for
-    additive queries), and counts those whose sensitivity exceeds
+    size, norm and neighbouring relation (``estimate.run.neighbours``:
+    replace-one or add/remove pairs, as the run drew) from ``population``
+    with the sampler's own engine (:func:`sensampler.sample_sensitivity`:
+    chunked, parallel, bit-identical for any ``n_jobs`` and joblib backend,
+    Dask included, and O(pairs) for additive queries), and counts those whose sensitivity exceeds
     ``estimate.sensitivity``.
 
     Parameters
@@ -250,6 +251,7 @@ def audit_estimate(
         k=pairs,
         norm=problem.norm,
         bound="exchangeable",
+        neighbours=estimate.run.neighbours,
         random_state=seed,
         n_jobs=n_jobs,
         progress=progress,

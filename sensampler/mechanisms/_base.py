@@ -1,4 +1,4 @@
-"""What every mechanism shares: its privacy statement and how it reads a sensitivity.
+r"""What every mechanism shares: its privacy statement and how it reads a sensitivity.
 
 A mechanism reads the provenance of its sensitivity through
 :func:`resolve_sensitivity` only, and states it in its
@@ -9,7 +9,15 @@ A mechanism reads the provenance of its sensitivity through
   gamma;
 * a typical or derived value (a mean, or arithmetic that may lower a sampled
   value) gives a statement with no guarantee, which accountants refuse;
-* a plain number or array is a global bound the caller vouches for.
+* a plain number or array is a global bound the caller vouches for, over
+  replace-one neighbours (two databases of n records differing in one).
+
+The statement holds for the neighbouring relation of the sensitivity's
+sampling run (``run.neighbours``: ``"replace-one"`` or ``"add-remove"``), and
+for replace-one neighbours when there is no run. A global add/remove
+sensitivity :math:`\Delta` bounds the replace-one sensitivity by
+:math:`2\Delta` (a replacement is a removal and an addition; triangle
+inequality): pass ``2 * Delta`` for a replace-one statement.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from ..estimate import (
     SensitivityEstimates,
     SensitivityValue,
 )
-from ..privacy import Noise, PrivacyStatement, SamplingRun, pure_dp_rdp
+from ..privacy import NEIGHBOURS, Noise, PrivacyStatement, SamplingRun, pure_dp_rdp
 
 __all__ = [
     "PrivacyGuarantee",
@@ -428,7 +436,8 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
     def _statement(
         self, epsilon, delta, *, rho=None, rdp=None, noise: Noise | None = None
     ) -> PrivacyStatement:
-        """The statement of a mechanism calibrated with ``self._sensitivity``."""
+        """The statement of a mechanism calibrated with ``self._sensitivity``,
+        for the neighbouring relation of its run (replace-one without a run)."""
         s = self._sensitivity
         return PrivacyStatement(
             self.name,
@@ -438,6 +447,7 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
             rdp=rdp,
             run=s.run,
             source=s.source,
+            neighbours=NEIGHBOURS if s.run is None else s.run.neighbours,
             noise=noise,
         )
 
