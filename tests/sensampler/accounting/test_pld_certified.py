@@ -63,8 +63,9 @@ def test_ten_thousand_gaussian_steps_never_below_the_exact_epsilon(delta):
 
 def test_the_raw_dp_accounting_value_is_below_the_truth_there():
     # the attack the certificate answers: the library's own value is too small
+    # (0.996 of the exact value with dp_accounting 0.6, 0.998 with 0.5.1)
     raw = compose_pld([("gaussian", 5.0, 10**4)]).get_epsilon_for_delta(1e-12)
-    assert raw < 0.997 * _exact_epsilon(MU, 1e-12)
+    assert raw < 0.999 * _exact_epsilon(MU, 1e-12)
 
 
 def test_delta_at_352_is_never_negative_nor_below_the_exact_delta():
