@@ -25,6 +25,7 @@ from joblib import (
     wrap_non_picklable_objects,
 )
 
+from ._extras import require
 from ._validation import check_n_jobs
 
 __all__ = [
@@ -90,12 +91,7 @@ def default_progress(stream=None) -> bool:
 
 
 def _progress_bar(total, desc, unit="pair"):
-    try:
-        from tqdm.auto import tqdm
-    except ImportError as exc:  # pragma: no cover - exercised without the extra
-        raise ImportError(
-            "progress=True needs tqdm: pip install 'sensampler[progress]'."
-        ) from exc
+    tqdm = require("tqdm.auto", "progress", "progress=True").tqdm
     return tqdm(total=total, desc=desc, unit=unit)
 
 

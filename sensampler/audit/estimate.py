@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_seed_sequence, check_count, check_n_jobs, check_probability
+from .._domains import PROBABILITY
+from .._validation import as_seed_sequence, check_count, check_n_jobs
 from ..distributions import as_distribution
 from ..estimate import SensitivityEstimate, SensitivityEstimates
 from ..parallel import child_seed
@@ -225,7 +226,7 @@ def audit_estimate(
         raise ValueError(
             f"pairs must be <= MAX_AUDIT_PAIRS={MAX_AUDIT_PAIRS}, got pairs={pairs}."
         )
-    confidence = check_probability("confidence", confidence)
+    confidence = PROBABILITY.check("confidence", confidence)
     n_jobs = check_n_jobs(n_jobs)
     sensitivity = np.asarray(estimate.sensitivity.value)
     coordinates = sensitivity.size if problem.norm.per_coordinate else 1

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_seed_sequence, check_count, check_probability, check_real
+from .._domains import PROBABILITY
+from .._validation import as_seed_sequence, check_count, check_real
 from ..estimate import SensitivityEstimate
 from ..experiments.table import ResultTable
 from ..parallel import child_seed
@@ -128,7 +129,7 @@ def compare_populations(
             raise TypeError(f"populations must be keyed by str names, got {name!r}.")
         models[name] = _population(population)
     check_count("pairs", pairs)
-    check_probability("confidence", confidence)
+    PROBABILITY.check("confidence", confidence)
     root = as_seed_sequence(random_state)
 
     estimates = {}
