@@ -25,7 +25,7 @@ import numpy as np
 from . import plotting
 from ._domains import PROBABILITY
 from ._memory import check_sampling_fits
-from ._probes import probe_additive
+from ._probes import probe_additive, probe_full
 from ._validation import (
     as_seed_sequence,
     check_count,
@@ -38,7 +38,6 @@ from .experiments.specs import build_population, parse_population, parse_query
 from .norms import NORM_NAMES, get_norm
 from .plan import BOUNDS, sampling_plan
 from .queries import as_query
-from .sampler import _probe_full
 
 __all__ = ["add_audit_parser", "audit_command", "DEFAULTS"]
 
@@ -216,7 +215,7 @@ def _outputs(query, populations: dict, n: int, norm) -> int:
     ``n`` whose databases exceed memory. Every population must give the query
     the same output shape, so that one's estimate can be audited under another.
     """
-    probe = probe_additive if query.additive is not None else _probe_full
+    probe = probe_additive if query.additive is not None else probe_full
     first = None
     for name, dist in populations.items():
         rng = np.random.default_rng(_PROBE_SEED)

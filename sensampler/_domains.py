@@ -42,7 +42,7 @@ __all__ = [
     "DELTA_STATED",
     "GAMMA",
     "PROBABILITY",
-    "QUANTILE_LEVEL",
+    "PROBABILITY_CLOSED",
     "DELTA_RELEASE",
     "RHO",
     "RHO_TARGET",
@@ -191,8 +191,8 @@ DELTA_STATED = Interval(0.0, 1.0, True, True)
 GAMMA = Interval(0.0, 1.0, True, True)
 #: A probability strictly between 0 and 1.
 PROBABILITY = Interval(0.0, 1.0, False, False)
-#: The level of a quantile: 0 <= q <= 1.
-QUANTILE_LEVEL = Interval(0.0, 1.0, True, True)
+#: A probability, 0 and 1 included (a Bernoulli p, a quantile's level).
+PROBABILITY_CLOSED = Interval(0.0, 1.0, True, True)
 #: delta a release or an audit asks for: 0 <= delta < 1 (0 for pure DP).
 DELTA_RELEASE = Interval(0.0, 1.0, True, False)
 #: zCDP parameter a statement holds: finite, >= 0.

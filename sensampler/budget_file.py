@@ -34,9 +34,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ._domains import DELTA_STATED, GAMMA, PROBABILITY
+from ._locks import lock
 from ._validation import check_choice, check_count, check_real
 from .accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
-from .experiments.batch import _lock
 from .experiments.table import atomic_write_text
 from .privacy import PrivacyStatement, SamplingRun
 
@@ -341,7 +341,7 @@ def _locked(lock_path: str, timeout: float = LOCK_TIMEOUT):
         deadline = time.monotonic() + timeout
         while True:
             try:
-                _lock(fd)
+                lock(fd)
                 break
             except OSError:
                 if time.monotonic() > deadline:

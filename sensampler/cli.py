@@ -40,13 +40,13 @@ import numpy as np
 
 from . import plotting
 from ._audit_cli import add_audit_parser, audit_command
+from ._locks import exclusive
 from ._release_cli import add_release_arguments, release_command
 from ._text import text_table
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from ._version import __version__
 from .demo import run_demo
 from .experiments.batch import (
-    _exclusive,
     load_config,
     plan_runs,
     read_toml,
@@ -325,7 +325,7 @@ def _cmd_run(args):
     check_n_jobs(args.n_jobs)
     plan_runs(load_config(args.config))
     out = _writable_folder(args.out)
-    with _exclusive(out):  # another run on --out is a usage error, found now
+    with exclusive(out):  # another run on --out is a usage error, found now
         pass
 
     def work():

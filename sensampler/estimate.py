@@ -106,7 +106,7 @@ from typing import Any, Literal, NoReturn
 
 import numpy as np
 
-from ._domains import QUANTILE_LEVEL
+from ._domains import PROBABILITY_CLOSED
 from ._extras import require
 from ._text import text_table
 from ._validation import check_choice, check_real
@@ -781,7 +781,7 @@ class SensitivityEstimate(_ReadsTheRun):
 
     def quantile(self, q: float) -> SensitivityValue:
         """Empirical quantile of the sampled sensitivities: a typical value."""
-        value = np.quantile(self.samples, QUANTILE_LEVEL.check("q", q), axis=0)
+        value = np.quantile(self.samples, PROBABILITY_CLOSED.check("q", q), axis=0)
         return SensitivityValue(
             value,
             "typical",

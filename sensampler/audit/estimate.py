@@ -220,7 +220,7 @@ def audit_estimate(
             "estimate carries no sampling problem (it was built by hand or "
             "unpickled): audit an estimate returned by sample_sensitivity."
         )
-    dist = problem.population if population is None else _population(population)
+    dist = problem.population if population is None else population_model(population)
     pairs = check_count("pairs", pairs)
     if pairs > MAX_AUDIT_PAIRS:
         raise ValueError(
@@ -275,8 +275,18 @@ def audit_estimate(
     )
 
 
-def _population(population):
-    """``population`` as a distribution, or raise naming it."""
+def population_model(population):
+    """``population`` as a distribution, or raise naming it.
+
+    Parameters
+    ----------
+    population : Distribution or array-like
+        What :func:`~sensampler.distributions.as_distribution` accepts.
+
+    Returns
+    -------
+    Distribution
+    """
     try:
         return as_distribution(population)
     except (TypeError, ValueError) as exc:

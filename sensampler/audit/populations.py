@@ -21,7 +21,7 @@ from ..estimate import SensitivityEstimate
 from ..experiments.table import ResultTable
 from ..parallel import child_seed
 from ..sampler import sample_sensitivity
-from .estimate import CoverageAudit, _population, audit_estimate
+from .estimate import CoverageAudit, audit_estimate, population_model
 
 __all__ = [
     "PopulationComparison",
@@ -127,7 +127,7 @@ def compare_populations(
     for name, population in populations.items():
         if not isinstance(name, str):
             raise TypeError(f"populations must be keyed by str names, got {name!r}.")
-        models[name] = _population(population)
+        models[name] = population_model(population)
     check_count("pairs", pairs)
     PROBABILITY.check("confidence", confidence)
     root = as_seed_sequence(random_state)

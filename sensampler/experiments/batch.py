@@ -87,10 +87,11 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._domains import DELTA_TARGET, EPSILON, PROBABILITY, Interval
+from .._locks import exclusive
 from .._threads import one_thread
 from .._validation import check_n_jobs
 from ..norms import NORM_NAMES
-from ..parallel import _progress_bar, iter_tasks
+from ..parallel import iter_tasks, progress_bar
 from ..plan import sampling_plan
 from ..sampler import sample_sensitivity
 from .datasets import LOADERS, SCORES, STANDARDISE, load_split
@@ -654,36 +655,6 @@ def _read_run(path: str, run_id: str):
     return content, None
 
 
-@contextlib.contextmanager
-def _exclusive(out_dir: str):
-    """Hold an OS lock on ``OUT/.lock`` (released on exit, or by the OS on a crash)."""
-    lock_path = os.path.join(out_dir, ".lock")
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        try:
-            _lock(fd)
-        except OSError:
-            raise ValueError(
-                f"out_dir={out_dir!r} is in use by another sensampler run (lock "
-                f"{lock_path}); wait for it to finish or choose another folder."
-            ) from None
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
-def _lock(fd: int) -> None:
-    """Take a non-blocking exclusive lock on ``fd``; OSError if another holds it."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        import msvcrt
-
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-    else:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-
 def _references(records) -> ResultTable:
     """The scores of the models without noise, once per query and data set."""
     rows = {}
@@ -764,7 +735,7 @@ def run_batch(
     runs, skipped = plan_runs(config)
     run_dir = os.path.join(out_dir, "runs")
     os.makedirs(run_dir, exist_ok=True)
-    with _exclusive(out_dir):
+    with exclusive(out_dir):
         return _run_locked(runs, skipped, out_dir, run_dir, n_jobs, progress, log)
 
 
@@ -795,7 +766,7 @@ def _run_locked(runs, skipped, out_dir, run_dir, n_jobs, progress, log):
         )
     bar = None
     if progress and todo:
-        bar = _progress_bar(len(todo), "batch", unit="run")
+        bar = progress_bar(len(todo), "batch", unit="run")
 
     def finished(count, path):
         if bar is not None:

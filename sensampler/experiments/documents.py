@@ -11,6 +11,7 @@ from scipy import optimize
 from .._domains import DELTA_STATED, DELTA_TARGET, EPSILON, ORDER, POSITIVE
 from .._validation import check_array, check_choice, check_random_state, check_real
 from ..accounting import (
+    ExceededPrivacyBudgetError,
     PrivacyFilter,
     RenyiAccountant,
     ZCDPAccountant,
@@ -19,7 +20,6 @@ from ..accounting import (
     optimal_composition,
     zcdp_to_dp,
 )
-from ..accounting._ledger import ExceededPrivacyBudgetError
 from ..mechanisms import (
     LaplaceMechanism,
     ZCDPGaussianMechanism,
