@@ -187,31 +187,18 @@ def _cmd_plan(args):
 def _cmd_sample(args):
     query, population = _check_sampling(args)
     get_norm(args.norm)
-    sampling_plan(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
-    check_sampling_memory(
-        query,
-        population,
-        args.n,
-        m=args.m,
-        gamma=args.gamma,
-        k=args.k,
-        bound=args.bound,
-        norm=args.norm,
-        n_jobs=args.n_jobs,
-    )
+    plan = dict(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
+    sampling_plan(**plan)
+    run = dict(plan, norm=args.norm, n_jobs=args.n_jobs)
+    check_sampling_memory(query, population, args.n, **run)
 
     def work():
         est = sample_sensitivity(
             query,
             population,
             args.n,
-            gamma=args.gamma,
-            m=args.m,
-            k=args.k,
-            norm=args.norm,
-            bound=args.bound,
+            **run,
             random_state=args.seed,
-            n_jobs=args.n_jobs,
             progress=args.progress,
         )
         _say(_json(est.to_dict()) if args.json else est.summary())
