@@ -210,8 +210,10 @@ POSITIVE = Interval(0.0, _INF, False, False)
 #: Noise scale per unit of sensitivity, > 0; ``inf`` for a coordinate that cannot move.
 NOISE_RATIO = Interval(0.0, _INF, False, True)
 
-#: Neighbouring relations a statement or a sampling run may hold for.
-NEIGHBOUR_RELATIONS = Choice(("replace-one",))
+#: Neighbouring relations a statement or a sampling run may hold for:
+#: ``"replace-one"`` (two databases of n records differing in one) and
+#: ``"add-remove"`` (D of n - 1 records and D with one record more).
+NEIGHBOUR_RELATIONS = Choice(("replace-one", "add-remove"))
 #: Where a sensitivity comes from (see :mod:`sensampler.privacy`).
 SOURCES = Choice(("global", "sampled", "typical", "derived"))
 #: Bounds of a sampling plan (see :mod:`sensampler.plan`).

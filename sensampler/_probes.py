@@ -12,6 +12,10 @@ sensitivities is then 0 in most runs once :math:`1/n` is small against
 DP's definition (the failure event has probability :math:`1/n \le \gamma`),
 which is why :func:`check_order` refuses such queries unless the user opts in.
 
+**Sizes.** Under add/remove neighbours a pair holds databases of n - 1 and n
+records, whose outputs are subtracted: :func:`check_sizes` refuses a query
+whose output structure or shape differs between the two.
+
 **Additivity.** A query declared additive takes the sampler's fast path, which
 draws no database; :func:`probe_additive` refuses a false declaration.
 """
@@ -23,7 +27,7 @@ import numpy as np
 from ._memory import check_database_fits
 from ._structure import Spec, evaluate
 
-__all__ = ["ORDER_RTOL", "check_order", "probe_additive", "probe_full"]
+__all__ = ["ORDER_RTOL", "check_order", "check_sizes", "probe_additive", "probe_full"]
 
 #: Relative tolerance of the order check, on the largest absolute output of each
 #: part: what reordering a float64 sum or mean of records can change.
@@ -98,6 +102,32 @@ def check_order(query, database, outputs, rng, reproduce, spec, shapes) -> None:
                     "or pass order_dependent=True to accept this, recorded in the "
                     f"run and its statements; {reproduce}."
                 )
+
+
+def check_sizes(query, database, spec, shapes, reproduce) -> None:
+    """Refuse a query whose output differs in structure or shape between s - 1 and s records.
+
+    Evaluates ``query`` once on the probe ``database`` (shape ``(1, s,
+    *record_shape)``, s >= 2: n records on the full path, ``min(n, 1000)`` on
+    the additive one) less its last record, and compares the structure and
+    the shape of every part with ``spec`` and ``shapes``, those of the
+    database itself. Add/remove pairs subtract the outputs of the two sizes,
+    so a difference (a histogram with one bin per record, an output of
+    length n) is refused, naming the query and both shapes.
+    """
+    size = database.shape[1]
+    smaller = np.ascontiguousarray(database[:, :-1])
+    where = f"probe database less one record, {size - 1} records"
+    got_spec, leaves = evaluate(query, smaller, None, where, reproduce)
+    got = tuple(leaf.shape[1:] for leaf in leaves)
+    if got_spec != spec or got != tuple(shapes):
+        raise ValueError(
+            f"query {query.name!r} changes its output with the number of records: "
+            f"{got_spec[0]} of shapes {got} on {size - 1} records, {spec[0]} of "
+            f"shapes {tuple(shapes)} on {size}; neighbours='add-remove' subtracts "
+            "the outputs of n - 1 and n records, so their shapes must agree; "
+            f"{reproduce}."
+        )
 
 
 def _tails(pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -327,7 +327,17 @@ class BudgetSession:
         ------
         ExceededPrivacyBudgetError
             When the budget would be exceeded.
+        ValueError
+            For a statement under add/remove neighbours: the file's ledger is
+            replace-one (convert it with
+            :func:`sensampler.privacy.to_replace_one`).
         """
+        if statement.neighbours != "replace-one":
+            raise ValueError(
+                f"{statement.mechanism} holds for {statement.neighbours} neighbours; "
+                "a budget file's ledger is replace-one: spend "
+                "sensampler.privacy.to_replace_one(statement) instead."
+            )
         before = len(self.filter.ledger)
         self.filter.compose(statement)
         self.added.extend((entry, label) for entry in self.filter.ledger[before:])

@@ -566,7 +566,8 @@ class SamplingProblem:
 
     :func:`sensampler.audit.audit_estimate` draws fresh neighbouring pairs of
     the same query, size and norm, from the same population or another one,
-    through :func:`sensampler.sample_sensitivity`.
+    through :func:`sensampler.sample_sensitivity`, under the run's neighbouring
+    relation (``run.neighbours``, which the audit repeats).
 
     Attributes
     ----------

@@ -44,7 +44,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Real
 from typing import Literal
 
@@ -81,10 +81,13 @@ __all__ = [
     "zcdp_to_dp",
     "pure_dp_rdp",
     "statement_from_dp_event",
+    "to_replace_one",
 ]
 
-#: The neighbouring relation every sampled sensitivity is valid for: two
-#: databases of n records that differ in one (bounded DP).
+#: The default neighbouring relation: two databases of n records that differ in
+#: one (bounded DP). The other, ``"add-remove"``, pairs D and D with one record
+#: more (:func:`sensampler.sample_sensitivity`'s ``neighbours``); a statement
+#: under it converts to this one with :func:`to_replace_one`.
 NEIGHBOURS = "replace-one"
 
 #: Where a sensitivity can come from (see the module docstring).
@@ -130,8 +133,11 @@ class SamplingRun:
     ordinal : int
         How many sampling runs this process had drawn, this one included: a
         visible count for seed-less sampling.
-    neighbours : str
-        The neighbouring relation, :data:`NEIGHBOURS`.
+    neighbours : {"replace-one", "add-remove"}
+        The neighbouring relation of the pairs ``gamma`` covers (default
+        :data:`NEIGHBOURS`). A run made by :func:`to_replace_one` keeps the
+        identity, seed and plan of an add/remove run with the gamma of
+        replace-one pairs.
     order_dependent : bool
         The user accepted a query that depends on the order of its records
         (``sample_sensitivity(..., order_dependent=True)``): random DP averages
@@ -294,12 +300,12 @@ class RenyiCurve:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
             raise TypeError(
                 f"the Rényi curve of {self.mechanism} must return a real number, "
-                f"got {value!r} at order alpha={alpha!r}."
+                f"got {value!r} at order alpha={float(alpha)!r}."
             )
         if not value >= 0:  # also NaN
             raise ValueError(
                 f"the Rényi curve of {self.mechanism} must be >= 0 (a divergence), "
-                f"got {value!r} at order alpha={alpha!r}."
+                f"got {value!r} at order alpha={float(alpha)!r}."
             )
         return float(value)
 
@@ -331,8 +337,10 @@ class PrivacyStatement:
     source : {"global", "sampled", "typical", "derived"}
         Where the sensitivity came from; only ``"global"`` and ``"sampled"``
         carry a guarantee.
-    neighbours : str
-        The neighbouring relation the statement holds for.
+    neighbours : {"replace-one", "add-remove"}
+        The neighbouring relation the statement holds for: its run's, and
+        replace-one for a global sensitivity. Accountants and filters refuse to
+        compose two relations; convert with :func:`to_replace_one`.
     noise : Noise or None
         The mechanism's additive noise per unit of sensitivity, where it is
         Gaussian or Laplace; read by
@@ -446,10 +454,12 @@ class PrivacyStatement:
 
         The event does not carry the neighbouring relation. Its noise
         multiplier is per unit of the sensitivity over this statement's pairs
-        (replace-one): the pair N(0, sigma^2), N(1, sigma^2), which
-        dp_accounting reads under ``NeighboringRelation.REPLACE_SPECIAL``, the
-        relation to use (its ``REPLACE_ONE`` doubles the sensitivity in the
-        PLD accountant: valid, but twice the epsilon or more).
+        (``self.neighbours``): the pair N(0, sigma^2), N(1, sigma^2). For a
+        replace-one statement dp_accounting reads it under
+        ``NeighboringRelation.REPLACE_SPECIAL``, the relation to use (its
+        ``REPLACE_ONE`` doubles the sensitivity in the PLD accountant: valid,
+        but twice the epsilon or more); for an add/remove statement under
+        ``ADD_OR_REMOVE_ONE``.
 
         Parameters
         ----------
@@ -592,8 +602,8 @@ def statement_from_dp_event(
 
     The reverse of :meth:`PrivacyStatement.to_dp_event`, so that
     dp_accounting events can be composed in sensampler's accountants and
-    filters (a global sensitivity: gamma = 0; replace-one neighbours, as every
-    sensampler statement).
+    filters (a global sensitivity: gamma = 0; replace-one neighbours, the
+    relation of global sensitivities).
 
     A ``DpEvent`` does not say for which relation its noise multiplier is per
     unit of sensitivity, so ``relation`` must: ``"replace-one"`` when it is
@@ -686,6 +696,111 @@ def statement_from_dp_event(
         f"no single statement for a {type(event).__name__}: compose the parts "
         "of a ComposedDpEvent one by one, and the event of a SelfComposedDpEvent "
         "with count=event.count; other kinds are not supported."
+    )
+
+
+def _group_curve(pure_epsilon, rho, alpha):
+    """``rho * alpha``, or less for a pure statement: its own curve."""
+    if pure_epsilon is None:
+        return rho * alpha
+    return min(rho * alpha, _pure_dp_curve(pure_epsilon, alpha))
+
+
+def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
+    r"""The replace-one statement an add/remove statement implies (group privacy).
+
+    A replace-one pair :math:`(D \cup \{x\}, D \cup \{x'\})` is two add/remove
+    steps through D: a removal, then an addition. What holds for each step
+    holds for the pair as for a group of two (Dwork & Roth 2014, Thm. 2.2, for
+    pure DP):
+
+    * :math:`(\epsilon, \delta)` becomes :math:`(2\epsilon, (1 + e^\epsilon)
+      \delta)`: :math:`P[M(D_1) \in S] \le e^\epsilon P[M(D) \in S] + \delta
+      \le e^{2\epsilon} P[M(D_2) \in S] + (1 + e^\epsilon)\delta`;
+    * :math:`\rho`-zCDP becomes :math:`4\rho`-zCDP (groups of k: :math:`k^2
+      \rho`, Bun & Steinke 2016, Prop. 1.9), with its Rényi curve
+      :math:`\alpha \mapsto 4\rho\alpha`, and for a pure statement also the
+      curve of :math:`2\epsilon`-DP (:func:`pure_dp_rdp`). Any other Rényi
+      curve is dropped: no group-privacy bound of a general curve is claimed,
+      and a statement with nothing else (no epsilon, no rho) is refused;
+    * Gaussian and Laplace noise per unit of sensitivity is halved: the
+      replace-one change is at most twice the add/remove sensitivity
+      (triangle inequality through D);
+    * random DP: both steps must be covered, and each is a fresh add/remove
+      pair, so the failure probability is at most :math:`2\gamma` (a union
+      bound): the run keeps its identity, plan and seed, with
+      ``gamma = min(1, 2 gamma)`` and replace-one neighbours.
+
+    For a Laplace or Gaussian mechanism the result equals (or, for delta,
+    bounds) the exact replace-one privacy of the same noise with twice the
+    sensitivity.
+
+    Parameters
+    ----------
+    statement : PrivacyStatement
+        Under either relation; a replace-one statement is returned as is.
+
+    Returns
+    -------
+    PrivacyStatement
+        Under replace-one neighbours, named ``"<mechanism> (add-remove,
+        converted to replace-one)"``.
+
+    Raises
+    ------
+    TypeError
+        When ``statement`` is not a :class:`PrivacyStatement`.
+    ValueError
+        For an add/remove statement with neither (epsilon, delta) nor rho.
+
+    Examples
+    --------
+    >>> s = PrivacyStatement("m", 0.5, 0.0, neighbours="add-remove")
+    >>> to_replace_one(s).epsilon, to_replace_one(s).neighbours
+    (1.0, 'replace-one')
+    """
+    if not isinstance(statement, PrivacyStatement):
+        raise TypeError(
+            f"statement must be a PrivacyStatement, got statement={statement!r}."
+        )
+    if statement.neighbours == "replace-one":
+        return statement
+    if statement.epsilon is None and statement.rho is None:
+        raise ValueError(
+            f"{statement.mechanism} states only a Rényi curve for add-remove "
+            "neighbours, and no replace-one bound is claimed for a general curve: "
+            "state its (epsilon, delta) or rho to convert it."
+        )
+    epsilon = delta = pure = None
+    if statement.epsilon is not None and statement.delta is not None:
+        epsilon = 2.0 * statement.epsilon
+        # (1 + e^eps) delta, capped at 1 (e^eps overflows beyond eps = 709)
+        growth = 1.0 + math.exp(min(statement.epsilon, 709.0))
+        delta = min(1.0, growth * statement.delta)
+        pure = epsilon if delta == 0.0 else None
+    rho = None if statement.rho is None else 4.0 * statement.rho
+    if pure is not None:  # min(eps, eps^2 / 2)-zCDP: Bun & Steinke 2016, Prop. 3.3
+        pure_rho = _pure_dp_curve(pure, 1.0)
+        rho = pure_rho if rho is None else min(rho, pure_rho)
+    rdp = None if rho is None else functools.partial(_group_curve, pure, rho)
+    noise = statement.noise
+    if noise is not None:
+        noise = Noise(noise.kind, tuple(b / 2.0 for b in noise.scales))
+    run = statement.run
+    if run is not None:
+        run = replace(
+            run, gamma=min(1.0, 2.0 * run.gamma), neighbours="replace-one"
+        )
+    return PrivacyStatement(
+        f"{statement.mechanism} (add-remove, converted to replace-one)",
+        epsilon,
+        delta,
+        rho=rho,
+        rdp=rdp,
+        run=run,
+        source=statement.source,
+        neighbours="replace-one",
+        noise=noise,
     )
 
 

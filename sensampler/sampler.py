@@ -8,14 +8,21 @@ order statistic :math:`G_{(k)}` as the sensitivity makes a mechanism calibrated
 with it random-DP with failure probability :math:`\gamma` (see
 :mod:`sensampler.plan`).
 
-Neighbours are **replace-one** (bounded DP): both databases hold n records and
-differ in one. Add/remove neighbours can change a sensitivity by up to a factor
-of two, so an estimate is only valid for replace-one privacy.
+Neighbours are **replace-one** (bounded DP) by default: both databases hold n
+records and differ in one. With ``neighbours="add-remove"`` (unbounded DP) each
+pair is :math:`D` of n - 1 records and :math:`D \cup \{x\}` of n, x at a
+position drawn uniformly: the larger database has n records. The two relations
+give different sensitivities (a mean's add/remove change also depends on D), so
+an estimate is valid for the relation it was sampled under, recorded in its
+run and in every statement made from it.
 
 Additive queries (:attr:`sensampler.queries.Query.additive`), sums over records
 :math:`f(D) = a_n \sum_i g(d_i) + b` with :math:`a_n = 1` or :math:`1/n`, take
 a fast path: :math:`f(D \cup \{x\}) - f(D \cup \{x'\}) = a_n (g(x) - g(x'))`
 needs x and x' only, so no database is drawn and a run costs O(m), not O(m n).
+Under add/remove, a sum's change :math:`f(D \cup \{x\}) - f(D) = g(x)` is the
+same for every D, so the fast path takes D of one fresh record; a mean's,
+:math:`(g(x) - \bar g(D))/n`, depends on D, and a mean takes the full path.
 """
 
 from __future__ import annotations
@@ -30,8 +37,9 @@ from typing import Any, Union, overload
 
 import numpy as np
 
+from ._domains import NEIGHBOUR_RELATIONS
 from ._memory import check_sampling_fits
-from ._probes import check_order, probe_additive, probe_full
+from ._probes import check_order, check_sizes, probe_additive, probe_full
 from ._structure import Spec, evaluate
 from ._threads import one_thread
 from ._validation import as_seed_sequence, check_count, check_n_jobs
@@ -40,7 +48,7 @@ from .estimate import SamplingProblem, SensitivityEstimate, SensitivityEstimates
 from .norms import SensitivityNorm, get_norm
 from .parallel import child_seed, chunk_sizes, pairs_per_chunk, run_tasks
 from .plan import check_plan_arguments, joint_plan
-from .privacy import SamplingRun
+from .privacy import NEIGHBOURS, SamplingRun
 from .queries import Query, as_query
 
 __all__ = ["sample_sensitivity", "SensitivitySampler"]
@@ -92,6 +100,7 @@ class _ChunkJob:
     reproduce: str
     spec: Spec
     shapes: tuple[tuple[int, ...], ...]
+    neighbours: str = NEIGHBOURS
 
 
 def _differences(first: list[np.ndarray], second: list[np.ndarray]):
@@ -129,9 +138,13 @@ def _sample_chunk(job: _ChunkJob) -> list[np.ndarray]:
 
     The n records of each database are i.i.d., so the differing record may be
     taken at any position: it is drawn uniformly per pair and overwritten in
-    place with :math:`x'` (the rest of the stack, D, is never copied).
+    place with :math:`x'` (the rest of the stack, D, is never copied). Under
+    add/remove neighbours the record at that position is removed instead
+    (:func:`_sample_add_remove`).
     """
     with one_thread():
+        if job.neighbours == "add-remove":
+            return _sample_add_remove(job)
         return _sample_full(job)
 
 
@@ -151,6 +164,26 @@ def _sample_full(job: _ChunkJob) -> list[np.ndarray]:
     return _norms(job, _differences(first, second))
 
 
+def _sample_add_remove(job: _ChunkJob) -> list[np.ndarray]:
+    r"""Add/remove pairs: :math:`D \cup \{x\}` of n i.i.d. records, and D, the
+    same records less the one at a position drawn uniformly per pair (the others
+    keep their order), so D is n - 1 i.i.d. records and x sits anywhere."""
+    size, n = job.size, job.n
+    rng = np.random.default_rng(job.seed)
+    stack = job.distribution.sample_batch(size, n, rng)  # D u {x}
+    position = rng.integers(n, size=size)  # where x sits in each pair
+    keep = np.ones((size, n), dtype=bool)
+    keep[np.arange(size), position] = False
+    # D is copied before f sees the stack: a query that reorders its input in
+    # place cannot change which record is removed.
+    smaller = stack[keep].reshape((size, n - 1) + stack.shape[2:])  # D
+    check = (job.reproduce, job.spec, job.shapes)
+    _, first = evaluate(job.query, stack, job.start, "D u {x}", *check)
+    del stack
+    _, second = evaluate(job.query, smaller, job.start, "D", *check)
+    return _norms(job, _differences(first, second))
+
+
 def _sample_additive_chunk(job: _ChunkJob) -> list[np.ndarray]:
     r"""Sensitivities of ``job.size`` pairs of an additive query, drawing no database.
 
@@ -161,6 +194,11 @@ def _sample_additive_chunk(job: _ChunkJob) -> list[np.ndarray]:
     (f(\{x\}) - f(\{x'\}))` for every D: the pair needs x and x' only, drawn
     from the chunk's own generator (2 ``size`` records, x's then x''s). The
     law of the sensitivities is the full path's; the random numbers are not.
+
+    Under add/remove (sums only: a mean's change depends on D), the change
+    :math:`f(D \cup \{x\}) - f(D) = g(x)` is the same for every D, so each
+    pair takes D = {y} of one fresh record: :math:`f(\{y, x\}) - f(\{y\})`
+    (2 ``size`` records, y's then x's), whose law is the full path's.
     """
     with one_thread():
         return _sample_additive(job)
@@ -169,8 +207,15 @@ def _sample_additive_chunk(job: _ChunkJob) -> list[np.ndarray]:
 def _sample_additive(job: _ChunkJob) -> list[np.ndarray]:
     size = job.size
     rng = np.random.default_rng(job.seed)
-    records = job.distribution.sample(2 * size, rng)[:, None]  # one-record databases
     check = (job.reproduce, job.spec, job.shapes)
+    if job.neighbours == "add-remove":  # a sum: D = {y}, then {y, x}
+        records = job.distribution.sample(2 * size, rng)
+        pairs = np.stack([records[:size], records[size:]], axis=1)  # a copy
+        _, first = evaluate(job.query, pairs, job.start, "{y, x}", *check)
+        single = records[:size, None]  # {y}, apart from what f saw first
+        _, second = evaluate(job.query, single, job.start, "{y}", *check)
+        return _norms(job, _differences(first, second))
+    records = job.distribution.sample(2 * size, rng)[:, None]  # one-record databases
     _, first = evaluate(job.query, records[:size], job.start, "{x}", *check)
     _, second = evaluate(job.query, records[size:], job.start, "{x'}", *check)
     diffs = _differences(first, second)
@@ -212,6 +257,7 @@ def sample_sensitivity(
     k: int | None = None,
     norm: NormLike = "l1",
     bound: str = "exact",
+    neighbours: str = NEIGHBOURS,
     random_state: RandomState = None,
     n_jobs: int | None = None,
     batch_size: int | None = None,
@@ -231,6 +277,7 @@ def sample_sensitivity(
     k: int | None = None,
     norm: NormLike = "l1",
     bound: str = "exact",
+    neighbours: str = NEIGHBOURS,
     random_state: RandomState = None,
     n_jobs: int | None = None,
     batch_size: int | None = None,
@@ -250,6 +297,7 @@ def sample_sensitivity(
     k: int | None = None,
     norm: NormLike = "l1",
     bound: str = "exact",
+    neighbours: str = NEIGHBOURS,
     random_state: RandomState = None,
     n_jobs: int | None = None,
     batch_size: int | None = None,
@@ -268,6 +316,7 @@ def sample_sensitivity(
     k: int | None = None,
     norm: NormLike = "l1",
     bound: str = "exact",
+    neighbours: str = NEIGHBOURS,
     random_state: RandomState = None,
     n_jobs: int | None = None,
     batch_size: int | None = None,
@@ -316,6 +365,15 @@ def sample_sensitivity(
         ``"coordinate"`` releases one sensitivity per output coordinate.
     bound : str, default "exact"
         The plan's bound; see :func:`sensampler.sampling_plan`.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbouring relation of the pairs. ``"replace-one"``: two
+        databases of n records differing in one. ``"add-remove"``: D of
+        ``n - 1`` records and :math:`D \cup \{x\}` of ``n`` (the larger
+        database has n records; needs ``n >= 2``), x inserted at a position
+        drawn uniformly per pair. Recorded in the run and in every statement
+        a mechanism calibrated with the estimate makes; accountants refuse
+        to compose it with the other relation unless converted
+        (:func:`sensampler.privacy.to_replace_one`).
     random_state : None, int, SeedSequence or Generator
         Same value, same estimate, for any ``n_jobs`` and backend.
     n_jobs : int, optional
@@ -425,6 +483,13 @@ def sample_sensitivity(
         raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
     norm = get_norm(norm)
     m, gamma, k = check_plan_arguments(m, gamma, k, bound)
+    neighbours = NEIGHBOUR_RELATIONS.check("neighbours", neighbours)
+    add_remove = neighbours == "add-remove"
+    if add_remove and n < 2:
+        raise ValueError(
+            f"neighbours='add-remove' needs n >= 2 (D holds n - 1 records and "
+            f"D u {{x}} holds n), got n={n}."
+        )
     if batch_size is not None:
         batch_size = check_count("batch_size", batch_size)
     n_jobs = check_n_jobs(n_jobs)
@@ -438,11 +503,14 @@ def sample_sensitivity(
     reproduce = _reproduce_hint(random_state, root)
 
     probe_rng = np.random.default_rng(child_seed(root, _PROBE_CHILD))
-    fast = query.additive is not None
+    # Under add/remove a mean's change depends on D: only sums skip D.
+    fast = query.additive == "sum" or (query.additive == "mean" and not add_remove)
     probe = probe_additive if fast else probe_full
     spec, shapes, record_bytes, database, outputs = probe(
         query, dist, n, probe_rng, reproduce
     )
+    if add_remove:
+        check_sizes(query, database, spec, shapes, reproduce)
     if not order_dependent:
         order_rng = np.random.default_rng(child_seed(root, _ORDER_CHILD))
         check_order(query, database, outputs, order_rng, reproduce, spec, shapes)
@@ -470,6 +538,7 @@ def sample_sensitivity(
             reproduce,
             spec,
             shapes,
+            neighbours,
         )
         for i, (size, start) in enumerate(zip(sizes, starts))
     ]
@@ -494,6 +563,7 @@ def sample_sensitivity(
         k=plan.k,
         seed=_seed_of(root),
         ordinal=ordinal,
+        neighbours=neighbours,
         order_dependent=order_dependent,
     )
     kind, keys = spec
@@ -526,6 +596,8 @@ class SensitivitySampler:
     Parameters
     ----------
     bound : str, default "exact"
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        Checked here, before anything is drawn.
     random_state, n_jobs, progress
         As in :func:`sample_sensitivity`.
 
@@ -555,8 +627,10 @@ class SensitivitySampler:
         random_state: RandomState = None,
         n_jobs: int | None = None,
         progress: bool = False,
+        neighbours: str = NEIGHBOURS,
     ):
         self.bound = bound
+        self.neighbours = NEIGHBOUR_RELATIONS.check("neighbours", neighbours)
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.progress = progress
@@ -587,6 +661,7 @@ class SensitivitySampler:
             m=m_sample_size,
             norm=sensitivity_norm,
             bound=self.bound,
+            neighbours=self.neighbours,
             random_state=self.random_state,
             n_jobs=self.n_jobs,
             progress=self.progress,

@@ -133,3 +133,8 @@ def test_privacy_is_a_leaf_and_accounting_reads_statements_only():
     for module in MODULES:
         if module.startswith("sensampler.accounting"):
             assert not any(t.startswith("sensampler.mechanisms") for t in graph[module])
+
+
+def test_the_default_budget_module_is_a_leaf():
+    # mechanisms and accounting both read it, and neither imports the other
+    assert _edges("sensampler._default_budget")[0] == set()

@@ -7,9 +7,25 @@ Accountants and filters share one interface (:class:`PrivacyAccountant`:
 which unpacks as ``(epsilon, delta)``. gamma is the random-DP failure
 probability of the sampled sensitivities behind the releases: added once per
 sampling run, and once per release for an anonymous one.
+
+One rule for every accountant and filter:
+
+* ``epsilon(delta)`` takes any ``0 <= delta <= 1``. At ``delta = 0`` it is the
+  pure-DP epsilon where one holds (every release pure: basic or exact optimal
+  composition; a filter's spent epsilon when its spent delta is 0) and ``inf``
+  otherwise; at ``delta = 1`` every accountant reports 0. Outside [0, 1], NaN
+  or not a real number, it raises naming ``delta``.
+* ``delta(epsilon)`` takes any ``epsilon >= 0`` and is in [0, 1], never negative.
+* Nothing composed (an empty ledger, or sampling runs only) is 0 at every delta.
+* Every statement's numbers are checked when composed (epsilon and rho finite
+  and ``>= 0``, delta in [0, 1], Rényi values not NaN nor below -1e-9), and a
+  refused statement records nothing.
+* Every report is a valid upper bound: where several hold, the smallest is
+  reported and :meth:`PrivacyAccountant.report` names it in ``method``.
 """
 
 from ..privacy import DEFAULT_ORDERS, PrivacyBound, rdp_to_dp, zcdp_to_dp
+from ._default import default_filter, get_default_filter, set_default_filter
 from ._ledger import ExceededPrivacyBudgetError, LedgerEntry, PrivacyAccountant
 from .composition import (
     advanced_composition,
@@ -49,4 +65,7 @@ __all__ = [
     "PLDAccountant",
     "zcdp_to_dp",
     "zcdp_to_delta",
+    "set_default_filter",
+    "get_default_filter",
+    "default_filter",
 ]

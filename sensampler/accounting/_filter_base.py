@@ -12,11 +12,14 @@ rule), :mod:`~sensampler.accounting.renyi_filter` (Feldman & Zrnic 2021) and
 from __future__ import annotations
 
 import abc
+import inspect
 import math
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from numbers import Real
 
+from .._default_budget import exempt
 from .._validation import check_probability, check_real
 from ..privacy import PrivacyBound
 from ._ledger import (
@@ -26,7 +29,7 @@ from ._ledger import (
     read_statement,
 )
 
-__all__ = ["BUDGET_SLACK", "BudgetFilter", "exact_real", "within"]
+__all__ = ["BUDGET_SLACK", "BudgetFilter", "Remaining", "as_float", "exact_real", "within"]
 
 #: Relative slack of every budget comparison: 2**-51, four units of roundoff.
 #: See the notes of :class:`~sensampler.accounting.PrivacyFilter`.
@@ -44,6 +47,34 @@ def exact_real(name, value, *, high=None) -> Fraction:
         return exact
     checked = check_real(name, value, low=0.0, high=high, high_strict=True)
     return value if isinstance(value, Fraction) else Fraction(checked)
+
+
+def as_float(value: Fraction) -> float:
+    """``float(value)``, or ``inf`` where an exact sum exceeds the largest double."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+@dataclass(frozen=True)
+class Remaining(PrivacyBound):
+    """What is left of a filter's budget: epsilon, delta and gamma left.
+
+    Not a privacy guarantee; ``gamma`` is ``inf`` when no gamma budget was set,
+    which the text says as "no γ budget".
+    """
+
+    def __str__(self):
+        gamma = (
+            "no γ budget"
+            if self.gamma == math.inf
+            else f"gamma={self.gamma:.4g} left"
+        )
+        return (
+            f"epsilon={self.epsilon:.6g}, delta={self.delta:.3g} left, {gamma} "
+            f"[{self.method}]"
+        )
 
 
 def within(total: Fraction, budget: float | Fraction) -> bool:
@@ -120,13 +151,22 @@ class BudgetFilter(PrivacyAccountant):
         """Spend ``mechanism``'s privacy, then release ``value`` through it.
 
         ``value`` and ``random_state`` are validated by the mechanism
-        (``mechanism.check_release``) before anything is spent, and nothing is
+        (``mechanism.check_release``), and every other keyword against the
+        signature of ``mechanism.release``, before anything is spent; nothing is
         drawn if the budget would be exceeded.
         """
         read_statement(mechanism)
         _, rng = mechanism.check_release(value, random_state=random_state)
+        try:  # every argument, unknown keywords included, before spending
+            inspect.signature(mechanism.release).bind(value, random_state=rng, **kwargs)
+        except TypeError as exc:
+            raise TypeError(
+                f"{type(mechanism).__name__}.release does not take these "
+                f"arguments ({exc}); nothing was spent."
+            ) from None
         self.compose(mechanism)
-        return mechanism.release(value, random_state=rng, **kwargs)
+        with exempt():  # spent here: not again from a default
+            return mechanism.release(value, random_state=rng, **kwargs)
 
     # --------------------------------------------------------------- reports
     @property

@@ -12,7 +12,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from .._validation import check_count
+from .._validation import check_count, check_real
 from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun
 
 __all__ = [
@@ -33,6 +33,8 @@ class LedgerEntry:
 
     A sampling run drawn but not released (:meth:`PrivacyAccountant.record_run`)
     has ``mechanism="sampling run"``, no privacy cost and ``count=0``.
+    ``neighbours`` is the statement's neighbouring relation; ``None`` for a
+    sampling run and for a spend given as numbers, which state none.
     """
 
     mechanism: str
@@ -42,6 +44,7 @@ class LedgerEntry:
     gamma: float
     run_id: str | None
     count: int
+    neighbours: str | None = None
 
 
 def read_statement(mechanism) -> PrivacyStatement:
@@ -52,7 +55,9 @@ def read_statement(mechanism) -> PrivacyStatement:
     TypeError
         When ``mechanism`` has no :class:`~sensampler.privacy.PrivacyStatement`.
     ValueError
-        When the statement guarantees nothing (a typical or derived sensitivity).
+        When the statement guarantees nothing (a typical or derived sensitivity),
+        or states a number outside its domain (epsilon or rho negative or not
+        finite, delta outside [0, 1]).
     """
     statement = (
         mechanism
@@ -63,6 +68,10 @@ def read_statement(mechanism) -> PrivacyStatement:
         raise TypeError(
             f"expected a mechanism with a privacy statement, got {mechanism!r}."
         )
+    for name, high in (("epsilon", None), ("delta", 1.0), ("rho", None)):
+        value = getattr(statement, name)
+        if value is not None:  # a hand-made record is checked like any input
+            check_real(f"{statement.mechanism} {name}", value, low=0.0, high=high)
     if not statement.guaranteed:
         raise ValueError(
             f"{statement.mechanism} was calibrated with a {statement.source} "
@@ -110,6 +119,7 @@ def _entry(statement: PrivacyStatement, count: int) -> LedgerEntry:
         statement.gamma,
         None if run is None else run.run_id,
         count,
+        statement.neighbours,
     )
 
 
@@ -125,7 +135,11 @@ class PrivacyAccountant(abc.ABC):
     recorded, exportable with :meth:`ledger_records` and :meth:`to_pandas`.
 
     Recording is thread-safe. Statements with no guarantee (calibrated with a
-    typical or derived sensitivity) are refused.
+    typical or derived sensitivity) are refused. The first statement recorded
+    fixes the neighbouring relation (:attr:`neighbours`); a statement under
+    the other is refused until converted
+    (:func:`sensampler.privacy.to_replace_one`). Spends given as numbers and
+    sampling runs state no relation and are counted in the accountant's.
     """
 
     #: Name of the accounting method, used in reports.
@@ -135,6 +149,7 @@ class PrivacyAccountant(abc.ABC):
         self._lock = threading.Lock()
         self._ledger: list[LedgerEntry] = []
         self._gamma = _GammaBook()
+        self._neighbours: str | None = None
 
     # ------------------------------------------------------------ recording
     @abc.abstractmethod
@@ -160,11 +175,38 @@ class PrivacyAccountant(abc.ABC):
     def _record(self, amount, count, run, entry) -> None:
         """Check, then add ``amount`` and ``run``'s gamma, and write ``entry``."""
         with self._lock:
+            self._check_neighbours(entry)
             gamma = self._gamma.plus(run, count)
             self._check_gamma(gamma)
             self._add(amount, count)
             self._gamma = gamma
+            if entry.neighbours is not None:
+                self._neighbours = entry.neighbours
             self._ledger.append(entry)
+
+    def _check_neighbours(self, entry: LedgerEntry) -> None:
+        """Refuse a statement under another relation than those recorded."""
+        held = self._neighbours
+        if entry.neighbours is None or held is None or entry.neighbours == held:
+            return
+        advice = (
+            "convert it first with sensampler.privacy.to_replace_one(statement) "
+            "(group privacy: twice the epsilon)"
+            if entry.neighbours == "add-remove"
+            else "record the add-remove statements converted with "
+            "sensampler.privacy.to_replace_one in a replace-one accountant instead"
+        )
+        raise ValueError(
+            f"cannot compose {entry.mechanism}, stated for neighbours="
+            f"{entry.neighbours!r}, with the statements already recorded for "
+            f"neighbours={held!r}: {advice}."
+        )
+
+    @property
+    def neighbours(self) -> str | None:
+        """The neighbouring relation of everything recorded (``None`` before the
+        first statement): ``"replace-one"`` or ``"add-remove"``."""
+        return self._neighbours
 
     def _check_gamma(self, gamma: _GammaBook) -> None:  # noqa: B027 - a hook
         """Refuse a gamma over budget (filters; accountants have no budget)."""

@@ -95,17 +95,24 @@ class PureCappedAccountant(PrivacyAccountant):
         return bounds
 
     def _best(self, delta: float, method: str = "improved") -> tuple[float, str]:
-        own = (self._own_epsilon(delta, method), self.method)
+        if self.count == 0:
+            return 0.0, "nothing composed"
+        if delta == 1.0:
+            return 0.0, "delta = 1 holds for anything"
+        own = (
+            (self._own_epsilon(delta, method), self.method)
+            if delta > 0.0
+            else (math.inf, self.method)  # the conversions need delta > 0
+        )
         return min([own, *self._pure_bounds(delta)], key=lambda b: b[0])
 
     def epsilon(self, delta: float, method: str = "improved") -> float:
-        """Smallest epsilon such that the composition is (epsilon, delta)-DP: the
-        conversion (``method``: "improved" or "classic"), capped for pure-DP
-        ledgers by basic and optimal composition."""
-        delta = check_real(
-            "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-        )
-        return self._best(delta, method)[0]
+        """Smallest epsilon such that the composition is (epsilon, delta)-DP,
+        ``0 <= delta <= 1``: the conversion (``method``: "improved" or
+        "classic"), capped for pure-DP ledgers by basic and optimal
+        composition; 0 when nothing was composed, ``inf`` at ``delta = 0``
+        unless every release is pure."""
+        return self._best(check_real("delta", delta, low=0.0, high=1.0), method)[0]
 
     def delta(self, epsilon: float) -> float:
         """Smallest delta such that the composition is (epsilon, delta)-DP: the
@@ -113,6 +120,8 @@ class PureCappedAccountant(PrivacyAccountant):
         epsilons add up to at most ``epsilon``) and, for one repeated epsilon,
         the exact optimal composition."""
         epsilon = check_real("epsilon", epsilon, low=0.0)
+        if self.count == 0:
+            return 0.0
         deltas = [self._own_delta(epsilon)]
         if self._pure:
             epsilons = list(self._pure)
@@ -129,9 +138,5 @@ class PureCappedAccountant(PrivacyAccountant):
 
     def report(self, delta: float) -> PrivacyBound:
         """(epsilon, delta, gamma) at ``delta``; ``method`` names the bound used."""
-        epsilon, method = self._best(
-            check_real(
-                "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-            )
-        )
+        epsilon, method = self._best(check_real("delta", delta, low=0.0, high=1.0))
         return PrivacyBound(epsilon, delta, self.gamma, method)

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 from .._validation import check_count, check_real
 from ..privacy import PrivacyBound
 from ._kov import MAX_EXACT_STEPS, heterogeneous_epsilon, homogeneous_epsilon
-from .pld import MAX_STEP_EPSILON, pld_epsilon
+from .pld import MAX_STEP_EPSILON, certified_epsilon
 
 __all__ = [
     "basic_composition",
@@ -241,11 +241,13 @@ def tightest_composition(
     (pessimistic, :func:`~sensampler.accounting.pld.pld_epsilon`) where it can
     represent the steps (``epsilon <= MAX_STEP_EPSILON``, about 709.78) on a
     grid of moderate size (k <= 10^5 and ``k * epsilon <= 1000``: the grid
-    spans about ``k * epsilon / 1e-4`` points, a few seconds). Where a bound is left out the
-    others remain; the PLD bound is never below the exact optimal one for these
-    homogeneous steps (Kairouz et al. 2017, Thm. 3.3), so leaving it out loses
-    nothing where the optimal one is computed. ``method`` names the one
-    returned.
+    spans about ``k * epsilon / 1e-4`` points, a few seconds), and only where
+    its certified FFT round-off is at most half the delta
+    (:func:`~sensampler.accounting.pld.certified_epsilon`). Where a bound is left
+    out the others remain; for these homogeneous steps the exact optimal bound
+    (Kairouz et al. 2017, Thm. 3.3) is the true optimum, which no certified PLD
+    bound beats. Every candidate is a certified upper bound; ``method`` names
+    the one returned.
 
     Examples
     --------
@@ -262,16 +264,11 @@ def tightest_composition(
     if k <= _MAX_LISTED_STEPS:
         candidates.append(heterogeneous_composition([epsilon] * k, delta, delta_prime))
     step = ("epsilon_delta", epsilon, delta, k) if delta else ("pure", epsilon, k)
-    pld = None
     if k <= _MAX_LISTED_STEPS and epsilon <= MAX_STEP_EPSILON and k * epsilon <= 1e3:
         try:
-            pld = pld_epsilon([step], budget)
+            pld, method = certified_epsilon([step], budget)
         except ImportError:  # the pld extra is not installed
             pass
-    if pld is not None:
-        candidates.append(
-            PrivacyBound(
-                pld, budget, method="privacy loss distribution (dp_accounting)"
-            )
-        )
+        else:
+            candidates.append(PrivacyBound(pld, budget, method=method))
     return min(candidates, key=lambda c: (c.epsilon, c.delta))

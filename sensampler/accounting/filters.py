@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from .._validation import check_choice
 from ..privacy import PrivacyBound
-from ._filter_base import BudgetFilter, within
+from ._filter_base import BudgetFilter, Remaining, as_float, within
 from ._ledger import ExceededPrivacyBudgetError
 
 __all__ = ["PrivacyFilter", "advanced_filter_bound"]
@@ -30,7 +30,10 @@ def _k_from_sums(sum_sq, sum_drift, epsilon_budget, delta_budget):
         return math.inf
     log_inv = -math.log(delta_budget)
     root_h = epsilon_budget / math.sqrt(28.04 * log_inv)
-    ratio = (math.sqrt(sum_sq) / root_h) ** 2  # S / H, never overflowing H
+    # S / H, never overflowing H; x * x is inf where x ** 2 would raise; a budget
+    # so small that sqrt(H) underflows to 0 admits only spends of 0
+    x = math.sqrt(sum_sq) / root_h if root_h > 0 else (math.inf if sum_sq else 0.0)
+    ratio = x * x
     return sum_drift + math.hypot(math.sqrt(sum_sq), root_h) * math.sqrt(
         (2.0 + math.log1p(ratio)) * (math.log(2.0) + log_inv)
     )
@@ -188,16 +191,16 @@ class PrivacyFilter(BudgetFilter):
             if not within(totals.delta, self.delta_budget):
                 return (
                     False,
-                    f"delta {float(totals.delta):.6g} > {self.delta_budget:.6g}",
+                    f"delta {as_float(totals.delta):.6g} > {self.delta_budget:.6g}",
                 )
             if not within(totals.eps, self.epsilon_budget):
                 return False, (
-                    f"epsilon {float(totals.eps):.6g} > {self.epsilon_budget:.6g}"
+                    f"epsilon {as_float(totals.eps):.6g} > {self.epsilon_budget:.6g}"
                 )
             return True, ""
         if not within(totals.delta, Fraction(self.delta_budget) / 2):
             return False, (
-                f"delta {float(totals.delta):.6g} > delta/2 = "
+                f"delta {as_float(totals.delta):.6g} > delta/2 = "
                 f"{self.delta_budget / 2:.6g}"
             )
         k = _k_from_sums(
@@ -272,7 +275,7 @@ class PrivacyFilter(BudgetFilter):
                 return _k_from_sums(
                     t.sq, t.drift, self.epsilon_budget, self.delta_budget
                 )
-            return float(t.eps)
+            return as_float(t.eps)
 
     @property
     def spent(self) -> PrivacyBound:
@@ -289,7 +292,7 @@ class PrivacyFilter(BudgetFilter):
                     "advanced filter (Rogers et al. 2016, Thm. 5.1)"
                 )
             return PrivacyBound(
-                float(t.eps), float(t.delta), self._gamma.total, "basic composition"
+                as_float(t.eps), float(t.delta), self._gamma.total, "basic composition"
             )
 
     @property
@@ -302,7 +305,7 @@ class PrivacyFilter(BudgetFilter):
         with self._lock:
             spent_delta = float(self._totals.delta)
             gamma_left = self._gamma_left()
-        return PrivacyBound(
+        return Remaining(
             max(0.0, self.epsilon_budget - self.statistic),
             max(0.0, delta_cap - spent_delta),
             gamma_left,

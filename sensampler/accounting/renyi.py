@@ -14,7 +14,38 @@ from .._validation import check_array, check_real
 from ..privacy import DEFAULT_ORDERS, rdp_to_dp
 from ._pure_cap import PureCappedAccountant
 
-__all__ = ["RenyiAccountant", "rdp_to_delta"]
+__all__ = ["RenyiAccountant", "rdp_to_delta", "renyi_costs"]
+
+#: Most negative Rényi value taken for round-off of a true value >= 0.
+_ROUND_OFF = 1e-9
+
+
+def renyi_costs(mechanism: str, values) -> np.ndarray:
+    """A statement's Rényi values as costs: refused when NaN or clearly negative.
+
+    Rényi divergences are >= 0; a value in ``[-1e-9, 0)`` is taken for the
+    round-off of a tiny true value and counted as 0, which is more than the
+    statement says, so never less privacy loss than it states.
+
+    Parameters
+    ----------
+    mechanism : str
+        Name used in the message.
+    values : array-like of float
+        The curve at the orders.
+
+    Returns
+    -------
+    numpy.ndarray
+        The values, those in ``[-1e-9, 0)`` raised to 0.
+    """
+    curve = np.asarray(values, dtype=float)
+    if not np.all(curve >= -_ROUND_OFF):  # NaN too
+        raise ValueError(
+            f"{mechanism} states a Rényi curve with a negative or NaN value at "
+            f"the orders, got {curve!r}."
+        )
+    return np.maximum(curve, 0.0)
 
 
 def _check_orders(orders) -> np.ndarray:
@@ -116,7 +147,9 @@ class RenyiAccountant(PureCappedAccountant):
                 f"{statement.mechanism} satisfies no finite Rényi DP (it may "
                 "fail catastrophically); account for it with a PrivacyFilter."
             )
-        return np.array([statement.rdp(a) for a in self.orders], dtype=float)
+        return renyi_costs(
+            statement.mechanism, [statement.rdp(a) for a in self.orders]
+        )
 
     def _add_own(self, curve, count):
         self._rdp = self._rdp + count * curve

@@ -16,11 +16,18 @@ import numpy as np
 
 from .._validation import check_array, check_choice, check_real
 from ..privacy import DEFAULT_ORDERS, PrivacyBound, pure_dp_rdp
-from ._filter_base import BUDGET_SLACK, BudgetFilter
+from ._filter_base import BUDGET_SLACK, BudgetFilter, Remaining
 from ._filter_rules import renyi_filter_allows, renyi_filter_budget, renyi_filter_count
 from ._ledger import ExceededPrivacyBudgetError
+from .renyi import renyi_costs
 
 __all__ = ["RenyiFilter"]
+
+def _at(curve, orders) -> np.ndarray:
+    """A Rényi curve at the orders; a value beyond the largest double is inf."""
+    with np.errstate(over="ignore"):
+        return np.array([curve(a) for a in orders], dtype=float)
+
 
 _METHOD = "Rényi filter (Feldman & Zrnic 2021, Thm. 3.1)"
 
@@ -71,7 +78,9 @@ class RenyiFilter(BudgetFilter):
     delta : float
         Budget delta, ``0 < delta < 1``.
     alpha : float, sequence of float or None, default None
-        Rényi order(s), each ``> 1``.
+        Rényi order(s), each ``> 1``. Orders whose budget
+        :math:`B(\alpha)` is not positive (they admit nothing) are dropped;
+        none left is refused by name.
     conversion : {"improved", "classic"}, default "improved"
     gamma : float, optional
         Budget for the random-DP failure probability.
@@ -111,9 +120,20 @@ class RenyiFilter(BudgetFilter):
             orders = check_array("alpha", alpha, ndim=1)
             if orders.size == 0 or np.any(orders <= 1):
                 raise ValueError(f"alpha must hold orders > 1, got alpha={alpha!r}.")
-        self._orders = orders
-        self._budgets = None if orders is None else self._budgets_at(orders)
-        self._spent = None if orders is None else np.zeros_like(orders)
+        # orders whose budget is not positive admit nothing: dropped
+        candidates = DEFAULT_ORDERS if orders is None else orders
+        budgets = self._budgets_at(candidates)
+        if not np.any(budgets > 0):
+            raise ValueError(
+                f"no Rényi order in alpha={alpha!r} has a positive budget for "
+                f"epsilon={self.epsilon_budget!r}, delta={self.delta_budget!r} "
+                "(B(alpha) = epsilon - log(1/delta)/(alpha - 1) or less); use "
+                "larger orders or a larger budget."
+            )
+        self._usable = candidates[budgets > 0]
+        self._orders = None if orders is None else self._usable
+        self._budgets = None if orders is None else budgets[budgets > 0]
+        self._spent = None if orders is None else np.zeros_like(self._orders)
 
     def _budgets_at(self, orders):
         return np.array(
@@ -143,33 +163,41 @@ class RenyiFilter(BudgetFilter):
         return pure_dp_rdp(float(epsilon))
 
     def _choose_order(self, curve):
-        costs = np.array([curve(a) for a in DEFAULT_ORDERS])
-        budgets = self._budgets_at(DEFAULT_ORDERS)
+        costs = _at(curve, self._usable)
+        budgets = self._budgets_at(self._usable)
         counts = [
             renyi_filter_count(c, b) if c > 0 else math.inf
             for c, b in zip(costs, budgets)
         ]
         best = max(range(len(counts)), key=counts.__getitem__)  # counts may be huge
-        return DEFAULT_ORDERS[[best]]
+        return self._usable[[best]]
 
     def _add(self, curve, count):
+        if not np.any(renyi_costs("the release", _at(curve, self._usable))):
+            # a release that costs nothing at every order is admitted and
+            # leaves every sum as it was; its output does not depend on the
+            # data, so an order chosen after it is still chosen in advance
+            return
         orders = self._orders if self._orders is not None else self._choose_order(curve)
         budgets = (
             self._budgets if self._budgets is not None else self._budgets_at(orders)
         )
         spent = self._spent if self._spent is not None else np.zeros_like(orders)
-        cost = count * np.array([curve(a) for a in orders], dtype=float)
         slack = 1.0 + float(BUDGET_SLACK)
-        if not renyi_filter_allows(spent, cost, budgets * slack):
-            worst = int(np.argmax((spent + cost) - budgets))
+        with np.errstate(over="ignore", invalid="ignore"):  # sums beyond a double: inf
+            cost = count * renyi_costs("the release", _at(curve, orders))
+            allowed = renyi_filter_allows(spent, cost, budgets * slack)
+            total = spent + cost
+            worst = int(np.argmax(total - budgets))
+        if not allowed:
             raise ExceededPrivacyBudgetError(
                 f"spending{f' {count} times' if count > 1 else ''} would exceed the "
                 f"Rényi filter's budget (epsilon={self.epsilon_budget:.6g}, "
                 f"delta={self.delta_budget:.3g}): Rényi divergence "
-                f"{spent[worst] + cost[worst]:.6g} > {budgets[worst]:.6g} at "
+                f"{total[worst]:.6g} > {budgets[worst]:.6g} at "
                 f"order {orders[worst]:g}."
             )
-        self._orders, self._budgets, self._spent = orders, budgets, spent + cost
+        self._orders, self._budgets, self._spent = orders, budgets, total
 
     # --------------------------------------------------------------- reports
     @property
@@ -204,7 +232,7 @@ class RenyiFilter(BudgetFilter):
                 if self._spent is None
                 else max(0.0, float(np.min(self._budgets - self._spent)))
             )
-            return PrivacyBound(
+            return Remaining(
                 left,
                 self.delta_budget,
                 self._gamma_left(),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..privacy import PrivacyBound
-from ._filter_base import BudgetFilter
+from ._filter_base import BudgetFilter, Remaining, as_float
 from ._filter_rules import whitehouse_statistic
 from ._ledger import ExceededPrivacyBudgetError
 
@@ -103,7 +103,7 @@ class WhitehouseFilter(BudgetFilter):
         return epsilon
 
     def _statistic(self, sum_sq: Fraction) -> float:
-        return whitehouse_statistic(float(sum_sq), self.delta_budget)
+        return whitehouse_statistic(as_float(sum_sq), self.delta_budget)
 
     def _add(self, epsilon, count):
         total = self._sum_sq + count * epsilon * epsilon
@@ -138,7 +138,7 @@ class WhitehouseFilter(BudgetFilter):
         """epsilon minus W, the budget's delta, and the gamma budget left."""
         statistic = self.statistic
         with self._lock:
-            return PrivacyBound(
+            return Remaining(
                 max(0.0, self.epsilon_budget - statistic),
                 self.delta_budget,
                 self._gamma_left(),

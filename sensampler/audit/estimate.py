@@ -143,10 +143,11 @@ def audit_estimate(
     r"""Rate at which fresh neighbouring pairs exceed a sampled sensitivity.
 
     Draws ``pairs`` fresh neighbouring pairs of the estimate's query, database
-    size and norm from ``population`` with the sampler's own engine
-    (:func:`sensampler.sample_sensitivity`: chunked, parallel, bit-identical
-    for any ``n_jobs`` and joblib backend, Dask included, and O(pairs) for
-    additive queries), and counts those whose sensitivity exceeds
+    size, norm and neighbouring relation (``estimate.run.neighbours``:
+    replace-one or add/remove pairs, as the run drew) from ``population``
+    with the sampler's own engine (:func:`sensampler.sample_sensitivity`:
+    chunked, parallel, bit-identical for any ``n_jobs`` and joblib backend,
+    Dask included, and O(pairs) for additive queries), and counts those whose sensitivity exceeds
     ``estimate.sensitivity``.
 
     Parameters
@@ -221,6 +222,12 @@ def audit_estimate(
             "unpickled): audit an estimate returned by sample_sensitivity."
         )
     dist = problem.population if population is None else population_model(population)
+    if dist.record_shape != problem.population.record_shape:
+        raise ValueError(
+            f"population draws records of shape {dist.record_shape}, the "
+            f"estimate's population of shape {problem.population.record_shape}: "
+            "the query's sensitivity under one says nothing of the other."
+        )
     pairs = check_count("pairs", pairs)
     if pairs > MAX_AUDIT_PAIRS:
         raise ValueError(
@@ -245,6 +252,7 @@ def audit_estimate(
         k=pairs,
         norm=problem.norm,
         bound="exchangeable",
+        neighbours=estimate.run.neighbours,
         random_state=seed,
         n_jobs=n_jobs,
         progress=progress,

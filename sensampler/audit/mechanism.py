@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._default_budget import exempt
 from .._domains import DELTA_RELEASE, PROBABILITY
 from .._validation import as_seed_sequence, check_count
 from ..mechanisms import (
@@ -199,7 +200,16 @@ def _vectorised(mechanism, value) -> bool:
 
 
 def _draw(mechanism, value, count: int, seed: np.random.SeedSequence) -> np.ndarray:
-    """``count`` independent releases of ``value``, stacked on a first axis."""
+    """``count`` independent releases of ``value``, stacked on a first axis.
+
+    The releases are of the auditor's own inputs, not of private data: they
+    spend nothing from a default budget.
+    """
+    with exempt():
+        return _draw_exempt(mechanism, value, count, seed)
+
+
+def _draw_exempt(mechanism, value, count: int, seed) -> np.ndarray:
     if _vectorised(mechanism, value):
         parts = []
         for i, size in enumerate(chunk_sizes(count, _CHUNK)):

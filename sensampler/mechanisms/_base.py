@@ -1,4 +1,4 @@
-"""What every mechanism shares: its privacy statement and how it reads a sensitivity.
+r"""What every mechanism shares: its privacy statement and how it reads a sensitivity.
 
 A mechanism reads the provenance of its sensitivity through
 :func:`resolve_sensitivity` only, and states it in its
@@ -9,7 +9,15 @@ A mechanism reads the provenance of its sensitivity through
   gamma;
 * a typical or derived value (a mean, or arithmetic that may lower a sampled
   value) gives a statement with no guarantee, which accountants refuse;
-* a plain number or array is a global bound the caller vouches for.
+* a plain number or array is a global bound the caller vouches for, over
+  replace-one neighbours (two databases of n records differing in one).
+
+The statement holds for the neighbouring relation of the sensitivity's
+sampling run (``run.neighbours``: ``"replace-one"`` or ``"add-remove"``), and
+for replace-one neighbours when there is no run. A global add/remove
+sensitivity :math:`\Delta` bounds the replace-one sensitivity by
+:math:`2\Delta` (a replacement is a removal and an addition; triangle
+inequality): pass ``2 * Delta`` for a replace-one statement.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from numbers import Real
 
 import numpy as np
 
+from .._default_budget import spend_then_release
 from .._domains import DELTA_TARGET, EPSILON
 from .._validation import check_array, check_random_state, check_real
 from ..estimate import (
@@ -32,7 +41,7 @@ from ..estimate import (
     SensitivityEstimates,
     SensitivityValue,
 )
-from ..privacy import Noise, PrivacyStatement, SamplingRun, pure_dp_rdp
+from ..privacy import NEIGHBOURS, Noise, PrivacyStatement, SamplingRun, pure_dp_rdp
 
 __all__ = [
     "PrivacyGuarantee",
@@ -277,11 +286,27 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
     hardened source of randomness (no protection against floating-point or
     timing attacks) for production releases.
 
+    **Default budget.** With a process-wide default filter set
+    (:func:`sensampler.accounting.set_default_filter`), every ``release`` spends
+    from it first, through the filter's own ``release``: every argument is
+    validated and a release over budget raises
+    :class:`~sensampler.accounting.ExceededPrivacyBudgetError` before anything
+    is drawn. A release made through a filter's ``release`` spends from that
+    filter only.
+
     Subclasses set their attributes in ``__init__`` and compute their statement
-    in :meth:`_privacy_statement`, called once when ``__init__`` returns.
+    in :meth:`_privacy_statement`, called once when ``__init__`` returns; the
+    ``release`` a subclass defines is wrapped once, here, to spend from the
+    default budget, so that no subclass can forget.
     """
 
     name = "mechanism"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        release = cls.__dict__.get("release")
+        if release is not None and not getattr(release, "__isabstractmethod__", False):
+            cls.release = spend_then_release(release)
 
     @abc.abstractmethod
     def _privacy_statement(self) -> PrivacyStatement:
@@ -411,7 +436,8 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
     def _statement(
         self, epsilon, delta, *, rho=None, rdp=None, noise: Noise | None = None
     ) -> PrivacyStatement:
-        """The statement of a mechanism calibrated with ``self._sensitivity``."""
+        """The statement of a mechanism calibrated with ``self._sensitivity``,
+        for the neighbouring relation of its run (replace-one without a run)."""
         s = self._sensitivity
         return PrivacyStatement(
             self.name,
@@ -421,6 +447,7 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
             rdp=rdp,
             run=s.run,
             source=s.source,
+            neighbours=NEIGHBOURS if s.run is None else s.run.neighbours,
             noise=noise,
         )
 

@@ -117,3 +117,32 @@ def test_accountants(epsilon):
         delta_result = refused_or_result(partial(accountant.epsilon, 1e-6), "delta")
         if delta_result is not None:
             assert not np.isnan(float(delta_result))
+        # every accountant: delta = 0 allowed, a pure ledger's epsilon there finite
+        # and never below the epsilons composed (basic composition is exact here)
+        pure = accountant.epsilon(0.0)
+        if accountant.count:
+            assert pure >= float(mechanism.privacy.epsilon) * (1 - 1e-12)
+        assert 0.0 <= accountant.delta(0.0) <= 1.0
+
+
+@example(0.0, 1e-300)
+@example(1e308, 1e308)
+@example(5e-324, 0.0)  # the advanced rule's sqrt(H) underflowed: ZeroDivisionError
+@given(anything, anything)
+def test_filters_never_overflow_nor_raise_anything_but_a_budget_error(budget, spend):
+    for make in (
+        lambda: acc.PrivacyFilter(budget, 1e-6),
+        lambda: acc.WhitehouseFilter(budget, 1e-6),
+        lambda: acc.RenyiFilter(budget, 1e-6),
+    ):
+        f = refused_or_result(make, "epsilon")
+        if f is None:
+            continue
+        try:
+            f.spend(spend)
+            f.spend(spend)
+        except acc.ExceededPrivacyBudgetError:
+            pass
+        except (TypeError, ValueError) as exc:
+            assert any(w in str(exc) for w in ("epsilon", "delta", "mechanism")), exc
+        assert f.count <= 2 and 0.0 <= f.epsilon(1.0) < float("inf")

@@ -925,3 +925,50 @@ def test_a_batched_query_returning_a_view_of_the_stack_keeps_the_first_outputs()
     )
     np.testing.assert_array_equal(view.samples, copied.samples)
     assert (view.samples > 0).mean() > 0.3  # position 0 differs in half the pairs
+
+
+# ------------------------------------------------------------ add/remove neighbours
+def test_add_remove_fast_and_full_paths_agree_in_law():
+    full_sum = queries.batched(lambda stack: stack.sum(axis=1), name="full sum")
+    runs = [
+        sample_sensitivity(
+            query, HEIGHTS, 30, m=3000, k=3000, neighbours="add-remove", random_state=0
+        ).samples
+        for query in (queries.sum, full_sum)
+    ]
+    assert stats.ks_2samp(*runs).pvalue > 1e-6
+
+
+@pytest.mark.parametrize("query", [queries.sum, FULL_MEAN], ids=["fast", "full"])
+def test_add_remove_is_bit_identical_across_workers_and_chunks(query):
+    def run(**kwargs):
+        return sample_sensitivity(
+            query, HEIGHTS, 20, m=200, k=190, neighbours="add-remove",
+            random_state=5, **kwargs,
+        ).samples
+
+    base = run(n_jobs=1, batch_size=64)
+    np.testing.assert_array_equal(base, run(n_jobs=2, batch_size=64))
+    assert run(n_jobs=1).shape == base.shape
+
+
+def test_sensitivity_sampler_takes_the_relation():
+    sampler = SensitivitySampler(random_state=0, neighbours="add-remove")
+    sensitivity, _ = sampler.sample_sensitivity(
+        queries.sum, L1SensitivityNorm(), HEIGHTS, n_data_size=10, gamma=0.05
+    )
+    assert sensitivity.run.neighbours == sampler.runs_drawn[0].neighbours == "add-remove"
+    with pytest.raises(ValueError, match=r"neighbours=.bogus"):
+        SensitivitySampler(neighbours="bogus")
+
+
+def test_add_remove_still_refuses_order_dependent_queries():
+    with pytest.raises(ValueError, match="depends on the order"):
+        sample_sensitivity(
+            lambda db: db[0], HEIGHTS, 10, m=20, neighbours="add-remove", random_state=0
+        )
+    est = sample_sensitivity(
+        lambda db: db[0], HEIGHTS, 10, m=20, neighbours="add-remove",
+        order_dependent=True, random_state=0,
+    )
+    assert est.run.order_dependent and est.run.neighbours == "add-remove"

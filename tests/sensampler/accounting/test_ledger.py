@@ -93,6 +93,7 @@ def test_ledger_exports_as_a_table(make):
             "gamma": est.gamma,
             "run_id": est.run_id,
             "count": 2,
+            "neighbours": "replace-one",
         }
     ]
     assert list(records[0]) == list(LedgerEntry.__annotations__)

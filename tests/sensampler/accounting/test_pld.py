@@ -178,12 +178,13 @@ def test_a_thousand_laplace_steps_within_one_percent_of_a_lower_bound():
 
 def test_ten_thousand_laplace_steps_are_stable_under_grid_refinement():
     # 10^4 steps of scale 100: the default grid agrees with a grid three times finer
-    # to 1e-5 (4.36799 both); benchmarks/pld.py brackets it from below.
+    # to 0.1% (4.3715 and 4.3751: each is evaluated at delta less its certified
+    # FFT error, 1.5e-7 and 2.6e-7); benchmarks/pld.py brackets it from below.
     ours = pld_epsilon([("laplace", 100.0, 10_000)], 1e-5)
     fine = pld_epsilon(
         [("laplace", 100.0, 10_000)], 1e-5, value_discretization_interval=3e-5
     )
-    assert ours == pytest.approx(fine, rel=1e-5)
+    assert ours == pytest.approx(fine, rel=1e-3)
 
 
 # --------------------------------------------------------------------- pure steps
@@ -254,7 +255,9 @@ def test_missing_extra_names_it(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "dp_accounting.pld", None)
     with pytest.raises(ImportError, match=re.escape("pip install sensampler[pld]")):
-        pld_epsilon([("gaussian", 1.0, 1)], 1e-5)
+        compose_pld([("gaussian", 1.0, 1)])
+    with pytest.raises(ImportError, match=re.escape("pip install sensampler[pld]")):
+        PLDAccountant()
 
 
 # ----------------------------------------------------------------- the accountant
@@ -267,7 +270,7 @@ def test_pld_accountant_issue_figure_gaussian():
     eps = acc.epsilon(1e-5)
     truth = _gaussian_truth(2.0, 100, 1e-5)
     assert truth <= eps <= 1.01 * truth and round(eps, 2) == 33.10
-    assert acc.report(1e-5).method.startswith("privacy loss distribution")
+    assert acc.report(1e-5).method.startswith("exact Gaussian")
     assert acc.delta(eps) <= 1e-5 * (1 + 1e-6)
 
 
@@ -383,13 +386,13 @@ def test_a_composition_beyond_the_grid_limit_is_refused_before_any_work(steps):
         compose_pld(steps)
 
 
-def test_the_accountant_records_nothing_it_cannot_compose():
+def test_beyond_the_grid_limit_the_accountant_falls_back_to_the_other_bounds():
+    # main: refused; now recorded, and reported by the best bound that holds
     accountant = PLDAccountant()
     accountant.compose(LaplaceMechanism(1.0, 1.0), count=10)
-    before = (accountant.steps, list(accountant.ledger))
-    with pytest.raises(ValueError, match="MAX_GRID_POINTS"):
-        accountant.compose(LaplaceMechanism(1.0, 1e10))
-    with pytest.raises(ValueError, match="MAX_GRID_POINTS"):
-        accountant.compose(LaplaceMechanism(1.0, 1.0), count=10**4)
-    assert (accountant.steps, list(accountant.ledger)) == before
-    assert accountant.epsilon(1e-5) <= 10.0
+    accountant.compose(LaplaceMechanism(1.0, 1.0), count=10**4)
+    bound = accountant.report(1e-5)
+    assert bound.epsilon == pytest.approx(homogeneous_epsilon(1.0, 0.0, 10_010, 1e-5))
+    assert bound.method.startswith("optimal")
+    accountant.compose(LaplaceMechanism(1.0, 1e10))
+    assert accountant.report(1e-5).epsilon <= 10_010 + 1e10

@@ -12,6 +12,7 @@ from sensampler.mechanisms import (
     GaussianMechanism,
     LaplaceMechanism,
     RenyiGaussianMechanism,
+    ZCDPGaussianMechanism,
     laplace_rdp,
 )
 from sensampler.privacy import DEFAULT_ORDERS, rdp_to_dp
@@ -69,13 +70,50 @@ def test_auto_order_is_chosen_at_the_first_spend_and_kept():
 
 
 def test_several_orders_admit_a_step_only_if_every_order_does():
-    orders = [4.0, 64.0]
+    orders = [30.0, 64.0]
     f = RenyiFilter(1.0, 1e-6, alpha=orders)
     budgets = [renyi_filter_budget(1.0, 1e-6, a, "improved") for a in orders]
-    assert budgets[0] < 0  # order 4 cannot certify (1, 1e-6): nothing is admitted
-    with pytest.raises(ExceededPrivacyBudgetError, match="at order 4"):
-        f.spend(0.001)
-    assert f.count == 0 and f.spent.epsilon == 0.0
+    # a zCDP Gaussian step of rho = 0.001 costs alpha * rho at each order
+    n = min(renyi_filter_count(a * 0.001, b) for a, b in zip(orders, budgets))
+    for _ in range(n):
+        f.compose(ZCDPGaussianMechanism(1.0, 0.001))
+    with pytest.raises(ExceededPrivacyBudgetError, match="at order"):
+        f.compose(ZCDPGaussianMechanism(1.0, 0.001))
+    assert f.count == n
+
+
+def test_orders_with_no_budget_are_dropped_and_none_left_is_refused():
+    # B(4) < 0 for (1, 1e-6): order 4 admits nothing, so it is dropped
+    f = RenyiFilter(1.0, 1e-6, alpha=[4.0, 64.0])
+    assert f.orders.tolist() == [64.0]
+    f.spend(0.001)
+    assert f.count == 1
+    with pytest.raises(ValueError, match="no Rényi order in alpha=.* has a positive"):
+        RenyiFilter(1.0, 1e-6, alpha=[1.5, 2.0])
+
+
+def test_issue_orders_8_16_32_admit_releases():
+    # before: RenyiFilter(1, 1e-6, alpha=[8, 16, 32]) admitted nothing (B(8) < 0)
+    f = RenyiFilter(1, 1e-6, alpha=[8, 16, 32])
+    assert f.orders.tolist() == [16.0, 32.0]
+    f.spend(0.001)
+    assert f.count == 1
+
+
+@pytest.mark.parametrize("alpha", [None, 1.05, [1.05, 30.0]])
+def test_a_zero_cost_release_is_always_admitted(alpha):
+    # before: RenyiFilter(1.0, 1e-6).spend(0.0) was refused (0 > -271.29 at 1.05)
+    if alpha == 1.05:
+        with pytest.raises(ValueError, match="positive budget"):
+            RenyiFilter(1.0, 1e-6, alpha=alpha)
+        return
+    f = RenyiFilter(1.0, 1e-6, alpha=alpha)
+    f.spend(0.0)
+    # sensitivity 0 on both coordinates: a Rényi curve of 0
+    f.release(LaplaceMechanism(np.zeros(2), 1.0), np.ones(2), random_state=0)
+    assert f.count == 2 and f.statistic == 0.0
+    f.spend(0.01)  # the order is then chosen from the first costly spend
+    assert f.count == 3
 
 
 def test_classic_conversion_admits_less():

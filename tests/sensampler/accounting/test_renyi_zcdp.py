@@ -144,14 +144,14 @@ def test_reports_carry_gamma():
             "count must be an integer >= 1",
         ),
         (
-            lambda: RenyiAccountant().epsilon(1.0),
+            lambda: RenyiAccountant().epsilon(1.5),
             ValueError,
-            "delta must be > 0.0 and < 1.0",
+            "delta must be >= 0.0 and <= 1.0",
         ),
         (
-            lambda: RenyiAccountant().epsilon(0.0),
+            lambda: RenyiAccountant().epsilon(-0.1),
             ValueError,
-            "delta must be > 0.0 and < 1.0",
+            "delta must be >= 0.0 and <= 1.0",
         ),
         (
             lambda: rdp_to_dp([1.0], 1e-5, orders=[1.0]),
@@ -162,7 +162,7 @@ def test_reports_carry_gamma():
         (
             lambda: ZCDPAccountant().epsilon(2.0),
             ValueError,
-            "delta must be > 0.0 and < 1.0",
+            "delta must be >= 0.0 and <= 1.0",
         ),
     ],
 )

@@ -236,3 +236,27 @@ def test_several_parts_and_other_objects_are_refused():
     # A part of a multi-part result audits that part.
     audit = audit_estimate(result[1], pairs=200, random_state=0)
     assert audit.sensitivity == result[1].sensitivity.value
+
+
+@pytest.mark.dask
+@pytest.mark.slow
+def test_a_dask_cluster_gives_the_serial_audit_bit_for_bit():
+    distributed = pytest.importorskip("distributed")
+    est = sample_sensitivity(queries.median, Normal(), 15, m=40, random_state=0)
+    serial = audit_estimate(est, pairs=3_000, random_state=5, n_jobs=1)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+        parallel_config(backend="dask"),
+    ):
+        on_cluster = audit_estimate(est, pairs=3_000, random_state=5, n_jobs=-1)
+    assert on_cluster == serial
+
+
+def test_a_population_of_other_records_is_refused_before_any_pair():
+    est = sample_sensitivity(queries.mean, Normal(), 20, m=30, random_state=0)
+    other = MultivariateNormal([0.0, 0.0], [[1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(ValueError, match=re.escape("records of shape (2,)")):
+        audit_estimate(est, other, pairs=10)

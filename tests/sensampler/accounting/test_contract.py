@@ -1,0 +1,186 @@
+"""One contract for every accountant and filter: the delta domain [0, 1], an empty
+ledger at 0, statements validated, arguments validated before anything is spent,
+no overflow, and "no γ budget" said in words."""
+
+import math
+import re
+import threading
+
+import numpy as np
+import pytest
+
+from sensampler.accounting import (
+    ExceededPrivacyBudgetError,
+    PLDAccountant,
+    PrivacyFilter,
+    RenyiAccountant,
+    RenyiFilter,
+    WhitehouseFilter,
+    ZCDPAccountant,
+)
+from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
+from sensampler.privacy import PrivacyStatement
+
+ACCOUNTANTS = [RenyiAccountant, ZCDPAccountant, PLDAccountant]
+FILTERS = [
+    lambda: PrivacyFilter(1.0, 1e-5),
+    lambda: RenyiFilter(1.0, 1e-5),
+    lambda: WhitehouseFilter(1.0, 1e-5),
+]
+EVERY = ACCOUNTANTS + FILTERS
+IDS = ["renyi", "zcdp", "pld", "filter", "renyi-filter", "whitehouse"]
+
+
+@pytest.mark.parametrize("make", EVERY, ids=IDS)
+@pytest.mark.parametrize("delta", [0.0, 1e-5, 1.0])
+def test_nothing_composed_is_zero(make, delta):
+    # before: RenyiAccountant().epsilon(1e-5) = 0.0035; epsilon(0.0) raised
+    accountant = make()
+    assert accountant.epsilon(delta) == 0.0
+    assert accountant.delta(0.0) == 0.0
+
+
+@pytest.mark.parametrize("make", EVERY, ids=IDS)
+def test_a_recorded_run_alone_is_still_zero(make):
+    from sensampler.privacy import SamplingRun
+
+    accountant = make()
+    accountant.record_run(SamplingRun("run-1", 0.01))
+    assert accountant.epsilon(1e-5) == 0.0
+
+
+@pytest.mark.parametrize("make", ACCOUNTANTS, ids=IDS[:3])
+def test_delta_zero_gives_the_pure_composition_or_inf(make):
+    # one rule for every accountant: delta = 0 is allowed; the pure-DP epsilon
+    # where every release is pure, inf otherwise
+    accountant = make()
+    accountant.compose(LaplaceMechanism(1.0, 0.1), count=3)
+    assert accountant.epsilon(0.0) == pytest.approx(0.3, rel=1e-12)
+    assert accountant.epsilon(0.0) >= 0.3
+    assert accountant.epsilon(1.0) == 0.0
+    accountant.compose(GaussianMechanism(1.0, 0.5, 1e-5))
+    assert accountant.epsilon(0.0) == math.inf
+    assert accountant.epsilon(1e-5) < math.inf
+
+
+@pytest.mark.parametrize("make", FILTERS, ids=IDS[3:])
+def test_filters_at_delta_zero(make):
+    f = make()
+    f.spend(0.1)
+    spent = f.spent
+    assert f.epsilon(0.0) == (spent.epsilon if spent.delta == 0.0 else math.inf)
+    assert f.epsilon(1.0) == spent.epsilon
+
+
+@pytest.mark.parametrize("make", EVERY, ids=IDS)
+@pytest.mark.parametrize("delta", [-0.1, 1.5, float("nan"), float("inf")])
+def test_every_accountant_refuses_a_delta_outside_zero_one(make, delta):
+    with pytest.raises(ValueError, match=r"^delta must be"):
+        make().epsilon(delta)
+
+
+def _tampered(field, value, epsilon=1.0, delta=0.0):
+    """A valid statement whose number is changed after its checks (the records
+    refuse bad numbers when built; accountants check again when they compose)."""
+    statement = PrivacyStatement("bad", epsilon, delta, rho=0.5 if field == "rho" else None)
+    object.__setattr__(statement, field, value)
+    return statement
+
+
+@pytest.mark.parametrize("make", EVERY, ids=IDS)
+@pytest.mark.parametrize(
+    "field, value, name",
+    [
+        ("epsilon", -5.0, "bad epsilon must be >= 0.0"),
+        ("delta", 1.5, "bad delta must be >= 0.0 and <= 1.0"),
+        ("epsilon", float("nan"), "bad epsilon must be finite"),
+        ("rho", -3.0, "bad rho must be >= 0.0"),
+    ],
+)
+def test_a_statement_with_bad_numbers_is_refused_and_records_nothing(
+    make, field, value, name
+):
+    # before: ZCDPAccountant accepted rho = -3; PrivacyFilter epsilon = -5
+    with pytest.raises(ValueError):
+        PrivacyStatement("bad", **{"epsilon": 1.0, "delta": 0.0, field: value})
+    accountant = make()
+    with pytest.raises(ValueError, match=re.escape(name)):
+        accountant.compose(_tampered(field, value))
+    assert accountant.count == 0 and accountant.ledger == ()
+
+
+def test_a_clearly_negative_renyi_curve_is_refused():
+    statement = PrivacyStatement("bad", None, None, rdp=lambda a: -1.0)
+    for accountant in (RenyiAccountant(), RenyiFilter(1.0, 1e-5)):
+        with pytest.raises(ValueError, match="must be >= 0"):
+            accountant.compose(statement)
+        assert accountant.count == 0
+
+
+@pytest.mark.parametrize("make", FILTERS, ids=IDS[3:])
+def test_release_validates_every_argument_before_spending(make):
+    # before: PrivacyFilter(1.0).release(..., bogus_kw=1) raised with count = 1
+    f = make()
+    with pytest.raises(TypeError, match="bogus_kw.*nothing was spent"):
+        f.release(LaplaceMechanism(1.0, 0.1), 1.0, bogus_kw=1)
+    with pytest.raises(ValueError, match="value"):
+        f.release(LaplaceMechanism(1.0, 0.1), float("nan"))
+    assert f.count == 0 and f.ledger == ()
+    assert np.isfinite(f.release(LaplaceMechanism(1.0, 0.1), 1.0, random_state=0))
+    assert f.count == 1
+
+
+def test_overflowing_spends_are_budget_errors():
+    # before: OverflowError from float(Fraction)
+    wh = WhitehouseFilter(1.0, 1e-6)
+    with pytest.raises(ExceededPrivacyBudgetError, match="W = inf > 1"):
+        wh.spend(1e160)
+    assert wh.count == 0
+    for rule in ("auto", "basic"):
+        f = PrivacyFilter(1e308, 1e-6, rule=rule)
+        f.spend(1e308)  # fits exactly
+        with pytest.raises(ExceededPrivacyBudgetError, match="epsilon inf > 1e"):
+            f.spend(1e308)
+        assert f.count == 1 and f.spent.epsilon == 1e308
+
+
+@pytest.mark.parametrize("make", FILTERS, ids=IDS[3:])
+def test_remaining_says_no_gamma_budget(make):
+    # before: "gamma=inf" when no gamma budget was set
+    text = str(make().remaining)
+    assert "no γ budget" in text and "gamma=inf" not in text
+    assert make().remaining.gamma == math.inf
+
+
+def test_remaining_with_a_gamma_budget_says_what_is_left():
+    f = PrivacyFilter(1.0, 1e-5, gamma=0.1)
+    assert "gamma=0.1 left" in str(f.remaining)
+
+
+@pytest.mark.parametrize("make", FILTERS, ids=IDS[3:])
+def test_threads_spending_at_once_never_exceed_the_budget(make):
+    f = make()
+    admitted = []
+
+    def spend():
+        for _ in range(100):
+            try:
+                f.spend(0.01)
+                admitted.append(1)
+            except ExceededPrivacyBudgetError:
+                pass
+
+    threads = [threading.Thread(target=spend) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    fresh = make()
+    n = 0
+    while True:
+        try:
+            fresh.spend(0.01)
+            n += 1
+        except ExceededPrivacyBudgetError:
+            break
+    assert len(admitted) == f.count == n  # the sequential count, exactly
