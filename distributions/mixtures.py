@@ -8,10 +8,8 @@ from scipy import special
 
 from .._validation import check_array
 from ._base import Distribution
+from ._reach import FLOAT_MAX, REACH, check_reach
 from .univariate import (
-    _FLOAT_MAX,
-    _REACH,
-    _check_reach,
     check_weights,
     draw_labels,
     weighted_moments,
@@ -74,11 +72,11 @@ class GaussianMixture(Distribution):
                     f"{means.size} and {stds.size}."
                 )
         with np.errstate(over="ignore"):  # an overflowing reach is refused below
-            reach = float(np.max(np.abs(means) + _REACH * stds))
-        _check_reach(
+            reach = float(np.max(np.abs(means) + REACH * stds))
+        check_reach(
             "GaussianMixture",
             reach,
-            _FLOAT_MAX,
+            FLOAT_MAX,
             means=means.tolist(),
             stds=stds.tolist(),
         )

@@ -7,8 +7,10 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_probability, check_real
+from .._domains import PROBABILITY_CLOSED
+from .._validation import check_array, check_real
 from ._base import Distribution
+from ._reach import FLOAT_MAX, REACH, check_reach
 
 __all__ = [
     "Normal",
@@ -22,24 +24,7 @@ __all__ = [
 ]
 
 
-#: How far from its centre, in scales, a float64 draw of numpy's normal, Laplace
-#: and exponential samplers can land (their tails come from ``-log(u)`` with a
-#: double ``u >= 2**-53``, at most 36.8), with a margin.
-_REACH = 40.0
-
-
-def _check_reach(name: str, extent: float, limit: float, **params) -> None:
-    """Refuse parameters whose draws could overflow float64 (``extent > limit``)."""
-    if not extent <= limit:
-        shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
-        raise ValueError(
-            f"{name} draws would overflow float64 with {shown}: keep them within "
-            f"{_REACH:g} scales of {limit:.6g}."
-        )
-
-
-_FLOAT_MAX = float(np.finfo(np.float64).max)
-_LOG_FLOAT_MAX = math.log(_FLOAT_MAX)
+_LOG_FLOAT_MAX = math.log(FLOAT_MAX)
 
 
 def _exp(x: float) -> float:
@@ -100,10 +85,10 @@ class Normal(Distribution):
     def __init__(self, loc: float = 0.0, scale: float = 1.0):
         self.loc = check_real("loc", loc)
         self.scale = check_real("scale", scale, low=0.0, low_strict=True)
-        _check_reach(
+        check_reach(
             "Normal",
-            abs(self.loc) + _REACH * self.scale,
-            _FLOAT_MAX,
+            abs(self.loc) + REACH * self.scale,
+            FLOAT_MAX,
             loc=self.loc,
             scale=self.scale,
         )
@@ -139,8 +124,8 @@ class Uniform(Distribution):
             raise ValueError(
                 f"high must be > low, got low={self.low!r}, high={self.high!r}."
             )
-        _check_reach(
-            "Uniform", self.high - self.low, _FLOAT_MAX, low=self.low, high=self.high
+        check_reach(
+            "Uniform", self.high - self.low, FLOAT_MAX, low=self.low, high=self.high
         )
 
     def _draw(self, shape, rng):
@@ -167,10 +152,10 @@ class Laplace(Distribution):
     def __init__(self, loc: float = 0.0, scale: float = 1.0):
         self.loc = check_real("loc", loc)
         self.scale = check_real("scale", scale, low=0.0, low_strict=True)
-        _check_reach(
+        check_reach(
             "Laplace",
-            abs(self.loc) + _REACH * self.scale,
-            _FLOAT_MAX,
+            abs(self.loc) + REACH * self.scale,
+            FLOAT_MAX,
             loc=self.loc,
             scale=self.scale,
         )
@@ -198,9 +183,9 @@ class LogNormal(Distribution):
     def __init__(self, mu: float = 0.0, sigma: float = 1.0):
         self.mu = check_real("mu", mu)
         self.sigma = check_real("sigma", sigma, low=0.0, low_strict=True)
-        _check_reach(
+        check_reach(
             "LogNormal",
-            self.mu + _REACH * self.sigma,
+            self.mu + REACH * self.sigma,
             _LOG_FLOAT_MAX,
             mu=self.mu,
             sigma=self.sigma,
@@ -238,7 +223,7 @@ class Exponential(Distribution):
 
     def __init__(self, scale: float = 1.0):
         self.scale = check_real("scale", scale, low=0.0, low_strict=True)
-        _check_reach("Exponential", _REACH * self.scale, _FLOAT_MAX, scale=self.scale)
+        check_reach("Exponential", REACH * self.scale, FLOAT_MAX, scale=self.scale)
 
     def _draw(self, shape, rng):
         return rng.exponential(self.scale, size=shape)
@@ -296,7 +281,7 @@ class Bernoulli(Distribution):
     releases_gil = True
 
     def __init__(self, p: float = 0.5):
-        self.p = check_probability("p", p, open_low=False, open_high=False)
+        self.p = PROBABILITY_CLOSED.check("p", p)
 
     def _draw(self, shape, rng):
         return (rng.random(size=shape) < self.p).astype(np.int64)

@@ -23,23 +23,21 @@ from dataclasses import asdict
 import numpy as np
 
 from . import plotting
+from ._domains import PROBABILITY
 from ._memory import check_sampling_fits
-from ._probes import probe_additive
+from ._probes import probe_additive, probe_full
 from ._validation import (
     as_seed_sequence,
-    check_choice,
     check_count,
     check_n_jobs,
-    check_probability,
     check_real,
 )
 from .audit import MAX_AUDIT_PAIRS, compare_populations, conservative_choice
 from .experiments.batch import tomllib
 from .experiments.specs import build_population, parse_population, parse_query
-from .norms import get_norm
-from .plan import sampling_plan
+from .norms import NORM_NAMES, get_norm
+from .plan import BOUNDS, sampling_plan
 from .queries import as_query
-from .sampler import _probe_full
 
 __all__ = ["add_audit_parser", "audit_command", "DEFAULTS"]
 
@@ -105,8 +103,8 @@ def add_audit_parser(sub) -> argparse.ArgumentParser:
     p.add_argument(
         "--m", type=int, help="pairs of each sampling run (default: gamma's)"
     )
-    p.add_argument("--bound", choices=["exact", "dkw"], help="the plan (default exact)")
-    p.add_argument("--norm", help="l1, l2, linf or coordinate (default l1)")
+    p.add_argument("--bound", choices=BOUNDS, help="the plan (default exact)")
+    p.add_argument("--norm", help=f"{', '.join(NORM_NAMES)} (default l1)")
     p.add_argument(
         "--pairs",
         type=int,
@@ -217,7 +215,7 @@ def _outputs(query, populations: dict, n: int, norm) -> int:
     ``n`` whose databases exceed memory. Every population must give the query
     the same output shape, so that one's estimate can be audited under another.
     """
-    probe = probe_additive if query.additive is not None else _probe_full
+    probe = probe_additive if query.additive is not None else probe_full
     first = None
     for name, dist in populations.items():
         rng = np.random.default_rng(_PROBE_SEED)
@@ -249,14 +247,13 @@ def _check(s: dict):
     }
     n = check_count("n", s["n"])
     norm = get_norm(s["norm"])
-    check_choice("bound", s["bound"], ("exact", "dkw"))
     sampling_plan(m=s["m"], gamma=s["gamma"], bound=s["bound"])
     pairs = check_count("pairs", s["pairs"])
     if pairs > MAX_AUDIT_PAIRS:
         raise ValueError(
             f"pairs must be <= MAX_AUDIT_PAIRS={MAX_AUDIT_PAIRS}, got pairs={pairs}."
         )
-    check_probability("confidence", s["confidence"])
+    PROBABILITY.check("confidence", s["confidence"])
     check_real("multiple", s["multiple"], low=1.0)
     try:
         as_seed_sequence(s["seed"])

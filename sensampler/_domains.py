@@ -42,6 +42,8 @@ __all__ = [
     "DELTA_STATED",
     "GAMMA",
     "PROBABILITY",
+    "PROBABILITY_CLOSED",
+    "DELTA_RELEASE",
     "RHO",
     "RHO_TARGET",
     "RUN_RHO",
@@ -189,6 +191,10 @@ DELTA_STATED = Interval(0.0, 1.0, True, True)
 GAMMA = Interval(0.0, 1.0, True, True)
 #: A probability strictly between 0 and 1.
 PROBABILITY = Interval(0.0, 1.0, False, False)
+#: A probability, 0 and 1 included (a Bernoulli p, a quantile's level).
+PROBABILITY_CLOSED = Interval(0.0, 1.0, True, True)
+#: delta a release or an audit asks for: 0 <= delta < 1 (0 for pure DP).
+DELTA_RELEASE = Interval(0.0, 1.0, True, False)
 #: zCDP parameter a statement holds: finite, >= 0.
 RHO = Interval(0.0, _INF, True, False)
 #: zCDP parameter a mechanism is calibrated for: finite, > 0.

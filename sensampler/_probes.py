@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._memory import check_database_fits
 from ._structure import Spec, evaluate
 
-__all__ = ["ORDER_RTOL", "check_order", "check_sizes", "probe_additive"]
+__all__ = ["ORDER_RTOL", "check_order", "check_sizes", "probe_additive", "probe_full"]
 
 #: Relative tolerance of the order check, on the largest absolute output of each
 #: part: what reordering a float64 sum or mean of records can change.
@@ -313,3 +314,13 @@ def _refuse_unless(
             f"{predicted[at]:.6g}; {reproduce}. Correct the declaration, or "
             "remove it (the sampler then draws whole databases)."
         )
+
+
+def probe_full(query, dist, n, rng, reproduce):
+    """``(spec, shapes, record_bytes, probe, outputs)`` from one probe database of n
+    records (``probe``, shape ``(1, n, *record_shape)``, and its outputs)."""
+    check_database_fits(n, dist.record_shape)
+    probe = dist.sample_batch(1, n, rng)
+    spec, leaves = evaluate(query, probe, None, "D u {x}", reproduce)
+    shapes = tuple(leaf.shape[1:] for leaf in leaves)
+    return spec, shapes, probe.itemsize * int(np.prod(probe.shape[2:])), probe, leaves

@@ -14,6 +14,7 @@ import math
 
 from .budget_file import BudgetFile
 from .data_files import read_column
+from .plan import BOUNDS
 from .release import RELEASE_MECHANISMS, prepare_releases
 
 __all__ = ["add_release_arguments", "release_command"]
@@ -52,7 +53,7 @@ def add_release_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--granularity", type=float, help="grid step of the discrete mechanisms"
     )
-    p.add_argument("--bound", choices=["exact", "exchangeable", "dkw"], default="exact")
+    p.add_argument("--bound", choices=BOUNDS, default="exact")
     p.add_argument("--budget-file", help="a JSON ledger to spend from (locked)")
     p.add_argument(
         "--budget-epsilon", type=float, help="creates --budget-file with this epsilon"

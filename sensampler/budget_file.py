@@ -33,9 +33,10 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ._validation import check_choice, check_count, check_probability, check_real
+from ._domains import DELTA_STATED, GAMMA, PROBABILITY
+from ._locks import lock
+from ._validation import check_choice, check_count, check_real
 from .accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
-from .experiments.batch import _lock
 from .experiments.table import atomic_write_text
 from .privacy import PrivacyStatement, SamplingRun
 
@@ -166,7 +167,7 @@ class BudgetFile:
             self._create = {
                 "epsilon": check_real("epsilon", epsilon),
                 "delta": check_real("delta", delta),
-                "gamma": None if gamma is None else check_probability("gamma", gamma),
+                "gamma": None if gamma is None else PROBABILITY.check("gamma", gamma),
                 "rule": check_choice("rule", rule, ("basic", "advanced", "auto")),
             }
 
@@ -295,8 +296,8 @@ def _check_entry(entry) -> None:
     if entry["run_id"] is not None and not isinstance(entry["run_id"], str):
         raise TypeError(f"run_id must be a str or null, got {entry['run_id']!r}")
     check_real("epsilon", entry["epsilon"], low=0.0)
-    check_real("delta", entry["delta"], low=0.0, high=1.0)
-    check_real("gamma", entry["gamma"], low=0.0, high=1.0)
+    DELTA_STATED.check("delta", entry["delta"])
+    GAMMA.check("gamma", entry["gamma"])
     check_count("count", entry["count"], minimum=0)
 
 
@@ -350,7 +351,7 @@ def _locked(lock_path: str, timeout: float = LOCK_TIMEOUT):
         deadline = time.monotonic() + timeout
         while True:
             try:
-                _lock(fd)
+                lock(fd)
                 break
             except OSError:
                 if time.monotonic() > deadline:

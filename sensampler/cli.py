@@ -40,12 +40,13 @@ import numpy as np
 
 from . import plotting
 from ._audit_cli import add_audit_parser, audit_command
+from ._locks import exclusive
 from ._release_cli import add_release_arguments, release_command
+from ._text import text_table
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from ._version import __version__
 from .demo import run_demo
 from .experiments.batch import (
-    _exclusive,
     load_config,
     plan_runs,
     read_toml,
@@ -70,9 +71,9 @@ from .experiments.sweep import (
     probe_answer,
 )
 from .experiments.table import ResultTable
-from .norms import get_norm
+from .norms import NORM_NAMES, get_norm
 from .parallel import child_seed, default_progress, shutdown_workers
-from .plan import sampling_plan
+from .plan import BOUNDS, sampling_plan
 from .sampler import MAX_N, sample_sensitivity
 
 __all__ = ["main", "build_parser"]
@@ -177,8 +178,8 @@ def _cmd_plan(args):
         if args.json:
             _say(_json(plan.to_dict()))
         else:
-            for key, value in plan.to_dict().items():
-                _say(f"{key:<6} {value}")
+            rows = [(key, str(value)) for key, value in plan.to_dict().items()]
+            _say("\n".join(text_table(rows, header=False)))
 
     return work
 
@@ -186,31 +187,18 @@ def _cmd_plan(args):
 def _cmd_sample(args):
     query, population = _check_sampling(args)
     get_norm(args.norm)
-    sampling_plan(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
-    check_sampling_memory(
-        query,
-        population,
-        args.n,
-        m=args.m,
-        gamma=args.gamma,
-        k=args.k,
-        bound=args.bound,
-        norm=args.norm,
-        n_jobs=args.n_jobs,
-    )
+    plan = dict(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
+    sampling_plan(**plan)
+    run = dict(plan, norm=args.norm, n_jobs=args.n_jobs)
+    check_sampling_memory(query, population, args.n, **run)
 
     def work():
         est = sample_sensitivity(
             query,
             population,
             args.n,
-            gamma=args.gamma,
-            m=args.m,
-            k=args.k,
-            norm=args.norm,
-            bound=args.bound,
+            **run,
             random_state=args.seed,
-            n_jobs=args.n_jobs,
             progress=args.progress,
         )
         _say(_json(est.to_dict()) if args.json else est.summary())
@@ -324,7 +312,7 @@ def _cmd_run(args):
     check_n_jobs(args.n_jobs)
     plan_runs(load_config(args.config))
     out = _writable_folder(args.out)
-    with _exclusive(out):  # another run on --out is a usage error, found now
+    with exclusive(out):  # another run on --out is a usage error, found now
         pass
 
     def work():
@@ -395,7 +383,7 @@ def _add_sampling_flags(p):
         default=0.05,
         help="random-DP failure probability (default 0.05)",
     )
-    p.add_argument("--bound", choices=["exact", "dkw"], default="exact")
+    p.add_argument("--bound", choices=BOUNDS, default="exact")
     p.add_argument("--seed", type=int, default=None, help="random_state (an int >= 0)")
     p.add_argument("--n-jobs", type=int, default=None, help="parallel workers (joblib)")
     _add_progress_flag(p)
@@ -441,7 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument(
         "--gamma", type=float, help="random-DP failure probability in (0, 1)"
     )
-    plan.add_argument("--bound", choices=["exact", "dkw"], default="exact")
+    plan.add_argument("--bound", choices=BOUNDS, default="exact")
     _add_plan_flags(plan)
     plan.set_defaults(func=_cmd_plan)
 
@@ -451,7 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Sample the sensitivity of a built-in query on a population.",
     )
     _add_sampling_flags(sample)
-    sample.add_argument("--norm", default="l1", help="l1, l2, linf or coordinate")
+    sample.add_argument("--norm", default="l1", help=", ".join(NORM_NAMES))
     _add_plan_flags(sample)
     sample.set_defaults(func=_cmd_sample)
 

@@ -14,6 +14,8 @@ import os
 
 import numpy as np
 
+from ._extras import require
+
 __all__ = ["DataFileError", "read_column", "PARQUET_SUFFIXES"]
 
 #: File name endings read as Parquet (anything else is read as CSV).
@@ -117,13 +119,9 @@ def _number(row: list[str], index: int, where: str, column: str) -> float:
 
 
 def _read_parquet(path: str, column: str) -> np.ndarray:
-    try:
-        import pandas as pd
-    except ImportError as exc:
-        raise ImportError(
-            f"reading the Parquet file {path} needs pandas and pyarrow: pip install "
-            "'sensampler[pandas]' pyarrow."
-        ) from exc
+    pd = require(
+        "pandas", "pandas", f"reading the Parquet file {path}", also="pyarrow"
+    )
     if not os.path.isfile(path):
         raise DataFileError(f"cannot read {path}: no such file.")
     try:

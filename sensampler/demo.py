@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from . import plotting, queries
-from .distributions import GaussianMixture
+from ._text import text_table
 from .experiments import (
     SD_DEFINITION,
     composition_experiment,
@@ -17,6 +17,7 @@ from .experiments import (
     runs_before_budget,
     vectorized_vs_sequential,
 )
+from .experiments.specs import build_population
 from .experiments.table import atomic_write_text
 from .mechanisms import GaussianMechanism, LaplaceMechanism
 from .plan import sampling_plan
@@ -24,21 +25,16 @@ from .sampler import sample_sensitivity
 
 __all__ = ["HEIGHTS", "run_demo"]
 
-#: Adult heights in cm: men N(178, 7^2), women N(162, 6.5^2), in equal numbers.
-HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+#: Adult heights in cm: men N(178, 7^2), women N(162, 6.5^2), in equal numbers
+#: (the ``"heights"`` preset of :data:`~sensampler.experiments.specs.PRESETS`).
+HEIGHTS = build_population("heights")
 
 
 def _table(rows, out):
     """Print rows as columns: the first left-aligned, numbers right-aligned."""
-    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
-    for j, row in enumerate(rows):
-        cells = [
-            str(c).ljust(w) if i == 0 else str(c).rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths))
-        ]
-        print("  ".join(cells).rstrip(), file=out)
-        if j == 0:
-            print("  ".join("-" * w for w in widths), file=out)
+    cells = [[str(c) for c in row] for row in rows]
+    right = range(1, len(cells[0]))
+    print("\n".join(text_table(cells, right=right)), file=out)
 
 
 def _write_caption(path, text):

@@ -106,6 +106,9 @@ from typing import Any, Literal, NoReturn
 
 import numpy as np
 
+from ._domains import PROBABILITY_CLOSED
+from ._extras import require
+from ._text import text_table
 from ._validation import check_choice, check_real
 from .plan import SamplingPlan
 from .privacy import PrivacyLeakWarning, SamplingRun
@@ -779,7 +782,7 @@ class SensitivityEstimate(_ReadsTheRun):
 
     def quantile(self, q: float) -> SensitivityValue:
         """Empirical quantile of the sampled sensitivities: a typical value."""
-        value = np.quantile(self.samples, check_real("q", q, low=0.0, high=1.0), axis=0)
+        value = np.quantile(self.samples, PROBABILITY_CLOSED.check("q", q), axis=0)
         return SensitivityValue(
             value,
             "typical",
@@ -897,8 +900,7 @@ class SensitivityEstimate(_ReadsTheRun):
                     "a release may publish a record exactly",
                 )
             )
-        width = max(len(name) for name, _ in rows)
-        lines = [f"{name:<{width}}  {text}" for name, text in rows]
+        lines = text_table(rows, header=False)
         lines.append(textwrap.fill(f"{self.bound}: {self.plan.meaning}", 79))
         lines.append(_SHOPPING)
         return "\n".join(lines)
@@ -935,12 +937,7 @@ def _seed_text(seed) -> str:
 
 
 def _data_frame(records: list[dict[str, Any]]):
-    try:
-        import pandas as pd
-    except ImportError as exc:  # pragma: no cover - exercised without the extra
-        raise ImportError(
-            "to_pandas needs pandas: pip install 'sensampler[pandas]'."
-        ) from exc
+    pd = require("pandas", "pandas", "to_pandas")
     return pd.DataFrame.from_records(records)
 
 

@@ -47,6 +47,8 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
+from ._domains import DELTA_RELEASE, EPSILON, PROBABILITY
+from ._domains import Interval as Domain
 from ._structure import stack_outputs
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from .distributions import (
@@ -58,7 +60,7 @@ from .distributions import (
 from .distributions.univariate import draw_labels
 from .estimate import SensitivityValue
 from .mechanisms import GaussianMechanism, LaplaceMechanism
-from .plan import sampling_plan
+from .plan import BOUNDS, sampling_plan
 from .privacy import SamplingRun
 from .queries import Query
 from .queries import estimator as estimator_query
@@ -232,6 +234,18 @@ def _seed(child: np.random.SeedSequence) -> int:
     return int(child.generate_state(1)[0])
 
 
+def _sklearn_interval(domain: Domain) -> Interval:
+    """scikit-learn's parameter constraint for a real parameter in ``domain``."""
+    closed = {
+        (True, True): "both",
+        (True, False): "left",
+        (False, True): "right",
+        (False, False): "neither",
+    }[domain.low_closed, domain.high_closed]
+    high = None if domain.high == np.inf else domain.high
+    return Interval(Real, domain.low, high, closed=closed)
+
+
 class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     r"""A scikit-learn estimator whose fitted attributes are released privately.
 
@@ -358,16 +372,16 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit"])],
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "delta": [Interval(Real, 0, 1, closed="left")],
-        "gamma": [Interval(Real, 0, 1, closed="neither")],
+        "epsilon": [_sklearn_interval(EPSILON)],
+        "delta": [_sklearn_interval(DELTA_RELEASE)],
+        "gamma": [_sklearn_interval(PROBABILITY)],
         "public": [tuple],
         "population": [StrOptions(set(POPULATIONS)), Distribution],
         "attributes": [None, str, list, tuple],
         "norm": [None, StrOptions({"l1", "l2"})],
         "mechanism": [StrOptions({"gaussian", "laplace"})],
         "m": [None, Interval(Integral, 1, None, closed="left")],
-        "bound": [StrOptions({"exact", "exchangeable", "dkw"})],
+        "bound": [StrOptions(set(BOUNDS))],
         "tune": [None, dict],
         "augment": ["boolean"],
         "random_state": [

@@ -24,6 +24,7 @@ __all__ = [
     "CoordinateSensitivityNorm",
     "CallableNorm",
     "get_norm",
+    "NORM_NAMES",
 ]
 
 
@@ -208,17 +209,27 @@ class CallableNorm(SensitivityNorm):
         return f"CallableNorm({self.func!r})"
 
 
+_NAMED = (
+    L1SensitivityNorm,
+    L2SensitivityNorm,
+    LInfSensitivityNorm,
+    CoordinateSensitivityNorm,
+)
+
+#: The names of the built-in norms, as ``norm`` parameters accept them
+#: (:func:`get_norm` also takes a few aliases: ``"inf"``, ``"max"``,
+#: ``"per-coordinate"``).
+NORM_NAMES: tuple[str, ...] = tuple(kind.name for kind in _NAMED)
+
 _BY_NAME = {
-    "l1": L1SensitivityNorm,
-    "l2": L2SensitivityNorm,
-    "linf": LInfSensitivityNorm,
+    **{kind.name: kind for kind in _NAMED},
     "inf": LInfSensitivityNorm,
     "max": LInfSensitivityNorm,
-    "coordinate": CoordinateSensitivityNorm,
     "per-coordinate": CoordinateSensitivityNorm,
     "per_coordinate": CoordinateSensitivityNorm,
 }
 
+_NAMES_TEXT = ", ".join(map(repr, NORM_NAMES))
 
 #: What every ``norm`` parameter accepts (see :func:`get_norm`).
 NormLike = Union[
@@ -227,7 +238,7 @@ NormLike = Union[
 
 
 def get_norm(norm: NormLike) -> SensitivityNorm:
-    """Resolve ``"l1"``, ``"l2"``, ``"linf"``, ``"coordinate"``, a norm object or a callable."""
+    """Resolve a name of :data:`NORM_NAMES`, a norm object or a callable."""
     if isinstance(norm, type) and issubclass(norm, SensitivityNorm):
         norm = norm()
     if isinstance(norm, SensitivityNorm):
@@ -238,21 +249,19 @@ def get_norm(norm: NormLike) -> SensitivityNorm:
         ):
             raise TypeError(
                 f"norm {kind.__name__} defines no norm (neither _evaluate nor "
-                "__call__): use 'l1', 'l2', 'linf', 'coordinate' or a subclass "
-                "that does."
+                f"__call__): use {_NAMES_TEXT} or a subclass that does."
             )
         return norm
     if isinstance(norm, str):
         key = norm.lower()
         if key not in _BY_NAME:
             raise ValueError(
-                "norm must be 'l1', 'l2', 'linf', 'coordinate', a "
-                f"SensitivityNorm or a callable, got norm={norm!r}."
+                f"norm must be {_NAMES_TEXT}, a SensitivityNorm or a callable, "
+                f"got norm={norm!r}."
             )
         return _BY_NAME[key]()
     if callable(norm):
         return CallableNorm(norm)
     raise TypeError(
-        "norm must be 'l1', 'l2', 'linf', 'coordinate', a SensitivityNorm or "
-        f"a callable, got {norm!r}."
+        f"norm must be {_NAMES_TEXT}, a SensitivityNorm or a callable, got {norm!r}."
     )

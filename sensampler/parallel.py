@@ -25,6 +25,7 @@ from joblib import (
     wrap_non_picklable_objects,
 )
 
+from ._extras import require
 from ._validation import check_n_jobs
 
 __all__ = [
@@ -89,13 +90,23 @@ def default_progress(stream=None) -> bool:
     return True
 
 
-def _progress_bar(total, desc, unit="pair"):
-    try:
-        from tqdm.auto import tqdm
-    except ImportError as exc:  # pragma: no cover - exercised without the extra
-        raise ImportError(
-            "progress=True needs tqdm: pip install 'sensampler[progress]'."
-        ) from exc
+def progress_bar(total: int, desc: str, unit: str = "pair"):
+    """A tqdm progress bar (needs the ``progress`` extra).
+
+    Parameters
+    ----------
+    total : int
+        The count the bar goes to.
+    desc : str
+        Its label.
+    unit : str, default "pair"
+        What it counts.
+
+    Returns
+    -------
+    tqdm.tqdm
+    """
+    tqdm = require("tqdm.auto", "progress", "progress=True").tqdm
     return tqdm(total=total, desc=desc, unit=unit)
 
 
@@ -301,7 +312,7 @@ def run_tasks(
     """
     n_jobs = check_n_jobs(n_jobs)
     weights = weights or [1] * len(tasks)
-    bar = _progress_bar(sum(weights), desc, unit) if progress else None
+    bar = progress_bar(sum(weights), desc, unit) if progress else None
     try:
         if len(tasks) == 1 or n_jobs == 1:
             results = []

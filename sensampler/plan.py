@@ -89,8 +89,9 @@ from typing import Any
 
 from scipy import optimize, special
 
-from ._domains import PLAN_BOUNDS
-from ._validation import check_choice, check_count, check_probability
+from ._domains import PLAN_BOUNDS, PROBABILITY
+from ._search import smallest_int
+from ._validation import check_choice, check_count
 
 __all__ = [
     "SamplingPlan",
@@ -220,26 +221,14 @@ def _exact_min_m(gamma: float) -> int:
     hi = 2  # the caller checked gamma(MAX_PAIRS, MAX_PAIRS) <= gamma
     while _exact_gamma(hi, hi) > gamma:
         hi = min(2 * hi, MAX_PAIRS)
-    lo = hi // 2  # gamma(lo, lo) > gamma, or lo == 1
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if _exact_gamma(mid, mid) <= gamma:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    # gamma(hi // 2, hi // 2) > gamma, or hi // 2 == 1
+    return smallest_int(lambda m: _exact_gamma(m, m) <= gamma, hi // 2, hi)
 
 
 def _smallest_k(m: int, gamma: float, gamma_of_k) -> int:
     """Smallest k in 1..m with gamma_of_k(k) <= gamma (gamma_of_k decreases in k)."""
-    lo, hi = 0, m  # gamma_of_k(hi) <= gamma is checked by the caller
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if gamma_of_k(mid) <= gamma:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    # gamma_of_k(m) <= gamma is checked by the caller
+    return smallest_int(lambda k: gamma_of_k(k) <= gamma, 0, m)
 
 
 # ------------------------------------------------------------------------------- dkw
@@ -269,14 +258,8 @@ def _dkw_m_for_gamma(gamma: float) -> int:
     m = min(MAX_PAIRS, math.ceil(math.log(1.0 / rho) / (2.0 * (gamma - rho) ** 2)))
     if _dkw_floor(m)[1] <= gamma:
         return m
-    lo, hi = m, MAX_PAIRS  # floor(lo) > gamma >= floor(hi); the floor falls with m
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if _dkw_floor(mid)[1] <= gamma:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    # floor(m) > gamma >= floor(MAX_PAIRS); the floor falls with m
+    return smallest_int(lambda size: _dkw_floor(size)[1] <= gamma, m, MAX_PAIRS)
 
 
 # ---------------------------------------------------------------------- exchangeable
@@ -367,7 +350,7 @@ def check_plan_arguments(
         if m > MAX_PAIRS:
             raise ValueError(f"m must be <= MAX_PAIRS={MAX_PAIRS}, got m={m}.")
     if gamma is not None:
-        gamma = check_probability("gamma", gamma)
+        gamma = PROBABILITY.check("gamma", gamma)
     if k is not None:
         k = check_count("k", k)
         if m is None:

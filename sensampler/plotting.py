@@ -14,6 +14,7 @@ import textwrap
 
 import numpy as np
 
+from ._extras import require
 from .experiments.sweep import NO_GUARANTEE, SD_DEFINITION
 
 __all__ = [
@@ -40,13 +41,8 @@ def available() -> bool:
 
 def _figure(ncols: int = 1):
     """A new figure (not registered with pyplot) and its axes."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as exc:  # pragma: no cover - exercised without the extra
-        raise ImportError(
-            "figures need matplotlib: pip install 'sensampler[plot]'."
-        ) from exc
-    fig = Figure(figsize=(8 * ncols, 5.5))
+    figure = require("matplotlib.figure", "plot", "a figure")
+    fig = figure.Figure(figsize=(8 * ncols, 5.5))
     axes = [fig.add_subplot(1, ncols, i + 1) for i in range(ncols)]
     return fig, axes
 

@@ -63,6 +63,7 @@ from ._domains import (
 )
 from ._domains import NOISE_KINDS as _NOISE_KINDS
 from ._domains import SOURCES as _SOURCES
+from ._extras import require
 from ._validation import check_array, check_choice, check_count
 
 __all__ = [
@@ -583,14 +584,7 @@ def _except_gamma(gamma: float) -> str:
 
 
 def _dp_event_module():
-    try:
-        from dp_accounting import dp_event
-    except ImportError as exc:
-        raise ImportError(
-            "DpEvent conversions need Google's dp_accounting: install the extra "
-            "with `pip install sensampler[pld]`."
-        ) from exc
-    return dp_event
+    return require("dp_accounting.dp_event", "pld", "a DpEvent conversion")
 
 
 def _gaussian_rdp(sigma, alpha):

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from . import distributions
+from ._domains import DELTA_RELEASE, EPSILON
 from ._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
 from .accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from .budget_file import BudgetFile, replay_filter
@@ -332,8 +333,8 @@ def _mechanism(name, estimate, epsilon, delta, granularity, dimension):
 
 def _check_settings(mechanism, epsilon, delta, gamma, granularity, bound):
     check_choice("mechanism", mechanism, tuple(RELEASE_MECHANISMS))
-    epsilon = check_real("epsilon", epsilon, low=0.0, low_strict=True)
-    delta = check_real("delta", delta, low=0.0, high=1.0, high_strict=True)
+    epsilon = EPSILON.check("epsilon", epsilon)
+    delta = DELTA_RELEASE.check("delta", delta)
     needs_delta = mechanism in ("gaussian", "discrete-gaussian")
     if needs_delta and delta == 0.0:
         raise ValueError(f"mechanism={mechanism!r} needs delta > 0, got delta=0.0.")

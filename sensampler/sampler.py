@@ -38,8 +38,8 @@ from typing import Any, Union, overload
 import numpy as np
 
 from ._domains import NEIGHBOUR_RELATIONS
-from ._memory import check_database_fits, check_sampling_fits
-from ._probes import check_order, check_sizes, probe_additive
+from ._memory import check_sampling_fits
+from ._probes import check_order, check_sizes, probe_additive, probe_full
 from ._structure import Spec, evaluate
 from ._threads import one_thread
 from ._validation import as_seed_sequence, check_count, check_n_jobs
@@ -225,16 +225,6 @@ def _sample_additive(job: _ChunkJob) -> list[np.ndarray]:
 
 
 # ------------------------------------------------------------------------ probes
-def _probe_full(query, dist, n, rng, reproduce):
-    """``(spec, shapes, record_bytes, probe, outputs)`` from one probe database of n
-    records (``probe``, shape ``(1, n, *record_shape)``, and its outputs)."""
-    check_database_fits(n, dist.record_shape)
-    probe = dist.sample_batch(1, n, rng)
-    spec, leaves = evaluate(query, probe, None, "D u {x}", reproduce)
-    shapes = tuple(leaf.shape[1:] for leaf in leaves)
-    return spec, shapes, probe.itemsize * int(np.prod(probe.shape[2:])), probe, leaves
-
-
 # ------------------------------------------------------------------------ public
 def _reproduce_hint(random_state, root):
     if random_state is None or isinstance(random_state, np.random.Generator):
@@ -515,7 +505,7 @@ def sample_sensitivity(
     probe_rng = np.random.default_rng(child_seed(root, _PROBE_CHILD))
     # Under add/remove a mean's change depends on D: only sums skip D.
     fast = query.additive == "sum" or (query.additive == "mean" and not add_remove)
-    probe = probe_additive if fast else _probe_full
+    probe = probe_additive if fast else probe_full
     spec, shapes, record_bytes, database, outputs = probe(
         query, dist, n, probe_rng, reproduce
     )

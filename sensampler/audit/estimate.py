@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_seed_sequence, check_count, check_n_jobs, check_probability
+from .._domains import PROBABILITY
+from .._validation import as_seed_sequence, check_count, check_n_jobs
 from ..distributions import as_distribution
 from ..estimate import SensitivityEstimate, SensitivityEstimates
 from ..parallel import child_seed
@@ -220,7 +221,7 @@ def audit_estimate(
             "estimate carries no sampling problem (it was built by hand or "
             "unpickled): audit an estimate returned by sample_sensitivity."
         )
-    dist = problem.population if population is None else _population(population)
+    dist = problem.population if population is None else population_model(population)
     if dist.record_shape != problem.population.record_shape:
         raise ValueError(
             f"population draws records of shape {dist.record_shape}, the "
@@ -232,7 +233,7 @@ def audit_estimate(
         raise ValueError(
             f"pairs must be <= MAX_AUDIT_PAIRS={MAX_AUDIT_PAIRS}, got pairs={pairs}."
         )
-    confidence = check_probability("confidence", confidence)
+    confidence = PROBABILITY.check("confidence", confidence)
     n_jobs = check_n_jobs(n_jobs)
     sensitivity = np.asarray(estimate.sensitivity.value)
     coordinates = sensitivity.size if problem.norm.per_coordinate else 1
@@ -282,8 +283,18 @@ def audit_estimate(
     )
 
 
-def _population(population):
-    """``population`` as a distribution, or raise naming it."""
+def population_model(population):
+    """``population`` as a distribution, or raise naming it.
+
+    Parameters
+    ----------
+    population : Distribution or array-like
+        What :func:`~sensampler.distributions.as_distribution` accepts.
+
+    Returns
+    -------
+    Distribution
+    """
     try:
         return as_distribution(population)
     except (TypeError, ValueError) as exc:

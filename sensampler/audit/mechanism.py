@@ -28,7 +28,8 @@ from typing import Any, Literal
 import numpy as np
 
 from .._default_budget import exempt
-from .._validation import as_seed_sequence, check_count, check_probability, check_real
+from .._domains import DELTA_RELEASE, PROBABILITY
+from .._validation import as_seed_sequence, check_count
 from ..mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
@@ -164,7 +165,7 @@ def _stated_epsilon(statement: PrivacyStatement, delta: float | None):
                 "delta to audit at, got delta=None."
             )
         return statement.epsilon, statement.delta
-    delta = check_real("delta", delta, low=0.0, high=1.0, high_strict=True)
+    delta = DELTA_RELEASE.check("delta", delta)
     if delta == 0.0:
         if statement.epsilon is None or statement.delta != 0.0:
             raise ValueError(
@@ -433,7 +434,7 @@ def audit_mechanism(
         raise ValueError(
             f"releases must be <= MAX_RELEASES={MAX_RELEASES}, got releases={releases}."
         )
-    confidence = check_probability("confidence", confidence)
+    confidence = PROBABILITY.check("confidence", confidence)
     stated, delta = _stated_epsilon(statement, delta)
     if statistic is not None and not callable(statistic):
         raise TypeError(f"statistic must be callable or None, got {statistic!r}.")

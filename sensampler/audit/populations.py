@@ -15,12 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_seed_sequence, check_count, check_probability, check_real
+from .._domains import PROBABILITY
+from .._validation import as_seed_sequence, check_count, check_real
 from ..estimate import SensitivityEstimate
 from ..experiments.table import ResultTable
 from ..parallel import child_seed
 from ..sampler import sample_sensitivity
-from .estimate import CoverageAudit, _population, audit_estimate
+from .estimate import CoverageAudit, audit_estimate, population_model
 
 __all__ = [
     "PopulationComparison",
@@ -126,9 +127,9 @@ def compare_populations(
     for name, population in populations.items():
         if not isinstance(name, str):
             raise TypeError(f"populations must be keyed by str names, got {name!r}.")
-        models[name] = _population(population)
+        models[name] = population_model(population)
     check_count("pairs", pairs)
-    check_probability("confidence", confidence)
+    PROBABILITY.check("confidence", confidence)
     root = as_seed_sequence(random_state)
 
     estimates = {}

@@ -80,16 +80,18 @@ import contextlib
 import hashlib
 import itertools
 import json
-import math
 import os
 import tomllib
 from numbers import Integral, Real
 
 import numpy as np
 
+from .._domains import DELTA_TARGET, EPSILON, PROBABILITY, Interval
+from .._locks import exclusive
 from .._threads import one_thread
 from .._validation import check_n_jobs
-from ..parallel import _progress_bar, iter_tasks
+from ..norms import NORM_NAMES
+from ..parallel import iter_tasks, progress_bar
 from ..plan import sampling_plan
 from ..sampler import sample_sensitivity
 from .datasets import LOADERS, SCORES, STANDARDISE, load_split
@@ -107,11 +109,8 @@ from .table import ResultTable, atomic_write_text
 __all__ = ["run_batch", "load_config", "plan_runs"]
 
 _TABLES = ("run", "grid", "populations", "queries", "datasets", "errors")
-_GRID_KEYS = ("population", "query", "n", "gamma", "norm", "mechanism", "epsilon")
-_RUN_KEYS = ("seed", "repetitions", "delta", "bound", "m")
 _RUN_DEFAULTS = {"seed": 0, "repetitions": 50, "delta": 1e-6, "bound": "exact"}
 _DATASET_DEFAULTS = {"public": 0.4, "train": 0.7, "seed": 0, "standardise": "public"}
-_NORMS = ("l1", "l2", "linf", "coordinate")
 #: The grid's n that stands for the size of the private training part.
 PRIVATE = "private"
 
@@ -140,6 +139,20 @@ def _any(value) -> bool:
     return True
 
 
+def _real_in(domain: Interval) -> tuple:
+    """The rule of a real key whose range is ``domain``."""
+    return (_is_real, domain.contains, f"a real number in {domain}")
+
+
+def _one_of(values) -> tuple:
+    """The rule of a string key that names one of ``values``."""
+    return (
+        _is_str,
+        lambda v: v in values,
+        f"one of {', '.join(map(repr, values))}",
+    )
+
+
 #: Each key: (type test, range test, what an entry must be).
 _GRID_RULES = {
     "population": (
@@ -157,47 +170,29 @@ _GRID_RULES = {
         lambda v: v == PRIVATE or v >= 1,
         f"an integer >= 1 or {PRIVATE!r}",
     ),
-    "gamma": (_is_real, lambda v: 0 < v < 1, "a real number in (0, 1)"),
-    "norm": (_is_str, lambda v: v in _NORMS, f"one of {', '.join(map(repr, _NORMS))}"),
-    "mechanism": (
-        _is_str,
-        lambda v: v in MECHANISMS,
-        f"one of {', '.join(map(repr, MECHANISMS))}",
-    ),
-    "epsilon": (
-        _is_real,
-        lambda v: math.isfinite(v) and v > 0,
-        "a finite real number > 0",
-    ),
+    "gamma": _real_in(PROBABILITY),
+    "norm": _one_of(NORM_NAMES),
+    "mechanism": _one_of(MECHANISMS),
+    "epsilon": (_is_real, EPSILON.contains, "a finite real number > 0"),
 }
 _RUN_RULES = {
     "seed": (_is_int, lambda v: v >= 0, "an integer >= 0"),
     "repetitions": (_is_int, lambda v: v >= 1, "an integer >= 1"),
-    "delta": (_is_real, lambda v: 0 < v < 1, "a real number in (0, 1)"),
+    "delta": _real_in(DELTA_TARGET),
     "bound": (_is_str, _any, "a sampling-plan bound (a string)"),
     "m": (_is_int, lambda v: v >= 1, "an integer >= 1"),
 }
+_GRID_KEYS = tuple(_GRID_RULES)
+_RUN_KEYS = tuple(_RUN_RULES)
 _DATASET_RULES = {
-    "loader": (
-        _is_str,
-        lambda v: v in LOADERS,
-        f"one of {', '.join(map(repr, LOADERS))}",
-    ),
-    "public": (_is_real, lambda v: 0 < v < 1, "a real number in (0, 1)"),
-    "train": (_is_real, lambda v: 0 < v < 1, "a real number in (0, 1)"),
+    "loader": _one_of(LOADERS),
+    "public": _real_in(PROBABILITY),
+    "train": _real_in(PROBABILITY),
     "seed": (_is_int, lambda v: v >= 0, "an integer >= 0"),
-    "standardise": (
-        _is_str,
-        lambda v: v in STANDARDISE,
-        f"one of {', '.join(map(repr, STANDARDISE))}",
-    ),
+    "standardise": _one_of(STANDARDISE),
 }
 _ERRORS_RULES = {
-    "score": (
-        _is_str,
-        lambda v: v in SCORES,
-        f"one of {', '.join(map(repr, SCORES))}",
-    ),
+    "score": _one_of(SCORES),
     "data": (_is_str, _any, "a [datasets.NAME] name (a string)"),
 }
 
@@ -660,36 +655,6 @@ def _read_run(path: str, run_id: str):
     return content, None
 
 
-@contextlib.contextmanager
-def _exclusive(out_dir: str):
-    """Hold an OS lock on ``OUT/.lock`` (released on exit, or by the OS on a crash)."""
-    lock_path = os.path.join(out_dir, ".lock")
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        try:
-            _lock(fd)
-        except OSError:
-            raise ValueError(
-                f"out_dir={out_dir!r} is in use by another sensampler run (lock "
-                f"{lock_path}); wait for it to finish or choose another folder."
-            ) from None
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
-def _lock(fd: int) -> None:
-    """Take a non-blocking exclusive lock on ``fd``; OSError if another holds it."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        import msvcrt
-
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-    else:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-
 def _references(records) -> ResultTable:
     """The scores of the models without noise, once per query and data set."""
     rows = {}
@@ -770,7 +735,7 @@ def run_batch(
     runs, skipped = plan_runs(config)
     run_dir = os.path.join(out_dir, "runs")
     os.makedirs(run_dir, exist_ok=True)
-    with _exclusive(out_dir):
+    with exclusive(out_dir):
         return _run_locked(runs, skipped, out_dir, run_dir, n_jobs, progress, log)
 
 
@@ -801,7 +766,7 @@ def _run_locked(runs, skipped, out_dir, run_dir, n_jobs, progress, log):
         )
     bar = None
     if progress and todo:
-        bar = _progress_bar(len(todo), "batch", unit="run")
+        bar = progress_bar(len(todo), "batch", unit="run")
 
     def finished(count, path):
         if bar is not None:

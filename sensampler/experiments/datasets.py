@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_count, check_probability
+from .._domains import PROBABILITY
+from .._validation import check_choice, check_count
 
 __all__ = [
     "LOADERS",
@@ -204,8 +205,8 @@ def load_split(
     DatasetSplit
     """
     check_choice("loader", loader, tuple(LOADERS))
-    public = check_probability("public", public)
-    train = check_probability("train", train)
+    public = PROBABILITY.check("public", public)
+    train = PROBABILITY.check("train", train)
     seed = check_count("seed", seed, minimum=0)
     if seed > MAX_SEED:
         raise ValueError(f"seed must be <= MAX_SEED={MAX_SEED}, got seed={seed!r}.")

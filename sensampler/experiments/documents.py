@@ -8,8 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
+from .._domains import DELTA_STATED, DELTA_TARGET, EPSILON, ORDER, POSITIVE
 from .._validation import check_array, check_choice, check_random_state, check_real
 from ..accounting import (
+    ExceededPrivacyBudgetError,
     PrivacyFilter,
     RenyiAccountant,
     ZCDPAccountant,
@@ -18,7 +20,6 @@ from ..accounting import (
     optimal_composition,
     zcdp_to_dp,
 )
-from ..accounting._ledger import ExceededPrivacyBudgetError
 from ..mechanisms import (
     LaplaceMechanism,
     ZCDPGaussianMechanism,
@@ -158,7 +159,7 @@ def runs_before_budget(
     """
     eps = check_array("epsilons", epsilons, ndim=1, positive=True)
     epsilon_budget = check_real("epsilon_budget", epsilon_budget, low=0.0)
-    delta_budget = check_real("delta_budget", delta_budget, low=0.0, high=1.0)
+    delta_budget = DELTA_STATED.check("delta_budget", delta_budget)
     if isinstance(rules, str):
         rules = (rules,)
     rules = tuple(check_choice("rules", rule, _RULES) for rule in rules)
@@ -290,10 +291,8 @@ def vectorized_vs_sequential(
         ``sensitivity``.
     """
     ks = _check_counts("ks", ks)
-    epsilon = check_real("epsilon", epsilon, low=0.0, low_strict=True)
-    delta = check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
+    epsilon = EPSILON.check("epsilon", epsilon)
+    delta = DELTA_TARGET.check("delta", delta)
     where = f"epsilon={epsilon!r}, delta={delta!r}"
     unit = _square(analytic_gaussian_sigma(epsilon, delta), where)
     rows = []
@@ -379,11 +378,9 @@ def epsilon_vs_iterations(
             "composition's time and memory grow with them), got "
             f"iterations={iterations!r}."
         )
-    sigma = check_real("sigma", sigma, low=0.0, low_strict=True)
-    delta = check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
-    alpha = check_real("alpha", alpha, low=1.0, low_strict=True)
+    sigma = POSITIVE.check("sigma", sigma)
+    delta = DELTA_TARGET.check("delta", delta)
+    alpha = ORDER.check("alpha", alpha)
     where = f"sigma={sigma!r}, delta={delta!r}, alpha={alpha!r}"
     two_var = 2.0 * sigma * sigma  # ** would raise OverflowError
     if not 0.0 < two_var < math.inf or not math.isfinite(

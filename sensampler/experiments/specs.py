@@ -10,6 +10,7 @@ import re
 import numpy as np
 
 from .. import distributions, queries
+from .._domains import DELTA_TARGET
 from .._memory import check_database_fits, check_sampling_fits, record_bytes_of
 from .._structure import split
 from .._validation import check_choice, check_count, check_real
@@ -331,9 +332,7 @@ def mechanism_from_name(name: str, delta: float | None = None):
         return cls
     if delta is None:
         raise ValueError(f"mechanism={name!r} needs delta.")
-    delta = check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
+    delta = DELTA_TARGET.check("delta", delta)
     return functools.partial(cls, delta=delta, **fixed)
 
 

@@ -7,6 +7,9 @@ import io
 import os
 import secrets
 
+from .._extras import require
+from .._text import text_table
+
 __all__ = ["ResultTable", "atomic_write_text"]
 
 
@@ -86,12 +89,7 @@ class ResultTable:
         Numeric columns stay numeric: tables mark a missing number (the delta of
         a Laplace release, the coordinate of a whole-answer error) as NaN.
         """
-        try:
-            import pandas as pd
-        except ImportError as exc:
-            raise ImportError(
-                "ResultTable.to_pandas needs pandas: pip install 'sensampler[pandas]'."
-            ) from exc
+        pd = require("pandas", "pandas", "ResultTable.to_pandas")
         return pd.DataFrame(self.rows, columns=self.columns)
 
     def __repr__(self):
@@ -104,15 +102,7 @@ class ResultTable:
             return f"{v:.5g}" if isinstance(v, float) else str(v)
 
         body = [[cell(r[c]) for c in self.columns] for r in self.rows[:max_rows]]
-        widths = [
-            max([len(c)] + [len(b[i]) for b in body])
-            for i, c in enumerate(self.columns)
-        ]
-        lines = [
-            "  ".join(c.ljust(w) for c, w in zip(self.columns, widths)),
-            "  ".join("-" * w for w in widths),
-        ]
-        lines += ["  ".join(v.ljust(w) for v, w in zip(b, widths)) for b in body]
+        lines = text_table([list(self.columns), *body])
         if len(self.rows) > max_rows:
             lines.append(f"... {len(self.rows) - max_rows} more rows")
         return "\n".join(lines)

@@ -94,6 +94,8 @@ from ._base import (
     pure_dp_zcdp,
     resolve_sensitivity,
 )
+from .gaussian import GaussianMechanism
+from .laplace import LaplaceMechanism
 
 __all__ = [
     "DiscreteLaplaceMechanism",
@@ -341,7 +343,7 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
     """
 
     name = "discrete Laplace"
-    accepted_norms = ("l1", "coordinate")
+    accepted_norms = LaplaceMechanism.accepted_norms
 
     def __init__(
         self,
@@ -465,7 +467,7 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
     """
 
     name = "discrete Gaussian"
-    accepted_norms = ("l2", "l1", "coordinate")
+    accepted_norms = GaussianMechanism.accepted_norms
 
     def __init__(
         self,

@@ -214,7 +214,7 @@ def test_config_errors_name_the_file_and_the_key(tmp_path, capsys, no_work):
         ("populations = 'normal'\n", "populations must be a non-empty table"),
         ("[populations]\nx = 'mars'\n", "--population x: unknown population 'mars'"),
         ("[populations]\nx = 5\n", "--population x: expected a spec string or a table"),
-        ("bound = 'exchangeable'\n", "bound must be one of 'exact', 'dkw'"),
+        ("bound = 'bogus'\n", "bound must be one of 'exact', 'dkw', 'exchangeable'"),
         ("seed = true\n", "seed: random_state must be"),
         ("pairs = [\n", "malformed TOML"),
     ]
@@ -255,3 +255,11 @@ def test_help_lists_every_flag(capsys):
     assert exit_.value.code == 0
     for flag in ("--query", "--population", "--pairs", "--multiple", "--config"):
         assert flag in text
+
+
+def test_every_plan_bound_can_be_audited(capsys):
+    code, out, err = _run(capsys, *SMALL, "--bound", "exchangeable", "--json")
+    assert code == 0, err
+    result = _strict(out)
+    assert result["estimates"]["heights"]["plan"]["bound"] == "exchangeable"
+    assert [audit["bound"] for audit in result["audits"]] == ["exchangeable"]

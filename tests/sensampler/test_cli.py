@@ -1,5 +1,6 @@
 """The ``sensampler`` command, through its real entry point (a subprocess)."""
 
+import argparse
 import json
 import os
 import subprocess
@@ -10,6 +11,8 @@ import pytest
 
 from sensampler import __version__, cli
 from sensampler.cli import main
+from sensampler.norms import NORM_NAMES
+from sensampler.plan import BOUNDS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -526,3 +529,29 @@ def test_sigterm_stops_like_ctrl_c_and_shuts_the_workers_down(tmp_path):
     assert err.strip().splitlines() == [
         "sensampler sample: terminated; finished work is kept"
     ]
+
+
+def _bound_and_norm_arguments():
+    """Every ``--bound`` and ``--norm`` argument of every command."""
+    parser = cli.build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for command, subparser in sub.choices.items():
+        for action in subparser._actions:
+            if action.dest in ("bound", "norm"):
+                yield command, action
+
+
+def test_every_bound_flag_offers_the_plans_bounds():
+    found = [c for c, a in _bound_and_norm_arguments() if a.dest == "bound"]
+    assert {"plan", "sample", "sweep", "audit", "release"} <= set(found)
+    for command, action in _bound_and_norm_arguments():
+        if action.dest == "bound":
+            assert tuple(action.choices) == BOUNDS, command
+        elif action.choices is None:  # free text: the help lists every name
+            assert all(name in action.help for name in NORM_NAMES), command
+
+
+@pytest.mark.parametrize("bound", BOUNDS)
+def test_plan_accepts_every_bound(bound, capsys):
+    assert main(["plan", "--gamma", "0.05", "--bound", bound, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bound"] == bound

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from sensampler.demo import run_demo
+from sensampler.demo import HEIGHTS, run_demo
+from sensampler.experiments.specs import PRESETS, build_population
 
 pytestmark = pytest.mark.slow  # the module runs the whole demo once
 
@@ -80,3 +81,7 @@ def test_every_figure_has_a_caption_with_its_parameters(demo):
     for fact in facts:
         assert fact in sweep
     assert "sigma = 200" in (out_dir / "epsilon_vs_iterations.txt").read_text()
+
+
+def test_the_demo_population_is_the_heights_preset():
+    assert repr(HEIGHTS) == repr(build_population(PRESETS["heights"]))

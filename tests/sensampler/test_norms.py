@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from sensampler.norms import (
+    NORM_NAMES,
     CallableNorm,
     CoordinateSensitivityNorm,
     L1SensitivityNorm,
@@ -146,3 +147,11 @@ def test_callable_norm_batched_flag_must_be_a_bool():
 def test_the_base_class_is_no_norm(norm):
     with pytest.raises(TypeError, match="norm SensitivityNorm defines no norm"):
         get_norm(norm)
+
+
+def test_the_norm_names_are_the_built_in_norms_own():
+    assert NORM_NAMES == ("l1", "l2", "linf", "coordinate")
+    assert [get_norm(name).name for name in NORM_NAMES] == list(NORM_NAMES)
+    with pytest.raises(ValueError) as info:
+        get_norm("l7")
+    assert all(repr(name) in str(info.value) for name in NORM_NAMES)

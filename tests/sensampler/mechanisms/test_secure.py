@@ -14,7 +14,12 @@ from sensampler.distributions import GaussianMixture, MultivariateNormal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import PrivacyFilter
-from sensampler.mechanisms import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
+from sensampler.mechanisms import (
+    DiscreteGaussianMechanism,
+    DiscreteLaplaceMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+)
 from sensampler.mechanisms.secure import discrete_gaussian_delta
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
@@ -399,3 +404,9 @@ def test_a_filter_checks_before_spending_and_releases_on_the_grid():
     out = budget.release(mech, 1.1, random_state=random.Random(1))
     assert float(out / 0.25).is_integer()
     assert budget.spent != PrivacyFilter(1.0).spent
+
+
+def test_secure_mechanisms_accept_the_norms_of_their_float_twins():
+    # one declaration each: the secure variants read the float mechanisms' lists
+    assert DiscreteLaplaceMechanism.accepted_norms is LaplaceMechanism.accepted_norms
+    assert DiscreteGaussianMechanism.accepted_norms is GaussianMechanism.accepted_norms

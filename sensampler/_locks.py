@@ -1,0 +1,57 @@
+"""Operating-system locks on files: one run at a time on a results folder or a ledger."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+__all__ = ["lock", "exclusive"]
+
+
+@contextlib.contextmanager
+def exclusive(out_dir: str) -> Iterator[None]:
+    """Hold an OS lock on ``OUT/.lock`` (released on exit, or by the OS on a crash).
+
+    Parameters
+    ----------
+    out_dir : str
+        The folder of a run; it must exist.
+
+    Raises
+    ------
+    ValueError
+        When another process holds the lock (naming the folder and the lock).
+    """
+    lock_path = os.path.join(out_dir, ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            lock(fd)
+        except OSError:
+            raise ValueError(
+                f"out_dir={out_dir!r} is in use by another sensampler run (lock "
+                f"{lock_path}); wait for it to finish or choose another folder."
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def lock(fd: int) -> None:
+    """Take a non-blocking exclusive lock on ``fd``; OSError if another holds it.
+
+    Parameters
+    ----------
+    fd : int
+        An open file descriptor (``fcntl.flock``; on Windows ``msvcrt.locking``
+        of its first byte).
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    else:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
