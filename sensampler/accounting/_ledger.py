@@ -33,6 +33,21 @@ class LedgerEntry:
 
     A sampling run drawn but not released (:meth:`PrivacyAccountant.record_run`)
     has ``mechanism="sampling run"``, no privacy cost and ``count=0``.
+
+    Parameters
+    ----------
+    mechanism : str
+        Name of the mechanism (``"sampling run"`` for a run not released).
+    epsilon, delta : float or None
+        Its (epsilon, delta) per release, ``None`` where it states none.
+    rho : float or None
+        Its zCDP rho per release, ``None`` where it states none.
+    gamma : float
+        Chance, in ``[0, 1)``, that its sampled sensitivity fails (0 when exact).
+    run_id : str or None
+        Identifier of the sampling run behind its sensitivity, if any.
+    count : int
+        Number of releases recorded, ``>= 0``.
     """
 
     mechanism: str
@@ -150,6 +165,13 @@ class PrivacyAccountant(abc.ABC):
         """Record ``count`` releases of ``mechanism``, read from its privacy statement.
 
         Nothing is recorded when it raises.
+
+        Parameters
+        ----------
+        mechanism : Mechanism or PrivacyStatement
+            A mechanism with a guaranteed privacy statement, or the statement.
+        count : int, default 1
+            Number of releases, ``>= 1``.
         """
         count = check_count("count", count)
         statement = read_statement(mechanism)
@@ -198,11 +220,33 @@ class PrivacyAccountant(abc.ABC):
     # --------------------------------------------------------------- reports
     @abc.abstractmethod
     def epsilon(self, delta: float) -> float:
-        """Smallest epsilon such that everything recorded is (epsilon, delta)-DP."""
+        """Smallest epsilon such that everything recorded is (epsilon, delta)-DP.
+
+        Parameters
+        ----------
+        delta : float
+            ``0 < delta < 1``.
+
+        Returns
+        -------
+        float
+            The epsilon, ``>= 0``.
+        """
 
     @abc.abstractmethod
     def delta(self, epsilon: float) -> float:
-        """Smallest delta such that everything recorded is (epsilon, delta)-DP."""
+        """Smallest delta such that everything recorded is (epsilon, delta)-DP.
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy loss, ``>= 0``.
+
+        Returns
+        -------
+        float
+            The delta, in ``[0, 1]``.
+        """
 
     @property
     def gamma(self) -> float:
@@ -220,15 +264,38 @@ class PrivacyAccountant(abc.ABC):
         return tuple(self._ledger)
 
     def report(self, delta: float) -> PrivacyBound:
-        """(epsilon, delta, gamma) of everything recorded, at ``delta``."""
+        """(epsilon, delta, gamma) of everything recorded, at ``delta``.
+
+        Parameters
+        ----------
+        delta : float
+            ``0 < delta < 1``.
+
+        Returns
+        -------
+        PrivacyBound
+            The (epsilon, delta, gamma) of the composition, ``method`` naming the bound.
+        """
         return PrivacyBound(self.epsilon(delta), delta, self.gamma, self.method)
 
     def ledger_records(self) -> list[dict]:
-        """The ledger as a list of dicts, one per entry (a table's rows)."""
+        """The ledger as a list of dicts, one per entry (a table's rows).
+
+        Returns
+        -------
+        list of dict
+            One dict per :class:`LedgerEntry`, keyed by its field names.
+        """
         return [asdict(entry) for entry in self._ledger]
 
     def to_pandas(self):
-        """The ledger as a :class:`pandas.DataFrame` (needs ``sensampler[pandas]``)."""
+        """The ledger as a :class:`pandas.DataFrame` (needs ``sensampler[pandas]``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per :class:`LedgerEntry`, one column per field.
+        """
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment

@@ -101,7 +101,20 @@ class PureCappedAccountant(PrivacyAccountant):
     def epsilon(self, delta: float, method: str = "improved") -> float:
         """Smallest epsilon such that the composition is (epsilon, delta)-DP: the
         conversion (``method``: "improved" or "classic"), capped for pure-DP
-        ledgers by basic and optimal composition."""
+        ledgers by basic and optimal composition.
+
+        Parameters
+        ----------
+        delta : float
+            ``0 < delta < 1``.
+        method : {"improved", "classic"}, default "improved"
+            The Rényi-to-DP conversion (see :func:`~sensampler.accounting.rdp_to_dp`).
+
+        Returns
+        -------
+        float
+            The epsilon, ``>= 0``.
+        """
         delta = check_real(
             "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
         )
@@ -111,7 +124,18 @@ class PureCappedAccountant(PrivacyAccountant):
         """Smallest delta such that the composition is (epsilon, delta)-DP: the
         conversion, capped for pure-DP ledgers by basic composition (0 when the
         epsilons add up to at most ``epsilon``) and, for one repeated epsilon,
-        the exact optimal composition."""
+        the exact optimal composition.
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy loss, ``>= 0``.
+
+        Returns
+        -------
+        float
+            The delta, in ``[0, 1]``.
+        """
         epsilon = check_real("epsilon", epsilon, low=0.0)
         deltas = [self._own_delta(epsilon)]
         if self._pure:
@@ -128,7 +152,18 @@ class PureCappedAccountant(PrivacyAccountant):
         return min(deltas)
 
     def report(self, delta: float) -> PrivacyBound:
-        """(epsilon, delta, gamma) at ``delta``; ``method`` names the bound used."""
+        """(epsilon, delta, gamma) at ``delta``; ``method`` names the bound used.
+
+        Parameters
+        ----------
+        delta : float
+            ``0 < delta < 1``.
+
+        Returns
+        -------
+        PrivacyBound
+            The (epsilon, delta, gamma) of the composition, ``method`` naming the bound.
+        """
         epsilon, method = self._best(
             check_real(
                 "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True

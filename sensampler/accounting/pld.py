@@ -402,13 +402,35 @@ class PLDAccountant(PrivacyAccountant):
         return [(*key, n) for key, n in self._steps.items()]
 
     def epsilon(self, delta: float) -> float:
-        """Smallest epsilon (pessimistic) with (epsilon, delta)-DP, ``0 <= delta <= 1``."""
+        """Smallest epsilon (pessimistic) with (epsilon, delta)-DP, ``0 <= delta <= 1``.
+
+        Parameters
+        ----------
+        delta : float
+            ``0 <= delta <= 1``.
+
+        Returns
+        -------
+        float
+            The epsilon, ``>= 0``.
+        """
         delta = check_real("delta", delta, low=0.0, high=1.0)
         pld = self._composed()
         return 0.0 if pld is None else _epsilon_of(pld, delta)
 
     def delta(self, epsilon: float) -> float:
-        """Smallest delta (pessimistic) with (epsilon, delta)-DP, ``epsilon >= 0``."""
+        """Smallest delta (pessimistic) with (epsilon, delta)-DP, ``epsilon >= 0``.
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy loss, ``>= 0``.
+
+        Returns
+        -------
+        float
+            The delta, in ``[0, 1]``.
+        """
         epsilon = check_real("epsilon", epsilon, low=0.0)
         pld = self._composed()
         return 0.0 if pld is None else _delta_of(pld, epsilon)
