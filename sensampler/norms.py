@@ -84,7 +84,18 @@ class SensitivityNorm:
         raise NotImplementedError(f"{type(self).__name__} does not define a norm.")
 
     def compute(self, x: ArrayLike, y: ArrayLike) -> Any:
-        """Sensitivity between two single outputs ``x`` and ``y`` (same size, any shape)."""
+        """Sensitivity between two single outputs ``x`` and ``y`` (same size, any shape).
+
+        Parameters
+        ----------
+        x, y : array_like
+            The two outputs, finite, of the same size.
+
+        Returns
+        -------
+        float or ndarray
+            The norm of ``x - y`` (one value per coordinate for ``"coordinate"``).
+        """
         a = check_array("x", x).reshape(1, -1)
         b = check_array("y", y).reshape(1, -1)
         if a.size != b.size:
@@ -227,7 +238,19 @@ NormLike = Union[
 
 
 def get_norm(norm: NormLike) -> SensitivityNorm:
-    """Resolve ``"l1"``, ``"l2"``, ``"linf"``, ``"coordinate"``, a norm object or a callable."""
+    """Resolve ``"l1"``, ``"l2"``, ``"linf"``, ``"coordinate"``, a norm object or a callable.
+
+    Parameters
+    ----------
+    norm : str, SensitivityNorm, SensitivityNorm subclass or callable
+        The norm by name, as an object, or as a function of a stack of
+        differences ``(B, d)``.
+
+    Returns
+    -------
+    SensitivityNorm
+        The norm object.
+    """
     if isinstance(norm, type) and issubclass(norm, SensitivityNorm):
         norm = norm()
     if isinstance(norm, SensitivityNorm):
