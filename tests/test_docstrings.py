@@ -126,3 +126,17 @@ def test_docs_build_runs_the_same_checks():
 def test_docstring_is_valid(name):
     errors = docstring_errors(public_callables()[name])
     assert not errors, "\n".join(f"{name}: {code} {msg}" for code, msg in errors)
+
+
+def test_mechanism_class_signature_is_its_constructors():
+    # The metaclass's __call__(*args, **kwargs) would otherwise be what help(),
+    # the docs and the validator above read.
+    from sensampler.mechanisms import GaussianMechanism, Mechanism
+
+    assert list(inspect.signature(GaussianMechanism).parameters) == [
+        "sensitivity",
+        "epsilon",
+        "delta",
+        "variant",
+    ]
+    assert not inspect.signature(Mechanism).parameters
