@@ -61,6 +61,15 @@ class Distribution(ABC):
     ) -> np.ndarray:
         """Draw ``batch`` independent databases of ``size`` records at once.
 
+        Parameters
+        ----------
+        batch : int
+            Number of databases, ``>= 0``.
+        size : int
+            Records per database, ``>= 0``.
+        random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, optional
+            Source of the draws; ``None`` (default) draws fresh entropy.
+
         Returns
         -------
         ndarray of shape ``(batch, size, *record_shape)``

@@ -77,11 +77,13 @@ class ScipyDistribution(Distribution):
 
     @property
     def mean(self) -> float | np.ndarray:
+        """Mean of one record (scalar, or array of ``record_shape``)."""
         value = self._moment(["mean"])
         return float(value) if value.ndim == 0 else value
 
     @property
     def var(self) -> float | np.ndarray:
+        """Variance of one record (per coordinate for vector records)."""
         value = self._moment(["var", "variance", "cov"])
         return float(value) if value.ndim == 0 else value
 
@@ -100,6 +102,11 @@ class SklearnGaussianMixture(Distribution):
     Draws every component label first, then every value (vectorised, and
     seeded by ``random_state`` unlike ``GaussianMixture.sample``). All four
     covariance types are supported.
+
+    Parameters
+    ----------
+    model : sklearn.mixture.GaussianMixture
+        A fitted mixture.
     """
 
     def __init__(self, model: SkGaussianMixture):
@@ -140,6 +147,7 @@ class SklearnGaussianMixture(Distribution):
 
     @property
     def mean(self) -> np.ndarray:
+        """Mean of one record (scalar, or array of ``record_shape``)."""
         return self._weights @ self._means
 
     @property
@@ -155,6 +163,7 @@ class SklearnGaussianMixture(Distribution):
 
     @property
     def var(self) -> np.ndarray:
+        """Variance of one record (per coordinate for vector records)."""
         return np.diag(self.covariance).copy()
 
     def __repr__(self):
@@ -167,6 +176,11 @@ class SklearnKernelDensity(Distribution):
     A record is a training point (chosen with its sample weight) plus kernel
     noise: ``N(0, h^2 I)`` for the Gaussian kernel, uniform in the ball of
     radius ``h`` for the tophat kernel, the two kernels scikit-learn samples.
+
+    Parameters
+    ----------
+    model : sklearn.neighbors.KernelDensity
+        A fitted density with the Gaussian or the tophat kernel.
     """
 
     def __init__(self, model: SkKernelDensity):
@@ -210,10 +224,12 @@ class SklearnKernelDensity(Distribution):
 
     @property
     def mean(self) -> np.ndarray:
+        """Mean of one record (scalar, or array of ``record_shape``)."""
         return np.average(self._data, axis=0, weights=self._weights)
 
     @property
     def var(self) -> np.ndarray:
+        """Variance of one record (per coordinate for vector records)."""
         d = self._data.shape[1]
         spread = np.average(
             (self._data - self.mean) ** 2, axis=0, weights=self._weights
@@ -240,6 +256,11 @@ class SampleAdapter(Distribution):
 
     The object's own ``sample`` must accept a numpy ``Generator`` as
     ``random_state``; a stack of databases is drawn as one flat sample, reshaped.
+
+    Parameters
+    ----------
+    model : object
+        Anything with ``sample(size, random_state=None)`` returning ``(size, ...)``.
     """
 
     def __init__(self, model: SupportsSample):
@@ -281,6 +302,16 @@ def as_distribution(obj: Any) -> Distribution:
     distribution, a fitted scikit-learn ``GaussianMixture`` or
     ``KernelDensity``, an array / DataFrame of public records (bootstrap), or
     any object with ``sample(size, random_state)`` (see :class:`SampleAdapter`).
+
+    Parameters
+    ----------
+    obj : object
+        One of the above.
+
+    Returns
+    -------
+    Distribution
+        The population model.
     """
     if isinstance(obj, Distribution):
         return obj

@@ -60,10 +60,12 @@ class Empirical(Distribution):
 
     @property
     def mean(self) -> float | np.ndarray:
+        """Mean of one record (scalar, or array of ``record_shape``)."""
         return self._moments()[0]
 
     @property
     def var(self) -> float | np.ndarray:
+        """Variance of one record (per coordinate for vector records)."""
         return self._moments()[1]
 
     def _moments(self):

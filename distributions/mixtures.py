@@ -92,6 +92,7 @@ class GaussianMixture(Distribution):
 
     @property
     def n_components(self) -> int:
+        """Number of mixture components."""
         return self.means.size
 
     def _draw(self, shape, rng):
@@ -105,6 +106,7 @@ class GaussianMixture(Distribution):
 
     @property
     def mean(self) -> float:
+        """Mean of one record, ``sum(weights * means)``."""
         return float(weighted_moments(self.means, self.weights, self.stds)[0])
 
     @property
@@ -115,6 +117,11 @@ class GaussianMixture(Distribution):
 
     def expected_abs_difference(self) -> float:
         r"""Exact :math:`E|X - X'|` for two independent records.
+
+        Returns
+        -------
+        float
+            The exact :math:`E|X - X'|`.
 
         Notes
         -----

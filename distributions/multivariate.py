@@ -57,10 +57,12 @@ class MultivariateNormal(Distribution):
 
     @property
     def mean(self) -> np.ndarray:
+        """Mean of one record (scalar, or array of ``record_shape``)."""
         return self._mean.copy()
 
     @property
     def var(self) -> np.ndarray:
+        """Variance of one record (per coordinate for vector records)."""
         return np.diag(self.cov).copy()
 
     def _params(self):
@@ -111,10 +113,12 @@ class Product(Distribution):
 
     @property
     def mean(self) -> np.ndarray:
+        """Mean of one record (scalar, or array of ``record_shape``)."""
         return np.concatenate([np.ravel(c.mean) for c in self.columns]).astype(float)
 
     @property
     def var(self) -> np.ndarray:
+        """Variance of one record (per coordinate for vector records)."""
         return np.concatenate([np.ravel(c.var) for c in self.columns]).astype(float)
 
     def _params(self):

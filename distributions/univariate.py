@@ -98,14 +98,22 @@ class Normal(Distribution):
 
     @property
     def mean(self) -> float:
+        """Mean of one record, ``loc``."""
         return self.loc
 
     @property
     def var(self) -> float:
+        """Variance of one record, ``scale**2`` (``inf`` beyond float64)."""
         return self.scale * self.scale  # inf beyond float64 (** would raise)
 
     def expected_abs_difference(self) -> float:
-        r""":math:`E|X - X'| = 2\sigma/\sqrt{\pi}` for independent records X, X'."""
+        r""":math:`E|X - X'| = 2\sigma/\sqrt{\pi}` for independent records X, X'.
+
+        Returns
+        -------
+        float
+            :math:`2\sigma/\sqrt{\pi}`.
+        """
         return 2.0 * self.scale / math.sqrt(math.pi)
 
     def _params(self):
@@ -113,7 +121,15 @@ class Normal(Distribution):
 
 
 class Uniform(Distribution):
-    """Uniform records on ``[low, high)``."""
+    """Uniform records on ``[low, high)``.
+
+    Parameters
+    ----------
+    low : float, default 0.0
+        Lower end, finite.
+    high : float, default 1.0
+        Upper end, ``> low``, finite.
+    """
 
     releases_gil = True
 
@@ -133,10 +149,12 @@ class Uniform(Distribution):
 
     @property
     def mean(self) -> float:
+        """Mean of one record, ``(low + high) / 2``."""
         return 0.5 * self.low + 0.5 * self.high  # low + high may overflow
 
     @property
     def var(self) -> float:
+        """Variance of one record, ``(high - low)**2 / 12`` (``inf`` beyond float64)."""
         width = self.high - self.low
         return width * width / 12.0
 
@@ -145,7 +163,15 @@ class Uniform(Distribution):
 
 
 class Laplace(Distribution):
-    """Laplace records with density ``exp(-|x - loc| / scale) / (2 scale)``."""
+    """Laplace records with density ``exp(-|x - loc| / scale) / (2 scale)``.
+
+    Parameters
+    ----------
+    loc : float, default 0.0
+        Location (the mean and median).
+    scale : float, default 1.0
+        Scale, ``> 0``; the standard deviation is ``sqrt(2) * scale``.
+    """
 
     releases_gil = True
 
@@ -165,10 +191,12 @@ class Laplace(Distribution):
 
     @property
     def mean(self) -> float:
+        """Mean of one record, ``loc``."""
         return self.loc
 
     @property
     def var(self) -> float:
+        """Variance of one record, ``2 * scale**2`` (``inf`` beyond float64)."""
         return 2.0 * self.scale * self.scale
 
     def _params(self):
@@ -176,7 +204,15 @@ class Laplace(Distribution):
 
 
 class LogNormal(Distribution):
-    """Records whose logarithm is ``N(mu, sigma**2)``."""
+    """Records whose logarithm is ``N(mu, sigma**2)``.
+
+    Parameters
+    ----------
+    mu : float, default 0.0
+        Mean of the logarithm.
+    sigma : float, default 1.0
+        Standard deviation of the logarithm, ``> 0``.
+    """
 
     releases_gil = True
 
@@ -217,7 +253,13 @@ class LogNormal(Distribution):
 
 
 class Exponential(Distribution):
-    """Exponential records with mean ``scale`` (rate ``1 / scale``)."""
+    """Exponential records with mean ``scale`` (rate ``1 / scale``).
+
+    Parameters
+    ----------
+    scale : float, default 1.0
+        Mean, ``> 0``.
+    """
 
     releases_gil = True
 
@@ -230,10 +272,12 @@ class Exponential(Distribution):
 
     @property
     def mean(self) -> float:
+        """Mean of one record, ``scale``."""
         return self.scale
 
     @property
     def var(self) -> float:
+        """Variance of one record, ``scale**2`` (``inf`` beyond float64)."""
         return self.scale * self.scale  # inf beyond float64 (** would raise)
 
     def _params(self):
@@ -248,7 +292,13 @@ POISSON_MAX_LAM = float(
 
 
 class Poisson(Distribution):
-    """Poisson counts with mean ``lam`` (at most :data:`POISSON_MAX_LAM`, ~9.2e18)."""
+    """Poisson counts with mean ``lam`` (at most :data:`POISSON_MAX_LAM`, ~9.2e18).
+
+    Parameters
+    ----------
+    lam : float, default 1.0
+        Mean, ``0 <= lam <= POISSON_MAX_LAM``.
+    """
 
     releases_gil = True
 
@@ -265,10 +315,12 @@ class Poisson(Distribution):
 
     @property
     def mean(self) -> float:
+        """Mean of one record, ``lam``."""
         return self.lam
 
     @property
     def var(self) -> float:
+        """Variance of one record, ``lam`` (``inf`` beyond float64)."""
         return self.lam
 
     def _params(self):
@@ -276,7 +328,13 @@ class Poisson(Distribution):
 
 
 class Bernoulli(Distribution):
-    """Records equal to 1 with probability ``p`` and 0 otherwise."""
+    """Records equal to 1 with probability ``p`` and 0 otherwise.
+
+    Parameters
+    ----------
+    p : float, default 0.5
+        Probability of a 1, ``0 <= p <= 1``.
+    """
 
     releases_gil = True
 
@@ -288,10 +346,12 @@ class Bernoulli(Distribution):
 
     @property
     def mean(self) -> float:
+        """Mean of one record, ``p``."""
         return self.p
 
     @property
     def var(self) -> float:
+        """Variance of one record, ``p * (1 - p)`` (``inf`` beyond float64)."""
         return self.p * (1.0 - self.p)
 
     def _params(self):
@@ -331,7 +391,15 @@ def draw_labels(cumulative, shape, rng):
 
 
 class Categorical(Distribution):
-    """Records drawn from ``values`` (default ``0..K-1``) with probabilities ``probs``."""
+    """Records drawn from ``values`` (default ``0..K-1``) with probabilities ``probs``.
+
+    Parameters
+    ----------
+    probs : array_like of shape (K,)
+        Probabilities of the categories, non-negative, summing to 1.
+    values : array_like of shape (K, ...), optional
+        The records the categories stand for; default ``0 .. K-1``.
+    """
 
     releases_gil = True
 
@@ -360,10 +428,12 @@ class Categorical(Distribution):
 
     @property
     def mean(self) -> float:
+        """Mean of one record, ``sum(probs * values)``."""
         return float(self._moments()[0])
 
     @property
     def var(self) -> float:
+        """Variance of one record: the squared deviation of ``values``, weighted by ``probs``."""
         return float(self._moments()[1])
 
     def _moments(self):

@@ -176,7 +176,13 @@ class BudgetFile:
 
     # ----------------------------------------------------------------- reading
     def exists(self) -> bool:
-        """Whether the ledger file exists."""
+        """Whether the ledger file exists.
+
+        Returns
+        -------
+        bool
+            True when the file exists.
+        """
         return os.path.exists(self.path)
 
     def _load(self) -> _Ledger:
@@ -242,6 +248,11 @@ class BudgetFile:
 
     def filter(self) -> PrivacyFilter:
         """The filter as the file stands (or as it would be created), not locked.
+
+        Returns
+        -------
+        PrivacyFilter
+            A copy of the ledger's filter; spending on it does not change the file.
 
         Raises
         ------

@@ -164,7 +164,7 @@ def _operand(other: object) -> SensitivityValue | float | np.ndarray | None:
 class Coverage:
     """What a sensitivity bounds: coordinates of a query's output, as released.
 
-    Attributes
+    Parameters
     ----------
     output_shape : tuple of int
         Shape of the query's output (of one part, for a tuple or dict output).
@@ -200,13 +200,39 @@ class Coverage:
     def whole(
         cls, output_shape: tuple[int, ...], shape: tuple[int, ...], records=False
     ) -> Coverage:
-        """Every coordinate of an output of ``output_shape``, released as ``shape``."""
+        """Every coordinate of an output of ``output_shape``, released as ``shape``.
+
+        Parameters
+        ----------
+        output_shape : tuple of int
+            Shape of the query's output.
+        shape : tuple of int
+            Shape of the release.
+        records : bool, default False
+            Whether the output is record-wise (see :class:`Coverage`).
+
+        Returns
+        -------
+        Coverage
+            The coverage of every coordinate.
+        """
         output_shape = tuple(int(d) for d in output_shape)
         coordinates = tuple(range(math.prod(output_shape)))
         return cls(output_shape, coordinates, tuple(int(d) for d in shape), records)
 
     def covers(self, shape: tuple[int, ...]) -> bool:
-        """Whether a release of ``shape`` is what the value bounds."""
+        """Whether a release of ``shape`` is what the value bounds.
+
+        Parameters
+        ----------
+        shape : tuple of int
+            Shape of the release.
+
+        Returns
+        -------
+        bool
+            True when the value bounds a release of that shape.
+        """
         if shape == self.shape:
             return True
         blocks = self.shape[1:]
@@ -221,7 +247,13 @@ class Coverage:
         return all(a < b for a, b in zip(c, c[1:]))
 
     def describe(self) -> str:
-        """E.g. ``"coordinates (0,) of an output of shape (2,), released as ()"``."""
+        """E.g. ``"coordinates (0,) of an output of shape (2,), released as ()"``.
+
+        Returns
+        -------
+        str
+            A sentence naming the coordinates covered and the release's shape.
+        """
         which = (
             "every coordinate"
             if self.coordinates == tuple(range(math.prod(self.output_shape)))
@@ -247,7 +279,7 @@ class SensitivityValue:
     keep a sampled value's guarantee, anything else is ``"derived"``), and
     ``float(x)`` / ``np.asarray(x)`` warn :class:`PrivacyLeakWarning`.
 
-    Attributes
+    Parameters
     ----------
     value : float or ndarray
         The number, or a read-only float array (one per output coordinate).
@@ -330,10 +362,12 @@ class SensitivityValue:
     # ----------------------------------------------------------- shape
     @property
     def ndim(self) -> int:
+        """Number of dimensions of :attr:`value` (0 for a scalar)."""
         return np.ndim(self.value)
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """Shape of :attr:`value` (``()`` for a scalar)."""
         return np.shape(self.value)
 
     @property
@@ -569,7 +603,7 @@ class SamplingProblem:
     through :func:`sensampler.sample_sensitivity`, under the run's neighbouring
     relation (``run.neighbours``, which the audit repeats).
 
-    Attributes
+    Parameters
     ----------
     query : sensampler.queries.Query
         The query as the sampler evaluated it (its batching and additive
@@ -599,26 +633,32 @@ class _ReadsTheRun:
 
     @property
     def m(self) -> int:
+        """Number of neighbouring pairs drawn."""
         return self.run.m
 
     @property
     def k(self) -> int:
+        """Rank of the released order statistic, ``1 <= k <= m``."""
         return self.run.k
 
     @property
     def gamma(self) -> float:
+        """Random-DP failure probability the run certifies, ``beta + rho``."""
         return self.run.gamma
 
     @property
     def rho(self) -> float:
+        """The sampler's own share of :attr:`gamma` (see :mod:`sensampler.plan`)."""
         return self.run.rho
 
     @property
     def bound(self) -> str:
+        """The sampling plan's bound (``"exact"``, ``"exchangeable"`` or ``"dkw"``)."""
         return self.run.bound
 
     @property
     def run_id(self) -> str | None:
+        """Identity of the sampling run (``None``: anonymous)."""
         return self.run.run_id
 
     @property
@@ -628,10 +668,12 @@ class _ReadsTheRun:
 
     @property
     def ordinal(self) -> int:
+        """How many sampling runs this process had drawn, this one included."""
         return self.run.ordinal
 
     @property
     def neighbours(self) -> str:
+        """The neighbouring relation the pairs were drawn under."""
         return self.run.neighbours
 
 
@@ -781,7 +823,18 @@ class SensitivityEstimate(_ReadsTheRun):
         )
 
     def quantile(self, q: float) -> SensitivityValue:
-        """Empirical quantile of the sampled sensitivities: a typical value."""
+        """Empirical quantile of the sampled sensitivities: a typical value.
+
+        Parameters
+        ----------
+        q : float
+            The quantile, ``0 <= q <= 1``.
+
+        Returns
+        -------
+        SensitivityValue
+            Source ``"typical"`` (no guarantee), labelled ``"quantile {q}"``.
+        """
         value = np.quantile(self.samples, PROBABILITY_CLOSED.check("q", q), axis=0)
         return SensitivityValue(
             value,
@@ -794,7 +847,18 @@ class SensitivityEstimate(_ReadsTheRun):
 
     # ----------------------------------------------------------------- export
     def to_dict(self, samples: bool = False) -> dict[str, Any]:
-        """A JSON-friendly dictionary (the samples only if asked)."""
+        """A JSON-friendly dictionary (the samples only if asked).
+
+        Parameters
+        ----------
+        samples : bool, default False
+            Include the sampled sensitivities.
+
+        Returns
+        -------
+        dict
+            Plain numbers, lists and strings only.
+        """
         out: dict[str, Any] = {
             "sensitivity": np.asarray(self.sensitivity.value).tolist(),
             "mean": np.asarray(self.mean.value).tolist(),
@@ -828,6 +892,11 @@ class SensitivityEstimate(_ReadsTheRun):
 
         Columns: query, part, coordinate, sensitivity, mean, sd, m, k, gamma,
         rho, bound, norm, n, run_id, ordinal.
+
+        Returns
+        -------
+        list of dict
+            The rows, keyed by the columns above.
         """
         sens = np.asarray(self.sensitivity.value)
         mean = np.asarray(self.mean.value)
@@ -858,11 +927,23 @@ class SensitivityEstimate(_ReadsTheRun):
         return rows
 
     def to_pandas(self):
-        """:meth:`to_records` as a ``pandas.DataFrame`` (needs pandas)."""
+        """:meth:`to_records` as a ``pandas.DataFrame`` (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows of :meth:`to_records`.
+        """
         return _data_frame(self.to_records())
 
     def summary(self) -> str:
-        """A short readable table, stating what the plan guarantees."""
+        """A short readable table, stating what the plan guarantees.
+
+        Returns
+        -------
+        str
+            The table, one line per field.
+        """
 
         def fmt(value):
             if np.ndim(value) == 0:
@@ -1002,6 +1083,7 @@ class SensitivityEstimates(_ReadsTheRun):
 
     @property
     def query(self) -> str:
+        """Name of the query the parts are outputs of."""
         return self.estimates[0].query
 
     def __len__(self) -> int:
@@ -1025,20 +1107,49 @@ class SensitivityEstimates(_ReadsTheRun):
         )
 
     def items(self) -> list[tuple[int | str, SensitivityEstimate]]:
-        """``(key or position, estimate)`` for every part."""
+        """``(key or position, estimate)`` for every part.
+
+        Returns
+        -------
+        list of (int or str, SensitivityEstimate)
+            The parts, in output order.
+        """
         names = self.keys if self.keys is not None else range(len(self))
         return list(zip(names, self.estimates))
 
     def to_records(self) -> list[dict[str, Any]]:
-        """Every part's :meth:`SensitivityEstimate.to_records`, in output order."""
+        """Every part's :meth:`SensitivityEstimate.to_records`, in output order.
+
+        Returns
+        -------
+        list of dict
+            One row per coordinate of every part.
+        """
         return [row for estimate in self.estimates for row in estimate.to_records()]
 
     def to_pandas(self):
-        """:meth:`to_records` as a ``pandas.DataFrame`` (needs pandas)."""
+        """:meth:`to_records` as a ``pandas.DataFrame`` (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows of :meth:`to_records`.
+        """
         return _data_frame(self.to_records())
 
     def to_dict(self, samples: bool = False) -> dict[str, Any]:
-        """A JSON-friendly dictionary: the parts by key or position."""
+        """A JSON-friendly dictionary: the parts by key or position.
+
+        Parameters
+        ----------
+        samples : bool, default False
+            Include the sampled sensitivities.
+
+        Returns
+        -------
+        dict
+            ``parts``, ``gamma`` and ``run_id``, in plain numbers, lists and strings.
+        """
         return {
             "parts": {str(k): e.to_dict(samples) for k, e in self.items()},
             "gamma": self.gamma,
@@ -1046,7 +1157,13 @@ class SensitivityEstimates(_ReadsTheRun):
         }
 
     def summary(self) -> str:
-        """Every part's summary, under its key or position."""
+        """Every part's summary, under its key or position.
+
+        Returns
+        -------
+        str
+            The parts' tables, separated by blank lines.
+        """
         return "\n\n".join(e.summary() for e in self.estimates)
 
     __str__ = summary

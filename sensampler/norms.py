@@ -85,7 +85,18 @@ class SensitivityNorm:
         raise NotImplementedError(f"{type(self).__name__} does not define a norm.")
 
     def compute(self, x: ArrayLike, y: ArrayLike) -> Any:
-        """Sensitivity between two single outputs ``x`` and ``y`` (same size, any shape)."""
+        """Sensitivity between two single outputs ``x`` and ``y`` (same size, any shape).
+
+        Parameters
+        ----------
+        x, y : array_like
+            The two outputs, finite, of the same size.
+
+        Returns
+        -------
+        float or ndarray
+            The norm of ``x - y`` (one value per coordinate for ``"coordinate"``).
+        """
         a = check_array("x", x).reshape(1, -1)
         b = check_array("y", y).reshape(1, -1)
         if a.size != b.size:
@@ -238,7 +249,19 @@ NormLike = Union[
 
 
 def get_norm(norm: NormLike) -> SensitivityNorm:
-    """Resolve a name of :data:`NORM_NAMES`, a norm object or a callable."""
+    """Resolve a name of :data:`NORM_NAMES`, a norm object or a callable.
+
+    Parameters
+    ----------
+    norm : str, SensitivityNorm, SensitivityNorm subclass or callable
+        A name (case-insensitive), a norm object or class, or a callable
+        mapping an array of differences to one non-negative number each.
+
+    Returns
+    -------
+    SensitivityNorm
+        The norm object.
+    """
     if isinstance(norm, type) and issubclass(norm, SensitivityNorm):
         norm = norm()
     if isinstance(norm, SensitivityNorm):

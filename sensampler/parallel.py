@@ -60,7 +60,24 @@ GENERIC_CHUNK_PAIRS = 32
 def pairs_per_chunk(
     n: int, record_bytes: int, batched: bool, batch_size: int | None = None
 ) -> int:
-    """Pairs per chunk: ``batch_size`` if given, else what fits in 8 MiB."""
+    """Pairs per chunk: ``batch_size`` if given, else what fits in 8 MiB.
+
+    Parameters
+    ----------
+    n : int
+        Records per database.
+    record_bytes : int
+        Bytes per record.
+    batched : bool
+        Whether the query evaluates a whole stack at once.
+    batch_size : int, optional
+        Pairs per chunk asked for; returned as is when given.
+
+    Returns
+    -------
+    int
+        Pairs per chunk, ``>= 1``.
+    """
     if batch_size is not None:
         return batch_size
     fit = max(1, DEFAULT_CHUNK_BYTES // max(1, n * record_bytes))
@@ -68,7 +85,20 @@ def pairs_per_chunk(
 
 
 def chunk_sizes(m: int, size: int) -> list[int]:
-    """Split ``m`` pairs into chunks of ``size`` (the last one shorter)."""
+    """Split ``m`` pairs into chunks of ``size`` (the last one shorter).
+
+    Parameters
+    ----------
+    m : int
+        Number of pairs, ``>= 0``.
+    size : int
+        Pairs per chunk, ``>= 1``.
+
+    Returns
+    -------
+    list of int
+        The chunk sizes, summing to ``m``.
+    """
     return [min(size, m - start) for start in range(0, m, size)]
 
 
@@ -78,6 +108,16 @@ def default_progress(stream=None) -> bool:
     Only when tqdm is installed (the ``progress`` extra) and ``stream``
     (default: ``sys.stderr``, where the bars go) is a terminal, so that logs
     and pipes never receive a bar's escape codes.
+
+    Parameters
+    ----------
+    stream : file-like, optional
+        Where the bars would go; default ``sys.stderr``.
+
+    Returns
+    -------
+    bool
+        True when tqdm is installed and ``stream`` is a terminal.
     """
     stream = sys.stderr if stream is None else stream
     isatty = getattr(stream, "isatty", None)
@@ -250,6 +290,24 @@ def iter_tasks(func, tasks, *, n_jobs=None, prefer=None, unordered=False):
     let the run finish, with the same results. A watching thread
     (:class:`_WorkerWatch`) lives while the generator is consumed, and stops
     when it ends or is closed.
+
+    Parameters
+    ----------
+    func : callable
+        A module-level function, so that every backend can pickle it.
+    tasks : iterable of tuple
+        The arguments of each call.
+    n_jobs : int, optional
+        Workers, as in joblib; ``None`` defers to ``joblib.parallel_config``.
+    prefer : {"threads", "processes"}, optional
+        joblib's soft hint of backend.
+    unordered : bool, default False
+        Yield in order of completion rather than task order.
+
+    Returns
+    -------
+    iterator
+        The results ``func(*task)``.
     """
     tasks = list(tasks)
     backend = _dask_backend()
@@ -344,6 +402,18 @@ def child_seed(seed_sequence: np.random.SeedSequence, index: int):
     Unlike ``SeedSequence.spawn`` it keeps no state: the same parent gives the
     same children however often it is used, so one ``random_state`` always
     reproduces one result.
+
+    Parameters
+    ----------
+    seed_sequence : numpy.random.SeedSequence
+        The parent.
+    index : int
+        Which child, ``>= 0``.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        The child.
     """
     return np.random.SeedSequence(
         seed_sequence.entropy,

@@ -137,7 +137,7 @@ _MEANINGS = {
 class SamplingPlan:
     """How to sample a sensitivity with random-DP confidence ``gamma``.
 
-    Attributes
+    Parameters
     ----------
     m : int
         Number of independent neighbouring pairs to draw.
@@ -165,6 +165,13 @@ class SamplingPlan:
     bound: str
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan as a dictionary of its fields.
+
+        Returns
+        -------
+        dict
+            ``m``, ``k``, ``gamma``, ``rho``, ``beta`` and ``bound``.
+        """
         return asdict(self)
 
     @property
@@ -343,7 +350,24 @@ def _make_plan(m, k, bound):
 def check_plan_arguments(
     m: int | None, gamma: float | None, k: int | None, bound: str
 ) -> tuple[int | None, float | None, int | None]:
-    """Validate the arguments of a plan on their own; return ``(m, gamma, k)``."""
+    """Validate the arguments of a plan on their own; return ``(m, gamma, k)``.
+
+    Parameters
+    ----------
+    m : int or None
+        Number of pairs, ``1 <= m <= MAX_PAIRS``.
+    gamma : float or None
+        Random-DP failure probability, ``0 < gamma < 1``; ``m`` or ``gamma`` is needed.
+    k : int or None
+        Rank released, ``1 <= k <= m`` (needs ``m``).
+    bound : {"exact", "exchangeable", "dkw"}
+        The plan's bound.
+
+    Returns
+    -------
+    (m, gamma, k) : (int or None, float or None, int or None)
+        The arguments, checked and converted.
+    """
     check_choice("bound", bound, BOUNDS)
     if m is not None:
         m = check_count("m", m)

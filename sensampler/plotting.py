@@ -35,7 +35,13 @@ SKIPPED = "Figures skipped: pip install 'sensampler[plot]' to draw them."
 
 
 def available() -> bool:
-    """Whether matplotlib (the ``plot`` extra) is installed, without importing it."""
+    """Whether matplotlib (the ``plot`` extra) is installed, without importing it.
+
+    Returns
+    -------
+    bool
+        True when matplotlib can be imported.
+    """
     return importlib.util.find_spec("matplotlib") is not None
 
 
@@ -85,6 +91,22 @@ def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
     no two sensitivities' bars share an epsilon when the grid allows it.
     Sensitivities that are typical values are marked "no guarantee" in the legend,
     and the note under the axes states what "sd" means.
+
+    Parameters
+    ----------
+    table : ResultTable
+        What :func:`~sensampler.experiments.error_vs_epsilon` returns.
+    path : str or os.PathLike, optional
+        Where to save the figure (its format from the suffix).
+    unit : str, default ""
+        Unit of the answers, shown on the axis.
+    title : str, optional
+        Title of the figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (saved to ``path`` if given).
     """
     rows = table.where(error="l2")
     if not len(rows):
@@ -170,6 +192,17 @@ def plot_sensitivity_histogram(estimate, path=None, *, typical=(), unit="", titl
         sensitivity is released.
     typical : sequence of SensitivityValue, optional
         Offsets such as ``estimate.typical(2)`` to mark (no guarantee).
+    unit : str, default ""
+        Unit of the sensitivities, shown on the axis.
+    path : str or os.PathLike, optional
+        Where to save the figure (its format from the suffix).
+    title : str, optional
+        Title of the figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (saved to ``path`` if given).
     """
     samples = np.asarray(estimate.samples, dtype=float)
     if samples.ndim != 1:
@@ -223,7 +256,22 @@ def plot_sensitivity_histogram(estimate, path=None, *, typical=(), unit="", titl
 def plot_composition(result, path=None, *, title=None):
     """The adversary's two views: running means of the releases on D (b=0) and D'
     (b=1), which separate as mechanisms compose; says so when basic composition's
-    delta reaches 1 (a guarantee that allows anything)."""
+    delta reaches 1 (a guarantee that allows anything).
+
+    Parameters
+    ----------
+    result : CompositionExperiment
+        What :func:`~sensampler.experiments.composition_experiment` returns.
+    path : str or os.PathLike, optional
+        Where to save the figure (its format from the suffix).
+    title : str, optional
+        Title of the figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (saved to ``path`` if given).
+    """
     fig, (ax,) = _figure()
     k = np.arange(1, result.view_0.size + 1)
     for view, secret, color, name in (
@@ -268,6 +316,20 @@ def plot_runs_before_budget(table, path=None, *, title=None):
 
     The y axis is linear below 1 and logarithmic above (``symlog``), so a rule
     that allows no release is drawn at 0 instead of vanishing.
+
+    Parameters
+    ----------
+    table : ResultTable
+        What the experiment of the same name returns.
+    path : str or os.PathLike, optional
+        Where to save the figure (its format from the suffix).
+    title : str, optional
+        Title of the figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (saved to ``path`` if given).
     """
     fig, (ax,) = _figure()
     styles = {
@@ -324,7 +386,22 @@ _VECTOR_LABELS = {
 
 def plot_vectorized_vs_sequential(table, path=None, *, title=None):
     """Noise variance per answer for k queries: k composed releases vs one vector
-    release, with the privacy parameters and the theorems named."""
+    release, with the privacy parameters and the theorems named.
+
+    Parameters
+    ----------
+    table : ResultTable
+        What the experiment of the same name returns.
+    path : str or os.PathLike, optional
+        Where to save the figure (its format from the suffix).
+    title : str, optional
+        Title of the figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (saved to ``path`` if given).
+    """
     fig, (ax,) = _figure()
     curves = {}
     for key in dict.fromkeys(zip(table.column("privacy"), table.column("composition"))):
@@ -367,7 +444,22 @@ _ITERATION_STYLES = [
 def plot_epsilon_vs_iterations(table, path=None, *, title=None):
     """Total epsilon of k Gaussian steps under each accounting method; every
     method has its own line style and marker, so curves that nearly coincide
-    stay visible."""
+    stay visible.
+
+    Parameters
+    ----------
+    table : ResultTable
+        What the experiment of the same name returns.
+    path : str or os.PathLike, optional
+        Where to save the figure (its format from the suffix).
+    title : str, optional
+        Title of the figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (saved to ``path`` if given).
+    """
     fig, (ax,) = _figure()
     methods = list(dict.fromkeys(table.column("method")))
     for i, method in enumerate(methods):
@@ -400,6 +492,20 @@ def plot_cross_coverage(table, path=None, *, title=None):
     Reads the table of :func:`sensampler.audit.compare_populations`
     (``comparison.table``). Colours run from 0 to 2 gamma and saturate above:
     a cell above 1 gamma is covered worse than the estimate states.
+
+    Parameters
+    ----------
+    table : ResultTable
+        The ``table`` of :func:`sensampler.audit.compare_populations`.
+    path : str or os.PathLike, optional
+        Where to save the figure (its format from the suffix).
+    title : str, optional
+        Title of the figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (saved to ``path`` if given).
     """
     rows = list(dict.fromkeys(table.column("estimated_under")))
     cols = list(dict.fromkeys(table.column("audited_under")))

@@ -108,7 +108,7 @@ class PrivacyLeakWarning(UserWarning):
 class SamplingRun:
     """The sampling run behind a sampled sensitivity: its identity and its gamma.
 
-    Attributes
+    Parameters
     ----------
     run_id : str or None
         Identity of the run. Releases calibrated by one run fail together, so
@@ -217,7 +217,7 @@ class Noise:
     the pair of output laws that dominates the mechanism on every pair of
     neighbours, for sensitivity 1.
 
-    Attributes
+    Parameters
     ----------
     kind : {"gaussian", "laplace"}
         ``"gaussian"``: the release is dominated by the pair N(0, sigma^2),
@@ -266,7 +266,7 @@ class RenyiCurve:
     (a Rényi divergence is :math:`\ge 0`; ``inf`` is allowed: no finite bound
     at that order). Picklable when ``function`` is.
 
-    Attributes
+    Parameters
     ----------
     mechanism : str
         Named in error messages.
@@ -318,7 +318,7 @@ def _optional(domain, name, value):
 class PrivacyStatement:
     r"""A mechanism's privacy statement, as accountants read it.
 
-    Attributes
+    Parameters
     ----------
     mechanism : str
         Name of the mechanism.
@@ -402,6 +402,16 @@ class PrivacyStatement:
         The minimum over every statement that holds: the (epsilon, delta) pair
         when its delta fits, the Rényi curve (Canonne, Kamath & Steinke 2020,
         Prop. 12, :func:`rdp_to_dp`) and the zCDP parameter (:func:`zcdp_to_dp`).
+
+        Parameters
+        ----------
+        delta : float
+            ``0 < delta < 1``.
+
+        Returns
+        -------
+        float
+            The epsilon, ``>= 0`` (``inf`` where no statement gives a finite one).
         """
         delta = DELTA_TARGET.check("delta", delta)
         candidates = []
@@ -525,7 +535,7 @@ class PrivacyBound:
     numbers are checked when it is built (epsilon in ``[0, inf]``, delta and
     gamma in ``[0, 1]``, see ``gamma``), so an accountant cannot report an impossible bound.
 
-    Attributes
+    Parameters
     ----------
     epsilon : float
         ``>= 0``; ``inf`` when no finite epsilon holds.
@@ -897,6 +907,20 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
     minimised over alpha (continuously, by a bounded scalar search), never above
     the classic value.
 
+    Parameters
+    ----------
+    rho : float
+        zCDP parameter, ``>= 0``.
+    delta : float
+        ``0 < delta < 1``.
+    method : {"improved", "classic"}, default "improved"
+        The conversion, as above.
+
+    Returns
+    -------
+    float
+        The epsilon, ``>= 0``.
+
     Examples
     --------
     >>> round(zcdp_to_dp(0.5, 1e-5, "classic"), 4)
@@ -935,5 +959,15 @@ def pure_dp_rdp(epsilon: float) -> Callable[[float], float]:
     :math:`D_\alpha \le D_\infty \le \epsilon`, and epsilon-DP implies
     :math:`\epsilon^2/2`-zCDP (Bun & Steinke 2016, Prop. 3.3), i.e.
     :math:`(\alpha, \alpha\epsilon^2/2)`-RDP for every alpha. A picklable callable.
+
+    Parameters
+    ----------
+    epsilon : float
+        The mechanism's epsilon, ``>= 0``.
+
+    Returns
+    -------
+    callable
+        ``alpha -> min(epsilon, alpha * epsilon**2 / 2)`` for ``alpha > 1``.
     """
     return functools.partial(_pure_dp_curve, epsilon)

@@ -138,7 +138,18 @@ class Query:
         raise NotImplementedError
 
     def evaluate(self, stack: np.ndarray) -> QueryOutput:
-        """Outputs for a stack of databases, with a leading axis of length ``B``."""
+        """Outputs for a stack of databases, with a leading axis of length ``B``.
+
+        Parameters
+        ----------
+        stack : ndarray of shape (B, n, *record_shape)
+            The databases.
+
+        Returns
+        -------
+        ndarray, tuple of ndarray or dict of ndarray
+            The outputs, each with a leading axis of length ``B``.
+        """
         raise NotImplementedError
 
     def __repr__(self):
@@ -185,6 +196,18 @@ class BatchedQuery(Query):
         self.additive = additive
 
     def evaluate(self, stack: np.ndarray) -> QueryOutput:
+        """Outputs for a stack of databases, with a leading axis of length ``B``.
+
+        Parameters
+        ----------
+        stack : ndarray of shape (B, n, *record_shape)
+            The databases.
+
+        Returns
+        -------
+        ndarray, tuple of ndarray or dict of ndarray
+            The outputs, each with a leading axis of length ``B``.
+        """
         return self.func(stack)
 
     def __call__(self, data: ArrayLike) -> Any:
@@ -243,7 +266,15 @@ class _RecordQuery(BatchedQuery):
 
 
 class FunctionQuery(Query):
-    """A plain callable ``func(database)``, evaluated database by database."""
+    """A plain callable ``func(database)``, evaluated database by database.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(database)`` for a database ``(n, *record_shape)``.
+    name : str, optional
+        Name shown in estimates; default: ``func``'s name.
+    """
 
     def __init__(self, func: Callable[[Any], Any], name: str | None = None):
         if not callable(func):
@@ -255,6 +286,18 @@ class FunctionQuery(Query):
         return self.func(data)
 
     def evaluate(self, stack: np.ndarray) -> QueryOutput:
+        """Outputs for a stack of databases, with a leading axis of length ``B``.
+
+        Parameters
+        ----------
+        stack : ndarray of shape (B, n, *record_shape)
+            The databases.
+
+        Returns
+        -------
+        ndarray, tuple of ndarray or dict of ndarray
+            The outputs, each with a leading axis of length ``B``.
+        """
         return stack_outputs([self.func(db) for db in stack])
 
 
@@ -291,6 +334,11 @@ def batched(
         Declares that ``func`` is a sum (or a mean) over records plus a
         constant: the sampler then skips drawing databases. Checked on a probe
         database before sampling (see :func:`sensampler.sample_sensitivity`).
+
+    Returns
+    -------
+    BatchedQuery or callable
+        The query; with ``func`` omitted, a decorator returning it.
 
     Examples
     --------
@@ -364,7 +412,19 @@ def additive(record_map, *, mean=False, name=None) -> BatchedQuery:
 
 
 def as_query(query: Query | Callable[..., Any]) -> Query:
-    """Return ``query`` as a :class:`Query` (callables become :class:`FunctionQuery`)."""
+    """Return ``query`` as a :class:`Query` (callables become :class:`FunctionQuery`).
+
+    Parameters
+    ----------
+    query : Query or callable
+        The query.
+
+    Returns
+    -------
+    Query
+        ``query`` itself, or a :class:`FunctionQuery` (a :class:`BatchedQuery`
+        for a callable marked ``batched``).
+    """
     if isinstance(query, Query):
         return query
     if callable(query):
@@ -395,6 +455,11 @@ def quantile(q: float) -> BatchedQuery:
     Parameters
     ----------
     q : float or array-like of floats in [0, 1]
+
+    Returns
+    -------
+    BatchedQuery
+        The query, evaluated on a whole stack of databases at once.
     """
     qs = check_array("q", q)
     if qs.ndim > 1 or qs.size == 0:
@@ -412,7 +477,18 @@ def quantile(q: float) -> BatchedQuery:
 
 
 def variance(ddof: int = 0) -> BatchedQuery:
-    """Variance of the records (``ddof`` as in numpy)."""
+    """Variance of the records (``ddof`` as in numpy).
+
+    Parameters
+    ----------
+    ddof : int, default 0
+        Delta degrees of freedom, ``>= 0``.
+
+    Returns
+    -------
+    BatchedQuery
+        The query, evaluated on a whole stack of databases at once.
+    """
     ddof = check_count("ddof", ddof, minimum=0)
     return _builtin(
         lambda stack: _spread(stack, ddof).var(axis=1, ddof=ddof),
@@ -421,7 +497,18 @@ def variance(ddof: int = 0) -> BatchedQuery:
 
 
 def std(ddof: int = 0) -> BatchedQuery:
-    """Standard deviation of the records (``ddof`` as in numpy)."""
+    """Standard deviation of the records (``ddof`` as in numpy).
+
+    Parameters
+    ----------
+    ddof : int, default 0
+        Delta degrees of freedom, ``>= 0``.
+
+    Returns
+    -------
+    BatchedQuery
+        The query, evaluated on a whole stack of databases at once.
+    """
     ddof = check_count("ddof", ddof, minimum=0)
     return _builtin(
         lambda stack: _spread(stack, ddof).std(axis=1, ddof=ddof), f"std(ddof={ddof})"
@@ -446,6 +533,11 @@ def count(predicate: Callable[[np.ndarray], np.ndarray] | None = None) -> Batche
     predicate : callable, optional
         Vectorised test: takes an array of records, returns booleans of the
         same leading shape (e.g. ``lambda x: x > 180``).
+
+    Returns
+    -------
+    BatchedQuery
+        The query, evaluated on a whole stack of databases at once.
     """
     if predicate is not None and not callable(predicate):
         raise TypeError(f"predicate must be callable, got {predicate!r}.")
@@ -486,6 +578,11 @@ def histogram(
     range : (float, float), optional
         Lower and upper edge; required when ``bins`` is an int. Records outside
         are not counted; the last bin includes its right edge.
+
+    Returns
+    -------
+    BatchedQuery
+        The query, evaluated on a whole stack of databases at once.
     """
     try:
         scalar = np.ndim(bins) == 0
@@ -628,6 +725,18 @@ class EstimatorQuery(Query):
         return outputs[0] if isinstance(self.attribute, str) else tuple(outputs)
 
     def evaluate(self, stack: np.ndarray) -> QueryOutput:
+        """Outputs for a stack of databases, with a leading axis of length ``B``.
+
+        Parameters
+        ----------
+        stack : ndarray of shape (B, n, *record_shape)
+            The databases.
+
+        Returns
+        -------
+        ndarray, tuple of ndarray or dict of ndarray
+            The outputs, each with a leading axis of length ``B``.
+        """
         with one_thread():
             return stack_outputs([self._fitted(db) for db in stack])
 
@@ -635,5 +744,20 @@ class EstimatorQuery(Query):
 def estimator(
     model: Any, attribute: str | tuple[str, ...] = "coef_", target: int | None = -1
 ) -> EstimatorQuery:
-    """Fitted parameters of a scikit-learn estimator (see :class:`EstimatorQuery`)."""
+    """Fitted parameters of a scikit-learn estimator (see :class:`EstimatorQuery`).
+
+    Parameters
+    ----------
+    model : sklearn estimator
+        An unfitted estimator, cloned and fitted on each database.
+    attribute : str or tuple of str, default "coef_"
+        The fitted attribute(s) released.
+    target : int or None, default -1
+        Column of the target in each record (``None``: unsupervised).
+
+    Returns
+    -------
+    EstimatorQuery
+        The query.
+    """
     return EstimatorQuery(model, attribute=attribute, target=target)

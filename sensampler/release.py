@@ -124,7 +124,7 @@ def load_population(spec: str, *, column: str | None = None):
 class Release:
     """One released answer and what it states.
 
-    Attributes
+    Parameters
     ----------
     query : str
         The query's name.
@@ -162,7 +162,13 @@ class Release:
         return GUARANTEE.format(dp=dp, gamma=s.gamma)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly dictionary (no NaN or infinity)."""
+        """A JSON-friendly dictionary (no NaN or infinity).
+
+        Returns
+        -------
+        dict
+            The answer, the mechanism and the statement, in plain numbers and strings.
+        """
         est = self.estimate
         return {
             "query": self.query,
@@ -186,7 +192,13 @@ class Release:
         }
 
     def text(self) -> str:
-        """The answer and the full statement, for people."""
+        """The answer and the full statement, for people.
+
+        Returns
+        -------
+        str
+            Several lines of text.
+        """
         est = self.estimate
         value = self.value
         answer = (
@@ -365,6 +377,33 @@ class PreparedRelease:
 
     Built by :func:`prepare_releases`; :meth:`run` does the work. Nothing has
     been sampled, spent or drawn yet.
+
+    Parameters
+    ----------
+    data : ndarray
+        The private records, checked.
+    queries : tuple of Query
+        The queries, parsed.
+    names : tuple of str
+        Their names.
+    answers : tuple of ndarray
+        Their exact answers on ``data``.
+    population : Distribution
+        The population model, loaded.
+    mechanism : str
+        The mechanism's name, one of :data:`RELEASE_MECHANISMS`.
+    epsilon, delta, gamma : float
+        Each release's epsilon and delta, and each sampling run's gamma.
+    granularity : float or None
+        Grid step of the discrete mechanisms (``None``: chosen from the sensitivity).
+    bound : str
+        The sampling plan's bound.
+    budget : PrivacyFilter, BudgetFile or None
+        Where the releases are spent.
+    root : numpy.random.SeedSequence
+        Seeds the sampling runs (query i uses child i).
+    n_jobs : int or None
+        Workers of the sampler.
     """
 
     data: np.ndarray
@@ -383,7 +422,13 @@ class PreparedRelease:
     n_jobs: int | None
 
     def run(self) -> tuple[Release, ...]:
-        """Sample each query's sensitivity, spend, release; see :func:`release_statistics`."""
+        """Sample each query's sensitivity, spend, release; see :func:`release_statistics`.
+
+        Returns
+        -------
+        tuple of Release
+            One per query, in order.
+        """
         estimates = [
             sample_sensitivity(
                 query,
@@ -450,6 +495,43 @@ def prepare_releases(
     """Check every input of :func:`release_statistics` and the budget; sample nothing.
 
     Takes the parameters of :func:`release_statistics`.
+
+    Parameters
+    ----------
+    data : array-like of shape (n,)
+        The private records, one finite number each (see
+        :func:`sensampler.data_files.read_column` for a file's column).
+    queries : sequence of str, Query or callable
+        Queries by name (``"mean"``, ``"quantile:0.9"``, ...; see
+        :func:`~sensampler.experiments.parse_query`) or as objects.
+    population : Distribution or str
+        The population model the data are assumed drawn from, or its spec
+        (see :func:`load_population`).
+    epsilon : float
+        Each release's epsilon, ``> 0``.
+    delta : float, default 0
+        Each release's delta: 0 for ``"laplace"`` and ``"discrete-laplace"``,
+        ``0 < delta < 1`` for the Gaussian mechanisms.
+    gamma : float, default 0.05
+        Random-DP failure probability of each sampling run, ``0 < gamma < 1``.
+    mechanism : {"laplace", "gaussian", "discrete-laplace", "discrete-gaussian"}
+        ``"gaussian"`` is Balle & Wang's analytic calibration; the discrete
+        ones add exact noise on a grid from the OS's secure generator (the
+        discrete Gaussian's zCDP is converted to (epsilon, delta), CKS 2020).
+    granularity : float, optional
+        Grid step of the discrete mechanisms (default: the largest power of 10
+        at most 1/100 of the sampled sensitivity).
+    column : str, optional
+        The column of a ``bootstrap:FILE`` population.
+    bound : {"exact", "exchangeable", "dkw"}, default "exact"
+        The sampling plan's bound (:func:`sensampler.sampling_plan`).
+    budget : PrivacyFilter, BudgetFile, path or None
+        Where the releases are spent; a path is a :class:`BudgetFile` that
+        must exist.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the sampling runs (query i uses child i); never the noise.
+    n_jobs : int, optional
+        Workers of the sampler.
 
     Returns
     -------
@@ -663,6 +745,43 @@ def release_statistic(
     """Release one statistic of ``data`` with a sensitivity sampled from ``population``.
 
     The parameters are those of :func:`release_statistics`, with one ``query``.
+
+    Parameters
+    ----------
+    data : array-like of shape (n,)
+        The private records, one finite number each (see
+        :func:`sensampler.data_files.read_column` for a file's column).
+    query : str, Query or callable
+        The query by name (``"mean"``, ``"quantile:0.9"``, ...; see
+        :func:`~sensampler.experiments.parse_query`) or as an object.
+    population : Distribution or str
+        The population model the data are assumed drawn from, or its spec
+        (see :func:`load_population`).
+    epsilon : float
+        Each release's epsilon, ``> 0``.
+    delta : float, default 0
+        Each release's delta: 0 for ``"laplace"`` and ``"discrete-laplace"``,
+        ``0 < delta < 1`` for the Gaussian mechanisms.
+    gamma : float, default 0.05
+        Random-DP failure probability of each sampling run, ``0 < gamma < 1``.
+    mechanism : {"laplace", "gaussian", "discrete-laplace", "discrete-gaussian"}
+        ``"gaussian"`` is Balle & Wang's analytic calibration; the discrete
+        ones add exact noise on a grid from the OS's secure generator (the
+        discrete Gaussian's zCDP is converted to (epsilon, delta), CKS 2020).
+    granularity : float, optional
+        Grid step of the discrete mechanisms (default: the largest power of 10
+        at most 1/100 of the sampled sensitivity).
+    column : str, optional
+        The column of a ``bootstrap:FILE`` population.
+    bound : {"exact", "exchangeable", "dkw"}, default "exact"
+        The sampling plan's bound (:func:`sensampler.sampling_plan`).
+    budget : PrivacyFilter, BudgetFile, path or None
+        Where the releases are spent; a path is a :class:`BudgetFile` that
+        must exist.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the sampling runs (query i uses child i); never the noise.
+    n_jobs : int, optional
+        Workers of the sampler.
 
     Returns
     -------

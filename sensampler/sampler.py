@@ -652,6 +652,28 @@ class SensitivitySampler:
         The query must give one output (an array); use
         :func:`sample_sensitivity` for tuple or dict outputs.
         ``order_dependent`` is as in :func:`sample_sensitivity`.
+
+        Parameters
+        ----------
+        query : callable or sensampler.queries.Query
+            Maps a database ``(n, *record_shape)`` to one array.
+        sensitivity_norm : {"l1", "l2", "linf", "coordinate"}, SensitivityNorm or callable
+            The norm the sensitivity is measured in.
+        oracle : distributions.Distribution or compatible
+            The population (anything :func:`distributions.as_distribution` accepts).
+        n_data_size : int
+            Database size, ``>= 1``.
+        m_sample_size : int, optional
+            Number of pairs; with ``gamma`` alone the fewest pairs are chosen.
+        gamma : float, optional
+            Random-DP failure probability, ``0 < gamma < 1``.
+        order_dependent : bool, default False
+            Accept a query whose output depends on the order of the records.
+
+        Returns
+        -------
+        SensitivityEstimate
+            The estimate; its run is appended to :attr:`runs_drawn`.
         """
         est: SensitivityEstimate | SensitivityEstimates = sample_sensitivity(
             query,

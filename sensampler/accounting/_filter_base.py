@@ -154,6 +154,22 @@ class BudgetFilter(PrivacyAccountant):
         (``mechanism.check_release``), and every other keyword against the
         signature of ``mechanism.release``, before anything is spent; nothing is
         drawn if the budget would be exceeded.
+
+        Parameters
+        ----------
+        mechanism : Mechanism
+            A mechanism with a guaranteed privacy statement.
+        value : float or array_like
+            The exact answer, passed to ``mechanism.release``.
+        random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, optional
+            Source of the noise; ``None`` (default) draws fresh entropy.
+        **kwargs
+            Further keyword arguments of ``mechanism.release``.
+
+        Returns
+        -------
+        object
+            What ``mechanism.release`` returns.
         """
         read_statement(mechanism)
         _, rng = mechanism.check_release(value, random_state=random_state)
@@ -186,19 +202,52 @@ class BudgetFilter(PrivacyAccountant):
         return max(0.0, self.gamma_budget - self._gamma.total)
 
     def epsilon(self, delta: float) -> float:
-        """Smallest epsilon of :attr:`spent` at ``delta`` (``inf`` below its delta)."""
+        """Smallest epsilon of :attr:`spent` at ``delta`` (``inf`` below its delta).
+
+        Parameters
+        ----------
+        delta : float
+            ``0 <= delta <= 1``.
+
+        Returns
+        -------
+        float
+            The epsilon, ``>= 0`` (``inf`` where none holds).
+        """
         delta = check_real("delta", delta, low=0.0, high=1.0)
         spent = self.spent
         return spent.epsilon if delta >= spent.delta else math.inf
 
     def delta(self, epsilon: float) -> float:
-        """Smallest delta of :attr:`spent` at ``epsilon`` (1 below its epsilon)."""
+        """Smallest delta of :attr:`spent` at ``epsilon`` (1 below its epsilon).
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy loss, ``>= 0``.
+
+        Returns
+        -------
+        float
+            The delta, in ``[0, 1]``.
+        """
         epsilon = check_real("epsilon", epsilon, low=0.0)
         spent = self.spent
         return spent.delta if epsilon >= spent.epsilon else 1.0
 
     def report(self, delta: float | None = None) -> PrivacyBound:
-        """:attr:`spent` (``delta``, if given, must be at least its delta)."""
+        """:attr:`spent` (``delta``, if given, must be at least its delta).
+
+        Parameters
+        ----------
+        delta : float, optional
+            Target delta, at least that of :attr:`spent`; default: its delta.
+
+        Returns
+        -------
+        PrivacyBound
+            The (epsilon, delta, gamma) spent.
+        """
         if delta is None:
             return self.spent
         return super().report(delta)

@@ -35,6 +35,23 @@ class LedgerEntry:
     has ``mechanism="sampling run"``, no privacy cost and ``count=0``.
     ``neighbours`` is the statement's neighbouring relation; ``None`` for a
     sampling run and for a spend given as numbers, which state none.
+
+    Parameters
+    ----------
+    mechanism : str
+        Name of the mechanism (``"sampling run"`` for a run recorded alone).
+    epsilon, delta : float or None
+        The (epsilon, delta)-DP statement of one release, if one is stated.
+    rho : float or None
+        The zCDP parameter of one release, if one is stated.
+    gamma : float
+        The random-DP failure probability of the release's sampling run.
+    run_id : str or None
+        Identity of that run (``None``: anonymous, counted per release).
+    count : int
+        Number of releases of this statement.
+    neighbours : str or None, default None
+        The neighbouring relation of the statement.
     """
 
     mechanism: str
@@ -165,6 +182,13 @@ class PrivacyAccountant(abc.ABC):
         """Record ``count`` releases of ``mechanism``, read from its privacy statement.
 
         Nothing is recorded when it raises.
+
+        Parameters
+        ----------
+        mechanism : Mechanism or PrivacyStatement
+            A mechanism with a guaranteed privacy statement, or the statement.
+        count : int, default 1
+            Number of releases, ``>= 1``.
         """
         count = check_count("count", count)
         statement = read_statement(mechanism)
@@ -240,11 +264,33 @@ class PrivacyAccountant(abc.ABC):
     # --------------------------------------------------------------- reports
     @abc.abstractmethod
     def epsilon(self, delta: float) -> float:
-        """Smallest epsilon such that everything recorded is (epsilon, delta)-DP."""
+        """Smallest epsilon such that everything recorded is (epsilon, delta)-DP.
+
+        Parameters
+        ----------
+        delta : float
+            ``0 < delta < 1``.
+
+        Returns
+        -------
+        float
+            The epsilon, ``>= 0``.
+        """
 
     @abc.abstractmethod
     def delta(self, epsilon: float) -> float:
-        """Smallest delta such that everything recorded is (epsilon, delta)-DP."""
+        """Smallest delta such that everything recorded is (epsilon, delta)-DP.
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy loss, ``>= 0``.
+
+        Returns
+        -------
+        float
+            The delta, in ``[0, 1]``.
+        """
 
     @property
     def gamma(self) -> float:
@@ -262,15 +308,38 @@ class PrivacyAccountant(abc.ABC):
         return tuple(self._ledger)
 
     def report(self, delta: float) -> PrivacyBound:
-        """(epsilon, delta, gamma) of everything recorded, at ``delta``."""
+        """(epsilon, delta, gamma) of everything recorded, at ``delta``.
+
+        Parameters
+        ----------
+        delta : float
+            ``0 < delta < 1``.
+
+        Returns
+        -------
+        PrivacyBound
+            The (epsilon, delta, gamma) of the composition, ``method`` naming the bound.
+        """
         return PrivacyBound(self.epsilon(delta), delta, self.gamma, self.method)
 
     def ledger_records(self) -> list[dict]:
-        """The ledger as a list of dicts, one per entry (a table's rows)."""
+        """The ledger as a list of dicts, one per entry (a table's rows).
+
+        Returns
+        -------
+        list of dict
+            One dict per :class:`LedgerEntry`, keyed by its field names.
+        """
         return [asdict(entry) for entry in self._ledger]
 
     def to_pandas(self):
-        """The ledger as a :class:`pandas.DataFrame` (needs ``sensampler[pandas]``)."""
+        """The ledger as a :class:`pandas.DataFrame` (needs ``sensampler[pandas]``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per :class:`LedgerEntry`, one column per field.
+        """
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment

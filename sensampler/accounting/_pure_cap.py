@@ -107,18 +107,42 @@ class PureCappedAccountant(PrivacyAccountant):
         return min([own, *self._pure_bounds(delta)], key=lambda b: b[0])
 
     def epsilon(self, delta: float, method: str = "improved") -> float:
-        """Smallest epsilon such that the composition is (epsilon, delta)-DP,
-        ``0 <= delta <= 1``: the conversion (``method``: "improved" or
-        "classic"), capped for pure-DP ledgers by basic and optimal
-        composition; 0 when nothing was composed, ``inf`` at ``delta = 0``
-        unless every release is pure."""
+        """Smallest epsilon such that the composition is (epsilon, delta)-DP.
+
+        The conversion, capped for pure-DP ledgers by basic and optimal
+        composition.
+
+        Parameters
+        ----------
+        delta : float
+            ``0 <= delta <= 1``.
+        method : {"improved", "classic"}, default "improved"
+            The Rényi-to-DP conversion (see :func:`~sensampler.accounting.rdp_to_dp`).
+
+        Returns
+        -------
+        float
+            0 when nothing was composed; ``inf`` at ``delta = 0`` unless every
+            release is pure.
+        """
         return self._best(check_real("delta", delta, low=0.0, high=1.0), method)[0]
 
     def delta(self, epsilon: float) -> float:
         """Smallest delta such that the composition is (epsilon, delta)-DP: the
         conversion, capped for pure-DP ledgers by basic composition (0 when the
         epsilons add up to at most ``epsilon``) and, for one repeated epsilon,
-        the exact optimal composition."""
+        the exact optimal composition.
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy loss, ``>= 0``.
+
+        Returns
+        -------
+        float
+            The delta, in ``[0, 1]``.
+        """
         epsilon = check_real("epsilon", epsilon, low=0.0)
         if self.count == 0:
             return 0.0
@@ -137,6 +161,17 @@ class PureCappedAccountant(PrivacyAccountant):
         return min(deltas)
 
     def report(self, delta: float) -> PrivacyBound:
-        """(epsilon, delta, gamma) at ``delta``; ``method`` names the bound used."""
+        """(epsilon, delta, gamma) at ``delta``; ``method`` names the bound used.
+
+        Parameters
+        ----------
+        delta : float
+            ``0 <= delta <= 1``.
+
+        Returns
+        -------
+        PrivacyBound
+            The epsilon at ``delta``, with the gamma of the ledger.
+        """
         epsilon, method = self._best(check_real("delta", delta, low=0.0, high=1.0))
         return PrivacyBound(epsilon, delta, self.gamma, method)

@@ -86,6 +86,11 @@ def basic_composition(
     k : int, default 1
         Repetitions of scalar parameters (must stay 1 for sequences).
 
+    Returns
+    -------
+    PrivacyBound
+        The sums of the epsilons and of the deltas (the latter capped at 1).
+
     Examples
     --------
     >>> tuple(basic_composition(0.5, 0.0, k=3))
@@ -106,7 +111,20 @@ def basic_composition(
 
 def parallel_composition(epsilon: ArrayLike, delta: ArrayLike = 0.0) -> PrivacyBound:
     """Mechanisms on disjoint parts of the data: the largest epsilon and delta
-    (McSherry 2009, Thm. 4)."""
+    (McSherry 2009, Thm. 4).
+
+    Parameters
+    ----------
+    epsilon : float or sequence of float
+        Each mechanism's epsilon, ``>= 0``.
+    delta : float or sequence of float, default 0.0
+        Each mechanism's delta, in ``[0, 1]``.
+
+    Returns
+    -------
+    PrivacyBound
+        The largest epsilon and the largest delta.
+    """
     eps, dels = _as_lists(epsilon, delta)
     return PrivacyBound(
         float(eps.max()), float(dels.max()), method="parallel (McSherry 2009, Thm. 4)"
@@ -122,6 +140,22 @@ def advanced_composition(
     :math:`(\epsilon', k\delta + \delta')` with
 
     .. math:: \epsilon' = \epsilon\sqrt{2k\ln(1/\delta')} + k\epsilon(e^\epsilon - 1).
+
+    Parameters
+    ----------
+    epsilon : float
+        Each mechanism's epsilon, ``>= 0``.
+    delta : float
+        Each mechanism's delta, ``0 <= delta <= 1``.
+    k : int
+        Number of mechanisms composed, ``>= 1``.
+    delta_prime : float
+        Extra delta spent by the bound, ``0 < delta_prime < 1``.
+
+    Returns
+    -------
+    PrivacyBound
+        :math:`(\epsilon', \min(1, k\delta + \delta'))`.
 
     Notes
     -----
@@ -173,6 +207,22 @@ def optimal_composition(
     points :math:`(k - 2i)\epsilon` (:func:`~sensampler.accounting._kov.
     homogeneous_epsilon`), with that delta budget.
 
+    Parameters
+    ----------
+    epsilon : float
+        Each mechanism's epsilon, ``>= 0``.
+    delta : float
+        Each mechanism's delta, ``0 <= delta <= 1``.
+    k : int
+        Number of mechanisms composed, ``>= 1``.
+    delta_prime : float
+        Extra delta spent by the bound, ``0 < delta_prime < 1``.
+
+    Returns
+    -------
+    PrivacyBound
+        The smallest epsilon', with delta :math:`\min(1, k\delta + \delta')`.
+
     Examples
     --------
     >>> round(optimal_composition(0.5, 0.0, 100, 1e-5).epsilon, 2)
@@ -206,6 +256,11 @@ def heterogeneous_composition(epsilons, deltas, delta_prime: float) -> PrivacyBo
         One entry per mechanism (deltas may be a single value for all).
     delta_prime : float
         :math:`\delta'`, ``0 < delta_prime < 1``.
+
+    Returns
+    -------
+    PrivacyBound
+        :math:`(\tilde\epsilon, 1 - (1-\delta')\prod_l (1-\delta_l))`.
 
     Examples
     --------
@@ -248,6 +303,22 @@ def tightest_composition(
     (Kairouz et al. 2017, Thm. 3.3) is the true optimum, which no certified PLD
     bound beats. Every candidate is a certified upper bound; ``method`` names
     the one returned.
+
+    Parameters
+    ----------
+    epsilon : float
+        Each mechanism's epsilon, ``>= 0``.
+    delta : float
+        Each mechanism's delta, ``0 <= delta <= 1``.
+    k : int
+        Number of mechanisms composed, ``>= 1``.
+    delta_prime : float
+        Extra delta spent by the bound, ``0 < delta_prime < 1``.
+
+    Returns
+    -------
+    PrivacyBound
+        The bound of smallest epsilon, ``method`` naming it.
 
     Examples
     --------

@@ -54,6 +54,20 @@ def advanced_filter_bound(
 
     (One teaching text writes the first term of its homogeneous form as
     :math:`k\epsilon^2(e^\epsilon - 1)/2`; it is :math:`k\epsilon(e^\epsilon - 1)/2`.)
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The epsilons spent so far, each ``>= 0``.
+    epsilon_budget : float
+        The filter's :math:`\epsilon_g`, ``> 0``.
+    delta_budget : float
+        The filter's :math:`\delta_g`, ``0 < delta_budget < 1/e``.
+
+    Returns
+    -------
+    float
+        K; the filter admits the spends while ``K <= epsilon_budget``.
     """
     eps = list(epsilons)
     return _k_from_sums(

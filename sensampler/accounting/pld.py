@@ -591,14 +591,34 @@ class PLDAccountant(PrivacyAccountant):
         return certified_epsilon(steps, delta, _certified=certified)
 
     def epsilon(self, delta: float) -> float:
-        """Smallest certified epsilon with (epsilon, delta)-DP, ``0 <= delta <= 1``
-        (0 when nothing was composed; ``inf`` when none is certified)."""
+        """Smallest certified epsilon with (epsilon, delta)-DP.
+
+        Parameters
+        ----------
+        delta : float
+            ``0 <= delta <= 1``.
+
+        Returns
+        -------
+        float
+            0 when nothing was composed; ``inf`` when no bound is certified.
+        """
         delta = check_real("delta", delta, low=0.0, high=1.0)
         return self._epsilon_method(delta)[0]
 
     def delta(self, epsilon: float) -> float:
-        """Smallest certified delta with (epsilon, delta)-DP, ``epsilon >= 0``
-        (0 when nothing was composed)."""
+        """Smallest certified delta with (epsilon, delta)-DP.
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy loss, ``>= 0``.
+
+        Returns
+        -------
+        float
+            In ``[0, 1]``; 0 when nothing was composed.
+        """
         epsilon = check_real("epsilon", epsilon, low=0.0)
         steps, certified = self._composed()
         if steps is None:
@@ -606,7 +626,18 @@ class PLDAccountant(PrivacyAccountant):
         return certified_delta(steps, epsilon, _certified=certified)[0]
 
     def report(self, delta: float) -> PrivacyBound:
-        """(epsilon, delta, gamma) at ``delta``; ``method`` names the bound used."""
+        """(epsilon, delta, gamma) at ``delta``; ``method`` names the bound used.
+
+        Parameters
+        ----------
+        delta : float
+            ``0 <= delta <= 1``.
+
+        Returns
+        -------
+        PrivacyBound
+            The certified epsilon at ``delta``, with the gamma of the ledger.
+        """
         delta = check_real("delta", delta, low=0.0, high=1.0)
         epsilon, method = self._epsilon_method(delta)
         return PrivacyBound(epsilon, delta, self.gamma, method)

@@ -162,7 +162,20 @@ class RenyiAccountant(PureCappedAccountant):
     def epsilon_order(
         self, delta: float, method: str = "improved"
     ) -> tuple[float, float]:
-        """(epsilon, best order) of the Rényi conversion alone at ``delta``."""
+        """(epsilon, best order) of the Rényi conversion alone at ``delta``.
+
+        Parameters
+        ----------
+        delta : float
+            ``0 < delta < 1``.
+        method : {"improved", "classic"}, default "improved"
+            The conversion (see :func:`~sensampler.accounting.rdp_to_dp`).
+
+        Returns
+        -------
+        (epsilon, order) : (float, float)
+            The epsilon and the Rényi order attaining it.
+        """
         return rdp_to_dp(self._rdp, delta, self.orders, method)
 
     def _own_epsilon(self, delta, method):

@@ -26,6 +26,18 @@ def zcdp_to_delta(rho: float, epsilon: float) -> float:
     Prop. 12 (see :func:`~sensampler.accounting.renyi.rdp_to_delta`),
     minimised over alpha by a bounded scalar search, and capped at 1.
 
+    Parameters
+    ----------
+    rho : float
+        zCDP parameter, ``>= 0``.
+    epsilon : float
+        ``>= 0``.
+
+    Returns
+    -------
+    float
+        The delta, in ``[0, 1]``.
+
     Examples
     --------
     >>> from sensampler.privacy import zcdp_to_dp

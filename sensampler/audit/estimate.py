@@ -51,7 +51,7 @@ _AUDIT_CHILD = 0xA0D1
 class CoverageAudit:
     """The result of :func:`audit_estimate`.
 
-    Attributes
+    Parameters
     ----------
     exceedances : int
         Fresh pairs whose sensitivity exceeds the released value (per
@@ -106,7 +106,13 @@ class CoverageAudit:
         return "within beta" if self.upper <= self.beta else "inconclusive"
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields, the verdict, JSON-friendly."""
+        """The fields, the verdict, JSON-friendly.
+
+        Returns
+        -------
+        dict
+            The fields and ``verdict``, in plain numbers, lists and strings.
+        """
         out = {name: getattr(self, name) for name in self.__dataclass_fields__}
         if isinstance(self.sensitivity, tuple):
             out["sensitivity"] = list(self.sensitivity)

@@ -68,7 +68,7 @@ _SECURE = (DiscreteLaplaceMechanism, DiscreteGaussianMechanism)
 class RejectionSet:
     """The set of outputs S the audit measured: ``{statistic side threshold}``.
 
-    Attributes
+    Parameters
     ----------
     statistic : str
         What the threshold applies to: ``"output"`` (a scalar release),
@@ -95,7 +95,7 @@ class RejectionSet:
 class MechanismAudit:
     """The result of :func:`audit_mechanism`.
 
-    Attributes
+    Parameters
     ----------
     mechanism : str
         The name in the mechanism's statement.

@@ -35,7 +35,7 @@ __all__ = [
 class PopulationComparison:
     """The result of :func:`compare_populations`.
 
-    Attributes
+    Parameters
     ----------
     estimates : dict of str to SensitivityEstimate
         The estimate sampled under each population, by name.
@@ -192,7 +192,7 @@ def compare_populations(
 class PopulationChoice:
     """The result of :func:`conservative_choice`.
 
-    Attributes
+    Parameters
     ----------
     name : str
         The population whose estimate is chosen.

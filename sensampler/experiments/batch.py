@@ -728,6 +728,11 @@ def run_batch(
     log : callable, optional
         Called with one line of text per event (the plan, each finished run,
         each damaged run file run again, skipped settings).
+
+    Returns
+    -------
+    ResultTable
+        The summary, as written to ``OUT/summary.csv``.
     """
     out_dir = _check_out_dir(out_dir)
     n_jobs = check_n_jobs(n_jobs)

@@ -50,7 +50,9 @@ SCORES = ("test_mse", "test_accuracy")
 class DatasetSplit:
     """A data set split three ways; every part holds rows ``(features..., target)``.
 
-    Attributes
+    The arrays are read-only.
+
+    Parameters
     ----------
     loader : str
         The ``sklearn.datasets`` loader, a key of :data:`LOADERS`.
@@ -61,8 +63,6 @@ class DatasetSplit:
         The private part a released model is trained on.
     test : ndarray of shape (n_test, d + 1)
         The private part a released model is scored on.
-
-    The arrays are read-only.
     """
 
     loader: str
@@ -73,7 +73,18 @@ class DatasetSplit:
 
     def score(self, name: str) -> Score:
         """The score ``name`` (a key of :data:`SCORES`) of a released coefficient
-        vector on :attr:`test`."""
+        vector on :attr:`test`.
+
+        Parameters
+        ----------
+        name : str
+            A key of :data:`SCORES`.
+
+        Returns
+        -------
+        callable
+            ``score(coef) -> float`` on :attr:`test`.
+        """
         check_choice("score", name, SCORES)
         if name == "test_accuracy":
             if self.task != "classification":
@@ -92,6 +103,18 @@ class DatasetSplit:
         noise (what the private release approaches at large epsilon);
         ``"public data only"``: ``query`` on :attr:`public`; ``"constant"``: all
         coefficients zero (the centred target's public mean, or the first class).
+
+        Parameters
+        ----------
+        query : callable
+            An estimator query: rows ``(features..., target)`` to a coefficient vector.
+        score : callable
+            A score of a coefficient vector, as :meth:`score` returns.
+
+        Returns
+        -------
+        dict of str to float
+            The score of each of the three models, by name.
         """
         coef = np.asarray(query(self.train), dtype=float)
         return {

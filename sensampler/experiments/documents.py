@@ -41,7 +41,18 @@ __all__ = [
 
 @dataclass(frozen=True)
 class CompositionExperiment:
-    """The adversary's two views and what composition theorems say of them."""
+    """The adversary's two views and what composition theorems say of them.
+
+    Parameters
+    ----------
+    view_0, view_1 : ndarray
+        The adversary's views: the releases on ``secret`` (b = 0) and on
+        ``secret + 1`` (b = 1), one per mechanism.
+    secret : float
+        The value of the database D.
+    epsilon_basic, delta_basic : float
+        The (epsilon, delta) of the mechanisms by basic composition.
+    """
 
     view_0: np.ndarray
     view_1: np.ndarray
@@ -71,6 +82,11 @@ def composition_experiment(
         Each with ``release(value, random_state)`` and a privacy statement.
     secret : float
     random_state : seed
+
+    Returns
+    -------
+    CompositionExperiment
+        The two views and the composed (epsilon, delta).
     """
     rng = check_random_state(random_state)
     secret = check_real("secret", secret)
@@ -283,6 +299,15 @@ def vectorized_vs_sequential(
     :math:`16k\ln(2/\delta)\ln(2.5k/\delta)/\epsilon^2` (classic Gaussians,
     epsilon < 1), which costs about 100 times more already at k = 1.
 
+    Parameters
+    ----------
+    ks : sequence of int
+        Numbers of queries k, each ``>= 1``.
+    epsilon : float, default 0.1
+        Total epsilon, ``0 < epsilon < 1``.
+    delta : float, default 1e-5
+        Total delta, ``0 < delta < 1``.
+
     Returns
     -------
     ResultTable
@@ -370,6 +395,22 @@ def epsilon_vs_iterations(
     homogeneous composition of the same steps (Kairouz et al. 2017); zCDP with
     the classic (Bun & Steinke Prop 1.3) and improved conversions; Rényi DP at
     the fixed order ``alpha`` (Mironov Prop 3) and at the best order.
+
+    Parameters
+    ----------
+    iterations : sequence of int
+        Numbers of steps k, each ``>= 1``.
+    sigma : float, default 200.0
+        Noise standard deviation per step (sensitivity 1), ``> 0``.
+    delta : float, default 1e-5
+        Total delta, ``0 < delta < 1``.
+    alpha : float, default 60.0
+        Rényi order of the single-order method, ``> 1``.
+
+    Returns
+    -------
+    ResultTable
+        One row per point, as plotted by :mod:`sensampler.plotting`.
     """
     ks = _check_counts("iterations", iterations)
     if ks.max() > MAX_ITERATIONS:

@@ -323,6 +323,18 @@ def mechanism_from_name(name: str, delta: float | None = None):
 
     ``"gaussian"`` is the classic calibration, ``"analytic"`` Balle & Wang's; both
     need ``delta``, which Laplace refuses.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`MECHANISMS`.
+    delta : float, optional
+        The delta of the Gaussian mechanisms, ``0 < delta < 1``.
+
+    Returns
+    -------
+    callable
+        ``(sensitivity, epsilon) -> Mechanism``.
     """
     check_choice("mechanism", name, tuple(MECHANISMS))
     cls, fixed = MECHANISMS[name]
@@ -341,6 +353,16 @@ def accepted_norms(mechanism) -> tuple:
 
     ``mechanism`` is a name in :data:`MECHANISMS`, a mechanism class or a
     ``functools.partial`` of one; the answer is the class's ``accepted_norms``.
+
+    Parameters
+    ----------
+    mechanism : str, type or functools.partial
+        A name in :data:`MECHANISMS`, a mechanism class or a partial of one.
+
+    Returns
+    -------
+    tuple of str
+        The norms, the natural one first.
     """
     if isinstance(mechanism, str):
         check_choice("mechanism", mechanism, tuple(MECHANISMS))

@@ -63,17 +63,50 @@ class ResultTable:
         return isinstance(other, ResultTable) and self.rows == other.rows
 
     def column(self, name):
-        """The values of one column, in row order."""
+        """The values of one column, in row order.
+
+        Parameters
+        ----------
+        name : str
+            The column.
+
+        Returns
+        -------
+        list
+            Its values, in row order.
+        """
         return [r[name] for r in self.rows]
 
     def where(self, **conditions) -> ResultTable:
-        """Rows whose columns equal the given values."""
+        """Rows whose columns equal the given values.
+
+        Parameters
+        ----------
+        **conditions
+            Column names and the values they must equal.
+
+        Returns
+        -------
+        ResultTable
+            The matching rows, in order.
+        """
         return ResultTable(
             [r for r in self.rows if all(r.get(k) == v for k, v in conditions.items())]
         )
 
     def to_csv(self, path=None) -> str:
-        """The CSV text; written atomically to ``path`` if given."""
+        """The CSV text; written atomically to ``path`` if given.
+
+        Parameters
+        ----------
+        path : str or os.PathLike, optional
+            Where to write the CSV.
+
+        Returns
+        -------
+        str
+            The CSV text.
+        """
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=self.columns, lineterminator="\n")
         writer.writeheader()
@@ -88,6 +121,11 @@ class ResultTable:
 
         Numeric columns stay numeric: tables mark a missing number (the delta of
         a Laplace release, the coordinate of a whole-answer error) as NaN.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per row of the table.
         """
         pd = require("pandas", "pandas", "ResultTable.to_pandas")
         return pd.DataFrame(self.rows, columns=self.columns)
@@ -96,7 +134,18 @@ class ResultTable:
         return f"ResultTable({len(self.rows)} rows: {', '.join(self.columns)})"
 
     def format(self, max_rows: int = 20) -> str:
-        """A plain-text rendering of the first ``max_rows`` rows."""
+        """A plain-text rendering of the first ``max_rows`` rows.
+
+        Parameters
+        ----------
+        max_rows : int, default 20
+            Rows shown.
+
+        Returns
+        -------
+        str
+            The rendering, one line per row after a header.
+        """
 
         def cell(v):
             return f"{v:.5g}" if isinstance(v, float) else str(v)

@@ -245,6 +245,18 @@ class _Frozen(abc.ABCMeta):
         object.__setattr__(mechanism, "_frozen", True)
         return mechanism
 
+    @property
+    def __signature__(cls) -> inspect.Signature:
+        """The constructor's signature without ``self``, for ``help`` and the docs.
+
+        Without it, :func:`inspect.signature` of a mechanism class would be the
+        ``(*args, **kwargs)`` of :meth:`__call__` above.
+        """
+        if cls.__init__ is object.__init__:  # the abstract base
+            return inspect.Signature()
+        init = inspect.signature(cls.__init__)
+        return init.replace(parameters=list(init.parameters.values())[1:])
+
 
 def _snapshot(value):
     """An argument as the mechanism keeps it: arrays and lists copied, read-only."""
@@ -314,7 +326,15 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
 
     @property
     def privacy(self) -> PrivacyStatement:
-        """The frozen privacy statement of one release, computed at construction."""
+        """The privacy statement of one release, computed once at construction.
+
+        A frozen :class:`~sensampler.privacy.PrivacyStatement`: the mechanism's
+        name, its epsilon and delta, its zCDP rho and Rényi curve where the
+        mechanism has them, and, for a sampled sensitivity, the sampling run
+        and the gamma of random DP it certifies (each mechanism's docstring
+        gives the theorem behind its numbers). Not recomputed: it always
+        matches the noise, since a mechanism is immutable.
+        """
         return self._privacy
 
     def recalibrate(self, **changes) -> Mechanism:
@@ -375,7 +395,20 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
 
     @abc.abstractmethod
     def release(self, value, *, random_state=None):
-        """Release ``value`` privately; nothing is drawn on bad input."""
+        """Release ``value`` privately; nothing is drawn on bad input.
+
+        Parameters
+        ----------
+        value : float or array_like
+            The exact answer, of the shape the sensitivity covers.
+        random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, optional
+            Source of the noise; ``None`` (default) draws fresh entropy.
+
+        Returns
+        -------
+        object
+            The private release (its type depends on the mechanism).
+        """
 
     def _checked_value(self, value) -> np.ndarray:
         """``value`` as a finite float array of the sensitivity's shape.
@@ -419,6 +452,13 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
         self, value, *, random_state=None
     ) -> tuple[np.ndarray, np.random.Generator]:
         """Validate a release's inputs without drawing anything.
+
+        Parameters
+        ----------
+        value : float or array_like
+            The exact answer, of the shape the sensitivity covers.
+        random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, optional
+            Source of the noise; ``None`` (default) draws fresh entropy.
 
         Returns
         -------

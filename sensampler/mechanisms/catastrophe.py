@@ -58,6 +58,7 @@ class CatastropheMechanism(Mechanism):
 
     @property
     def sensitivity(self):
+        """The sensitivity the noise is calibrated to (a float or an array)."""
         return self._sensitivity.value
 
     @property
@@ -73,6 +74,22 @@ class CatastropheMechanism(Mechanism):
 
         The data is ``data`` if given, else the one given at construction, else
         ``value`` itself, unperturbed.
+
+        Parameters
+        ----------
+        value : float or array_like
+            The exact answer, of the shape the sensitivity covers.
+        data : object, optional
+            What to publish in the catastrophe; default: the ``data`` given at
+            construction, else ``value``.
+        random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, optional
+            Source of the noise; ``None`` (default) draws fresh entropy.
+
+        Returns
+        -------
+        object
+            With probability delta the data, else a float or ndarray of
+            ``value``'s shape.
         """
         arr, rng = self.check_release(value, random_state=random_state)
         if rng.random() < self.delta:

@@ -59,7 +59,18 @@ class ExponentialMechanism(Mechanism):
         )
 
     def probabilities(self, scores) -> np.ndarray:
-        """Selection probabilities for the given utility scores (a softmax, stably)."""
+        """Selection probabilities for the given utility scores (a softmax, stably).
+
+        Parameters
+        ----------
+        scores : array_like
+            Each candidate's utility on the data, finite.
+
+        Returns
+        -------
+        ndarray
+            Probabilities of the shape of ``scores``, summing to 1.
+        """
         logits = self._logits(self._checked_value(scores))
         logits -= logits.max()
         p = np.exp(logits)
@@ -91,14 +102,44 @@ class ExponentialMechanism(Mechanism):
         return np.where(top, 0.0, shifted)
 
     def release(self, value, *, random_state=None) -> int:
-        """Index of the chosen candidate, given each candidate's utility on the data
-        (``value``: the scores)."""
+        """Index of the chosen candidate, given each candidate's utility on the data.
+
+        Parameters
+        ----------
+        value : array_like
+            The scores: each candidate's utility on the data, finite.
+        random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, optional
+            Source of the Gumbel noise; ``None`` (default) draws fresh entropy.
+
+        Returns
+        -------
+        int
+            Flat index of the chosen candidate in ``value``.
+        """
         scores, rng = self.check_release(value, random_state=random_state)
         logits = self._logits(scores)
         return int(np.argmax(logits + rng.gumbel(size=logits.shape)))
 
     def choose(self, candidates, utility, data, *, random_state=None):
-        """Choose among ``candidates`` by ``utility(data, candidate)``."""
+        """Choose among ``candidates`` by ``utility(data, candidate)``.
+
+        Parameters
+        ----------
+        candidates : iterable
+            The candidates, at least one.
+        utility : callable
+            ``utility(data, candidate) -> float``, whose sensitivity the
+            mechanism was built with.
+        data : object
+            The private data, passed to ``utility``.
+        random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, optional
+            Source of the Gumbel noise; ``None`` (default) draws fresh entropy.
+
+        Returns
+        -------
+        object
+            The chosen candidate.
+        """
         candidates = list(candidates)
         scores = [utility(data, c) for c in candidates]
         return candidates[self.release(scores, random_state=random_state)]
@@ -172,7 +213,21 @@ class RandomizedResponse(Mechanism):
         return arr
 
     def release(self, value, *, random_state=None):
-        """Randomized responses, one per entry of ``value``."""
+        """Randomized responses, one per entry of ``value``.
+
+        Parameters
+        ----------
+        value : int or array_like of int
+            True categories, each in ``0 .. k-1``.
+        random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, optional
+            Source of the randomness; ``None`` (default) draws fresh entropy.
+
+        Returns
+        -------
+        int or ndarray
+            The responses, of ``value``'s shape: each the true category with
+            probability :attr:`p_true`, else one of the others uniformly.
+        """
         arr, rng = self.check_release(value, random_state=random_state)
         keep = rng.integers(0, 2**self._DRAW_BITS, size=arr.shape) < self._keep
         other = (arr + rng.integers(1, self.k, size=arr.shape)) % self.k
@@ -183,6 +238,17 @@ class RandomizedResponse(Mechanism):
         r"""Unbiased estimate of the true category frequencies from responses.
 
         :math:`\hat\pi_c = (\hat p_c - q)/(p - q)` with :math:`q = (1-p)/(k-1)`.
+
+        Parameters
+        ----------
+        responses : array_like of int
+            Released categories, each in ``0 .. k-1``.
+
+        Returns
+        -------
+        ndarray
+            Estimated frequency of each of the ``k`` categories (summing to 1;
+            entries may fall outside ``[0, 1]``).
         """
         arr = self._checked_value(responses).ravel()
         observed = np.bincount(arr, minlength=self.k) / arr.size

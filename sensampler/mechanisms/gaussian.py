@@ -42,6 +42,18 @@ def classic_gaussian_sigma(epsilon: float, delta: float) -> float:
     (Balle & Wang 2018, Thm. 8). The logarithm is taken as
     :math:`\ln 1.25 - \ln\delta`, finite for every delta > 0.
 
+    Parameters
+    ----------
+    epsilon : float
+        ``0 < epsilon < 1``.
+    delta : float
+        ``0 < delta < 1``.
+
+    Returns
+    -------
+    float
+        Noise standard deviation per unit of L2 sensitivity.
+
     Raises
     ------
     TypeError, ValueError
@@ -195,6 +207,11 @@ def analytic_gaussian_delta(sigma: float, epsilon: float) -> float:
     epsilon : float
         ``>= 0``.
 
+    Returns
+    -------
+    float
+        The delta, in ``[0, 1]``, never below the exact one.
+
     Raises
     ------
     TypeError, ValueError
@@ -251,6 +268,12 @@ def analytic_gaussian_sigma(epsilon: float, delta: float) -> float:
     delta : float
         ``MIN_DELTA <= delta < 1`` (the smallest normal double, about 2.2e-308).
 
+    Returns
+    -------
+    float
+        Noise standard deviation per unit of L2 sensitivity, never below the
+        exact solution.
+
     Raises
     ------
     TypeError, ValueError
@@ -297,6 +320,11 @@ def gaussian_epsilon(sigma: float, delta: float) -> float:
         Noise standard deviation per unit of L2 sensitivity, ``> 0``.
     delta : float
         ``MIN_DELTA <= delta < 1`` (the smallest normal double, about 2.2e-308).
+
+    Returns
+    -------
+    float
+        The epsilon, ``>= 0``, never below the exact one.
 
     Raises
     ------
@@ -380,6 +408,7 @@ class _Gaussian(Mechanism):
 
     @property
     def sensitivity(self) -> float | np.ndarray:
+        """The L2 sensitivity the noise is calibrated to (a float or an array)."""
         return self._sensitivity.value
 
     @property
@@ -389,10 +418,24 @@ class _Gaussian(Mechanism):
 
     @property
     def scale(self) -> float | np.ndarray:
+        """Standard deviation of the noise (per coordinate where it is an array)."""
         return self._sigma
 
     def renyi_epsilon(self, alpha: float) -> float:
-        r""":math:`\alpha/(2\sigma^2)` for L2 sensitivity 1 (Mironov 2017, Prop. 7)."""
+        r"""Rényi DP of order alpha: :math:`\alpha/(2\sigma^2)` for L2 sensitivity 1.
+
+        Mironov (2017), Prop. 7, with sigma the noise per unit of sensitivity.
+
+        Parameters
+        ----------
+        alpha : float
+            Rényi order, ``> 1``.
+
+        Returns
+        -------
+        float
+            The Rényi divergence bound at ``alpha``.
+        """
         return _gaussian_curve(self._unit_sigma, alpha)
 
     @property
@@ -410,7 +453,20 @@ class _Gaussian(Mechanism):
         )
 
     def release(self, value, *, random_state=None):
-        """Return ``value`` plus Gaussian noise (same shape); draws nothing on bad input."""
+        """Return ``value`` plus Gaussian noise (same shape); draws nothing on bad input.
+
+        Parameters
+        ----------
+        value : float or array_like
+            The exact answer, of the shape the sensitivity covers.
+        random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, optional
+            Source of the noise; ``None`` (default) draws fresh entropy.
+
+        Returns
+        -------
+        float or ndarray
+            ``value`` plus N(0, :attr:`scale` ** 2) noise per coordinate.
+        """
         arr, rng = self.check_release(value, random_state=random_state)
         out = arr + rng.standard_normal(size=arr.shape) * self._sigma
         return float(out) if out.ndim == 0 else out

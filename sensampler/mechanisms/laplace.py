@@ -169,6 +169,7 @@ class LaplaceMechanism(Mechanism):
 
     @property
     def sensitivity(self) -> float | np.ndarray:
+        """The L1 sensitivity the noise is calibrated to (a float or an array)."""
         return self._sensitivity.value
 
     @property
@@ -177,10 +178,23 @@ class LaplaceMechanism(Mechanism):
         return self._scale
 
     def renyi_epsilon(self, alpha: float) -> float:
-        """Rényi DP of order alpha, exact (Mironov 2017, Prop. 6): the sum of the
-        coordinates' Laplace curves (:func:`laplace_product_rdp`), one coordinate
-        for a scalar sensitivity; at most epsilon, as the mechanism is
-        epsilon-DP (:math:`D_\\alpha \\le D_\\infty`), which caps its rounding."""
+        """Rényi DP of order alpha, exact (Mironov 2017, Prop. 6).
+
+        The sum of the coordinates' Laplace curves (:func:`laplace_product_rdp`),
+        one coordinate for a scalar sensitivity; at most epsilon, as the
+        mechanism is epsilon-DP (:math:`D_\\alpha \\le D_\\infty`), which caps
+        its rounding.
+
+        Parameters
+        ----------
+        alpha : float
+            Rényi order, ``> 1``.
+
+        Returns
+        -------
+        float
+            The Rényi divergence bound at ``alpha``, in ``[0, epsilon]``.
+        """
         return _capped_laplace_curve(self.epsilon, self._ratios, alpha)
 
     def _privacy_statement(self) -> PrivacyStatement:
@@ -193,6 +207,19 @@ class LaplaceMechanism(Mechanism):
         )
 
     def release(self, value, *, random_state=None):
-        """Return ``value`` plus Laplace noise (same shape); draws nothing on bad input."""
+        """Return ``value`` plus Laplace noise (same shape); draws nothing on bad input.
+
+        Parameters
+        ----------
+        value : float or array_like
+            The exact answer, of the shape the sensitivity covers.
+        random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, optional
+            Source of the noise; ``None`` (default) draws fresh entropy.
+
+        Returns
+        -------
+        float or ndarray
+            ``value`` plus Laplace(0, :attr:`scale`) noise per coordinate.
+        """
         arr, rng = self.check_release(value, random_state=random_state)
         return add_laplace_noise(arr, self._scale, rng)

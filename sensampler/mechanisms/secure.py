@@ -205,6 +205,7 @@ class _DiscreteMechanism(Mechanism):
 
     @property
     def sensitivity(self):
+        """The sensitivity the noise is calibrated to (a float or an array)."""
         return self._sensitivity.value
 
     def _ratio(self) -> Fraction:
@@ -223,6 +224,14 @@ class _DiscreteMechanism(Mechanism):
 
     def check_release(self, value, *, random_state=None):
         """Validate a release's inputs without drawing anything.
+
+        Parameters
+        ----------
+        value : float or array_like
+            The exact answer, of the shape the sensitivity covers.
+        random_state : None or random.Random, optional
+            Source of the noise: ``None`` (default) is the operating system's
+            secure generator; a ``random.Random`` is for reproducible tests.
 
         Returns
         -------
@@ -390,9 +399,21 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
     def release(self, value, *, random_state=None):
         """Return ``value`` rounded to the grid plus exact discrete Laplace noise.
 
-        Same shape as ``value``: floats, or Fractions for ``exact=True``;
-        checks everything before drawing (a float release refuses values
+        Checks everything before drawing (a float release refuses values
         beyond :attr:`max_position` grid steps).
+
+        Parameters
+        ----------
+        value : float or array_like
+            The exact answer, of the shape the sensitivity covers.
+        random_state : None or random.Random, optional
+            Source of the noise: ``None`` (default) is the operating system's
+            secure generator; a ``random.Random`` is for reproducible tests.
+
+        Returns
+        -------
+        float, Fraction or ndarray
+            Same shape as ``value``: floats, or Fractions for ``exact=True``.
         """
         arr, rng = self.check_release(value, random_state=random_state)
         t = self._t
@@ -516,6 +537,16 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
         """Exact delta at ``epsilon`` for one coordinate (CKS 2020, Thm. 7).
 
         See :func:`discrete_gaussian_delta`; defined for ``dimension == 1``.
+
+        Parameters
+        ----------
+        epsilon : float
+            ``>= 0``.
+
+        Returns
+        -------
+        float
+            The exact delta, in ``[0, 1]``.
         """
         if self.dimension != 1:
             raise ValueError(
@@ -537,9 +568,21 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
     def release(self, value, *, random_state=None):
         """Return ``value`` rounded to the grid plus exact discrete Gaussian noise.
 
-        Same shape as ``value``: floats, or Fractions for ``exact=True``;
-        checks everything before drawing (a float release refuses values
+        Checks everything before drawing (a float release refuses values
         beyond :attr:`max_position` grid steps).
+
+        Parameters
+        ----------
+        value : float or array_like
+            The exact answer, of the shape the sensitivity covers.
+        random_state : None or random.Random, optional
+            Source of the noise: ``None`` (default) is the operating system's
+            secure generator; a ``random.Random`` is for reproducible tests.
+
+        Returns
+        -------
+        float, Fraction or ndarray
+            Same shape as ``value``: floats, or Fractions for ``exact=True``.
         """
         arr, rng = self.check_release(value, random_state=random_state)
         s2 = self._sigma2
