@@ -7,7 +7,7 @@ import math
 from scipy import optimize
 
 from .._validation import check_real
-from ..privacy import zcdp_to_dp
+from ..privacy import pure_dp_rdp, zcdp_to_dp
 from ._pure_cap import PureCappedAccountant
 
 __all__ = ["ZCDPAccountant", "zcdp_to_delta"]
@@ -52,8 +52,9 @@ class ZCDPAccountant(PureCappedAccountant):
     (rho = Delta^2 / (2 sigma^2)), the exponential mechanism (rho =
     min(epsilon, epsilon^2 / 8), Cesar & Rogers 2021) and other pure
     epsilon-DP ones (rho = min(epsilon, epsilon^2 / 2), Prop. 1.4; epsilon-DP
-    is also epsilon-zCDP). While every release is pure epsilon-DP, the
-    result is capped by basic and optimal composition
+    is also epsilon-zCDP), also when a pure statement states no rho. While
+    every release is pure epsilon-DP, the result is capped by basic and
+    optimal composition
     (:mod:`~sensampler.accounting._pure_cap`). Mechanisms without a zCDP
     parameter (the catastrophe mechanism) are refused.
 
@@ -73,6 +74,11 @@ class ZCDPAccountant(PureCappedAccountant):
         self._rho = 0.0
 
     def _own_amount(self, statement):
+        if statement.rho is None and statement.delta == 0.0:
+            # epsilon-DP is min(epsilon, epsilon^2 / 2)-zCDP (Bun & Steinke
+            # 2016, Prop. 3.3; D_alpha <= epsilon <= alpha epsilon): the pure
+            # Rényi curve at alpha = 1 is that minimum
+            return pure_dp_rdp(statement.epsilon)(1.0)
         if statement.rho is None:
             raise ValueError(
                 f"{statement.mechanism} has no zCDP guarantee; account for "
