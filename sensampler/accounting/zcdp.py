@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from scipy import optimize
 
 from .._validation import check_real
@@ -36,13 +37,17 @@ def zcdp_to_delta(rho: float, epsilon: float) -> float:
     epsilon = check_real("epsilon", epsilon, low=0.0)
     if rho == 0.0:
         return 0.0
-    res = optimize.minimize_scalar(
-        lambda x: _log_delta(rho, epsilon, x),
-        bounds=(-20.0, 20.0),
-        method="bounded",
-        options={"xatol": 1e-10},
-    )
-    return min(1.0, math.exp(min(float(res.fun), 0.0)))
+    with np.errstate(over="ignore", invalid="ignore"):  # a huge rho: inf - inf
+        res = optimize.minimize_scalar(
+            lambda x: _log_delta(rho, epsilon, x),
+            bounds=(-20.0, 20.0),
+            method="bounded",
+            options={"xatol": 1e-10},
+        )
+    log_delta = float(res.fun)
+    if math.isnan(log_delta):  # no finite value found: the trivial bound
+        return 1.0
+    return min(1.0, math.exp(min(log_delta, 0.0)))
 
 
 class ZCDPAccountant(PureCappedAccountant):

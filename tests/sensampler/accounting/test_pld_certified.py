@@ -227,3 +227,25 @@ def test_a_gaussian_of_no_noise_is_no_bound_not_an_error():
     acc = PLDAccountant()
     acc.compose(PrivacyStatement("g", None, None, noise=Noise("gaussian", (1e-200,))))
     assert acc.epsilon(1e-5) == math.inf and acc.delta(1.0) == 1.0
+
+
+@pytest.mark.parametrize("others", [0, 3])
+def test_a_statement_of_delta_one_gives_trivial_bounds_not_an_error(others):
+    # before: recorded, then every report raised "delta must be < 1.0" (the exact
+    # optimal composition), or IndexError inside dp_accounting with a Laplace step
+    acc = PLDAccountant()
+    acc.compose(PrivacyStatement("x", 0.1, 1.0))
+    if others:
+        acc.compose(LaplaceMechanism(1.0, 0.5), count=others)
+    assert acc.epsilon(1e-5) == math.inf and acc.report(0.5).epsilon == math.inf
+    assert acc.delta(1.0) == 1.0 and acc.delta(1e6) == 1.0
+    assert acc.epsilon(1.0) == pytest.approx(0.1 + 0.5 * others)  # basic: valid
+    assert "inf" in repr(acc)
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 5.0])
+def test_pure_steps_of_epsilon_one_or_more_still_use_the_pld(epsilon):
+    acc = PLDAccountant()
+    acc.compose(PrivacyStatement("x", epsilon, 0.0), count=3)
+    acc.compose(LaplaceMechanism(1.0, 0.5), count=3)
+    assert acc.report(1e-5).method == PLD_METHOD

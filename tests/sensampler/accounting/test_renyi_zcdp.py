@@ -310,3 +310,13 @@ def test_a_curve_beyond_the_largest_double_gives_no_bound_not_an_error():
     acc = RenyiAccountant()
     acc.compose(PrivacyStatement("x", None, None, rho=1e308))
     assert np.isinf(acc.rdp[-1]) and acc.epsilon(1e-5) >= 1e308
+
+
+def test_zcdp_to_delta_of_a_huge_rho_is_one_without_warnings():
+    import warnings
+
+    from sensampler.accounting import zcdp_to_delta
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # before: scipy's overflow warnings
+        assert zcdp_to_delta(1e308, 1.0) == 1.0
