@@ -129,6 +129,7 @@ def test_tightest_composition_is_certified():
     # before (audit finding): 26.2538 from the PLD; the exact optimal composition
     # (KOV; mpmath over the binomial sum: delta 2.807e-12 at 26.2538) is 26.7178
     bound = tightest_composition(0.01, 0.0, 100_000, 1e-12)
+    assert _optimal_composition_delta(0.01, 100_000, bound.epsilon) <= 1e-12
     assert bound.epsilon >= 26.7178
     assert bound.epsilon == pytest.approx(26.7178, abs=1e-4)
     assert "privacy loss distribution" not in bound.method
