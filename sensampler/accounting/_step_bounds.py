@@ -68,6 +68,16 @@ def _merged(dp):
     return merged
 
 
+def _exact_law(merged) -> bool:
+    """Whether the exact optimal composition applies: one repeated (epsilon, delta)
+    with delta < 1 (a step of delta = 1 guarantees nothing: basic composition
+    says so) and at most MAX_EXACT_STEPS steps."""
+    if len(merged) != 1:
+        return False
+    (_, d), c = next(iter(merged.items()))
+    return d < 1.0 and c <= MAX_EXACT_STEPS
+
+
 def _rdp_curve(steps):
     """Summed Rényi curve at DEFAULT_ORDERS, or None with an (epsilon, delta) step."""
     total = np.zeros_like(DEFAULT_ORDERS)
@@ -96,7 +106,7 @@ def epsilon_bounds(steps, delta: float) -> list[tuple[float, str]]:
         bounds.append((eps if dlt <= delta else math.inf, BASIC))
         merged = _merged(dp)
         n = sum(merged.values())
-        if len(merged) == 1 and n <= MAX_EXACT_STEPS:
+        if _exact_law(merged):
             (e, d), c = next(iter(merged.items()))
             bounds.append((homogeneous_epsilon(e, d, c, delta), OPTIMAL))
         elif 0.0 < delta < 1.0 and n <= MAX_EXACT_STEPS and not any(
@@ -123,7 +133,7 @@ def delta_bounds(steps, epsilon: float) -> list[tuple[float, str]]:
         if eps <= epsilon:
             bounds.append((dlt, BASIC))
         merged = _merged(dp)
-        if len(merged) == 1 and sum(merged.values()) <= MAX_EXACT_STEPS:
+        if _exact_law(merged):
             (e, d), c = next(iter(merged.items()))
             bounds.append((homogeneous_delta(e, d, c, epsilon), OPTIMAL))
     return bounds

@@ -316,8 +316,10 @@ class _Certified:
     def __init__(self, steps: list[tuple], interval: float):
         self.pld = None
         self.error = math.inf
+        # a step of delta = 1 guarantees nothing (no PLD: the other bounds say so)
         representable = all(
-            kind in ("gaussian", "laplace") or params[0] <= MAX_STEP_EPSILON
+            kind in ("gaussian", "laplace")
+            or (params[0] <= MAX_STEP_EPSILON and (kind == "pure" or params[1] < 1.0))
             for kind, params, _ in steps
         )
         if (

@@ -6,15 +6,17 @@ DP (gamma) of sampled sensitivities, which every accountant also tracks.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from .._validation import check_array, check_real
-from ..privacy import DEFAULT_ORDERS, rdp_to_dp
+from ..privacy import DEFAULT_ORDERS, PrivacyStatement, pure_dp_rdp, rdp_to_dp
 from ._pure_cap import PureCappedAccountant
 
-__all__ = ["RenyiAccountant", "rdp_to_delta", "renyi_costs"]
+__all__ = ["RenyiAccountant", "rdp_to_delta", "renyi_costs", "statement_curve"]
 
 #: Most negative Rényi value taken for round-off of a true value >= 0.
 _ROUND_OFF = 1e-9
@@ -46,6 +48,41 @@ def renyi_costs(mechanism: str, values) -> np.ndarray:
             f"the orders, got {curve!r}."
         )
     return np.maximum(curve, 0.0)
+
+
+def _implied_curve(pure_epsilon, rho, alpha):
+    """The smallest of the Rényi bounds that epsilon-DP and rho-zCDP give at alpha."""
+    values = [] if rho is None else [alpha * rho]  # inf beyond the largest double
+    if pure_epsilon is not None:
+        values.append(pure_dp_rdp(pure_epsilon)(alpha))
+    return min(values)
+
+
+def statement_curve(statement: PrivacyStatement) -> Callable[[float], float] | None:
+    r"""A statement's Rényi curve, or the one its other guarantees imply.
+
+    A statement without a curve still has one when it is pure epsilon-DP,
+    :math:`\min(\epsilon, \alpha\epsilon^2/2)` (Bun & Steinke 2016,
+    Prop. 3.3, and :math:`D_\alpha \le D_\infty`; :func:`~sensampler.privacy.pure_dp_rdp`),
+    or rho-zCDP, :math:`\alpha\rho` (Bun & Steinke 2016, Def. 1.1); with both,
+    the smaller at each order. An (epsilon, delta) statement with delta > 0 and
+    neither implies no finite Rényi DP (the catastrophe mechanism is one).
+
+    Parameters
+    ----------
+    statement : PrivacyStatement
+
+    Returns
+    -------
+    callable or None
+        ``alpha -> epsilon(alpha)``; ``None`` when no finite Rényi DP follows.
+    """
+    if statement.rdp is not None:
+        return statement.rdp
+    pure = statement.epsilon if statement.delta == 0.0 else None
+    if pure is None and statement.rho is None:
+        return None
+    return functools.partial(_implied_curve, pure, statement.rho)
 
 
 def _check_orders(orders) -> np.ndarray:
@@ -115,8 +152,10 @@ class RenyiAccountant(PureCappedAccountant):
     total at every order and converts at the best one. While every release is
     pure epsilon-DP, the result is capped by basic and optimal composition
     (:mod:`~sensampler.accounting._pure_cap`): the smallest valid bound is
-    reported, and :meth:`report` names it. Mechanisms with no finite Rényi DP
-    (the catastrophe mechanism) are refused.
+    reported, and :meth:`report` names it. A statement without a Rényi curve
+    is composed with the one its epsilon-DP or zCDP implies
+    (:func:`statement_curve`); mechanisms with no finite Rényi DP (the
+    catastrophe mechanism, an (epsilon, delta > 0) statement alone) are refused.
 
     Parameters
     ----------
@@ -142,14 +181,14 @@ class RenyiAccountant(PureCappedAccountant):
         self._rdp = np.zeros_like(self.orders)
 
     def _own_amount(self, statement):
-        if statement.rdp is None:
+        curve = statement_curve(statement)
+        if curve is None:
             raise ValueError(
                 f"{statement.mechanism} satisfies no finite Rényi DP (it may "
                 "fail catastrophically); account for it with a PrivacyFilter."
             )
-        return renyi_costs(
-            statement.mechanism, [statement.rdp(a) for a in self.orders]
-        )
+        with np.errstate(over="ignore"):  # a curve beyond a double is inf
+            return renyi_costs(statement.mechanism, [curve(a) for a in self.orders])
 
     def _add_own(self, curve, count):
         self._rdp = self._rdp + count * curve

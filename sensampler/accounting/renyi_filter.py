@@ -19,7 +19,7 @@ from ..privacy import DEFAULT_ORDERS, PrivacyBound, pure_dp_rdp
 from ._filter_base import BUDGET_SLACK, BudgetFilter, Remaining
 from ._filter_rules import renyi_filter_allows, renyi_filter_budget, renyi_filter_count
 from ._ledger import ExceededPrivacyBudgetError
-from .renyi import renyi_costs
+from .renyi import renyi_costs, statement_curve
 
 __all__ = ["RenyiFilter"]
 
@@ -55,8 +55,10 @@ class RenyiFilter(BudgetFilter):
     (Mironov 2017, Prop. 6, summed over coordinates),
     :math:`\min(\epsilon, \alpha\epsilon^2/8)` for the exponential mechanism,
     :math:`\min(\epsilon, \alpha\epsilon^2/2)` for other epsilon-DP releases
-    and for spends given as numbers (which must have ``delta = 0``).
-    Mechanisms with no finite Rényi DP are refused.
+    and for spends given as numbers (which must have ``delta = 0``), and
+    for a statement without a curve the one its epsilon-DP or zCDP implies
+    (:func:`~sensampler.accounting.renyi.statement_curve`). Mechanisms with no
+    finite Rényi DP are refused.
 
     What is valid, exactly. The orders are fixed before any output exists:
 
@@ -147,12 +149,13 @@ class RenyiFilter(BudgetFilter):
 
     # ------------------------------------------------------------------ spend
     def _amount(self, statement):
-        if statement.rdp is None:
+        curve = statement_curve(statement)
+        if curve is None:
             raise ValueError(
                 f"{statement.mechanism} satisfies no finite Rényi DP (it may "
                 "fail catastrophically); spend it with a PrivacyFilter."
             )
-        return statement.rdp
+        return curve
 
     def _number_amount(self, epsilon, delta):
         if delta:
@@ -166,7 +169,7 @@ class RenyiFilter(BudgetFilter):
         costs = _at(curve, self._usable)
         budgets = self._budgets_at(self._usable)
         counts = [
-            renyi_filter_count(c, b) if c > 0 else math.inf
+            math.inf if c == 0 else 0 if c == math.inf else renyi_filter_count(c, b)
             for c, b in zip(costs, budgets)
         ]
         best = max(range(len(counts)), key=counts.__getitem__)  # counts may be huge

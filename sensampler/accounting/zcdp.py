@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from scipy import optimize
 
 from .._validation import check_real
-from ..privacy import zcdp_to_dp
+from ..privacy import pure_dp_rdp, zcdp_to_dp
 from ._pure_cap import PureCappedAccountant
 
 __all__ = ["ZCDPAccountant", "zcdp_to_delta"]
@@ -48,13 +49,17 @@ def zcdp_to_delta(rho: float, epsilon: float) -> float:
     epsilon = check_real("epsilon", epsilon, low=0.0)
     if rho == 0.0:
         return 0.0
-    res = optimize.minimize_scalar(
-        lambda x: _log_delta(rho, epsilon, x),
-        bounds=(-20.0, 20.0),
-        method="bounded",
-        options={"xatol": 1e-10},
-    )
-    return min(1.0, math.exp(min(float(res.fun), 0.0)))
+    with np.errstate(over="ignore", invalid="ignore"):  # a huge rho: inf - inf
+        res = optimize.minimize_scalar(
+            lambda x: _log_delta(rho, epsilon, x),
+            bounds=(-20.0, 20.0),
+            method="bounded",
+            options={"xatol": 1e-10},
+        )
+    log_delta = float(res.fun)
+    if math.isnan(log_delta):  # no finite value found: the trivial bound
+        return 1.0
+    return min(1.0, math.exp(min(log_delta, 0.0)))
 
 
 class ZCDPAccountant(PureCappedAccountant):
@@ -64,8 +69,9 @@ class ZCDPAccountant(PureCappedAccountant):
     (rho = Delta^2 / (2 sigma^2)), the exponential mechanism (rho =
     min(epsilon, epsilon^2 / 8), Cesar & Rogers 2021) and other pure
     epsilon-DP ones (rho = min(epsilon, epsilon^2 / 2), Prop. 1.4; epsilon-DP
-    is also epsilon-zCDP). While every release is pure epsilon-DP, the
-    result is capped by basic and optimal composition
+    is also epsilon-zCDP), also when a pure statement states no rho. While
+    every release is pure epsilon-DP, the result is capped by basic and
+    optimal composition
     (:mod:`~sensampler.accounting._pure_cap`). Mechanisms without a zCDP
     parameter (the catastrophe mechanism) are refused.
 
@@ -85,6 +91,11 @@ class ZCDPAccountant(PureCappedAccountant):
         self._rho = 0.0
 
     def _own_amount(self, statement):
+        if statement.rho is None and statement.delta == 0.0:
+            # epsilon-DP is min(epsilon, epsilon^2 / 2)-zCDP (Bun & Steinke
+            # 2016, Prop. 3.3; D_alpha <= epsilon <= alpha epsilon): the pure
+            # Rényi curve at alpha = 1 is that minimum
+            return pure_dp_rdp(statement.epsilon)(1.0)
         if statement.rho is None:
             raise ValueError(
                 f"{statement.mechanism} has no zCDP guarantee; account for "

@@ -184,3 +184,46 @@ def test_threads_spending_at_once_never_exceed_the_budget(make):
         except ExceededPrivacyBudgetError:
             break
     assert len(admitted) == f.count == n  # the sequential count, exactly
+
+
+EXTREME = {
+    "epsilon-inf": lambda: PrivacyStatement("x", math.inf, 0.0),
+    "epsilon-inf-delta": lambda: PrivacyStatement("x", math.inf, 1e-7),
+    "epsilon-huge": lambda: PrivacyStatement("x", 1e308, 0.0),
+    "delta-one": lambda: PrivacyStatement("x", 0.1, 1.0),
+    "rho-huge": lambda: PrivacyStatement("x", None, None, rho=1e308),
+    "everything-huge": lambda: PrivacyStatement("x", 1e308, 0.0, rho=1e308),
+}
+EXTREME_FILTERS = [
+    *FILTERS,
+    lambda: PrivacyFilter(1.0, 0.0),
+    lambda: PrivacyFilter(1.0, 1e-5, rule="advanced"),
+    lambda: RenyiFilter(1.0, 1e-5, alpha=30.0),
+]
+
+
+@pytest.mark.parametrize("statement", EXTREME.values(), ids=list(EXTREME))
+@pytest.mark.parametrize("make", EXTREME_FILTERS)
+def test_a_filter_refuses_an_extreme_statement_by_name_and_records_nothing(
+    make, statement
+):
+    # audit finding: PrivacyFilter(1, 0) raised OverflowError on epsilon = inf
+    f = make()
+    with pytest.raises(ValueError):  # ExceededPrivacyBudgetError is one
+        f.compose(statement())
+    assert len(f.ledger) == 0 and f.spent.epsilon == 0.0 and f.gamma == 0.0
+
+
+@pytest.mark.parametrize("statement", EXTREME.values(), ids=list(EXTREME))
+@pytest.mark.parametrize("make", ACCOUNTANTS, ids=IDS[:3])
+def test_an_accountant_refuses_an_extreme_statement_or_bounds_it(make, statement):
+    accountant = make()
+    try:
+        accountant.compose(statement())
+    except ValueError as error:
+        assert len(accountant.ledger) == 0
+        assert re.search(r"epsilon|delta|rho|Rényi|zCDP|distribution", str(error))
+        return
+    assert len(accountant.ledger) == 1
+    assert accountant.epsilon(1e-5) >= 1e308  # nothing better than trivial holds
+    assert accountant.delta(1.0) == 1.0

@@ -22,6 +22,7 @@ from sensampler.mechanisms import (
     CatastropheMechanism,
     GaussianMechanism,
     LaplaceMechanism,
+    ZCDPGaussianMechanism,
 )
 from sensampler.privacy import PrivacyStatement
 
@@ -61,6 +62,19 @@ def test_ten_thousand_gaussian_steps_never_below_the_exact_epsilon(delta):
     assert acc.report(delta).method.startswith("exact Gaussian")
 
 
+@pytest.mark.parametrize("delta", [1e-10, 1e-12, 1e-14])
+def test_the_accountant_of_ten_thousand_zcdp_gaussian_releases_is_an_upper_bound(delta):
+    # audit finding: PLDAccountant reported 338.557 at delta = 1e-12 for 10^4
+    # releases of sigma = 5, where the exact delta is 1.58e-12 (55x at 1e-14)
+    mechanism = ZCDPGaussianMechanism(1.0, 0.02)  # sigma = 5: mu = 100 / 5 = MU
+    assert mechanism.sigma == pytest.approx(5.0, rel=1e-15)
+    accountant = PLDAccountant()
+    accountant.compose(mechanism, count=10_000)
+    epsilon = accountant.epsilon(delta)
+    assert _exact_delta(MU, epsilon) <= delta
+    assert epsilon <= _exact_epsilon(MU, delta) * (1 + 1e-9)
+
+
 def test_the_raw_dp_accounting_value_is_below_the_truth_there():
     # the attack the certificate answers: the library's own value is too small
     # (0.996 of the exact value with dp_accounting 0.6, 0.998 with 0.5.1)
@@ -84,9 +98,39 @@ def test_the_certified_gaussian_delta_is_an_upper_bound_within_1e_9(epsilon):
         assert gaussian_epsilon(MU, ours) <= epsilon + 1e-9
 
 
+def _optimal_composition_delta(epsilon, k, epsilon_prime):
+    """Kairouz, Oh & Viswanath (2017), Thm. 3.3, for k pure epsilon-DP steps, at
+    50 digits: the sum over l < (k epsilon - epsilon') / (2 epsilon) of
+    C(k, l) q^(k-l) p^l (1 - e^(epsilon' - (k - 2l) epsilon)), q = e^eps p; the
+    terms fall geometrically below the mode, so the sum stops at relative 1e-30."""
+    eps, target = mpmath.mpf(epsilon), mpmath.mpf(epsilon_prime)
+    log_q, log_p = -mpmath.log1p(mpmath.exp(-eps)), -mpmath.log1p(mpmath.exp(eps))
+    total = mpmath.mpf(0)
+    for l in range(int(mpmath.ceil((k * eps - target) / (2 * eps))) - 1, -1, -1):
+        log_c = mpmath.loggamma(k + 1) - mpmath.loggamma(l + 1) - mpmath.loggamma(k - l + 1)
+        term = mpmath.exp(log_c + (k - l) * log_q + l * log_p) * -mpmath.expm1(
+            target - (k - 2 * l) * eps
+        )
+        total += term
+        if term < total * mpmath.mpf(10) ** -30:
+            break
+    return total
+
+
+def test_the_exact_optimal_composition_reproduces_the_audit_figures():
+    assert float(_optimal_composition_delta(0.01, 100_000, 26.2538)) == pytest.approx(
+        2.8071e-12, rel=1e-4
+    )
+    assert float(_optimal_composition_delta(0.01, 100_000, 26.7178)) == pytest.approx(
+        1.000024e-12, rel=1e-6
+    )
+
+
 def test_tightest_composition_is_certified():
-    # before: 26.2538 from the PLD; the exact optimal composition (KOV) is 26.7178
+    # before (audit finding): 26.2538 from the PLD; the exact optimal composition
+    # (KOV; mpmath over the binomial sum: delta 2.807e-12 at 26.2538) is 26.7178
     bound = tightest_composition(0.01, 0.0, 100_000, 1e-12)
+    assert _optimal_composition_delta(0.01, 100_000, bound.epsilon) <= 1e-12
     assert bound.epsilon >= 26.7178
     assert bound.epsilon == pytest.approx(26.7178, abs=1e-4)
     assert "privacy loss distribution" not in bound.method
@@ -185,3 +229,25 @@ def test_a_gaussian_of_no_noise_is_no_bound_not_an_error():
     acc = PLDAccountant()
     acc.compose(PrivacyStatement("g", None, None, noise=Noise("gaussian", (1e-200,))))
     assert acc.epsilon(1e-5) == math.inf and acc.delta(1.0) == 1.0
+
+
+@pytest.mark.parametrize("others", [0, 3])
+def test_a_statement_of_delta_one_gives_trivial_bounds_not_an_error(others):
+    # before: recorded, then every report raised "delta must be < 1.0" (the exact
+    # optimal composition), or IndexError inside dp_accounting with a Laplace step
+    acc = PLDAccountant()
+    acc.compose(PrivacyStatement("x", 0.1, 1.0))
+    if others:
+        acc.compose(LaplaceMechanism(1.0, 0.5), count=others)
+    assert acc.epsilon(1e-5) == math.inf and acc.report(0.5).epsilon == math.inf
+    assert acc.delta(1.0) == 1.0 and acc.delta(1e6) == 1.0
+    assert acc.epsilon(1.0) == pytest.approx(0.1 + 0.5 * others)  # basic: valid
+    assert "inf" in repr(acc)
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 5.0])
+def test_pure_steps_of_epsilon_one_or_more_still_use_the_pld(epsilon):
+    acc = PLDAccountant()
+    acc.compose(PrivacyStatement("x", epsilon, 0.0), count=3)
+    acc.compose(LaplaceMechanism(1.0, 0.5), count=3)
+    assert acc.report(1e-5).method == PLD_METHOD

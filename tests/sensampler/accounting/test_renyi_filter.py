@@ -15,7 +15,7 @@ from sensampler.mechanisms import (
     ZCDPGaussianMechanism,
     laplace_rdp,
 )
-from sensampler.privacy import DEFAULT_ORDERS, rdp_to_dp
+from sensampler.privacy import DEFAULT_ORDERS, PrivacyStatement, rdp_to_dp
 
 
 def _admitted(f, step, cap=100_000):
@@ -170,3 +170,45 @@ def test_gamma_budget_and_reports():
     assert f.statistic == pytest.approx(30 * 0.01**2 / 2)
     assert f.epsilon(1e-6) == 1.0 and f.epsilon(1e-7) == math.inf
     assert repr(f).startswith("RenyiFilter(budget=(epsilon=1, delta=1e-06), alpha=30")
+
+
+# ------------------------------------- statements without a curve: the implied one
+@pytest.mark.parametrize(
+    "statement, cost",
+    [
+        # audit finding: refused as "no finite Rényi DP"; min(0.01, 30 * 5e-5)
+        (PrivacyStatement("x", 0.01, 0.0, rho=5e-5), 0.0015),
+        (PrivacyStatement("x", 0.01, 0.0), 0.0015),  # min(0.01, 30 * 1e-4 / 2)
+        (PrivacyStatement("x", None, None, rho=1e-4), 0.003),  # 30 * 1e-4
+        (PrivacyStatement("x", 0.5, 1e-7, rho=1e-4), 0.003),
+    ],
+)
+def test_a_statement_without_a_curve_spends_the_curve_it_implies(statement, cost):
+    f = RenyiFilter(1.0, 1e-6, alpha=30.0)
+    budget = f.remaining.epsilon
+    f.spend(statement)
+    assert len(f.ledger) == 1
+    assert f.remaining.epsilon == pytest.approx(budget - cost, rel=1e-12)
+
+
+def test_the_audit_statement_with_the_default_orders():
+    f = RenyiFilter(1.0, 1e-5)
+    f.compose(PrivacyStatement("x", 0.01, 0.0, rho=0.00005))
+    assert len(f.ledger) == 1
+
+
+def test_an_approximate_statement_alone_is_still_refused_by_the_filter():
+    f = RenyiFilter(1.0, 1e-6)
+    with pytest.raises(ValueError, match="satisfies no finite Rényi DP"):
+        f.spend(PrivacyStatement("x", 0.1, 1e-7))
+    assert len(f.ledger) == 0
+
+
+@pytest.mark.parametrize("alpha", [None, 30.0])
+def test_a_curve_beyond_the_largest_double_exceeds_the_budget(alpha):
+    # before: ValueError "step_rdp must be finite" while choosing the order
+    f = RenyiFilter(1.0, 1e-6, alpha=alpha)
+    with pytest.raises(ExceededPrivacyBudgetError):
+        f.spend(PrivacyStatement("x", None, None, rho=1e308))
+    assert len(f.ledger) == 0 and f.statistic == 0.0
+    assert (f.orders is None) == (alpha is None)  # a refusal fixes no order

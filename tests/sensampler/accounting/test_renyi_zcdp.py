@@ -16,6 +16,7 @@ from sensampler.mechanisms import (
     ZCDPGaussianMechanism,
     analytic_gaussian_delta,
 )
+from sensampler.privacy import PrivacyStatement
 
 dpa = pytest.importorskip("dp_accounting")
 
@@ -246,3 +247,76 @@ def test_a_pure_ledger_beyond_the_exact_law_keeps_its_other_bounds():
     assert acc.epsilon(1e-5) == pytest.approx(acc.epsilon_order(1e-5)[0])
     assert acc.epsilon(1e-5) < 200.0  # basic: 200
     assert 1e-5 < acc.delta(0.3) < 1.0
+
+
+# ------------------------------------- statements without a curve: the implied one
+def _hand_curve(epsilon, rho, alpha):
+    """By hand: epsilon-DP is (alpha, min(epsilon, alpha epsilon^2 / 2))-RDP, rho-zCDP
+    is (alpha, alpha rho)-RDP; the smaller of those that hold."""
+    values = [] if rho is None else [alpha * rho]
+    if epsilon is not None:
+        values.append(min(epsilon, alpha * epsilon * epsilon / 2))
+    return min(values)
+
+
+@pytest.mark.parametrize(
+    "epsilon, delta, rho",
+    [
+        (0.01, 0.0, 5e-5),  # audit finding: refused as "no finite Rényi DP"
+        (0.5, 0.0, None),  # min(0.5, alpha / 8)
+        (0.1, 0.0, 1.0),  # the pure curve is the smaller
+        (0.1, 1e-6, 0.01),  # delta > 0: the zCDP curve alone
+        (None, None, 0.02),
+    ],
+)
+def test_a_statement_without_a_curve_composes_with_the_curve_it_implies(
+    epsilon, delta, rho
+):
+    acc = RenyiAccountant()
+    acc.compose(PrivacyStatement("x", epsilon, delta, rho=rho), count=3)
+    pure = epsilon if delta == 0.0 else None
+    expected = [3 * _hand_curve(pure, rho, a) for a in acc.orders]
+    np.testing.assert_allclose(acc.rdp, expected, rtol=1e-15, atol=0)
+    assert len(acc.ledger) == 1
+
+
+def test_the_audit_statement_by_hand():
+    # min(0.01, alpha 5e-5): 1e-4 at alpha 2, 0.01 at alpha 256
+    acc = RenyiAccountant(orders=[2.0, 256.0])
+    acc.compose(PrivacyStatement("x", 0.01, 0.0, rho=5e-5))
+    assert acc.rdp.tolist() == [1e-4, 0.01]
+    assert acc.epsilon(0.0) == 0.01  # the pure cap still holds
+
+
+def test_an_approximate_statement_alone_is_still_refused():
+    acc = RenyiAccountant()
+    with pytest.raises(ValueError, match="satisfies no finite Rényi DP"):
+        acc.compose(PrivacyStatement("x", 0.1, 1e-6))
+    assert len(acc.ledger) == 0
+
+
+@pytest.mark.parametrize("epsilon, expected", [(0.5, 0.125), (3.0, 3.0)])
+def test_zcdp_accountant_reads_a_pure_statement_without_rho(epsilon, expected):
+    # epsilon-DP is min(epsilon, epsilon^2 / 2)-zCDP; before: "has no zCDP guarantee"
+    z = ZCDPAccountant()
+    z.compose(PrivacyStatement("x", epsilon, 0.0), count=2)
+    assert z.rho == 2 * expected
+    with pytest.raises(ValueError, match="has no zCDP guarantee"):
+        z.compose(PrivacyStatement("x", 0.1, 1e-6))
+    assert len(z.ledger) == 1
+
+
+def test_a_curve_beyond_the_largest_double_gives_no_bound_not_an_error():
+    acc = RenyiAccountant()
+    acc.compose(PrivacyStatement("x", None, None, rho=1e308))
+    assert np.isinf(acc.rdp[-1]) and acc.epsilon(1e-5) >= 1e308
+
+
+def test_zcdp_to_delta_of_a_huge_rho_is_one_without_warnings():
+    import warnings
+
+    from sensampler.accounting import zcdp_to_delta
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # before: scipy's overflow warnings
+        assert zcdp_to_delta(1e308, 1.0) == 1.0
