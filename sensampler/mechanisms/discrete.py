@@ -65,7 +65,7 @@ class ExponentialMechanism(Mechanism):
         p = np.exp(logits)
         return p / p.sum()
 
-    def _checked_value(self, value) -> np.ndarray:
+    def _value_array(self, value) -> np.ndarray:
         try:
             u = np.asarray(value, dtype=float)
         except (TypeError, ValueError) as exc:
@@ -163,7 +163,7 @@ class RandomizedResponse(Mechanism):
             rdp=pure_dp_rdp(self.epsilon),
         )
 
-    def _checked_value(self, value) -> np.ndarray:
+    def _value_array(self, value) -> np.ndarray:
         arr = np.asarray(value)
         if arr.dtype.kind not in "iu" or np.any((arr < 0) | (arr >= self.k)):
             raise ValueError(

@@ -17,6 +17,7 @@ from ._base import (
     check_delta,
     check_epsilon,
     check_noise_scale,
+    exposed,
     read_only,
     resolve_sensitivity,
 )
@@ -380,16 +381,16 @@ class _Gaussian(Mechanism):
 
     @property
     def sensitivity(self) -> float | np.ndarray:
-        return self._sensitivity.value
+        return exposed(self._sensitivity.value)
 
     @property
     def sigma(self) -> float | np.ndarray:
         """Noise standard deviation (per coordinate for per-coordinate sensitivities)."""
-        return self._sigma
+        return exposed(self._sigma)
 
     @property
     def scale(self) -> float | np.ndarray:
-        return self._sigma
+        return exposed(self._sigma)
 
     def renyi_epsilon(self, alpha: float) -> float:
         r""":math:`\alpha/(2\sigma^2)` for L2 sensitivity 1 (Mironov 2017, Prop. 7)."""

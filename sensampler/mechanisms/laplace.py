@@ -13,6 +13,7 @@ from ._base import (
     Mechanism,
     check_epsilon,
     check_noise_scale,
+    exposed,
     pure_dp_zcdp,
     read_only,
     resolve_sensitivity,
@@ -169,12 +170,12 @@ class LaplaceMechanism(Mechanism):
 
     @property
     def sensitivity(self) -> float | np.ndarray:
-        return self._sensitivity.value
+        return exposed(self._sensitivity.value)
 
     @property
     def scale(self) -> float | np.ndarray:
         """Noise scale b (per coordinate for per-coordinate sensitivities)."""
-        return self._scale
+        return exposed(self._scale)
 
     def renyi_epsilon(self, alpha: float) -> float:
         """Rényi DP of order alpha, exact (Mironov 2017, Prop. 6): the sum of the

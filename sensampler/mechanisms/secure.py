@@ -90,6 +90,7 @@ from ..privacy import PrivacyStatement
 from ._base import (
     Mechanism,
     check_epsilon,
+    exposed,
     pure_dp_rdp,
     pure_dp_zcdp,
     resolve_sensitivity,
@@ -203,7 +204,7 @@ class _DiscreteMechanism(Mechanism):
 
     @property
     def sensitivity(self):
-        return self._sensitivity.value
+        return exposed(self._sensitivity.value)
 
     def _ratio(self) -> Fraction:
         """Sensitivity in grid units, Delta / g, exactly (scalar sensitivities)."""
