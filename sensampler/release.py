@@ -50,7 +50,13 @@ from .mechanisms import (
 )
 from .parallel import child_seed
 from .plan import sampling_plan
-from .privacy import PrivacyStatement, SamplingRun, zcdp_to_dp
+from .privacy import (
+    PrivacyStatement,
+    SamplingRun,
+    format_dp,
+    format_upper,
+    zcdp_to_dp,
+)
 from .queries import Query, as_query
 from .sampler import sample_sensitivity
 
@@ -74,7 +80,7 @@ RELEASE_MECHANISMS = {
 
 #: The guarantee in words, so that gamma is not read as delta.
 GUARANTEE = (
-    "{dp}, except with probability gamma={gamma:.4g} over the data drawn from the "
+    "{dp}, except with probability gamma={gamma} over the data drawn from the "
     "population model"
 )
 
@@ -154,11 +160,9 @@ class Release:
     def guarantee(self) -> str:
         """The guarantee in words: (epsilon, delta)-DP except with probability gamma."""
         s = self.statement
-        dp = f"epsilon={s.epsilon:.6g}-DP" if not s.delta else (
-            f"(epsilon={s.epsilon:.6g}, delta={s.delta:.3g})-DP"
-        )
+        dp = format_dp(s.epsilon, s.delta)
         dp += f" for {s.neighbours} neighbours (n={self.n} records)"
-        return GUARANTEE.format(dp=dp, gamma=s.gamma)
+        return GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dictionary (no NaN or infinity)."""
