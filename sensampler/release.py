@@ -411,6 +411,8 @@ class PreparedRelease:
             )
             for est, answer in zip(estimates, self.answers)
         ]
+        for (mech, _, _), answer in zip(built, self.answers):
+            mech.check_release(answer)  # refused before anything is spent
         statements = [statement for _, statement, _ in built]
         labels = [f"{name} ({self.mechanism})" for name in self.names]
         budget = self.budget
@@ -635,14 +637,14 @@ def _trial(budget, statements, name: str | None = None) -> None:
 
 
 def _draw(built, answers) -> list:
-    """Release every answer: noise from fresh entropy, never from a seed."""
+    """Release every answer, in its own shape: noise from fresh entropy, never
+    from a seed."""
     values = []
     for (mech, _, _), answer in zip(built, answers):
-        value = answer if answer.ndim == 0 else answer.reshape(-1)
         if isinstance(mech, (LaplaceMechanism, GaussianMechanism)):
-            out = mech.release(value, random_state=np.random.default_rng())
+            out = mech.release(answer, random_state=np.random.default_rng())
         else:
-            out = mech.release(value)  # the OS's secure generator
+            out = mech.release(answer)  # the OS's secure generator
         values.append(float(out) if np.ndim(out) == 0 else np.asarray(out, float))
     return values
 
