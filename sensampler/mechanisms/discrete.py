@@ -36,7 +36,10 @@ class ExponentialMechanism(Mechanism):
     sensitivity : float or SensitivityEstimate
         Sensitivity of the utility, :math:`\max_r |u(D, r) - u(D', r)|`: an estimate of
         the vector of utilities in the ``"linf"`` norm (``"l1"``, ``"l2"`` bound it
-        from above; ``"coordinate"`` uses its largest entry).
+        from above; ``"coordinate"`` uses its largest entry). A sampled
+        sensitivity covers scores of the shape it was sampled for only (a
+        scalar taken from a per-coordinate estimate covers one utility, not
+        a vector of them), as for every mechanism.
     epsilon : float
     """
 
