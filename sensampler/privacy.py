@@ -45,6 +45,7 @@ import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from numbers import Real
 from typing import Literal
 
@@ -82,6 +83,8 @@ __all__ = [
     "pure_dp_rdp",
     "statement_from_dp_event",
     "to_replace_one",
+    "format_dp",
+    "format_upper",
 ]
 
 #: The default neighbouring relation: two databases of n records that differ in
@@ -435,14 +438,12 @@ class PrivacyStatement:
             )
         if self.epsilon is None:
             core = (
-                f"rho={self.rho:.6g}-zCDP"
+                f"rho={format_upper(self.rho, 6)}-zCDP"
                 if self.rho is not None
                 else "Rényi DP (see rdp)"
             )
-        elif self.delta:
-            core = f"(epsilon={self.epsilon:.6g}, delta={self.delta:.3g})-DP"
         else:
-            core = f"epsilon={self.epsilon:.6g}-DP"
+            core = format_dp(self.epsilon, self.delta)
         if self.source == "sampled":
             return (
                 f"{self.mechanism}: {core}{_except_gamma(self.gamma)} (random DP, "
@@ -573,11 +574,7 @@ class PrivacyBound:
         return (self.epsilon, self.delta)[index]
 
     def __str__(self):
-        core = (
-            f"(epsilon={self.epsilon:.6g}, delta={self.delta:.3g})-DP"
-            if self.delta
-            else f"epsilon={self.epsilon:.6g}-DP"
-        )
+        core = format_dp(self.epsilon, self.delta)
         if self.gamma == math.inf:
             core += " (no gamma budget)"
         elif self.gamma:
@@ -585,10 +582,69 @@ class PrivacyBound:
         return f"{core} [{self.method}]" if self.method else core
 
 
+def format_upper(value: float, digits: int) -> str:
+    """``value`` printed with ``digits`` significant digits, rounded up.
+
+    The smallest decimal of ``digits`` significant digits that reads back
+    (``float(printed)``) as at least ``value``, decided exactly by
+    :mod:`decimal` on the float's exact value, printed like
+    ``format(x, f".{digits}g")``: the decimal rounded down when it reads back
+    as ``value`` itself (``0.1`` prints ``0.1``), else rounded up. Zero,
+    including -0.0, prints ``0``; non-finite values print as ``format`` does.
+    A privacy parameter printed so is never below the one stated: 0.3703701
+    prints ``0.370371`` at 6 digits, where rounding to nearest gave 0.37037.
+
+    Parameters
+    ----------
+    value : float
+        The number to print.
+    digits : int
+        Significant digits, between 1 and 15 (so that the float nearest the
+        decimal prints as that decimal).
+
+    Returns
+    -------
+    str
+        The printed number.
+    """
+    if value == 0:
+        return "0"
+    if not math.isfinite(value):
+        return format(value, f".{digits}g")
+    exact = Decimal(value)
+    step = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    below = float(exact.quantize(step, rounding=ROUND_FLOOR))
+    if below != value:  # the decimal below reads as a smaller float: round up
+        below = float(exact.quantize(step, rounding=ROUND_CEILING))
+    return format(below, f".{digits}g")
+
+
+def format_dp(epsilon: float, delta: float) -> str:
+    """``(epsilon=…, delta=…)-DP``, or ``epsilon=…-DP`` for delta 0.
+
+    Both rounded up (:func:`format_upper`; 6 and 3 significant digits), as
+    every statement and record prints them.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The parameters.
+
+    Returns
+    -------
+    str
+        The guarantee in words.
+    """
+    if delta:
+        return f"(epsilon={format_upper(epsilon, 6)}, delta={format_upper(delta, 3)})-DP"
+    return f"epsilon={format_upper(epsilon, 6)}-DP"
+
+
 def _except_gamma(gamma: float) -> str:
     """How every record states gamma, so that it cannot be read as delta."""
     return (
-        f", except with probability gamma={gamma:.4g} over the data drawn from "
+        f", except with probability gamma={format_upper(gamma, 4)} over the data "
+        "drawn from "
         "the population model"
     )
 

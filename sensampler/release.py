@@ -51,7 +51,13 @@ from .mechanisms import (
 )
 from .parallel import child_seed
 from .plan import sampling_plan
-from .privacy import PrivacyStatement, SamplingRun, zcdp_to_dp
+from .privacy import (
+    PrivacyStatement,
+    SamplingRun,
+    format_dp,
+    format_upper,
+    zcdp_to_dp,
+)
 from .queries import Query, as_query
 from .sampler import sample_sensitivity
 
@@ -75,7 +81,7 @@ RELEASE_MECHANISMS = {
 
 #: The guarantee in words, so that gamma is not read as delta.
 GUARANTEE = (
-    "{dp}, except with probability gamma={gamma:.4g} over the data drawn from the "
+    "{dp}, except with probability gamma={gamma} over the data drawn from the "
     "population model"
 )
 
@@ -155,11 +161,9 @@ class Release:
     def guarantee(self) -> str:
         """The guarantee in words: (epsilon, delta)-DP except with probability gamma."""
         s = self.statement
-        dp = f"epsilon={s.epsilon:.6g}-DP" if not s.delta else (
-            f"(epsilon={s.epsilon:.6g}, delta={s.delta:.3g})-DP"
-        )
+        dp = format_dp(s.epsilon, s.delta)
         dp += f" for {s.neighbours} neighbours (n={self.n} records)"
-        return GUARANTEE.format(dp=dp, gamma=s.gamma)
+        return GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dictionary (no NaN or infinity).
@@ -453,6 +457,8 @@ class PreparedRelease:
             )
             for est, answer in zip(estimates, self.answers)
         ]
+        for (mech, _, _), answer in zip(built, self.answers):
+            mech.check_release(answer)  # refused before anything is spent
         statements = [statement for _, statement, _ in built]
         labels = [f"{name} ({self.mechanism})" for name in self.names]
         budget = self.budget
@@ -714,14 +720,14 @@ def _trial(budget, statements, name: str | None = None) -> None:
 
 
 def _draw(built, answers) -> list:
-    """Release every answer: noise from fresh entropy, never from a seed."""
+    """Release every answer, in its own shape: noise from fresh entropy, never
+    from a seed."""
     values = []
     for (mech, _, _), answer in zip(built, answers):
-        value = answer if answer.ndim == 0 else answer.reshape(-1)
         if isinstance(mech, (LaplaceMechanism, GaussianMechanism)):
-            out = mech.release(value, random_state=np.random.default_rng())
+            out = mech.release(answer, random_state=np.random.default_rng())
         else:
-            out = mech.release(value)  # the OS's secure generator
+            out = mech.release(answer)  # the OS's secure generator
         values.append(float(out) if np.ndim(out) == 0 else np.asarray(out, float))
     return values
 

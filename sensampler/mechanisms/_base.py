@@ -51,6 +51,7 @@ __all__ = [
     "bounded_range_rdp",
     "pure_dp_zcdp",
     "check_noise_scale",
+    "exposed",
     "read_only",
 ]
 
@@ -271,13 +272,26 @@ def _snapshot(value):
 def read_only(arr):
     """``arr`` (an ndarray, or a scalar returned as is) made read-only in place.
 
-    For arrays a mechanism computes and exposes (noise scales): a caller writing
-    into ``mechanism.scale`` would otherwise change the noise under a statement
-    computed for the old one.
+    For arrays a mechanism computes and keeps (noise scales); its public
+    properties hand out :func:`exposed` copies of them.
     """
     if isinstance(arr, np.ndarray):
         arr.flags.writeable = False
     return arr
+
+
+def exposed(arr):
+    """What a public property returns for ``arr``: a read-only view of a fresh copy.
+
+    Scalars are returned as is. Setting ``writeable`` back on the view is
+    refused (its base is read-only), and a write through its ``base``, a copy,
+    never reaches the mechanism: its noise and statement keep matching.
+    """
+    if not isinstance(arr, np.ndarray):
+        return arr
+    view = read_only(arr.copy()).view()
+    view.flags.writeable = False
+    return view
 
 
 class Mechanism(abc.ABC, metaclass=_Frozen):
@@ -313,6 +327,9 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
     """
 
     name = "mechanism"
+    #: The sensitivity the noise is calibrated to (``None`` for mechanisms,
+    #: like randomized response, whose privacy needs none).
+    _sensitivity: _Sensitivity | None = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -411,13 +428,36 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
         """
 
     def _checked_value(self, value) -> np.ndarray:
-        """``value`` as a finite float array of the sensitivity's shape.
+        """``value`` as the mechanism's array (:meth:`_value_array`), of the
+        shape its sensitivity covers.
 
         A sensitivity that records its coverage (every sampled or derived
         value does) covers releases of exactly ``coverage.shape``: a scalar
         taken from a per-coordinate estimate covers one coordinate, not a
         vector; an l1 estimate of a 2-vector query covers 2-vectors only.
+        Subclasses override :meth:`_value_array`, never this check.
         """
+        arr = self._value_array(value)
+        sensitivity = self._sensitivity
+        if sensitivity is None:
+            return arr
+        if sensitivity.per_coordinate and arr.shape != np.shape(sensitivity.value):
+            raise ValueError(
+                f"value must have the shape of the per-coordinate "
+                f"sensitivity {np.shape(sensitivity.value)}, got {arr.shape}."
+            )
+        coverage = sensitivity.coverage
+        if coverage is not None and not coverage.covers(arr.shape):
+            raise ValueError(
+                f"value must have the shape {coverage.shape} that the sensitivity "
+                f"{sensitivity.label!r} covers ({coverage.describe()}, "
+                f"norm={sensitivity.norm!r}), got value of shape {arr.shape}: a "
+                "sensitivity bounds the coordinates it was sampled for, in place."
+            )
+        return arr
+
+    def _value_array(self, value) -> np.ndarray:
+        """``value`` as a finite float array (any shape)."""
         if isinstance(value, (str, bytes)):
             raise TypeError(
                 f"value must be a number or an array of numbers, got {value!r}."
@@ -432,20 +472,6 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
             ) from exc
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"value must be finite, got value={value!r}.")
-        sensitivity = self._sensitivity
-        if sensitivity.per_coordinate and arr.shape != np.shape(sensitivity.value):
-            raise ValueError(
-                f"value must have the shape of the per-coordinate "
-                f"sensitivity {np.shape(sensitivity.value)}, got {arr.shape}."
-            )
-        coverage = sensitivity.coverage
-        if coverage is not None and not coverage.covers(arr.shape):
-            raise ValueError(
-                f"value must have the shape {coverage.shape} that the sensitivity "
-                f"{sensitivity.label!r} covers ({coverage.describe()}, "
-                f"norm={sensitivity.norm!r}), got value of shape {arr.shape}: a "
-                "sensitivity bounds the coordinates it was sampled for, in place."
-            )
         return arr
 
     def check_release(

@@ -7,6 +7,7 @@ from ._base import (
     Mechanism,
     check_delta,
     check_epsilon,
+    exposed,
     read_only,
     resolve_sensitivity,
 )
@@ -59,12 +60,12 @@ class CatastropheMechanism(Mechanism):
     @property
     def sensitivity(self):
         """The sensitivity the noise is calibrated to (a float or an array)."""
-        return self._sensitivity.value
+        return exposed(self._sensitivity.value)
 
     @property
     def scale(self):
         """Laplace scale of the ordinary release."""
-        return self._scale
+        return exposed(self._scale)
 
     def _privacy_statement(self) -> PrivacyStatement:
         return self._statement(self.epsilon, self.delta)

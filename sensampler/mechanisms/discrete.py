@@ -36,7 +36,10 @@ class ExponentialMechanism(Mechanism):
     sensitivity : float or SensitivityEstimate
         Sensitivity of the utility, :math:`\max_r |u(D, r) - u(D', r)|`: an estimate of
         the vector of utilities in the ``"linf"`` norm (``"l1"``, ``"l2"`` bound it
-        from above; ``"coordinate"`` uses its largest entry).
+        from above; ``"coordinate"`` uses its largest entry). A sampled
+        sensitivity covers scores of the shape it was sampled for only (a
+        scalar taken from a per-coordinate estimate covers one utility, not
+        a vector of them), as for every mechanism.
     epsilon : float
     """
 
@@ -76,7 +79,7 @@ class ExponentialMechanism(Mechanism):
         p = np.exp(logits)
         return p / p.sum()
 
-    def _checked_value(self, value) -> np.ndarray:
+    def _value_array(self, value) -> np.ndarray:
         try:
             u = np.asarray(value, dtype=float)
         except (TypeError, ValueError) as exc:
@@ -204,7 +207,7 @@ class RandomizedResponse(Mechanism):
             rdp=pure_dp_rdp(self.epsilon),
         )
 
-    def _checked_value(self, value) -> np.ndarray:
+    def _value_array(self, value) -> np.ndarray:
         arr = np.asarray(value)
         if arr.dtype.kind not in "iu" or np.any((arr < 0) | (arr >= self.k)):
             raise ValueError(

@@ -17,6 +17,7 @@ from ._base import (
     check_delta,
     check_epsilon,
     check_noise_scale,
+    exposed,
     read_only,
     resolve_sensitivity,
 )
@@ -409,17 +410,17 @@ class _Gaussian(Mechanism):
     @property
     def sensitivity(self) -> float | np.ndarray:
         """The L2 sensitivity the noise is calibrated to (a float or an array)."""
-        return self._sensitivity.value
+        return exposed(self._sensitivity.value)
 
     @property
     def sigma(self) -> float | np.ndarray:
         """Noise standard deviation (per coordinate for per-coordinate sensitivities)."""
-        return self._sigma
+        return exposed(self._sigma)
 
     @property
     def scale(self) -> float | np.ndarray:
         """Standard deviation of the noise (per coordinate where it is an array)."""
-        return self._sigma
+        return exposed(self._sigma)
 
     def renyi_epsilon(self, alpha: float) -> float:
         r"""Rényi DP of order alpha: :math:`\alpha/(2\sigma^2)` for L2 sensitivity 1.

@@ -13,6 +13,7 @@ from ._base import (
     Mechanism,
     check_epsilon,
     check_noise_scale,
+    exposed,
     pure_dp_zcdp,
     read_only,
     resolve_sensitivity,
@@ -170,12 +171,12 @@ class LaplaceMechanism(Mechanism):
     @property
     def sensitivity(self) -> float | np.ndarray:
         """The L1 sensitivity the noise is calibrated to (a float or an array)."""
-        return self._sensitivity.value
+        return exposed(self._sensitivity.value)
 
     @property
     def scale(self) -> float | np.ndarray:
         """Noise scale b (per coordinate for per-coordinate sensitivities)."""
-        return self._scale
+        return exposed(self._scale)
 
     def renyi_epsilon(self, alpha: float) -> float:
         """Rényi DP of order alpha, exact (Mironov 2017, Prop. 6).

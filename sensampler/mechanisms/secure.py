@@ -90,6 +90,7 @@ from ..privacy import PrivacyStatement
 from ._base import (
     Mechanism,
     check_epsilon,
+    exposed,
     pure_dp_rdp,
     pure_dp_zcdp,
     resolve_sensitivity,
@@ -206,7 +207,7 @@ class _DiscreteMechanism(Mechanism):
     @property
     def sensitivity(self):
         """The sensitivity the noise is calibrated to (a float or an array)."""
-        return self._sensitivity.value
+        return exposed(self._sensitivity.value)
 
     def _ratio(self) -> Fraction:
         """Sensitivity in grid units, Delta / g, exactly (scalar sensitivities)."""

@@ -19,7 +19,11 @@ from sensampler.mechanisms import (  # noqa: E402
     LaplaceMechanism,
     ZCDPGaussianMechanism,
 )
-from sensampler.privacy import PrivacyStatement, statement_from_dp_event  # noqa: E402
+from sensampler.privacy import (  # noqa: E402
+    PrivacyStatement,
+    format_upper,
+    statement_from_dp_event,
+)
 
 SPECIAL = NeighboringRelation.REPLACE_SPECIAL
 
@@ -53,7 +57,7 @@ def test_gamma_is_refused_unless_the_caller_counts_it():
     est = sample_sensitivity(queries.mean, Normal(), 50, gamma=0.1, random_state=0)
     statement = LaplaceMechanism(est, 1.0).privacy
     message = (
-        f"Laplace holds, except with probability gamma={statement.gamma:.4g} over "
+        f"Laplace holds, except with probability gamma={format_upper(statement.gamma, 4)} over "
         "the data drawn from the population model; a DpEvent cannot carry gamma"
     )
     with pytest.raises(ValueError, match=re.escape(message)):

@@ -344,3 +344,30 @@ def test_parquet_data(tmp_path, capsys):
                           "--population", POP, "--epsilon", "1", "--json")
     assert code == 0, err
     assert _strict(out)["releases"][0]["n"] == 300
+
+
+def test_a_matrix_answer_is_released_in_its_own_shape_and_spent_once():
+    # The answer was flattened before the release: the mechanism, whose
+    # sensitivity covers (2, 2), refused the (4,) vector after epsilon was spent.
+    data = np.random.default_rng(0).normal(size=200)
+    budget = PrivacyFilter(5.0, 0.0)
+    release = release_statistic(
+        data, lambda db: np.full((2, 2), db.mean()), Normal(), epsilon=1.0,
+        budget=budget, random_state=0,
+    )
+    assert np.shape(release.value) == (2, 2)
+    assert len(budget.ledger) == 1 and budget.spent.epsilon == 1.0
+
+
+def test_an_answer_the_mechanism_refuses_spends_nothing():
+    # A float release on the grid refuses a value beyond 2**52 grid steps: the
+    # refusal now comes from check_release, before the budget is touched.
+    data = np.random.default_rng(0).normal(size=200)
+    budget = PrivacyFilter(5.0, 0.0)
+    with pytest.raises(ValueError, match="too large for a float release"):
+        release_statistic(
+            data, lambda db: db.mean() + 1e17, Normal(), epsilon=1.0,
+            mechanism="discrete-laplace", granularity=0.01, budget=budget,
+            random_state=0,
+        )
+    assert len(budget.ledger) == 0

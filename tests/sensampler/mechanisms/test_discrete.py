@@ -6,7 +6,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from scipy import special
+from sensampler.distributions import Normal
 
+from sensampler import sample_sensitivity
 from sensampler.mechanisms import ExponentialMechanism, RandomizedResponse
 
 
@@ -190,3 +192,23 @@ def test_huge_epsilons_state_finite_zcdp(epsilon):
     assert ExponentialMechanism(0.0, epsilon).privacy.rho == epsilon
     assert RandomizedResponse(2, epsilon).privacy.rho == epsilon
     assert ExponentialMechanism(1.0, epsilon).privacy.rdp(2.0) == epsilon
+
+
+def test_the_exponential_mechanism_releases_only_what_its_sensitivity_covers():
+    # v[0] bounds the first utility only (about 0.04); calibrating all three
+    # (sensitivities about 0.04, 4 and 1) stated epsilon = 1 for a release up to
+    # about 100-DP. LaplaceMechanism(v[0], 1) refuses the same 3-vector.
+    v = sample_sensitivity(
+        lambda db: np.array([db.mean(), db.sum(), (db > 0).sum()]),
+        Normal(), 100, m=200, norm="coordinate", random_state=0,
+    ).sensitivity
+    scores = np.array([1.0, 50.0, 40.0])
+    mechanism = ExponentialMechanism(v[0], 1.0)
+    with pytest.raises(ValueError, match=r"value must have the shape \(\)"):
+        mechanism.release(scores, random_state=0)
+    with pytest.raises(ValueError, match=r"value must have the shape \(\)"):
+        mechanism.probabilities(scores)
+    # the whole per-coordinate estimate covers the three utilities
+    assert ExponentialMechanism(v, 1.0).release(scores, random_state=0) in (0, 1, 2)
+    with pytest.raises(ValueError, match="per-coordinate sensitivity"):
+        ExponentialMechanism(v, 1.0).release(scores[:2], random_state=0)

@@ -109,6 +109,52 @@ def test_exposed_arrays_are_read_only(cls):
             array[0] = 1e-9
 
 
+EXPOSED_ARRAYS = {
+    "Laplace.scale": lambda: LaplaceMechanism([1.0, 2.0], 1.0),
+    "Laplace.sensitivity": lambda: LaplaceMechanism([1.0, 2.0], 1.0),
+    "Gaussian.sigma": lambda: GaussianMechanism([1.0, 2.0], 0.5, 1e-5),
+    "Gaussian.scale": lambda: GaussianMechanism([1.0, 2.0], 0.5, 1e-5),
+    "Gaussian.sensitivity": lambda: GaussianMechanism([1.0, 2.0], 0.5, 1e-5),
+    "RenyiGaussian.sigma": lambda: RenyiGaussianMechanism([1.0, 2.0], 5.0, 0.5),
+    "ZCDPGaussian.sigma": lambda: ZCDPGaussianMechanism([1.0, 2.0], 0.1),
+    "Catastrophe.scale": lambda: CatastropheMechanism([1.0, 2.0], 1.0, 1e-3),
+    "Catastrophe.sensitivity": lambda: CatastropheMechanism([1.0, 2.0], 1.0, 1e-3),
+    "DiscreteLaplace.sensitivity": lambda: DiscreteLaplaceMechanism(
+        [1.0, 2.0], 0.5, granularity=0.1
+    ),
+}
+
+
+@pytest.mark.parametrize("name", EXPOSED_ARRAYS)
+def test_exposed_arrays_cannot_be_made_writable_again(name):
+    # numpy lets the owner of an array's data set writeable back to True: an
+    # array the mechanism kept and handed out could then be written, changing
+    # the noise under an unchanged statement (scale[:] = 1e-9: no noise).
+    mech = EXPOSED_ARRAYS[name]()
+    attribute = name.split(".")[1]
+    array = getattr(mech, attribute)
+    before = array.copy()
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        array.flags.writeable = True
+    # what the view shows is a copy: writing it never reaches the mechanism
+    base = array.base
+    base.flags.writeable = True
+    base[:] = 1e-9
+    np.testing.assert_array_equal(getattr(mech, attribute), before)
+
+
+def test_a_scale_written_through_the_flag_does_not_reach_the_release():
+    m = LaplaceMechanism(np.array([1.0, 1.0]), 1.0)
+    for array in (m.scale, m.scale.base):
+        try:
+            array.flags.writeable = True
+            array[:] = 1e-9
+        except ValueError:
+            pass
+    out = m.release(np.zeros(2), random_state=0)
+    assert np.min(np.abs(out)) > 1e-6, (m.privacy, out)
+
+
 def test_arguments_are_kept_as_given_not_as_later_changed():
     sensitivity = np.array([1.0, 2.0])
     mech = LaplaceMechanism(sensitivity, 1.0)
