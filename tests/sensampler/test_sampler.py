@@ -1037,3 +1037,19 @@ def test_a_query_that_copies_its_database_first_is_accepted():
     ref = sample_sensitivity(lambda db: float(db.var()), Normal(), 101, gamma=0.05,
                              random_state=0)
     assert est.sensitivity.value == pytest.approx(ref.sensitivity.value)
+
+
+@pytest.mark.parametrize("seed", [1, 4, 9, 16])
+def test_a_false_additive_declaration_with_an_outlier_count_is_refused(seed):
+    # f(D) = mean + 5 [#(|x| > 2.58) >= 3]: typical records rarely reach three
+    # outliers and tail databases of 8 records rarely hold them; these seeds
+    # were accepted (G_(k) = 0.062 at gamma = 0.001, exceeded by a fresh pair
+    # with probability 0.0035) before the probes mixed outliers into typical
+    # records one at a time.
+    def outliers(stack):
+        flagged = (np.abs(stack) > 2.58).sum(axis=1) >= 3
+        return stack.mean(axis=1) + 5.0 * flagged
+
+    query = queries.batched(outliers, additive="mean")
+    with pytest.raises(ValueError, match="declared additive='mean' but is not"):
+        sample_sensitivity(query, Normal(), 101, gamma=0.001, random_state=seed)
