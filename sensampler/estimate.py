@@ -106,7 +106,7 @@ from typing import Any, Literal, NoReturn
 
 import numpy as np
 
-from ._validation import check_choice, check_real
+from ._validation import check_choice, check_count, check_real
 from .plan import SamplingPlan
 from .privacy import PrivacyLeakWarning, SamplingRun
 
@@ -177,13 +177,19 @@ class Coverage:
         The output is record-wise (one block per record, as
         ``queries.identity``) and the value a scalar in the l1, l2 or linf
         norm: replacing one record moves one block, so the value also covers
-        releases of any number of records, shape ``(r, *shape[1:])``.
+        releases of up to ``n`` records, shape ``(r, *shape[1:])`` with
+        ``r <= n``, each record at most once (a release of more than n blocks
+        holds some record twice, and replacing it moves two blocks).
+    n : int or None, default None
+        The database size of the run, for a record-wise value (required when
+        ``records``); ``None`` otherwise.
     """
 
     output_shape: tuple[int, ...]
     coordinates: tuple[int, ...]
     shape: tuple[int, ...]
     records: bool = False
+    n: int | None = None
 
     def __post_init__(self):
         size = math.prod(self.output_shape)
@@ -192,23 +198,51 @@ class Coverage:
                 f"coordinates must be flat indices into an output of shape "
                 f"{self.output_shape}, got coordinates={self.coordinates!r}."
             )
+        if self.records != (self.n is not None):
+            raise ValueError(
+                "n must be the run's database size for a record-wise coverage "
+                f"and None otherwise, got n={self.n!r} with "
+                f"records={self.records!r}."
+            )
+        if self.n is not None:
+            object.__setattr__(self, "n", check_count("n", self.n))
 
     @classmethod
     def whole(
-        cls, output_shape: tuple[int, ...], shape: tuple[int, ...], records=False
+        cls,
+        output_shape: tuple[int, ...],
+        shape: tuple[int, ...],
+        records: bool = False,
+        n: int | None = None,
     ) -> Coverage:
-        """Every coordinate of an output of ``output_shape``, released as ``shape``."""
+        """Every coordinate of an output of ``output_shape``, released as ``shape``.
+
+        Parameters
+        ----------
+        output_shape, shape : tuple of int
+            The query's output shape and the shape of the release covered.
+        records : bool, default False
+            Record-wise (see :class:`Coverage`).
+        n : int or None, default None
+            The run's database size, for a record-wise coverage.
+
+        Returns
+        -------
+        Coverage
+        """
         output_shape = tuple(int(d) for d in output_shape)
         coordinates = tuple(range(math.prod(output_shape)))
-        return cls(output_shape, coordinates, tuple(int(d) for d in shape), records)
+        return cls(output_shape, coordinates, tuple(int(d) for d in shape), records, n)
 
     def covers(self, shape: tuple[int, ...]) -> bool:
         """Whether a release of ``shape`` is what the value bounds."""
         if shape == self.shape:
             return True
-        blocks = self.shape[1:]
-        return self.records and len(shape) == len(self.shape) > 0 and (
-            shape[1:] == blocks
+        return (
+            self.records
+            and len(shape) == len(self.shape) > 0
+            and shape[1:] == self.shape[1:]
+            and shape[0] <= self.n
         )
 
     @property
@@ -225,7 +259,8 @@ class Coverage:
             else f"coordinates {self.coordinates}"
         )
         records = (
-            f" or any number of records, shape (r, *{self.shape[1:]})"
+            f" or of up to n = {self.n} records, shape (r, *{self.shape[1:]}) "
+            f"with r <= {self.n}, each record once"
             if self.records
             else ""
         )
@@ -671,7 +706,7 @@ class SensitivityEstimate(_ReadsTheRun):
         per-coordinate norm, unknown (no coverage) for a scalar one.
     recordwise : bool, default False
         The query is record-wise (``Query.recordwise``): a scalar sensitivity
-        then covers releases of any number of records (``Coverage.records``).
+        then covers releases of up to ``n`` records (``Coverage.records``).
     problem : SamplingProblem or None, default None
         What the run sampled (query, population, n, norm), set by the
         sampler so that the estimate can be audited on fresh pairs
@@ -726,7 +761,8 @@ class SensitivityEstimate(_ReadsTheRun):
                     f"shape {trailing}, got output_shape={self.output_shape!r}."
                 )
             records = bool(self.recordwise) and samples.ndim == 1
-            coverage = Coverage.whole(output_shape, output_shape, records)
+            n = self.n if records else None
+            coverage = Coverage.whole(output_shape, output_shape, records, n)
         k = self.run.k
         kth = np.partition(samples, k - 1, axis=0)[k - 1]
         set_ = object.__setattr__

@@ -8,6 +8,7 @@ import pytest
 from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
+from sensampler.estimate import Coverage
 from sensampler.mechanisms import (
     DiscreteLaplaceMechanism,
     GaussianMechanism,
@@ -147,16 +148,18 @@ def test_the_scalar_released_on_the_vector_would_have_stated_far_too_little():
     assert actual > 90 and math.isfinite(actual)  # ~ n + 1 = 101: stated 1
 
 
-def test_a_record_wise_estimate_covers_any_number_of_records():
-    # identity at n = 1: replacing one of r records moves one coordinate by
-    # |x - x'|, the law sampled at n = 1, so every record may be released.
+def test_a_record_wise_estimate_covers_up_to_n_records():
+    # identity at n = 500: replacing one of r <= n records moves one
+    # coordinate by |x - x'|, so up to n records may be released.
     est = sample_sensitivity(
-        queries.identity, Normal(), 1, gamma=0.05, norm="l1", random_state=0
+        queries.identity, Normal(), 500, m=100, norm="l1", random_state=0,
+        order_dependent=True,
     )
-    assert est.sensitivity.coverage.records
+    assert est.sensitivity.coverage.records and est.sensitivity.coverage.n == 500
     mechanism = LaplaceMechanism(est, 1.0)
     assert mechanism.release(np.zeros(500), random_state=0).shape == (500,)
-    with pytest.raises(ValueError, match="or any number of records"):
+    assert mechanism.release(np.zeros(7), random_state=0).shape == (7,)
+    with pytest.raises(ValueError, match="up to n = 500 records"):
         mechanism.release(np.zeros((500, 2)), random_state=0)
     with pytest.raises(ValueError, match="covers"):
         mechanism.release(0.0, random_state=0)
@@ -172,3 +175,26 @@ def test_a_record_wise_estimate_covers_any_number_of_records():
         queries.identity, Normal(), 1, gamma=0.05, norm="coordinate", random_state=0
     )
     assert not vec.sensitivity.coverage.records
+
+
+def test_a_record_wise_estimate_refuses_more_than_n_records():
+    # identity at n = 10: np.tile(data, 3) holds each record three times, so
+    # replacing one record moves three values and the true epsilon is 3, not 1.
+    est = sample_sensitivity(
+        queries.identity, Normal(), 10, m=200, order_dependent=True, random_state=0
+    )
+    data = np.random.default_rng(1).normal(size=10)
+    mechanism = LaplaceMechanism(est, 1.0)
+    with pytest.raises(ValueError, match="up to n = 10 records"):
+        mechanism.release(np.tile(data, 3))
+    with pytest.raises(ValueError, match="up to n = 10 records"):
+        mechanism.release(np.zeros(11))
+    assert mechanism.release(data, random_state=0).shape == (10,)
+
+
+@pytest.mark.parametrize(
+    "records, n", [(True, None), (False, 3), (True, 0), (True, 2.0)]
+)
+def test_coverage_refuses_a_record_count_that_is_not_the_runs(records, n):
+    with pytest.raises((TypeError, ValueError), match="n"):
+        Coverage.whole((3,), (3,), records, n)
