@@ -569,6 +569,9 @@ def sample_sensitivity(
             prefer="threads" if threads else "processes",
         )
 
+    samples = [np.concatenate([chunk[j] for chunk in results]) for j in range(len(shapes))]
+    kths = [np.partition(part, plan.k - 1, axis=0)[plan.k - 1].ravel() for part in samples]
+    offsets = np.cumsum([0] + [kth.size for kth in kths])
     run = SamplingRun(
         run_id=uuid.uuid4().hex,
         gamma=joint_gamma,
@@ -580,13 +583,14 @@ def sample_sensitivity(
         ordinal=ordinal,
         neighbours=neighbours,
         order_dependent=order_dependent,
+        released=tuple(float(v) for kth in kths for v in kth),
     )
     kind, keys = spec
     options = (("order_dependent", True),) if order_dependent else ()
     problem = SamplingProblem(query, dist, n, norm, options)
     estimates = tuple(
         SensitivityEstimate(
-            np.concatenate([chunk[j] for chunk in results]),
+            samples[j],
             run,
             plan,
             norm.name,
@@ -596,6 +600,7 @@ def sample_sensitivity(
             part=None if kind == "array" else keys[j] if kind == "dict" else j,
             output_shape=shapes[j],
             recordwise=query.recordwise,
+            offset=int(offsets[j]),
             problem=problem,
         )
         for j in range(len(shapes))
