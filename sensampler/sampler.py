@@ -360,7 +360,11 @@ def sample_sensitivity(
     ----------
     query : callable or sensampler.queries.Query
         Maps a database ``(n, *record_shape)`` to an array, or a tuple or dict of
-        arrays (one estimate per part). Built-in queries are batched.
+        arrays (one estimate per part). Built-in queries are batched. Every
+        database (or stack) is passed read-only: the sampler builds each
+        neighbour by overwriting a record of the same array, so a query that
+        writes into it (``db -= db.mean()``, ``db.sort()``) is refused; copy
+        first (``np.array(db)``).
     distribution : distributions.Distribution or compatible
         The population (anything :func:`distributions.as_distribution` accepts).
     n : int
