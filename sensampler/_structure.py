@@ -122,6 +122,25 @@ def _as_leaves(query, out, spec, shapes, where, reproduce, batch):
     return got_spec, arrays
 
 
+def _query_error(query, exc: Exception, where: str, reproduce: str) -> ValueError:
+    """The error raised when ``query`` raised ``exc`` on ``where``.
+
+    numpy refuses a write into a read-only array with a ``ValueError`` whose
+    message says "read-only" (assignment, an in-place operator, ``sort``).
+    """
+    if isinstance(exc, ValueError) and "read-only" in str(exc):
+        return ValueError(
+            f"query {query.name!r} writes into its database on {where} ({exc}): "
+            "databases are passed read-only, since the sampler overwrites "
+            "records of the same array to build each neighbour; copy first "
+            f"(np.array(db)) to modify it; {reproduce}."
+        )
+    return ValueError(
+        f"query {query.name!r} raised {type(exc).__name__}: {exc} on "
+        f"{where}; {reproduce}."
+    )
+
+
 def evaluate(
     query: _Query,
     stack: np.ndarray,
@@ -139,9 +158,14 @@ def evaluate(
     (``None`` for the probe database), ``which`` names the database of the pair
     and ``reproduce`` how to reproduce a failure: all three go into the error
     messages. ``spec`` and ``shapes``, when given, are what every output must
-    have.
+    have. The query sees ``stack`` (or each of its databases) through a
+    read-only view: a query that writes into its database is refused by name.
     """
     batch = stack.shape[0]
+    # The sampler overwrites records of ``stack`` between evaluations: a query
+    # that wrote into it would change the next database of the pair.
+    stack = stack.view()
+    stack.flags.writeable = False
     if query.batched:
         try:
             out = query.evaluate(stack)
@@ -151,10 +175,7 @@ def evaluate(
                 if start is None
                 else f"pairs {start}..{start + batch - 1} ({which})"
             )
-            raise ValueError(
-                f"query {query.name!r} raised {type(exc).__name__}: {exc} on "
-                f"{pairs}; {reproduce}."
-            ) from exc
+            raise _query_error(query, exc, pairs, reproduce) from exc
         where = _where(start, 0, which)
         spec, leaves = _as_leaves(query, out, spec, shapes, where, reproduce, batch)
     else:
@@ -164,10 +185,7 @@ def evaluate(
             try:
                 out = query(stack[b])
             except Exception as exc:
-                raise ValueError(
-                    f"query {query.name!r} raised {type(exc).__name__}: {exc} "
-                    f"on {where}; {reproduce}."
-                ) from exc
+                raise _query_error(query, exc, where, reproduce) from exc
             spec, arrays = _as_leaves(query, out, spec, shapes, where, reproduce, None)
             shapes = [a.shape for a in arrays]
             per_db.append(arrays)

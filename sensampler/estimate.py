@@ -109,7 +109,7 @@ import numpy as np
 from ._domains import PROBABILITY_CLOSED
 from ._extras import require
 from ._text import text_table
-from ._validation import check_choice, check_real
+from ._validation import check_choice, check_count, check_real
 from .plan import SamplingPlan
 from .privacy import PrivacyLeakWarning, SamplingRun
 
@@ -180,13 +180,27 @@ class Coverage:
         The output is record-wise (one block per record, as
         ``queries.identity``) and the value a scalar in the l1, l2 or linf
         norm: replacing one record moves one block, so the value also covers
-        releases of any number of records, shape ``(r, *shape[1:])``.
+        releases of any number of records, shape ``(r, *shape[1:])``, each
+        record at most once. That last condition is the caller's: a release
+        holding a record twice moves two blocks when the record is replaced
+        (twice the privacy loss), and a shape cannot show it, as it cannot
+        show which coordinates a value holds.
+    n : int or None, default None
+        The database size of the run (the sampled pairs' size, often 1 for
+        a record-wise query), for a record-wise value (required when
+        ``records``); ``None`` otherwise.
+    offset : int, default 0
+        Position in the run's ``released`` order statistics of this part's
+        first (its output's coordinate c is at ``offset + c`` per coordinate,
+        the whole part at ``offset`` in a scalar norm).
     """
 
     output_shape: tuple[int, ...]
     coordinates: tuple[int, ...]
     shape: tuple[int, ...]
     records: bool = False
+    n: int | None = None
+    offset: int = 0
 
     def __post_init__(self):
         size = math.prod(self.output_shape)
@@ -195,21 +209,37 @@ class Coverage:
                 f"coordinates must be flat indices into an output of shape "
                 f"{self.output_shape}, got coordinates={self.coordinates!r}."
             )
+        if self.records != (self.n is not None):
+            raise ValueError(
+                "n must be the run's database size for a record-wise coverage "
+                f"and None otherwise, got n={self.n!r} with "
+                f"records={self.records!r}."
+            )
+        if self.n is not None:
+            object.__setattr__(self, "n", check_count("n", self.n))
+        object.__setattr__(self, "offset", check_count("offset", self.offset, minimum=0))
 
     @classmethod
     def whole(
-        cls, output_shape: tuple[int, ...], shape: tuple[int, ...], records=False
+        cls,
+        output_shape: tuple[int, ...],
+        shape: tuple[int, ...],
+        records: bool = False,
+        n: int | None = None,
+        offset: int = 0,
     ) -> Coverage:
         """Every coordinate of an output of ``output_shape``, released as ``shape``.
 
         Parameters
         ----------
-        output_shape : tuple of int
-            Shape of the query's output.
-        shape : tuple of int
-            Shape of the release.
+        output_shape, shape : tuple of int
+            The query's output shape and the shape of the release covered.
         records : bool, default False
-            Whether the output is record-wise (see :class:`Coverage`).
+            Record-wise (see :class:`Coverage`).
+        n : int or None, default None
+            The run's database size, for a record-wise coverage.
+        offset : int, default 0
+            Position of the part in the run's released order statistics.
 
         Returns
         -------
@@ -218,7 +248,8 @@ class Coverage:
         """
         output_shape = tuple(int(d) for d in output_shape)
         coordinates = tuple(range(math.prod(output_shape)))
-        return cls(output_shape, coordinates, tuple(int(d) for d in shape), records)
+        shape = tuple(int(d) for d in shape)
+        return cls(output_shape, coordinates, shape, records, n, offset)
 
     def covers(self, shape: tuple[int, ...]) -> bool:
         """Whether a release of ``shape`` is what the value bounds.
@@ -235,9 +266,10 @@ class Coverage:
         """
         if shape == self.shape:
             return True
-        blocks = self.shape[1:]
-        return self.records and len(shape) == len(self.shape) > 0 and (
-            shape[1:] == blocks
+        return (
+            self.records
+            and len(shape) == len(self.shape) > 0
+            and shape[1:] == self.shape[1:]
         )
 
     @property
@@ -260,13 +292,41 @@ class Coverage:
             else f"coordinates {self.coordinates}"
         )
         records = (
-            f" or any number of records, shape (r, *{self.shape[1:]})"
+            f" or of any number of records, shape (r, *{self.shape[1:]}), each "
+            f"record at most once (sampled at n = {self.n})"
             if self.records
             else ""
         )
         return (
             f"{which} of an output of shape {self.output_shape}, released with "
             f"shape {self.shape}{records}"
+        )
+
+
+def _check_released(value, released, norm, coverage) -> None:
+    """Refuse a ``"sampled"`` value below the order statistic of its run it covers.
+
+    Per coordinate, coordinate c of a part is ``released[offset + c]``; in a
+    scalar norm the part's one order statistic is ``released[offset]``. A value
+    that records no coverage must be at least every order statistic released.
+    """
+    if coverage is None:
+        floor = np.full(value.shape, max(released))
+    else:
+        at = np.asarray(coverage.coordinates) if norm == "coordinate" else np.zeros(1, int)
+        at = at + coverage.offset
+        if at.size and at.max() >= len(released):
+            raise ValueError(
+                f"coverage must lie within the {len(released)} order statistics "
+                f"the run released, got {coverage.describe()} at offset "
+                f"{coverage.offset}."
+            )
+        floor = np.asarray(released)[at].reshape(value.shape if at.size > 1 else ())
+    if np.any(value < floor):
+        raise ValueError(
+            f"a sampled value must be at least the order statistic G_(k) its run "
+            f"released ({floor.tolist()}), got value={value.tolist()}: the run's "
+            "gamma holds for G_(k) or a larger value only."
         )
 
 
@@ -348,6 +408,8 @@ class SensitivityValue:
                     f"coverage must match the value of shape {value.shape}, got "
                     f"{self.coverage.describe()}."
                 )
+        if self.source == "sampled" and self.run.released:
+            _check_released(value, self.run.released, self.norm, self.coverage)
         if value.ndim == 0:
             value = float(value)
         else:
@@ -400,7 +462,10 @@ class SensitivityValue:
             own = np.asarray(self.coverage.coordinates)
             if len(own) == values.size:  # every coordinate of the value recorded
                 selected = tuple(int(c) for c in own[positions.ravel()])
-                coverage = Coverage(self.coverage.output_shape, selected, value.shape)
+                coverage = Coverage(
+                    self.coverage.output_shape, selected, value.shape,
+                    offset=self.coverage.offset,
+                )
                 keeps = coverage.in_place and np.ndim(positions) <= values.ndim
         return self._result(value, keeps, f"{self.label}[{index}]", coverage=coverage)
 
@@ -716,7 +781,11 @@ class SensitivityEstimate(_ReadsTheRun):
         per-coordinate norm, unknown (no coverage) for a scalar one.
     recordwise : bool, default False
         The query is record-wise (``Query.recordwise``): a scalar sensitivity
-        then covers releases of any number of records (``Coverage.records``).
+        then covers releases of up to ``n`` records (``Coverage.records``).
+    offset : int, default 0
+        Position of this part's order statistics in the run's ``released``
+        (set by the sampler): when the run records them, the estimate's
+        :math:`G_{(k)}` must be those numbers, or it is refused.
     problem : SamplingProblem or None, default None
         What the run sampled (query, population, n, norm), set by the
         sampler so that the estimate can be audited on fresh pairs
@@ -746,6 +815,7 @@ class SensitivityEstimate(_ReadsTheRun):
     part: int | str | None = None
     output_shape: tuple[int, ...] | None = None
     recordwise: bool = False
+    offset: int = 0
     problem: SamplingProblem | None = field(default=None, compare=False, repr=False)
     sensitivity: SensitivityValue = field(init=False)
     mean: SensitivityValue = field(init=False)
@@ -758,6 +828,7 @@ class SensitivityEstimate(_ReadsTheRun):
                 f"got shape {samples.shape}."
             )
         samples.setflags(write=False)
+        offset = check_count("offset", self.offset, minimum=0)
         output_shape = self.output_shape
         if output_shape is None and samples.ndim > 1:
             output_shape = samples.shape[1:]
@@ -771,9 +842,19 @@ class SensitivityEstimate(_ReadsTheRun):
                     f"shape {trailing}, got output_shape={self.output_shape!r}."
                 )
             records = bool(self.recordwise) and samples.ndim == 1
-            coverage = Coverage.whole(output_shape, output_shape, records)
+            n = self.n if records else None
+            coverage = Coverage.whole(output_shape, output_shape, records, n, offset)
         k = self.run.k
         kth = np.partition(samples, k - 1, axis=0)[k - 1]
+        released = self.run.released
+        if released and not np.array_equal(
+            kth.ravel(), released[offset : offset + kth.size]
+        ):
+            raise ValueError(
+                f"samples give G_(k) = {kth.tolist()}, not the order statistic(s) "
+                f"{list(released[offset : offset + kth.size])} that the run "
+                f"released at offset {offset}: an estimate keeps its run's samples."
+            )
         set_ = object.__setattr__
         set_(self, "samples", samples)
         set_(self, "output_shape", output_shape)
@@ -789,7 +870,8 @@ class SensitivityEstimate(_ReadsTheRun):
         return (
             type(self),
             fields
-            + (self.parts, self.query, self.part, self.output_shape, self.recordwise),
+            + (self.parts, self.query, self.part, self.output_shape, self.recordwise)
+            + (self.offset,),
         )
 
     def __iter__(self) -> Iterator[SensitivityValue]:

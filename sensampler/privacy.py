@@ -146,6 +146,11 @@ class SamplingRun:
         (``sample_sensitivity(..., order_dependent=True)``): random DP averages
         over the position of the differing record, so such a release may
         publish a record exactly with probability up to about ``gamma``.
+    released : tuple of float
+        The order statistics :math:`G_{(k)}` the run released, every part's
+        (flat, per coordinate for ``norm="coordinate"``) in output order; set
+        by the sampler. A ``"sampled"`` value of the run must be at least the
+        order statistic it covers; ``()`` (a hand-made run) checks nothing.
     """
 
     run_id: str | None
@@ -158,8 +163,16 @@ class SamplingRun:
     ordinal: int = 0
     neighbours: str = NEIGHBOURS
     order_dependent: bool = False
+    released: tuple[float, ...] = ()
 
     def __post_init__(self):
+        released = tuple(float(v) for v in self.released)
+        if not all(math.isfinite(v) and v >= 0 for v in released):
+            raise ValueError(
+                "released must be finite order statistics >= 0, got "
+                f"released={self.released!r}."
+            )
+        _set(self, "released", released)
         if self.run_id is not None and not isinstance(self.run_id, str):
             raise TypeError(f"run_id must be a str or None, got {self.run_id!r}.")
         _set(self, "gamma", GAMMA.check("gamma", self.gamma))

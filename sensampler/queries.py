@@ -441,7 +441,7 @@ def _builtin(func, name, additive=None) -> BatchedQuery:
 identity = _builtin(lambda stack: stack, "identity")
 identity.__doc__ = (
     "The whole database (the source documents' ``unprotected_query``): record-wise, "
-    "so an estimate at n = 1 covers releases of any number of records."
+    "so an estimate at n covers releases of up to n records, each at most once."
 )
 identity.recordwise = True
 mean = _builtin(lambda stack: stack.mean(axis=1), "mean", additive="mean")

@@ -1,3 +1,4 @@
+import dataclasses
 import math
 import pickle
 import re
@@ -279,7 +280,7 @@ def test_an_estimate_covers_its_whole_output():
         lambda db: (db.mean(), np.array([db.min(), db.max()])), Normal(), 10, m=20
     )
     assert est[0].sensitivity.coverage == Coverage((), (0,), ())
-    assert est[1].sensitivity.coverage == Coverage((2,), (0, 1), (2,))
+    assert est[1].sensitivity.coverage == Coverage((2,), (0, 1), (2,), offset=1)
 
 
 @pytest.mark.parametrize(
@@ -454,3 +455,39 @@ def test_exports_are_plain_numbers_that_carry_the_run():
         out = est.to_dict()
     assert row["sensitivity"] == 4.0 and row["gamma"] == 0.05
     assert row["run_id"] == "run-1" and out["run_id"] == "run-1"
+
+
+# ------------------------------------------- sampled values and their run's G_(k)
+def test_a_sampled_value_below_its_runs_order_statistic_is_refused():
+    est = sample_sensitivity(lambda db: db.mean(), Normal(), 100, m=200, random_state=0)
+    x = est.sensitivity
+    assert est.run.released == (x.value,)
+    with pytest.raises(ValueError, match="at least the order statistic"):
+        dataclasses.replace(x, value=x.value / 1000)
+    with pytest.raises(ValueError, match="at least the order statistic"):
+        SensitivityValue(0.001, "sampled", est.run)
+    assert (2 * x + 1).source == "sampled"  # larger values keep the guarantee
+    assert dataclasses.replace(x, source="derived", value=0.0).source == "derived"
+
+
+def test_an_estimate_from_other_samples_than_its_runs_is_refused():
+    est = sample_sensitivity(lambda db: db.mean(), Normal(), 100, m=200, random_state=0)
+    with pytest.raises(ValueError, match="not the order statistic"):
+        dataclasses.replace(est, samples=np.zeros(200))
+    assert dataclasses.replace(est).sensitivity.value == est.sensitivity.value
+
+
+def test_each_part_and_coordinate_is_checked_against_its_own_order_statistic():
+    est = sample_sensitivity(
+        lambda db: (db.mean(), np.array([db.sum(), db.max()])), Normal(), 50, m=200,
+        norm="coordinate", random_state=0,
+    )
+    first, second = est[0].sensitivity, est[1].sensitivity
+    assert est.run.released == (first.value, *second.value)
+    # the mean's G_(k) is far below the sum's: a sum coordinate at the mean's is refused
+    low = np.array([first.value, second.value[1]])
+    with pytest.raises(ValueError, match="at least the order statistic"):
+        dataclasses.replace(second, value=low)
+    with pytest.raises(ValueError, match="at least the order statistic"):
+        dataclasses.replace(second[0], value=first.value)
+    assert second[1].value == second.value[1]

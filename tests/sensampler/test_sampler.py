@@ -972,3 +972,84 @@ def test_add_remove_still_refuses_order_dependent_queries():
         order_dependent=True, random_state=0,
     )
     assert est.run.order_dependent and est.run.neighbours == "add-remove"
+
+
+# ------------------------------------------------------ queries are read-only
+def _median_then_fill(db):
+    value = float(np.median(db))
+    db[...] = value  # overwrites the database it was given
+    return value
+
+
+def _centre_in_place_then_var(db):
+    db -= db.mean()  # a common "standardise in place" step
+    return float(db.var())
+
+
+def _sorted_sum(stack):
+    stack.sort(axis=1)
+    return stack.sum(axis=1)
+
+
+@pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        _median_then_fill,
+        _centre_in_place_then_var,
+        queries.batched(_sorted_sum),
+        queries.batched(_sorted_sum, additive="sum"),
+    ],
+    ids=["fill", "centre", "batched sort", "additive sort"],
+)
+def test_a_query_that_writes_into_its_database_is_refused(query, neighbours):
+    # The sampler overwrites one record of the array it evaluated to build the
+    # neighbour: a query writing into it (the median-fill query got G_(k) = 0)
+    # would make the second database no neighbour of the first.
+    with pytest.raises(ValueError, match=r"writes into its database.*read-only.*np\.array"):
+        sample_sensitivity(
+            query, Normal(), 101, gamma=0.05, neighbours=neighbours, random_state=0
+        )
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_query_that_writes_only_while_sampling_is_refused_in_a_pair(batched):
+    calls = []
+
+    def late_writer(data):
+        calls.append(1)
+        if len(calls) > 4:  # past the probe and the three reorderings
+            data[..., 0] = 0.0
+        return data.sum(axis=-1)
+
+    query = queries.batched(late_writer) if batched else late_writer
+    with pytest.raises(ValueError, match=r"writes into its database.*pairs? \d+"):
+        sample_sensitivity(query, Normal(), 20, m=200, random_state=0)
+
+
+def test_a_query_that_copies_its_database_first_is_accepted():
+    def centred_var(db):
+        db = np.array(db)
+        db -= db.mean()
+        return float(db.var())
+
+    est = sample_sensitivity(centred_var, Normal(), 101, gamma=0.05, random_state=0)
+    ref = sample_sensitivity(lambda db: float(db.var()), Normal(), 101, gamma=0.05,
+                             random_state=0)
+    assert est.sensitivity.value == pytest.approx(ref.sensitivity.value)
+
+
+@pytest.mark.parametrize("seed", [1, 4, 9, 16])
+def test_a_false_additive_declaration_with_an_outlier_count_is_refused(seed):
+    # f(D) = mean + 5 [#(|x| > 2.58) >= 3]: typical records rarely reach three
+    # outliers and tail databases of 8 records rarely hold them; these seeds
+    # were accepted (G_(k) = 0.062 at gamma = 0.001, exceeded by a fresh pair
+    # with probability 0.0035) before the probes mixed outliers into typical
+    # records one at a time.
+    def outliers(stack):
+        flagged = (np.abs(stack) > 2.58).sum(axis=1) >= 3
+        return stack.mean(axis=1) + 5.0 * flagged
+
+    query = queries.batched(outliers, additive="mean")
+    with pytest.raises(ValueError, match="declared additive='mean' but is not"):
+        sample_sensitivity(query, Normal(), 101, gamma=0.001, random_state=seed)

@@ -8,6 +8,7 @@ import pytest
 from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
+from sensampler.estimate import Coverage
 from sensampler.mechanisms import (
     DiscreteLaplaceMechanism,
     GaussianMechanism,
@@ -148,15 +149,18 @@ def test_the_scalar_released_on_the_vector_would_have_stated_far_too_little():
 
 
 def test_a_record_wise_estimate_covers_any_number_of_records():
-    # identity at n = 1: replacing one of r records moves one coordinate by
-    # |x - x'|, the law sampled at n = 1, so every record may be released.
+    # identity: replacing one record moves one coordinate by |x - x'|, so any
+    # number of records (each once: the caller's to ensure) may be released.
     est = sample_sensitivity(
-        queries.identity, Normal(), 1, gamma=0.05, norm="l1", random_state=0
+        queries.identity, Normal(), 500, m=100, norm="l1", random_state=0,
+        order_dependent=True,
     )
-    assert est.sensitivity.coverage.records
+    assert est.sensitivity.coverage.records and est.sensitivity.coverage.n == 500
     mechanism = LaplaceMechanism(est, 1.0)
     assert mechanism.release(np.zeros(500), random_state=0).shape == (500,)
-    with pytest.raises(ValueError, match="or any number of records"):
+    assert mechanism.release(np.zeros(7), random_state=0).shape == (7,)
+    assert mechanism.release(np.zeros(900), random_state=0).shape == (900,)
+    with pytest.raises(ValueError, match="any number of records"):
         mechanism.release(np.zeros((500, 2)), random_state=0)
     with pytest.raises(ValueError, match="covers"):
         mechanism.release(0.0, random_state=0)
@@ -172,3 +176,11 @@ def test_a_record_wise_estimate_covers_any_number_of_records():
         queries.identity, Normal(), 1, gamma=0.05, norm="coordinate", random_state=0
     )
     assert not vec.sensitivity.coverage.records
+
+
+@pytest.mark.parametrize(
+    "records, n", [(True, None), (False, 3), (True, 0), (True, 2.0)]
+)
+def test_coverage_refuses_a_record_count_that_is_not_the_runs(records, n):
+    with pytest.raises((TypeError, ValueError), match="n"):
+        Coverage.whole((3,), (3,), records, n)
