@@ -304,8 +304,11 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         anchor the fit), and the released model is never worse than the public
         data alone would give, up to the noise.
     random_state : None, int, numpy.random.SeedSequence or numpy.random.Generator
-        Seeds the population fit, the tuning, the sampler and the noise: a fixed
-        int gives the same release for any ``n_jobs``.
+        Seeds the population fit, the tuning and the sampler: a fixed int gives
+        the same sensitivity for any ``n_jobs``. The noise of the private release
+        always comes from fresh OS entropy, so two fits differ: the seed travels
+        with the model (``get_params``, pickles), and noise drawn from it could
+        be drawn again and subtracted from the released attributes.
     n_jobs : int, default 1
         Processes for the estimator fits of the sampler (joblib).
 
@@ -599,7 +602,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         if accountant is not None:
             accountant.compose(probe)  # raises, spending nothing, over budget
         root = as_seed_sequence(self.random_state)
-        fit_seed, tune_seed, sample_seed, noise_seed = root.spawn(4)
+        # The fourth child once seeded the noise; kept so the others stay put.
+        fit_seed, tune_seed, sample_seed, _ = root.spawn(4)
         classifier = is_classifier(self.estimator)
         if isinstance(self.population, Distribution):
             population = self.population
@@ -640,8 +644,11 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 "public."
             )
         mechanism = self._mechanism(estimate)
+        # Fresh OS entropy, never random_state: the seed travels with the model
+        # (get_params, pickles), and noise drawn from it could be drawn again and
+        # subtracted from the released attributes.
         released = mechanism.release(
-            _flat(private, names), random_state=np.random.default_rng(noise_seed)
+            _flat(private, names), random_state=np.random.default_rng()
         )
         _write(template, names, np.asarray(released, dtype=float))
         self.estimator_ = template
