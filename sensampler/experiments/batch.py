@@ -77,6 +77,7 @@ for gamma).
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import itertools
 import json
@@ -89,6 +90,7 @@ import numpy as np
 
 from .._threads import one_thread
 from .._validation import check_n_jobs
+from ..models import PrivateEstimator
 from ..parallel import _progress_bar, iter_tasks
 from ..plan import sampling_plan
 from ..sampler import sample_sensitivity
@@ -727,11 +729,7 @@ def _private_estimator_run(settings: dict, splits: dict, dist) -> dict:
     part (its sensitivity sampled from the run's population, ``public`` the data
     set's public part), then released ``repetitions`` times with fresh noise (the
     first release is the fit's own) and each release scored on the test part."""
-    import copy
-
     from sklearn.base import clone
-
-    from ..models import PrivateEstimator
 
     spec, errors = settings["query_spec"], settings["errors"]
     built = build_private_estimator(spec)
