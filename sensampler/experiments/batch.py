@@ -72,6 +72,16 @@ Real models on real data (``examples/real_models.toml`` reproduces the table of
 
 ``[run] m`` sets the pairs per sampled sensitivity (default: the plan's own m
 for gamma).
+
+A ``[queries.NAME]`` table with ``kind = "private_estimator"`` (keys ``model``,
+``params``, optional ``tune`` and ``augment``; ``examples/private_estimators.toml``)
+fits :class:`~sensampler.models.PrivateEstimator` at each epsilon on the
+``[errors] data`` set's private training part, with ``public`` its public part and
+the run's population, gamma, norm (``l1`` or ``l2``), ``[run] m``, ``bound`` and
+``delta``; the grid's mechanism is ``"analytic"`` (its Gaussian) or ``"laplace"``.
+The fitted release is redrawn with fresh noise ``repetitions`` times, and each
+released model is scored on the test part through its ``predict`` (``[errors]
+score`` is required).
 """
 
 from __future__ import annotations

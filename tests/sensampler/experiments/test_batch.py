@@ -948,7 +948,6 @@ def test_the_shipped_private_estimator_config_runs_from_the_command_line(tmp_pat
     assert mean["measure"] == "test_accuracy" and 0.5 < float(mean["error"]) <= 1
 
 
-@pytest.mark.slow  # joblib's workers start and import scikit-learn
 def test_a_private_estimator_summary_is_identical_for_any_n_jobs(tmp_path):
     text = _edit("tune", None, _edit("epsilon", "[1.0]", _edit("m", "20", PRIVATE_ESTIMATOR)))
     text = text.replace('["boot"]', '["boot", "boot2"]') + (
