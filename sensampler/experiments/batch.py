@@ -72,14 +72,26 @@ Real models on real data (``examples/real_models.toml`` reproduces the table of
 
 ``[run] m`` sets the pairs per sampled sensitivity (default: the plan's own m
 for gamma).
+
+A ``[queries.NAME]`` table with ``kind = "private_estimator"`` (keys ``model``,
+``params``, optional ``tune`` and ``augment``; ``examples/private_estimators.toml``)
+fits :class:`~sensampler.models.PrivateEstimator` at each epsilon on the
+``[errors] data`` set's private training part, with ``public`` its public part and
+the run's population, gamma, norm (``l1`` or ``l2``), ``[run] m``, ``bound`` and
+``delta``; the grid's mechanism is ``"analytic"`` (its Gaussian) or ``"laplace"``.
+The fitted release is redrawn with fresh noise ``repetitions`` times, and each
+released model is scored on the test part through its ``predict`` (``[errors]
+score`` is required).
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import itertools
 import json
+import math
 import os
 import tomllib
 from numbers import Integral, Real
@@ -90,6 +102,7 @@ from .._domains import DELTA_TARGET, EPSILON, PROBABILITY, Interval
 from .._locks import exclusive
 from .._threads import one_thread
 from .._validation import check_n_jobs
+from ..models import PrivateEstimator
 from ..norms import NORM_NAMES
 from ..parallel import iter_tasks, progress_bar
 from ..plan import sampling_plan
@@ -99,11 +112,20 @@ from .specs import (
     MECHANISMS,
     accepted_norms,
     build_population,
+    build_private_estimator,
     build_query,
     check_sampling_memory,
+    is_private_estimator,
     mechanism_from_name,
 )
-from .sweep import answer_size, check_databases_fit, error_vs_epsilon, probe_answer
+from .sweep import (
+    STATISTICS,
+    answer_size,
+    check_databases_fit,
+    error_statistics,
+    error_vs_epsilon,
+    probe_answer,
+)
 from .table import ResultTable, atomic_write_text
 
 __all__ = ["run_batch", "load_config", "plan_runs"]
@@ -113,6 +135,18 @@ _RUN_DEFAULTS = {"seed": 0, "repetitions": 50, "delta": 1e-6, "bound": "exact"}
 _DATASET_DEFAULTS = {"public": 0.4, "train": 0.7, "seed": 0, "standardise": "public"}
 #: The grid's n that stands for the size of the private training part.
 PRIVATE = "private"
+#: Grid mechanisms a ``kind = "private_estimator"`` query releases with, and the
+#: :class:`~sensampler.models.PrivateEstimator` mechanism each is.
+_PRIVATE_MECHANISMS = {"analytic": "gaussian", "laplace": "laplace"}
+
+
+def _query(spec):
+    """The query of a grid entry; for a private estimator, the estimator query of
+    its model (its ``coef_``), which the checks probe."""
+    if is_private_estimator(spec):
+        return build_query({k: spec[k] for k in ("model", "params") if k in spec}
+                           | {"kind": "estimator"})
+    return build_query(spec)
 
 
 def _mechanism(name: str, delta: float):
@@ -354,7 +388,7 @@ def _check_runs_fit(path, config) -> None:
             f"{s['norm']!r}"
         )
         dist = build_population(s["population_spec"], splits)
-        query = build_query(s.get("query_spec", s["query"]))
+        query = _query(s.get("query_spec", s["query"]))
         errors = s.get("errors", {})
         data = splits[errors["data"]].train if "data" in errors else dist
         try:
@@ -424,10 +458,16 @@ def _check_runnable(path, config, populations):
                 raise ValueError(f"{path}: [grid] n = {n!r}: {exc}") from None
     for query in grid["query"]:
         where = f"[queries.{query}]" if query in queries else "[grid] query"
+        spec = queries.get(query, query)
         try:
-            build_query(queries.get(query, query))
+            if is_private_estimator(spec):
+                build_private_estimator(spec)
+            else:
+                build_query(spec)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{path}: {where} {query!r}: {exc}") from None
+        if is_private_estimator(spec):
+            _check_private_estimator(path, config, query)
     _check_data(path, config, built, splits)
     for gamma in grid["gamma"]:
         try:
@@ -492,7 +532,7 @@ def _check_data(path, config, populations, splits):
             )
         for query in grid["query"]:
             try:  # fitted once on the public part: the model's params checked
-                build_query(queries.get(query, query))(splits[source].public)
+                _fit_public(queries.get(query, query), splits[source].public)
             except (ValueError, TypeError) as exc:
                 raise ValueError(
                     f"{path}: [grid] query {query!r} on the data set {source!r}: {exc}"
@@ -505,12 +545,51 @@ def _check_data(path, config, populations, splits):
         raise ValueError(f"{path}: [errors] score: {exc}") from None
     for query in grid["query"]:
         params = queries.get(query, {}).get("params", {})
+        if is_private_estimator(queries.get(query)):
+            continue  # scored through its own predict: an intercept is fine
         if query not in queries or params.get("fit_intercept", True) is not False:
             raise ValueError(
                 f"{path}: [errors] score = {errors['score']!r} scores released "
                 "coefficients without an intercept: [grid] query "
                 f"{query!r} must be a [queries.NAME] estimator with params "
                 "fit_intercept = false."
+            )
+
+
+def _fit_public(spec, public) -> None:
+    """Fit the query's model (each ``tune`` candidate) on public rows."""
+    if not is_private_estimator(spec):
+        build_query(spec)(public)
+        return
+    built = build_private_estimator(spec)
+    from sklearn.base import clone
+    from sklearn.model_selection import ParameterGrid
+
+    for params in ParameterGrid(built["tune"] or {}):
+        clone(built["estimator"]).set_params(**params).fit(public[:, :-1], public[:, -1])
+
+
+def _check_private_estimator(path, config, query) -> None:
+    """A ``kind = "private_estimator"`` query is scored on a data set and released
+    with a mechanism :class:`~sensampler.models.PrivateEstimator` offers."""
+    grid, errors = config["grid"], config.get("errors", {})
+    where = f"{path}: [queries.{query}] kind = 'private_estimator'"
+    if "score" not in errors:
+        raise ValueError(
+            f"{where} needs [errors] score and data: its released model is scored "
+            "on the data set's test part."
+        )
+    for mech in grid["mechanism"]:
+        if mech not in _PRIVATE_MECHANISMS:
+            raise ValueError(
+                f"{where} releases with [grid] mechanism "
+                f"{', '.join(map(repr, _PRIVATE_MECHANISMS))}, got {mech!r}."
+            )
+    for norm in grid.get("norm", []):
+        if norm not in ("l1", "l2"):
+            raise ValueError(
+                f"{where} samples the 'l1' or 'l2' sensitivity, got [grid] norm "
+                f"{norm!r}."
             )
 
 
@@ -591,6 +670,12 @@ def _execute(settings: dict, path: str) -> str:
 def _execute_run(settings: dict, path: str) -> str:
     splits = _splits(settings)
     dist = build_population(settings["population_spec"], splits)
+    if is_private_estimator(settings.get("query_spec")):
+        content = _private_estimator_run(settings, splits, dist)
+        content = json.loads(json.dumps(content, default=float))
+        record = {**content, "checksum": _checksum(content)}
+        atomic_write_text(path, json.dumps(record, indent=1))
+        return path
     query = build_query(settings.get("query_spec", settings["query"]))
     errors = settings.get("errors", {})
     seed = np.random.SeedSequence([settings["seed"], int(_run_id(settings), 16)])
@@ -634,6 +719,97 @@ def _execute_run(settings: dict, path: str) -> str:
     record = {**content, "checksum": _checksum(content)}
     atomic_write_text(path, json.dumps(record, indent=1))
     return path
+
+
+def _test_score(name: str, model, rows: np.ndarray) -> float:
+    """``test_accuracy`` or ``test_mse`` of a fitted model's predictions on rows."""
+    predicted = model.predict(rows[:, :-1])
+    if name == "test_accuracy":
+        return float(np.mean(predicted == rows[:, -1]))
+    return float(np.mean((predicted - rows[:, -1]) ** 2))
+
+
+def _private_estimator_run(settings: dict, splits: dict, dist) -> dict:
+    """A run of a ``kind = "private_estimator"`` query: at each epsilon,
+    :class:`~sensampler.models.PrivateEstimator` fitted on the private training
+    part (its sensitivity sampled from the run's population, ``public`` the data
+    set's public part), then released ``repetitions`` times with noise drawn from
+    the run's seed (the fit's own release draws from fresh entropy and is not
+    scored, so that the summary repeats) and each release scored on the test
+    part."""
+    from sklearn.base import clone
+
+    spec, errors = settings["query_spec"], settings["errors"]
+    built = build_private_estimator(spec)
+    split = splits[errors["data"]]
+    public = (split.public[:, :-1], split.public[:, -1])
+    train = (split.train[:, :-1], split.train[:, -1])
+    mechanism = _PRIVATE_MECHANISMS[settings["mechanism"]]
+    seed = np.random.SeedSequence([settings["seed"], int(_run_id(settings), 16)])
+    rows, estimates = [], []
+    for epsilon, child in zip(settings["epsilons"], seed.spawn(len(settings["epsilons"]))):
+        fit_seed, noise_seed = child.spawn(2)
+        model = PrivateEstimator(
+            built["estimator"], epsilon=epsilon,
+            delta=0.0 if mechanism == "laplace" else settings["delta"],
+            gamma=settings["gamma"], public=public, population=dist,
+            norm=settings["norm"], mechanism=mechanism, m=settings.get("m"),
+            bound=settings["bound"], tune=built["tune"], augment=built["augment"],
+            random_state=fit_seed,
+        ).fit(*train)
+        released = model.estimator_
+        names = model.attributes_
+        exact = copy.deepcopy(released)
+        fitted = (
+            clone(released).fit(*(np.concatenate(p) for p in zip(public, train)))
+            if built["augment"]
+            else clone(released).fit(*train)
+        )
+        flat = np.concatenate([np.ravel(getattr(fitted, a)) for a in names])
+        # Every repetition redraws the noise from the run's seed (the fit's own
+        # release draws from fresh entropy, so it would not repeat).
+        rng = np.random.default_rng(noise_seed)
+        scores = []
+        for _ in range(settings["repetitions"]):
+            noisy, start = model.mechanism_.release(flat, random_state=rng), 0
+            for a in names:
+                shape = np.shape(getattr(fitted, a))
+                size = int(np.prod(shape))
+                part = np.asarray(noisy[start : start + size]).reshape(shape)
+                setattr(exact, a, part if shape else float(part))
+                start += size
+            scores.append(_test_score(errors["score"], exact, split.test))
+        summary = error_statistics(np.asarray(scores, dtype=float))
+        estimates.append(model.sensitivity_.to_dict())
+        for name in STATISTICS:
+            rows.append({
+                "sensitivity_value": model.sensitivity_.sensitivity.value,
+                "epsilon": epsilon,
+                "error": errors["score"],
+                "coordinate": math.nan,
+                "statistic": name,
+                "value": float(summary[name]),
+            })
+    template = clone(built["estimator"])
+    references = {
+        "non-private": _test_score(errors["score"], clone(template).fit(*train), split.test),
+        "public data only": _test_score(
+            errors["score"], clone(template).fit(*public), split.test
+        ),
+    }
+    if built["augment"]:
+        both = (np.concatenate(p) for p in zip(public, train))
+        references["non-private, public + private"] = _test_score(
+            errors["score"], clone(template).fit(*both), split.test
+        )
+    return {
+        "run_id": _run_id(settings),
+        "settings": settings,
+        "estimate": estimates[0],
+        "estimates": estimates,
+        "rows": rows,
+        "references": references,
+    }
 
 
 def _read_run(path: str, run_id: str):

@@ -28,6 +28,9 @@ __all__ = [
     "build_query",
     "QUERY_NAMES",
     "ESTIMATORS",
+    "PRIVATE_ESTIMATOR_KEYS",
+    "is_private_estimator",
+    "build_private_estimator",
     "DATASET_KINDS",
     "MECHANISMS",
     "mechanism_from_name",
@@ -308,6 +311,58 @@ def build_query(spec):
     except TypeError as exc:
         raise ValueError(f"bad params for {model}: {exc}") from None
     return queries.estimator(estimator)
+
+
+#: Keys of a ``kind = "private_estimator"`` query table.
+PRIVATE_ESTIMATOR_KEYS = ("kind", "model", "params", "tune", "augment")
+
+
+def is_private_estimator(spec) -> bool:
+    """Whether a query spec is a ``kind = "private_estimator"`` table."""
+    return isinstance(spec, dict) and spec.get("kind") == "private_estimator"
+
+
+def build_private_estimator(spec: dict) -> dict:
+    """The pieces of a :class:`~sensampler.models.PrivateEstimator` from a table.
+
+    ``{"kind": "private_estimator", "model": "LogisticRegression", "params":
+    {"C": 0.03}, "tune": {"C": [0.01, 0.1]}, "augment": true}``: ``model`` is one
+    of :data:`ESTIMATORS` built with ``params``; ``tune`` (optional) maps its
+    parameters to non-empty lists searched on the public data; ``augment``
+    (default false) fits the released model on the public and private rows.
+
+    Parameters
+    ----------
+    spec : dict
+        The query table.
+
+    Returns
+    -------
+    dict
+        ``{"estimator": unfitted estimator, "tune": dict or None, "augment": bool}``.
+    """
+    unknown = sorted(set(spec) - set(PRIVATE_ESTIMATOR_KEYS))
+    if unknown:
+        raise ValueError(
+            f"unknown query key(s) {unknown}; keys: {', '.join(PRIVATE_ESTIMATOR_KEYS)}."
+        )
+    estimator = build_query({"kind": "estimator", "model": spec.get("model"),
+                             "params": spec.get("params", {})}).estimator
+    augment = spec.get("augment", False)
+    if not isinstance(augment, bool):
+        raise TypeError(f"augment must be true or false, got augment={augment!r}.")
+    tune = spec.get("tune")
+    if tune is not None:
+        valid = estimator.get_params()
+        if not isinstance(tune, dict) or not tune or not all(
+            key in valid and isinstance(values, list) and values
+            for key, values in tune.items()
+        ):
+            raise ValueError(
+                f"tune must map parameters of {type(estimator).__name__} to "
+                f"non-empty lists of values, got tune={tune!r}."
+            )
+    return {"estimator": estimator, "tune": tune, "augment": augment}
 
 
 #: Mechanisms named in flags and configs: name -> (class, fixed keyword arguments).

@@ -187,7 +187,7 @@ def _power_of_two(values):
     return np.ldexp(1.0, np.frexp(np.where(top > 0, top, 1.0))[1])
 
 
-def _summary(errors):
+def error_statistics(errors):
     """The statistics of one column of errors, computed on errors scaled by a power
     of two so that huge errors give finite statistics without overflow."""
     scale = float(_power_of_two(errors)[0])
@@ -217,7 +217,7 @@ def _error_cell(mechanism, truths, statistic, seed, setting, score=None):
                     f"the scores of the releases for {setting} are not finite "
                     "float64 numbers; use larger epsilons or smaller sensitivities."
                 )
-            return [_summary(scores)]
+            return [error_statistics(scores)]
         if statistic is not None:
             released = np.array([statistic(r) for r in released], dtype=float)
             truths = np.array([statistic(t) for t in truths], dtype=float)
@@ -230,10 +230,10 @@ def _error_cell(mechanism, truths, statistic, seed, setting, score=None):
         )
     scale = _power_of_two(np.abs(diff))
     diff = diff / scale
-    out = [_summary(np.sqrt(np.einsum("ij,ij->i", diff, diff)) * scale[:, 0])]
+    out = [error_statistics(np.sqrt(np.einsum("ij,ij->i", diff, diff)) * scale[:, 0])]
     if diff.shape[1] > 1:
         out += [
-            _summary(np.abs(diff[:, j] * scale[:, 0])) for j in range(diff.shape[1])
+            error_statistics(np.abs(diff[:, j] * scale[:, 0])) for j in range(diff.shape[1])
         ]
     return out
 

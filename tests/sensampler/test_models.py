@@ -11,6 +11,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from sensampler._validation import as_seed_sequence
 from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from sensampler.models import PrivateEstimator
 
@@ -148,14 +149,31 @@ def test_population_object_is_used_as_given():
         _ridge(population=Empirical(rows[:, :2])).fit(X, y)
 
 
-def test_same_random_state_same_release_for_any_n_jobs():
+def test_same_random_state_same_sensitivity_for_any_n_jobs():
     X, y = _regression(100)
     one = _ridge(n_jobs=1).fit(X, y)
     two = _ridge(n_jobs=2).fit(X, y)
-    np.testing.assert_array_equal(one.estimator_.coef_, two.estimator_.coef_)
     np.testing.assert_array_equal(one.sensitivity_.samples, two.sensitivity_.samples)
     other = _ridge(random_state=1).fit(X, y)
-    assert not np.array_equal(one.estimator_.coef_, other.estimator_.coef_)
+    assert not np.array_equal(one.sensitivity_.samples, other.sensitivity_.samples)
+
+
+def test_the_noise_cannot_be_redrawn_from_the_models_own_seed():
+    # before: noise came from random_state's fourth child, so anyone holding the
+    # model (get_params, a pickle) could draw it again and subtract it
+    X, y = _regression(100)
+    one, two = _ridge().fit(X, y), _ridge().fit(X, y)
+    np.testing.assert_array_equal(one.sensitivity_.samples, two.sensitivity_.samples)
+    assert not np.array_equal(one.estimator_.coef_, two.estimator_.coef_)
+    seed = as_seed_sequence(one.get_params()["random_state"]).spawn(4)[3]
+    names = one.attributes_
+    released = np.concatenate([np.ravel(getattr(one.estimator_, a)) for a in names])
+    redrawn = one.mechanism_.release(
+        np.zeros(released.size), random_state=np.random.default_rng(seed)
+    )
+    private = Ridge().fit(X, y)
+    exact = np.concatenate([np.ravel(getattr(private, a)) for a in names])
+    assert not np.allclose(released - redrawn, exact)
 
 
 @pytest.mark.parametrize(

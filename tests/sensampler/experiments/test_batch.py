@@ -869,3 +869,158 @@ def test_a_forged_checksum_is_accepted_as_documented(tmp_path):
     file.write_text(json.dumps({**content, "checksum": batch._checksum(content)}))
     assert run_batch(path, out).rows[0]["error"] == -1.0
     assert "detects accidents, not forgery" in " ".join(batch.__doc__.split())
+
+
+# ------------------------------------------------------- private estimators
+PRIVATE_ESTIMATOR = """
+[run]
+seed = 5
+repetitions = 4
+m = 40
+
+[grid]
+population = ["boot"]
+query = ["ridge"]
+n = ["private"]
+gamma = [0.5]
+norm = ["l2"]
+mechanism = ["analytic"]
+epsilon = [1.0, 10.0]
+
+[datasets.diabetes]
+loader = "load_diabetes"
+seed = 4
+
+[populations.boot]
+kind = "Empirical"
+dataset = "diabetes"
+
+[queries.ridge]
+kind = "private_estimator"
+model = "Ridge"
+params = { alpha = 10.0 }
+tune = { alpha = [3.0, 30.0] }
+augment = true
+
+[errors]
+score = "test_mse"
+data = "diabetes"
+"""
+
+
+def test_a_private_estimator_is_fitted_released_and_scored(tmp_path):
+    from sklearn.linear_model import Ridge
+
+    path = _real(tmp_path, PRIVATE_ESTIMATOR)
+    summary = run_batch(path, tmp_path / "out")
+    rows = [r for r in summary.rows if r["statistic"] == "mean"]
+    assert [r["epsilon"] for r in rows] == [1.0, 10.0]
+    assert all(r["measure"] == "test_mse" and r["n"] == 186 for r in rows)
+    assert all(r["sensitivity"] > 0 and r["m"] == 40 for r in rows)
+    references = (tmp_path / "out" / "references.csv").read_text()
+    split = load_split("load_diabetes", seed=4)
+    public = Ridge(alpha=10.0).fit(split.public[:, :-1], split.public[:, -1])
+    mse = ((public.predict(split.test[:, :-1]) - split.test[:, -1]) ** 2).mean()
+    assert f"public data only,{float(mse)!r}" in references
+    assert "non-private, public + private" in references
+
+
+def test_the_shipped_private_estimator_config_runs_from_the_command_line(tmp_path):
+    shipped = os.path.join(
+        os.path.dirname(__file__), *[os.pardir] * 3, "examples",
+        "private_estimators.toml",
+    )
+    with open(shipped, encoding="utf-8") as handle:
+        text = handle.read()
+    for key, value in (
+        ("repetitions", "2"), ("m", "30"), ("gamma", "[0.5]"), ("epsilon", "[1.0]")
+    ):
+        text = _edit(key, value, text)
+    path = _real(tmp_path, text)
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "sensampler.cli", "run", str(path), "--out", str(out)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    with open(out / "summary.csv", newline="") as handle:
+        (mean,) = [r for r in csv.DictReader(handle) if r["statistic"] == "mean"]
+    assert mean["measure"] == "test_accuracy" and 0.5 < float(mean["error"]) <= 1
+
+
+def test_a_private_estimator_summary_is_identical_for_any_n_jobs(tmp_path):
+    text = _edit("tune", None, _edit("epsilon", "[1.0]", _edit("m", "20", PRIVATE_ESTIMATOR)))
+    text = text.replace('["boot"]', '["boot", "boot2"]') + (
+        '\n[populations.boot2]\nkind = "Empirical"\ndataset = "diabetes"\n'
+    )
+    path = _real(tmp_path, text)
+    run_batch(path, tmp_path / "a", n_jobs=1)
+    run_batch(path, tmp_path / "b", n_jobs=2)
+    summary = [(tmp_path / d / "summary.csv").read_bytes() for d in "ab"]
+    assert summary[0] == summary[1]
+
+
+@pytest.mark.parametrize(
+    "text, exc, message",
+    [
+        (
+            _edit("model", "'SVC'", PRIVATE_ESTIMATOR),
+            ValueError,
+            "[queries.ridge] 'ridge': model must be one of 'LinearRegression', "
+            "'Ridge', 'Lasso', 'ElasticNet', 'LogisticRegression', got model='SVC'.",
+        ),
+        (
+            _edit("augment", "1", PRIVATE_ESTIMATOR),
+            ValueError,
+            "[queries.ridge] 'ridge': augment must be true or false, got augment=1.",
+        ),
+        (
+            _edit("tune", "{ C = [1.0] }", PRIVATE_ESTIMATOR),
+            ValueError,
+            "[queries.ridge] 'ridge': tune must map parameters of Ridge to "
+            "non-empty lists of values, got tune={'C': [1.0]}.",
+        ),
+        (
+            _edit("tune", "{ alpha = [] }", PRIVATE_ESTIMATOR),
+            ValueError,
+            "[queries.ridge] 'ridge': tune must map parameters of Ridge to "
+            "non-empty lists of values, got tune={'alpha': []}.",
+        ),
+        (
+            _edit("tune", "{ alpha = [-1.0] }", PRIVATE_ESTIMATOR),
+            ValueError,
+            "[grid] query 'ridge' on the data set 'diabetes': ",
+        ),
+        (
+            _edit("augment", "true\nnoise = 2", PRIVATE_ESTIMATOR),
+            ValueError,
+            "[queries.ridge] 'ridge': unknown query key(s) ['noise']; keys: kind, "
+            "model, params, tune, augment.",
+        ),
+        (
+            _edit("mechanism", '["gaussian"]', PRIVATE_ESTIMATOR),
+            ValueError,
+            "[queries.ridge] kind = 'private_estimator' releases with [grid] "
+            "mechanism 'analytic', 'laplace', got 'gaussian'.",
+        ),
+        (
+            _edit("norm", '["linf"]', PRIVATE_ESTIMATOR),
+            ValueError,
+            "[queries.ridge] kind = 'private_estimator' samples the 'l1' or 'l2' "
+            "sensitivity, got [grid] norm 'linf'.",
+        ),
+        (
+            _edit("score", None, _edit("data", None, PRIVATE_ESTIMATOR)),
+            ValueError,
+            "[queries.ridge] kind = 'private_estimator' needs [errors] score and "
+            "data",
+        ),
+    ],
+)
+def test_every_bad_private_estimator_config_is_refused_before_any_run(
+    tmp_path, text, exc, message
+):
+    path = _real(tmp_path, text)
+    with pytest.raises(exc, match=re.escape(f"{path}: {message}")):
+        run_batch(path, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
