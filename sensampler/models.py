@@ -346,7 +346,10 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
 
     What is protected: the attributes released, and nothing else. The number of
     private records ``n`` is public (neighbours replace one record); the class
-    labels are the public data's (a private label set that differs is refused);
+    labels are the public data's, and a private label set that differs is
+    refused after the fit was recorded, so whether the fit succeeds reveals, with
+    no noise, whether every public class occurs in the private labels (one bit:
+    relabelling the only private record of a class changes it);
     the preprocessing of ``X`` in a ``Pipeline`` is fitted on whatever data the
     pipeline is fitted on, so give ``public`` in the space this estimator sees
     and fit earlier steps on public data. The accountant records a fit when it
