@@ -40,6 +40,7 @@ import numpy as np
 
 from . import plotting
 from ._audit_cli import add_audit_parser, audit_command
+from ._domains import NEIGHBOUR_RELATIONS
 from ._locks import exclusive
 from ._release_cli import add_release_arguments, release_command
 from ._text import text_table
@@ -187,6 +188,11 @@ def _cmd_plan(args):
 def _cmd_sample(args):
     query, population = _check_sampling(args)
     get_norm(args.norm)
+    if args.neighbours == "add-remove" and args.n < 2:
+        raise ValueError(
+            f"--neighbours add-remove needs --n >= 2 (D holds n - 1 records), "
+            f"got --n {args.n}."
+        )
     plan = dict(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
     sampling_plan(**plan)
     run = dict(plan, norm=args.norm, n_jobs=args.n_jobs)
@@ -198,6 +204,7 @@ def _cmd_sample(args):
             population,
             args.n,
             **run,
+            neighbours=args.neighbours,
             random_state=args.seed,
             progress=args.progress,
         )
@@ -440,6 +447,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_sampling_flags(sample)
     sample.add_argument("--norm", default="l1", help=", ".join(NORM_NAMES))
+    sample.add_argument(
+        "--neighbours",
+        default="replace-one",
+        choices=NEIGHBOUR_RELATIONS.values,
+        help="replace-one: D and D with one record replaced (default); add-remove: "
+        "D of n - 1 records and D with one record added",
+    )
     _add_plan_flags(sample)
     sample.set_defaults(func=_cmd_sample)
 

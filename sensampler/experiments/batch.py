@@ -89,6 +89,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
+import importlib
 import itertools
 import json
 import math
@@ -102,7 +103,6 @@ from .._domains import DELTA_TARGET, EPSILON, PROBABILITY, Interval
 from .._locks import exclusive
 from .._threads import one_thread
 from .._validation import check_n_jobs
-from ..models import PrivateEstimator
 from ..norms import NORM_NAMES
 from ..parallel import iter_tasks, progress_bar
 from ..plan import sampling_plan
@@ -133,6 +133,13 @@ __all__ = ["run_batch", "load_config", "plan_runs"]
 _TABLES = ("run", "grid", "populations", "queries", "datasets", "errors")
 _RUN_DEFAULTS = {"seed": 0, "repetitions": 50, "delta": 1e-6, "bound": "exact"}
 _DATASET_DEFAULTS = {"public": 0.4, "train": 0.7, "seed": 0, "standardise": "public"}
+def _private_estimator():
+    """:class:`sensampler.models.PrivateEstimator`, loaded when a private-estimator
+    route runs: it imports scikit-learn, which ``import sensampler.cli`` must not
+    load (``tests/test_import_cost.py``)."""
+    return importlib.import_module("sensampler.models").PrivateEstimator
+
+
 #: The grid's n that stands for the size of the private training part.
 PRIVATE = "private"
 #: Grid mechanisms a ``kind = "private_estimator"`` query releases with, and the
@@ -749,7 +756,7 @@ def _private_estimator_run(settings: dict, splits: dict, dist) -> dict:
     rows, estimates = [], []
     for epsilon, child in zip(settings["epsilons"], seed.spawn(len(settings["epsilons"]))):
         fit_seed, noise_seed = child.spawn(2)
-        model = PrivateEstimator(
+        model = _private_estimator()(
             built["estimator"], epsilon=epsilon,
             delta=0.0 if mechanism == "laplace" else settings["delta"],
             gamma=settings["gamma"], public=public, population=dist,

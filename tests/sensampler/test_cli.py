@@ -555,3 +555,24 @@ def test_every_bound_flag_offers_the_plans_bounds():
 def test_plan_accepts_every_bound(bound, capsys):
     assert main(["plan", "--gamma", "0.05", "--bound", bound, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["bound"] == bound
+
+
+def test_sample_takes_the_add_remove_relation(capsys):
+    # before: the command line had no way to sample add/remove neighbours
+    flags = ["sample", "--population", "normal", "--query", "sum", "--n", "1000",
+             "--gamma", "0.05", "--seed", "0", "--no-progress", "--json"]
+    assert main([*flags, "--neighbours", "add-remove"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["neighbours"] == "add-remove"
+    assert main(flags) == 0
+    assert json.loads(capsys.readouterr().out)["neighbours"] == "replace-one"
+
+
+def test_a_bad_relation_is_a_usage_error(capsys, no_work):
+    base = ["sample", "--population", "normal", "--query", "sum", "--gamma", "0.05"]
+    code, err = _main_one_line(capsys, [*base, "--n", "1", "--neighbours", "add-remove"])
+    assert code == 2 and "needs --n >= 2" in err
+    with pytest.raises(SystemExit) as exit_:  # argparse's own choices
+        main([*base, "--n", "10", "--neighbours", "bogus"])
+    assert exit_.value.code == 2
+    assert "--neighbours: invalid choice: 'bogus'" in capsys.readouterr().err
