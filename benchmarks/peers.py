@@ -37,11 +37,11 @@ import time
 import warnings
 
 import numpy as np
-from sensampler.distributions import GaussianMixture
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import GaussianMixture
 from sensampler.experiments import load_split
 from sensampler.mechanisms import LaplaceMechanism
 from sensampler.models import PrivateEstimator

@@ -17,10 +17,10 @@ import time
 
 import numpy as np
 from run import base_parser, compare, header, report, spread
-from sensampler.distributions import Empirical
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import Empirical
 from sensampler.experiments import load_split
 
 

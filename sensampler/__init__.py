@@ -36,18 +36,23 @@ _NAMES = {
 #: Public modules, reachable as attributes (``sensampler.accounting``).
 _SUBMODULES = (
     "accounting",
+    "audit",
+    "budget_file",
     "cli",
+    "data_files",
     "demo",
     "distributions",
     "estimate",
     "experiments",
     "mechanisms",
+    "models",
     "norms",
     "parallel",
     "plan",
     "plotting",
     "privacy",
     "queries",
+    "release",
     "sampler",
 )
 

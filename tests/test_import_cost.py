@@ -9,6 +9,7 @@ estimator queries, matplotlib by the figures, tqdm by progress bars, pandas by
 """
 
 import json
+import os
 import subprocess
 import sys
 
@@ -89,3 +90,27 @@ def test_dir_and_all_name_every_public_name():
     assert {"privacy", "plan", "parallel", "distributions"} <= set(dir(sensampler))
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         sensampler.nope  # noqa: B018
+
+
+def _public_modules():
+    """Every public module directly inside the package (a file or a folder)."""
+    root = os.path.dirname(sensampler.__file__)
+    names = set()
+    for entry in os.listdir(root):
+        name = entry[:-3] if entry.endswith(".py") else entry
+        is_package = os.path.isfile(os.path.join(root, entry, "__init__.py"))
+        if (entry.endswith(".py") or is_package) and not name.startswith("_"):
+            names.add(name)
+    return names
+
+
+def test_every_public_module_is_an_attribute_after_import():
+    # Before: sensampler.audit, .models, .release, .budget_file and .data_files
+    # raised AttributeError (the lazy loader did not know them).
+    code = "import sensampler\n" + "\n".join(
+        f"assert getattr(sensampler, {name!r}).__name__ == 'sensampler.{name}'"
+        for name in sorted(_public_modules())
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert _public_modules() <= set(dir(sensampler))

@@ -7,7 +7,7 @@ import os
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PACKAGES = {"sensampler": "sensampler", "sensampler.distributions": "distributions"}
+PACKAGES = {"sensampler": "sensampler"}
 
 
 def _modules():
@@ -19,11 +19,6 @@ def _modules():
             dirnames[:] = [d for d in dirnames if not d.startswith((".", "__"))]
             rel = os.path.relpath(dirpath, base)
             prefix = package if rel == "." else f"{package}.{rel.replace(os.sep, '.')}"
-            if (
-                prefix.startswith("sensampler.distributions")
-                and package == "sensampler"
-            ):
-                continue
             for name in filenames:
                 if name.endswith(".py"):
                     module = (

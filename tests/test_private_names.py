@@ -9,7 +9,7 @@ import ast
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FOLDERS = ("sensampler", "distributions")
+FOLDERS = ("sensampler",)
 
 
 def _private(name: str) -> bool:

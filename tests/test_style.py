@@ -20,7 +20,6 @@ def test_ruff_finds_nothing():
             ruff,
             "check",
             "sensampler",
-            "distributions",
             "tests",
             "benchmarks",
             "notebooks",

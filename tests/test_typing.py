@@ -3,9 +3,8 @@
 The files checked are ``tests/typecheck/*_api.py`` (public-API usage with
 ``assert_type``) and every ```` ```python ```` block of the README, joined in order
 as one script (a doctest block gives its source lines). The package is checked
-as installed: pyright sees a tree of links laid out like the wheel
-(``distributions/`` as ``sensampler/distributions``), since it cannot follow the
-import hook of an editable install.
+as installed: pyright sees a tree of links laid out like the wheel, since it
+cannot follow the import hook of an editable install.
 """
 
 import json
@@ -38,7 +37,6 @@ def _installed_layout(target):
     for name in os.listdir(os.path.join(ROOT, "sensampler")):
         if name != "__pycache__":
             os.symlink(os.path.join(ROOT, "sensampler", name), package / name)
-    os.symlink(os.path.join(ROOT, "distributions"), package / "distributions")
 
 
 def _readme_examples():

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from sensampler.distributions import Normal
 
 from sensampler import queries
+from sensampler.distributions import Normal
 from sensampler.experiments import (
     epsilon_vs_iterations,
     error_vs_epsilon,

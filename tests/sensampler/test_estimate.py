@@ -6,9 +6,9 @@ import warnings
 
 import numpy as np
 import pytest
-from sensampler.distributions import MultivariateNormal, Normal
 
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import MultivariateNormal, Normal
 from sensampler.estimate import (
     Coverage,
     SensitivityEstimate,

@@ -5,9 +5,9 @@ import re
 import tracemalloc
 
 import pytest
-from sensampler.distributions import GaussianMixture, Normal
 
 from sensampler import _memory, queries, sample_sensitivity
+from sensampler.distributions import GaussianMixture, Normal
 from sensampler.experiments import error_vs_epsilon
 from sensampler.parallel import DEFAULT_CHUNK_BYTES
 

@@ -10,10 +10,10 @@ matplotlib = pytest.importorskip("matplotlib")
 
 from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from sensampler.distributions import GaussianMixture, Normal  # noqa: E402
 
 from sensampler import plotting, queries, sample_sensitivity  # noqa: E402
 from sensampler.audit import compare_populations  # noqa: E402
+from sensampler.distributions import GaussianMixture, Normal  # noqa: E402
 from sensampler.experiments import (  # noqa: E402
     SD_DEFINITION,
     composition_experiment,

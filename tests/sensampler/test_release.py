@@ -7,12 +7,12 @@ import threading
 
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 from sensampler import queries
 from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from sensampler.budget_file import BudgetFile
 from sensampler.cli import main
+from sensampler.distributions import Normal
 from sensampler.release import (
     _mechanism,
     prepare_releases,

@@ -5,13 +5,6 @@ import joblib
 import numpy as np
 import pytest
 from scipy import stats
-from sensampler.distributions import (
-    GaussianMixture,
-    LinearRegressionPopulation,
-    MultivariateNormal,
-    Normal,
-    Uniform,
-)
 from sklearn.linear_model import Ridge
 
 from sensampler import (
@@ -21,6 +14,13 @@ from sensampler import (
     queries,
     sample_sensitivity,
     sampling_plan,
+)
+from sensampler.distributions import (
+    GaussianMixture,
+    LinearRegressionPopulation,
+    MultivariateNormal,
+    Normal,
+    Uniform,
 )
 from sensampler.norms import L1SensitivityNorm
 

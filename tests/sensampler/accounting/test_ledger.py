@@ -3,7 +3,6 @@
 import sys
 
 import pytest
-from sensampler.distributions import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import (
@@ -15,6 +14,7 @@ from sensampler.accounting import (
     RenyiAccountant,
     ZCDPAccountant,
 )
+from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 from sensampler.privacy import PrivacyStatement, SamplingRun
 

@@ -6,7 +6,6 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 from scipy import optimize, stats
-from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import (
@@ -17,6 +16,7 @@ from sensampler.accounting import (
     WhitehouseFilter,
     ZCDPAccountant,
 )
+from sensampler.distributions import Normal
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 from sensampler.privacy import (
     PrivacyStatement,

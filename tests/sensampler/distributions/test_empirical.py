@@ -2,8 +2,8 @@ import re
 
 import numpy as np
 import pytest
-from sensampler.distributions import Empirical
 
+from sensampler.distributions import Empirical
 from tests.conftest import assert_moments
 
 

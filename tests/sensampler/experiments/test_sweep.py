@@ -6,9 +6,9 @@ import warnings
 
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture, Normal
 
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import GaussianMixture, Normal
 from sensampler.experiments import (
     MECHANISMS,
     SD_DEFINITION,

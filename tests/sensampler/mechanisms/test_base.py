@@ -7,10 +7,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture, MultivariateNormal
 
 from sensampler import SensitivitySampler, queries, sample_sensitivity
 from sensampler.accounting import PrivacyFilter, RenyiAccountant, ZCDPAccountant
+from sensampler.distributions import GaussianMixture, MultivariateNormal
 from sensampler.estimate import SensitivityValue
 from sensampler.mechanisms import (
     CatastropheMechanism,
