@@ -68,6 +68,39 @@ def test_wheel_installs_one_top_level_package(wheel):
     assert "sensampler/distributions/__init__.py" in wheel
 
 
+def _source_modules():
+    """Every module and package marker of the source tree, as wheel paths."""
+    found = set()
+    for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, "sensampler")):
+        dirnames[:] = [d for d in dirnames if not d.startswith((".", "__"))]
+        for name in filenames:
+            if name.endswith(".py"):
+                path = os.path.relpath(os.path.join(dirpath, name), ROOT)
+                found.add(path.replace(os.sep, "/"))
+    return found
+
+
+@pytest.mark.slow
+def test_wheel_holds_every_package_and_module_of_the_source_tree(wheel):
+    # Before: the packages were listed by hand and sensampler.audit was left out,
+    # so `pip install .` gave a command line that crashed on import.
+    modules = _source_modules()
+    assert "sensampler/audit/__init__.py" in modules
+    assert sorted(modules - set(wheel)) == []
+    shipped = {name for name in wheel if name.endswith(".py")}
+    assert sorted(shipped - modules) == []  # nothing stale (an old build/ folder)
+
+
+def test_the_suite_tests_the_installed_package():
+    # `make test` and CI install the built wheel and say so: the tests must then
+    # import it, not the source tree (pytest's --import-mode=append, python -P).
+    if os.environ.get("SENSAMPLER_TEST_INSTALLED") != "1":
+        pytest.skip("set by `make test` and CI, which install the built wheel")
+    where = os.path.realpath(sensampler.__file__)
+    assert not where.startswith(os.path.realpath(ROOT) + os.sep), where
+    assert os.sep + "site-packages" + os.sep in where
+
+
 @pytest.mark.slow
 def test_wheel_ships_types_license_and_main(wheel):
     assert "sensampler/py.typed" in wheel
