@@ -97,7 +97,8 @@ def test_the_suite_tests_the_installed_package():
     if os.environ.get("SENSAMPLER_TEST_INSTALLED") != "1":
         pytest.skip("set by `make test` and CI, which install the built wheel")
     where = os.path.realpath(sensampler.__file__)
-    assert not where.startswith(os.path.realpath(ROOT) + os.sep), where
+    source = os.path.realpath(os.path.join(ROOT, "sensampler"))
+    assert not where.startswith(source + os.sep), where
     assert os.sep + "site-packages" + os.sep in where
 
 
