@@ -143,7 +143,7 @@ def audit_estimate(
     pairs: int,
     confidence: float = 0.99,
     random_state=None,
-    n_jobs: int | None = 1,
+    n_jobs: int | None = None,
     progress: bool = False,
 ) -> CoverageAudit:
     r"""Rate at which fresh neighbouring pairs exceed a sampled sensitivity.
@@ -174,7 +174,7 @@ def audit_estimate(
     random_state : None, int, SeedSequence or Generator
         Same value, same result. The audit draws from a child of this seed,
         so passing the sampling run's own seed still gives fresh pairs.
-    n_jobs : int or None, default 1
+    n_jobs : int or None, default None
         Workers, as in :func:`~sensampler.sample_sensitivity`.
     progress : bool, default False
         Show a progress bar of the fresh pairs (needs ``tqdm``).

@@ -71,7 +71,7 @@ def compare_populations(
     bound: str = "exact",
     confidence: float = 0.99,
     random_state=None,
-    n_jobs: int | None = 1,
+    n_jobs: int | None = None,
     progress: bool = False,
 ) -> PopulationComparison:
     """Sample the sensitivity under each population; audit each under every one.
@@ -100,7 +100,7 @@ def compare_populations(
         child ``2 i + 1``: every estimate is audited on the same fresh pairs of
         each population (common random numbers), which sharpens comparisons
         between estimates.
-    n_jobs : int or None, default 1
+    n_jobs : int or None, default None
         Workers of every run, as in :func:`~sensampler.sample_sensitivity`.
     progress : bool, default False
         Show a progress bar of each sampling run and each audit (needs ``tqdm``).

@@ -73,7 +73,7 @@ def check_databases_fit(
     *,
     answer_size: int = 0,
     settings: int = 0,
-    n_jobs: int | None = 1,
+    n_jobs: int | None = None,
 ) -> None:
     """Refuse, before drawing, a sweep whose peak would not fit in physical memory.
 
