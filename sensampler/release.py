@@ -257,6 +257,20 @@ class QuantileRelease(Release):
 
     Parameters
     ----------
+    query : str
+        The query's name.
+    value : float
+        The private quantile, a point of ``bounds``.
+    statement : PrivacyStatement
+        Plain epsilon-DP (``delta = 0``, no sampling run, gamma 0).
+    estimate : None
+        No sensitivity is sampled.
+    mechanism : str
+        ``"exponential"``.
+    noise : str
+        The mechanism's utility, its sensitivity and the range, in words.
+    n : int
+        Number of records of the data (released as is).
     bounds : (float, float)
         The public range the records were clipped to and the output lies in.
     bounds_source : str
