@@ -10,6 +10,7 @@ import pytest
 
 from sensampler import queries
 from sensampler.accounting import PrivacyFilter
+from sensampler.audit import audit_mechanism
 from sensampler.budget_file import BudgetFile
 from sensampler.cli import main
 from sensampler.distributions import GaussianMixture, Normal
@@ -157,3 +158,17 @@ def test_command_prints_the_plain_statement_and_the_bounds(tmp_path, capsys):
                  POP, "--query", "quantile:1", "--epsilon", "0.5", "--json"])
     record = json.loads(capsys.readouterr()[0])["releases"][0]
     assert code == 0 and record["gamma"] == 0.0 and record["answer"] < 202
+
+
+def test_the_outlier_moves_the_top_quantile_within_its_statement():
+    # audit from outside: the release's own mechanism on the data with the outlier
+    # and with that record replaced (replace-one neighbours), at its stated epsilon
+    base = _heights(40)
+    with_outlier = np.append(base, 987654.321)
+    without = np.append(base, 170.0)
+    prepared = prepare_releases(with_outlier, ["quantile:1"], POP, epsilon=0.5)
+    mech = prepared.quantiles[0][0]
+    assert mech.privacy.epsilon == 0.5 and mech.privacy.gamma == 0.0
+    result = audit_mechanism(mech, with_outlier, without, releases=20_000,
+                             random_state=11)
+    assert not result.violated and result.epsilon_lower <= 0.5
