@@ -17,6 +17,12 @@ nothing is guaranteed. Data the population model does not describe are not
 covered. The number of records n is released as is: replace-one neighbours keep
 it fixed.
 
+Quantile queries (``median``, ``quantile:Q`` with one Q) are the exception:
+they sample nothing and release through the exponential mechanism over public
+bounds (:class:`~sensampler.mechanisms.ExponentialQuantileMechanism`; by
+default the population model's 0.001 and 0.999 quantiles), which is plain
+epsilon-DP for every pair of neighbouring databases (:class:`QuantileRelease`).
+
 ``random_state`` seeds the sampling run only (it is stated, so the run can be
 drawn again). The noise is never seeded: it comes from fresh operating-system
 entropy (numpy for ``"laplace"`` and ``"gaussian"``, the OS's secure generator
