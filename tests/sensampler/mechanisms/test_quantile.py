@@ -308,3 +308,11 @@ def test_immutable_picklable_and_recalibrated():
     )
     other = mech.recalibrate(epsilon=2.0, neighbours="add-remove")
     assert (other.epsilon, other.utility_sensitivity, mech.epsilon) == (2.0, 0.5, 1.0)
+
+
+def test_a_filter_spends_the_plain_statement_then_releases():
+    budget = PrivacyFilter(1.0)
+    mech = ExponentialQuantileMechanism(0.5, (0.0, 1.0), 0.4)
+    out = budget.release(mech, [0.2, 0.4, 0.6], random_state=0)
+    assert 0.0 <= out <= 1.0 and budget.count == 1
+    assert budget.spent.epsilon == pytest.approx(0.4) and budget.gamma == 0.0
