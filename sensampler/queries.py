@@ -447,6 +447,8 @@ identity.recordwise = True
 mean = _builtin(lambda stack: stack.mean(axis=1), "mean", additive="mean")
 sum = _builtin(lambda stack: stack.sum(axis=1), "sum", additive="sum")  # noqa: A001
 median = _builtin(lambda stack: np.median(stack, axis=1), "median")
+#: The level of a one-quantile query (releases use the exponential mechanism).
+median.quantile_level = 0.5
 
 
 def quantile(q: float) -> BatchedQuery:
@@ -459,7 +461,9 @@ def quantile(q: float) -> BatchedQuery:
     Returns
     -------
     BatchedQuery
-        The query, evaluated on a whole stack of databases at once.
+        The query, evaluated on a whole stack of databases at once; for one
+        ``q``, its ``quantile_level`` attribute is ``q`` (a release then uses
+        :class:`~sensampler.mechanisms.ExponentialQuantileMechanism`).
     """
     qs = check_array("q", q)
     if qs.ndim > 1 or qs.size == 0:
@@ -473,7 +477,10 @@ def quantile(q: float) -> BatchedQuery:
         out = np.quantile(stack, qs, axis=1)
         return np.moveaxis(out, 0, 1) if qs.ndim else out
 
-    return _builtin(func, f"quantile({q!r})")
+    query = _builtin(func, f"quantile({q!r})")
+    if qs.ndim == 0:  # one quantile: releases use the exponential mechanism
+        query.quantile_level = float(qs)
+    return query
 
 
 def variance(ddof: int = 0) -> BatchedQuery:

@@ -17,6 +17,12 @@ nothing is guaranteed. Data the population model does not describe are not
 covered. The number of records n is released as is: replace-one neighbours keep
 it fixed.
 
+Quantile queries (``median``, ``quantile:Q`` with one Q) are the exception:
+they sample nothing and release through the exponential mechanism over public
+bounds (:class:`~sensampler.mechanisms.ExponentialQuantileMechanism`; by
+default the population model's 0.001 and 0.999 quantiles), which is plain
+epsilon-DP for every pair of neighbouring databases (:class:`QuantileRelease`).
+
 ``random_state`` seeds the sampling run only (it is stated, so the run can be
 drawn again). The noise is never seeded: it comes from fresh operating-system
 entropy (numpy for ``"laplace"`` and ``"gaussian"``, the OS's secure generator
@@ -46,9 +52,11 @@ from .experiments.specs import build_population, parse_population, parse_query
 from .mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
+    ExponentialQuantileMechanism,
     GaussianMechanism,
     LaplaceMechanism,
 )
+from .mechanisms.quantile import check_bounds
 from .parallel import child_seed
 from .plan import sampling_plan
 from .privacy import (
@@ -64,6 +72,7 @@ from .sampler import sample_sensitivity
 __all__ = [
     "RELEASE_MECHANISMS",
     "PreparedRelease",
+    "QuantileRelease",
     "Release",
     "load_population",
     "prepare_releases",
@@ -78,6 +87,14 @@ RELEASE_MECHANISMS = {
     "discrete-laplace": "l1",
     "discrete-gaussian": "l2",
 }
+
+#: Quantile bounds from a population model: its quantiles at this coverage and
+#: 1 - coverage, computed on :data:`BOUNDS_SAMPLE` draws from a fixed seed.
+BOUNDS_COVERAGE = 0.001
+#: Draws of the population model behind its quantile bounds.
+BOUNDS_SAMPLE = 200_000
+#: Seed of those draws: the bounds depend on the public model only.
+BOUNDS_SEED = 0
 
 #: The guarantee in words, so that gamma is not read as delta.
 GUARANTEE = (
@@ -236,6 +253,92 @@ class Release:
         )
 
 
+@dataclass(frozen=True)
+class QuantileRelease(Release):
+    """A quantile released by the exponential mechanism over public bounds.
+
+    Its statement is plain epsilon-DP for every pair of neighbouring databases
+    (:class:`~sensampler.mechanisms.ExponentialQuantileMechanism`): nothing is
+    sampled, so there is no gamma and ``estimate`` is ``None``.
+
+    Parameters
+    ----------
+    query : str
+        The query's name.
+    value : float
+        The private quantile, a point of ``bounds``.
+    statement : PrivacyStatement
+        Plain epsilon-DP (``delta = 0``, no sampling run, gamma 0).
+    estimate : None
+        No sensitivity is sampled.
+    mechanism : str
+        ``"exponential"``.
+    noise : str
+        The mechanism's utility, its sensitivity and the range, in words.
+    n : int
+        Number of records of the data (released as is).
+    bounds : (float, float)
+        The public range the records were clipped to and the output lies in.
+    bounds_source : str
+        Where the bounds came from, in words.
+    """
+
+    bounds: tuple[float, float]
+    bounds_source: str
+
+    @property
+    def guarantee(self) -> str:
+        """The guarantee in words: plain (epsilon, 0)-DP, for every database."""
+        s = self.statement
+        return (
+            f"{format_dp(s.epsilon, s.delta)} for {s.neighbours} neighbours "
+            f"(n={self.n} records), for every pair of neighbouring databases "
+            "(worst case: no gamma)"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly dictionary (no NaN or infinity).
+
+        Returns
+        -------
+        dict
+            The answer, the mechanism, the statement and the bounds.
+        """
+        return {
+            "query": self.query,
+            "answer": float(self.value),
+            "mechanism": self.mechanism,
+            "noise": self.noise,
+            "epsilon": self.statement.epsilon,
+            "delta": self.statement.delta,
+            "gamma": self.statement.gamma,
+            "guarantee": self.guarantee,
+            "n": self.n,
+            "neighbours": self.statement.neighbours,
+            "bounds": list(self.bounds),
+            "bounds_source": self.bounds_source,
+        }
+
+    def text(self) -> str:
+        """The answer and the full statement, for people.
+
+        Returns
+        -------
+        str
+            Several lines of text.
+        """
+        low, high = self.bounds
+        return "\n".join(
+            [
+                f"{self.query}: {float(self.value):.6g}",
+                f"  guarantee  {self.guarantee}",
+                f"  mechanism  {self.statement.mechanism}, {self.noise}",
+                f"  bounds     [{low:.6g}, {high:.6g}], {self.bounds_source}; "
+                "records outside are clipped",
+            ]
+        )
+
+
 def _query_name(query, given) -> str:
     if isinstance(given, str):
         return given.strip()
@@ -312,6 +415,50 @@ def _granularity(sensitivity: float) -> float:
     if sensitivity <= 0.0:
         return 1.0
     return 10.0 ** math.floor(math.log10(sensitivity / 100.0))
+
+
+def _population_bounds(population) -> tuple[float, float]:
+    """The population model's :data:`BOUNDS_COVERAGE` and 1 - coverage quantiles,
+    from :data:`BOUNDS_SAMPLE` draws with a fixed seed (public: no privacy cost)."""
+    draws = np.asarray(
+        population.sample(BOUNDS_SAMPLE, random_state=BOUNDS_SEED), dtype=float
+    )
+    low, high = np.quantile(draws, [BOUNDS_COVERAGE, 1.0 - BOUNDS_COVERAGE])
+    if not low < high:
+        raise ValueError(
+            f"the population model's {BOUNDS_COVERAGE:g} and "
+            f"{1 - BOUNDS_COVERAGE:g} quantiles coincide ({float(low):g}), so they "
+            "bound no quantile release; give bounds=(low, high)."
+        )
+    return float(low), float(high)
+
+
+def _quantile_mechanism(query, population, bounds, epsilon):
+    """(mechanism, its statement, the noise in words, bounds, their source) of a
+    one-quantile query (``query.quantile_level``), or None for any other query.
+
+    The exponential mechanism over public bounds (Smith 2011): plain epsilon-DP
+    for every pair of neighbours, where a sampled sensitivity of a quantile
+    would be random DP only, and often far larger than the quantile's spread.
+    """
+    level = getattr(query, "quantile_level", None)
+    if level is None:
+        return None
+    if bounds is None:
+        low, high = _population_bounds(population)
+        source = (
+            f"the population model's {BOUNDS_COVERAGE:g} and "
+            f"{1 - BOUNDS_COVERAGE:g} quantiles (public, no privacy cost)"
+        )
+    else:
+        low, high = check_bounds(bounds)
+        source = "given"
+    mech = ExponentialQuantileMechanism(level, (low, high), epsilon)
+    noise = (
+        f"utility -|rank - {level:g}n| of sensitivity "
+        f"{mech.utility_sensitivity:g}, over [{low:.6g}, {high:.6g}]"
+    )
+    return mech, mech.privacy, noise, (low, high), source
 
 
 def _mechanism(name, estimate, epsilon, delta, granularity, dimension):
@@ -408,6 +555,10 @@ class PreparedRelease:
         Seeds the sampling runs (query i uses child i).
     n_jobs : int or None
         Workers of the sampler.
+    quantiles : tuple
+        Per query, ``None``, or for a one-quantile query its exponential
+        mechanism, statement, noise in words, bounds and their source (built
+        and checked here; see :class:`QuantileRelease`).
     """
 
     data: np.ndarray
@@ -424,6 +575,7 @@ class PreparedRelease:
     budget: Any
     root: np.random.SeedSequence
     n_jobs: int | None
+    quantiles: tuple
 
     def run(self) -> tuple[Release, ...]:
         """Sample each query's sensitivity, spend, release; see :func:`release_statistics`.
@@ -434,7 +586,9 @@ class PreparedRelease:
             One per query, in order.
         """
         estimates = [
-            sample_sensitivity(
+            None
+            if quantile is not None
+            else sample_sensitivity(
                 query,
                 self.population,
                 self.data.size,
@@ -444,10 +598,12 @@ class PreparedRelease:
                 random_state=child_seed(self.root, i),
                 n_jobs=self.n_jobs,
             )
-            for i, query in enumerate(self.queries)
+            for i, (query, quantile) in enumerate(zip(self.queries, self.quantiles))
         ]
         built = [
-            _mechanism(
+            quantile[:3]
+            if quantile is not None
+            else _mechanism(
                 self.mechanism,
                 est,
                 self.epsilon,
@@ -455,29 +611,42 @@ class PreparedRelease:
                 self.granularity,
                 max(1, answer.size),
             )
-            for est, answer in zip(estimates, self.answers)
+            for est, answer, quantile in zip(estimates, self.answers, self.quantiles)
         ]
-        for (mech, _, _), answer in zip(built, self.answers):
-            mech.check_release(answer)  # refused before anything is spent
+        # what each mechanism reads: the exact answer, or the data (a quantile's)
+        inputs = [
+            answer if quantile is None else self.data
+            for answer, quantile in zip(self.answers, self.quantiles)
+        ]
+        for (mech, _, _), value in zip(built, inputs):
+            mech.check_release(value)  # refused before anything is spent
         statements = [statement for _, statement, _ in built]
-        labels = [f"{name} ({self.mechanism})" for name in self.names]
+        labels = [
+            f"{name} ({self.mechanism if q is None else 'exponential'})"
+            for name, q in zip(self.names, self.quantiles)
+        ]
         budget = self.budget
         if isinstance(budget, BudgetFile):
             with budget.session() as session:  # locked from reading to writing
                 _trial(session.filter, statements, name=budget.path)
                 for statement, label in zip(statements, labels):
                     session.spend(statement, label)
-                values = _draw(built, self.answers)
+                values = _draw(built, inputs)
         else:
             if budget is not None:
                 _trial(budget, statements)
                 for statement in statements:
                     budget.compose(statement)
-            values = _draw(built, self.answers)
+            values = _draw(built, inputs)
         return tuple(
             Release(name, value, statement, est, self.mechanism, noise, self.data.size)
-            for name, value, (_, statement, noise), est in zip(
-                self.names, values, built, estimates
+            if quantile is None
+            else QuantileRelease(
+                name, value, statement, None, "exponential", noise, self.data.size,
+                *quantile[3:],
+            )
+            for name, value, (_, statement, noise), est, quantile in zip(
+                self.names, values, built, estimates, self.quantiles
             )
         )
 
@@ -497,6 +666,7 @@ def prepare_releases(
     budget: PrivacyFilter | BudgetFile | str | os.PathLike | None = None,
     random_state=None,
     n_jobs: int | None = None,
+    bounds=None,
 ) -> PreparedRelease:
     """Check every input of :func:`release_statistics` and the budget; sample nothing.
 
@@ -538,6 +708,11 @@ def prepare_releases(
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
         Workers of the sampler.
+    bounds : (low, high) or object with ``.low`` and ``.high``, optional
+        Public bounds of the quantile queries (``median``, ``quantile:Q``),
+        which use the exponential mechanism (plain epsilon-DP, no sampling);
+        default: the population model's 0.001 and 0.999 quantiles
+        (:data:`BOUNDS_COVERAGE`), at no privacy cost.
 
     Returns
     -------
@@ -564,6 +739,10 @@ def prepare_releases(
         mechanism, epsilon, delta, gamma, granularity, bound
     )
     budget = _check_budget(budget)
+    bounds = None if bounds is None else check_bounds(bounds)
+    quantiles = tuple(
+        _quantile_mechanism(query, population, bounds, epsilon) for query in parsed
+    )
     root = as_seed_sequence(random_state)
     n_jobs = check_n_jobs(n_jobs)
     answers = []
@@ -586,7 +765,9 @@ def prepare_releases(
                     run=SamplingRun(f"planned-{i}", plan.gamma),
                     source="sampled",
                 )
-                for i in range(len(parsed))
+                if quantile is None
+                else quantile[1]
+                for i, quantile in enumerate(quantiles)
             ],
         )
     return PreparedRelease(
@@ -604,6 +785,7 @@ def prepare_releases(
         budget,
         root,
         n_jobs,
+        quantiles,
     )
 
 
@@ -622,6 +804,7 @@ def release_statistics(
     budget: PrivacyFilter | BudgetFile | str | os.PathLike | None = None,
     random_state=None,
     n_jobs: int | None = None,
+    bounds=None,
 ) -> tuple[Release, ...]:
     """Release several statistics of ``data``, each with its own sampled sensitivity.
 
@@ -666,6 +849,11 @@ def release_statistics(
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
         Workers of the sampler.
+    bounds : (low, high) or object with ``.low`` and ``.high``, optional
+        Public bounds of the quantile queries (``median``, ``quantile:Q``),
+        which use the exponential mechanism (plain epsilon-DP, no sampling);
+        default: the population model's 0.001 and 0.999 quantiles
+        (:data:`BOUNDS_COVERAGE`), at no privacy cost.
 
     Returns
     -------
@@ -691,6 +879,7 @@ def release_statistics(
         budget=budget,
         random_state=random_state,
         n_jobs=n_jobs,
+        bounds=bounds,
     ).run()
 
 
@@ -724,7 +913,9 @@ def _draw(built, answers) -> list:
     from a seed."""
     values = []
     for (mech, _, _), answer in zip(built, answers):
-        if isinstance(mech, (LaplaceMechanism, GaussianMechanism)):
+        if isinstance(
+            mech, (LaplaceMechanism, GaussianMechanism, ExponentialQuantileMechanism)
+        ):
             out = mech.release(answer, random_state=np.random.default_rng())
         else:
             out = mech.release(answer)  # the OS's secure generator
@@ -747,6 +938,7 @@ def release_statistic(
     budget: PrivacyFilter | BudgetFile | str | os.PathLike | None = None,
     random_state=None,
     n_jobs: int | None = None,
+    bounds=None,
 ) -> Release:
     """Release one statistic of ``data`` with a sensitivity sampled from ``population``.
 
@@ -788,6 +980,11 @@ def release_statistic(
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
         Workers of the sampler.
+    bounds : (low, high) or object with ``.low`` and ``.high``, optional
+        Public bounds of the quantile queries (``median``, ``quantile:Q``),
+        which use the exponential mechanism (plain epsilon-DP, no sampling);
+        default: the population model's 0.001 and 0.999 quantiles
+        (:data:`BOUNDS_COVERAGE`), at no privacy cost.
 
     Returns
     -------
@@ -821,5 +1018,6 @@ def release_statistic(
         budget=budget,
         random_state=random_state,
         n_jobs=n_jobs,
+        bounds=bounds,
     )[0]
 

@@ -30,6 +30,7 @@ from .gaussian import (
     gaussian_epsilon,
 )
 from .laplace import LaplaceMechanism, laplace_rdp
+from .quantile import ExponentialQuantileMechanism
 from .secure import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "RenyiGaussianMechanism",
     "ZCDPGaussianMechanism",
     "ExponentialMechanism",
+    "ExponentialQuantileMechanism",
     "RandomizedResponse",
     "CatastropheMechanism",
     "DiscreteLaplaceMechanism",

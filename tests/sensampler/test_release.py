@@ -95,8 +95,11 @@ def test_json_is_strict_and_complete(files, capsys):
     assert "except with probability gamma" in first["guarantee"]
     assert len(record["releases"][2]["answer"]) == 4
     assert record["budget"] is None
-    # one run per query, each with its own id
-    assert len({r["run_id"] for r in record["releases"]}) == 3
+    # one run per sampled query, each with its own id; the quantile samples none
+    assert len({r["run_id"] for r in record["releases"] if "run_id" in r}) == 2
+    quantile = record["releases"][1]
+    assert quantile["mechanism"] == "exponential" and quantile["gamma"] == 0.0
+    assert "for every pair of neighbouring databases" in quantile["guarantee"]
 
 
 def test_json_with_a_budget_file_has_no_infinity(files, tmp_path, capsys):
@@ -149,7 +152,7 @@ def test_a_budget_file_is_created_only_with_its_budget(files, tmp_path, capsys):
 def test_gamma_of_each_run_is_spent(files, tmp_path):
     _, _, values = files
     budget = BudgetFile(tmp_path / "l.json", epsilon=2.0, gamma=0.12)
-    releases = release_statistics(values, ["mean", "median"], POP, epsilon=0.5,
+    releases = release_statistics(values, ["mean", "variance"], POP, epsilon=0.5,
                                   budget=budget, random_state=0)
     spent = BudgetFile(tmp_path / "l.json").filter()
     assert spent.gamma == pytest.approx(sum(r.statement.gamma for r in releases))

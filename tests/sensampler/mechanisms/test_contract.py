@@ -13,6 +13,7 @@ from sensampler.distributions import Normal
 from sensampler.mechanisms import (
     CatastropheMechanism,
     ExponentialMechanism,
+    ExponentialQuantileMechanism,
     GaussianMechanism,
     LaplaceMechanism,
     Mechanism,
@@ -29,6 +30,7 @@ MECHANISMS = [
     RenyiGaussianMechanism(1.0, 5.0, 0.5),
     ZCDPGaussianMechanism(1.0, 0.1),
     ExponentialMechanism(1.0, 1.0),
+    ExponentialQuantileMechanism(0.5, (0.0, 3.0), 1.0),
     RandomizedResponse(3, 1.0),
     CatastropheMechanism(1.0, 1.0, 1e-3),
 ]

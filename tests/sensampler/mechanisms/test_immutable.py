@@ -17,6 +17,7 @@ from sensampler.mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
+    ExponentialQuantileMechanism,
     GaussianMechanism,
     LaplaceMechanism,
     Mechanism,
@@ -31,6 +32,9 @@ FACTORIES = {
     RenyiGaussianMechanism: lambda: RenyiGaussianMechanism(1.0, 5.0, 0.5),
     ZCDPGaussianMechanism: lambda: ZCDPGaussianMechanism(1.0, 0.1),
     ExponentialMechanism: lambda: ExponentialMechanism(1.0, 1.0),
+    ExponentialQuantileMechanism: lambda: ExponentialQuantileMechanism(
+        0.5, (0.0, 1.0), 1.0
+    ),
     RandomizedResponse: lambda: RandomizedResponse(3, 1.0),
     CatastropheMechanism: lambda: CatastropheMechanism(1.0, 1.0, 1e-3),
     DiscreteLaplaceMechanism: lambda: DiscreteLaplaceMechanism(
@@ -191,6 +195,7 @@ RECALIBRATIONS = {
     RenyiGaussianMechanism: {"epsilon_bar": 0.25},
     ZCDPGaussianMechanism: {"rho": 0.05},
     ExponentialMechanism: {"epsilon": 0.25},
+    ExponentialQuantileMechanism: {"epsilon": 0.25},
     RandomizedResponse: {"epsilon": 0.25},
     CatastropheMechanism: {"delta": 1e-4},
     DiscreteLaplaceMechanism: {"epsilon": 0.25},

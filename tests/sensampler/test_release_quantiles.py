@@ -1,0 +1,174 @@
+"""Quantile queries release through the exponential mechanism over public bounds:
+plain epsilon-DP for every pair of neighbours, no sampling, no gamma."""
+
+import csv
+import json
+import re
+
+import numpy as np
+import pytest
+
+from sensampler import queries
+from sensampler.accounting import PrivacyFilter
+from sensampler.audit import audit_mechanism
+from sensampler.budget_file import BudgetFile
+from sensampler.cli import main
+from sensampler.distributions import GaussianMixture, Normal
+from sensampler.release import (
+    BOUNDS_COVERAGE,
+    QuantileRelease,
+    Release,
+    prepare_releases,
+    release_statistic,
+    release_statistics,
+)
+
+POP = "normal:loc=170,scale=10"
+HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+
+
+def _csv(path, values, column="height"):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", column])
+        writer.writerows(enumerate(values))
+    return str(path)
+
+
+def _heights(n=300, seed=20261126):
+    return np.random.default_rng(seed).normal(170, 10, n)
+
+
+def test_an_outlier_is_never_published_by_the_top_quantile():
+    # before: the Laplace mechanism on a sampled sensitivity released 987647
+    # for quantile:1 of heights holding one 987654.321
+    data = np.append(_heights(), 987654.321)
+    for _ in range(20):
+        r = release_statistic(data, "quantile:1", POP, epsilon=0.5, random_state=0)
+        # N(170, 10)'s 0.999 quantile is 200.9; the output never leaves the bounds
+        assert r.bounds[0] <= r.value <= r.bounds[1] < 202
+    assert r.statement.gamma == 0.0 and r.statement.source == "global"
+
+
+def test_median_uses_the_exponential_mechanism_with_model_bounds():
+    data = HEIGHTS.sample(500, random_state=1)
+    r = release_statistic(data, "median", HEIGHTS, epsilon=1.0, random_state=0)
+    assert isinstance(r, QuantileRelease) and r.mechanism == "exponential"
+    assert r.estimate is None and r.statement.run is None
+    assert str(r.statement) == (
+        "exponential quantile: epsilon=1-DP (replace-one neighbours)"
+    )
+    # bounds: the model's 0.001 and 0.999 quantiles, from a large public sample
+    draws = HEIGHTS.sample(1_000_000, random_state=5)
+    low, high = np.quantile(draws, [BOUNDS_COVERAGE, 1 - BOUNDS_COVERAGE])
+    assert r.bounds == pytest.approx((low, high), abs=0.3)
+    assert "public, no privacy cost" in r.bounds_source
+    assert r.guarantee == (
+        "epsilon=1-DP for replace-one neighbours (n=500 records), for every pair "
+        "of neighbouring databases (worst case: no gamma)"
+    )
+
+
+def test_median_error_is_that_of_the_exponential_mechanism():
+    # n = 500 heights, epsilon = 1: the exponential mechanism's rank error is
+    # about 2 records, ~0.15 cm mean absolute error; a Laplace release of the
+    # median on a sampled sensitivity had ~0.17 (issue 27)
+    rng = np.random.default_rng(2017)
+    errors = []
+    for _ in range(60):
+        data = HEIGHTS.sample(500, random_state=rng)
+        r = release_statistic(data, "median", HEIGHTS, epsilon=1.0, random_state=0)
+        errors.append(abs(r.value - np.median(data)))
+    assert np.median(errors) < 0.2 and np.mean(errors) < 0.3
+
+
+def test_given_bounds_are_used_as_a_pair_or_an_object():
+    class Bounds:
+        low, high = 150.0, 190.0
+
+    data = _heights()
+    for bounds in ((150, 190), Bounds()):
+        r = release_statistic(data, "quantile:0.25", POP, epsilon=1.0, bounds=bounds)
+        assert r.bounds == (150.0, 190.0) and r.bounds_source == "given"
+        assert 150.0 <= r.value <= 190.0
+
+
+def test_a_degenerate_population_is_refused_before_anything_is_spent(tmp_path):
+    # a one-row public table: its bootstrap is a constant, which bounds nothing
+    public = _csv(tmp_path / "public.csv", [171.0])
+    budget = PrivacyFilter(5.0)
+    message = (
+        "the population model's 0.001 and 0.999 quantiles coincide (171), so they "
+        "bound no quantile release; give bounds=(low, high)."
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        release_statistic(_heights(), "median", f"bootstrap:{public}", epsilon=0.5,
+                          column="height", budget=budget)
+    assert budget.count == 0
+    r = release_statistic(_heights(), "median", f"bootstrap:{public}", epsilon=0.5,
+                          column="height", budget=budget, bounds=(100, 250))
+    assert 100 <= r.value <= 250 and budget.count == 1
+
+
+@pytest.mark.parametrize(
+    "bounds, error, message",
+    [
+        ((170.0, 170.0), ValueError, "bounds must have low < high"),
+        ((np.nan, 1.0), ValueError, "bounds must be finite, got low=nan."),
+        ("100:200", TypeError, "bounds must be a (low, high) pair"),
+    ],
+)
+def test_bad_bounds_are_refused_before_anything_is_spent(bounds, error, message):
+    budget = PrivacyFilter(5.0)
+    with pytest.raises(error, match=re.escape(message)):
+        prepare_releases(_heights(), ["mean"], POP, epsilon=0.5, bounds=bounds,
+                         budget=budget)
+    assert budget.count == 0
+
+
+def test_other_queries_keep_the_sampled_sensitivity():
+    data = _heights()
+    both = release_statistics(
+        data, ["mean", queries.quantile([0.1, 0.9])], Normal(170, 10), epsilon=1.0,
+        random_state=0,
+    )
+    assert all(type(r) is Release and r.statement.run is not None for r in both)
+
+
+def test_budget_file_records_a_plain_dp_spend(tmp_path):
+    budget = BudgetFile(tmp_path / "l.json", epsilon=1.0, gamma=0.05)
+    rs = release_statistics(_heights(), ["median", "quantile:0.9"], POP,
+                            epsilon=0.5, budget=budget, random_state=0)
+    spent = BudgetFile(tmp_path / "l.json").filter()
+    assert spent.spent.epsilon == pytest.approx(1.0) and spent.gamma == 0.0
+    assert [r.statement.gamma for r in rs] == [0.0, 0.0]
+    assert "median (exponential)" in (tmp_path / "l.json").read_text()
+
+
+def test_command_prints_the_plain_statement_and_the_bounds(tmp_path, capsys):
+    private = _csv(tmp_path / "private.csv", np.append(_heights(), 987654.321))
+    code = main(["release", "--data", private, "--column", "height", "--population",
+                 POP, "--query", "median", "--epsilon", "0.5"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "for every pair of neighbouring databases (worst case: no gamma)" in out
+    assert "exponential quantile, utility -|rank - 0.5n| of sensitivity 1" in out
+    assert "bounds     [" in out and "987654" not in out
+    code = main(["release", "--data", private, "--column", "height", "--population",
+                 POP, "--query", "quantile:1", "--epsilon", "0.5", "--json"])
+    record = json.loads(capsys.readouterr()[0])["releases"][0]
+    assert code == 0 and record["gamma"] == 0.0 and record["answer"] < 202
+
+
+def test_the_outlier_moves_the_top_quantile_within_its_statement():
+    # audit from outside: the release's own mechanism on the data with the outlier
+    # and with that record replaced (replace-one neighbours), at its stated epsilon
+    base = _heights(40)
+    with_outlier = np.append(base, 987654.321)
+    without = np.append(base, 170.0)
+    prepared = prepare_releases(with_outlier, ["quantile:1"], POP, epsilon=0.5)
+    mech = prepared.quantiles[0][0]
+    assert mech.privacy.epsilon == 0.5 and mech.privacy.gamma == 0.0
+    result = audit_mechanism(mech, with_outlier, without, releases=20_000,
+                             random_state=11)
+    assert not result.violated and result.epsilon_lower <= 0.5
