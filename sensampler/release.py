@@ -36,6 +36,7 @@ import numpy as np
 
 from . import distributions
 from ._domains import DELTA_RELEASE, EPSILON
+from ._html import release_html, statement_html
 from ._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
 from .accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from .budget_file import BudgetFile, replay_filter
@@ -194,6 +195,10 @@ class Release:
             "bound": est.bound,
             "plan": est.plan.meaning,
         }
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the released value and its statement in plain words."""
+        return release_html(self, statement_html(self.statement, format_dp, format_upper))
 
     def text(self) -> str:
         """The answer and the full statement, for people.
