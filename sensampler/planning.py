@@ -52,7 +52,14 @@ from .plan import sampling_plan
 from .release import RELEASE_MECHANISMS, load_population
 from .sampler import MAX_N, sample_sensitivity
 
-__all__ = ["NOISE_MODELS", "NoiseModel", "ReleasePlan", "plan_release"]
+__all__ = [
+    "NOISE_MODELS",
+    "NoiseModel",
+    "PreparedPlan",
+    "ReleasePlan",
+    "plan_release",
+    "prepare_plan",
+]
 
 #: The plan's promise, in words, printed with every plan.
 ACCOUNTS_FOR_NOTHING = (
@@ -432,6 +439,131 @@ def plan_release(
     >>> plan.m, plan.k
     (113, 113)
     """
+    return prepare_plan(
+        query,
+        population,
+        n,
+        target_error=target_error,
+        epsilon=epsilon,
+        delta=delta,
+        gamma=gamma,
+        mechanism=mechanism,
+        measure=measure,
+        bound=bound,
+        column=column,
+        runs=runs,
+        random_state=random_state,
+        n_jobs=n_jobs,
+    ).run()
+
+
+@dataclass(frozen=True)
+class PreparedPlan:
+    """A release plan whose inputs are all checked; :meth:`run` draws and solves.
+
+    Built by :func:`prepare_plan`; nothing has been drawn yet.
+    """
+
+    query: Any
+    name: str
+    population: Any
+    population_name: str
+    n: int
+    model: NoiseModel
+    target_error: float | None
+    epsilon: float | None
+    delta: float
+    gamma: float
+    measure: str | float
+    bound: str
+    runs: int
+    root: np.random.SeedSequence
+    n_jobs: int | None
+
+    def run(self) -> ReleasePlan:
+        """Draw the sampling runs and solve for epsilon (or the error).
+
+        Returns
+        -------
+        ReleasePlan
+        """
+        model = self.model
+        norm = RELEASE_MECHANISMS.get(model.name, "l1")
+        sensitivities = tuple(
+            float(
+                np.max(
+                    sample_sensitivity(
+                        self.query,
+                        self.population,
+                        self.n,
+                        gamma=self.gamma,
+                        norm=norm,
+                        bound=self.bound,
+                        random_state=child_seed(self.root, i),
+                        n_jobs=self.n_jobs,
+                    ).sensitivity.value
+                )
+            )
+            for i in range(self.runs)
+        )
+        if not any(s > 0.0 for s in sensitivities):
+            raise ValueError(
+                f"every sampled sensitivity of {self.name} on the population is 0: "
+                "its noise would be 0 at any epsilon, so no error can be planned."
+            )
+        epsilon, delta = self.epsilon, self.delta
+        if self.target_error is not None:
+            epsilon = _epsilon_for(
+                model, self.measure, self.target_error, delta, sensitivities
+            )
+        plan = sampling_plan(gamma=self.gamma, bound=self.bound)
+        return ReleasePlan(
+            query=self.name,
+            population=self.population_name,
+            n=self.n,
+            mechanism=model.name,
+            epsilon=float(epsilon),
+            delta=delta,
+            gamma=plan.gamma,
+            m=plan.m,
+            k=plan.k,
+            bound=plan.bound,
+            sensitivity=float(np.mean(sensitivities)),
+            sensitivities=sensitivities,
+            expected_error=model.mean_error(epsilon, delta, sensitivities),
+            error_90=_error_quantile(model, 0.9, epsilon, delta, sensitivities),
+            target_error=self.target_error,
+            measure=self.measure,
+            runs=self.runs,
+        )
+
+
+def prepare_plan(
+    query,
+    population,
+    n: int,
+    *,
+    target_error: float | None = None,
+    epsilon: float | None = None,
+    delta: float = 0.0,
+    gamma: float = 0.05,
+    mechanism: str | NoiseModel = "laplace",
+    measure: str | float = "mean",
+    bound: str = "exact",
+    column: str | None = None,
+    runs: int = 200,
+    random_state=None,
+    n_jobs: int | None = None,
+) -> PreparedPlan:
+    """Check every input of :func:`plan_release` and load the population; draw nothing.
+
+    The parameters are those of :func:`plan_release`.
+
+    Returns
+    -------
+    PreparedPlan
+        ``.run()`` gives the :class:`ReleasePlan`.
+    """
     model, delta = _check_mechanism(mechanism, delta)
     if (target_error is None) == (epsilon is None):
         raise ValueError(
@@ -451,7 +583,7 @@ def plan_release(
         raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
     runs = check_count("runs", runs)
     check_n_jobs(n_jobs)
-    plan = sampling_plan(gamma=gamma, bound=bound)
+    sampling_plan(gamma=gamma, bound=bound)
     name = (
         query.strip()
         if isinstance(query, str)
@@ -460,49 +592,20 @@ def plan_release(
     if isinstance(query, str):
         query = parse_query(query)
     population, population_name = _population(population, column)
-    root = as_seed_sequence(random_state)
-    norm = RELEASE_MECHANISMS[model.name] if model.name in RELEASE_MECHANISMS else "l1"
-
-    sensitivities = tuple(
-        float(
-            np.max(
-                sample_sensitivity(
-                    query,
-                    population,
-                    n,
-                    gamma=gamma,
-                    norm=norm,
-                    bound=bound,
-                    random_state=child_seed(root, i),
-                    n_jobs=n_jobs,
-                ).sensitivity.value
-            )
-        )
-        for i in range(runs)
-    )
-    if not any(s > 0.0 for s in sensitivities):
-        raise ValueError(
-            f"every sampled sensitivity of {name} on the population is 0: its noise "
-            "is 0 at any epsilon, so no epsilon can be planned from a target error."
-        )
-    if target_error is not None:
-        epsilon = _epsilon_for(model, measure, target_error, delta, sensitivities)
-    return ReleasePlan(
-        query=str(name),
-        population=population_name,
+    return PreparedPlan(
+        query=query,
+        name=str(name),
+        population=population,
+        population_name=population_name,
         n=n,
-        mechanism=model.name,
-        epsilon=float(epsilon),
-        delta=delta,
-        gamma=plan.gamma,
-        m=plan.m,
-        k=plan.k,
-        bound=plan.bound,
-        sensitivity=float(np.mean(sensitivities)),
-        sensitivities=sensitivities,
-        expected_error=model.mean_error(epsilon, delta, sensitivities),
-        error_90=_error_quantile(model, 0.9, epsilon, delta, sensitivities),
+        model=model,
         target_error=target_error,
+        epsilon=epsilon,
+        delta=delta,
+        gamma=gamma,
         measure=measure,
+        bound=bound,
         runs=runs,
+        root=as_seed_sequence(random_state),
+        n_jobs=n_jobs,
     )
