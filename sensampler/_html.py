@@ -26,6 +26,7 @@ __all__ = [
     "accountant_html",
     "budget_file_html",
     "card",
+    "comparison_html",
     "coverage_audit_html",
     "estimate_html",
     "histogram_svg",
@@ -606,6 +607,16 @@ def coverage_audit_html(audit) -> str:
             colour,
         ),
         kind="coverage-audit",
+    )
+
+
+def comparison_html(comparison) -> str:
+    """A card for a :class:`~sensampler.audit.PopulationComparison`: each audit."""
+    return card(
+        f"Population comparison: {', '.join(map(str, comparison.estimates))}",
+        *(coverage_audit_html(audit) for audit in comparison.audits.values()),
+        table_html(comparison.table, max_rows=100),
+        kind="comparison",
     )
 
 

@@ -60,6 +60,7 @@ from .privacy import (
     zcdp_to_dp,
 )
 from .queries import Query, as_query
+from .report import check_report_path, release_report, write_report
 from .sampler import sample_sensitivity
 
 __all__ = [
@@ -627,6 +628,7 @@ def release_statistics(
     budget: PrivacyFilter | BudgetFile | str | os.PathLike | None = None,
     random_state=None,
     n_jobs: int | None = None,
+    report: str | os.PathLike | None = None,
 ) -> tuple[Release, ...]:
     """Release several statistics of ``data``, each with its own sampled sensitivity.
 
@@ -671,6 +673,11 @@ def release_statistics(
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
         Workers of the sampler.
+    report : str or os.PathLike, optional
+        An HTML file to write the release report to
+        (:func:`sensampler.report.release_report`: statements in words, figures
+        inline, no private record); its folder is checked before anything is
+        sampled or spent.
 
     Returns
     -------
@@ -682,7 +689,7 @@ def release_statistics(
     ExceededPrivacyBudgetError
         When the budget would be exceeded; nothing is released or written.
     """
-    return prepare_releases(
+    prepared = prepare_releases(
         data,
         queries,
         population,
@@ -696,7 +703,13 @@ def release_statistics(
         budget=budget,
         random_state=random_state,
         n_jobs=n_jobs,
-    ).run()
+    )
+    if report is not None:
+        check_report_path(report)
+    releases = prepared.run()
+    if report is not None:
+        write_report(report, release_report(releases, budget=prepared.budget))
+    return releases
 
 
 def _trial(budget, statements, name: str | None = None) -> None:
@@ -752,6 +765,7 @@ def release_statistic(
     budget: PrivacyFilter | BudgetFile | str | os.PathLike | None = None,
     random_state=None,
     n_jobs: int | None = None,
+    report: str | os.PathLike | None = None,
 ) -> Release:
     """Release one statistic of ``data`` with a sensitivity sampled from ``population``.
 
@@ -793,6 +807,9 @@ def release_statistic(
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
         Workers of the sampler.
+    report : str or os.PathLike, optional
+        An HTML file to write the release report to (see
+        :func:`release_statistics`).
 
     Returns
     -------
@@ -826,5 +843,6 @@ def release_statistic(
         budget=budget,
         random_state=random_state,
         n_jobs=n_jobs,
+        report=report,
     )[0]
 
