@@ -479,24 +479,26 @@ def statement_html(statement, format_dp, format_upper) -> str:
 
 
 def _bar(label: str, spent: float, budget: float | None) -> str:
-    """A spent-against-budget bar (a row of a table)."""
+    """A used-against-budget bar (a row of a table): ``spent`` is what the
+    filter's rule has used of ``budget`` (``None`` or 0: no budget)."""
     if budget is None or not math.isfinite(budget) or budget <= 0:
         return (
             f'<tr><th style="{CELL_STYLE}">{esc(label)}</th>'
-            f'<td style="{CELL_STYLE}">{number(spent, 6)} spent (no budget)</td></tr>'
+            f'<td style="{CELL_STYLE}"></td><td style="{CELL_STYLE}">'
+            f"{number(spent, 6)} spent (no budget)</td></tr>"
         )
     share = min(max(spent / budget, 0.0), 1.0)
     colour = RED if spent >= budget else BLUE
     svg = _svg(
         160,
         12,
-        f"{label}: {spent:.4g} of {budget:.4g} spent",
+        f"{label}: {spent:.4g} of {budget:.4g} used",
         f'<rect x="0" y="0" width="160" height="12" fill="#eee"/>'
         f'<rect x="0" y="0" width="{160 * share:.1f}" height="12" fill="{colour}"/>',
     )
     return (
         f'<tr><th style="{CELL_STYLE}">{esc(label)}</th><td style="{CELL_STYLE}">{svg}'
-        f'</td><td style="{CELL_STYLE}">{number(spent, 6)} spent of '
+        f'</td><td style="{CELL_STYLE}">{number(spent, 6)} used of '
         f"{number(budget, 6)}, {number(max(budget - spent, 0.0), 6)} left</td></tr>"
     )
 
@@ -533,15 +535,17 @@ def accountant_html(accountant, title: str | None = None) -> str:
     name = title or type(accountant).__name__
     budget = getattr(accountant, "epsilon_budget", None)
     if budget is not None:
-        spent = accountant.spent
+        spent, left = accountant.spent, accountant.remaining
         bars = [
-            _bar("epsilon", spent.epsilon, accountant.epsilon_budget),
-            _bar("delta", spent.delta, accountant.delta_budget or None),
+            _bar("epsilon", budget - left.epsilon, budget),
+            _bar(
+                "delta", accountant.delta_budget - left.delta, accountant.delta_budget
+            ),
             _bar("gamma", spent.gamma, accountant.gamma_budget),
         ]
         parts.append(f'<table style="border-collapse:collapse">{"".join(bars)}</table>')
-        parts.append(paragraph(f"Spent: {spent}"))
-        parts.append(paragraph(f"Left: {accountant.remaining}"))
+        parts.append(paragraph(f"Left: {left}"))
+        parts.append(paragraph(f"What was spent guarantees: {spent}"))
     else:
         parts.append(
             rows_html(
