@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time the names load lazily
     from . import accounting, mechanisms, norms, queries
     from .estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
     from .plan import SamplingPlan, certified_gamma, sampling_plan
+    from .planning import ReleasePlan, plan_release
     from .sampler import SensitivitySampler, sample_sensitivity
 
 #: Public names defined in a submodule: name -> the module that defines it.
@@ -31,6 +32,8 @@ _NAMES = {
     "SensitivityValue": "estimate",
     "SensitivitySampler": "sampler",
     "sample_sensitivity": "sampler",
+    "ReleasePlan": "planning",
+    "plan_release": "planning",
 }
 
 #: Public modules, reachable as attributes (``sensampler.accounting``).
@@ -49,10 +52,12 @@ _SUBMODULES = (
     "norms",
     "parallel",
     "plan",
+    "planning",
     "plotting",
     "privacy",
     "queries",
     "release",
+    "report",
     "sampler",
 )
 
@@ -66,6 +71,8 @@ __all__ = [
     "SensitivityValue",
     "SensitivitySampler",
     "sample_sensitivity",
+    "ReleasePlan",
+    "plan_release",
     "queries",
     "norms",
     "mechanisms",

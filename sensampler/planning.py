@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize, special
 
 from . import distributions
 from ._domains import DELTA_RELEASE, EPSILON
@@ -53,6 +53,8 @@ from .release import RELEASE_MECHANISMS, load_population
 from .sampler import MAX_N, sample_sensitivity
 
 __all__ = [
+    "ACCOUNTS_FOR_NOTHING",
+    "ERROR_MEANING",
     "NOISE_MODELS",
     "NoiseModel",
     "PreparedPlan",
@@ -105,12 +107,37 @@ class NoiseModel:
 
         :math:`E|M(D) - f(D)| = s(\epsilon, \delta) \, E|Z| \, \overline{\Delta}`,
         the mean over runs of each run's expected absolute noise.
+
+        Parameters
+        ----------
+        epsilon, delta : float
+            The release's privacy parameters.
+        sensitivities : array-like of float
+            One sampled sensitivity per run, equally likely.
+
+        Returns
+        -------
+        float
         """
         scale = self.unit_scale(epsilon, delta)
         return float(np.mean(sensitivities)) * scale * self.unit_mean
 
     def error_sf(self, t: float, epsilon: float, delta: float, sensitivities) -> float:
-        """``P[|error| > t]``, the runs' sensitivities equally likely."""
+        """``P[|error| > t]``, the runs' sensitivities equally likely.
+
+        Parameters
+        ----------
+        t : float
+            The error, ``>= 0``.
+        epsilon, delta : float
+            The release's privacy parameters.
+        sensitivities : array-like of float
+            One sampled sensitivity per run, equally likely.
+
+        Returns
+        -------
+        float
+        """
         scales = np.asarray(sensitivities, dtype=float) * self.unit_scale(
             epsilon, delta
         )
@@ -133,12 +160,12 @@ NOISE_MODELS = {
     "laplace": NoiseModel(
         "laplace", _laplace_scale, 1.0, lambda t: np.exp(-np.asarray(t)), False
     ),
-    # |N(0, 1)|: E|Z| = sqrt(2 / pi), P[|Z| > t] = 2 P[Z > t].
+    # |N(0, 1)|: E|Z| = sqrt(2 / pi), P[|Z| > t] = 2 P[Z > t] = erfc(t / sqrt 2).
     "gaussian": NoiseModel(
         "gaussian",
         _gaussian_scale,
         math.sqrt(2.0 / math.pi),
-        lambda t: 2.0 * stats.norm.sf(t),
+        lambda t: special.erfc(np.asarray(t) / math.sqrt(2.0)),
         True,
     ),
 }
@@ -462,6 +489,35 @@ class PreparedPlan:
     """A release plan whose inputs are all checked; :meth:`run` draws and solves.
 
     Built by :func:`prepare_plan`; nothing has been drawn yet.
+
+    Parameters
+    ----------
+    query : Query or callable
+        The query, parsed.
+    name : str
+        Its name.
+    population : Distribution
+        The population model, loaded.
+    population_name : str
+        The population model, in words.
+    n : int
+        Records of the data to be released.
+    model : NoiseModel
+        The mechanism's noise.
+    target_error, epsilon : float or None
+        One of them is given (see :func:`plan_release`).
+    delta, gamma : float
+        The release's delta and the sampling plan's gamma.
+    measure : str or float
+        What ``target_error`` fixes.
+    bound : str
+        The sampling plan's bound.
+    runs : int
+        Sampling runs to draw.
+    root : numpy.random.SeedSequence
+        Seeds the sampling runs (run i uses child i).
+    n_jobs : int or None
+        Workers of the sampler.
     """
 
     query: Any
@@ -557,7 +613,40 @@ def prepare_plan(
 ) -> PreparedPlan:
     """Check every input of :func:`plan_release` and load the population; draw nothing.
 
-    The parameters are those of :func:`plan_release`.
+    Parameters
+    ----------
+    query : str, Query or callable
+        The query, as :func:`~sensampler.release.release_statistic` takes it.
+    population : Distribution or str
+        The population model (or its spec, see
+        :func:`~sensampler.release.load_population`).
+    n : int
+        Records of the data to be released, ``1 <= n <= MAX_N``.
+    target_error : float, optional
+        The error wanted, ``> 0``; the plan returns the epsilon that gives it.
+    epsilon : float, optional
+        The epsilon of the release, ``> 0``; the plan returns its error. Give
+        exactly one of ``target_error`` and ``epsilon``.
+    delta : float, default 0
+        The release's delta (``> 0`` for ``"gaussian"`` only).
+    gamma : float, default 0.05
+        Random-DP failure probability of the sampling plan.
+    mechanism : {"laplace", "gaussian"} or NoiseModel, default "laplace"
+        The mechanism the release will use.
+    measure : "mean" or float, default "mean"
+        What ``target_error`` fixes: the expected absolute error, or the
+        ``measure``-quantile of the absolute error (``0.9``: 90% of releases
+        are closer).
+    bound : {"exact", "exchangeable", "dkw"}, default "exact"
+        The sampling plan's bound.
+    column : str, optional
+        The column of a ``bootstrap:FILE`` population.
+    runs : int, default 200
+        Sampling runs drawn from the population model.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the sampling runs (run i uses child i).
+    n_jobs : int, optional
+        Workers of the sampler.
 
     Returns
     -------

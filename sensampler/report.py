@@ -39,6 +39,7 @@ from .experiments.table import atomic_write_text
 from .privacy import format_dp, format_upper
 
 __all__ = [
+    "NO_PRIVATE_RECORD",
     "audit_report",
     "check_report_path",
     "release_report",
