@@ -107,7 +107,7 @@ def _svg(width: int, height: int, label: str, body: str) -> str:
 def _text(x: float, y: float, text: str, anchor: str = "middle", colour: str = "#111"):
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" font-size="10" text-anchor="{anchor}" '
-        f'fill="{colour}" font-family="sans-serif">{esc(text)}</text>'
+        f'fill="{esc(colour)}" font-family="sans-serif">{esc(text)}</text>'
     )
 
 
@@ -115,7 +115,7 @@ def _line(x1, y1, x2, y2, colour, width=1.5, dash=""):
     dashed = f' stroke-dasharray="{dash}"' if dash else ""
     return (
         f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-        f'stroke="{colour}" stroke-width="{width}"{dashed}/>'
+        f'stroke="{esc(colour)}" stroke-width="{width}"{dashed}/>'
     )
 
 
