@@ -16,6 +16,9 @@ the error of each coordinate.
 **It accounts for nothing.** The plan reads no private record and releases
 nothing: it spends no epsilon, no delta and no gamma, and records nothing in any
 budget. The sampling runs it draws are its own; the release draws a fresh one.
+This holds only if the population is public: a bootstrap of the private file
+itself (``bootstrap:private.csv``) would read private records without spending,
+as it would in the release.
 
 Mechanisms enter as a parameter: a :class:`NoiseModel` states the law of the
 absolute noise of a mechanism calibrated with a sensitivity, and
