@@ -19,7 +19,6 @@ if TYPE_CHECKING:  # what type checkers see; at run time the names load lazily
     from . import accounting, mechanisms, norms, queries
     from .estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
     from .plan import SamplingPlan, certified_gamma, sampling_plan
-    from .planning import ReleasePlan, plan_release
     from .sampler import SensitivitySampler, sample_sensitivity
 
 #: Public names defined in a submodule: name -> the module that defines it.

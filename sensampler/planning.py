@@ -38,7 +38,6 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special
 
-from . import distributions
 from ._domains import DELTA_RELEASE, EPSILON
 from ._html import plan_html
 from ._validation import (
@@ -48,6 +47,7 @@ from ._validation import (
     check_probability,
     check_real,
 )
+from .distributions import as_distribution
 from .experiments.specs import parse_query
 from .mechanisms import GaussianMechanism
 from .parallel import child_seed
@@ -377,7 +377,7 @@ def _population(population, column):
     name = population if isinstance(population, str) else repr(population)
     if isinstance(population, str):
         population = load_population(population, column=column)
-    return distributions.as_distribution(population), name
+    return as_distribution(population), name
 
 
 def plan_release(
