@@ -408,9 +408,15 @@ def statement_words(
     words = [
         (
             "What is protected",
-            f"Any one person's record ({relation}): the release is {core}, so its "
-            "probabilities change by a bounded factor whether or not that record "
-            "is in the data.",
+            f"Any one person's record ({relation}): the release is {core}, so "
+            "changing that one record changes the probability of any outcome by at "
+            "most "
+            + (
+                f"a factor e^epsilon{' (plus delta)' if statement.delta else ''}"
+                if statement.epsilon is not None
+                else "the bound its Rényi curve states"
+            )
+            + ".",
         )
     ]
     worst = getattr(statement, "worst_case", None)
