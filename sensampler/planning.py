@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -226,7 +226,7 @@ class ReleasePlan:
     k: int
     bound: str
     sensitivity: float
-    sensitivities: tuple[float, ...]
+    sensitivities: tuple[float, ...] = field(repr=False)
     expected_error: float
     error_90: float
     target_error: float | None
