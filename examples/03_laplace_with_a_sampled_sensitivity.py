@@ -81,3 +81,36 @@ table = error_vs_epsilon(
     random_state=0,
 )
 plot_error_vs_epsilon(table, unit=" cm")
+
+# %% [markdown]
+# ## In a notebook: estimates, statements and budgets show themselves
+# An estimate shows its sampled sensitivities with G₍ₖ₎ and their mean marked, a
+# privacy statement a card in plain words (what is protected, what γ means, who is left
+# unprotected), a filter what its rule has used of the budget and what is left.
+
+# %%
+from sensampler.accounting import PrivacyFilter
+from sensampler.mechanisms import LaplaceMechanism
+
+est_mean = sample_sensitivity(queries.mean, heights, 500, gamma=0.05, random_state=0)
+est_mean  # noqa: B018 - a notebook shows the last expression
+
+# %%
+laplace = LaplaceMechanism(est_mean, epsilon=0.5)
+laplace.privacy  # noqa: B018
+
+# %%
+budget = PrivacyFilter(1.0)
+budget.compose(laplace)
+budget  # noqa: B018
+
+# %% [markdown]
+# ## Planning a release from a target error
+# Before any private data are read: the ε whose expected error (the noise only,
+# |release − exact answer|) is 0.1 cm for the mean of 500 heights, from the population
+# model alone. The plan spends nothing.
+
+# %%
+from sensampler import plan_release
+
+plan_release("mean", heights, 500, target_error=0.1, random_state=0)

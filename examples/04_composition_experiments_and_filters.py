@@ -57,6 +57,13 @@ while True:
         print(runs, "releases;", err)
         break
 
+# %% [markdown]
+# In a notebook the filter shows what its rule has used of the budget, what is left
+# and its ledger.
+
+# %%
+budget  # noqa: B018 - a notebook shows the last expression
+
 # %%
 from sensampler.experiments import runs_before_budget
 from sensampler.plotting import plot_runs_before_budget

@@ -31,6 +31,8 @@ _NAMES = {
     "SensitivityValue": "estimate",
     "SensitivitySampler": "sampler",
     "sample_sensitivity": "sampler",
+    "ReleasePlan": "planning",
+    "plan_release": "planning",
 }
 
 #: Public modules, reachable as attributes (``sensampler.accounting``).
@@ -49,10 +51,12 @@ _SUBMODULES = (
     "norms",
     "parallel",
     "plan",
+    "planning",
     "plotting",
     "privacy",
     "queries",
     "release",
+    "report",
     "sampler",
 )
 
@@ -66,6 +70,8 @@ __all__ = [
     "SensitivityValue",
     "SensitivitySampler",
     "sample_sensitivity",
+    "ReleasePlan",
+    "plan_release",
     "queries",
     "norms",
     "mechanisms",

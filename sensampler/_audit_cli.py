@@ -38,6 +38,7 @@ from .experiments.specs import build_population, parse_population, parse_query
 from .norms import NORM_NAMES, get_norm
 from .plan import BOUNDS, sampling_plan
 from .queries import as_query
+from .report import audit_report, check_report_path, write_report
 
 __all__ = ["add_audit_parser", "audit_command", "DEFAULTS"]
 
@@ -122,6 +123,7 @@ def add_audit_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--n-jobs", type=int, help="parallel workers (joblib)")
     p.add_argument("--out", help=f"folder for {CSV_NAME} and {PNG_NAME}")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--report", help="write an HTML report to this file")
     return p
 
 
@@ -294,6 +296,7 @@ def audit_command(args, writable_folder: Callable[[str], str]) -> Callable[[], N
     try:
         query, populations, n, norm = _check(s)
         out = None if s["out"] is None else writable_folder(s["out"])
+        report = None if args.report is None else check_report_path(args.report)
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"{prefix}{exc}") from None
 
@@ -314,6 +317,8 @@ def audit_command(args, writable_folder: Callable[[str], str]) -> Callable[[], N
         )
         several = len(populations) > 1
         choice = conservative_choice(comparison, s["multiple"]) if several else None
+        if report is not None:
+            write_report(report, audit_report(comparison, choice=choice))
         if out is not None:
             comparison.table.to_csv(os.path.join(out, CSV_NAME))
             if plotting.available():

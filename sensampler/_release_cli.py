@@ -16,6 +16,7 @@ from .budget_file import BudgetFile
 from .data_files import read_column
 from .plan import BOUNDS
 from .release import RELEASE_MECHANISMS, prepare_releases
+from .report import check_report_path, release_report, write_report
 
 __all__ = ["add_release_arguments", "release_command"]
 
@@ -65,6 +66,11 @@ def add_release_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--n-jobs", type=int, default=None, help="sampler workers")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--report",
+        help="write an HTML report to this file (statements in words, figures; "
+        "no private record)",
+    )
 
 
 def _budget(args) -> BudgetFile | None:
@@ -108,16 +114,21 @@ def release_command(args):
         n_jobs=args.n_jobs,
     )
     prepared = prepare_releases(data, queries, **settings)
+    report = None if args.report is None else check_report_path(args.report)
 
     def work():
         releases = prepared.run()
         spent = budget.filter() if budget is not None else None
+        if report is not None:
+            source = f"{args.data}, column {args.column!r}"
+            write_report(report, release_report(releases, budget=budget, source=source))
         if args.json:
             out = {
                 "data": args.data,
                 "column": args.column,
                 "releases": [r.to_dict() for r in releases],
                 "budget": None if spent is None else _budget_dict(budget, spent),
+                "report": report,
             }
             print(json.dumps(out, allow_nan=False))
             return
@@ -140,6 +151,8 @@ def release_command(args):
                 )
                 + f" ({b['spent']['method']}; {b['releases']} releases)"
             )
+        if report is not None:
+            print(f"report written to {report}")
 
     return work
 

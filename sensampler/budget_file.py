@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ._domains import DELTA_STATED, GAMMA, PROBABILITY
+from ._html import budget_file_html
 from ._locks import lock
 from ._validation import check_choice, check_count, check_real
 from .accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
@@ -170,6 +171,10 @@ class BudgetFile:
                 "gamma": None if gamma is None else PROBABILITY.check("gamma", gamma),
                 "rule": check_choice("rule", rule, ("basic", "advanced", "auto")),
             }
+
+    def _repr_html_(self) -> str:
+        """Notebook display: spent against the budget (the file is read, not changed)."""
+        return budget_file_html(self)
 
     def __repr__(self):
         return f"BudgetFile({self.path!r})"

@@ -42,6 +42,11 @@ from . import plotting
 from ._audit_cli import add_audit_parser, audit_command
 from ._domains import NEIGHBOUR_RELATIONS
 from ._locks import exclusive
+from ._plan_cli import (
+    add_release_plan_arguments,
+    release_plan_command,
+    wants_release_plan,
+)
 from ._release_cli import add_release_arguments, release_command
 from ._text import text_table
 from ._validation import as_seed_sequence, check_count, check_n_jobs
@@ -173,6 +178,8 @@ def _check_sampling(args):
 
 
 def _cmd_plan(args):
+    if wants_release_plan(args):
+        return release_plan_command(args, _say, _json)
     plan = sampling_plan(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
 
     def work():
@@ -430,14 +437,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     plan = sub.add_parser(
         "plan",
-        help="how many pairs to sample for a gamma",
-        description="Choose (m, k) for gamma, or certify a given m (and k).",
+        help="how many pairs to sample for a gamma; the epsilon a target error needs",
+        description="Choose (m, k) for gamma, or certify a given m (and k); with "
+        "--query, --population, --n and --target-error (or --epsilon), plan a "
+        "release from the population model alone.",
     )
     plan.add_argument(
         "--gamma", type=float, help="random-DP failure probability in (0, 1)"
     )
     plan.add_argument("--bound", choices=BOUNDS, default="exact")
     _add_plan_flags(plan)
+    add_release_plan_arguments(plan)
     plan.set_defaults(func=_cmd_plan)
 
     sample = sub.add_parser(

@@ -108,6 +108,7 @@ import numpy as np
 
 from ._domains import PROBABILITY_CLOSED
 from ._extras import require
+from ._html import estimate_html
 from ._text import text_table
 from ._validation import check_choice, check_count, check_real
 from .plan import SamplingPlan
@@ -1070,6 +1071,10 @@ class SensitivityEstimate(_ReadsTheRun):
 
     __str__ = summary
 
+    def _repr_html_(self) -> str:
+        """Notebook display: the sampled sensitivities, G_(k) and the mean marked."""
+        return estimate_html(self)
+
     def __repr__(self) -> str:
         return (
             f"SensitivityEstimate(sensitivity={self.sensitivity.value!r}, m={self.m}, "
@@ -1249,6 +1254,10 @@ class SensitivityEstimates(_ReadsTheRun):
         return "\n\n".join(e.summary() for e in self.estimates)
 
     __str__ = summary
+
+    def _repr_html_(self) -> str:
+        """Notebook display: one card per part."""
+        return "".join(estimate_html(part) for part in self.parts)
 
     def __repr__(self) -> str:
         names = self.keys if self.keys is not None else len(self)

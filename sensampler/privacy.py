@@ -65,6 +65,7 @@ from ._domains import (
 from ._domains import NOISE_KINDS as _NOISE_KINDS
 from ._domains import SOURCES as _SOURCES
 from ._extras import require
+from ._html import statement_html
 from ._validation import check_array, check_choice, check_count
 
 __all__ = [
@@ -463,6 +464,10 @@ class PrivacyStatement:
                 f"{self.neighbours} neighbours)"
             )
         return f"{self.mechanism}: {core} ({self.neighbours} neighbours)"
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the statement in plain words."""
+        return statement_html(self, format_dp, format_upper)
 
     def to_dp_event(self, *, allow_gamma: bool = False):
         """The dp_accounting ``DpEvent`` of one release of this statement.

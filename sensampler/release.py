@@ -42,6 +42,7 @@ import numpy as np
 
 from . import distributions
 from ._domains import DELTA_RELEASE, EPSILON
+from ._html import release_html, statement_html
 from ._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
 from .accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from .budget_file import BudgetFile, replay_filter
@@ -67,6 +68,7 @@ from .privacy import (
     zcdp_to_dp,
 )
 from .queries import Query, as_query
+from .report import check_report_path, release_report, write_report
 from .sampler import sample_sensitivity
 
 __all__ = [
@@ -211,6 +213,10 @@ class Release:
             "bound": est.bound,
             "plan": est.plan.meaning,
         }
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the released value and its statement in plain words."""
+        return release_html(self, statement_html(self.statement, format_dp, format_upper))
 
     def text(self) -> str:
         """The answer and the full statement, for people.
@@ -805,6 +811,7 @@ def release_statistics(
     random_state=None,
     n_jobs: int | None = None,
     bounds=None,
+    report: str | os.PathLike | None = None,
 ) -> tuple[Release, ...]:
     """Release several statistics of ``data``, each with its own sampled sensitivity.
 
@@ -854,6 +861,11 @@ def release_statistics(
         which use the exponential mechanism (plain epsilon-DP, no sampling);
         default: the population model's 0.001 and 0.999 quantiles
         (:data:`BOUNDS_COVERAGE`), at no privacy cost.
+    report : str or os.PathLike, optional
+        An HTML file to write the release report to
+        (:func:`sensampler.report.release_report`: statements in words, figures
+        inline, no private record); its folder is checked before anything is
+        sampled or spent.
 
     Returns
     -------
@@ -865,7 +877,7 @@ def release_statistics(
     ExceededPrivacyBudgetError
         When the budget would be exceeded; nothing is released or written.
     """
-    return prepare_releases(
+    prepared = prepare_releases(
         data,
         queries,
         population,
@@ -880,7 +892,13 @@ def release_statistics(
         random_state=random_state,
         n_jobs=n_jobs,
         bounds=bounds,
-    ).run()
+    )
+    if report is not None:
+        check_report_path(report)
+    releases = prepared.run()
+    if report is not None:
+        write_report(report, release_report(releases, budget=prepared.budget))
+    return releases
 
 
 def _trial(budget, statements, name: str | None = None) -> None:
@@ -939,6 +957,7 @@ def release_statistic(
     random_state=None,
     n_jobs: int | None = None,
     bounds=None,
+    report: str | os.PathLike | None = None,
 ) -> Release:
     """Release one statistic of ``data`` with a sensitivity sampled from ``population``.
 
@@ -985,6 +1004,9 @@ def release_statistic(
         which use the exponential mechanism (plain epsilon-DP, no sampling);
         default: the population model's 0.001 and 0.999 quantiles
         (:data:`BOUNDS_COVERAGE`), at no privacy cost.
+    report : str or os.PathLike, optional
+        An HTML file to write the release report to (see
+        :func:`release_statistics`).
 
     Returns
     -------
@@ -1019,5 +1041,6 @@ def release_statistic(
         random_state=random_state,
         n_jobs=n_jobs,
         bounds=bounds,
+        report=report,
     )[0]
 

@@ -26,6 +26,8 @@ PUBLIC_MODULES = (
     "sensampler.audit",
     "sensampler.models",
     "sensampler.release",
+    "sensampler.planning",
+    "sensampler.report",
     "sensampler.budget_file",
     "sensampler.data_files",
     "sensampler.privacy",

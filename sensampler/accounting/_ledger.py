@@ -12,6 +12,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
+from .._html import accountant_html
 from .._validation import check_count, check_real
 from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun
 
@@ -353,6 +354,10 @@ class PrivacyAccountant(abc.ABC):
     def _summary(self) -> str:
         """The part of the repr between the class name and the counts."""
         return ""
+
+    def _repr_html_(self) -> str:
+        """Notebook display: spent against the budget, and the ledger."""
+        return accountant_html(self)
 
     def __repr__(self):
         return (

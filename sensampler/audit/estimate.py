@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._domains import PROBABILITY
+from .._html import coverage_audit_html
 from .._validation import as_seed_sequence, check_count, check_n_jobs
 from ..distributions import as_distribution
 from ..estimate import SensitivityEstimate, SensitivityEstimates
@@ -118,6 +119,10 @@ class CoverageAudit:
             out["sensitivity"] = list(self.sensitivity)
         out["verdict"] = self.verdict
         return out
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the interval on the exceedance rate against beta."""
+        return coverage_audit_html(self)
 
     def __str__(self):
         return (

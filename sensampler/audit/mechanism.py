@@ -29,6 +29,7 @@ import numpy as np
 
 from .._default_budget import exempt
 from .._domains import DELTA_RELEASE, PROBABILITY
+from .._html import mechanism_audit_html
 from .._validation import as_seed_sequence, check_count
 from ..mechanisms import (
     DiscreteGaussianMechanism,
@@ -135,6 +136,10 @@ class MechanismAudit:
     count_denominator: int
     p_numerator_lower: float
     p_denominator_upper: float
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the epsilon shown against the epsilon stated."""
+        return mechanism_audit_html(self)
 
     def __str__(self):
         verdict = "VIOLATED" if self.violated else "not refuted"

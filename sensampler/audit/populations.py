@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._domains import PROBABILITY
+from .._html import comparison_html
 from .._validation import as_seed_sequence, check_count, check_real
 from ..estimate import SensitivityEstimate
 from ..experiments.table import ResultTable
@@ -57,6 +58,10 @@ class PopulationComparison:
     def names(self) -> list[str]:
         """The populations, in the order given."""
         return list(self.estimates)
+
+    def _repr_html_(self) -> str:
+        """Notebook display: each audit's interval against beta, and the table."""
+        return comparison_html(self)
 
 
 def compare_populations(

@@ -8,6 +8,7 @@ import os
 import secrets
 
 from .._extras import require
+from .._html import table_html
 from .._text import text_table
 
 __all__ = ["ResultTable", "atomic_write_text"]
@@ -129,6 +130,10 @@ class ResultTable:
         """
         pd = require("pandas", "pandas", "ResultTable.to_pandas")
         return pd.DataFrame(self.rows, columns=self.columns)
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the first rows as an HTML table."""
+        return table_html(self)
 
     def __repr__(self):
         return f"ResultTable({len(self.rows)} rows: {', '.join(self.columns)})"

@@ -1,0 +1,307 @@
+"""Release and audit reports: one self-contained HTML page a data custodian can read.
+
+:func:`release_report` shows what was released, each statement in plain words,
+the sampled sensitivity's distribution, the noise around each released value,
+the price of a worst-case guarantee (where a statement has a worst-case part),
+the budget left and the population audits given. :func:`audit_report` shows a
+comparison of population models (``sensampler audit``). Figures are inline SVG;
+the page loads nothing from the network.
+
+**No private record appears.** A report is built from released values, the
+statements, the sampled sensitivities (measured on databases drawn from the
+population model, never on the private data), the budget's ledger and audits
+on population models. The exact answer is never shown: the noise figure is
+centred on the released value.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from ._html import (
+    accountant_html,
+    budget_file_html,
+    card,
+    coverage_audit_html,
+    estimate_html,
+    noise_half_width,
+    noise_svg,
+    page,
+    paragraph,
+    rows_html,
+    statement_html,
+    table_html,
+)
+from .experiments.table import atomic_write_text
+from .privacy import format_dp, format_upper
+
+__all__ = [
+    "NO_PRIVATE_RECORD",
+    "audit_report",
+    "check_report_path",
+    "release_report",
+    "write_report",
+]
+
+#: What every report says of its content.
+NO_PRIVATE_RECORD = (
+    "This page shows released values, privacy statements, the population model's "
+    "own samples and the budget's ledger; no private record and no exact answer."
+)
+
+
+def check_report_path(path) -> str:
+    """Return ``path`` if a report can be written there, or raise naming it.
+
+    Checked before anything is sampled or spent: the folder must exist and be
+    writable, and ``path`` must not be a folder. Nothing is created.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The HTML file to write.
+
+    Returns
+    -------
+    str
+    """
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        raise TypeError(f"report must name a file, got report={path!r}.")
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"report must name a file, got the folder report={path!r}.")
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise ValueError(
+            f"report={path!r}: the folder {folder!r} does not exist or is not writable."
+        )
+    return path
+
+
+def write_report(path, text: str) -> str:
+    """Write a report atomically (a temporary file renamed), return its path.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The HTML file.
+    text : str
+        The page.
+
+    Returns
+    -------
+    str
+    """
+    path = check_report_path(path)
+    atomic_write_text(path, text)
+    return path
+
+
+def _value_text(value) -> str:
+    array = np.asarray(value, dtype=float)
+    if array.ndim == 0:
+        return f"{float(array):.6g}"
+    return np.array2string(array, precision=6)
+
+
+def _noise_section(release) -> str:
+    """The noise's law around the released value (continuous mechanisms)."""
+    if release.estimate is None:  # the exponential mechanism: no additive noise
+        return card(
+            f"Noise: {release.query}",
+            paragraph(f"{release.noise}: a value drawn by the mechanism, not an "
+                      "exact answer plus noise."),
+        )
+    noise = release.statement.noise
+    value = np.asarray(release.value, dtype=float)
+    sensitivity = float(np.max(release.estimate.sensitivity.value))
+    if noise is None or value.ndim != 0 or sensitivity <= 0.0:
+        return card(
+            f"Noise: {release.query}",
+            paragraph(f"{release.noise} (figure for one continuous number only)."),
+        )
+    scale = noise.scales[0] * sensitivity
+    half = noise_half_width(scale, noise.kind, 0.9)
+    return card(
+        f"Noise: {release.query}",
+        noise_svg(
+            float(value),
+            scale,
+            noise.kind,
+            label=f"the law of the {noise.kind} noise around the released value",
+        ),
+        paragraph(
+            f"{release.noise}. With probability 90% the noise is smaller than "
+            f"{half:.4g}: the exact answer lies within ±{half:.4g} of the released "
+            f"value {float(value):.6g}, except with probability 10%."
+        ),
+    )
+
+
+def _worst_case_section(release) -> str:
+    statement = release.statement
+    worst = getattr(statement, "worst_case", None)
+    if worst is None:
+        return card(
+            f"Worst case: {release.query}",
+            paragraph(
+                "No worst-case statement: this release is protected only for data "
+                "the population model describes (random DP). People with values the "
+                "model does not reach have no guarantee.",
+                "#D55E00",
+            ),
+        )
+    parts = [paragraph(f"For every pair of neighbouring databases: {worst}.")]
+    eps, eps_wc = statement.epsilon, getattr(worst, "epsilon", None)
+    if eps and eps_wc is not None and math.isfinite(eps_wc) and not statement.delta:
+        # Laplace noise b states eps = D / b for the sampled D and eps_wc = D_wc / b
+        # for the worst-case one; eps for every pair needs b' = D_wc / eps.
+        parts.append(
+            paragraph(
+                f"The price of a worst-case guarantee: epsilon={format_upper(eps, 6)} "
+                f"for every pair would need {eps_wc / eps:.4g} times this noise."
+            )
+        )
+    return card(f"Worst case: {release.query}", *parts)
+
+
+def _budget_section(budget) -> str:
+    if budget is None:
+        return paragraph("No budget was given: nothing was recorded.")
+    if hasattr(budget, "session"):  # a budget file
+        return budget_file_html(budget)
+    return accountant_html(budget)
+
+
+def release_report(
+    releases, *, budget=None, audits=(), title: str = "Release report", source: str = ""
+) -> str:
+    """One self-contained HTML page about ``releases``.
+
+    Parameters
+    ----------
+    releases : sequence of Release
+        From :func:`sensampler.release.release_statistics`.
+    budget : PrivacyFilter, BudgetFile or None
+        The budget they were spent from (shown after the spend).
+    audits : sequence of CoverageAudit
+        Population audits of their sampled sensitivities, if any were run.
+    title : str
+        The page's title.
+    source : str
+        What was released from (a file and column name), shown as is.
+
+    Returns
+    -------
+    str
+        The page.
+    """
+    releases = list(releases)
+    released = card(
+        "Released",
+        rows_html(
+            [
+                (r.query, f"{_value_text(r.value)} ({r.mechanism}, n={r.n})")
+                for r in releases
+            ]
+        ),
+        paragraph(f"From {source}.") if source else "",
+    )
+    sections = [
+        ("What was released", released),
+        (
+            "What each release states",
+            "".join(
+                statement_html(r.statement, format_dp, format_upper) for r in releases
+            ),
+        ),
+        (
+            "The sampled sensitivity",
+            "".join(
+                estimate_html(r.estimate) for r in releases if r.estimate is not None
+            )
+            or paragraph("No sensitivity was sampled (the queries need none)."),
+        ),
+        ("The noise against the answer", "".join(_noise_section(r) for r in releases)),
+        (
+            "The price of a worst-case guarantee",
+            "".join(_worst_case_section(r) for r in releases),
+        ),
+        ("The budget left", _budget_section(budget)),
+    ]
+    audits = list(audits)
+    if audits:
+        sections.append(
+            ("Population audit", "".join(coverage_audit_html(a) for a in audits))
+        )
+    sections.append(("About this page", paragraph(NO_PRIVATE_RECORD)))
+    return page(title, sections)
+
+
+def audit_report(comparison, *, choice=None, title: str = "Population audit") -> str:
+    """One self-contained HTML page about a comparison of population models.
+
+    Parameters
+    ----------
+    comparison : PopulationComparison
+        From :func:`sensampler.audit.compare_populations`.
+    choice : PopulationChoice, optional
+        From :func:`sensampler.audit.conservative_choice`.
+    title : str
+        The page's title.
+
+    Returns
+    -------
+    str
+        The page.
+    """
+    sections = [
+        (
+            f"The sampled sensitivity under {name}",
+            estimate_html(estimate),
+        )
+        for name, estimate in comparison.estimates.items()
+    ]
+    sections.append(
+        (
+            "Each estimate audited under each population",
+            "".join(
+                card(
+                    f"estimated under {estimated}, audited under {audited}",
+                    coverage_audit_html(audit),
+                )
+                for (estimated, audited), audit in comparison.audits.items()
+            ),
+        )
+    )
+    sections.append(("All audits", table_html(comparison.table, max_rows=100)))
+    if choice is not None:
+        verdict = "qualified" if choice.qualified else "no estimate qualified"
+        sections.append(
+            (
+                "Conservative choice",
+                card(
+                    f"{choice.name} ({verdict})",
+                    rows_html(
+                        [
+                            ("sensitivity", f"{choice.sensitivity:.4g}"),
+                            ("worst upper bound", f"{choice.worst_upper:.4g}"),
+                            ("limit", f"{choice.limit:.4g}"),
+                        ]
+                    ),
+                ),
+            )
+        )
+    sections.append(
+        (
+            "About this page",
+            paragraph(
+                "Every number here comes from the population models: no private data "
+                "were read."
+            ),
+        )
+    )
+    return page(title, sections)

@@ -1,0 +1,256 @@
+"""Rich display: every record a notebook shows renders well-formed, escaped HTML."""
+
+import dataclasses
+import math
+import types
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+from sensampler import _html, queries, sample_sensitivity
+from sensampler.accounting import (
+    PLDAccountant,
+    PrivacyFilter,
+    RenyiAccountant,
+    RenyiFilter,
+    WhitehouseFilter,
+    ZCDPAccountant,
+)
+from sensampler.audit import audit_estimate, audit_mechanism, compare_populations
+from sensampler.budget_file import BudgetFile
+from sensampler.distributions import GaussianMixture, Normal
+from sensampler.experiments.table import ResultTable
+from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
+from sensampler.planning import plan_release
+from sensampler.privacy import PrivacyStatement, format_dp, format_upper
+from sensampler.release import release_statistic
+
+HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+VOID = {"meta", "br", "img", "input", "link", "hr"}
+
+
+class Checker(HTMLParser):
+    """Parses HTML, checks every tag is closed in order, collects text and tags."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.tags, self.text = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
+        self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(markup: str) -> Checker:
+    checker = Checker()
+    checker.feed(markup)
+    checker.close()
+    assert checker.stack == [], checker.stack
+    return checker
+
+
+def words(markup: str) -> str:
+    return " ".join(" ".join(parse(markup).text).split())
+
+
+@pytest.fixture(scope="module")
+def estimate():
+    return sample_sensitivity(queries.mean, HEIGHTS, n=500, gamma=0.05, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def laplace(estimate):
+    return LaplaceMechanism(estimate, epsilon=0.5)
+
+
+def test_an_estimate_shows_its_sampled_sensitivities_with_gk_and_the_mean(estimate):
+    markup = estimate._repr_html_()
+    checker = parse(markup)
+    assert "svg" in checker.tags and checker.tags.count("rect") >= 5
+    text = words(markup)
+    for piece in (
+        f"G_(k) = {float(np.asarray(estimate.sensitivity.value)):.4g}",
+        f"mean = {float(np.asarray(estimate.mean.value)):.4g}",
+        "m=113, k=113",
+        "n 500",
+        "replace-one",
+    ):
+        assert piece in text, piece
+    assert repr(estimate).startswith("SensitivityEstimate(sensitivity=")  # unchanged
+
+
+def test_a_per_coordinate_estimate_renders_without_a_figure():
+    est = sample_sensitivity(
+        queries.histogram(3, range=(-2, 2)), Normal(0, 1), n=20, gamma=0.05,
+        norm="per-coordinate", random_state=0,
+    )
+    text = words(est._repr_html_())
+    assert "figure for one number only" in text
+
+
+def test_a_statement_is_a_card_in_plain_words(laplace):
+    text = words(laplace.privacy._repr_html_())
+    for piece in (
+        "What is protected",
+        "epsilon=0.5-DP",
+        "What gamma means",
+        "gamma is not delta",
+        "Worst case. None",
+        "Who is left unprotected",
+        str(laplace.privacy),
+    ):
+        assert piece in text, piece
+
+
+def test_a_statement_shows_its_worst_case_part_where_there_is_one(laplace):
+    worst = PrivacyStatement("Laplace", 3.0, 0.0, source="global")
+    fields = {f.name: getattr(laplace.privacy, f.name)
+              for f in dataclasses.fields(laplace.privacy)}
+    with_worst = types.SimpleNamespace(
+        **fields, guaranteed=True, gamma=laplace.privacy.gamma, worst_case=worst,
+    )
+    markup = _html.statement_html(with_worst, format_dp, format_upper)
+    text = words(markup)
+    assert f"For every pair of neighbouring databases, whatever the data: {worst}" in text
+    assert "beyond the worst-case statement" in text
+
+
+def test_a_global_and_an_unguaranteed_statement(estimate):
+    text = words(LaplaceMechanism(1.0, 1.0).privacy._repr_html_())
+    assert "No one" in text and "What gamma means" not in text
+    typical = LaplaceMechanism(estimate.mean, 1.0)
+    assert "nothing is protected" in words(typical.privacy._repr_html_())
+
+
+def test_statement_numbers_are_rounded_up_as_in_the_text():
+    # epsilon 0.1234567 prints as 0.123457 (up), never 0.123456.
+    statement = PrivacyStatement("Laplace", 0.12345651, 0.0, source="global")
+    assert "epsilon=0.123457-DP" in words(statement._repr_html_())
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: PrivacyFilter(1.0),
+        lambda: PrivacyFilter(10.0, 1e-6, rule="advanced", gamma=0.2),
+        lambda: RenyiFilter(10.0, 1e-6),
+        lambda: WhitehouseFilter(10.0, 1e-6),
+        RenyiAccountant,
+        ZCDPAccountant,
+        PLDAccountant,
+    ],
+)
+def test_accountants_and_filters_show_spent_against_remaining(make, laplace):
+    accountant = make()
+    empty = words(accountant._repr_html_())
+    assert "Nothing recorded yet" in empty
+    accountant.compose(laplace)
+    markup = accountant._repr_html_()
+    text = words(markup)
+    assert "Laplace" in text and "replace-one" in text
+    if hasattr(accountant, "epsilon_budget"):
+        # what the filter's rule has used of its epsilon, and what is left
+        left = accountant.remaining.epsilon
+        used = accountant.epsilon_budget - left
+        assert f"{used:.6g} used of {accountant.epsilon_budget:.6g}" in text
+        assert f"Left: {accountant.remaining}" in text
+        assert f"What was spent guarantees: {accountant.spent}" in text
+        assert "svg" in parse(markup).tags
+    else:
+        assert "releases recorded 1" in text
+
+
+def test_a_filter_at_its_budget_shows_a_full_bar(laplace):
+    f = PrivacyFilter(0.5)
+    f.compose(laplace)
+    assert "0.5 used of 0.5, 0 left" in words(f._repr_html_())
+    assert _html.RED in f._repr_html_()
+
+
+def test_a_budget_file_shows_its_spend_and_is_not_changed(tmp_path, laplace):
+    path = tmp_path / "ledger.json"
+    budget = BudgetFile(path, epsilon=2.0)
+    assert "does not exist yet" in words(budget._repr_html_())
+    with budget.session() as session:
+        session.spend(laplace.privacy, "mean")
+    before = path.read_bytes()
+    text = words(budget._repr_html_())
+    assert path.read_bytes() == before
+    assert "0.5 used of 2, 1.5 left" in text and "ledger.json" in text
+
+
+def test_audits_show_the_interval_against_beta_and_gamma(estimate, laplace):
+    coverage = audit_estimate(estimate, pairs=2000, random_state=1)
+    text = words(coverage._repr_html_())
+    assert f"beta={coverage.beta:.3g}" in text and coverage.verdict in text
+    assert f"[{coverage.lower:.4g}, {coverage.upper:.4g}]" in text
+    mech = audit_mechanism(LaplaceMechanism(1.0, 1.0), 0.0, 1.0, releases=4000,
+                           random_state=2)
+    text = words(mech._repr_html_())
+    assert "not refuted" in text and "stated 1" in text
+
+
+def test_a_population_comparison_shows_each_audit():
+    comparison = compare_populations(
+        queries.mean, {"a": Normal(0, 1), "b": Normal(0, 2)}, 50, 0.05, pairs=500,
+        random_state=0,
+    )
+    checker = parse(comparison._repr_html_())
+    assert checker.tags.count("svg") == 4
+
+
+def test_a_result_table_escapes_its_cells():
+    table = ResultTable([{"name": "<script>alert(1)</script>", "x": 0.123456789}])
+    markup = table._repr_html_()
+    assert "<script>" not in markup and "&lt;script&gt;" in markup
+    assert "0.123457" in words(markup)
+    assert repr(table) == "ResultTable(1 rows: name, x)"
+
+
+def test_a_hostile_query_name_is_escaped(estimate):
+    hostile = dataclasses.replace(estimate, query='"><img src=x onerror=alert(1)>')
+    markup = hostile._repr_html_()
+    assert "<img" not in markup and "onerror=alert(1)&gt;" in markup
+    parse(markup)
+
+
+def test_a_release_and_a_plan_render(tmp_path):
+    data = HEIGHTS.sample(200, random_state=3)
+    release = release_statistic(data, "median", HEIGHTS, epsilon=1.0, random_state=0)
+    text = words(release._repr_html_())
+    assert f"{release.value:.6g}" in text and "What is protected" in text
+    plan = plan_release("mean", HEIGHTS, 200, epsilon=1.0, runs=5, random_state=0)
+    assert "no private record was read" in words(plan._repr_html_())
+
+
+def test_the_svg_helpers_survive_degenerate_input():
+    for samples in ([], [1.0, 1.0], [math.nan, 2.0]):
+        parse(_html.histogram_svg(samples, [(math.inf, "x", "red")], label="t"))
+    parse(_html.noise_svg(1.0, 0.0, "laplace", label="t"))
+    parse(_html.interval_svg(0.0, 0.0, [], label="t"))
+
+
+def test_the_gaussian_noise_half_width():
+    # Phi^-1(0.95) = 1.6448536..., so the central 90% of N(0, 2^2) is +- 3.2897
+    assert _html.noise_half_width(2.0, "gaussian", 0.9) == pytest.approx(3.289707253)
+    # P[|Lap(b)| > t] = exp(-t / b): t = b log 10 for 90%
+    assert _html.noise_half_width(2.0, "laplace", 0.9) == pytest.approx(2 * math.log(10))
+
+
+def test_gaussian_mechanism_statement_renders():
+    est = sample_sensitivity(queries.mean, HEIGHTS, n=100, gamma=0.05, norm="l2",
+                             random_state=0)
+    text = words(GaussianMechanism(est, 0.5, 1e-6).privacy._repr_html_())
+    assert "(epsilon=0.5, delta=1e-06)-DP" in text

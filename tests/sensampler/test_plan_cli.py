@@ -1,0 +1,58 @@
+"""sensampler plan --query --population --n --target-error (or --epsilon)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from sensampler.cli import main
+from sensampler.distributions import GaussianMixture
+from sensampler.planning import ACCOUNTS_FOR_NOTHING, plan_release
+
+FLAGS = ["plan", "--query", "mean", "--population", "heights", "--n", "500"]
+
+
+def test_plan_from_a_target_error_prints_epsilon_and_says_it_spends_nothing(capsys):
+    assert main([*FLAGS, "--target-error", "0.1", "--seed", "0", "--runs", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "target expected error 0.1" in out
+    assert "m=113, k=113" in out
+    assert ACCOUNTS_FOR_NOTHING in out
+
+
+def test_plan_json_agrees_with_python(capsys):
+    args = [*FLAGS, "--epsilon", "0.5", "--seed", "3", "--runs", "10", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+    plan = plan_release("mean", heights, 500, epsilon=0.5, runs=10, random_state=3)
+    assert out["epsilon"] == 0.5
+    assert np.isclose(out["expected_error"], plan.expected_error, rtol=1e-12)
+    assert out["note"] == ACCOUNTS_FOR_NOTHING
+
+
+def test_plan_keeps_its_sampling_plan_use(capsys):
+    assert main(["plan", "--gamma", "0.05", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["m"] == 113
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--target-error", "0.1", "--m", "5"], "--m is for sampling plans"),
+        ([], "planning a release needs one of --target-error and --epsilon."),
+        (["--target-error", "0.1", "--epsilon", "1"], "one of --target-error"),
+        (["--target-error", "0.1", "--measure", "max"], "--measure must be 'mean'"),
+        (["--target-error", "0"], "target_error must be"),
+    ],
+)
+def test_plan_usage_errors_exit_2_in_one_line(extra, message, capsys):
+    assert main([*FLAGS, *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_plan_needs_query_population_and_n(capsys):
+    assert main(["plan", "--target-error", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert "needs --query, --population, --n." in err

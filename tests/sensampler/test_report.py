@@ -1,0 +1,230 @@
+"""Release and audit reports: one self-contained page, figures inline, no private record."""
+
+import dataclasses
+import json
+import re
+import types
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+from sensampler.accounting import PrivacyFilter
+from sensampler.cli import main
+from sensampler.distributions import GaussianMixture
+from sensampler.privacy import PrivacyStatement
+from sensampler.release import release_statistic
+from sensampler.report import NO_PRIVATE_RECORD, check_report_path, release_report
+
+HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+PLANTED = 213.579246  # a private record no page may show
+MAX_BYTES = 300 * 1024
+
+
+class Page(HTMLParser):
+    """Tags, attributes and text of a page; every tag closed in order."""
+
+    VOID = {"meta", "br", "img", "input", "link", "hr"}
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.tags, self.attrs, self.words = [], [], [], []
+        self.feed(text)
+        self.close()
+        assert self.stack == []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs += [name for name, _ in attrs]
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs += [name for name, _ in attrs]
+
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
+        self.stack.pop()
+
+    def handle_data(self, data):
+        self.words.append(data)
+
+    @property
+    def text(self):
+        return " ".join(" ".join(self.words).split())
+
+
+def _csv(path, values):
+    path.write_text("height\n" + "\n".join(f"{x:.6f}" for x in values) + "\n")
+    return str(path)
+
+
+@pytest.fixture
+def files(tmp_path):
+    private = HEIGHTS.sample(500, random_state=1)
+    private[17] = PLANTED
+    return (
+        _csv(tmp_path / "private.csv", private),
+        _csv(tmp_path / "public.csv", HEIGHTS.sample(2000, random_state=2)),
+    )
+
+
+def _self_contained(page: Page, text: str):
+    assert len(text.encode()) < MAX_BYTES
+    # nothing loaded: no script, no link, no src or href anywhere
+    assert "script" not in page.tags and "link" not in page.tags
+    assert not {"src", "href"} & set(page.attrs)
+    assert "url(" not in text
+
+
+def test_the_readme_release_writes_a_self_contained_report(files, tmp_path, capsys):
+    private, public = files
+    report = tmp_path / "report.html"
+    ledger = tmp_path / "ledger.json"
+    args = [
+        "release", "--data", private, "--column", "height", "--query", "mean",
+        "--population", f"bootstrap:{public}", "--epsilon", "0.5",
+        "--budget-file", str(ledger), "--budget-epsilon", "1",
+        "--report", str(report), "--seed", "0",
+    ]
+    assert main(args) == 0
+    assert f"report written to {report}" in capsys.readouterr().out
+    text = report.read_text()
+    page = Page(text)
+    _self_contained(page, text)
+    # the figures, inline: the sampled sensitivities, the noise, the budget bars
+    assert page.tags.count("svg") >= 3
+    for heading in (
+        "What was released",
+        "What each release states",
+        "The sampled sensitivity",
+        "The noise against the answer",
+        "The price of a worst-case guarantee",
+        "The budget left",
+        NO_PRIVATE_RECORD,
+    ):
+        assert heading in page.text, heading
+    assert "0.5 used of 1, 0.5 left" in page.text
+    assert "213.57" not in text and "213.58" not in text
+
+
+def _shows_number(text: str, number: str) -> bool:
+    """Whether ``number`` stands in ``text`` as a whole number, not inside another."""
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", text) is not None
+
+
+def test_the_report_never_shows_the_exact_answer(files, tmp_path, capsys):
+    private, public = files
+    report = tmp_path / "r.html"
+    data = np.loadtxt(private, skiprows=1)
+    args = [
+        "release", "--data", private, "--column", "height", "--query", "mean",
+        "--query", "median", "--population", f"bootstrap:{public}",
+        "--epsilon", "0.5", "--report", str(report), "--json",
+    ]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["report"] == str(report)
+    text = report.read_text()
+    released = [f"{r['answer']:.6g}" for r in out["releases"]]
+    assert all(value in text for value in released)
+    for exact in (data.mean(), np.median(data)):
+        # the page prints 6 significant digits at most; the noise (unseeded) can
+        # make a released value print as the exact one, which is then no leak.
+        # A number is matched whole: 169.68 is not in 169.684.
+        shown = f"{exact:.6g}"
+        assert shown in released or not _shows_number(text, shown)
+        assert not _shows_number(text, f"{exact:.8g}")
+
+
+def test_a_report_that_cannot_be_written_is_refused_before_any_spend(
+    files, tmp_path, capsys
+):
+    private, public = files
+    ledger = tmp_path / "ledger.json"
+    args = [
+        "release", "--data", private, "--column", "height",
+        "--population", f"bootstrap:{public}", "--epsilon", "0.5",
+        "--budget-file", str(ledger), "--budget-epsilon", "1",
+        "--report", str(tmp_path / "missing" / "r.html"),
+    ]
+    assert main(args) == 2
+    assert "does not exist or is not writable" in capsys.readouterr().err
+    assert not ledger.exists()
+
+
+def test_release_statistic_writes_its_report(tmp_path):
+    data = HEIGHTS.sample(300, random_state=4)
+    budget = PrivacyFilter(2.0)
+    path = tmp_path / "mean.html"
+    release = release_statistic(
+        data, "mean", HEIGHTS, epsilon=0.5, budget=budget, random_state=0, report=path
+    )
+    page = Page(path.read_text())
+    assert f"{release.value:.6g}" in page.text
+    assert "0.5 used of 2, 1.5 left" in page.text
+
+
+def test_a_bad_report_path_spends_nothing(tmp_path):
+    budget = PrivacyFilter(2.0)
+    with pytest.raises(ValueError, match="report must name a file, got the folder"):
+        release_statistic(
+            HEIGHTS.sample(50, random_state=0), "mean", HEIGHTS, epsilon=0.5,
+            budget=budget, report=tmp_path,
+        )
+    assert budget.count == 0
+    with pytest.raises(TypeError, match="report must name a file, got report=''"):
+        check_report_path("")
+
+
+def test_the_price_of_a_worst_case_guarantee_is_shown_where_there_is_one(tmp_path):
+    release = release_statistic(
+        HEIGHTS.sample(200, random_state=5), "mean", HEIGHTS, epsilon=0.5,
+        random_state=0,
+    )
+    fields = {f.name: getattr(release.statement, f.name)
+              for f in dataclasses.fields(release.statement)}
+    worst = PrivacyStatement("Laplace", 2.0, 0.0, source="global")
+    statement = types.SimpleNamespace(
+        **fields, guaranteed=True, gamma=release.statement.gamma, worst_case=worst
+    )
+    text = Page(release_report([dataclasses.replace(release, statement=statement)])).text
+    assert f"For every pair of neighbouring databases: {worst}" in text
+    # Laplace: the noise that gives 0.5 here gives 2 for every pair, so 0.5 for
+    # every pair needs 2 / 0.5 = 4 times the noise.
+    assert "would need 4 times this noise" in text
+
+
+def test_the_audit_report(tmp_path, capsys):
+    report = tmp_path / "audit.html"
+    args = [
+        "audit", "--population", "a=normal:loc=0,scale=1",
+        "--population", "b=normal:loc=0,scale=2", "--n", "50", "--pairs", "500",
+        "--seed", "0", "--report", str(report),
+    ]
+    assert main(args) == 0
+    text = report.read_text()
+    page = Page(text)
+    _self_contained(page, text)
+    assert page.tags.count("svg") >= 2 + 4  # two estimates, four audits
+    assert "Conservative choice" in page.text
+    assert "no private data were read" in page.text
+
+
+def test_a_median_release_reports_its_mechanism_without_a_sampled_sensitivity(tmp_path):
+    # The exponential mechanism samples no sensitivity and adds no noise: the
+    # report says so instead of failing on the missing estimate.
+    data = HEIGHTS.sample(300, random_state=4)
+    data[5] = PLANTED
+    path = tmp_path / "median.html"
+    release = release_statistic(
+        data, "median", HEIGHTS, epsilon=1.0, random_state=0, report=path
+    )
+    text = path.read_text()
+    page = Page(text)
+    _self_contained(page, text)
+    assert release.estimate is None
+    assert f"{release.value:.6g}" in page.text
+    assert "No sensitivity was sampled" in page.text
+    assert f"{PLANTED:.6f}"[:8] not in text
