@@ -8,30 +8,71 @@ with a default filter set, the release spends from it first (validated and
 refused before anything is drawn, as ``filter.release`` does), unless the release
 already runs inside a filter's own ``release`` or an audit (:func:`exempt`), so
 that nothing is spent twice.
+
+Two kinds of default, looked up in this order:
+
+1. the innermost ``with default_filter(f):`` block of the current context
+   (a :mod:`contextvars` variable: each thread, and each asyncio task, has its
+   own, so a block that ends in one thread never changes the default of
+   another);
+2. for a context with no block of its own (a thread started inside a block
+   begins with an empty context), the block open elsewhere in the process, when
+   every open block's innermost filter is the same one; when blocks of several
+   threads hold different filters, there is no way to tell which one such a
+   release belongs to, and it is refused (``RuntimeError``) rather than spent
+   from the wrong budget or from none;
+3. otherwise the process-wide default of :func:`replace`
+   (:func:`sensampler.accounting.set_default_filter`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["current", "replace", "exempt", "spend_then_release"]
+__all__ = ["current", "replace", "within", "exempt", "spend_then_release"]
 
 _lock = threading.Lock()
-_current: Any = None
+_current: Any = None  # the process-wide default (set_default_filter)
 _state = threading.local()  # .exempt: a release on this thread spends nothing more
+# (filter, chain) of this context's innermost block; chain: one object per
+# outermost block, shared by the blocks nested in it
+_block: contextvars.ContextVar[tuple[Any, object] | None] = contextvars.ContextVar(
+    "sensampler_default_filter", default=None
+)
+_open: dict[object, Any] = {}  # chain -> its innermost filter, every context
 
 
 def current() -> Any:
-    """The default filter, or ``None`` when none is set.
+    """The default filter of the calling context, or ``None`` when none is set.
 
     Returns
     -------
     filter or None
+
+    Raises
+    ------
+    RuntimeError
+        In a context with no block of its own while blocks of other threads
+        hold different filters (see the module's docstring).
     """
+    own = _block.get()
+    if own is not None:
+        return own[0]
+    with _lock:
+        elsewhere = {id(f): f for f in _open.values()}
+    if len(elsewhere) > 1:
+        raise RuntimeError(
+            "default_filter blocks of several threads hold different filters, and "
+            "this thread has none of its own: enter `with default_filter(f):` in "
+            "this thread, or release through a filter's own release()."
+        )
+    if elsewhere:
+        return next(iter(elsewhere.values()))
     return _current
 
 
@@ -51,6 +92,37 @@ def replace(accountant: Any) -> Any:
     with _lock:
         previous, _current = _current, accountant
     return previous
+
+
+@contextlib.contextmanager
+def within(accountant: Any) -> Iterator[Any]:
+    """Make ``accountant`` the default of the calling context inside the block.
+
+    Parameters
+    ----------
+    accountant : filter
+        Checked by the caller (:func:`sensampler.accounting.default_filter`).
+
+    Yields
+    ------
+    filter
+        ``accountant``; on exit this context's previous default is restored,
+        and no other context's default changes.
+    """
+    outer = _block.get()
+    chain = object() if outer is None else outer[1]
+    token = _block.set((accountant, chain))
+    with _lock:
+        _open[chain] = accountant
+    try:
+        yield accountant
+    finally:
+        _block.reset(token)
+        with _lock:
+            if outer is None:
+                del _open[chain]
+            else:
+                _open[chain] = outer[0]
 
 
 @contextlib.contextmanager
@@ -91,8 +163,10 @@ def spend_then_release(release: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(release)
     def spending(self, value, *args, **kwargs):
-        budget = _current
-        if budget is None or getattr(_state, "exempt", False):
+        if getattr(_state, "exempt", False):
+            return release(self, value, *args, **kwargs)
+        budget = current()
+        if budget is None:
             return release(self, value, *args, **kwargs)
         return budget.release(self, value, *args, **kwargs)
 
