@@ -34,7 +34,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["current", "replace", "within", "exempt", "spend_then_release"]
+__all__ = ["current", "replace", "within", "exempt", "charged_to", "spend_then_release"]
 
 _lock = threading.Lock()
 _current: Any = None  # the process-wide default (set_default_filter)
@@ -142,6 +142,35 @@ def exempt() -> Iterator[None]:
         yield
     finally:
         _state.exempt = before
+
+
+@contextlib.contextmanager
+def charged_to(accountant: Any) -> Iterator[None]:
+    """Inside the block, releases spend nothing more when the default is ``accountant``.
+
+    For callers that have composed their releases on an explicit accountant
+    already (``release_statistic(..., budget=f)``, ``PrivateEstimator.fit(...,
+    accountant=f)``): when ``f`` is also the default, the release is recorded
+    once, not twice. A different default is still spent from.
+
+    Parameters
+    ----------
+    accountant : filter or None
+        The accountant the caller has charged (``None``: none).
+
+    Yields
+    ------
+    None
+    """
+    try:
+        same = accountant is not None and current() is accountant
+    except RuntimeError:  # no default can be chosen: the release will say so
+        same = False
+    if same:
+        with exempt():
+            yield
+    else:
+        yield
 
 
 def spend_then_release(release: Callable[..., Any]) -> Callable[..., Any]:

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from . import distributions
+from ._default_budget import charged_to
 from ._domains import DELTA_RELEASE, EPSILON
 from ._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
 from .accounting import ExceededPrivacyBudgetError, PrivacyFilter
@@ -473,7 +474,8 @@ class PreparedRelease:
                 _trial(budget, statements)
                 for statement in statements:
                     budget.compose(statement)
-            values = _draw(built, self.answers)
+            with charged_to(budget):  # spent once when it is the default too
+                values = _draw(built, self.answers)
         return tuple(
             Release(name, value, statement, est, self.mechanism, noise, self.data.size)
             for name, value, (_, statement, noise), est in zip(
@@ -533,7 +535,9 @@ def prepare_releases(
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     budget : PrivacyFilter, BudgetFile, path or None
         Where the releases are spent; a path is a :class:`BudgetFile` that
-        must exist.
+        must exist. A filter that is also the default filter
+        (:func:`sensampler.accounting.default_filter`) records each release
+        once; a different default is spent from as well.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
@@ -661,7 +665,9 @@ def release_statistics(
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     budget : PrivacyFilter, BudgetFile, path or None
         Where the releases are spent; a path is a :class:`BudgetFile` that
-        must exist.
+        must exist. A filter that is also the default filter
+        (:func:`sensampler.accounting.default_filter`) records each release
+        once; a different default is spent from as well.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
@@ -783,7 +789,9 @@ def release_statistic(
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     budget : PrivacyFilter, BudgetFile, path or None
         Where the releases are spent; a path is a :class:`BudgetFile` that
-        must exist.
+        must exist. A filter that is also the default filter
+        (:func:`sensampler.accounting.default_filter`) records each release
+        once; a different default is spent from as well.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional

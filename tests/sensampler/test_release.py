@@ -9,7 +9,11 @@ import numpy as np
 import pytest
 
 from sensampler import queries
-from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
+from sensampler.accounting import (
+    ExceededPrivacyBudgetError,
+    PrivacyFilter,
+    default_filter,
+)
 from sensampler.budget_file import BudgetFile
 from sensampler.cli import main
 from sensampler.distributions import Normal
@@ -323,6 +327,21 @@ def test_library_validation_names_parameters(files):
         release_statistic(values, "mean", POP, epsilon=1.0, budget=3)
     with pytest.raises(TypeError, match="queries must be a sequence"):
         release_statistics(values, "mean", POP, epsilon=1.0)
+
+
+def test_a_budget_that_is_also_the_default_is_spent_once(files):
+    # issue 28: release_statistic(..., budget=F) inside default_filter(F) recorded
+    # two entries per release.
+    _, _, values = files
+    f = PrivacyFilter(1.0, rule="basic")
+    with default_filter(f):
+        release_statistic(values, "mean", POP, epsilon=0.4, budget=f, random_state=0)
+    assert f.count == 1 and f.spent.epsilon == 0.4
+    # another default is still spent from, besides the explicit budget
+    other = PrivacyFilter(1.0, rule="basic")
+    with default_filter(other):
+        release_statistic(values, "mean", POP, epsilon=0.4, budget=f, random_state=0)
+    assert f.count == 2 and other.count == 1
 
 
 def test_an_in_memory_filter_is_spent_all_or_nothing(files):
