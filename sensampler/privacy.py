@@ -195,6 +195,14 @@ class SamplingRun:
         NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
 
 
+#: What a statement adds when its run accepted an order-dependent query.
+ORDER_DEPENDENT = (
+    "; the query depends on the order of the records (accepted with "
+    "order_dependent=True): random DP averages over the position of the "
+    "differing record, so a release may publish a record exactly"
+)
+
+
 def _set(record, name, value):
     """Store a checked (normalised) field of a frozen record, in ``__post_init__``."""
     object.__setattr__(record, name, value)
@@ -461,6 +469,8 @@ class PrivacyStatement:
             return (
                 f"{self.mechanism}: {core}{_except_gamma(self.gamma)} (random DP, "
                 f"{self.neighbours} neighbours)"
+                + (ORDER_DEPENDENT if self.run is not None and self.run.order_dependent
+                   else "")
             )
         return f"{self.mechanism}: {core} ({self.neighbours} neighbours)"
 

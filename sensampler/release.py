@@ -344,7 +344,7 @@ def _mechanism(name, estimate, epsilon, delta, granularity, dimension):
     statement = replace(mech.privacy, epsilon=stated, delta=delta)
     return mech, statement, (
         f"discrete Gaussian noise of sigma {mech.sigma:.6g} on the grid {grid:g}Z "
-        f"(rho={mech.rho:.6g}-zCDP)"
+        f"(rho={format_upper(mech.rho, 6)}-zCDP)"
     )
 
 

@@ -21,7 +21,7 @@ from numbers import Real
 
 from .._default_budget import exempt
 from .._validation import check_probability, check_real
-from ..privacy import PrivacyBound
+from ..privacy import PrivacyBound, format_upper
 from ._ledger import (
     ExceededPrivacyBudgetError,
     LedgerEntry,
@@ -260,6 +260,6 @@ class BudgetFilter(PrivacyAccountant):
         spent = self.spent
         return (
             f"budget=(epsilon={self.epsilon_budget:.6g}, delta={self.delta_budget:.3g}), "
-            f"{self._rule()}spent=(epsilon={spent.epsilon:.6g}, "
-            f"delta={spent.delta:.3g}), "
+            f"{self._rule()}spent=(epsilon={format_upper(spent.epsilon, 6)}, "
+            f"delta={format_upper(spent.delta, 3)}), "
         )

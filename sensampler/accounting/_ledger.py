@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 from .._validation import check_count, check_real
-from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun
+from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun, format_upper
 
 __all__ = [
     "ExceededPrivacyBudgetError",
@@ -357,5 +357,5 @@ class PrivacyAccountant(abc.ABC):
     def __repr__(self):
         return (
             f"{type(self).__name__}({self._summary()}count={self.count}, "
-            f"gamma={self.gamma:.4g})"
+            f"gamma={format_upper(self.gamma, 4)})"
         )

@@ -1,6 +1,7 @@
 import csv
 import json
 import math
+import re
 import subprocess
 import sys
 import threading
@@ -114,6 +115,34 @@ def test_json_with_a_budget_file_has_no_infinity(files, tmp_path, capsys):
     budget = _strict(out)["budget"]
     assert budget["budget"]["gamma"] is None  # no gamma budget: null, not Infinity
     assert budget["spent"]["epsilon"] == 0.5
+
+
+def _numbers(line, name):
+    return [float(v) for v in re.findall(rf"\b{name}=([0-9.]+(?:e[+-]?[0-9]+)?)", line)]
+
+
+def test_printed_totals_round_up(files, tmp_path, capsys):
+    # issue 28: three releases of epsilon 0.1 total 0.30000000000000004, printed as
+    # 0.3 on the together: and budget: lines; gamma rounded down likewise.
+    private, _, _ = files
+    ledger = tmp_path / "ledger.json"
+    code, out, err = _run(
+        capsys, "--data", private, "--column", "height", "--population", POP,
+        "--query", "mean", "--query", "median", "--query", "sum",
+        "--epsilon", "0.1", "--seed", "3",
+        "--budget-file", str(ledger), "--budget-epsilon", "1",
+    )
+    assert code == 0, err
+    together = next(x for x in out.splitlines() if x.startswith("together:"))
+    spent_line = next(x for x in out.splitlines() if x.startswith("budget "))
+    spent = BudgetFile(ledger).filter().spent
+    assert spent.epsilon == 0.1 + 0.1 + 0.1 > 0.3
+    assert _numbers(together, "epsilon")[0] >= spent.epsilon
+    assert _numbers(together, "gamma")[0] >= spent.gamma
+    epsilon_spent, epsilon_budget = _numbers(spent_line, "epsilon")
+    gamma_spent = _numbers(spent_line, "gamma")[0]
+    assert epsilon_spent >= spent.epsilon and gamma_spent >= spent.gamma
+    assert epsilon_budget == 1.0
 
 
 def test_over_budget_is_refused_before_anything_and_the_file_is_unchanged(
