@@ -347,7 +347,8 @@ class SensitivityValue:
     Not a float or ndarray subclass: arithmetic follows the rules of
     :mod:`sensampler.estimate` (``x * c``, ``x + a`` with ``c >= 1``, ``a >= 0``
     keep a sampled value's guarantee, anything else is ``"derived"``), and
-    ``float(x)`` / ``np.asarray(x)`` warn :class:`PrivacyLeakWarning`.
+    ``float(x)`` / ``np.asarray(x)`` / ``format(x, spec)`` warn
+    :class:`PrivacyLeakWarning`.
 
     Parameters
     ----------
@@ -374,7 +375,7 @@ class SensitivityValue:
     >>> x = SensitivityValue(2.0, "sampled", SamplingRun("r", 0.05), "l1", "G_(k)")
     >>> (3 * x).source, (x - 1).source
     ('sampled', 'derived')
-    >>> f"{x + 0.5:.2f}"
+    >>> f"{(x + 0.5).value:.2f}"  # formatting x itself warns: its text has no gamma
     '2.50'
     """
 
