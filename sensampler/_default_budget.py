@@ -44,7 +44,8 @@ _state = threading.local()  # .exempt: a release on this thread spends nothing m
 _block: contextvars.ContextVar[tuple[Any, object] | None] = contextvars.ContextVar(
     "sensampler_default_filter", default=None
 )
-_open: dict[object, Any] = {}  # chain -> its innermost filter, every context
+# chain -> its open blocks, (marker, filter), innermost last, every context
+_open: dict[object, list[tuple[object, Any]]] = {}
 
 
 def current() -> Any:
@@ -64,7 +65,7 @@ def current() -> Any:
     if own is not None:
         return own[0]
     with _lock:
-        elsewhere = {id(f): f for f in _open.values()}
+        elsewhere = {id(blocks[-1][1]): blocks[-1][1] for blocks in _open.values()}
     if len(elsewhere) > 1:
         raise RuntimeError(
             "default_filter blocks of several threads hold different filters, and "
@@ -111,18 +112,20 @@ def within(accountant: Any) -> Iterator[Any]:
     """
     outer = _block.get()
     chain = object() if outer is None else outer[1]
+    marker = object()  # this block, whichever order the blocks of a chain end in
     token = _block.set((accountant, chain))
     with _lock:
-        _open[chain] = accountant
+        _open.setdefault(chain, []).append((marker, accountant))
     try:
         yield accountant
     finally:
         _block.reset(token)
         with _lock:
-            if outer is None:
-                del _open[chain]
+            blocks = [b for b in _open[chain] if b[0] is not marker]
+            if blocks:
+                _open[chain] = blocks
             else:
-                _open[chain] = outer[0]
+                del _open[chain]
 
 
 @contextlib.contextmanager

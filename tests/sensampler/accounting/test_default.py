@@ -1,3 +1,4 @@
+import asyncio
 import re
 import threading
 
@@ -152,3 +153,29 @@ def test_a_block_takes_precedence_over_the_process_wide_default():
         assert get_default_filter() is process
     finally:
         set_default_filter(None)
+
+
+def test_asyncio_tasks_keep_their_own_blocks_and_leave_nothing_behind():
+    outer, inner = PrivacyFilter(1.0), PrivacyFilter(0.5)
+    seen = {}
+
+    async def task(started, release):
+        with default_filter(inner):
+            started.set()
+            await release.wait()
+            seen["task"] = get_default_filter()
+
+    async def main():
+        started, release = asyncio.Event(), asyncio.Event()
+        with default_filter(outer):
+            running = asyncio.create_task(task(started, release))
+            await started.wait()
+            seen["outer"] = get_default_filter()
+        # the outer block ended first, the task's nested block is still open
+        seen["after"] = get_default_filter()
+        release.set()
+        await running
+
+    asyncio.run(main())
+    assert seen == {"outer": outer, "after": inner, "task": inner}
+    assert get_default_filter() is None  # no block left open anywhere
