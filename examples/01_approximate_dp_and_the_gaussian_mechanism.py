@@ -72,7 +72,7 @@ heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 hist = queries.histogram(10, range=(140, 200))
 for norm in ("l1", "l2"):
     est = sample_sensitivity(hist, heights, 200, gamma=0.05, norm=norm, random_state=0)
-    print(norm, f"sensitivity {est.sensitivity:.3f}, mean {est.mean:.3f}")
+    print(norm, f"sensitivity {est.sensitivity.value:.3f}, mean {est.mean.value:.3f}")
 
 # %% [markdown]
 # ## The catastrophe mechanism

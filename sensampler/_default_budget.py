@@ -8,30 +8,72 @@ with a default filter set, the release spends from it first (validated and
 refused before anything is drawn, as ``filter.release`` does), unless the release
 already runs inside a filter's own ``release`` or an audit (:func:`exempt`), so
 that nothing is spent twice.
+
+Two kinds of default, looked up in this order:
+
+1. the innermost ``with default_filter(f):`` block of the current context
+   (a :mod:`contextvars` variable: each thread, and each asyncio task, has its
+   own, so a block that ends in one thread never changes the default of
+   another);
+2. for a context with no block of its own (a thread started inside a block
+   begins with an empty context), the block open elsewhere in the process, when
+   every open block's innermost filter is the same one; when blocks of several
+   threads hold different filters, there is no way to tell which one such a
+   release belongs to, and it is refused (``RuntimeError``) rather than spent
+   from the wrong budget or from none;
+3. otherwise the process-wide default of :func:`replace`
+   (:func:`sensampler.accounting.set_default_filter`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["current", "replace", "exempt", "spend_then_release"]
+__all__ = ["current", "replace", "within", "exempt", "charged_to", "spend_then_release"]
 
 _lock = threading.Lock()
-_current: Any = None
+_current: Any = None  # the process-wide default (set_default_filter)
 _state = threading.local()  # .exempt: a release on this thread spends nothing more
+# (filter, chain) of this context's innermost block; chain: one object per
+# outermost block, shared by the blocks nested in it
+_block: contextvars.ContextVar[tuple[Any, object] | None] = contextvars.ContextVar(
+    "sensampler_default_filter", default=None
+)
+# chain -> its open blocks, (marker, filter), innermost last, every context
+_open: dict[object, list[tuple[object, Any]]] = {}
 
 
 def current() -> Any:
-    """The default filter, or ``None`` when none is set.
+    """The default filter of the calling context, or ``None`` when none is set.
 
     Returns
     -------
     filter or None
+
+    Raises
+    ------
+    RuntimeError
+        In a context with no block of its own while blocks of other threads
+        hold different filters (see the module's docstring).
     """
+    own = _block.get()
+    if own is not None:
+        return own[0]
+    with _lock:
+        elsewhere = {id(blocks[-1][1]): blocks[-1][1] for blocks in _open.values()}
+    if len(elsewhere) > 1:
+        raise RuntimeError(
+            "default_filter blocks of several threads hold different filters, and "
+            "this thread has none of its own: enter `with default_filter(f):` in "
+            "this thread, or release through a filter's own release()."
+        )
+    if elsewhere:
+        return next(iter(elsewhere.values()))
     return _current
 
 
@@ -54,6 +96,39 @@ def replace(accountant: Any) -> Any:
 
 
 @contextlib.contextmanager
+def within(accountant: Any) -> Iterator[Any]:
+    """Make ``accountant`` the default of the calling context inside the block.
+
+    Parameters
+    ----------
+    accountant : filter
+        Checked by the caller (:func:`sensampler.accounting.default_filter`).
+
+    Yields
+    ------
+    filter
+        ``accountant``; on exit this context's previous default is restored,
+        and no other context's default changes.
+    """
+    outer = _block.get()
+    chain = object() if outer is None else outer[1]
+    marker = object()  # this block, whichever order the blocks of a chain end in
+    token = _block.set((accountant, chain))
+    with _lock:
+        _open.setdefault(chain, []).append((marker, accountant))
+    try:
+        yield accountant
+    finally:
+        _block.reset(token)
+        with _lock:
+            blocks = [b for b in _open[chain] if b[0] is not marker]
+            if blocks:
+                _open[chain] = blocks
+            else:
+                del _open[chain]
+
+
+@contextlib.contextmanager
 def exempt() -> Iterator[None]:
     """Inside the block, releases on this thread spend nothing from the default.
 
@@ -70,6 +145,35 @@ def exempt() -> Iterator[None]:
         yield
     finally:
         _state.exempt = before
+
+
+@contextlib.contextmanager
+def charged_to(accountant: Any) -> Iterator[None]:
+    """Inside the block, releases spend nothing more when the default is ``accountant``.
+
+    For callers that have composed their releases on an explicit accountant
+    already (``release_statistic(..., budget=f)``, ``PrivateEstimator.fit(...,
+    accountant=f)``): when ``f`` is also the default, the release is recorded
+    once, not twice. A different default is still spent from.
+
+    Parameters
+    ----------
+    accountant : filter or None
+        The accountant the caller has charged (``None``: none).
+
+    Yields
+    ------
+    None
+    """
+    try:
+        same = accountant is not None and current() is accountant
+    except RuntimeError:  # no default can be chosen: the release will say so
+        same = False
+    if same:
+        with exempt():
+            yield
+    else:
+        yield
 
 
 def spend_then_release(release: Callable[..., Any]) -> Callable[..., Any]:
@@ -91,8 +195,10 @@ def spend_then_release(release: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(release)
     def spending(self, value, *args, **kwargs):
-        budget = _current
-        if budget is None or getattr(_state, "exempt", False):
+        if getattr(_state, "exempt", False):
+            return release(self, value, *args, **kwargs)
+        budget = current()
+        if budget is None:
             return release(self, value, *args, **kwargs)
         return budget.release(self, value, *args, **kwargs)
 

@@ -21,10 +21,18 @@ def exclusive(out_dir: str) -> Iterator[None]:
     Raises
     ------
     ValueError
-        When another process holds the lock (naming the folder and the lock).
+        When another process holds the lock, or the lock cannot be opened (a
+        folder in its place), naming the folder and the lock.
     """
     lock_path = os.path.join(out_dir, ".lock")
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        kind = "is a folder" if os.path.isdir(lock_path) else "cannot be opened"
+        raise ValueError(
+            f"out_dir={out_dir!r}: its lock {lock_path} {kind} "
+            f"({exc.strerror or exc}); remove it or choose another folder."
+        ) from None
     try:
         try:
             lock(fd)

@@ -15,6 +15,7 @@ import math
 from .budget_file import BudgetFile
 from .data_files import read_column
 from .plan import BOUNDS
+from .privacy import format_dp, format_upper
 from .release import RELEASE_MECHANISMS, prepare_releases
 from .report import check_report_path, release_report, write_report
 
@@ -139,15 +140,17 @@ def release_command(args):
             print(_together(releases))
         if spent is not None:
             b = _budget_dict(budget, spent)
-            print(
-                f"budget {b['file']}: spent epsilon={b['spent']['epsilon']:.6g}, "
-                f"delta={b['spent']['delta']:.3g}, gamma={b['spent']['gamma']:.4g} "
-                f"of epsilon={b['budget']['epsilon']:.6g}, "
-                f"delta={b['budget']['delta']:.3g}"
+            used, limit = b["spent"], b["budget"]
+            print(  # every number rounded up, as statements print them
+                f"budget {b['file']}: spent epsilon={format_upper(used['epsilon'], 6)}, "
+                f"delta={format_upper(used['delta'], 3)}, "
+                f"gamma={format_upper(used['gamma'], 4)} "
+                f"of epsilon={format_upper(limit['epsilon'], 6)}, "
+                f"delta={format_upper(limit['delta'], 3)}"
                 + (
                     ""
-                    if b["budget"]["gamma"] is None
-                    else f", gamma={b['budget']['gamma']:.4g}"
+                    if limit["gamma"] is None
+                    else f", gamma={format_upper(limit['gamma'], 4)}"
                 )
                 + f" ({b['spent']['method']}; {b['releases']} releases)"
             )
@@ -162,11 +165,9 @@ def _together(releases) -> str:
     epsilon = math.fsum(r.statement.epsilon for r in releases)
     delta = math.fsum(r.statement.delta for r in releases)
     gamma = min(1.0, math.fsum(r.statement.gamma for r in releases))
-    dp = f"epsilon={epsilon:.6g}-DP" if not delta else (
-        f"(epsilon={epsilon:.6g}, delta={delta:.3g})-DP"
-    )
-    return (
-        f"together: {dp}, except with probability gamma={gamma:.4g} over the data "
+    return (  # rounded up, as every statement prints its numbers
+        f"together: {format_dp(epsilon, delta)}, except with probability "
+        f"gamma={format_upper(gamma, 4)} over the data "
         f"drawn from the population model (basic composition of the "
         f"{len(releases)} releases; gamma summed over their sampling runs)"
     )

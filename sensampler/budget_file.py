@@ -15,7 +15,16 @@ is exactly what :class:`~sensampler.accounting.PrivacyFilter` admits. A spend
 reading the ledger to writing it, so two processes cannot both spend the last of
 a budget; the new ledger is written to a temporary file in the same folder,
 fsynced and renamed over the old one, so a crash leaves the old ledger or the
-new one, never part of one.
+new one, never part of one; a temporary left behind by a process killed before
+the rename is removed by the next spend, under the same lock.
+
+One file, one ledger. A path through a symbolic link is resolved once, when the
+:class:`BudgetFile` is made: the lock, the reads and the writes all use the real
+file, so two links to one ledger share its lock and its entries. A file with
+several hard links is refused by name: the atomic rename would give the name
+written a new file and leave the other names on the old ledger (a budget split
+in two), and the lock, kept beside one name, would not cover the others. Copy
+the file, or use a symbolic link.
 
 The checksum detects corruption and careless edits; it does not authenticate:
 anyone who can write the file can recompute it. Protect the file as you would
@@ -29,6 +38,7 @@ import datetime
 import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -155,6 +165,9 @@ class BudgetFile:
         if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
             raise TypeError(f"path must name a file, got path={path!r}.")
         self.path = os.fspath(path)
+        # one ledger however it is reached: every read, lock and write uses the
+        # real file (symbolic links resolved once, here)
+        self._real = os.path.realpath(self.path)
         if epsilon is None and (delta is not None or gamma is not None):
             raise ValueError(
                 "a budget file's delta and gamma are given with its epsilon, got "
@@ -188,21 +201,27 @@ class BudgetFile:
         bool
             True when the file exists.
         """
-        return os.path.exists(self.path)
+        return os.path.exists(self._real)
+
+    def _named(self) -> str:
+        """The file as the user named it, and its real path when a link leads there."""
+        if os.path.abspath(self.path) == self._real:
+            return self.path
+        return f"{self.path} (the file {self._real})"
 
     def _load(self) -> _Ledger:
         """The ledger on disk, checked, or the one to create; raise naming the file."""
-        if not os.path.exists(self.path):
+        if not os.path.exists(self._real):
             if self._create is None:
                 raise BudgetFileError(
-                    f"budget file {self.path} does not exist; create it by giving "
+                    f"budget file {self._named()} does not exist; create it by giving "
                     "its budget (--budget-epsilon, and --budget-delta for "
                     "(epsilon, delta) releases)."
                 )
-            folder = os.path.dirname(os.path.abspath(self.path))
+            folder = os.path.dirname(self._real)
             if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
                 raise BudgetFileError(
-                    f"budget file {self.path} cannot be created: {folder} is not a "
+                    f"budget file {self._named()} cannot be created: {folder} is not a "
                     "writable folder."
                 )
             return _Ledger(dict(self._create), ())
@@ -212,7 +231,7 @@ class BudgetFile:
             theirs = {k: ledger.budget[k] for k in ("epsilon", "delta")}
             if mine != theirs:
                 raise BudgetFileError(
-                    f"budget file {self.path} holds the budget epsilon="
+                    f"budget file {self._named()} holds the budget epsilon="
                     f"{theirs['epsilon']!r}, delta={theirs['delta']!r}, not "
                     f"epsilon={mine['epsilon']!r}, delta={mine['delta']!r}; a "
                     "budget is set once (omit it, or use another file)."
@@ -221,15 +240,27 @@ class BudgetFile:
 
     def _parse(self) -> _Ledger:
         def bad(problem):
-            return BudgetFileError(f"budget file {self.path}: {problem}; refusing it.")
+            return BudgetFileError(
+                f"budget file {self._named()}: {problem}; refusing it."
+            )
 
         try:
-            with open(self.path, encoding="utf-8") as handle:
-                record = json.load(handle, parse_constant=_refuse_constant)
+            with open(self._real, encoding="utf-8") as handle:
+                links = os.fstat(handle.fileno()).st_nlink
+                record = None if links > 1 else json.load(
+                    handle, parse_constant=_refuse_constant
+                )
         except OSError as exc:
             raise bad(f"cannot be read ({exc.strerror or exc})") from None
         except (UnicodeDecodeError, ValueError):
             raise bad("not valid JSON (corrupt or not a budget file)") from None
+        except RecursionError:
+            raise bad("nested too deeply to be a budget file") from None
+        if links > 1:
+            raise bad(
+                f"it has {links} hard links, and a ledger reached by several names "
+                "splits into several ledgers (copy it, or use a symbolic link)"
+            )
         if not isinstance(record, dict) or record.get("format") != _FORMAT:
             raise bad("not a sensampler budget file")
         content = {k: v for k, v in record.items() if k != "checksum"}
@@ -276,13 +307,14 @@ class BudgetFile:
         an exception (atomically, under the lock); on an exception nothing is
         written.
         """
-        folder = os.path.dirname(os.path.abspath(self.path))
+        folder = os.path.dirname(self._real)
         if not os.path.isdir(folder):
             raise BudgetFileError(
-                f"budget file {self.path} cannot be created: {folder} is not a "
+                f"budget file {self._named()} cannot be created: {folder} is not a "
                 "writable folder."
             )
-        with _locked(self.path + ".lock"):
+        with _locked(self._real + ".lock"):
+            _remove_stale_temporaries(self._real)
             ledger = self._load()
             session = BudgetSession(ledger.filter())
             yield session
@@ -300,7 +332,22 @@ class BudgetFile:
                     "entries": [*ledger.entries, *new],
                 }
                 record = {**content, "checksum": _checksum(content)}
-                atomic_write_text(self.path, json.dumps(record, indent=1) + "\n")
+                atomic_write_text(self._real, json.dumps(record, indent=1) + "\n")
+
+
+def _remove_stale_temporaries(path: str) -> None:
+    """Remove what a write of ``path`` killed before its rename left behind.
+
+    Called under the ledger's lock, so no other spend is writing one now; the
+    names are those of :func:`~sensampler.experiments.table.atomic_write_text`
+    (``.tmp-`` and 16 hexadecimal digits before the file's own name).
+    """
+    folder, name = os.path.split(path)
+    stale = re.compile(r"\.tmp-[0-9a-f]{16}" + re.escape(name))
+    for entry in os.listdir(folder):
+        if stale.fullmatch(entry):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(folder, entry))
 
 
 def _check_entry(entry) -> None:
@@ -362,7 +409,14 @@ class BudgetSession:
 @contextlib.contextmanager
 def _locked(lock_path: str, timeout: float = LOCK_TIMEOUT):
     """Hold an exclusive OS lock on ``lock_path`` (released on exit or by a crash)."""
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        kind = "is a folder" if os.path.isdir(lock_path) else "cannot be opened"
+        raise BudgetFileError(
+            f"budget file lock {lock_path} {kind} ({exc.strerror or exc}); the "
+            "lock must be a file that sensampler can create or open."
+        ) from None
     try:
         deadline = time.monotonic() + timeout
         while True:

@@ -95,7 +95,7 @@ def run_demo(
                 norm,
                 bound,
                 est.m,
-                f"{est.sensitivity:.4f}",
+                f"{est.sensitivity.value:.4f}",
                 f"{est.mean.value:.4f}",
                 f"{est.gamma:.4f}",
             )
@@ -155,7 +155,7 @@ def run_demo(
         rows.append((f"{eps:.3f}",) + tuple(f"{v:.3f}" for v in part.column("value")))
     _table(rows, out)
     print(
-        f"   sampled = {released.sensitivity:.4f} cm (random DP, gamma = "
+        f"   sampled = {released.sensitivity.value:.4f} cm (random DP, gamma = "
         f"{released.gamma:.4f}); "
         + ", ".join(f"{t.label} = {t.value:.4f} cm" for t in offsets)
         + f" carry no guarantee ({SD_DEFINITION}).",
@@ -189,7 +189,7 @@ def run_demo(
                 f"drawn from the population per repetition, {repetitions} "
                 "repetitions; "
                 f"{len(epsilons)} epsilons from 0.01 to 20 (log-spaced). "
-                f"Sensitivities: sampled = {released.sensitivity:.4f} cm (order "
+                f"Sensitivities: sampled = {released.sensitivity.value:.4f} cm (order "
                 f"statistic k = {released.k} of m = {released.m}, {released.bound} "
                 f"plan, random DP with gamma = {released.gamma:.4f}, population "
                 f"{HEIGHTS!r}); "

@@ -74,6 +74,10 @@ warns or keeps the provenance:
    * - ``float(x)``, ``int(x)``, ``np.asarray(x)``, ``np.array(x)``,
        ``math.sqrt(x)`` and the other ``math`` functions
      - the plain number, with ``PrivacyLeakWarning``
+   * - ``format(x, spec)``, ``f"{x}"``, ``f"{x:.17g}"``, ``"{}".format(x)``
+     - the number's text, with ``PrivacyLeakWarning``: ``float`` of it
+       is a plain number (``repr(x)``, ``str(x)`` keep ``gamma`` and
+       do not read back as a number)
    * - numpy ufuncs: ``np.sqrt(x)``, ``np.maximum(x, a)``
      - ``TypeError`` (``__array_ufunc__ = None``): use the arithmetic
        above, or ``x.value``
@@ -112,7 +116,7 @@ from ._html import estimate_html
 from ._text import text_table
 from ._validation import check_choice, check_count, check_real
 from .plan import SamplingPlan
-from .privacy import PrivacyLeakWarning, SamplingRun
+from .privacy import PrivacyLeakWarning, SamplingRun, format_upper
 
 __all__ = [
     "Coverage",
@@ -132,6 +136,12 @@ _LEAK = (
     "a {source} sensitivity ({label}) became a plain number, which mechanisms "
     "read as a global bound the caller vouches for; its sampling run and gamma "
     "are lost. Pass the value itself, or read .value on purpose."
+)
+_TEXT = (
+    "a {source} sensitivity ({label}) was formatted as a number's text "
+    "(format(x, spec), f'{{x}}'), which reads back (float) as a plain number "
+    "that mechanisms read as a global bound; the text carries no sampling run "
+    "and no gamma. Pass the value itself, or format .value on purpose."
 )
 
 
@@ -338,7 +348,8 @@ class SensitivityValue:
     Not a float or ndarray subclass: arithmetic follows the rules of
     :mod:`sensampler.estimate` (``x * c``, ``x + a`` with ``c >= 1``, ``a >= 0``
     keep a sampled value's guarantee, anything else is ``"derived"``), and
-    ``float(x)`` / ``np.asarray(x)`` warn :class:`PrivacyLeakWarning`.
+    ``float(x)`` / ``np.asarray(x)`` / ``format(x, spec)`` warn
+    :class:`PrivacyLeakWarning`.
 
     Parameters
     ----------
@@ -365,7 +376,7 @@ class SensitivityValue:
     >>> x = SensitivityValue(2.0, "sampled", SamplingRun("r", 0.05), "l1", "G_(k)")
     >>> (3 * x).source, (x - 1).source
     ('sampled', 'derived')
-    >>> f"{x + 0.5:.2f}"
+    >>> f"{(x + 0.5).value:.2f}"  # formatting x itself warns: its text has no gamma
     '2.50'
     """
 
@@ -506,6 +517,12 @@ class SensitivityValue:
         return bool(self.value)
 
     def __format__(self, spec: str) -> str:
+        # text read back with float() is a plain number: warned like float(x)
+        warnings.warn(
+            _TEXT.format(source=self.source, label=self.label),
+            PrivacyLeakWarning,
+            stacklevel=2,
+        )
         if self.ndim == 0:
             return format(self.value, spec)
         values = np.asarray(self.value)
@@ -519,7 +536,7 @@ class SensitivityValue:
             if self.ndim
             else repr(self.value)
         )
-        gamma = "" if self.run is None else f", gamma={self.run.gamma:.4g}"
+        gamma = "" if self.run is None else f", gamma={format_upper(self.run.gamma, 4)}"
         return (
             f"SensitivityValue({value}, source={self.source!r}{gamma}, "
             f"label={self.label!r})"
@@ -1037,7 +1054,7 @@ class SensitivityEstimate(_ReadsTheRun):
         if self.part is not None:
             rows.append(("part", repr(self.part)))
         rows += [
-            ("neighbours", f"{self.neighbours}, n={self.n}"),
+            ("neighbours", f"{self.neighbours}, n={self.n}{_pairs(self)}"),
             ("norm", self.norm),
             (
                 "sensitivity",
@@ -1050,8 +1067,8 @@ class SensitivityEstimate(_ReadsTheRun):
             ),
             (
                 "gamma",
-                f"{self.gamma:.6g}  ({self.bound} bound"
-                f"{'' if self.bound == 'exchangeable' else f', rho={self.rho:.3g}'}"
+                f"{format_upper(self.gamma, 6)}  ({self.bound} bound"
+                f"{'' if self.bound == 'exchangeable' else f', rho={format_upper(self.rho, 3)}'}"
                 f"{f', {self.parts} parts jointly' if self.parts > 1 else ''})",
             ),
             ("run", f"#{self.ordinal} of this process, seed {_seed_text(self.seed)}"),
@@ -1078,7 +1095,7 @@ class SensitivityEstimate(_ReadsTheRun):
     def __repr__(self) -> str:
         return (
             f"SensitivityEstimate(sensitivity={self.sensitivity.value!r}, m={self.m}, "
-            f"k={self.k}, gamma={self.gamma:.6g}, norm={self.norm!r}, "
+            f"k={self.k}, gamma={format_upper(self.gamma, 6)}, norm={self.norm!r}, "
             f"bound={self.bound!r})"
         )
 
@@ -1094,6 +1111,14 @@ def _plain_seed(seed):
         return None
     entropy, spawn_key = seed
     return [entropy if isinstance(entropy, int) else list(entropy), list(spawn_key)]
+
+
+def _pairs(estimate) -> str:
+    """Which add/remove pairs an estimate covers: (n - 1, n), never (n, n + 1)."""
+    if estimate.neighbours != "add-remove":
+        return ""
+    n = estimate.n
+    return f" (pairs of {n - 1} and {n} records; no addition to {n} was sampled)"
 
 
 def _seed_text(seed) -> str:
@@ -1263,5 +1288,5 @@ class SensitivityEstimates(_ReadsTheRun):
         names = self.keys if self.keys is not None else len(self)
         return (
             f"SensitivityEstimates(query={self.query!r}, parts={names!r}, "
-            f"gamma={self.gamma:.6g})"
+            f"gamma={format_upper(self.gamma, 6)})"
         )

@@ -47,6 +47,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
+from ._default_budget import charged_to, exempt
 from ._domains import DELTA_RELEASE, EPSILON, PROBABILITY
 from ._domains import Interval as Domain
 from ._structure import stack_outputs
@@ -295,7 +296,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         A stronger penalty lowers the sensitivity and raises the bias: the
         search weighs both. The winner's sensitivity is then sampled afresh
         (the candidates' runs are not reused: keeping the smallest of several
-        runs would weaken gamma).
+        runs would weaken gamma). Nothing of it is spent from a default filter
+        (:func:`sensampler.accounting.default_filter`): only the private fit is.
     augment : bool, default False
         Fit the released model on the public rows and the private ones together.
         The sensitivity is then sampled with the public rows fixed in every
@@ -585,7 +587,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             Records this fit's release (``accountant.compose``) before any
             sampling; a filter over budget raises
             :class:`~sensampler.accounting.ExceededPrivacyBudgetError` and
-            nothing is spent, sampled or fitted on the private data.
+            nothing is spent, sampled or fitted on the private data. When it is
+            also the default filter, the fit is recorded in it once.
 
         Returns
         -------
@@ -650,9 +653,10 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         # Fresh OS entropy, never random_state: the seed travels with the model
         # (get_params, pickles), and noise drawn from it could be drawn again and
         # subtracted from the released attributes.
-        released = mechanism.release(
-            _flat(private, names), random_state=np.random.default_rng()
-        )
+        with charged_to(accountant):  # recorded once when it is the default too
+            released = mechanism.release(
+                _flat(private, names), random_state=np.random.default_rng()
+            )
         _write(template, names, np.asarray(released, dtype=float))
         self.estimator_ = template
         self.attributes_ = names
@@ -699,7 +703,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             rng = np.random.default_rng(noise_seed)
             scores = []
             for _ in range(TUNING_RELEASES):
-                _write(fitted, names, mechanism.release(coef, random_state=rng))
+                with exempt():  # public rows only: nothing to spend
+                    _write(fitted, names, mechanism.release(coef, random_state=rng))
                 scores.append(fitted.score(X_held, y_held))
             results.append(
                 {

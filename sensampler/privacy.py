@@ -196,6 +196,14 @@ class SamplingRun:
         NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
 
 
+#: What a statement adds when its run accepted an order-dependent query.
+ORDER_DEPENDENT = (
+    "; the query depends on the order of the records (accepted with "
+    "order_dependent=True): random DP averages over the position of the "
+    "differing record, so a release may publish a record exactly"
+)
+
+
 def _set(record, name, value):
     """Store a checked (normalised) field of a frozen record, in ``__post_init__``."""
     object.__setattr__(record, name, value)
@@ -462,6 +470,8 @@ class PrivacyStatement:
             return (
                 f"{self.mechanism}: {core}{_except_gamma(self.gamma)} (random DP, "
                 f"{self.neighbours} neighbours)"
+                + (ORDER_DEPENDENT if self.run is not None and self.run.order_dependent
+                   else "")
             )
         return f"{self.mechanism}: {core} ({self.neighbours} neighbours)"
 
@@ -469,7 +479,7 @@ class PrivacyStatement:
         """Notebook display: the statement in plain words."""
         return statement_html(self, format_dp, format_upper)
 
-    def to_dp_event(self, *, allow_gamma: bool = False):
+    def to_dp_event(self, *, allow_gamma: bool = False, neighbours: str | None = None):
         """The dp_accounting ``DpEvent`` of one release of this statement.
 
         So that releases can be composed in Google's dp_accounting accountants
@@ -481,14 +491,21 @@ class PrivacyStatement:
         event for a general (epsilon, delta) statement, so one without noise
         or zCDP parameter is refused.
 
-        The event does not carry the neighbouring relation. Its noise
-        multiplier is per unit of the sensitivity over this statement's pairs
-        (``self.neighbours``): the pair N(0, sigma^2), N(1, sigma^2). For a
-        replace-one statement dp_accounting reads it under
+        The event does not carry the neighbouring relation, so the relation
+        is chosen here. Its noise multiplier is per unit of the sensitivity over
+        the pairs of ``neighbours``: the pair N(0, sigma^2), N(1, sigma^2). A
+        replace-one event is read in dp_accounting under
         ``NeighboringRelation.REPLACE_SPECIAL``, the relation to use (its
         ``REPLACE_ONE`` doubles the sensitivity in the PLD accountant: valid,
-        but twice the epsilon or more); for an add/remove statement under
-        ``ADD_OR_REMOVE_ONE``.
+        but twice the epsilon or more); an add/remove event under
+        ``ADD_OR_REMOVE_ONE``. Events of the two relations must never be
+        composed in one accountant: an add/remove Laplace event of scale 1 is
+        the same object as a replace-one one, yet its replace-one epsilon is
+        2, not 1. An add/remove statement is therefore refused unless the
+        relation is named: ``neighbours="replace-one"`` converts it first
+        (:func:`to_replace_one`: noise per unit of sensitivity halved, gamma
+        doubled), and ``neighbours="add-remove"`` keeps it, for an accountant
+        that holds add/remove events only.
 
         Parameters
         ----------
@@ -498,6 +515,10 @@ class PrivacyStatement:
             model, which no dp_accounting accountant counts. It is refused
             unless ``allow_gamma=True``, by which the caller takes on counting
             gamma (once per sampling run) beside the accountant's epsilon.
+        neighbours : {"replace-one", "add-remove"}, optional
+            The relation the event is for. ``None`` (the default) accepts a
+            replace-one statement only. A replace-one statement has no
+            add/remove event (``"add-remove"`` is refused for it).
 
         Returns
         -------
@@ -509,11 +530,33 @@ class PrivacyStatement:
             Without dp_accounting (``pip install sensampler[pld]``).
         ValueError
             For a statement with no guarantee (typical or derived sensitivity),
-            a gamma > 0 without ``allow_gamma=True``, or no representable event.
+            a gamma > 0 without ``allow_gamma=True``, an add/remove statement
+            without ``neighbours``, a replace-one one with
+            ``neighbours="add-remove"``, or no representable event.
         """
         dp_event = _dp_event_module()
         if not isinstance(allow_gamma, bool):
             raise TypeError(f"allow_gamma must be True or False, got {allow_gamma!r}.")
+        if neighbours not in (None, "replace-one", "add-remove"):
+            raise ValueError(
+                "neighbours must be None, 'replace-one' or 'add-remove', got "
+                f"neighbours={neighbours!r}."
+            )
+        if self.neighbours == "add-remove" and neighbours is None:
+            raise ValueError(
+                f"{self.mechanism} holds for add-remove neighbours, and a DpEvent "
+                "does not carry the relation (mixed with replace-one events it "
+                "would understate epsilon): pass neighbours='replace-one' to "
+                "convert it, or neighbours='add-remove' for an accountant of "
+                "add/remove events only."
+            )
+        if self.neighbours == "replace-one" and neighbours == "add-remove":
+            raise ValueError(
+                f"{self.mechanism} holds for replace-one neighbours, which implies "
+                "no add/remove statement; use neighbours='replace-one'."
+            )
+        if self.neighbours == "add-remove" and neighbours == "replace-one":
+            return to_replace_one(self).to_dp_event(allow_gamma=allow_gamma)
         if not self.guaranteed:
             raise ValueError(
                 f"{self.mechanism} was calibrated with a {self.source} "

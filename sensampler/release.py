@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from . import distributions
+from ._default_budget import charged_to
 from ._domains import DELTA_RELEASE, EPSILON
 from ._html import release_html, statement_html
 from ._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
@@ -496,7 +497,7 @@ def _mechanism(name, estimate, epsilon, delta, granularity, dimension):
     statement = replace(mech.privacy, epsilon=stated, delta=delta)
     return mech, statement, (
         f"discrete Gaussian noise of sigma {mech.sigma:.6g} on the grid {grid:g}Z "
-        f"(rho={mech.rho:.6g}-zCDP)"
+        f"(rho={format_upper(mech.rho, 6)}-zCDP)"
     )
 
 
@@ -643,7 +644,8 @@ class PreparedRelease:
                 _trial(budget, statements)
                 for statement in statements:
                     budget.compose(statement)
-            values = _draw(built, inputs)
+            with charged_to(budget):  # spent once when it is the default too
+                values = _draw(built, inputs)
         return tuple(
             Release(name, value, statement, est, self.mechanism, noise, self.data.size)
             if quantile is None
@@ -709,7 +711,9 @@ def prepare_releases(
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     budget : PrivacyFilter, BudgetFile, path or None
         Where the releases are spent; a path is a :class:`BudgetFile` that
-        must exist.
+        must exist. A filter that is also the default filter
+        (:func:`sensampler.accounting.default_filter`) records each release
+        once; a different default is spent from as well.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
@@ -851,7 +855,9 @@ def release_statistics(
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     budget : PrivacyFilter, BudgetFile, path or None
         Where the releases are spent; a path is a :class:`BudgetFile` that
-        must exist.
+        must exist. A filter that is also the default filter
+        (:func:`sensampler.accounting.default_filter`) records each release
+        once; a different default is spent from as well.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
@@ -994,7 +1000,9 @@ def release_statistic(
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     budget : PrivacyFilter, BudgetFile, path or None
         Where the releases are spent; a path is a :class:`BudgetFile` that
-        must exist.
+        must exist. A filter that is also the default filter
+        (:func:`sensampler.accounting.default_filter`) records each release
+        once; a different default is spent from as well.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional

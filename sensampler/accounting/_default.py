@@ -6,8 +6,17 @@ mechanism's ``release`` spends from it first, refusing (and drawing nothing)
 when the budget would be exceeded, so a script or notebook cannot exceed its
 budget by forgetting to pass a filter. A release made through a filter's own
 ``release`` spends from that filter only, and audits
-(:mod:`sensampler.audit`) spend nothing. One filter for the whole process
-(every thread sees it); the filter itself is thread-safe.
+(:mod:`sensampler.audit`) spend nothing.
+
+:func:`set_default_filter` sets one filter for the whole process (every thread
+sees it). A ``with default_filter(f):`` block is per context
+(:mod:`contextvars`): it takes precedence over the process-wide default in the
+thread (or asyncio task) that entered it, and its end restores that context's
+previous default only, so blocks of two threads may overlap in any order. A
+thread with no block of its own (one started inside a block) spends from the
+block open in another thread when all open blocks hold the same filter, and is
+refused (``RuntimeError``, nothing drawn) when they hold different ones. The
+filters themselves are thread-safe.
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from .._default_budget import current, replace
+from .._default_budget import current, replace, within
 from ._ledger import PrivacyAccountant
 
 __all__ = ["set_default_filter", "get_default_filter", "default_filter"]
@@ -54,18 +63,30 @@ def set_default_filter(accountant: PrivacyAccountant | None) -> PrivacyAccountan
 
 
 def get_default_filter() -> PrivacyAccountant | None:
-    """The process-wide default filter, or ``None`` when none is set.
+    """The default filter a release made here spends from, or ``None``.
 
     Returns
     -------
     PrivacyAccountant or None
+        The innermost :func:`default_filter` block of the calling context, else
+        the one open in other threads, else the process-wide default.
+
+    Raises
+    ------
+    RuntimeError
+        In a thread with no block of its own while blocks of other threads hold
+        different filters.
     """
     return current()
 
 
 @contextlib.contextmanager
 def default_filter(accountant: PrivacyAccountant) -> Iterator[PrivacyAccountant]:
-    """Make ``accountant`` the default filter inside a ``with`` block.
+    """Make ``accountant`` the default filter of this context inside a ``with`` block.
+
+    The block is per context (:mod:`contextvars`): another thread's block ending
+    first does not change this one's default, and this one's end restores only
+    this context's previous default (see the module's docstring).
 
     Parameters
     ----------
@@ -80,8 +101,5 @@ def default_filter(accountant: PrivacyAccountant) -> Iterator[PrivacyAccountant]
     """
     if accountant is None:
         raise TypeError("default_filter needs a filter, got None.")
-    previous = set_default_filter(accountant)
-    try:
+    with within(_check(accountant)):
         yield accountant
-    finally:
-        set_default_filter(previous)

@@ -21,7 +21,7 @@ from numbers import Real
 
 from .._default_budget import exempt
 from .._validation import check_probability, check_real
-from ..privacy import PrivacyBound
+from ..privacy import PrivacyBound, format_upper
 from ._ledger import (
     ExceededPrivacyBudgetError,
     LedgerEntry,
@@ -66,15 +66,21 @@ class Remaining(PrivacyBound):
     """
 
     def __str__(self):
+        # rounded down: what is left is never printed larger than it is
         gamma = (
             "no γ budget"
             if self.gamma == math.inf
-            else f"gamma={self.gamma:.4g} left"
+            else f"gamma={_format_lower(self.gamma, 4)} left"
         )
         return (
-            f"epsilon={self.epsilon:.6g}, delta={self.delta:.3g} left, {gamma} "
-            f"[{self.method}]"
+            f"epsilon={_format_lower(self.epsilon, 6)}, "
+            f"delta={_format_lower(self.delta, 3)} left, {gamma} [{self.method}]"
         )
+
+
+def _format_lower(value: float, digits: int) -> str:
+    """``value`` printed rounded down: the negative of the round-up of ``-value``."""
+    return format_upper(-value, digits).removeprefix("-")
 
 
 def within(total: Fraction, budget: float | Fraction) -> bool:
@@ -260,6 +266,6 @@ class BudgetFilter(PrivacyAccountant):
         spent = self.spent
         return (
             f"budget=(epsilon={self.epsilon_budget:.6g}, delta={self.delta_budget:.3g}), "
-            f"{self._rule()}spent=(epsilon={spent.epsilon:.6g}, "
-            f"delta={spent.delta:.3g}), "
+            f"{self._rule()}spent=(epsilon={format_upper(spent.epsilon, 6)}, "
+            f"delta={format_upper(spent.delta, 3)}), "
         )

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from .._html import accountant_html
 from .._validation import check_count, check_real
-from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun
+from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun, format_upper
 
 __all__ = [
     "ExceededPrivacyBudgetError",
@@ -362,5 +362,5 @@ class PrivacyAccountant(abc.ABC):
     def __repr__(self):
         return (
             f"{type(self).__name__}({self._summary()}count={self.count}, "
-            f"gamma={self.gamma:.4g})"
+            f"gamma={format_upper(self.gamma, 4)})"
         )

@@ -57,7 +57,7 @@ from numbers import Integral
 import numpy as np
 
 from .._validation import check_count, check_real
-from ..privacy import PrivacyBound, PrivacyStatement
+from ..privacy import PrivacyBound, PrivacyStatement, format_upper
 from ._ledger import PrivacyAccountant
 from ._step_bounds import delta_bounds, epsilon_bounds
 
@@ -645,4 +645,4 @@ class PLDAccountant(PrivacyAccountant):
         return PrivacyBound(epsilon, delta, self.gamma, method)
 
     def _summary(self):
-        return f"epsilon={self.epsilon(1e-5):.4g} at delta=1e-05, "
+        return f"epsilon={format_upper(self.epsilon(1e-5), 4)} at delta=1e-05, "

@@ -13,7 +13,13 @@ from collections.abc import Callable
 import numpy as np
 
 from .._validation import check_array, check_real
-from ..privacy import DEFAULT_ORDERS, PrivacyStatement, pure_dp_rdp, rdp_to_dp
+from ..privacy import (
+    DEFAULT_ORDERS,
+    PrivacyStatement,
+    format_upper,
+    pure_dp_rdp,
+    rdp_to_dp,
+)
 from ._pure_cap import PureCappedAccountant
 
 __all__ = ["RenyiAccountant", "rdp_to_delta", "renyi_costs", "statement_curve"]
@@ -224,4 +230,4 @@ class RenyiAccountant(PureCappedAccountant):
         return rdp_to_delta(self._rdp, epsilon, self.orders)[0]
 
     def _summary(self):
-        return f"epsilon={self.epsilon(1e-5):.4g} at delta=1e-05, "
+        return f"epsilon={format_upper(self.epsilon(1e-5), 4)} at delta=1e-05, "

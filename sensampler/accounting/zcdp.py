@@ -8,7 +8,7 @@ import numpy as np
 from scipy import optimize
 
 from .._validation import check_real
-from ..privacy import pure_dp_rdp, zcdp_to_dp
+from ..privacy import format_upper, pure_dp_rdp, zcdp_to_dp
 from ._pure_cap import PureCappedAccountant
 
 __all__ = ["ZCDPAccountant", "zcdp_to_delta"]
@@ -118,4 +118,4 @@ class ZCDPAccountant(PureCappedAccountant):
         return zcdp_to_delta(self._rho, epsilon)
 
     def _summary(self):
-        return f"rho={self._rho:.6g}, "
+        return f"rho={format_upper(self._rho, 6)}, "

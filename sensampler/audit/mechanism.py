@@ -21,13 +21,14 @@ at most 1 - c, whichever set was chosen.
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
-from .._default_budget import exempt
+from .._default_budget import current, exempt
 from .._domains import DELTA_RELEASE, PROBABILITY
 from .._html import mechanism_audit_html
 from .._validation import as_seed_sequence, check_count
@@ -41,7 +42,7 @@ from ..mechanisms import (
     ZCDPGaussianMechanism,
 )
 from ..parallel import child_seed, chunk_sizes
-from ..privacy import PrivacyStatement
+from ..privacy import PrivacyLeakWarning, PrivacyStatement
 from ._binomial import lower_bound, upper_bound
 
 __all__ = ["RejectionSet", "MechanismAudit", "audit_mechanism", "MAX_RELEASES"]
@@ -192,6 +193,22 @@ def _check_input(mechanism, name: str, value) -> None:
         raise type(exc)(f"{name} is not a valid input of the mechanism: {exc}") from exc
 
 
+def _warn_under_a_budget() -> None:
+    """Warn (at the caller of ``audit_mechanism``) when a default filter is set."""
+    try:
+        budgeted = current() is not None
+    except RuntimeError:  # blocks of several threads: a budget is set somewhere
+        budgeted = True
+    if budgeted:
+        warnings.warn(
+            "audit_mechanism spends nothing from the default filter: its inputs "
+            "a and b must be values you chose, not computed from private data, "
+            "since the result locates them (the threshold and the counts).",
+            PrivacyLeakWarning,
+            stacklevel=3,
+        )
+
+
 def _vectorised(mechanism, value) -> bool:
     if np.ndim(value) != 0:
         return False
@@ -329,6 +346,18 @@ def audit_mechanism(
 ) -> MechanismAudit:
     r"""Lower confidence bound on the epsilon a mechanism realises between a and b.
 
+    **Audits are for inputs the auditor chose** (round numbers, values of a
+    public or synthetic database), never for values computed from private data:
+    the releases spend nothing, from any budget, and the result (the threshold
+    of S, the counts) locates ``a`` and ``b`` as precisely as ``releases``
+    noisy copies of them allow (``audit_mechanism(m, secret, secret + 1,
+    releases=400_000)`` puts the threshold within a few hundredths of
+    ``secret`` or ``secret + 1`` for a Laplace mechanism of epsilon 1). Inside a
+    default filter (:func:`sensampler.accounting.default_filter`), which says
+    that the session spends on private data, an audit therefore warns
+    :class:`~sensampler.privacy.PrivacyLeakWarning`; nothing else can tell a
+    chosen number from a private one.
+
     Draws ``releases`` releases of each input. The first half chooses a set of
     outputs S, a threshold on one number per release (see ``statistic``) and
     the input that lands in it more often, maximising the bound computed on
@@ -383,6 +412,12 @@ def audit_mechanism(
     ------
     TypeError, ValueError
         Naming the bad argument, before anything is drawn.
+
+    Warns
+    -----
+    PrivacyLeakWarning
+        Under a default filter: the audit spends nothing, so its inputs must
+        not come from private data.
 
     Notes
     -----
@@ -448,6 +483,7 @@ def audit_mechanism(
     if np.shape(a) == np.shape(b) and np.array_equal(a, b):
         raise ValueError(f"a and b must differ, got a={a!r} and b={b!r}.")
     root = as_seed_sequence(random_state)
+    _warn_under_a_budget()
 
     first = releases // 2
     outputs = {

@@ -20,6 +20,7 @@ from ..distributions import as_distribution
 from ..estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
 from ..mechanisms import LaplaceMechanism
 from ..parallel import child_seed, run_tasks
+from ..privacy import format_upper
 from ..queries import as_query
 from .table import ResultTable
 
@@ -152,7 +153,7 @@ def _describe(label, value, shape):
     if isinstance(value, SensitivityValue):
         given, number = value, np.asarray(value.value)
         guarantee = (
-            f"random DP, gamma={value.gamma:.3g}"
+            f"random DP, gamma={format_upper(value.gamma, 3)}"
             if value.source == "sampled"
             else NO_GUARANTEE.replace("typical", value.source)
         )

@@ -39,7 +39,9 @@ indices = st.one_of(
 operations = st.one_of(
     st.tuples(st.sampled_from(["*", "r*", "+", "r+", "-", "r-", "/", "r/"]), constants),
     st.tuples(
-        st.sampled_from(["neg", "pos", "abs", "ceil", "floor", "trunc", "round"]),
+        st.sampled_from(
+            ["neg", "pos", "abs", "ceil", "floor", "trunc", "round", "text", "f-string"]
+        ),
         st.none(),
     ),
     st.tuples(st.just("index"), indices),
@@ -65,6 +67,9 @@ UNARY = {
     "floor": math.floor,
     "trunc": math.trunc,
     "round": round,
+    # issue 28: text read back dropped gamma with no warning
+    "text": lambda x: float(format(x, ".17g")),
+    "f-string": lambda x: float(f"{x}"),
     "sum": lambda x: sum([x]),
     "self+": lambda x: x + x,
     "min self": lambda x: min(x, x * 2),

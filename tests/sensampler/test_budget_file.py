@@ -1,5 +1,10 @@
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import textwrap
 import threading
 
 import pytest
@@ -168,3 +173,92 @@ def test_a_file_in_a_missing_folder_is_refused_before_any_spend(tmp_path):
         budget.filter()
     with pytest.raises(BudgetFileError, match="is not a writable folder"):
         _spend(budget, _statement(0.1))
+
+
+# ---------------------------------------------------------------- one ledger per file
+def test_symbolic_links_share_one_ledger_and_one_lock(tmp_path):
+    # issue 28: 0.5 at creation + 0.5 through link A + 0.5 through link B all
+    # succeeded with a budget of 1.0, each link keeping a private copy.
+    real = tmp_path / "ledger.json"
+    _spend(BudgetFile(real, epsilon=1.0), _statement(0.5, run_id="a"))
+    link_a, link_b = tmp_path / "a.json", tmp_path / "b.json"
+    link_a.symlink_to(real)
+    link_b.symlink_to(real)
+    _spend(BudgetFile(link_a), _statement(0.5, run_id="b"))
+    with pytest.raises(ExceededPrivacyBudgetError):
+        _spend(BudgetFile(link_b), _statement(0.5, run_id="c"))
+    assert link_a.is_symlink() and link_b.is_symlink()  # written through, not replaced
+    assert len(json.loads(real.read_text())["entries"]) == 2
+    assert BudgetFile(link_b).filter().spent.epsilon == pytest.approx(1.0)
+    assert not (tmp_path / "a.json.lock").exists()  # the real file's lock only
+    assert (tmp_path / "ledger.json.lock").exists()
+
+
+def test_a_link_to_a_missing_file_creates_the_real_file(tmp_path):
+    real, link = tmp_path / "ledger.json", tmp_path / "link.json"
+    link.symlink_to(real)
+    _spend(BudgetFile(link, epsilon=1.0), _statement(0.25))
+    assert link.is_symlink()
+    assert BudgetFile(real).filter().spent.epsilon == pytest.approx(0.25)
+
+
+def test_a_hard_linked_budget_file_is_refused_by_name(tmp_path):
+    real, other = tmp_path / "ledger.json", tmp_path / "other.json"
+    _spend(BudgetFile(real, epsilon=1.0), _statement(0.5, run_id="a"))
+    other.hardlink_to(real)
+    before = real.read_bytes()
+    for path in (real, other):
+        with pytest.raises(BudgetFileError, match=r"has 2 hard links.*symbolic link"):
+            _spend(BudgetFile(path), _statement(0.5, run_id="b"))
+        with pytest.raises(BudgetFileError, match=re.escape(str(path))):
+            BudgetFile(path).filter()
+    assert real.read_bytes() == before
+    assert real.stat().st_ino == other.stat().st_ino  # still one file
+
+
+def test_a_lock_that_is_a_folder_is_named(tmp_path):
+    path = tmp_path / "ledger.json"
+    (tmp_path / "ledger.json.lock").mkdir()
+    message = f"budget file lock {path}.lock is a folder"
+    with pytest.raises(BudgetFileError, match=re.escape(message)):
+        _spend(BudgetFile(path, epsilon=1.0), _statement(0.1))
+    assert not path.exists()
+
+
+def test_a_deeply_nested_ledger_is_refused_by_name(tmp_path):
+    path = tmp_path / "ledger.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    message = f"budget file {path}: nested too deeply to be a budget file; refusing it."
+    with pytest.raises(BudgetFileError, match=re.escape(message)):
+        BudgetFile(path).filter()
+
+
+def test_a_write_killed_before_its_rename_leaves_nothing_behind(tmp_path):
+    path = tmp_path / "ledger.json"
+    _spend(BudgetFile(path, epsilon=1.0), _statement(0.1, run_id="a"))
+    before = path.read_bytes()
+    # a spend killed (SIGKILL) between writing its temporary file and the rename
+    script = textwrap.dedent(
+        f"""
+        import os, signal
+        import sensampler.experiments.table as table
+        from sensampler.budget_file import BudgetFile
+        from sensampler.privacy import PrivacyStatement, SamplingRun
+        table.os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)
+        with BudgetFile({str(path)!r}).session() as s:
+            s.spend(PrivacyStatement("Laplace", 0.1, 0.0, run=SamplingRun("b", 0.05),
+                                     source="sampled"))
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    done = subprocess.run([sys.executable, "-c", script], env=env, check=False)
+    assert done.returncode == -signal.SIGKILL
+    left = [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
+    assert len(left) == 1 and left[0].endswith("ledger.json")
+    assert path.read_bytes() == before  # the ledger itself is intact
+    unrelated = tmp_path / ".tmp-0123456789abcdef0ledger.json"  # another file's
+    unrelated.write_text("x")
+    _spend(BudgetFile(path), _statement(0.1, run_id="c"))
+    left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-"))
+    assert left == [unrelated.name]
+    assert BudgetFile(path).filter().count == 2

@@ -113,11 +113,30 @@ def test_plain_numbers_warn_at_the_caller(convert):
     assert info[0].filename == __file__
 
 
-def test_value_format_equality_and_comparisons_of_values_do_not_warn():
+@pytest.mark.parametrize(
+    "to_text",
+    [
+        lambda x: format(x, ".17g"),
+        lambda x: f"{x}",
+        lambda x: f"{x:.2f}",
+        lambda x: "{}".format(x),  # noqa: UP032 (the str.format path)
+    ],
+    ids=["format", "f-string", "f-string-spec", "str.format"],
+)
+def test_text_of_a_value_warns_at_the_caller(to_text):
+    # issue 28: float(format(v, ".17g")) and float(f"{v}") gave a plain number
+    # with no warning, which a mechanism reads as a global bound.
+    with pytest.warns(PrivacyLeakWarning, match="reads back .float. as a plain") as info:
+        text = to_text(_sampled(2.5))
+    assert float(text) == 2.5
+    assert info[0].filename == __file__
+
+
+def test_value_equality_and_comparisons_of_values_do_not_warn():
     x = _sampled(2.5)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert x.value == 2.5 and f"{x:.2f}" == "2.50" and f"{x}" == "2.5"
+        assert x.value == 2.5 and f"{x.value:.2f}" == "2.50"
         assert x == 2.5 and x >= _sampled(2.5) and x != 1 and not x < _sampled(1)
         assert np.float64(2.5) == x and bool(x)
         assert "source='sampled'" in repr(x) and "gamma=0.05" in repr(x)
@@ -140,7 +159,8 @@ def test_per_coordinate_values_index_and_stay_read_only():
     assert (2 * x).source == "sampled"
     with pytest.raises(TypeError, match="index a coordinate"):
         float(x)
-    assert f"{x:.1f}" == "[1.0 2.0 3.0]"
+    with pytest.warns(PrivacyLeakWarning):
+        assert f"{x:.1f}" == "[1.0 2.0 3.0]"
 
 
 # ------------------------------------------------------------------------ estimate

@@ -11,7 +11,11 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sensampler._validation import as_seed_sequence
-from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
+from sensampler.accounting import (
+    ExceededPrivacyBudgetError,
+    PrivacyFilter,
+    default_filter,
+)
 from sensampler.distributions import Empirical
 from sensampler.models import PrivateEstimator
 
@@ -273,6 +277,26 @@ def test_pipeline_clone_and_params():
     assert not hasattr(copy, "estimator_")
     model.set_params(estimator__alpha=5.0)
     assert model.estimator.alpha == 5.0
+
+
+def test_tuning_spends_nothing_from_the_default_filter():
+    # issue 28: tuning released every candidate TUNING_RELEASES times through the
+    # default filter (41 entries, epsilon 41 for one private fit of epsilon 1).
+    X, y = _regression(100)
+    grid = {"alpha": [1.0, 100.0]}
+    with default_filter(PrivacyFilter(2.0, 1e-4, rule="basic")) as budget:
+        _ridge(Ridge(fit_intercept=False), tune=grid, epsilon=1.0).fit(X, y)
+    assert budget.count == 1
+    assert budget.spent.epsilon == 1.0 and budget.spent.delta == 1e-5
+
+
+def test_a_fit_charged_to_the_default_filter_is_recorded_once():
+    # issue 28: fit(accountant=F) inside default_filter(F) recorded two entries.
+    X, y = _regression(100)
+    f = PrivacyFilter(1.5, 1e-4, rule="basic")
+    with default_filter(f):
+        _ridge().fit(X, y, accountant=f)
+    assert f.count == 1 and f.spent.epsilon == 1.0
 
 
 def test_tune_picks_a_penalty_on_public_data_only():

@@ -186,6 +186,20 @@ def test_the_relation_is_in_the_run_summary_dict_and_statements():
     assert derived.privacy.neighbours == "add-remove"
 
 
+def test_the_summary_says_which_add_remove_pairs_the_estimate_covers():
+    # issue 28: add/remove sampling draws pairs of (n - 1, n) records, never
+    # (n, n + 1); nothing said so.
+    est = sample_sensitivity(
+        queries.mean, Normal(), 40, gamma=0.05, neighbours="add-remove", random_state=13
+    )
+    assert (
+        "add-remove, n=40 (pairs of 39 and 40 records; no addition to 40 was sampled)"
+        in est.summary()
+    )
+    replace_one = sample_sensitivity(queries.mean, Normal(), 40, m=19, random_state=1)
+    assert "pairs of" not in replace_one.summary()
+
+
 def test_a_global_sensitivity_states_replace_one():
     assert LaplaceMechanism(1.0, 1.0).privacy.neighbours == "replace-one"
     default = sample_sensitivity(queries.mean, Normal(), 40, gamma=0.05, random_state=0)

@@ -159,3 +159,48 @@ def test_noop_and_zcdp_with_xi():
     assert zc.rho is None and zc.rdp(2.0) == pytest.approx(0.7)
     with pytest.raises(ValueError, match="xi > 0 has no stated group privacy"):
         statement_from_dp_event(dp_event.ZCDpEvent(0.1, 0.5), relation="add-remove")
+
+
+def _add_remove_laplace(epsilon=1.0):
+    est = sample_sensitivity(
+        queries.mean, Normal(), 50, gamma=0.1, neighbours="add-remove", random_state=0
+    )
+    return LaplaceMechanism(est, epsilon).privacy
+
+
+def test_an_add_remove_statement_needs_its_relation_named():
+    # issue 28: an add/remove Laplace statement with epsilon 1 became
+    # LaplaceDpEvent(1.0), the replace-one event of epsilon 1 (its replace-one
+    # epsilon is 2).
+    statement = _add_remove_laplace()
+    message = (
+        "Laplace holds for add-remove neighbours, and a DpEvent does not carry the "
+        "relation (mixed with replace-one events it would understate epsilon): pass "
+        "neighbours='replace-one' to convert it, or neighbours='add-remove' for an "
+        "accountant of add/remove events only."
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        statement.to_dp_event(allow_gamma=True)
+    converted = statement.to_dp_event(allow_gamma=True, neighbours="replace-one")
+    assert converted == dp_event.LaplaceDpEvent(0.5)  # scale per replace-one unit
+    kept = statement.to_dp_event(allow_gamma=True, neighbours="add-remove")
+    assert kept == dp_event.LaplaceDpEvent(1.0)
+    with pytest.raises(ValueError, match="implies no add/remove statement"):
+        LaplaceMechanism(1.0, 1.0).privacy.to_dp_event(neighbours="add-remove")
+    with pytest.raises(ValueError, match="neighbours must be None, 'replace-one'"):
+        statement.to_dp_event(allow_gamma=True, neighbours="add/remove")
+    # gamma is still refused unless counted by the caller (doubled by the conversion)
+    with pytest.raises(ValueError, match="a DpEvent cannot carry gamma"):
+        statement.to_dp_event(neighbours="replace-one")
+
+
+def test_mixing_relations_in_dp_accounting_cannot_understate_epsilon():
+    add_remove = _add_remove_laplace(1.0)  # replace-one epsilon 2
+    replace_one = LaplaceMechanism(1.0, 1.0).privacy  # epsilon 1
+    pld = dpa.pld.PLDAccountant(neighboring_relation=SPECIAL)
+    pld.compose(add_remove.to_dp_event(allow_gamma=True, neighbours="replace-one"))
+    pld.compose(replace_one.to_dp_event())
+    # pure DP composes to 1 + 2 = 3 (basic composition is tight for the Laplace
+    # pair at delta -> 0); dp_accounting's PLD gives 3 up to its discretisation
+    assert pld.get_epsilon(1e-12) == pytest.approx(3.0, rel=1e-6)
+    assert pld.get_epsilon(1e-12) > 2.9

@@ -10,12 +10,15 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from sensampler import sample_sensitivity
 from sensampler.accounting import (
     PrivacyFilter,
     RenyiAccountant,
     RenyiFilter,
     ZCDPAccountant,
 )
+from sensampler.distributions import Normal
+from sensampler.mechanisms import LaplaceMechanism
 from sensampler.privacy import (
     Noise,
     PrivacyBound,
@@ -214,6 +217,23 @@ def test_bound_gamma_inf_means_no_budget_only():
     assert PrivacyBound(1.0, 0.0, INF).gamma == INF
     with pytest.raises(ValueError, match="gamma must be >= 0.0 and <= 1.0"):
         PrivacyBound(1.0, 0.0, 1.0000001)
+
+
+def test_an_order_dependent_run_is_said_in_the_statement():
+    # issue 28: with order_dependent=True, db[0] at n = 500 is published exactly in
+    # most runs while the statement read as usual.
+    est = sample_sensitivity(
+        lambda db: db[0], Normal(), 500, gamma=0.05, random_state=0,
+        order_dependent=True,
+    )
+    text = str(LaplaceMechanism(est, 1.0).privacy)
+    assert text.endswith(
+        "(random DP, replace-one neighbours); the query depends on the order of the "
+        "records (accepted with order_dependent=True): random DP averages over the "
+        "position of the differing record, so a release may publish a record exactly"
+    )
+    plain = sample_sensitivity(lambda db: db.mean(), Normal(), 500, m=19, random_state=0)
+    assert "order" not in str(LaplaceMechanism(plain, 1.0).privacy)
 
 
 def test_gamma_is_stated_so_that_it_cannot_be_read_as_delta():

@@ -1,6 +1,7 @@
 import csv
 import json
 import math
+import re
 import subprocess
 import sys
 import threading
@@ -9,7 +10,11 @@ import numpy as np
 import pytest
 
 from sensampler import queries
-from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
+from sensampler.accounting import (
+    ExceededPrivacyBudgetError,
+    PrivacyFilter,
+    default_filter,
+)
 from sensampler.budget_file import BudgetFile
 from sensampler.cli import main
 from sensampler.distributions import Normal
@@ -113,6 +118,34 @@ def test_json_with_a_budget_file_has_no_infinity(files, tmp_path, capsys):
     budget = _strict(out)["budget"]
     assert budget["budget"]["gamma"] is None  # no gamma budget: null, not Infinity
     assert budget["spent"]["epsilon"] == 0.5
+
+
+def _numbers(line, name):
+    return [float(v) for v in re.findall(rf"\b{name}=([0-9.]+(?:e[+-]?[0-9]+)?)", line)]
+
+
+def test_printed_totals_round_up(files, tmp_path, capsys):
+    # issue 28: three releases of epsilon 0.1 total 0.30000000000000004, printed as
+    # 0.3 on the together: and budget: lines; gamma rounded down likewise.
+    private, _, _ = files
+    ledger = tmp_path / "ledger.json"
+    code, out, err = _run(
+        capsys, "--data", private, "--column", "height", "--population", POP,
+        "--query", "mean", "--query", "median", "--query", "sum",
+        "--epsilon", "0.1", "--seed", "3",
+        "--budget-file", str(ledger), "--budget-epsilon", "1",
+    )
+    assert code == 0, err
+    together = next(x for x in out.splitlines() if x.startswith("together:"))
+    spent_line = next(x for x in out.splitlines() if x.startswith("budget "))
+    spent = BudgetFile(ledger).filter().spent
+    assert spent.epsilon == 0.1 + 0.1 + 0.1 > 0.3
+    assert _numbers(together, "epsilon")[0] >= spent.epsilon
+    assert _numbers(together, "gamma")[0] >= spent.gamma
+    epsilon_spent, epsilon_budget = _numbers(spent_line, "epsilon")
+    gamma_spent = _numbers(spent_line, "gamma")[0]
+    assert epsilon_spent >= spent.epsilon and gamma_spent >= spent.gamma
+    assert epsilon_budget == 1.0
 
 
 def test_over_budget_is_refused_before_anything_and_the_file_is_unchanged(
@@ -326,6 +359,21 @@ def test_library_validation_names_parameters(files):
         release_statistic(values, "mean", POP, epsilon=1.0, budget=3)
     with pytest.raises(TypeError, match="queries must be a sequence"):
         release_statistics(values, "mean", POP, epsilon=1.0)
+
+
+def test_a_budget_that_is_also_the_default_is_spent_once(files):
+    # issue 28: release_statistic(..., budget=F) inside default_filter(F) recorded
+    # two entries per release.
+    _, _, values = files
+    f = PrivacyFilter(1.0, rule="basic")
+    with default_filter(f):
+        release_statistic(values, "mean", POP, epsilon=0.4, budget=f, random_state=0)
+    assert f.count == 1 and f.spent.epsilon == 0.4
+    # another default is still spent from, besides the explicit budget
+    other = PrivacyFilter(1.0, rule="basic")
+    with default_filter(other):
+        release_statistic(values, "mean", POP, epsilon=0.4, budget=f, random_state=0)
+    assert f.count == 2 and other.count == 1
 
 
 def test_an_in_memory_filter_is_spent_all_or_nothing(files):

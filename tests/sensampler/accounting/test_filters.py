@@ -16,6 +16,7 @@ from sensampler.mechanisms import (
     LaplaceMechanism,
     ZCDPGaussianMechanism,
 )
+from sensampler.privacy import PrivacyStatement, SamplingRun
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 
@@ -322,3 +323,24 @@ def test_a_release_of_no_number_is_refused_naming_value_and_spends_nothing(value
     with pytest.raises(TypeError, match=re.escape(message)):
         budget.release(LaplaceMechanism(1.0, 0.1), value)
     assert budget.count == 0 and not budget.ledger
+
+
+def _printed(text, name):
+    return float(re.search(rf"\b{name}=([0-9.]+(?:e[+-]?[0-9]+)?)", text).group(1))
+
+
+def test_printed_spends_round_up_and_what_is_left_rounds_down():
+    # issue 28: printed totals rounded to nearest, below what was spent
+    f = PrivacyFilter(1.0, 1e-6, rule="basic", gamma=0.2)
+    f.compose(PrivacyStatement("Laplace", 0.1, 0.0, run=SamplingRun("a", 0.0996810255),
+                               source="sampled"))
+    f.spend(0.2)
+    spent = f.spent
+    assert spent.epsilon == 0.1 + 0.2 > 0.3
+    text = repr(f)
+    assert _printed(text.split("spent=")[1], "epsilon") >= spent.epsilon
+    assert _printed(text.split("count=")[1], "gamma") >= spent.gamma
+    left = f.remaining
+    assert _printed(str(left), "epsilon") <= left.epsilon
+    assert _printed(str(left), "gamma") <= left.gamma
+    assert "gamma=0.1003 left" in str(left)  # 0.2 - 0.0996810255 = 0.1003189745

@@ -26,6 +26,7 @@ from sensampler.mechanisms import (
     RenyiGaussianMechanism,
     ZCDPGaussianMechanism,
 )
+from sensampler.privacy import format_upper
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 ANALYTIC = functools.partial(GaussianMechanism, delta=1e-6, variant="analytic")
@@ -65,7 +66,7 @@ def test_table_shape_columns_and_guarantees(estimate):
     assert table.columns == COLUMNS
     guarantees = {r["sensitivity"]: r["guarantee"] for r in table}
     assert guarantees == {
-        "sampled": "random DP, gamma=0.0498",
+        "sampled": "random DP, gamma=0.0499",
         "mean": "none (typical value)",
         "half": "as given",
     }
@@ -260,7 +261,7 @@ def test_tuple_and_dict_outputs_are_swept_part_by_part(query, parts):
     for part, (_, part_est) in zip(parts, est.items()):
         row = table.where(part=part, sensitivity="sampled").rows[0]
         assert row["sensitivity_value"] == part_est.sensitivity.value
-        assert row["guarantee"] == f"random DP, gamma={est.gamma:.3g}"
+        assert row["guarantee"] == f"random DP, gamma={format_upper(est.gamma, 3)}"
         row = table.where(part=part, sensitivity="typical").rows[0]
         assert row["sensitivity_value"] == part_est.typical(2).value
         assert row["guarantee"] == "none (typical value)"

@@ -18,6 +18,7 @@ from sensampler.mechanisms import (
     LaplaceMechanism,
     RandomizedResponse,
 )
+from sensampler.privacy import PrivacyLeakWarning
 
 
 def test_without_a_default_nothing_is_recorded():
@@ -74,7 +75,8 @@ def test_an_explicit_filter_spends_once_not_twice():
 
 def test_an_audit_spends_nothing_from_the_default():
     with default_filter(RenyiFilter(1.0, 1e-6)) as budget:
-        audit_mechanism(LaplaceMechanism(1.0, 1.0), 0.0, 1.0, releases=2_000)
+        with pytest.warns(PrivacyLeakWarning, match="must be values you chose"):
+            audit_mechanism(LaplaceMechanism(1.0, 1.0), 0.0, 1.0, releases=2_000)
         assert budget.count == 0
 
 
