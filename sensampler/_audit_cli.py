@@ -24,6 +24,7 @@ import numpy as np
 
 from . import plotting
 from ._domains import PROBABILITY
+from ._input_files import read_toml
 from ._memory import check_sampling_fits
 from ._probes import probe_additive, probe_full
 from ._validation import (
@@ -33,7 +34,6 @@ from ._validation import (
     check_real,
 )
 from .audit import MAX_AUDIT_PAIRS, compare_populations, conservative_choice
-from .experiments.batch import tomllib
 from .experiments.specs import build_population, parse_population, parse_query
 from .norms import NORM_NAMES, get_norm
 from .plan import BOUNDS, sampling_plan
@@ -145,7 +145,7 @@ def _settings(args) -> tuple[dict, str]:
         raise ValueError(
             f"--config {args.config} replaces the flags; {flag} was also given."
         )
-    config = _read_toml(args.config)
+    config = read_toml(args.config, "--config")
     unknown = sorted(set(config) - set(DEFAULTS))
     if unknown:
         raise ValueError(
@@ -163,18 +163,6 @@ def _settings(args) -> tuple[dict, str]:
                 f"{args.config}: {key} must be a string, got {config[key]!r}."
             )
     return {**DEFAULTS, **config}, f"{args.config}: "
-
-
-def _read_toml(path: str) -> dict:
-    try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: malformed TOML: {exc}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a TOML file (not UTF-8 text).") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read --config {path}: {exc.strerror}") from None
 
 
 def _named(texts: list[str]) -> dict[str, str]:

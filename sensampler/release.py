@@ -36,12 +36,12 @@ import numpy as np
 
 from . import distributions
 from ._domains import DELTA_RELEASE, EPSILON
+from ._input_files import read_toml
 from ._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
 from .accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from .budget_file import BudgetFile, replay_filter
-from .data_files import read_column
+from .data_files import PARQUET_SUFFIXES, read_column
 from .estimate import SensitivityEstimate
-from .experiments.batch import tomllib
 from .experiments.specs import build_population, parse_population, parse_query
 from .mechanisms import (
     DiscreteGaussianMechanism,
@@ -113,16 +113,15 @@ def load_population(spec: str, *, column: str | None = None):
             raise ValueError(f"population={spec!r} needs the column to bootstrap.")
         return distributions.Empirical(read_column(path, column))
     if spec.lower().endswith(".toml"):
-        try:
-            with open(spec, "rb") as handle:
-                table = tomllib.load(handle)
-        except OSError as exc:
-            raise ValueError(f"cannot read {spec}: {exc.strerror or exc}") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{spec}: not valid TOML ({exc}).") from None
+        table = read_toml(spec, "population file")
         if not isinstance(table.get("population"), dict):
             raise ValueError(f"{spec}: needs a [population] table.")
         return build_population(table["population"])
+    if spec.lower().endswith((".csv", *PARQUET_SUFFIXES)) and ":" not in spec:
+        raise ValueError(
+            f"population={spec!r} names a data file, not a model: write "
+            f"'bootstrap:{spec}' to resample its column as the population."
+        )
     return parse_population(spec)
 
 
