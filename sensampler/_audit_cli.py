@@ -38,6 +38,7 @@ from .experiments.specs import build_population, parse_population, parse_query
 from .norms import NORM_NAMES, get_norm
 from .plan import BOUNDS, sampling_plan
 from .queries import as_query
+from .sampler import MAX_N
 
 __all__ = ["add_audit_parser", "audit_command", "DEFAULTS"]
 
@@ -234,8 +235,10 @@ def _check(s: dict):
         name: _population(name, spec) for name, spec in s["populations"].items()
     }
     n = check_count("n", s["n"])
+    if n > MAX_N:
+        raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
     norm = get_norm(s["norm"])
-    sampling_plan(m=s["m"], gamma=s["gamma"], bound=s["bound"])
+    plan = sampling_plan(m=s["m"], gamma=s["gamma"], bound=s["bound"])
     pairs = check_count("pairs", s["pairs"])
     if pairs > MAX_AUDIT_PAIRS:
         raise ValueError(
@@ -254,12 +257,14 @@ def _check(s: dict):
             f"pairs must be >= the {parts} coordinates released jointly, got "
             f"pairs={pairs}."
         )
-    # the sampler's own memory model: each audit is a sampling run of `pairs` pairs
+    # the sampler's own memory model: each sampling run draws the plan's m
+    # pairs, and each audit is a sampling run of `pairs` pairs
     fast = query.additive is not None
-    try:
-        check_sampling_fits(pairs, parts, n, record_bytes, fast, s["n_jobs"])
-    except ValueError as exc:
-        raise ValueError(f"--pairs {pairs}: {exc}") from None
+    for flag, count in (("--m", plan.m), ("--pairs", pairs)):
+        try:
+            check_sampling_fits(count, parts, n, record_bytes, fast, s["n_jobs"])
+        except ValueError as exc:
+            raise ValueError(f"{flag} {count}: {exc}") from None
     return query, populations, n, norm
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "check_not_special",
     "open_input",
     "read_lines",
+    "read_text_lines",
     "read_toml",
 ]
 
@@ -176,6 +177,28 @@ def read_lines(
                 "(the limit of one line; is it a text file with line breaks?)."
             )
         yield number, line
+
+
+def read_text_lines(
+    path: str,
+    what: str,
+    limit: int,
+    error: type[Exception] = InputFileError,
+) -> Iterator[str]:
+    """Yield the lines of a UTF-8 text file, bounded as :func:`read_lines` bounds them.
+
+    The file is opened by :func:`open_input`; a byte-order mark on the first
+    line is dropped, and each line is decoded on its own, so that a byte that
+    is not UTF-8 is reported with its own line number.
+    """
+    with open_input(path, what, limit, error) as handle:
+        for number, line in read_lines(handle, what, path, limit, error):
+            if number == 1:
+                line = line.removeprefix(BOM)
+            try:
+                yield line.decode("utf-8")
+            except UnicodeDecodeError:
+                raise error(f"{path}, line {number}: not UTF-8 text.") from None
 
 
 def read_toml(path, what: str = "config") -> dict:

@@ -17,12 +17,7 @@ from array import array
 import numpy as np
 
 from ._extras import require
-from ._input_files import (
-    BOM,
-    MAX_DATA_FILE_BYTES,
-    open_input,
-    read_lines,
-)
+from ._input_files import MAX_DATA_FILE_BYTES, read_text_lines
 
 __all__ = ["DataFileError", "read_column", "PARQUET_SUFFIXES"]
 
@@ -72,28 +67,12 @@ def read_column(path: str | os.PathLike, column: str) -> np.ndarray:
     return values
 
 
-def _text_lines(path: str):
-    """The decoded lines of a CSV file, each bounded, with its line number.
-
-    Each line is decoded on its own, so a byte that is not UTF-8 is reported
-    on its own line.
-    """
-    with open_input(path, "data file", MAX_DATA_FILE_BYTES, DataFileError) as handle:
-        lines = read_lines(handle, "data file", path, MAX_DATA_FILE_BYTES, DataFileError)
-        for number, line in lines:
-            if number == 1:
-                line = line.removeprefix(BOM)
-            try:
-                yield line.decode("utf-8")
-            except UnicodeDecodeError:
-                raise DataFileError(f"{path}, line {number}: not UTF-8 text.") from None
-
-
 def _read_csv(path: str, column: str) -> np.ndarray:
     values = array("d")
     line = 0
     try:
-        reader = csv.reader(_text_lines(path), strict=True)
+        lines = read_text_lines(path, "data file", MAX_DATA_FILE_BYTES, DataFileError)
+        reader = csv.reader(lines, strict=True)
         header = next(reader, None)
         line = reader.line_num
         if header is None:

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -42,13 +44,20 @@ from .accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from .budget_file import BudgetFile, replay_filter
 from .data_files import PARQUET_SUFFIXES, read_column
 from .estimate import SensitivityEstimate
-from .experiments.specs import build_population, parse_population, parse_query
+from .experiments.specs import (
+    QUERY_NAMES,
+    build_population,
+    check_sampling_memory,
+    parse_population,
+    parse_query,
+)
 from .mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     GaussianMechanism,
     LaplaceMechanism,
 )
+from .mechanisms.secure import FLOAT_POSITIONS
 from .parallel import child_seed
 from .plan import sampling_plan
 from .privacy import (
@@ -58,7 +67,7 @@ from .privacy import (
     format_upper,
     zcdp_to_dp,
 )
-from .queries import Query, as_query
+from .queries import Query, as_query, identity
 from .sampler import sample_sensitivity
 
 __all__ = [
@@ -78,6 +87,10 @@ RELEASE_MECHANISMS = {
     "discrete-laplace": "l1",
     "discrete-gaussian": "l2",
 }
+
+#: Queries a release may name: the built-in statistics (not ``identity``, which
+#: publishes the records themselves).
+RELEASE_QUERY_NAMES = tuple(name for name in QUERY_NAMES if name != "identity")
 
 #: The guarantee in words, so that gamma is not read as delta.
 GUARANTEE = (
@@ -241,6 +254,48 @@ def _query_name(query, given) -> str:
     return str(getattr(query, "name", None) or getattr(given, "__name__", "query"))
 
 
+def _check_runs(
+    names, parsed, answers, population, n, *, mechanism, granularity, gamma, bound,
+    n_jobs,
+) -> None:
+    """What the sampling runs and the mechanism need, checked before any sampling.
+
+    A query that publishes the records themselves (``identity``) is refused: it
+    reads records by position, and the sampler refuses it after sampling. Each
+    run must fit in memory with ``n_jobs`` workers
+    (:func:`~sensampler.experiments.specs.check_sampling_memory`, which also
+    meets the query with the population on a probe database); a discrete
+    mechanism's grid must hold each answer exactly in a float release
+    (:data:`~sensampler.mechanisms.secure.FLOAT_POSITIONS`). Messages never
+    quote an answer: it is private.
+    """
+    for name, query, answer in zip(names, parsed, answers):
+        if query is identity:
+            raise ValueError(
+                f"query {name!r} publishes the records themselves, by position, "
+                "which random DP does not cover (a record can get sensitivity 0 "
+                "and be published exactly); release a statistic: "
+                f"{', '.join(RELEASE_QUERY_NAMES)}."
+            )
+        try:
+            check_sampling_memory(
+                query, population, n, gamma=gamma, bound=bound,
+                norm=RELEASE_MECHANISMS[mechanism], n_jobs=n_jobs,
+            )
+        except ValueError as exc:
+            raise ValueError(f"query {name!r}: {exc}") from None
+        if granularity is None or not mechanism.startswith("discrete"):
+            continue
+        grid = Fraction(granularity)
+        if any(abs(Fraction(float(v)) / grid) >= FLOAT_POSITIONS for v in answer.flat):
+            raise ValueError(
+                f"granularity={granularity!r} is too fine for the answer of query "
+                f"{name!r}: a float release holds the grid position |answer| / "
+                "granularity exactly only below 2**52 steps (the answer is not "
+                "shown: it is private); use a coarser granularity."
+            )
+
+
 def _check_data(data) -> np.ndarray:
     if isinstance(data, (str, bytes)):
         raise TypeError(
@@ -364,13 +419,21 @@ def _check_settings(mechanism, epsilon, delta, gamma, granularity, bound):
                 f"granularity is for the discrete mechanisms, got "
                 f"mechanism={mechanism!r}."
             )
-        check_real("granularity", granularity, low=0.0, low_strict=True)
+        check_real("granularity", granularity, low=sys.float_info.min)
     plan = sampling_plan(gamma=gamma, bound=bound)
     if needs_delta:  # the calibration itself, on a unit sensitivity
         if mechanism == "gaussian":
             GaussianMechanism(1.0, epsilon, delta)
         else:
             _rho_for(epsilon, delta)
+    if granularity is not None:  # the least noise the grid allows: one step
+        try:
+            _mechanism(mechanism, granularity, epsilon, delta, granularity, 1)
+        except ValueError as exc:
+            raise ValueError(
+                f"granularity={granularity!r} is too coarse for epsilon={epsilon!r}: "
+                f"even a sensitivity of one grid step fails ({exc})"
+            ) from None
     return epsilon, delta, plan
 
 
@@ -574,6 +637,11 @@ def prepare_releases(
         if not np.all(np.isfinite(answer)):
             raise ValueError(f"the query {name!r} has no finite answer on the data.")
         answers.append(answer)
+    _check_runs(
+        names, parsed, answers, population, arr.size,
+        mechanism=mechanism, granularity=granularity, gamma=gamma, bound=bound,
+        n_jobs=n_jobs,
+    )
     if budget is not None:  # planned spends: upper bounds on the real ones
         _trial(
             budget,

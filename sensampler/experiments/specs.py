@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import distributions, queries
 from .._domains import DELTA_TARGET
+from .._input_files import MAX_DATA_FILE_BYTES, InputFileError, read_text_lines
 from .._memory import check_database_fits, check_sampling_fits, record_bytes_of
 from .._structure import split
 from .._validation import check_choice, check_count, check_real
@@ -135,12 +136,12 @@ def read_records(path) -> np.ndarray:
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file path (a string), got {type(path).__name__}.")
+    path = os.fspath(path)
     try:
-        return np.loadtxt(path, delimiter=",", ndmin=1)
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or 'no such file'}.") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not a text file (invalid UTF-8 at byte {exc.start}).") from None
+        lines = read_text_lines(path, "records file", MAX_DATA_FILE_BYTES)
+        return np.loadtxt(lines, delimiter=",", ndmin=1)
+    except InputFileError:
+        raise
     except ValueError as exc:  # numpy's message quotes the value: it is not shown
         match = _ROW.search(str(exc))
         if match is None:
