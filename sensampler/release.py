@@ -283,7 +283,12 @@ def _check_runs(
                 norm=RELEASE_MECHANISMS[mechanism], n_jobs=n_jobs,
             )
         except ValueError as exc:
-            raise ValueError(f"query {name!r}: {exc}") from None
+            where = (  # the probe's records come from the model, not the data
+                "on a probe database drawn from the population model"
+                if f"query {name!r}" in str(exc)
+                else f"query {name!r}"
+            )
+            raise ValueError(f"{where}: {exc}") from None
         if granularity is None or not mechanism.startswith("discrete"):
             continue
         grid = Fraction(granularity)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 import re
@@ -109,10 +110,30 @@ def build_population(
         )
     if kind == "empirical" and "path" in params:
         params["data"] = read_records(params.pop("path"))
+    model = _KINDS_LOWER[kind]
+    keys = _parameter_names(model)
+    if keys is not None and kind == "empirical":
+        keys.append("path")
+    unknown = [] if keys is None else sorted(set(params) - set(keys))
+    if unknown:
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(map(repr, unknown))} for "
+            f"{model.__name__}; its parameters: {', '.join(keys) or 'none'}."
+        )
     try:
-        return _KINDS_LOWER[kind](**params)
+        return model(**params)
     except TypeError as exc:
         raise ValueError(f"bad parameters for {spec['kind']}: {exc}") from None
+
+
+def _parameter_names(model) -> list[str] | None:
+    """The keyword parameters of a population model's constructor, in order
+    (None when it takes any keyword)."""
+    parameters = inspect.signature(model).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [p.name for p in parameters if p.kind in kinds]
 
 
 _ROW = re.compile(r"at row (\d+)(?:, column (\d+))?")
