@@ -345,5 +345,6 @@ def check_sampling_fits(
         f"m={m} pairs of {parts} sensitivit{'y' if parts == 1 else 'ies'} each "
         f"({SENSITIVITY_BYTES} bytes a sensitivity, {workers} worker(s))",
         sampler_bytes(m, parts, n, record_bytes, additive=additive, workers=workers),
-        "lower m (or gamma's demands), or use fewer coordinates",
+        "lower m (or gamma's demands), or use fewer coordinates"
+        + (f", or fewer workers than n_jobs={n_jobs}" if workers > 1 else ""),
     )
