@@ -1,9 +1,12 @@
+import math
 import os
 import re
 import threading
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from sensampler import data_files
 from sensampler.data_files import DataFileError, read_column
@@ -164,3 +167,30 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
     thread.join(timeout=30)
     assert not thread.is_alive(), "reading a FIFO blocked"
     assert outcome and "is a FIFO (named pipe), not a regular file" in outcome[0]
+
+
+@settings(max_examples=200, deadline=None)
+@example("1_000")  # float() reads these three: found by the audit of issue 28
+@example("\u0663")
+@example("\uff11")
+@given(st.text(min_size=1, max_size=12).filter(lambda t: "," not in t and "\"" not in t))
+def test_a_field_is_read_only_as_ascii_decimal(tmp_path_factory, text):
+    strict = re.fullmatch(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*", text, re.ASCII)
+    path = tmp_path_factory.mktemp("p") / "d.csv"
+    path.write_text("x\n1\n" + text.replace("\r", "").replace("\n", "") + "\n", "utf-8")
+    try:
+        values = read_column(str(path), "x")
+    except DataFileError:
+        values = None
+    if strict and math.isfinite(float(text)):
+        assert values is not None and values[-1] == float(text)
+    elif values is not None:  # a blank field line is skipped, never read as a number
+        assert len(values) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_every_finite_float_round_trips(tmp_path_factory, value):
+    path = tmp_path_factory.mktemp("f") / "d.csv"
+    path.write_text(f"x\n{value!r}\n")
+    assert read_column(str(path), "x")[0] == value
