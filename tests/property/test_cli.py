@@ -73,7 +73,7 @@ def test_n_jobs_0_exits_2(command, capsys):
 @example(["sweep", "--repetitions"], 10**11)
 @example(["audit", "--n"], 2**63)  # exit 1 from the sampler before
 @example(["audit", "--m"], 10**9)  # exit 1 after the probes before
-@example(["audit", "--pairs"], 4 * 10**8)
+@example(["audit", "--pairs"], 10**9)
 @given(
     st.sampled_from(
         [
