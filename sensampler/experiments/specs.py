@@ -96,7 +96,15 @@ def build_population(
     if isinstance(spec, str):
         if spec.lower() in PRESETS:
             return build_population(PRESETS[spec.lower()])
-        raise ValueError(f"unknown population {spec!r}; presets: {', '.join(PRESETS)}.")
+        hint = (
+            f"; a CSV file of public records, one per line, is "
+            f"'empirical:path=\"{spec}\"'"
+            if spec.lower().endswith(".csv")
+            else ""
+        )
+        raise ValueError(
+            f"unknown population {spec!r}; presets: {', '.join(PRESETS)}{hint}."
+        )
     if not isinstance(spec, dict) or "kind" not in spec:
         what = f"keys {sorted(spec)}" if isinstance(spec, dict) else type(spec).__name__
         raise ValueError(f"a population needs a 'kind', got {what}.")

@@ -175,6 +175,8 @@ def test_unknown_population_keys_list_the_valid_ones(capsys, no_work, data):
 def test_a_data_file_as_population_suggests_bootstrap(capsys, no_work, data):
     code, err = _one_line(capsys, *_release(data, "--population", "public.csv"))
     assert code == 2 and "write 'bootstrap:public.csv'" in err, err
+    code, err = _one_line(capsys, "audit", "--population", "public.csv")
+    assert code == 2 and err.endswith("is 'empirical:path=\"public.csv\"'."), err
 
 
 @pytest.mark.parametrize("text", ["1_000", "\u0663", "\uff15"])
