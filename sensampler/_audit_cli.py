@@ -24,6 +24,7 @@ import numpy as np
 
 from . import plotting
 from ._domains import PROBABILITY
+from ._input_files import read_toml
 from ._memory import check_sampling_fits
 from ._probes import probe_additive, probe_full
 from ._validation import (
@@ -33,12 +34,12 @@ from ._validation import (
     check_real,
 )
 from .audit import MAX_AUDIT_PAIRS, compare_populations, conservative_choice
-from .experiments.batch import tomllib
 from .experiments.specs import build_population, parse_population, parse_query
 from .norms import NORM_NAMES, get_norm
 from .plan import BOUNDS, sampling_plan
 from .queries import as_query
 from .report import audit_report, check_report_path, write_report
+from .sampler import MAX_N
 
 __all__ = ["add_audit_parser", "audit_command", "DEFAULTS"]
 
@@ -147,7 +148,7 @@ def _settings(args) -> tuple[dict, str]:
         raise ValueError(
             f"--config {args.config} replaces the flags; {flag} was also given."
         )
-    config = _read_toml(args.config)
+    config = read_toml(args.config, "--config")
     unknown = sorted(set(config) - set(DEFAULTS))
     if unknown:
         raise ValueError(
@@ -165,18 +166,6 @@ def _settings(args) -> tuple[dict, str]:
                 f"{args.config}: {key} must be a string, got {config[key]!r}."
             )
     return {**DEFAULTS, **config}, f"{args.config}: "
-
-
-def _read_toml(path: str) -> dict:
-    try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: malformed TOML: {exc}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a TOML file (not UTF-8 text).") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read --config {path}: {exc.strerror}") from None
 
 
 def _named(texts: list[str]) -> dict[str, str]:
@@ -248,8 +237,10 @@ def _check(s: dict):
         name: _population(name, spec) for name, spec in s["populations"].items()
     }
     n = check_count("n", s["n"])
+    if n > MAX_N:
+        raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
     norm = get_norm(s["norm"])
-    sampling_plan(m=s["m"], gamma=s["gamma"], bound=s["bound"])
+    plan = sampling_plan(m=s["m"], gamma=s["gamma"], bound=s["bound"])
     pairs = check_count("pairs", s["pairs"])
     if pairs > MAX_AUDIT_PAIRS:
         raise ValueError(
@@ -268,12 +259,14 @@ def _check(s: dict):
             f"pairs must be >= the {parts} coordinates released jointly, got "
             f"pairs={pairs}."
         )
-    # the sampler's own memory model: each audit is a sampling run of `pairs` pairs
+    # the sampler's own memory model: each sampling run draws the plan's m
+    # pairs, and each audit is a sampling run of `pairs` pairs
     fast = query.additive is not None
-    try:
-        check_sampling_fits(pairs, parts, n, record_bytes, fast, s["n_jobs"])
-    except ValueError as exc:
-        raise ValueError(f"--pairs {pairs}: {exc}") from None
+    for flag, count in (("--m", plan.m), ("--pairs", pairs)):
+        try:
+            check_sampling_fits(count, parts, n, record_bytes, fast, s["n_jobs"])
+        except ValueError as exc:
+            raise ValueError(f"{flag} {count}: {exc}") from None
     return query, populations, n, norm
 
 

@@ -3,9 +3,10 @@
 Every figure below is a measured peak, not a guess: ``tracemalloc`` peaks of one
 call in a fresh process (numpy reports its buffers to ``tracemalloc``), on
 numpy 2 / Python 3.11, with ``n_jobs=1``. The models round each figure up, and
-a run is refused, before anything is drawn, when its model exceeds the
-machine's physical memory (which other processes share: a run the model admits
-may still not fit beside them).
+a run is refused, before anything is drawn, when its model exceeds the memory
+available to the process (:func:`available_memory`: the least of physical
+memory, the kernel's ``MemAvailable``, the room under ``RLIMIT_AS`` and under a
+cgroup limit; other processes may still take memory after the check).
 
 Sampler (:func:`sampler_bytes`), per sensitivity: 32.1 bytes at m = 4e6 for
 ``queries.mean`` (one part), 32.9 bytes per sensitivity at m = 1e5 for a
@@ -38,6 +39,11 @@ from joblib import effective_n_jobs
 
 from .parallel import DEFAULT_CHUNK_BYTES
 
+try:
+    import resource
+except ImportError:  # not on Windows
+    resource = None
+
 __all__ = [
     "SENSITIVITY_BYTES",
     "CHUNK_COPIES",
@@ -47,6 +53,7 @@ __all__ = [
     "ROW_BYTES",
     "STATISTIC_ROWS",
     "physical_memory",
+    "available_memory",
     "check_fits",
     "database_bytes",
     "sampler_bytes",
@@ -85,12 +92,114 @@ def physical_memory() -> int | None:
         return None
 
 
+#: Where Linux says what memory is available and what limits the process.
+MEMINFO = "/proc/meminfo"
+PROC_STATUS = "/proc/self/status"
+PROC_CGROUP = "/proc/self/cgroup"
+CGROUP_ROOT = "/sys/fs/cgroup"
+#: A cgroup limit at or above this is "no limit" (v1 writes 2**63 rounded to pages).
+_NO_LIMIT = 2**60
+
+
+def _read_kib(path: str, key: str) -> int | None:
+    """Bytes of the ``key:  N kB`` line of a /proc file, or None."""
+    try:
+        with open(path, encoding="ascii", errors="replace") as handle:
+            for line in handle:
+                name, _, rest = line.partition(":")
+                if name == key:
+                    return int(rest.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _read_int(path: str) -> int | None:
+    """The integer in a cgroup file (``max``: no limit), or None."""
+    try:
+        with open(path, encoding="ascii") as handle:
+            text = handle.read(64).strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _address_space_room() -> int | None:
+    """``RLIMIT_AS`` (soft) less the address space in use, or None without a limit."""
+    if resource is None:
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY or soft < 0:
+        return None
+    return max(0, soft - (_read_kib(PROC_STATUS, "VmSize") or 0))
+
+
+def _cgroup_folders() -> list[str]:
+    """The folders of this process's memory cgroup (v2, then v1) and their parents.
+
+    A container often mounts its own cgroup at the root of ``CGROUP_ROOT``
+    while ``/proc/self/cgroup`` names its path on the host: the root is tried too.
+    """
+    folders = []
+    try:
+        with open(PROC_CGROUP, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read(65536).splitlines()
+    except OSError:
+        return folders
+    for line in lines:
+        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if controllers == "":
+            base = CGROUP_ROOT  # v2: one unified hierarchy
+        elif "memory" in controllers.split(","):
+            base = os.path.join(CGROUP_ROOT, "memory")
+        else:
+            continue
+        parts = [p for p in path.split("/") if p]
+        for depth in range(len(parts), -1, -1):
+            folders.append(os.path.join(base, *parts[:depth]))
+    return folders
+
+
+def _cgroup_room() -> int | None:
+    """The tightest cgroup memory limit less its usage, or None without a limit."""
+    rooms = []
+    for folder in _cgroup_folders():
+        for limit_name, usage_name in (
+            ("memory.max", "memory.current"),  # v2
+            ("memory.limit_in_bytes", "memory.usage_in_bytes"),  # v1
+        ):
+            limit = _read_int(os.path.join(folder, limit_name))
+            if limit is not None and limit < _NO_LIMIT:
+                usage = _read_int(os.path.join(folder, usage_name)) or 0
+                rooms.append(max(0, limit - usage))
+    return min(rooms) if rooms else None
+
+
+def available_memory() -> tuple[int, str] | None:
+    """Bytes this process can still use, and what sets that figure; None if unknown.
+
+    The smallest of: the machine's physical memory (:func:`physical_memory`),
+    the memory the kernel reports available (``MemAvailable`` in
+    ``/proc/meminfo``), the room left under ``RLIMIT_AS`` and the room left
+    under the process's cgroup limit (v2 ``memory.max``, v1
+    ``memory.limit_in_bytes``), each where the platform has it.
+    """
+    candidates = [
+        (physical_memory(), "this machine's {} of physical memory"),
+        (_read_kib(MEMINFO, "MemAvailable"), "the {} of memory available (MemAvailable)"),
+        (_address_space_room(), "the {} left under this process's RLIMIT_AS"),
+        (_cgroup_room(), "the {} left under this process's cgroup memory limit"),
+    ]
+    known = [(size, text) for size, text in candidates if size is not None]
+    return min(known, key=lambda item: item[0]) if known else None
+
+
 def _gib(size: int) -> str:
     return f"{size / 2**30:.3g} GiB"
 
 
 def check_fits(what: str, needed: int, advice: str) -> None:
-    """Refuse, before anything is drawn, work whose model exceeds physical memory.
+    """Refuse, before anything is drawn, work whose model exceeds available memory.
 
     Parameters
     ----------
@@ -104,13 +213,14 @@ def check_fits(what: str, needed: int, advice: str) -> None:
     Raises
     ------
     ValueError
-        When ``needed`` exceeds the machine's physical memory.
+        When ``needed`` exceeds :func:`available_memory`.
     """
-    memory = physical_memory()
-    if memory is not None and needed > memory:
+    available = available_memory()
+    if available is not None and needed > available[0]:
+        memory, source = available
         raise ValueError(
-            f"{what} need about {_gib(needed)}, more than this machine's "
-            f"{_gib(memory)} of physical memory: {advice}."
+            f"{what} need about {_gib(needed)}, more than "
+            f"{source.format(_gib(memory))}: {advice}."
         )
 
 
@@ -235,5 +345,6 @@ def check_sampling_fits(
         f"m={m} pairs of {parts} sensitivit{'y' if parts == 1 else 'ies'} each "
         f"({SENSITIVITY_BYTES} bytes a sensitivity, {workers} worker(s))",
         sampler_bytes(m, parts, n, record_bytes, additive=additive, workers=workers),
-        "lower m (or gamma's demands), or use fewer coordinates",
+        "lower m (or gamma's demands), or use fewer coordinates"
+        + (f", or fewer workers than n_jobs={n_jobs}" if workers > 1 else ""),
     )

@@ -12,6 +12,7 @@ import argparse
 import json
 import math
 
+from ._input_files import check_not_special
 from .budget_file import BudgetFile
 from .data_files import read_column
 from .plan import BOUNDS
@@ -88,6 +89,7 @@ def _budget(args) -> BudgetFile | None:
         if extra:
             raise ValueError(f"{', '.join(extra)} need --budget-file.")
         return None
+    check_not_special(args.budget_file, "--budget-file")
     return BudgetFile(
         args.budget_file,
         epsilon=args.budget_epsilon,

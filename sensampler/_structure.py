@@ -135,8 +135,11 @@ def _query_error(query, exc: Exception, where: str, reproduce: str) -> ValueErro
             "records of the same array to build each neighbour; copy first "
             f"(np.array(db)) to modify it; {reproduce}."
         )
+    text = str(exc)
+    if text.startswith(f"query {query.name!r} "):  # the query's own words
+        return ValueError(f"{text.rstrip('.')}, on {where}; {reproduce}.")
     return ValueError(
-        f"query {query.name!r} raised {type(exc).__name__}: {exc} on "
+        f"query {query.name!r} raised {type(exc).__name__}: {text} on "
         f"{where}; {reproduce}."
     )
 

@@ -9,10 +9,12 @@ the exit code, not the kind of error:
 - 1: a failure during the work (for example a query returning NaN);
 - 2: a usage error found before any work (a bad flag, value or file, an
   unwritable ``--out``);
-- 130: interrupted (Ctrl-C); 143: terminated (SIGTERM); finished work is kept,
-  and joblib's process workers are shut down before exiting (a SIGKILL cannot
-  be caught: loky's workers then notice their parent is gone and exit on
-  their own, which can take tens of seconds).
+- 130: interrupted (Ctrl-C, also while the command's modules load); 143:
+  terminated (SIGTERM). ``run`` keeps its finished runs; the other commands
+  leave no result (see :data:`INTERRUPTED_NOTES`). joblib's process workers
+  are shut down before exiting; a SIGKILL cannot be caught, and the workers
+  then exit on their own within about a second
+  (:func:`sensampler.parallel.watch_parent`).
 
 ``--json`` prints strict JSON (RFC 8259): a number that is not finite (NaN,
 infinity) is ``null``. A closed output pipe (``sensampler run c.toml | head -1``)
@@ -89,6 +91,12 @@ EXIT_WORK_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 128 + signal.SIGTERM
+#: What an interrupted command leaves, by command (the others leave no result).
+INTERRUPTED_NOTES = {
+    "run": "; finished runs are kept (and skipped when the config is run again)",
+    "release": "; no answer was printed (a --budget-file keeps any spend already "
+    "written to it)",
+}
 
 
 def _strict(value):
@@ -580,7 +588,7 @@ def main(argv=None) -> int:
         shutdown_workers()  # no worker, semaphore or tracker left behind
         terminated = isinstance(exc, _Terminated)
         what = "terminated" if terminated else "interrupted"
-        _say(f"{name}: {what}; finished work is kept", sys.stderr)
+        _say(f"{name}: {what}{INTERRUPTED_NOTES.get(args.command, '')}", sys.stderr)
         return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     finally:
         if main_thread:

@@ -11,10 +11,13 @@ from __future__ import annotations
 import csv
 import math
 import os
+import re
+from array import array
 
 import numpy as np
 
 from ._extras import require
+from ._input_files import MAX_DATA_FILE_BYTES, read_text_lines
 
 __all__ = ["DataFileError", "read_column", "PARQUET_SUFFIXES"]
 
@@ -65,42 +68,43 @@ def read_column(path: str | os.PathLike, column: str) -> np.ndarray:
 
 
 def _read_csv(path: str, column: str) -> np.ndarray:
-    values = []
+    values = array("d")
     line = 0
     try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.reader(handle, strict=True)
-            header = next(reader, None)
+        lines = read_text_lines(path, "data file", MAX_DATA_FILE_BYTES, DataFileError)
+        reader = csv.reader(lines, strict=True)
+        header = next(reader, None)
+        line = reader.line_num
+        if header is None:
+            raise DataFileError(f"{path}: empty file; expected a header row.")
+        names = [name.strip() for name in header]
+        if names.count(column) != 1:
+            problem = "names twice" if names.count(column) else "has no"
+            raise DataFileError(
+                f"{path}: the header row (line {line}) {problem} column "
+                f"{column!r} ({len(names)} columns; column names are "
+                "case-sensitive)."
+            )
+        index = names.index(column)
+        record = 0
+        for row in reader:
             line = reader.line_num
-            if header is None:
-                raise DataFileError(f"{path}: empty file; expected a header row.")
-            names = [name.strip() for name in header]
-            if names.count(column) != 1:
-                problem = "names twice" if names.count(column) else "has no"
-                raise DataFileError(
-                    f"{path}: the header row (line {line}) {problem} column "
-                    f"{column!r} ({len(names)} columns; column names are "
-                    "case-sensitive)."
-                )
-            index = names.index(column)
-            record = 0
-            for row in reader:
-                line = reader.line_num
-                if not row:  # a blank line
-                    continue
-                record += 1
-                values.append(_number(row, index, f"{path}, line {line} (record {record})", column))
-    except DataFileError:
-        raise
-    except OSError as exc:
-        raise DataFileError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise DataFileError(
-            f"{path}, after line {line}: not UTF-8 text."
-        ) from None
+            if not row:  # a blank line
+                continue
+            record += 1
+            where = f"{path}, line {line} (record {record})"
+            values.append(_number(row, index, where, column))
     except csv.Error as exc:  # messages name the dialect, never a field
         raise DataFileError(f"{path}, line {line + 1}: not valid CSV ({exc}).") from None
-    return np.array(values, dtype=float)
+    return np.frombuffer(values, dtype=float).copy()
+
+
+#: A number as a data file may write it: ASCII digits, an optional sign, point
+#: and exponent (no digit separators such as ``1_000``, no other scripts' digits,
+#: both of which Python's ``float`` accepts).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: What ``float`` reads as not finite.
+_NOT_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
 
 
 def _number(row: list[str], index: int, where: str, column: str) -> float:
@@ -109,10 +113,15 @@ def _number(row: list[str], index: int, where: str, column: str) -> float:
     text = row[index].strip()
     if not text:
         raise DataFileError(f"{where}: column {column!r} is empty.")
-    try:
+    if _NUMBER.fullmatch(text):
         value = float(text)
-    except ValueError:
-        raise DataFileError(f"{where}: column {column!r} is not a number.") from None
+    elif _NOT_FINITE.fullmatch(text):
+        value = math.nan
+    else:
+        raise DataFileError(
+            f"{where}: column {column!r} is not a number (ASCII decimal or "
+            "scientific notation, such as -12.5 or 1.25e3)."
+        )
     if not math.isfinite(value):
         raise DataFileError(f"{where}: column {column!r} is not a finite number.")
     return value

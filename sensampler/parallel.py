@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sys
 import threading
 import time
@@ -39,6 +40,8 @@ __all__ = [
     "child_seed",
     "default_progress",
     "shutdown_workers",
+    "watch_parent",
+    "PARENT_CHECK_SECONDS",
 ]
 
 #: Memory bound of one chunk's stack of databases (8 MiB), unless one database is
@@ -256,6 +259,61 @@ def _watched(outputs, backend, total: int, timeout: float):
         )
 
 
+#: Seconds between a process worker's checks that the process that gave it its
+#: tasks is still alive (:func:`watch_parent`).
+PARENT_CHECK_SECONDS = 0.5
+#: Exit code of a worker that ends because its parent is gone.
+EXIT_PARENT_GONE = 1
+_watched_parent: int | None = None
+_watch_lock = threading.Lock()
+
+
+def watch_parent(parent: int) -> None:
+    """In a process worker started by ``parent``: exit as soon as ``parent`` is gone.
+
+    Called by each task (:func:`iter_tasks` wraps them) with the pid of the
+    process that dispatched it. In a worker process whose parent is that
+    process (joblib's loky and multiprocessing workers), the first call starts
+    a daemon thread that checks every :data:`PARENT_CHECK_SECONDS` seconds
+    that the parent is still its parent, and ends the worker
+    (``os._exit``) once it is not. A leader killed by SIGKILL, which can run no
+    clean-up, then leaves no worker behind (and loky's resource tracker, which
+    lives while a process holds its pipe, ends with the last of them); without
+    this, loky keeps idle workers for minutes. In the dispatching process
+    itself (threads) or in a worker someone else started (Dask), nothing is done.
+
+    Parameters
+    ----------
+    parent : int
+        The pid of the process that dispatched the task.
+    """
+    global _watched_parent
+    if os.getpid() == parent or os.getppid() != parent:
+        return
+    with _watch_lock:
+        if _watched_parent == parent:
+            return
+        _watched_parent = parent
+    threading.Thread(
+        target=_exit_without_parent,
+        args=(parent,),
+        name="sensampler-parent-watch",
+        daemon=True,
+    ).start()
+
+
+def _exit_without_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(EXIT_PARENT_GONE)
+
+
+def _watched_call(parent, func, *args):
+    """``func(*args)`` in a worker that ends when ``parent`` does (:func:`watch_parent`)."""
+    watch_parent(parent)
+    return func(*args)
+
+
 def _in_rounds(func, tasks, n_jobs, prefer):
     """Results in task order for backends without generator output.
 
@@ -269,7 +327,11 @@ def _in_rounds(func, tasks, n_jobs, prefer):
         size = 2 * max(1, effective_n_jobs(n_jobs))
         for start in range(0, len(tasks), size):
             yield from parallel(
-                delayed(wrap_non_picklable_objects(functools.partial(func, *t)))()
+                delayed(
+                    wrap_non_picklable_objects(
+                        functools.partial(_watched_call, os.getpid(), func, *t)
+                    )
+                )()
                 for t in tasks[start : start + size]
             )
 
@@ -323,7 +385,8 @@ def iter_tasks(func, tasks, *, n_jobs=None, prefer=None, unordered=False):
         if "does not support return_as" not in str(exc):
             raise
         return _in_rounds(func, tasks, n_jobs, prefer)
-    outputs = parallel(delayed(func)(*t) for t in tasks)
+    leader = os.getpid()
+    outputs = parallel(delayed(_watched_call)(leader, func, *t) for t in tasks)
     if backend is None:
         return outputs
     return _watched(outputs, backend, len(tasks), DASK_WORKER_TIMEOUT)

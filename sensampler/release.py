@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -44,13 +46,19 @@ from . import distributions
 from ._default_budget import charged_to
 from ._domains import DELTA_RELEASE, EPSILON
 from ._html import release_html, statement_html
+from ._input_files import read_toml
 from ._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
 from .accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from .budget_file import BudgetFile, replay_filter
-from .data_files import read_column
+from .data_files import PARQUET_SUFFIXES, read_column
 from .estimate import SensitivityEstimate
-from .experiments.batch import tomllib
-from .experiments.specs import build_population, parse_population, parse_query
+from .experiments.specs import (
+    QUERY_NAMES,
+    build_population,
+    check_sampling_memory,
+    parse_population,
+    parse_query,
+)
 from .mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
@@ -59,6 +67,7 @@ from .mechanisms import (
     LaplaceMechanism,
 )
 from .mechanisms.quantile import check_bounds
+from .mechanisms.secure import FLOAT_POSITIONS
 from .parallel import child_seed
 from .plan import sampling_plan
 from .privacy import (
@@ -68,7 +77,7 @@ from .privacy import (
     format_upper,
     zcdp_to_dp,
 )
-from .queries import Query, as_query
+from .queries import Query, as_query, identity
 from .report import check_report_path, release_report, write_report
 from .sampler import sample_sensitivity
 
@@ -98,6 +107,9 @@ BOUNDS_COVERAGE = 0.001
 BOUNDS_SAMPLE = 200_000
 #: Seed of those draws: the bounds depend on the public model only.
 BOUNDS_SEED = 0
+#: Queries a release may name: the built-in statistics (not ``identity``, which
+#: publishes the records themselves).
+RELEASE_QUERY_NAMES = tuple(name for name in QUERY_NAMES if name != "identity")
 
 #: The guarantee in words, so that gamma is not read as delta.
 GUARANTEE = (
@@ -133,16 +145,15 @@ def load_population(spec: str, *, column: str | None = None):
             raise ValueError(f"population={spec!r} needs the column to bootstrap.")
         return distributions.Empirical(read_column(path, column))
     if spec.lower().endswith(".toml"):
-        try:
-            with open(spec, "rb") as handle:
-                table = tomllib.load(handle)
-        except OSError as exc:
-            raise ValueError(f"cannot read {spec}: {exc.strerror or exc}") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{spec}: not valid TOML ({exc}).") from None
+        table = read_toml(spec, "population file")
         if not isinstance(table.get("population"), dict):
             raise ValueError(f"{spec}: needs a [population] table.")
         return build_population(table["population"])
+    if spec.lower().endswith((".csv", *PARQUET_SUFFIXES)) and ":" not in spec:
+        raise ValueError(
+            f"population={spec!r} names a data file, not a model: write "
+            f"'bootstrap:{spec}' to resample its column as the population."
+        )
     return parse_population(spec)
 
 
@@ -352,6 +363,53 @@ def _query_name(query, given) -> str:
     return str(getattr(query, "name", None) or getattr(given, "__name__", "query"))
 
 
+def _check_runs(
+    names, parsed, answers, population, n, *, mechanism, granularity, gamma, bound,
+    n_jobs,
+) -> None:
+    """What the sampling runs and the mechanism need, checked before any sampling.
+
+    A query that publishes the records themselves (``identity``) is refused: it
+    reads records by position, and the sampler refuses it after sampling. Each
+    run must fit in memory with ``n_jobs`` workers
+    (:func:`~sensampler.experiments.specs.check_sampling_memory`, which also
+    meets the query with the population on a probe database); a discrete
+    mechanism's grid must hold each answer exactly in a float release
+    (:data:`~sensampler.mechanisms.secure.FLOAT_POSITIONS`). Messages never
+    quote an answer: it is private.
+    """
+    for name, query, answer in zip(names, parsed, answers):
+        if query is identity:
+            raise ValueError(
+                f"query {name!r} publishes the records themselves, by position, "
+                "which random DP does not cover (a record can get sensitivity 0 "
+                "and be published exactly); release a statistic: "
+                f"{', '.join(RELEASE_QUERY_NAMES)}."
+            )
+        try:
+            check_sampling_memory(
+                query, population, n, gamma=gamma, bound=bound,
+                norm=RELEASE_MECHANISMS[mechanism], n_jobs=n_jobs,
+            )
+        except ValueError as exc:
+            where = (  # the probe's records come from the model, not the data
+                "on a probe database drawn from the population model"
+                if f"query {name!r}" in str(exc)
+                else f"query {name!r}"
+            )
+            raise ValueError(f"{where}: {exc}") from None
+        if granularity is None or not mechanism.startswith("discrete"):
+            continue
+        grid = Fraction(granularity)
+        if any(abs(Fraction(float(v)) / grid) >= FLOAT_POSITIONS for v in answer.flat):
+            raise ValueError(
+                f"granularity={granularity!r} is too fine for the answer of query "
+                f"{name!r}: a float release holds the grid position |answer| / "
+                "granularity exactly only below 2**52 steps (the answer is not "
+                "shown: it is private); use a coarser granularity."
+            )
+
+
 def _check_data(data) -> np.ndarray:
     if isinstance(data, (str, bytes)):
         raise TypeError(
@@ -519,13 +577,21 @@ def _check_settings(mechanism, epsilon, delta, gamma, granularity, bound):
                 f"granularity is for the discrete mechanisms, got "
                 f"mechanism={mechanism!r}."
             )
-        check_real("granularity", granularity, low=0.0, low_strict=True)
+        check_real("granularity", granularity, low=sys.float_info.min)
     plan = sampling_plan(gamma=gamma, bound=bound)
     if needs_delta:  # the calibration itself, on a unit sensitivity
         if mechanism == "gaussian":
             GaussianMechanism(1.0, epsilon, delta)
         else:
             _rho_for(epsilon, delta)
+    if granularity is not None:  # the least noise the grid allows: one step
+        try:
+            _mechanism(mechanism, granularity, epsilon, delta, granularity, 1)
+        except ValueError as exc:
+            raise ValueError(
+                f"granularity={granularity!r} is too coarse for epsilon={epsilon!r}: "
+                f"even a sensitivity of one grid step fails ({exc})"
+            ) from None
     return epsilon, delta, plan
 
 
@@ -764,6 +830,11 @@ def prepare_releases(
         if not np.all(np.isfinite(answer)):
             raise ValueError(f"the query {name!r} has no finite answer on the data.")
         answers.append(answer)
+    _check_runs(
+        names, parsed, answers, population, arr.size,
+        mechanism=mechanism, granularity=granularity, gamma=gamma, bound=bound,
+        n_jobs=n_jobs,
+    )
     if budget is not None:  # planned spends: upper bounds on the real ones
         _trial(
             budget,

@@ -94,12 +94,12 @@ import itertools
 import json
 import math
 import os
-import tomllib
 from numbers import Integral, Real
 
 import numpy as np
 
 from .._domains import DELTA_TARGET, EPSILON, PROBABILITY, Interval
+from .._input_files import read_toml
 from .._locks import exclusive
 from .._threads import one_thread
 from .._validation import check_n_jobs
@@ -236,31 +236,6 @@ _ERRORS_RULES = {
     "score": _one_of(SCORES),
     "data": (_is_str, _any, "a [datasets.NAME] name (a string)"),
 }
-
-
-#: The UTF-8 byte-order mark some editors write first; TOML 1.0 has no word for it.
-_BOM = b"\xef\xbb\xbf"
-
-
-def read_toml(path, what: str = "config") -> dict:
-    """The tables of a TOML file; errors name the file and the problem.
-
-    A leading UTF-8 byte-order mark (written by some editors) is skipped.
-    """
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise ValueError(f"cannot read {what} {path}: {exc.strerror}") from None
-    data = data.removeprefix(_BOM)
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: malformed TOML: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"{path}: not a TOML text file (invalid UTF-8 at byte {exc.start})."
-        ) from None
 
 
 def _table(path, config, name, *, required=False) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 import re
@@ -11,6 +12,7 @@ import numpy as np
 
 from .. import distributions, queries
 from .._domains import DELTA_TARGET
+from .._input_files import MAX_DATA_FILE_BYTES, InputFileError, read_text_lines
 from .._memory import check_database_fits, check_sampling_fits, record_bytes_of
 from .._structure import split
 from .._validation import check_choice, check_count, check_real
@@ -94,7 +96,15 @@ def build_population(
     if isinstance(spec, str):
         if spec.lower() in PRESETS:
             return build_population(PRESETS[spec.lower()])
-        raise ValueError(f"unknown population {spec!r}; presets: {', '.join(PRESETS)}.")
+        hint = (
+            f"; a CSV file of public records, one per line, is "
+            f"'empirical:path=\"{spec}\"'"
+            if spec.lower().endswith(".csv")
+            else ""
+        )
+        raise ValueError(
+            f"unknown population {spec!r}; presets: {', '.join(PRESETS)}{hint}."
+        )
     if not isinstance(spec, dict) or "kind" not in spec:
         what = f"keys {sorted(spec)}" if isinstance(spec, dict) else type(spec).__name__
         raise ValueError(f"a population needs a 'kind', got {what}.")
@@ -108,10 +118,30 @@ def build_population(
         )
     if kind == "empirical" and "path" in params:
         params["data"] = read_records(params.pop("path"))
+    model = _KINDS_LOWER[kind]
+    keys = _parameter_names(model)
+    if keys is not None and kind == "empirical":
+        keys.append("path")
+    unknown = [] if keys is None else sorted(set(params) - set(keys))
+    if unknown:
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(map(repr, unknown))} for "
+            f"{model.__name__}; its parameters: {', '.join(keys) or 'none'}."
+        )
     try:
-        return _KINDS_LOWER[kind](**params)
+        return model(**params)
     except TypeError as exc:
         raise ValueError(f"bad parameters for {spec['kind']}: {exc}") from None
+
+
+def _parameter_names(model) -> list[str] | None:
+    """The keyword parameters of a population model's constructor, in order
+    (None when it takes any keyword)."""
+    parameters = inspect.signature(model).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [p.name for p in parameters if p.kind in kinds]
 
 
 _ROW = re.compile(r"at row (\d+)(?:, column (\d+))?")
@@ -135,12 +165,12 @@ def read_records(path) -> np.ndarray:
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file path (a string), got {type(path).__name__}.")
+    path = os.fspath(path)
     try:
-        return np.loadtxt(path, delimiter=",", ndmin=1)
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or 'no such file'}.") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not a text file (invalid UTF-8 at byte {exc.start}).") from None
+        lines = read_text_lines(path, "records file", MAX_DATA_FILE_BYTES)
+        return np.loadtxt(lines, delimiter=",", ndmin=1)
+    except InputFileError:
+        raise
     except ValueError as exc:  # numpy's message quotes the value: it is not shown
         match = _ROW.search(str(exc))
         if match is None:

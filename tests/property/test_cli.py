@@ -71,6 +71,9 @@ def test_n_jobs_0_exits_2(command, capsys):
 @example(["sample", "--query", "median", "--n"], 10**10)
 @example(["sample", "--m"], 10**9)
 @example(["sweep", "--repetitions"], 10**11)
+@example(["audit", "--n"], 2**63)  # exit 1 from the sampler before
+@example(["audit", "--m"], 10**9)  # exit 1 after the probes before
+@example(["audit", "--pairs"], 10**9)
 @given(
     st.sampled_from(
         [
@@ -84,7 +87,7 @@ def test_n_jobs_0_exits_2(command, capsys):
 )
 def test_sizes_beyond_the_machine_exit_2(capsys, monkeypatch, head, size):
     """(An additive query's n is bounded by MAX_N only: it draws no database.)"""
-    from sensampler import _memory
+    from sensampler import _audit_cli, _memory
 
     def no_work(*args, **kwargs):
         raise AssertionError("the work started")
@@ -92,8 +95,9 @@ def test_sizes_beyond_the_machine_exit_2(capsys, monkeypatch, head, size):
     monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * 2**30)
     for name in ("sample_sensitivity", "error_vs_epsilon"):
         monkeypatch.setattr(cli, name, no_work)
+    monkeypatch.setattr(_audit_cli, "compare_populations", no_work)
     capsys.readouterr()
-    code = cli.main([*head, str(size)])
+    code = cli.main([*head, str(size), *(["--no-progress"] if head[0] == "audit" else [])])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1, (code, err)
 

@@ -527,7 +527,7 @@ def test_sigterm_stops_like_ctrl_c_and_shuts_the_workers_down(tmp_path):
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == cli.EXIT_TERMINATED == 143
     assert err.strip().splitlines() == [
-        "sensampler sample: terminated; finished work is kept"
+        "sensampler sample: terminated"
     ]
 
 

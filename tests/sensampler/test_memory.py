@@ -1,7 +1,10 @@
 """The measured memory model: refusals before any work, and a model never below a
 footprint measured at a small size."""
 
+import os
 import re
+import subprocess
+import sys
 import tracemalloc
 
 import pytest
@@ -12,6 +15,7 @@ from sensampler.experiments import error_vs_epsilon
 from sensampler.parallel import DEFAULT_CHUNK_BYTES
 
 GiB = 2**30
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class _Counting(Normal):
@@ -125,6 +129,90 @@ def test_a_sweep_that_does_not_fit_is_refused_before_drawing(small_machine):
     assert pop.draws == 1  # the probe database only
 
 
-def test_check_fits_is_silent_where_the_platform_does_not_say(monkeypatch):
+def _platform(monkeypatch, tmp_path, *, meminfo=None, cgroup=None, files=None):
+    """A platform whose /proc and cgroup files are the ones given (none: absent)."""
     monkeypatch.setattr(_memory, "physical_memory", lambda: None)
+    monkeypatch.setattr(_memory, "resource", None)
+    paths = {}
+    for name, text in (("meminfo", meminfo), ("cgroup", cgroup)):
+        paths[name] = str(tmp_path / name)
+        if text is not None:
+            (tmp_path / name).write_text(text)
+    root = tmp_path / "sys"
+    for relative, text in (files or {}).items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    monkeypatch.setattr(_memory, "MEMINFO", paths["meminfo"])
+    monkeypatch.setattr(_memory, "PROC_CGROUP", paths["cgroup"])
+    monkeypatch.setattr(_memory, "CGROUP_ROOT", str(root))
+
+
+def test_check_fits_is_silent_where_the_platform_does_not_say(monkeypatch, tmp_path):
+    _platform(monkeypatch, tmp_path)
+    assert _memory.available_memory() is None
     _memory.check_fits("anything", 10**30, "no advice")
+
+
+MEMINFO = "MemTotal:       24684092 kB\nMemFree: 1 kB\nMemAvailable:    3145728 kB\n"
+
+
+def test_the_guard_compares_with_available_memory_not_total(monkeypatch, tmp_path):
+    # Failed before: the guard compared with total RAM (here 23.5 GiB), so
+    # m = 4e8 (about 15 GiB) passed on a machine with 3 GiB available.
+    _platform(monkeypatch, tmp_path, meminfo=MEMINFO)
+    monkeypatch.setattr(_memory, "physical_memory", lambda: 24684092 * 1024)
+    assert _memory.available_memory()[0] == 3 * GiB
+    with pytest.raises(
+        ValueError, match=re.escape("more than the 3 GiB of memory available (MemAvailable)")
+    ):
+        _memory.check_sampling_fits(4 * 10**8, 1, 100, 8, True)
+
+
+@pytest.mark.parametrize(
+    "cgroup, files",
+    [
+        ("0::/box\n", {"box/memory.max": "2147483648\n", "box/memory.current": "0\n"}),
+        (  # the container's own cgroup mounted at the root
+            "0::/host/path\n",
+            {"memory.max": "2147483648\n", "memory.current": "0\n"},
+        ),
+        (
+            "4:memory:/box\n1:cpu:/\n",
+            {
+                "memory/box/memory.limit_in_bytes": "3221225472\n",
+                "memory/box/memory.usage_in_bytes": "1073741824\n",
+            },
+        ),
+    ],
+)
+def test_the_guard_honours_a_cgroup_limit(monkeypatch, tmp_path, cgroup, files):
+    _platform(monkeypatch, tmp_path, meminfo=MEMINFO.replace("3145728", "20000000"),
+              cgroup=cgroup, files=files)
+    size, source = _memory.available_memory()
+    assert size == 2 * GiB and "cgroup" in source
+    with pytest.raises(ValueError, match="cgroup memory limit: lower m"):
+        _memory.check_sampling_fits(10**8, 1, 100, 8, True)
+
+
+def test_an_unlimited_cgroup_is_no_limit(monkeypatch, tmp_path):
+    files = {"memory.max": "max\n", "memory/memory.limit_in_bytes": "9223372036854771712\n"}
+    _platform(monkeypatch, tmp_path, cgroup="0::/\n5:memory:/\n", files=files)
+    assert _memory.available_memory() is None
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS and /proc: Linux")
+def test_the_guard_honours_rlimit_as_in_a_real_process():
+    # Failed before: m = 4e8 was accepted under a 3 GiB address-space limit and
+    # died of MemoryError after a minute (exit 1); now refused at once (exit 2).
+    code = (
+        "import resource, sys; "
+        "resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, resource.RLIM_INFINITY)); "
+        "from sensampler.cli import main; "
+        "sys.exit(main(['sample', '--m', '400000000', '--n', '10']))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    )
+    assert out.returncode == 2, out.stderr
+    assert "left under this process's RLIMIT_AS" in out.stderr

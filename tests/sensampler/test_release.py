@@ -412,10 +412,10 @@ def test_a_matrix_answer_is_released_in_its_own_shape_and_spent_once():
 
 def test_an_answer_the_mechanism_refuses_spends_nothing():
     # A float release on the grid refuses a value beyond 2**52 grid steps: the
-    # refusal now comes from check_release, before the budget is touched.
+    # refusal now comes before sampling, before the budget is touched.
     data = np.random.default_rng(0).normal(size=200)
     budget = PrivacyFilter(5.0, 0.0)
-    with pytest.raises(ValueError, match="too large for a float release"):
+    with pytest.raises(ValueError, match="is too fine for the answer .* float release"):
         release_statistic(
             data, lambda db: db.mean() + 1e17, Normal(), epsilon=1.0,
             mechanism="discrete-laplace", granularity=0.01, budget=budget,

@@ -103,7 +103,7 @@ def test_interrupted_batch_loses_and_redoes_nothing(tmp_path):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    assert b"interrupted; finished work is kept" in err
+    assert b"interrupted; finished runs are kept" in err
     runs = out / "runs"
     kept = {f.name: (f.stat().st_mtime_ns, f.read_text()) for f in runs.glob("*.json")}
     finished = sum(line.startswith(b"finished run") for line in log + err.splitlines())
