@@ -7,9 +7,9 @@ import math
 import sys
 
 import numpy as np
-from scipy import optimize, special
 
 from .._domains import EPSILON_POINT, ORDER, POSITIVE, RHO_TARGET
+from .._scipy import optimize, special
 from .._validation import check_choice
 from ..privacy import Noise, PrivacyStatement
 from ._base import (

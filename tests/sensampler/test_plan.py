@@ -211,6 +211,16 @@ def test_certified_gamma_refuses_m_above_the_limit():
         certified_gamma(10**30, 10**30 - 5)
 
 
+
+def test_exact_gamma_mode_takes_k_m_as_the_search_over_k_would():
+    # The exact plan for gamma alone returns k = m without searching k; the
+    # search, run when m is given, agrees on a grid down to m = 2.
+    for gamma in np.geomspace(3e-8, 0.74, 60):
+        plan = sampling_plan(gamma=float(gamma))
+        assert plan == sampling_plan(m=plan.m, gamma=float(gamma))
+        assert plan.k == plan.m and certified_gamma(plan.m - 1, plan.m - 1) > gamma
+
+
 # ------------------------------------------------------------ hostile but valid inputs
 @pytest.mark.parametrize("bound", ["exact", "exchangeable", "dkw"])
 def test_the_smallest_gamma_at_the_limit_is_planned(bound):
