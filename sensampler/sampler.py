@@ -233,6 +233,35 @@ def _sample_additive(job: _ChunkJob) -> list[np.ndarray]:
 
 # ------------------------------------------------------------------------ probes
 # ------------------------------------------------------------------------ public
+def check_neighbours(neighbours: str, n: int) -> str:
+    """The relation ``neighbours``, checked with the database size it needs.
+
+    Parameters
+    ----------
+    neighbours : {"replace-one", "add-remove"}
+    n : int
+        Records of the larger database of a pair, already checked ``>= 1``.
+
+    Returns
+    -------
+    str
+        ``neighbours``.
+
+    Raises
+    ------
+    ValueError
+        For another relation, and for add/remove pairs with ``n < 2`` (the
+        smaller database, of n - 1 records, would be empty).
+    """
+    neighbours = NEIGHBOUR_RELATIONS.check("neighbours", neighbours)
+    if neighbours == "add-remove" and n < 2:
+        raise ValueError(
+            f"neighbours='add-remove' needs n >= 2 (D holds n - 1 records and "
+            f"D u {{x}} holds n), got n={n}."
+        )
+    return neighbours
+
+
 def _reproduce_hint(random_state, root):
     if random_state is None or isinstance(random_state, np.random.Generator):
         return f"reproduce with random_state=np.random.SeedSequence({root.entropy!r})"
@@ -502,13 +531,8 @@ def sample_sensitivity(
         raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
     norm = get_norm(norm)
     m, gamma, k = check_plan_arguments(m, gamma, k, bound)
-    neighbours = NEIGHBOUR_RELATIONS.check("neighbours", neighbours)
+    neighbours = check_neighbours(neighbours, n)
     add_remove = neighbours == "add-remove"
-    if add_remove and n < 2:
-        raise ValueError(
-            f"neighbours='add-remove' needs n >= 2 (D holds n - 1 records and "
-            f"D u {{x}} holds n), got n={n}."
-        )
     if batch_size is not None:
         batch_size = check_count("batch_size", batch_size)
     n_jobs = check_n_jobs(n_jobs)

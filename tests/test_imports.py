@@ -121,9 +121,14 @@ def test_module_graph_is_acyclic():
 
 def test_privacy_is_a_leaf_and_accounting_reads_statements_only():
     graph = {m: _edges(m)[0] for m in MODULES}
-    leaves = {"sensampler._validation", "sensampler._domains", "sensampler._extras"}
+    leaves = {
+        "sensampler._validation",
+        "sensampler._domains",
+        "sensampler._extras",
+        "sensampler._curves",
+    }
     assert graph["sensampler.privacy"] <= leaves
-    assert graph["sensampler._extras"] == set()
+    assert graph["sensampler._extras"] == graph["sensampler._curves"] == set()
     assert graph["sensampler._domains"] <= {"sensampler._validation"}
     for module in MODULES:
         if module.startswith("sensampler.accounting"):

@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 
+from .._curves import gaussian_curve
 from .._domains import EPSILON_POINT, ORDER, POSITIVE, RHO_TARGET
 from .._scipy import optimize, special
 from .._validation import check_choice
@@ -370,10 +371,6 @@ def _per_coordinate_scales(delta_vec):
     return np.sqrt(delta_vec * delta_vec.sum())
 
 
-def _gaussian_curve(unit_sigma, alpha):
-    return alpha / (2.0 * unit_sigma**2)
-
-
 class _Gaussian(Mechanism):
     r"""Shared by the Gaussian mechanisms: noise sigma * s_j, Rényi curve alpha / (2 sigma_1^2).
 
@@ -437,7 +434,7 @@ class _Gaussian(Mechanism):
         float
             The Rényi divergence bound at ``alpha``.
         """
-        return _gaussian_curve(self._unit_sigma, alpha)
+        return gaussian_curve(self._unit_sigma, alpha)
 
     @property
     def rho(self) -> float:
@@ -449,7 +446,7 @@ class _Gaussian(Mechanism):
             epsilon,
             delta,
             rho=self.rho,
-            rdp=functools.partial(_gaussian_curve, self._unit_sigma),
+            rdp=functools.partial(gaussian_curve, self._unit_sigma),
             noise=Noise("gaussian", (float(self._unit_sigma),)),
         )
 

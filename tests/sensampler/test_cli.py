@@ -600,7 +600,7 @@ def test_sample_takes_the_add_remove_relation(capsys):
 def test_a_bad_relation_is_a_usage_error(capsys, no_work):
     base = ["sample", "--population", "normal", "--query", "sum", "--gamma", "0.05"]
     code, err = _main_one_line(capsys, [*base, "--n", "1", "--neighbours", "add-remove"])
-    assert code == 2 and "needs --n >= 2" in err
+    assert code == 2 and "neighbours='add-remove' needs n >= 2" in err
     with pytest.raises(SystemExit) as exit_:  # argparse's own choices
         main([*base, "--n", "10", "--neighbours", "bogus"])
     assert exit_.value.code == 2
