@@ -129,7 +129,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     repeat = 10 if args.quick else 50
     print(f"# sensampler call overhead on {os.cpu_count()} cores, numpy {np.__version__}")
-    per_call([100, 1000, 10000], repeat)
+    per_call([1, 10, 100, 1000, 10000], repeat)
     first_use(5)
     return 0
 
