@@ -617,7 +617,7 @@ def histogram(
                 "(its width overflows, or is too narrow for that many bins)."
             )
     else:
-        edges = check_array("bins", bins, ndim=1)
+        edges = check_array("bins", bins, ndim=1).copy()  # not the caller's array
         if edges.size < 2 or edges.size > MAX_BINS + 1 or np.any(np.diff(edges) <= 0):
             raise ValueError(
                 "bins must be increasing edges, 2 to MAX_BINS + 1="

@@ -146,3 +146,12 @@ def test_trust_ends_with_the_query():
     del query
     gc.collect()
     assert key not in sensampler._trusted._TRUSTED
+
+
+def test_a_histogram_keeps_its_own_edges():
+    # Trusted at construction: the caller's array, changed later, changes nothing.
+    edges = np.array([0.0, 1.0, 2.0])
+    query = queries.histogram(edges)
+    edges[1] = 1.5
+    assert is_trusted(query)
+    np.testing.assert_array_equal(query(np.array([0.5, 1.2])), [1.0, 1.0])
