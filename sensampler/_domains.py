@@ -57,6 +57,7 @@ __all__ = [
     "PLAN_BOUNDS",
     "NOISE_KINDS",
     "FILTER_RULES",
+    "ESTIMATOR_NORMS",
 ]
 
 
@@ -228,3 +229,6 @@ NOISE_KINDS = Choice(("gaussian", "laplace"))
 #: Rules of a :class:`~sensampler.accounting.PrivacyFilter` (its own default is
 #: "auto", a budget file's "basic").
 FILTER_RULES = Choice(("auto", "basic", "advanced"))
+#: Norms of a private estimator's sampled sensitivity (its coefficient vector), in
+#: :class:`~sensampler.models.PrivateEstimator` and in batch runs.
+ESTIMATOR_NORMS = Choice(("l1", "l2"))
