@@ -62,7 +62,7 @@ numpydoc_validation_exclude |= {
 }
 
 nb_execution_mode = "off"  # the committed notebooks are already executed
-myst_enable_extensions = ["dollarmath"]
+myst_enable_extensions = ["dollarmath", "deflist"]
 myst_heading_anchors = 3
 
 #: Public modules and their one-line descriptions, in the order of the reference.

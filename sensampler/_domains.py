@@ -44,6 +44,7 @@ __all__ = [
     "PROBABILITY",
     "PROBABILITY_CLOSED",
     "DELTA_RELEASE",
+    "DELTA_ADVANCED",
     "RHO",
     "RHO_TARGET",
     "RUN_RHO",
@@ -55,6 +56,8 @@ __all__ = [
     "SOURCES",
     "PLAN_BOUNDS",
     "NOISE_KINDS",
+    "FILTER_RULES",
+    "ESTIMATOR_NORMS",
 ]
 
 
@@ -195,6 +198,9 @@ PROBABILITY = Interval(0.0, 1.0, False, False)
 PROBABILITY_CLOSED = Interval(0.0, 1.0, True, True)
 #: delta a release or an audit asks for: 0 <= delta < 1 (0 for pure DP).
 DELTA_RELEASE = Interval(0.0, 1.0, True, False)
+#: delta of the advanced composition filter: 0 < delta < 1/e (Rogers, Roth,
+#: Ullman & Vadhan 2016, Thm. 5.1).
+DELTA_ADVANCED = Interval(0.0, 1.0 / math.e, False, False)
 #: zCDP parameter a statement holds: finite, >= 0.
 RHO = Interval(0.0, _INF, True, False)
 #: zCDP parameter a mechanism is calibrated for: finite, > 0.
@@ -220,3 +226,9 @@ SOURCES = Choice(("global", "sampled", "typical", "derived"))
 PLAN_BOUNDS = Choice(("exact", "dkw", "exchangeable"))
 #: Kinds of additive noise a :class:`~sensampler.privacy.Noise` record describes.
 NOISE_KINDS = Choice(("gaussian", "laplace"))
+#: Rules of a :class:`~sensampler.accounting.PrivacyFilter` (its own default is
+#: "auto", a budget file's "basic").
+FILTER_RULES = Choice(("auto", "basic", "advanced"))
+#: Norms of a private estimator's sampled sensitivity (its coefficient vector), in
+#: :class:`~sensampler.models.PrivateEstimator` and in batch runs.
+ESTIMATOR_NORMS = Choice(("l1", "l2"))

@@ -27,7 +27,14 @@ import numpy as np
 from ._memory import check_database_fits
 from ._structure import Spec, evaluate
 
-__all__ = ["ORDER_RTOL", "check_order", "check_sizes", "probe_additive", "probe_full"]
+__all__ = [
+    "ORDER_RTOL",
+    "check_order",
+    "check_sizes",
+    "probe_additive",
+    "probe_full",
+    "probe_trusted",
+]
 
 #: Relative tolerance of the order check, on the largest absolute output of each
 #: part: what reordering a float64 sum or mean of records can change.
@@ -353,5 +360,21 @@ def probe_full(query, dist, n, rng, reproduce):
     check_database_fits(n, dist.record_shape)
     probe = dist.sample_batch(1, n, rng)
     spec, leaves = evaluate(query, probe, None, "D u {x}", reproduce)
+    shapes = tuple(leaf.shape[1:] for leaf in leaves)
+    return spec, shapes, probe.itemsize * int(np.prod(probe.shape[2:])), probe, leaves
+
+
+def probe_trusted(query, dist, n, rng, reproduce):
+    """``(spec, shapes, record_bytes, probe, outputs)`` from one one-record database.
+
+    For the library's own additive queries (:func:`sensampler._trusted.is_trusted`),
+    whose declaration holds by construction and whose output neither depends
+    on the order of the records nor changes shape with their number: the
+    structure and shapes of the output, from one record of the population,
+    are all the sampler needs. ``n`` is not used (the signature is the other
+    probes').
+    """
+    probe = dist.sample_batch(1, 1, rng)
+    spec, leaves = evaluate(query, probe, None, "{x}", reproduce)
     shapes = tuple(leaf.shape[1:] for leaf in leaves)
     return spec, shapes, probe.itemsize * int(np.prod(probe.shape[2:])), probe, leaves

@@ -43,10 +43,10 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ._domains import DELTA_STATED, GAMMA, PROBABILITY
+from ._domains import DELTA_STATED, FILTER_RULES, GAMMA, PROBABILITY
 from ._html import budget_file_html
 from ._locks import lock
-from ._validation import check_choice, check_count, check_real
+from ._validation import check_count, check_real
 from .accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
 from .experiments.table import atomic_write_text
 from .privacy import PrivacyStatement, SamplingRun
@@ -182,7 +182,7 @@ class BudgetFile:
                 "epsilon": check_real("epsilon", epsilon),
                 "delta": check_real("delta", delta),
                 "gamma": None if gamma is None else PROBABILITY.check("gamma", gamma),
-                "rule": check_choice("rule", rule, ("basic", "advanced", "auto")),
+                "rule": FILTER_RULES.check("rule", rule),
             }
 
     def _repr_html_(self) -> str:

@@ -82,7 +82,7 @@ from .experiments.table import ResultTable
 from .norms import NORM_NAMES, get_norm
 from .parallel import child_seed, default_progress, shutdown_workers
 from .plan import BOUNDS, sampling_plan
-from .sampler import MAX_N, sample_sensitivity
+from .sampler import MAX_N, check_neighbours, sample_sensitivity
 
 __all__ = ["main", "build_parser"]
 
@@ -203,11 +203,7 @@ def _cmd_plan(args):
 def _cmd_sample(args):
     query, population = _check_sampling(args)
     get_norm(args.norm)
-    if args.neighbours == "add-remove" and args.n < 2:
-        raise ValueError(
-            f"--neighbours add-remove needs --n >= 2 (D holds n - 1 records), "
-            f"got --n {args.n}."
-        )
+    check_neighbours(args.neighbours, args.n)
     plan = dict(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
     sampling_plan(**plan)
     run = dict(plan, norm=args.norm, n_jobs=args.n_jobs)

@@ -110,7 +110,7 @@ from typing import Any, Literal, NoReturn
 
 import numpy as np
 
-from ._domains import PROBABILITY_CLOSED
+from ._domains import PROBABILITY_CLOSED, SOURCES
 from ._extras import require
 from ._html import estimate_html
 from ._text import text_table
@@ -126,9 +126,9 @@ __all__ = [
     "SensitivityEstimates",
 ]
 
-#: Where a sensitivity value can come from (a subset of ``privacy.SOURCES``:
-#: "global" is what a plain number means).
-VALUE_SOURCES = ("sampled", "typical", "derived")
+#: Where a sensitivity value can come from: every source of ``_domains.SOURCES``
+#: but "global", which is what a plain number means.
+VALUE_SOURCES = tuple(source for source in SOURCES if source != "global")
 
 ValueSource = Literal["sampled", "typical", "derived"]
 

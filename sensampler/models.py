@@ -48,7 +48,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
 from ._default_budget import charged_to, exempt
-from ._domains import DELTA_RELEASE, EPSILON, PROBABILITY
+from ._domains import DELTA_RELEASE, EPSILON, ESTIMATOR_NORMS, PROBABILITY
 from ._domains import Interval as Domain
 from ._structure import stack_outputs
 from ._validation import as_seed_sequence, check_count, check_n_jobs
@@ -386,7 +386,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         "public": [tuple],
         "population": [StrOptions(set(POPULATIONS)), Distribution],
         "attributes": [None, str, list, tuple],
-        "norm": [None, StrOptions({"l1", "l2"})],
+        "norm": [None, StrOptions(set(ESTIMATOR_NORMS))],
         "mechanism": [StrOptions({"gaussian", "laplace"})],
         "m": [None, Interval(Integral, 1, None, closed="left")],
         "bound": [StrOptions(set(BOUNDS))],

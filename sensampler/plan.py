@@ -87,9 +87,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from scipy import optimize, special
-
 from ._domains import PLAN_BOUNDS, PROBABILITY
+from ._scipy import optimize, special
 from ._search import smallest_int
 from ._validation import check_choice, check_count
 
@@ -450,6 +449,11 @@ def sampling_plan(
         return plan
     if m is None:
         m = _min_m(gamma, bound)
+        if bound == "exact":
+            # Bin(m, p) dominates Bin(m - 1, p), so for k < m, gamma(m, k) >=
+            # gamma(m - 1, m - 1) > gamma (m is the fewest pairs): k = m, found
+            # without evaluating the binomial tail of any k < m.
+            return _make_plan(m, m, bound)
 
     def gamma_of_k(kk):
         return _GAMMA_OF[bound](m, kk)

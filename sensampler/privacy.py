@@ -51,6 +51,7 @@ from typing import Literal
 
 import numpy as np
 
+from ._curves import gaussian_curve, implied_curve, pure_dp_curve, zcdp_curve
 from ._domains import (
     DELTA_STATED,
     DELTA_TARGET,
@@ -714,14 +715,6 @@ def _dp_event_module():
     return require("dp_accounting.dp_event", "pld", "a DpEvent conversion")
 
 
-def _gaussian_rdp(sigma, alpha):
-    return alpha / (2.0 * sigma * sigma)
-
-
-def _zcdp_rdp(rho, xi, alpha):
-    return xi + alpha * rho
-
-
 def statement_from_dp_event(
     event, *, relation: str, mechanism: str | None = None
 ) -> PrivacyStatement:
@@ -785,8 +778,8 @@ def statement_from_dp_event(
             name,
             None,
             None,
-            rho=_gaussian_rdp(sigma, 1.0),
-            rdp=functools.partial(_gaussian_rdp, sigma),
+            rho=gaussian_curve(sigma, 1.0),
+            rdp=functools.partial(gaussian_curve, sigma),
             noise=Noise("gaussian", (sigma,)),
         )
     if isinstance(event, dp_event.LaplaceDpEvent):
@@ -813,24 +806,17 @@ def statement_from_dp_event(
             None,
             None,
             rho=rho if xi == 0 else None,
-            rdp=functools.partial(_zcdp_rdp, rho, xi),
+            rdp=functools.partial(zcdp_curve, rho, xi=xi),
         )
     if isinstance(event, dp_event.NoOpDpEvent):
         return PrivacyStatement(
-            name, 0.0, 0.0, rho=0.0, rdp=functools.partial(_zcdp_rdp, 0.0, 0.0)
+            name, 0.0, 0.0, rho=0.0, rdp=functools.partial(zcdp_curve, 0.0)
         )
     raise ValueError(
         f"no single statement for a {type(event).__name__}: compose the parts "
         "of a ComposedDpEvent one by one, and the event of a SelfComposedDpEvent "
         "with count=event.count; other kinds are not supported."
     )
-
-
-def _group_curve(pure_epsilon, rho, alpha):
-    """``rho * alpha``, or less for a pure statement: its own curve."""
-    if pure_epsilon is None:
-        return rho * alpha
-    return min(rho * alpha, _pure_dp_curve(pure_epsilon, alpha))
 
 
 def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
@@ -907,9 +893,9 @@ def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
         pure = epsilon if delta == 0.0 else None
     rho = None if statement.rho is None else 4.0 * statement.rho
     if pure is not None:  # min(eps, eps^2 / 2)-zCDP: Bun & Steinke 2016, Prop. 3.3
-        pure_rho = _pure_dp_curve(pure, 1.0)
+        pure_rho = pure_dp_curve(pure, 1.0)
         rho = pure_rho if rho is None else min(rho, pure_rho)
-    rdp = None if rho is None else functools.partial(_group_curve, pure, rho)
+    rdp = None if rho is None else functools.partial(implied_curve, pure, rho)
     noise = statement.noise
     if noise is not None:
         noise = Noise(noise.kind, tuple(b / 2.0 for b in noise.scales))
@@ -1065,11 +1051,6 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
     return max(0.0, min(classic, improved)) if math.isfinite(improved) else classic
 
 
-def _pure_dp_curve(epsilon, alpha):
-    # epsilon * min(1, alpha * epsilon / 2): no epsilon**2 to overflow.
-    return epsilon * min(1.0, alpha * epsilon / 2.0)
-
-
 def pure_dp_rdp(epsilon: float) -> Callable[[float], float]:
     r"""Rényi curve of any epsilon-DP mechanism: :math:`\min(\epsilon, \alpha\epsilon^2/2)`.
 
@@ -1087,4 +1068,4 @@ def pure_dp_rdp(epsilon: float) -> Callable[[float], float]:
     callable
         ``alpha -> min(epsilon, alpha * epsilon**2 / 2)`` for ``alpha > 1``.
     """
-    return functools.partial(_pure_dp_curve, epsilon)
+    return functools.partial(pure_dp_curve, epsilon)

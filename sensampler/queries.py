@@ -43,6 +43,7 @@ from numpy.typing import ArrayLike
 
 from ._structure import first, stack_outputs
 from ._threads import one_thread
+from ._trusted import trust
 from ._validation import check_array, check_choice, check_count
 
 #: What a query returns for a stack of databases: one array, or a tuple or dict of
@@ -444,8 +445,9 @@ identity.__doc__ = (
     "so an estimate at n covers releases of up to n records, each at most once."
 )
 identity.recordwise = True
-mean = _builtin(lambda stack: stack.mean(axis=1), "mean", additive="mean")
-sum = _builtin(lambda stack: stack.sum(axis=1), "sum", additive="sum")  # noqa: A001
+# The additive built-ins are trusted: the sampler does not probe their declaration.
+mean = trust(_builtin(lambda stack: stack.mean(axis=1), "mean", additive="mean"))
+sum = trust(_builtin(lambda stack: stack.sum(axis=1), "sum", additive="sum"))  # noqa: A001
 median = _builtin(lambda stack: np.median(stack, axis=1), "median")
 #: The level of a one-quantile query (releases use the exponential mechanism).
 median.quantile_level = 0.5
@@ -557,13 +559,16 @@ def count(predicate: Callable[[np.ndarray], np.ndarray] | None = None) -> Batche
         )
         return hits.sum(axis=1).astype(float)
 
-    return _RecordQuery(
+    query = _RecordQuery(
         func,
         "count",
         additive="sum",
         releases_gil=False,
         real_records=predicate is None,
     )
+    # A predicate sees the whole stack and may compare records: only the count
+    # of non-zero records is additive by construction.
+    return trust(query) if predicate is None else query
 
 
 #: Most bins a histogram query counts (each database's answer holds one count
@@ -619,7 +624,7 @@ def histogram(
                 "(its width overflows, or is too narrow for that many bins)."
             )
     else:
-        edges = check_array("bins", bins, ndim=1)
+        edges = check_array("bins", bins, ndim=1).copy()  # not the caller's array
         if edges.size < 2 or edges.size > MAX_BINS + 1 or np.any(np.diff(edges) <= 0):
             raise ValueError(
                 "bins must be increasing edges, 2 to MAX_BINS + 1="
@@ -637,7 +642,7 @@ def histogram(
         counts = np.bincount((rows + idx)[inside], minlength=b * nb)
         return counts.reshape(b, nb).astype(float)
 
-    return _builtin(func, f"histogram({nb} bins)", additive="sum")
+    return trust(_builtin(func, f"histogram({nb} bins)", additive="sum"))
 
 
 class EstimatorQuery(Query):

@@ -1,5 +1,6 @@
 """Shared test helpers: one seed by default, many with SENSAMPLER_SEEDS=all."""
 
+import math
 import os
 
 import numpy as np
@@ -31,15 +32,46 @@ def seed(request):
     return request.param
 
 
+def false_failure_rate(z, sides=2):
+    """Chance that a normal estimate lies more than ``z`` standard errors off
+    (beyond one side of its mean, or either): ``sides * P[Z > z]``."""
+    return sides * 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
 def assert_close_in_se(observed, expected, se, z=6.0):
     """Assert ``|observed - expected| < z * se`` elementwise.
 
     Six standard errors are crossed by chance with probability ~2e-9 per
-    coordinate, so a failure means a wrong formula, not bad luck; the fixed
-    seed only makes the run repeatable.
+    coordinate (:func:`false_failure_rate`), so a failure means a wrong
+    formula, not bad luck; the fixed seed only makes the run repeatable. The
+    failure message states the rate.
     """
     observed, expected, se = map(np.asarray, (observed, expected, se))
-    assert np.all(np.abs(observed - expected) < z * se), (observed, expected, se)
+    assert np.all(np.abs(observed - expected) < z * se), (
+        f"more than {z} standard errors apart (by chance with probability "
+        f"{false_failure_rate(z):.1e} per coordinate)",
+        observed,
+        expected,
+        se,
+    )
+
+
+def assert_below_in_se(observed, bound, se, z=6.0):
+    """Assert ``observed <= bound + z * se`` elementwise: an upper bound, checked
+    on an estimate of standard error ``se``.
+
+    An estimate whose mean is at the bound exceeds it by six standard errors
+    with probability ~1e-9 per coordinate (one side, :func:`false_failure_rate`),
+    and one whose mean is below it less often.
+    """
+    observed, bound, se = map(np.asarray, (observed, bound, se))
+    assert np.all(observed <= bound + z * se), (
+        f"more than {z} standard errors above the bound (by chance with "
+        f"probability {false_failure_rate(z, sides=1):.1e} per coordinate)",
+        observed,
+        bound,
+        se,
+    )
 
 
 def assert_moments(dist, seed, n=200_000):

@@ -114,3 +114,19 @@ def test_every_public_module_is_an_attribute_after_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert _public_modules() <= set(dir(sensampler))
+
+
+def test_first_run_and_release_leave_scipy_out():
+    # Before: the plan's binomial tail and the mixture's moments imported
+    # scipy.special and scipy.optimize (~0.3 s, more than the rest of the first
+    # use); the exact plan at k = m needs neither.
+    statement = (
+        "from sensampler import queries, sample_sensitivity\n"
+        "from sensampler.distributions import GaussianMixture\n"
+        "from sensampler.mechanisms import LaplaceMechanism\n"
+        "heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])\n"
+        "est = sample_sensitivity(queries.mean, heights, n=100, gamma=0.05)\n"
+        "LaplaceMechanism(est, epsilon=1.0).release(170.0)"
+    )
+    loaded = _loaded(statement)[1]
+    assert sorted(name for name in loaded if name.split(".")[0] == "scipy") == []

@@ -8,10 +8,13 @@ exact profile is Balle & Wang (2018), Thm. 8:
 .. math:: \delta(\epsilon) = \Phi(\mu/2 - \epsilon/\mu)
           - e^{\epsilon}\,\Phi(-\mu/2 - \epsilon/\mu).
 
-Both terms are evaluated in log space (``scipy.special.log_ndtr``) and an error
-bound is added, so :func:`gaussian_delta` is never below the exact delta and
-:func:`gaussian_epsilon` never below the exact epsilon. (The mechanisms hold a
-finer evaluation for one step; the accountants may not import them.)
+It is the delta of one Gaussian mechanism of noise :math:`1/\mu`, evaluated with
+its error bound by :func:`sensampler._balle_wang.delta_with_error` (the one the
+mechanisms calibrate with); where that bound is not known (:math:`\mu/2 +
+\epsilon/\mu` beyond :data:`~sensampler._balle_wang.MAX_M`), both terms are
+evaluated in log space (``scipy.special.log_ndtr``) with a bound of their own. The
+bound is added either way, so :func:`gaussian_delta` is never below the exact delta
+and :func:`gaussian_epsilon` never below the exact epsilon.
 
 References
 ----------
@@ -27,6 +30,8 @@ from __future__ import annotations
 import math
 
 from scipy import optimize, special
+
+from .._balle_wang import delta_with_error
 
 __all__ = ["gaussian_mu", "gaussian_delta", "gaussian_epsilon"]
 
@@ -58,6 +63,11 @@ def gaussian_delta(mu: float, epsilon: float) -> float:
     """
     if mu == math.inf:  # no noise to speak of: nothing below delta = 1 holds
         return 1.0
+    # sigma = 1/mu rounded down: delta falls as sigma grows, so this overstates it;
+    # 1e-300 exceeds a tail that delta_with_error rounds to 0 (below e^-800)
+    value, error = delta_with_error(math.nextafter(1.0 / mu, 0.0), epsilon)
+    if error < math.inf:
+        return min(1.0, value + error + 1e-300)
     la = float(special.log_ndtr(mu / 2.0 - epsilon / mu))
     lb = epsilon + float(special.log_ndtr(-mu / 2.0 - epsilon / mu))
     t1, t2 = math.exp(la), math.exp(lb)

@@ -207,37 +207,13 @@ class BudgetFilter(PrivacyAccountant):
             return math.inf
         return max(0.0, self.gamma_budget - self._gamma.total)
 
-    def epsilon(self, delta: float) -> float:
-        """Smallest epsilon of :attr:`spent` at ``delta`` (``inf`` below its delta).
-
-        Parameters
-        ----------
-        delta : float
-            ``0 <= delta <= 1``.
-
-        Returns
-        -------
-        float
-            The epsilon, ``>= 0`` (``inf`` where none holds).
-        """
-        delta = check_real("delta", delta, low=0.0, high=1.0)
+    def _epsilon(self, delta: float) -> float:
+        # the epsilon of spent at delta, inf below its delta
         spent = self.spent
         return spent.epsilon if delta >= spent.delta else math.inf
 
-    def delta(self, epsilon: float) -> float:
-        """Smallest delta of :attr:`spent` at ``epsilon`` (1 below its epsilon).
-
-        Parameters
-        ----------
-        epsilon : float
-            Privacy loss, ``>= 0``.
-
-        Returns
-        -------
-        float
-            The delta, in ``[0, 1]``.
-        """
-        epsilon = check_real("epsilon", epsilon, low=0.0)
+    def _delta(self, epsilon: float) -> float:
+        # the delta of spent at epsilon, 1 below its epsilon
         spent = self.spent
         return spent.delta if epsilon >= spent.epsilon else 1.0
 

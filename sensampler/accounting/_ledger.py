@@ -12,6 +12,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
+from .._domains import DELTA_STATED, EPSILON_POINT
 from .._html import accountant_html
 from .._validation import check_count, check_real
 from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun, format_upper
@@ -263,35 +264,50 @@ class PrivacyAccountant(abc.ABC):
             self._ledger.append(entry)
 
     # --------------------------------------------------------------- reports
-    @abc.abstractmethod
+    # The public reports check their argument here, once, against the domains of
+    # sensampler._domains, and call the hooks below with a checked float (as
+    # dp_accounting's PrivacyAccountant.compose validates and calls _compose).
     def epsilon(self, delta: float) -> float:
         """Smallest epsilon such that everything recorded is (epsilon, delta)-DP.
 
         Parameters
         ----------
         delta : float
-            ``0 < delta < 1``.
+            ``0 <= delta <= 1``.
 
         Returns
         -------
         float
-            The epsilon, ``>= 0``.
+            The epsilon, ``>= 0`` (``inf`` where none holds).
         """
+        return self._epsilon(DELTA_STATED.check("delta", delta))
 
-    @abc.abstractmethod
     def delta(self, epsilon: float) -> float:
         """Smallest delta such that everything recorded is (epsilon, delta)-DP.
 
         Parameters
         ----------
         epsilon : float
-            Privacy loss, ``>= 0``.
+            Privacy loss, finite, ``>= 0``.
 
         Returns
         -------
         float
             The delta, in ``[0, 1]``.
         """
+        return self._delta(EPSILON_POINT.check("epsilon", epsilon))
+
+    @abc.abstractmethod
+    def _epsilon(self, delta: float) -> float:
+        """:meth:`epsilon` at a ``delta`` already checked (a float in [0, 1])."""
+
+    @abc.abstractmethod
+    def _delta(self, epsilon: float) -> float:
+        """:meth:`delta` at an ``epsilon`` already checked (a finite float >= 0)."""
+
+    def _report(self, delta: float) -> PrivacyBound:
+        """:meth:`report` at a ``delta`` already checked; ``method`` names the bound."""
+        return PrivacyBound(self._epsilon(delta), delta, self.gamma, self.method)
 
     @property
     def gamma(self) -> float:
@@ -314,14 +330,14 @@ class PrivacyAccountant(abc.ABC):
         Parameters
         ----------
         delta : float
-            ``0 < delta < 1``.
+            ``0 <= delta <= 1``.
 
         Returns
         -------
         PrivacyBound
             The (epsilon, delta, gamma) of the composition, ``method`` naming the bound.
         """
-        return PrivacyBound(self.epsilon(delta), delta, self.gamma, self.method)
+        return self._report(DELTA_STATED.check("delta", delta))
 
     def ledger_records(self) -> list[dict]:
         """The ledger as a list of dicts, one per entry (a table's rows).

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_real
+from .._domains import DELTA_STATED
 from ..privacy import PrivacyBound
 from ._kov import (
     MAX_EXACT_STEPS,
@@ -125,25 +125,16 @@ class PureCappedAccountant(PrivacyAccountant):
             0 when nothing was composed; ``inf`` at ``delta = 0`` unless every
             release is pure.
         """
-        return self._best(check_real("delta", delta, low=0.0, high=1.0), method)[0]
+        # the base class's check, with the conversion's option passed on
+        return self._epsilon(DELTA_STATED.check("delta", delta), method)
 
-    def delta(self, epsilon: float) -> float:
-        """Smallest delta such that the composition is (epsilon, delta)-DP: the
-        conversion, capped for pure-DP ledgers by basic composition (0 when the
-        epsilons add up to at most ``epsilon``) and, for one repeated epsilon,
-        the exact optimal composition.
+    def _epsilon(self, delta: float, method: str = "improved") -> float:
+        return self._best(delta, method)[0]
 
-        Parameters
-        ----------
-        epsilon : float
-            Privacy loss, ``>= 0``.
-
-        Returns
-        -------
-        float
-            The delta, in ``[0, 1]``.
-        """
-        epsilon = check_real("epsilon", epsilon, low=0.0)
+    def _delta(self, epsilon: float) -> float:
+        # The conversion, capped for pure-DP ledgers by basic composition (0
+        # when the epsilons add up to at most epsilon) and, for one repeated
+        # epsilon, the exact optimal composition.
         if self.count == 0:
             return 0.0
         deltas = [self._own_delta(epsilon)]
@@ -160,18 +151,6 @@ class PureCappedAccountant(PrivacyAccountant):
                 )
         return min(deltas)
 
-    def report(self, delta: float) -> PrivacyBound:
-        """(epsilon, delta, gamma) at ``delta``; ``method`` names the bound used.
-
-        Parameters
-        ----------
-        delta : float
-            ``0 <= delta <= 1``.
-
-        Returns
-        -------
-        PrivacyBound
-            The epsilon at ``delta``, with the gamma of the ledger.
-        """
-        epsilon, method = self._best(check_real("delta", delta, low=0.0, high=1.0))
+    def _report(self, delta: float) -> PrivacyBound:
+        epsilon, method = self._best(delta)
         return PrivacyBound(epsilon, delta, self.gamma, method)

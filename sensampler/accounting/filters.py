@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .._validation import check_choice
+from .._domains import DELTA_ADVANCED, FILTER_RULES
 from ..privacy import PrivacyBound
 from ._filter_base import BudgetFilter, Remaining, as_float, within
 from ._ledger import ExceededPrivacyBudgetError
@@ -189,8 +189,8 @@ class PrivacyFilter(BudgetFilter):
         gamma: float | None = None,
     ):
         super().__init__(epsilon, delta, gamma)
-        self.rule = check_choice("rule", rule, ("auto", "basic", "advanced"))
-        if rule == "advanced" and not 0.0 < self.delta_budget < 1.0 / math.e:
+        self.rule = FILTER_RULES.check("rule", rule)
+        if rule == "advanced" and not DELTA_ADVANCED.contains(self.delta_budget):
             raise ValueError(
                 "the advanced filter needs 0 < delta < 1/e (Rogers et al. "
                 f"2016, Thm. 5.1), got delta={delta!r}."
@@ -240,7 +240,7 @@ class PrivacyFilter(BudgetFilter):
         return lo
 
     def _choose_rule(self, epsilon, delta):
-        if not 0.0 < self.delta_budget < 1.0 / math.e:
+        if not DELTA_ADVANCED.contains(self.delta_budget):
             return "basic"
         basic = self._repetitions("basic", epsilon, delta)
         advanced = self._repetitions("advanced", epsilon, delta)

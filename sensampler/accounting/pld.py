@@ -592,55 +592,18 @@ class PLDAccountant(PrivacyAccountant):
             return 0.0, "nothing composed"
         return certified_epsilon(steps, delta, _certified=certified)
 
-    def epsilon(self, delta: float) -> float:
-        """Smallest certified epsilon with (epsilon, delta)-DP.
-
-        Parameters
-        ----------
-        delta : float
-            ``0 <= delta <= 1``.
-
-        Returns
-        -------
-        float
-            0 when nothing was composed; ``inf`` when no bound is certified.
-        """
-        delta = check_real("delta", delta, low=0.0, high=1.0)
+    def _epsilon(self, delta: float) -> float:
+        # the smallest certified epsilon; inf when no bound is certified
         return self._epsilon_method(delta)[0]
 
-    def delta(self, epsilon: float) -> float:
-        """Smallest certified delta with (epsilon, delta)-DP.
-
-        Parameters
-        ----------
-        epsilon : float
-            Privacy loss, ``>= 0``.
-
-        Returns
-        -------
-        float
-            In ``[0, 1]``; 0 when nothing was composed.
-        """
-        epsilon = check_real("epsilon", epsilon, low=0.0)
+    def _delta(self, epsilon: float) -> float:
+        # the smallest certified delta; 0 when nothing was composed
         steps, certified = self._composed()
         if steps is None:
             return 0.0
         return certified_delta(steps, epsilon, _certified=certified)[0]
 
-    def report(self, delta: float) -> PrivacyBound:
-        """(epsilon, delta, gamma) at ``delta``; ``method`` names the bound used.
-
-        Parameters
-        ----------
-        delta : float
-            ``0 <= delta <= 1``.
-
-        Returns
-        -------
-        PrivacyBound
-            The certified epsilon at ``delta``, with the gamma of the ledger.
-        """
-        delta = check_real("delta", delta, low=0.0, high=1.0)
+    def _report(self, delta: float) -> PrivacyBound:
         epsilon, method = self._epsilon_method(delta)
         return PrivacyBound(epsilon, delta, self.gamma, method)
 

@@ -12,12 +12,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._curves import implied_curve
 from .._validation import check_array, check_real
 from ..privacy import (
     DEFAULT_ORDERS,
     PrivacyStatement,
     format_upper,
-    pure_dp_rdp,
     rdp_to_dp,
 )
 from ._pure_cap import PureCappedAccountant
@@ -56,14 +56,6 @@ def renyi_costs(mechanism: str, values) -> np.ndarray:
     return np.maximum(curve, 0.0)
 
 
-def _implied_curve(pure_epsilon, rho, alpha):
-    """The smallest of the Rényi bounds that epsilon-DP and rho-zCDP give at alpha."""
-    values = [] if rho is None else [alpha * rho]  # inf beyond the largest double
-    if pure_epsilon is not None:
-        values.append(pure_dp_rdp(pure_epsilon)(alpha))
-    return min(values)
-
-
 def statement_curve(statement: PrivacyStatement) -> Callable[[float], float] | None:
     r"""A statement's Rényi curve, or the one its other guarantees imply.
 
@@ -88,7 +80,7 @@ def statement_curve(statement: PrivacyStatement) -> Callable[[float], float] | N
     pure = statement.epsilon if statement.delta == 0.0 else None
     if pure is None and statement.rho is None:
         return None
-    return functools.partial(_implied_curve, pure, statement.rho)
+    return functools.partial(implied_curve, pure, statement.rho)
 
 
 def _check_orders(orders) -> np.ndarray:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
+from .._scipy import special
 from .._validation import check_array
 from ._base import Distribution
 from ._reach import FLOAT_MAX, REACH, check_reach

@@ -98,7 +98,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._domains import DELTA_TARGET, EPSILON, PROBABILITY, Interval
+from .._domains import DELTA_TARGET, EPSILON, ESTIMATOR_NORMS, PROBABILITY, Interval
 from .._input_files import read_toml
 from .._locks import exclusive
 from .._threads import one_thread
@@ -568,10 +568,10 @@ def _check_private_estimator(path, config, query) -> None:
                 f"{', '.join(map(repr, _PRIVATE_MECHANISMS))}, got {mech!r}."
             )
     for norm in grid.get("norm", []):
-        if norm not in ("l1", "l2"):
+        if not ESTIMATOR_NORMS.contains(norm):
             raise ValueError(
-                f"{where} samples the 'l1' or 'l2' sensitivity, got [grid] norm "
-                f"{norm!r}."
+                f"{where} samples the {' or '.join(map(repr, ESTIMATOR_NORMS))} "
+                f"sensitivity, got [grid] norm {norm!r}."
             )
 
 

@@ -8,8 +8,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from .._domains import DELTA_STATED, DELTA_TARGET, EPSILON, ORDER, POSITIVE
-from .._validation import check_array, check_choice, check_random_state, check_real
+from .._domains import (
+    DELTA_STATED,
+    DELTA_TARGET,
+    EPSILON,
+    FILTER_RULES,
+    ORDER,
+    POSITIVE,
+)
+from .._validation import check_array, check_random_state, check_real
 from ..accounting import (
     ExceededPrivacyBudgetError,
     PrivacyFilter,
@@ -113,7 +120,6 @@ def composition_experiment(
 #: (a release through a filter takes about 135 us: some 2 minutes at the limit).
 MAX_RELEASES = 10**6
 _RELEASE_SECONDS = 135e-6
-_RULES = ("basic", "advanced", "auto")
 
 
 def _most_releases(epsilon, rule, epsilon_budget, delta_budget) -> float:
@@ -178,7 +184,7 @@ def runs_before_budget(
     delta_budget = DELTA_STATED.check("delta_budget", delta_budget)
     if isinstance(rules, str):
         rules = (rules,)
-    rules = tuple(check_choice("rules", rule, _RULES) for rule in rules)
+    rules = tuple(FILTER_RULES.check("rules", rule) for rule in rules)
     releases = sum(_most_releases(e, rule, epsilon_budget, delta_budget)
                    for e in eps for rule in rules)
     if releases > MAX_RELEASES:

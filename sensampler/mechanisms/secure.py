@@ -78,6 +78,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._curves import zcdp_curve
 from .._domains import EPSILON_POINT, RHO_TARGET
 from .._exact_sampling import (
     SECURE_RANDOM,
@@ -165,10 +166,6 @@ def _check_scale(name, value, scale2: Fraction) -> None:
             f"exceed 1e300, beyond what a float release can hold, got "
             f"{name}={value!r}."
         )
-
-
-def _zcdp_curve(rho, alpha):
-    return alpha * rho
 
 
 class _DiscreteMechanism(Mechanism):
@@ -563,7 +560,7 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
 
     def _privacy_statement(self) -> PrivacyStatement:
         return self._statement(
-            None, None, rho=self.rho, rdp=functools.partial(_zcdp_curve, self.rho)
+            None, None, rho=self.rho, rdp=functools.partial(zcdp_curve, self.rho)
         )
 
     def release(self, value, *, random_state=None):

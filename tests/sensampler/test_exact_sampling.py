@@ -16,6 +16,7 @@ from sensampler._exact_sampling import (
     discrete_gaussian,
     discrete_laplace,
 )
+from tests.conftest import assert_close_in_se
 
 N_DRAWS = 30_000
 mpmath.mp.dps = 40
@@ -53,7 +54,7 @@ def _check_cells(draws, pmf, n):
     for ys, p in cells:
         observed = sum(counts[y] for y in ys) / n
         se = math.sqrt(max(p * (1 - p), 1.0 / n) / n)
-        assert abs(observed - p) <= 6 * se, (ys, observed, p)
+        assert_close_in_se(observed, p, se)
 
 
 @pytest.mark.parametrize(
@@ -67,7 +68,7 @@ def test_bernoulli_exp_law(gamma):
         assert hits == N_DRAWS
         return
     se = math.sqrt(p * (1 - p) / N_DRAWS)
-    assert abs(hits / N_DRAWS - p) <= 6 * se
+    assert_close_in_se(hits / N_DRAWS, p, se)
 
 
 def test_bernoulli_is_exact_on_its_denominator():
@@ -120,7 +121,7 @@ def test_discrete_gaussian_is_symmetric_with_the_right_variance():
     var = sum(p * y * y for y, p in pmf.items())
     fourth = sum(p * y**4 for y, p in pmf.items())
     se = math.sqrt((fourth - var**2) / N_DRAWS)
-    assert abs(sum(y * y for y in draws) / N_DRAWS - var) <= 6 * se
+    assert_close_in_se(sum(y * y for y in draws) / N_DRAWS, var, se)
     assert var <= 4
 
 

@@ -10,6 +10,7 @@ from sensampler.budget_file import BudgetFile
 from sensampler.distributions import Normal
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 from sensampler.privacy import to_replace_one
+from tests.conftest import assert_below_in_se, assert_close_in_se
 
 #: A sum not declared additive: the sampler draws whole databases for it.
 FULL_SUM = queries.batched(lambda stack: stack.sum(axis=1), name="full sum")
@@ -129,7 +130,7 @@ def test_fresh_add_remove_pairs_exceed_the_estimate_at_most_gamma(query):
         change = abs(x) if query is queries.sum else abs((d.sum() + x) / n - d.mean())
         exceed += change > float(est.sensitivity.value)
     assert est.gamma <= gamma
-    assert exceed <= runs * gamma + 6 * np.sqrt(runs * gamma * (1 - gamma))
+    assert_below_in_se(exceed, runs * gamma, np.sqrt(runs * gamma * (1 - gamma)))
 
 
 def test_the_audit_repeats_the_runs_relation():
@@ -140,7 +141,7 @@ def test_the_audit_repeats_the_runs_relation():
     # Under replace-one pairs, |x - x'|, the rate would be about 0.16.
     assert audit.upper < 0.08
     exact = 2 * stats.norm.sf(float(est.sensitivity.value))  # P[|x| > s]
-    assert audit.rate == pytest.approx(exact, abs=6 * np.sqrt(exact * (1 - exact) / 20_000))
+    assert_close_in_se(audit.rate, exact, np.sqrt(exact * (1 - exact) / 20_000))
 
 
 # ----------------------------------------------------------------- refusals

@@ -8,6 +8,7 @@ from scipy import special, stats
 
 from sensampler import certified_gamma, sampling_plan
 from sensampler.plan import MAX_PAIRS
+from tests.conftest import assert_below_in_se, assert_close_in_se
 
 
 # ------------------------------------------------------------------ DKW (the paper)
@@ -119,9 +120,9 @@ def test_exact_bound_by_simulation(seed):
         kth = np.partition(rng.random((trials, m)), k - 1, axis=1)[:, k - 1]
         sampler_fails = np.mean(1 - kth > plan.beta)
         se = math.sqrt(plan.rho * (1 - plan.rho) / trials)
-        assert abs(sampler_fails - plan.rho) < 5 * se
+        assert_close_in_se(sampler_fails, plan.rho, se)
         pair_fails = np.mean(rng.random(trials) > kth)  # a fresh pair above G_(k)
-        assert pair_fails <= plan.gamma + 5 * math.sqrt(plan.gamma / trials)
+        assert_below_in_se(pair_fails, plan.gamma, math.sqrt(plan.gamma / trials))
 
 
 @pytest.mark.parametrize(
@@ -209,6 +210,16 @@ def test_plan_to_dict():
 def test_certified_gamma_refuses_m_above_the_limit():
     with pytest.raises(ValueError, match=re.escape("m must be <= MAX_PAIRS")):
         certified_gamma(10**30, 10**30 - 5)
+
+
+
+def test_exact_gamma_mode_takes_k_m_as_the_search_over_k_would():
+    # The exact plan for gamma alone returns k = m without searching k; the
+    # search, run when m is given, agrees on a grid down to m = 2.
+    for gamma in np.geomspace(3e-8, 0.74, 60):
+        plan = sampling_plan(gamma=float(gamma))
+        assert plan == sampling_plan(m=plan.m, gamma=float(gamma))
+        assert plan.k == plan.m and certified_gamma(plan.m - 1, plan.m - 1) > gamma
 
 
 # ------------------------------------------------------------ hostile but valid inputs
@@ -299,7 +310,7 @@ def test_exchangeable_bound_is_attained_for_a_continuous_g(seed, m, k):
     trials = 200_000
     rate = _exceed_rate(lambda size, r: r.lognormal(size=size), m, k, trials, rng)
     gamma = certified_gamma(m, k, bound="exchangeable")
-    assert abs(rate - gamma) < 6 * math.sqrt(gamma * (1 - gamma) / trials)
+    assert_close_in_se(rate, gamma, math.sqrt(gamma * (1 - gamma) / trials))
 
 
 def _discrete_exceed_probability(pmf, m, k):
@@ -322,9 +333,9 @@ def test_exchangeable_bound_holds_with_ties(seed, m, k):
     )
     exact = _discrete_exceed_probability(stats.binom.pmf(np.arange(4), 3, 0.2), m, k)
     gamma = certified_gamma(m, k, bound="exchangeable")
-    assert abs(rate - exact) < 6 * math.sqrt(exact * (1 - exact) / trials)
+    assert_close_in_se(rate, exact, math.sqrt(exact * (1 - exact) / trials))
     assert exact <= gamma
-    assert rate <= gamma + 6 * math.sqrt(gamma * (1 - gamma) / trials)
+    assert_below_in_se(rate, gamma, math.sqrt(gamma * (1 - gamma) / trials))
 
 
 def test_each_plan_states_its_meaning():

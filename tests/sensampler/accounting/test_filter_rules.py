@@ -15,6 +15,7 @@ from sensampler.accounting._filter_rules import (
 from sensampler.accounting._kov import homogeneous_count
 from sensampler.mechanisms.gaussian import analytic_gaussian_delta
 from sensampler.mechanisms.laplace import laplace_rdp
+from tests.conftest import assert_below_in_se
 
 
 # ------------------------------------------------------------------------- Rényi
@@ -80,7 +81,7 @@ def test_renyi_filter_with_adaptive_noise_by_simulation(seed):
     budget = renyi_filter_budget(1.0, delta, alpha)
     values = _adaptive_gaussian_run(budget, alpha, 200, trials, rng)
     se = values.std() / math.sqrt(trials)
-    assert values.mean() <= delta + 6 * se
+    assert_below_in_se(values.mean(), delta, se)
     unfiltered = _adaptive_gaussian_run(None, alpha, 200, trials, rng)
     assert unfiltered.mean() > delta + 6 * unfiltered.std() / math.sqrt(trials)
 
@@ -188,7 +189,7 @@ def test_whitehouse_filter_bounds_the_loss_by_simulation(seed):
     rng = np.random.default_rng(seed)
     delta, trials = 0.05, 40_000
     rate = _adaptive_rr_run(True, delta, 300, trials, rng)
-    assert rate <= delta + 6 * math.sqrt(delta * (1 - delta) / trials)
+    assert_below_in_se(rate, delta, math.sqrt(delta * (1 - delta) / trials))
     unfiltered = _adaptive_rr_run(False, delta, 300, trials, rng)
     assert unfiltered > delta + 6 * math.sqrt(delta * (1 - delta) / trials)
 

@@ -1,5 +1,6 @@
 """One interface for accountants and filters: compose, convert, gamma, ledger."""
 
+import re
 import sys
 
 import pytest
@@ -8,10 +9,13 @@ from sensampler import queries, sample_sensitivity
 from sensampler.accounting import (
     ExceededPrivacyBudgetError,
     LedgerEntry,
+    PLDAccountant,
     PrivacyAccountant,
     PrivacyBound,
     PrivacyFilter,
     RenyiAccountant,
+    RenyiFilter,
+    WhitehouseFilter,
     ZCDPAccountant,
 )
 from sensampler.distributions import GaussianMixture
@@ -146,3 +150,43 @@ def test_reports_are_privacy_bounds_with_gamma():
     assert report.gamma == est.gamma and report.delta == 1e-5
     eps, delta = report
     assert eps == acc.epsilon(1e-5) and "Rényi" in report.method
+
+
+EVERY_ACCOUNTANT = [
+    *ACCOUNTANTS,
+    PLDAccountant,
+    lambda: RenyiFilter(10.0, 1e-3),
+    lambda: WhitehouseFilter(10.0, 1e-3),
+]
+
+
+@pytest.mark.parametrize(
+    "call, value, error, message",
+    [
+        ("epsilon", -0.1, ValueError, "delta must be >= 0.0 and <= 1.0, got delta=-0.1."),
+        ("epsilon", 1.5, ValueError, "delta must be >= 0.0 and <= 1.0, got delta=1.5."),
+        ("epsilon", "1e-5", TypeError, "delta must be a real number"),
+        ("report", float("nan"), ValueError, "delta must be"),
+        ("delta", -1.0, ValueError, "epsilon must be"),
+        ("delta", float("inf"), ValueError, "epsilon must be"),
+        ("delta", True, TypeError, "epsilon must be a real number"),
+    ],
+)
+@pytest.mark.parametrize("make", EVERY_ACCOUNTANT)
+def test_every_report_checks_its_argument_in_the_base_class(
+    make, call, value, error, message
+):
+    # One check, in PrivacyAccountant, for every accountant and filter: the
+    # same domain (sensampler._domains) and the same message everywhere.
+    acc = make()
+    acc.compose(LaplaceMechanism(1.0, 0.1))
+    with pytest.raises(error, match=re.escape(message)):
+        getattr(acc, call)(value)
+
+
+def test_no_accountant_checks_a_report_argument_itself():
+    # The subclasses implement the hooks _epsilon, _delta and _report only
+    # (RenyiAccountant and ZCDPAccountant's epsilon adds the conversion method).
+    for cls in (PLDAccountant, PrivacyFilter, RenyiFilter, WhitehouseFilter):
+        for name in ("epsilon", "delta"):
+            assert getattr(cls, name) is getattr(PrivacyAccountant, name), (cls, name)

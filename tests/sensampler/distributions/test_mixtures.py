@@ -5,7 +5,7 @@ import pytest
 from scipy import integrate, stats
 
 from sensampler.distributions import GaussianMixture
-from tests.conftest import assert_moments
+from tests.conftest import assert_close_in_se, assert_moments
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 
@@ -69,7 +69,7 @@ def test_component_labels_follow_weights(seed):
     x = mix.sample(100_000, seed)
     frac = np.array([(x < -50).mean(), (np.abs(x) < 50).mean(), (x > 50).mean()])
     se = np.sqrt(mix.weights * (1 - mix.weights) / x.size)
-    assert np.all(np.abs(frac - mix.weights) < 6 * se)
+    assert_close_in_se(frac, mix.weights, se)
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from sensampler.experiments import (
     vectorized_vs_sequential,
 )
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism, gaussian_epsilon
+from tests.conftest import assert_close_in_se
 
 
 def test_composition_experiment_views_separate():
@@ -24,7 +25,7 @@ def test_composition_experiment_views_separate():
     assert result.view_0.shape == result.view_1.shape == (3000,)
     # noise means cancel: the gap of the views' means approaches the secret gap of 1
     se = math.sqrt(2 * np.var(np.r_[result.view_0 - 1, result.view_1 - 2]) / 3000)
-    assert abs(result.mean_gap - 1.0) < 6 * se
+    assert_close_in_se(result.mean_gap, 1.0, se)
     assert result.epsilon_basic == pytest.approx(2000.0)  # 1000 * (0.5 + 1 + 0.5)
     assert result.delta_basic == 1.0  # 1000 * 0.01 capped
 

@@ -27,6 +27,7 @@ from sensampler.mechanisms import (
     ZCDPGaussianMechanism,
 )
 from sensampler.privacy import format_upper
+from tests.conftest import assert_close_in_se
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 ANALYTIC = functools.partial(GaussianMechanism, delta=1e-6, variant="analytic")
@@ -481,7 +482,7 @@ def test_a_score_names_its_rows_and_has_no_coordinate_rows():
     # Laplace(b = 1) noise on 3 coordinates: E[sum of squares] = 3 * 2b^2 = 6; the
     # sum of squares has variance 3 * (24 - 4) = 60, so sd of the mean is sqrt(60/400).
     mean = table.where(statistic="mean").rows[0]["value"]
-    assert abs(mean - 6.0) < 6 * math.sqrt(60 / 400)
+    assert_close_in_se(mean, 6.0, math.sqrt(60 / 400))
 
 
 @pytest.mark.parametrize(

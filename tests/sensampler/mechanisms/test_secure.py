@@ -21,6 +21,7 @@ from sensampler.mechanisms import (
     LaplaceMechanism,
 )
 from sensampler.mechanisms.secure import discrete_gaussian_delta
+from tests.conftest import assert_close_in_se
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 mpmath.mp.dps = 50
@@ -196,7 +197,7 @@ def test_releases_follow_the_shifted_discrete_law(kind):
     assert set(steps) <= set(pmf)
     for y in range(-6, 7):
         p = pmf[y]
-        assert abs(steps[y] / n - p) <= 6 * math.sqrt(p * (1 - p) / n), y
+        assert_close_in_se(steps[y] / n, p, math.sqrt(p * (1 - p) / n))
 
 
 @pytest.mark.parametrize("kind", ["laplace", "gaussian"])
