@@ -535,6 +535,7 @@ def _check_data(path, config, populations, splits):
     grid, errors = config["grid"], config.get("errors", {})
     queries = config.get("queries", {})
     data = errors.get("data")
+    fitted = set()  # (data set, query): each model is fitted once on its public part
     for name, population in populations.items():
         source = _private_data(config, name)
         if source is None:
@@ -565,6 +566,9 @@ def _check_data(path, config, populations, splits):
                 f"{name!r}, also listed."
             )
         for query in grid["query"]:
+            if (source, query) in fitted:
+                continue
+            fitted.add((source, query))
             try:  # fitted once on the public part: the model's params checked
                 _fit_public(queries.get(query, query), splits[source].public)
             except (ValueError, TypeError) as exc:
@@ -649,6 +653,7 @@ def _plan(config: dict, splits: dict):
     datasets = config.get("datasets", {})
     runs, skipped = [], []
     norms = grid.get("norm", [None])
+    accepted = {mech: accepted_norms(mech) for mech in grid["mechanism"]}
     for pop, query, n, gamma, norm, mech in itertools.product(
         grid["population"],
         grid["query"],
@@ -657,8 +662,8 @@ def _plan(config: dict, splits: dict):
         norms,
         grid["mechanism"],
     ):
-        norm = norm or accepted_norms(mech)[0]
-        if norm not in accepted_norms(mech):
+        norm = norm or accepted[mech][0]
+        if norm not in accepted[mech]:
             skipped.append(f"{mech} with norm {norm}")
             continue
         settings = {
