@@ -347,24 +347,7 @@ def error_vs_epsilon(
         n_jobs=n_jobs,
     )
     parts = _draw_answers(query, data, source, n, repetitions, root)
-    results = run_tasks(
-        _error_cell,
-        [
-            (
-                s.mechanism,
-                parts[s.part][1],
-                statistic,
-                child_seed(root, 2 + c),
-                f"epsilon={s.epsilon!r}, sensitivity {s.label!r}",
-                score,
-            )
-            for c, s in enumerate(settings)
-        ],
-        n_jobs=n_jobs,
-        progress=progress,
-        desc="sweep",
-        unit="setting",
-    )
+    results = _release_all(settings, parts, statistic, score, root, n_jobs, progress)
     return _assemble_table(settings, results, parts, repetitions, score)
 
 
@@ -457,6 +440,31 @@ def _draw_answers(query, data, source, n, repetitions, root):
         data_rng = np.random.default_rng(child_seed(root, 1))
         databases = source.sample_batch(repetitions, n, data_rng)
     return _parts(query.evaluate(databases))
+
+
+def _release_all(settings, parts, statistic, score, root, n_jobs, progress):
+    """The error statistics of every setting (:func:`_error_cell`), each from its
+    own child seed (2, 3, ... in the order of ``settings``), so the same for any
+    ``n_jobs``."""
+    tasks = [
+        (
+            s.mechanism,
+            parts[s.part][1],
+            statistic,
+            child_seed(root, 2 + c),
+            f"epsilon={s.epsilon!r}, sensitivity {s.label!r}",
+            score,
+        )
+        for c, s in enumerate(settings)
+    ]
+    return run_tasks(
+        _error_cell,
+        tasks,
+        n_jobs=n_jobs,
+        progress=progress,
+        desc="sweep",
+        unit="setting",
+    )
 
 
 def _assemble_table(settings, results, parts, repetitions, score):
