@@ -319,7 +319,8 @@ def _named_tables(path, config, name) -> dict:
 @dataclass(frozen=True)
 class _CheckedConfig:
     """A batch config checked whole, once: its tables (with their defaults) and
-    the runs they plan, which flow down to the runs unchecked again."""
+    the runs they plan, which :func:`run_batch` runs without reading, checking
+    or planning the config again."""
 
     tables: dict
     runs: list
