@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
 from . import plotting, queries
 from ._text import text_table
+from .estimate import SensitivityEstimate
 from .experiments import (
     SD_DEFINITION,
     composition_experiment,
@@ -18,7 +20,7 @@ from .experiments import (
     vectorized_vs_sequential,
 )
 from .experiments.specs import build_population
-from .experiments.table import atomic_write_text
+from .experiments.table import ResultTable, atomic_write_text
 from .mechanisms import GaussianMechanism, LaplaceMechanism
 from .plan import sampling_plan
 from .sampler import sample_sensitivity
@@ -42,6 +44,28 @@ def _write_caption(path, text):
     atomic_write_text(os.path.splitext(path)[0] + ".txt", text.strip() + "\n")
 
 
+#: The sampling runs of section 2: (query, n, norm, bound).
+_RUNS = (
+    (queries.identity, 1, "l1", "dkw"),
+    (queries.identity, 1, "l1", "exact"),
+    (queries.mean, 500, "l1", "dkw"),
+    (queries.mean, 500, "l1", "exact"),
+    (queries.mean, 500, "l2", "exact"),
+)
+#: Repetitions of the error-vs-epsilon sweep of section 4.
+_REPETITIONS = 100
+
+
+@dataclass(frozen=True)
+class _Sweep:
+    """The error-vs-epsilon sweep of section 4 and what its captions name."""
+
+    table: ResultTable
+    released: SensitivityEstimate
+    offsets: list
+    epsilons: np.ndarray
+
+
 def run_demo(
     out=sys.stdout,
     out_dir="sensampler-results",
@@ -54,7 +78,30 @@ def run_demo(
     the heights example; CSV and PNG files (each PNG with a caption file ``.txt``
     beside it) go to ``out_dir``. Returns the file paths."""
     os.makedirs(out_dir, exist_ok=True)
-    written = []
+    _print_population(out)
+    _print_plans(gamma, out)
+    estimates = _print_sensitivities(gamma, random_state, out)
+    _print_releases(estimates, random_state, out)
+    sweep = _run_sweep(estimates, random_state, progress)
+    path = os.path.join(out_dir, "error_vs_epsilon.csv")
+    sweep.table.to_csv(path)
+    written = [path]
+    _print_sweep(sweep, out)
+    if figures and not plotting.available():
+        print("\n" + plotting.SKIPPED, file=out)
+        figures = False
+    if figures:
+        written += _draw_figures(sweep, random_state, out_dir)
+    print(
+        f"\nWrote {len(written)} files to {out_dir}/: "
+        f"{', '.join(os.path.basename(w) for w in written)}",
+        file=out,
+    )
+    return written
+
+
+def _print_population(out):
+    """The population model and its exact moments."""
     print(f"Population: {HEIGHTS!r}", file=out)
     print(
         f"  mean {HEIGHTS.mean:.2f} cm, std {HEIGHTS.var**0.5:.2f} cm, exact "
@@ -62,6 +109,9 @@ def run_demo(
         file=out,
     )
 
+
+def _print_plans(gamma, out):
+    """Section 1: the sampling plans of both bounds for ``gamma``."""
     rows = [("bound", "m", "k", "gamma certified", "rho")]
     for bound in ("dkw", "exact"):
         p = sampling_plan(gamma=gamma, bound=bound)
@@ -69,15 +119,13 @@ def run_demo(
     print(f"1. Sampling plans for gamma = {gamma}:", file=out)
     _table(rows, out)
 
+
+def _print_sensitivities(gamma, random_state, out):
+    """Section 2: one sampling run per row of :data:`_RUNS`; returns the estimates
+    keyed by (query name, norm, bound)."""
     rows = [("query", "n", "norm", "bound", "m", "sensitivity", "mean", "gamma")]
     estimates = {}
-    for query, n, norm, bound in (
-        (queries.identity, 1, "l1", "dkw"),
-        (queries.identity, 1, "l1", "exact"),
-        (queries.mean, 500, "l1", "dkw"),
-        (queries.mean, 500, "l1", "exact"),
-        (queries.mean, 500, "l2", "exact"),
-    ):
+    for query, n, norm, bound in _RUNS:
         est = sample_sensitivity(
             query,
             HEIGHTS,
@@ -107,7 +155,11 @@ def run_demo(
         "value.",
         file=out,
     )
+    return estimates
 
+
+def _print_releases(estimates, random_state, out):
+    """Section 3: the private mean of 500 people, by Laplace and Gaussian noise."""
     people = HEIGHTS.sample(500, random_state=random_state)
     releases = [
         LaplaceMechanism(estimates["mean", "l1", "exact"], 0.5),
@@ -123,35 +175,43 @@ def run_demo(
         value = mech.release(people.mean(), random_state=random_state)
         print(f"   {value:9.3f} cm   {mech.privacy}", file=out)
 
-    # The sweep reuses the released run of section 2 (identity, exact plan): its
-    # "sampled" sensitivity is the one printed there, not a new sample.
+
+def _run_sweep(estimates, random_state, progress):
+    """The error-vs-epsilon sweep of the released run and its typical offsets.
+
+    The sweep reuses the released run of section 2 (identity, exact plan): its
+    "sampled" sensitivity is the one printed there, not a new sample.
+    """
     released = estimates["identity", "l1", "exact"]
     offsets = [released.typical(k) for k in (0, 1, 2)]
     epsilons = np.geomspace(0.01, 20, 40)
-    repetitions = 100
-    sweep = error_vs_epsilon(
+    table = error_vs_epsilon(
         queries.identity,
         HEIGHTS,
         500,
         epsilons,
         {"sampled": released, **{t.label: t for t in offsets}},
-        repetitions=repetitions,
+        repetitions=_REPETITIONS,
         statistic=np.mean,
         random_state=random_state,
         progress=progress,
     )
-    path = os.path.join(out_dir, "error_vs_epsilon.csv")
-    sweep.to_csv(path)
-    written.append(path)
+    return _Sweep(table, released, offsets, epsilons)
+
+
+def _print_sweep(sweep, out):
+    """Section 4: the mean error at every eighth epsilon, one column per
+    sensitivity, and what each sensitivity guarantees."""
+    table, released, offsets = sweep.table, sweep.released, sweep.offsets
     print(
         "\n4. Error of the private mean of 500 heights, each released with Laplace "
-        f"noise (mean over {repetitions} repetitions, in cm):",
+        f"noise (mean over {_REPETITIONS} repetitions, in cm):",
         file=out,
     )
-    labels = list(dict.fromkeys(sweep.column("sensitivity")))
+    labels = list(dict.fromkeys(table.column("sensitivity")))
     rows = [("epsilon",) + tuple(labels)]
-    for eps in epsilons[::8]:
-        part = sweep.where(epsilon=float(eps), statistic="mean")
+    for eps in sweep.epsilons[::8]:
+        part = table.where(epsilon=float(eps), statistic="mean")
         rows.append((f"{eps:.3f}",) + tuple(f"{v:.3f}" for v in part.column("value")))
     _table(rows, out)
     print(
@@ -162,96 +222,97 @@ def run_demo(
         file=out,
     )
 
-    if figures and not plotting.available():
-        print("\n" + plotting.SKIPPED, file=out)
-        figures = False
-    if figures:
-        composed = [
-            LaplaceMechanism(1, 0.5),
-            LaplaceMechanism(1, 1.0),
-            GaussianMechanism(1, 0.5, 0.01, variant="classic"),
-        ] * 1000
-        budget_eps = np.geomspace(0.002, 0.2, 25)
-        ks = np.arange(1, 101)
-        iterations = np.arange(10, 501, 10)
-        seed = f"random_state = {random_state}."
-        figs = {
-            "error_vs_epsilon.png": (
-                lambda p: plotting.plot_error_vs_epsilon(
-                    sweep,
-                    p,
-                    unit=" cm",
-                    title="Heights: error of the private mean of 500 people vs ε "
-                    "(Laplace noise on each height)",
-                ),
-                f"Error of the mean of 500 heights, each released by the Laplace "
-                f"mechanism (sensitivity of one height, L1); private data: 500 heights "
-                f"drawn from the population per repetition, {repetitions} "
-                "repetitions; "
-                f"{len(epsilons)} epsilons from 0.01 to 20 (log-spaced). "
-                f"Sensitivities: sampled = {released.sensitivity.value:.4f} cm (order "
-                f"statistic k = {released.k} of m = {released.m}, {released.bound} "
-                f"plan, random DP with gamma = {released.gamma:.4f}, population "
-                f"{HEIGHTS!r}); "
-                + ", ".join(f"{t.label} = {t.value:.4f} cm" for t in offsets)
-                + f" (no guarantee; {SD_DEFINITION}). {seed}",
-            ),
-            "sensitivity_histogram.png": (
-                lambda p: plotting.plot_sensitivity_histogram(
-                    released,
-                    p,
-                    typical=offsets[1:],
-                    unit=" cm",
-                    title="Heights: sampled sensitivity of one height "
-                    f"(identity, n = 1, {released.bound} plan, m = {released.m})",
-                ),
-                f"The sampling run released in section 2 and used by the sweep: "
-                f"query identity, n = 1, L1 norm, replace-one neighbours, "
-                f"{released.bound} plan m = {released.m}, k = {released.k}, gamma = "
-                f"{released.gamma:.4f}; population {HEIGHTS!r}. {seed}",
-            ),
-            "composition.png": (
-                lambda p: plotting.plot_composition(
-                    composition_experiment(composed, random_state=random_state), p
-                ),
-                "Mechanisms composed, in turn, 1000 times each: Laplace (sensitivity "
-                "1, epsilon 0.5), Laplace (sensitivity 1, epsilon 1), classic "
-                "Gaussian (sensitivity 1, epsilon 0.5, delta 0.01); secrets 1 on D "
-                f"and 2 on D'. {seed}",
-            ),
-            "runs_before_budget.png": (
-                lambda p: plotting.plot_runs_before_budget(
-                    runs_before_budget(budget_eps), p
-                ),
-                "Privacy filters with budget epsilon = 0.2, delta = 2e-30; repeated "
-                "Laplace releases of a sensitivity-1 query, 25 epsilons per release "
-                "from 0.002 to 0.2 (log-spaced).",
-            ),
-            "vectorized_vs_sequential.png": (
-                lambda p: plotting.plot_vectorized_vs_sequential(
-                    vectorized_vs_sequential(ks), p
-                ),
-                "k = 1..100 queries of sensitivity 1 at a total epsilon = 0.1 "
-                "(delta = 1e-5 for the Gaussian mechanisms, 0 for Laplace); see "
-                "sensampler.experiments.vectorized_vs_sequential for the theorems.",
-            ),
-            "epsilon_vs_iterations.png": (
-                lambda p: plotting.plot_epsilon_vs_iterations(
-                    epsilon_vs_iterations(iterations), p
-                ),
-                "k = 10..500 Gaussian steps of sensitivity 1 and noise sigma = 200 "
-                "each; total epsilon at delta = 1e-5; Rényi DP at the fixed order "
-                "alpha = 60 and at the best order.",
-            ),
-        }
-        for name, (draw, caption) in figs.items():
-            path = os.path.join(out_dir, name)
-            draw(path)
-            _write_caption(path, caption)
-            written += [path, os.path.splitext(path)[0] + ".txt"]
-    print(
-        f"\nWrote {len(written)} files to {out_dir}/: "
-        f"{', '.join(os.path.basename(w) for w in written)}",
-        file=out,
-    )
+
+def _draw_figures(sweep, random_state, out_dir):
+    """Every figure of :func:`_figures` and its caption in ``out_dir``; returns the
+    paths written."""
+    written = []
+    for name, (draw, caption) in _figures(sweep, random_state).items():
+        path = os.path.join(out_dir, name)
+        draw(path)
+        _write_caption(path, caption)
+        written += [path, os.path.splitext(path)[0] + ".txt"]
     return written
+
+
+def _figures(sweep, random_state):
+    """``{file name: (draw(path), caption)}`` of the demo's figures."""
+    released, offsets = sweep.released, sweep.offsets
+    composed = [
+        LaplaceMechanism(1, 0.5),
+        LaplaceMechanism(1, 1.0),
+        GaussianMechanism(1, 0.5, 0.01, variant="classic"),
+    ] * 1000
+    budget_eps = np.geomspace(0.002, 0.2, 25)
+    ks = np.arange(1, 101)
+    iterations = np.arange(10, 501, 10)
+    seed = f"random_state = {random_state}."
+    return {
+        "error_vs_epsilon.png": (
+            lambda p: plotting.plot_error_vs_epsilon(
+                sweep.table,
+                p,
+                unit=" cm",
+                title="Heights: error of the private mean of 500 people vs ε "
+                "(Laplace noise on each height)",
+            ),
+            f"Error of the mean of 500 heights, each released by the Laplace "
+            f"mechanism (sensitivity of one height, L1); private data: 500 heights "
+            f"drawn from the population per repetition, {_REPETITIONS} "
+            "repetitions; "
+            f"{len(sweep.epsilons)} epsilons from 0.01 to 20 (log-spaced). "
+            f"Sensitivities: sampled = {released.sensitivity.value:.4f} cm (order "
+            f"statistic k = {released.k} of m = {released.m}, {released.bound} "
+            f"plan, random DP with gamma = {released.gamma:.4f}, population "
+            f"{HEIGHTS!r}); "
+            + ", ".join(f"{t.label} = {t.value:.4f} cm" for t in offsets)
+            + f" (no guarantee; {SD_DEFINITION}). {seed}",
+        ),
+        "sensitivity_histogram.png": (
+            lambda p: plotting.plot_sensitivity_histogram(
+                released,
+                p,
+                typical=offsets[1:],
+                unit=" cm",
+                title="Heights: sampled sensitivity of one height "
+                f"(identity, n = 1, {released.bound} plan, m = {released.m})",
+            ),
+            f"The sampling run released in section 2 and used by the sweep: "
+            f"query identity, n = 1, L1 norm, replace-one neighbours, "
+            f"{released.bound} plan m = {released.m}, k = {released.k}, gamma = "
+            f"{released.gamma:.4f}; population {HEIGHTS!r}. {seed}",
+        ),
+        "composition.png": (
+            lambda p: plotting.plot_composition(
+                composition_experiment(composed, random_state=random_state), p
+            ),
+            "Mechanisms composed, in turn, 1000 times each: Laplace (sensitivity "
+            "1, epsilon 0.5), Laplace (sensitivity 1, epsilon 1), classic "
+            "Gaussian (sensitivity 1, epsilon 0.5, delta 0.01); secrets 1 on D "
+            f"and 2 on D'. {seed}",
+        ),
+        "runs_before_budget.png": (
+            lambda p: plotting.plot_runs_before_budget(
+                runs_before_budget(budget_eps), p
+            ),
+            "Privacy filters with budget epsilon = 0.2, delta = 2e-30; repeated "
+            "Laplace releases of a sensitivity-1 query, 25 epsilons per release "
+            "from 0.002 to 0.2 (log-spaced).",
+        ),
+        "vectorized_vs_sequential.png": (
+            lambda p: plotting.plot_vectorized_vs_sequential(
+                vectorized_vs_sequential(ks), p
+            ),
+            "k = 1..100 queries of sensitivity 1 at a total epsilon = 0.1 "
+            "(delta = 1e-5 for the Gaussian mechanisms, 0 for Laplace); see "
+            "sensampler.experiments.vectorized_vs_sequential for the theorems.",
+        ),
+        "epsilon_vs_iterations.png": (
+            lambda p: plotting.plot_epsilon_vs_iterations(
+                epsilon_vs_iterations(iterations), p
+            ),
+            "k = 10..500 Gaussian steps of sensitivity 1 and noise sigma = 200 "
+            "each; total epsilon at delta = 1e-5; Rényi DP at the fixed order "
+            "alpha = 60 and at the best order.",
+        ),
+    }

@@ -94,6 +94,7 @@ import itertools
 import json
 import math
 import os
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -290,6 +291,17 @@ def _named_tables(path, config, name) -> dict:
     return tables
 
 
+@dataclass(frozen=True)
+class _CheckedConfig:
+    """A batch config checked whole, once: its tables (with their defaults) and
+    the runs they plan, which :func:`run_batch` runs without reading, checking
+    or planning the config again."""
+
+    tables: dict
+    runs: list
+    skipped: list
+
+
 def load_config(path) -> dict:
     """Read and check a batch config; errors name the file, the key and the value.
 
@@ -299,6 +311,12 @@ def load_config(path) -> dict:
     scalars become one-entry lists, and ``[run]`` and every ``[datasets.NAME]``
     get their defaults.
     """
+    return _check_config(path).tables
+
+
+def _check_config(path) -> _CheckedConfig:
+    """The one check of a config (see :func:`load_config`): the tables, then every
+    grid point built, then the planned runs' memory, each data set loaded once."""
     if isinstance(path, (str, bytes, os.PathLike)):
         path = os.fspath(path)
     else:
@@ -346,17 +364,21 @@ def load_config(path) -> dict:
     for key, value in run.items():
         _check_entries(path, "run", key, [value], _RUN_RULES)
     config["run"] = {**_RUN_DEFAULTS, **run}
-    _check_runnable(path, config, populations)
-    _check_runs_fit(path, config)
-    return config
+    splits, built = _check_runnable(path, config, populations)
+    runs, skipped = _plan(config, splits)
+    _check_runs_fit(path, runs, splits, built)
+    return _CheckedConfig(config, runs, skipped)
 
 
-def _check_runs_fit(path, config) -> None:
+def _check_runs_fit(path, runs, splits, populations) -> None:
     """Each run's sampling and sweep fit in memory, and its query answers its
     population: checked on one probe database per (population, query, n), drawn
-    with a fixed seed (see :func:`~sensampler.experiments.specs.check_sampling_memory`)."""
-    runs, _ = plan_runs(config)
-    splits, checked = _splits(config), set()
+    with a fixed seed (see :func:`~sensampler.experiments.specs.check_sampling_memory`).
+
+    ``populations`` are the grid's populations built by :func:`_check_runnable`
+    on the data sets ``splits``; each query is built once.
+    """
+    checked, queries = set(), {}
     for s in runs:
         key = json.dumps(
             [s["population"], s["query"], s["n"], s["gamma"], s["norm"]], default=str
@@ -369,8 +391,10 @@ def _check_runs_fit(path, config) -> None:
             f"{s['query']!r}, n = {s['n']}, gamma = {s['gamma']!r}, norm = "
             f"{s['norm']!r}"
         )
-        dist = build_population(s["population_spec"], splits)
-        query = _query(s.get("query_spec", s["query"]))
+        dist = populations[s["population"]]
+        if s["query"] not in queries:
+            queries[s["query"]] = _query(s.get("query_spec", s["query"]))
+        query = queries[s["query"]]
         errors = s.get("errors", {})
         data = splits[errors["data"]].train if "data" in errors else dist
         try:
@@ -410,7 +434,10 @@ def _private_data(config, population) -> str | None:
 
 
 def _check_runnable(path, config, populations):
-    """Build everything each grid point needs, drawing nothing; name what fails."""
+    """Build everything each grid point needs, drawing nothing; name what fails.
+
+    Returns the data sets, loaded and split, and the grid's populations, built.
+    """
     grid, run = config["grid"], config["run"]
     queries, errors = config.get("queries", {}), config.get("errors", {})
     splits = {}
@@ -476,6 +503,7 @@ def _check_runnable(path, config, populations):
             f"{path}: [grid] norm {norms!r} fits none of the mechanisms "
             f"{grid['mechanism']!r}: no run to do."
         )
+    return splits, built
 
 
 def _check_data(path, config, populations, splits):
@@ -483,6 +511,7 @@ def _check_data(path, config, populations, splits):
     grid, errors = config["grid"], config.get("errors", {})
     queries = config.get("queries", {})
     data = errors.get("data")
+    fitted = set()  # (data set, query): each model is fitted once on its public part
     for name, population in populations.items():
         source = _private_data(config, name)
         if source is None:
@@ -513,6 +542,9 @@ def _check_data(path, config, populations, splits):
                 f"{name!r}, also listed."
             )
         for query in grid["query"]:
+            if (source, query) in fitted:
+                continue
+            fitted.add((source, query))
             try:  # fitted once on the public part: the model's params checked
                 _fit_public(queries.get(query, query), splits[source].public)
             except (ValueError, TypeError) as exc:
@@ -586,12 +618,18 @@ def plan_runs(config: dict):
     ``settings`` is a list of dicts; ``skipped`` names the (mechanism, norm)
     pairs left out because the norm does not fit the mechanism.
     """
+    return _plan(config, _splits(config))
+
+
+def _plan(config: dict, splits: dict):
+    """:func:`plan_runs` on the config's data sets, already loaded and split."""
     grid, run = config["grid"], config["run"]
     populations = config.get("populations", {})
     queries, errors = config.get("queries", {}), config.get("errors", {})
-    datasets, splits = config.get("datasets", {}), _splits(config)
+    datasets = config.get("datasets", {})
     runs, skipped = [], []
     norms = grid.get("norm", [None])
+    accepted = {mech: accepted_norms(mech) for mech in grid["mechanism"]}
     for pop, query, n, gamma, norm, mech in itertools.product(
         grid["population"],
         grid["query"],
@@ -600,8 +638,8 @@ def plan_runs(config: dict):
         norms,
         grid["mechanism"],
     ):
-        norm = norm or accepted_norms(mech)[0]
-        if norm not in accepted_norms(mech):
+        norm = norm or accepted[mech][0]
+        if norm not in accepted[mech]:
             skipped.append(f"{mech} with norm {norm}")
             continue
         settings = {
@@ -894,12 +932,13 @@ def run_batch(
     """
     out_dir = _check_out_dir(out_dir)
     n_jobs = check_n_jobs(n_jobs)
-    config = load_config(config_path)
-    runs, skipped = plan_runs(config)
+    checked = _check_config(config_path)
     run_dir = os.path.join(out_dir, "runs")
     os.makedirs(run_dir, exist_ok=True)
     with exclusive(out_dir):
-        return _run_locked(runs, skipped, out_dir, run_dir, n_jobs, progress, log)
+        return _run_locked(
+            checked.runs, checked.skipped, out_dir, run_dir, n_jobs, progress, log
+        )
 
 
 def _run_locked(runs, skipped, out_dir, run_dir, n_jobs, progress, log):

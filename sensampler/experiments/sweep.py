@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from typing import NamedTuple
 
 import numpy as np
 
@@ -331,6 +332,40 @@ def error_vs_epsilon(
     ``ValueError`` naming the sizes.
     """
     query = as_query(query)
+    eps, repetitions = _check_options(
+        mechanism, epsilons, sensitivities, repetitions, statistic, score
+    )
+    source, n, record_shape = _check_data(data, n, repetitions)
+    root = as_seed_sequence(random_state)
+    probe = _probe(query, data if source is None else source, n, root, score)
+    settings = _plan_settings(sensitivities, eps, mechanism, probe)
+    check_databases_fit(
+        record_shape,
+        n,
+        repetitions,
+        answer_size=answer_size(probe),
+        settings=len(settings),
+        n_jobs=n_jobs,
+    )
+    parts = _draw_answers(query, data, source, n, repetitions, root)
+    results = _release_all(settings, parts, statistic, score, root, n_jobs, progress)
+    return _assemble_table(settings, results, parts, repetitions, score)
+
+
+class _Setting(NamedTuple):
+    """One cell of the sweep: a part of the answer, a sensitivity, an epsilon."""
+
+    part: int
+    label: str
+    guarantee: str
+    number: np.ndarray
+    mechanism: object
+    epsilon: float
+
+
+def _check_options(mechanism, epsilons, sensitivities, repetitions, statistic, score):
+    """Validate the arguments that do not depend on the data; returns the epsilon
+    grid and the number of repetitions."""
     eps = check_epsilons(mechanism, epsilons)
     repetitions = check_count("repetitions", repetitions)
     if statistic is not None and not callable(statistic):
@@ -349,41 +384,42 @@ def error_vs_epsilon(
         )
     if not sensitivities:
         raise ValueError("sensitivities must not be empty.")
+    return eps, repetitions
+
+
+def _check_data(data, n, repetitions):
+    """Validate ``data`` and ``n`` and refuse databases beyond physical memory;
+    returns the population (None for a fixed database), ``n`` and the record
+    shape."""
     if isinstance(data, np.ndarray):
         if n is not None and check_count("n", n) != len(data):
             raise ValueError(f"n={n} differs from the database's {len(data)} rows.")
-        n, record_shape = len(data), data.shape[1:]
-        check_databases_fit(record_shape, n, repetitions)
-        databases = np.broadcast_to(data, (repetitions,) + data.shape)
-        source = None
+        source, n, record_shape = None, len(data), data.shape[1:]
     else:
         source = as_distribution(data)
         n = check_count("n", n)
         record_shape = source.record_shape
-        check_databases_fit(record_shape, n, repetitions)
-    root = as_seed_sequence(random_state)
-    # One probe answer sizes the answers and rows before the repetitions are drawn.
+    check_databases_fit(record_shape, n, repetitions)
+    return source, n, record_shape
+
+
+def _probe(query, data, n, root, score):
+    """The parts of one probe answer (from its own child seed), which size the
+    answers and the settings before the repetitions are drawn."""
     probe_rng = np.random.default_rng(child_seed(root, _PROBE_CHILD))
-    probe = probe_answer(query, data if source is None else source, n, probe_rng)
-    check_databases_fit(
-        record_shape,
-        n,
-        repetitions,
-        answer_size=answer_size(probe),
-        settings=len(sensitivities) * len(eps) * len(probe),
-        n_jobs=n_jobs,
-    )
-    if source is not None:
-        data_rng = np.random.default_rng(child_seed(root, 1))
-        databases = source.sample_batch(repetitions, n, data_rng)
-    parts = _parts(query.evaluate(databases))
-    if score is not None and len(parts) > 1:
+    probe = probe_answer(query, data, n, probe_rng)
+    if score is not None and len(probe) > 1:
         raise ValueError(
             f"score needs a query with one output, got the parts "
-            f"{[name for name, _ in parts]}."
+            f"{[name for name, _ in probe]}."
         )
+    return probe
 
-    settings = []  # (part index, label, guarantee, sensitivity array, mechanism, eps)
+
+def _plan_settings(sensitivities, eps, mechanism, parts):
+    """Every (part, sensitivity, epsilon) setting with its mechanism, each built
+    (and so checked) before anything is drawn."""
+    settings = []
     for label, value in sensitivities.items():
         label = str(label)
         for p, part_value in enumerate(_per_part(label, value, parts)):
@@ -392,19 +428,37 @@ def error_vs_epsilon(
             )
             for e in eps:
                 mech = mechanism(given, float(e))
-                settings.append((p, label, guarantee, number, mech, float(e)))
+                settings.append(_Setting(p, label, guarantee, number, mech, float(e)))
+    return settings
+
+
+def _draw_answers(query, data, source, n, repetitions, root):
+    """The parts of the true answers on every repetition's database: ``data``
+    itself, or ``n`` records drawn from ``source`` (child seed 1)."""
+    if source is None:
+        databases = np.broadcast_to(data, (repetitions,) + data.shape)
+    else:
+        data_rng = np.random.default_rng(child_seed(root, 1))
+        databases = source.sample_batch(repetitions, n, data_rng)
+    return _parts(query.evaluate(databases))
+
+
+def _release_all(settings, parts, statistic, score, root, n_jobs, progress):
+    """The error statistics of every setting (:func:`_error_cell`), each from its
+    own child seed (2, 3, ... in the order of ``settings``), so the same for any
+    ``n_jobs``."""
     tasks = [
         (
-            mech,
-            parts[p][1],
+            s.mechanism,
+            parts[s.part][1],
             statistic,
             child_seed(root, 2 + c),
-            f"epsilon={e!r}, sensitivity {label!r}",
+            f"epsilon={s.epsilon!r}, sensitivity {s.label!r}",
             score,
         )
-        for c, (p, label, _, _, mech, e) in enumerate(settings)
+        for c, s in enumerate(settings)
     ]
-    results = run_tasks(
+    return run_tasks(
         _error_cell,
         tasks,
         n_jobs=n_jobs,
@@ -412,20 +466,26 @@ def error_vs_epsilon(
         desc="sweep",
         unit="setting",
     )
+
+
+def _assemble_table(settings, results, parts, repetitions, score):
+    """One row per setting, error (L2 and per coordinate, or the score) and
+    statistic."""
     error_names = (
         ("l2", "absolute") if score is None else (getattr(score, "__name__", "score"),)
     )
     rows = []
-    for (p, label, guarantee, number, mech, e), stats in zip(settings, results):
+    for setting, stats in zip(settings, results):
+        mech, number = setting.mechanism, setting.number
         flat = number.reshape(-1)
         base = {
-            "part": parts[p][0],
-            "sensitivity": label,
-            "guarantee": guarantee,
+            "part": parts[setting.part][0],
+            "sensitivity": setting.label,
+            "guarantee": setting.guarantee,
         }
         common = {
             "mechanism": getattr(mech, "name", type(mech).__name__),
-            "epsilon": e,
+            "epsilon": setting.epsilon,
             "delta": float(getattr(mech, "delta", math.nan)),
             "repetitions": repetitions,
         }

@@ -1,3 +1,4 @@
+import collections
 import csv
 import json
 import os
@@ -10,7 +11,7 @@ import sys
 import pytest
 from threadpoolctl import threadpool_limits
 
-from sensampler.experiments import STATISTICS, run_batch
+from sensampler.experiments import STATISTICS, batch, run_batch
 from sensampler.experiments.batch import _run_id, load_config, plan_runs
 from sensampler.experiments.datasets import load_split
 
@@ -1024,3 +1025,33 @@ def test_every_bad_private_estimator_config_is_refused_before_any_run(
     with pytest.raises(exc, match=re.escape(f"{path}: {message}")):
         run_batch(path, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def _count_builds(monkeypatch):
+    """Count the data sets loaded and the populations and queries built by batch."""
+    calls = collections.Counter()
+
+    def counting(name, built):
+        def counted(*args, **kwargs):
+            calls[name] += 1
+            return built(*args, **kwargs)
+
+        return counted
+
+    for name in ("load_split", "build_population", "build_query"):
+        monkeypatch.setattr(batch, name, counting(name, getattr(batch, name)))
+    return calls
+
+
+def test_a_config_is_checked_once_then_flows_down(tmp_path, monkeypatch):
+    # Failed before: the checks loaded the data set 3 times, fitted the query's
+    # model once per population of the same data set, and built each population
+    # and query again per run; run_batch then planned the runs again.
+    calls = _count_builds(monkeypatch)
+    load_config(_real(tmp_path))
+    # the query: built, fitted on the public part, probed
+    assert calls == {"load_split": 1, "build_population": 2, "build_query": 3}
+    calls.clear()
+    run_batch(_small(tmp_path), tmp_path / "out", n_jobs=1)
+    # by the checks (the query built, then probed), then once in each of the 4 runs
+    assert calls == {"build_population": 1 + 4, "build_query": 2 + 4}

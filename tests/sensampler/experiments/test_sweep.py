@@ -152,6 +152,20 @@ def test_every_setting_is_checked_before_anything_is_drawn():
         )
 
 
+def test_sensitivities_are_checked_before_the_repetitions_are_drawn():
+    # Failed before: a sensitivity of the wrong shape was refused only after the
+    # repetitions' databases were drawn (the probe database alone is drawn first).
+    class Population(Normal):
+        def sample_batch(self, size, *args, **kwargs):
+            assert size == 1, "drew the repetitions before checking the sensitivities"
+            return super().sample_batch(size, *args, **kwargs)
+
+    with pytest.raises(ValueError, match=re.escape("has per-coordinate shape (3,)")):
+        error_vs_epsilon(
+            queries.mean, Population(), 50, [1.0], {"a": np.ones(3)}, repetitions=5
+        )
+
+
 def test_deterministic_for_any_n_jobs(estimate):
     kw = dict(repetitions=30, random_state=3)
     sens = {"sampled": estimate, "mean + 1 sd": estimate.typical(1)}
