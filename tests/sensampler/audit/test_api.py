@@ -37,7 +37,9 @@ def test_the_contract_signatures():
     assert estimate["pairs"] == ("KEYWORD_ONLY", empty)
     assert estimate["confidence"] == ("KEYWORD_ONLY", 0.99)
     assert estimate["random_state"] == ("KEYWORD_ONLY", None)
-    assert estimate["n_jobs"] == ("KEYWORD_ONLY", 1)
+    # None defers to an enclosing joblib.parallel_config (1 without one), as in
+    # every other public function
+    assert estimate["n_jobs"] == ("KEYWORD_ONLY", None)
     compare = _parameters(audit.compare_populations)
     assert list(compare)[:4] == ["query", "populations", "n", "gamma"]
     assert compare["pairs"] == ("KEYWORD_ONLY", empty)

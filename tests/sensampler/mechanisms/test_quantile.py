@@ -238,7 +238,7 @@ def test_statement_is_plain_pure_dp():
                                                                   "global", None)
         assert s.neighbours == neighbours and s.rho == 0.5**2 / 8
         assert str(s) == f"exponential quantile: epsilon=0.5-DP ({neighbours} neighbours)"
-        s.to_dp_event()  # a plain DP event: no gamma to allow
+        s.to_dp_event(neighbours=neighbours)  # a plain DP event: no gamma to allow
 
 
 BAD = [
