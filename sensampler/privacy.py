@@ -361,6 +361,15 @@ class PrivacyStatement:
         The mechanism's additive noise per unit of sensitivity, where it is
         Gaussian or Laplace; read by
         :class:`~sensampler.accounting.PLDAccountant`.
+    worst_case : PrivacyStatement or None
+        A plain (epsilon, delta)-DP statement that holds for **every** pair of
+        neighbours (no gamma, a global sensitivity): what a mechanism
+        calibrated with a sampled sensitivity states from the worst-case
+        sensitivity of the query on clipped records
+        (:mod:`sensampler.bounds`), computed from the same noise; ``None``
+        when no worst case is known. The random-DP statement protects the
+        databases the population model describes, except with probability
+        gamma; this one protects everyone, at its own (larger) epsilon.
     """
 
     mechanism: str
@@ -372,6 +381,7 @@ class PrivacyStatement:
     source: Source = "global"
     neighbours: str = NEIGHBOURS
     noise: Noise | None = None
+    worst_case: PrivacyStatement | None = None
 
     def __post_init__(self):
         if not isinstance(self.mechanism, str):
@@ -401,6 +411,8 @@ class PrivacyStatement:
                 f"the statement's neighbours={self.neighbours!r} differ from its "
                 f"run's, {self.run.neighbours!r}."
             )
+        if self.worst_case is not None:
+            _check_worst_case(self.worst_case, self.neighbours)
 
     @property
     def guaranteed(self) -> bool:
@@ -460,7 +472,7 @@ class PrivacyStatement:
         if self.source == "sampled":
             return (
                 f"{self.mechanism}: {core}{_except_gamma(self.gamma)} (random DP, "
-                f"{self.neighbours} neighbours)"
+                f"{self.neighbours} neighbours){_worst_case_text(self.worst_case)}"
             )
         return f"{self.mechanism}: {core} ({self.neighbours} neighbours)"
 
@@ -651,6 +663,41 @@ def format_dp(epsilon: float, delta: float) -> str:
     if delta:
         return f"(epsilon={format_upper(epsilon, 6)}, delta={format_upper(delta, 3)})-DP"
     return f"epsilon={format_upper(epsilon, 6)}-DP"
+
+
+def _check_worst_case(worst_case, neighbours: str) -> None:
+    """A worst-case part is a plain (epsilon, delta)-DP statement of the same relation."""
+    if not isinstance(worst_case, PrivacyStatement):
+        raise TypeError(
+            f"worst_case must be a PrivacyStatement or None, got {worst_case!r}."
+        )
+    plain = (
+        worst_case.source == "global"
+        and worst_case.run is None
+        and worst_case.worst_case is None
+        and worst_case.epsilon is not None
+    )
+    if not plain:
+        raise ValueError(
+            "worst_case must be a plain (epsilon, delta)-DP statement over every "
+            "pair (global, no run, no gamma, no worst case of its own), got "
+            f"{worst_case!r}."
+        )
+    if worst_case.neighbours != neighbours:
+        raise ValueError(
+            f"worst_case must hold for the statement's neighbours={neighbours!r}, "
+            f"got {worst_case.neighbours!r}."
+        )
+
+
+def _worst_case_text(worst_case) -> str:
+    """The worst-case part in words, or nothing."""
+    if worst_case is None:
+        return ""
+    return (
+        f"; worst case: {format_dp(worst_case.epsilon, worst_case.delta)} for every "
+        "pair of neighbours"
+    )
 
 
 def _except_gamma(gamma: float) -> str:
@@ -870,6 +917,7 @@ def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
         run = replace(
             run, gamma=min(1.0, 2.0 * run.gamma), neighbours="replace-one"
         )
+    worst_case = statement.worst_case
     return PrivacyStatement(
         f"{statement.mechanism} (add-remove, converted to replace-one)",
         epsilon,
@@ -880,6 +928,7 @@ def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
         source=statement.source,
         neighbours="replace-one",
         noise=noise,
+        worst_case=None if worst_case is None else to_replace_one(worst_case),
     )
 
 

@@ -34,6 +34,8 @@ array([1., 4.])
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable
 from numbers import Integral
 from typing import Any, Union, overload
@@ -133,6 +135,13 @@ class Query:
     #: records (see :class:`sensampler.estimate.Coverage`).
     recordwise = False
     name = "query"
+    #: For the built-in queries on scalar records, a callable
+    #: ``worst_case(low, high, n, neighbours, norm) -> float or None``: the
+    #: sensitivity of the query on records clipped to ``[low, high]`` over
+    #: *every* pair of neighbouring databases of ``n`` records (the larger has
+    #: n under ``"add-remove"``), in the norm named ``norm``; ``None`` where no
+    #: bound is derived (see :mod:`sensampler.bounds`). ``None`` for others.
+    worst_case: Callable[..., float | None] | None = None
 
     def __call__(self, data: ArrayLike) -> Any:
         raise NotImplementedError
@@ -449,6 +458,82 @@ sum = _builtin(lambda stack: stack.sum(axis=1), "sum", additive="sum")  # noqa: 
 median = _builtin(lambda stack: np.median(stack, axis=1), "median")
 
 
+# ------------------------------------------------------------ worst cases
+# Each function gives the sensitivity, over every pair of neighbours, of the
+# query on records clipped to [low, high] (width w = high - low), in a norm
+# named by a string; None where no bound is derived. Scalar outputs have
+# equal l1, l2 and linf norms.
+_SCALAR_NORMS = ("l1", "l2", "linf")
+
+
+def _vector_norm(norm: str, size: int, each: float) -> float | None:
+    """Norm of a vector of ``size`` coordinates, each moving by at most ``each``."""
+    if norm == "l1":
+        return size * each
+    if norm == "l2":
+        return math.sqrt(size) * each
+    return each if norm == "linf" else None
+
+
+def _worst_mean(low, high, n, neighbours, norm):
+    # replace-one: (x - x')/n; add/remove: (x - mean(D))/n, both within [-w, w]/n.
+    return (high - low) / n if norm in _SCALAR_NORMS else None
+
+
+def _worst_sum(low, high, n, neighbours, norm):
+    # replace-one: x - x' in [-w, w]; add/remove: the record x itself.
+    if norm not in _SCALAR_NORMS:
+        return None
+    return high - low if neighbours == "replace-one" else max(abs(low), abs(high))
+
+
+def _worst_quantiles(size, low, high, n, neighbours, norm):
+    # Every quantile of records in [low, high] lies in [low, high]: it moves by
+    # at most w, whatever the relation (numpy's interpolation stays inside).
+    return _vector_norm(norm, size, high - low)
+
+
+def _worst_variance(ddof, root, low, high, n, neighbours, norm):
+    r"""Variance: :math:`w^2/(n - \mathrm{ddof})`; std: its square root.
+
+    Replace-one: :math:`V(D) = \min_c \sum_i (d_i - c)^2/(n - \mathrm{ddof})`,
+    so with c the mean of D', :math:`V(D) \le V(D') + w^2/(n - \mathrm{ddof})`,
+    and symmetrically. Add/remove (ddof = 0): :math:`n V_n(D \cup x) = (n-1)
+    V_{n-1}(D) + \frac{n-1}{n}(x - \bar D)^2` (Welford), so the change is
+    :math:`\frac{n-1}{n^2}(x - \bar D)^2 - V_{n-1}(D)/n`, within
+    :math:`[-w^2/(4n), w^2/n]` (Popoviciu: :math:`V \le w^2/4`). The standard
+    deviation moves by at most the square root: :math:`|\sqrt u - \sqrt v|
+    \le \sqrt{|u - v|}`.
+    """
+    if norm not in _SCALAR_NORMS or n <= ddof:
+        return None
+    if neighbours == "add-remove" and ddof:
+        return None
+    bound = (high - low) ** 2 / (n - ddof)
+    if not math.isfinite(bound):
+        return None
+    return math.sqrt(bound) if root else bound
+
+
+def _worst_count(low, high, n, neighbours, norm):
+    # One record enters or leaves the count.
+    return 1.0 if norm in _SCALAR_NORMS else None
+
+
+def _worst_histogram(bins, low, high, n, neighbours, norm):
+    # replace-one: one bin -1 and another +1; add/remove: one bin +1.
+    if neighbours == "add-remove":
+        return 1.0 if norm in _SCALAR_NORMS else None
+    if bins == 1:
+        return 1.0 if norm in _SCALAR_NORMS else None
+    return {"l1": 2.0, "l2": math.sqrt(2.0), "linf": 1.0}.get(norm)
+
+
+mean.worst_case = _worst_mean
+sum.worst_case = _worst_sum
+median.worst_case = functools.partial(_worst_quantiles, 1)
+
+
 def quantile(q: float) -> BatchedQuery:
     """The q-quantile(s) of the records (numpy's default linear interpolation).
 
@@ -473,7 +558,9 @@ def quantile(q: float) -> BatchedQuery:
         out = np.quantile(stack, qs, axis=1)
         return np.moveaxis(out, 0, 1) if qs.ndim else out
 
-    return _builtin(func, f"quantile({q!r})")
+    query = _builtin(func, f"quantile({q!r})")
+    query.worst_case = functools.partial(_worst_quantiles, qs.size)
+    return query
 
 
 def variance(ddof: int = 0) -> BatchedQuery:
@@ -490,10 +577,12 @@ def variance(ddof: int = 0) -> BatchedQuery:
         The query, evaluated on a whole stack of databases at once.
     """
     ddof = check_count("ddof", ddof, minimum=0)
-    return _builtin(
+    query = _builtin(
         lambda stack: _spread(stack, ddof).var(axis=1, ddof=ddof),
         f"variance(ddof={ddof})",
     )
+    query.worst_case = functools.partial(_worst_variance, ddof, False)
+    return query
 
 
 def std(ddof: int = 0) -> BatchedQuery:
@@ -510,9 +599,11 @@ def std(ddof: int = 0) -> BatchedQuery:
         The query, evaluated on a whole stack of databases at once.
     """
     ddof = check_count("ddof", ddof, minimum=0)
-    return _builtin(
+    query = _builtin(
         lambda stack: _spread(stack, ddof).std(axis=1, ddof=ddof), f"std(ddof={ddof})"
     )
+    query.worst_case = functools.partial(_worst_variance, ddof, True)
+    return query
 
 
 def _spread(stack: np.ndarray, ddof: int) -> np.ndarray:
@@ -550,13 +641,15 @@ def count(predicate: Callable[[np.ndarray], np.ndarray] | None = None) -> Batche
         )
         return hits.sum(axis=1).astype(float)
 
-    return _RecordQuery(
+    query = _RecordQuery(
         func,
         "count",
         additive="sum",
         releases_gil=False,
         real_records=predicate is None,
     )
+    query.worst_case = _worst_count
+    return query
 
 
 #: Most bins a histogram query counts (each database's answer holds one count
@@ -630,7 +723,9 @@ def histogram(
         counts = np.bincount((rows + idx)[inside], minlength=b * nb)
         return counts.reshape(b, nb).astype(float)
 
-    return _builtin(func, f"histogram({nb} bins)", additive="sum")
+    query = _builtin(func, f"histogram({nb} bins)", additive="sum")
+    query.worst_case = functools.partial(_worst_histogram, nb)
+    return query
 
 
 class EstimatorQuery(Query):

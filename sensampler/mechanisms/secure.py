@@ -90,10 +90,12 @@ from ..privacy import PrivacyStatement
 from ._base import (
     Mechanism,
     check_epsilon,
+    check_worst_case_epsilon,
     exposed,
     pure_dp_rdp,
     pure_dp_zcdp,
     resolve_sensitivity,
+    worst_case_statement,
 )
 from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
@@ -176,9 +178,9 @@ class _DiscreteMechanism(Mechanism):
 
     accepted_norms: tuple[str, ...] = ()
 
-    def _setup(self, sensitivity, granularity, dimension, exact):
+    def _setup(self, sensitivity, granularity, dimension, exact, floor=False):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, type(self).__name__
+            sensitivity, self.accepted_norms, type(self).__name__, floor=floor
         )
         self._grid = _check_granularity(granularity)
         self.granularity = float(granularity)
@@ -313,6 +315,15 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
     exact : bool, default False
         Release exact :class:`~fractions.Fraction` values :math:`g(k + Z)`
         instead of floats (module docstring, "Exact releases").
+    worst_case_epsilon : float, optional
+        Cap on the worst-case epsilon, for an estimate that carries a
+        worst-case sensitivity :math:`\Delta_{wc}` (sampled with bounds): the
+        scale t is raised to at least :math:`L_{wc}` / ``worst_case_epsilon``
+        with :math:`L_{wc} = \lceil\Delta_{wc}/g\rceil + d - 1` grid steps,
+        and the statement's ``worst_case`` is :math:`L_{wc}/t`-DP for every
+        pair (the argument of the Notes with :math:`L_{wc}`). Default: 10
+        times ``epsilon``. A sampled sensitivity of 0 then states the
+        requested epsilon, never 0.
 
     Attributes
     ----------
@@ -363,9 +374,11 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         granularity,
         dimension=None,
         exact: bool = False,
+        worst_case_epsilon: float | None = None,
     ):
-        self._setup(sensitivity, granularity, dimension, exact)
+        self._setup(sensitivity, granularity, dimension, exact, floor=True)
         epsilon = check_epsilon(epsilon)
+        self.worst_case_epsilon = check_worst_case_epsilon(worst_case_epsilon, epsilon)
         if self._steps is not None:
             steps = sum(self._steps)
         elif self._ratio() == 0:
@@ -373,14 +386,26 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         else:
             steps = math.ceil(self._ratio()) + self.dimension - 1
         self.grid_sensitivity = steps
-        if steps == 0:  # nothing to hide: no noise, epsilon = 0
+        worst = self._sensitivity.worst_case
+        self._worst_steps = None
+        if worst is not None and self._steps is None:
+            ratio = Fraction(float(worst)) / self._grid
+            self._worst_steps = 0 if ratio == 0 else math.ceil(ratio) + self.dimension - 1
+        floor = (
+            _ceil_to(Fraction(self._worst_steps) / Fraction(self.worst_case_epsilon))
+            if self._worst_steps
+            else Fraction(0)
+        )
+        if steps == 0 and floor == 0:  # nothing to hide: no noise, epsilon = 0
             self._t = None
             self.epsilon = 0.0
             self._set_margin(0)
         else:
-            self._t = _ceil_to(Fraction(steps) / Fraction(epsilon))
+            t = _ceil_to(Fraction(steps) / Fraction(epsilon)) if steps else Fraction(0)
+            self._t = max(t, floor)  # the worst-case floor raises the noise
             _check_scale("epsilon", epsilon, (self._t * self._grid) ** 2)
-            self.epsilon = _float_up(steps / self._t)
+            # a sampled 0 states the requested epsilon (more noise only helps)
+            self.epsilon = _float_up(steps / self._t) if steps else epsilon
             # P[|Z| >= M] = 2 e^{-M/t} / (1 + e^{-1/t}) <= 2 e^{-M/t} <= 2**-64
             self._set_margin(math.ceil(self._t * _TAIL_65))
 
@@ -390,11 +415,25 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         return 0.0 if self._t is None else float(self._t * self._grid)
 
     def _privacy_statement(self) -> PrivacyStatement:
+        worst_case = None
+        if self._worst_steps is not None:
+            epsilon = (
+                0.0 if self._worst_steps == 0 else _float_up(self._worst_steps / self._t)
+            )
+            worst_case = worst_case_statement(
+                self.name,
+                self._sensitivity,
+                epsilon,
+                0.0,
+                rho=pure_dp_zcdp(epsilon),
+                rdp=pure_dp_rdp(epsilon),
+            )
         return self._statement(
             self.epsilon,
             0.0,
             rho=pure_dp_zcdp(self.epsilon),
             rdp=pure_dp_rdp(self.epsilon),
+            worst_case=worst_case,
         )
 
     def release(self, value, *, random_state=None):
