@@ -72,9 +72,9 @@ DEFAULT_COVERAGE = 0.999
 #: quantile function (drawn from a fixed seed: the bounds are reproducible).
 PUBLIC_SAMPLE_SIZE = 200_000
 
-#: Share of the private data inside bounds estimated privately (the 0.01 and
-#: 0.99 quantiles): an exponential-mechanism quantile is coarse in the tails.
-PRIVATE_COVERAGE = 0.98
+#: Failure probability of each private quantile's accuracy guarantee, which
+#: decides how far from the ends of the data the quantiles are taken.
+PRIVATE_FAILURE = 0.001
 
 
 @dataclass(frozen=True)
@@ -270,14 +270,19 @@ def _support(dist: Distribution) -> tuple[float, float] | None:
 
 
 # ------------------------------------------------------------ private bounds
-def private_bounds_grid() -> np.ndarray:
-    """The public candidates of :func:`private_bounds`: 0 and ±10^k·10^(j/50).
+#: Candidates per decade of :func:`private_bounds_grid` (steps of 0.46%).
+GRID_PER_DECADE = 500
 
-    50 candidates per decade (steps of 4.7%) from 1e-6 to 1e15 in absolute
-    value, both signs, and 0: 2101 candidates fixed in advance, so choosing
-    among them needs no range known beforehand.
+
+def private_bounds_grid() -> np.ndarray:
+    """The public candidates of :func:`private_bounds`: 0 and ±10^(j/500).
+
+    :data:`GRID_PER_DECADE` candidates per decade (steps of 0.46%) from 1e-6
+    to 1e15 in absolute value, both signs, and 0: 21001 candidates fixed in
+    advance, so choosing among them needs no range known beforehand.
     """
-    positive = 10.0 ** (np.arange(-6 * 50, 15 * 50 + 1) / 50.0)
+    steps = np.arange(-6 * GRID_PER_DECADE, 15 * GRID_PER_DECADE + 1)
+    positive = 10.0 ** (steps / GRID_PER_DECADE)
     return np.concatenate([-positive[::-1], [0.0], positive])
 
 
@@ -291,25 +296,33 @@ def private_bounds(
     data,
     epsilon: float,
     *,
-    coverage: float = PRIVATE_COVERAGE,
     neighbours: str = "replace-one",
     random_state=None,
 ) -> Bounds:
     r"""Clipping bounds estimated from the private data under pure DP.
 
-    Two quantiles, :math:`q = (1 - c)/2` and :math:`1 - q` with c the
-    coverage, each chosen by the exponential mechanism (McSherry & Talwar
-    2007; for quantiles Smith 2011) with half of ``epsilon``, over the fixed
-    public grid :func:`private_bounds_grid`, with utility
-    :math:`u(D, c) = -|\#\{x \in D : x \le c\} - q n|`. Replacing one record
-    moves every count by at most 1 (n is public under replace-one), so
-    :math:`\Delta u = 1`; under add/remove the count moves by 1 and the target
-    :math:`qn` by q, so :math:`\Delta u \le 2` is used. Each choice is then
-    (epsilon/2)-DP (Dwork & Roth 2014, Thm. 3.10), and both together
-    epsilon-DP (basic composition): a plain DP statement, with no gamma,
-    returned in ``statement`` to be spent beside the release. When the two
-    choices cross or coincide, the bounds are the grid neighbours around them
-    (a public post-processing).
+    Two quantiles :math:`q` and :math:`1 - q`, each chosen by the exponential
+    mechanism (McSherry & Talwar 2007; for quantiles Smith 2011) with half of
+    ``epsilon``, over the fixed public grid :func:`private_bounds_grid` of R
+    candidates, with utility :math:`u(D, c) = -|\#\{x \in D : x \le c\} -
+    qn|`. Replacing one record moves every count by at most 1 (n is public
+    under replace-one), so :math:`\Delta u = 1`; under add/remove the count
+    moves by 1 and the target :math:`qn` by q, so :math:`\Delta u = 2` is
+    used. Each choice is then (epsilon/2)-DP (Dwork & Roth 2014, Thm. 3.10),
+    both together epsilon-DP (basic composition): a plain DP statement, with
+    no gamma, returned in ``statement`` to be spent beside the release.
+
+    The exponential mechanism misses the best rank by at most
+    :math:`M = 2\Delta u (\ln R + \ln(1/\beta))/\epsilon'` with probability
+    at least :math:`1 - \beta` (Dwork & Roth 2014, Thm. 3.11; here
+    :math:`\epsilon' = \epsilon/2`, :math:`\beta` =
+    :data:`PRIVATE_FAILURE`), so tail quantiles cannot be located with few
+    records or a small epsilon: q is :math:`M/n`, between 0.005 and 0.25 (a
+    public choice: n is public). When the two choices coincide they are set
+    to the grid neighbours. The bounds are then widened (public
+    post-processing): for a positive lower quantile l and upper h, to
+    :math:`[l^2/h, h^2/l]` (one ratio h/l on each side, for skewed positive
+    data such as incomes), else by :math:`h - l` on each side.
 
     The draws go through :class:`~sensampler.mechanisms.ExponentialMechanism`:
     with a default budget set, each spends from it.
@@ -320,8 +333,6 @@ def private_bounds(
         The private records, finite.
     epsilon : float
         What the estimate spends, ``> 0``.
-    coverage : float, default 0.98
-        Share of the data to hold between the bounds, ``0 < coverage < 1``.
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The relation of the statement.
     random_state : None, int, SeedSequence or Generator
@@ -334,22 +345,30 @@ def private_bounds(
         Source ``"private"``, with ``epsilon`` and its ``statement``.
     """
     epsilon = EPSILON.check("epsilon", epsilon)
-    coverage = PROBABILITY.check("coverage", coverage)
     neighbours = NEIGHBOUR_RELATIONS.check("neighbours", neighbours)
     arr = np.sort(np.asarray(data, dtype=float).ravel())
     if arr.size == 0 or not np.all(np.isfinite(arr)):
         raise ValueError("data must be a non-empty array of finite numbers.")
     grid = private_bounds_grid()
-    mech = ExponentialMechanism(1.0 if neighbours == "replace-one" else 2.0, epsilon / 2)
+    sensitivity = 1.0 if neighbours == "replace-one" else 2.0
+    mech = ExponentialMechanism(sensitivity, epsilon / 2)
     rng = np.random.default_rng(as_seed_sequence(random_state))
-    q = (1.0 - coverage) / 2.0
+    miss = 2 * sensitivity * (math.log(grid.size) - math.log(PRIVATE_FAILURE))
+    q = min(0.25, max(0.005, miss / (epsilon / 2) / arr.size))
     picks = [
         mech.release(_rank_utility(arr, grid, share * arr.size), random_state=rng)
         for share in (q, 1.0 - q)
     ]
     lo, hi = min(picks), max(picks)
-    if lo == hi:  # public post-processing: widen to the neighbouring candidates
+    if lo == hi:  # widen to the neighbouring candidates
         lo, hi = max(0, lo - 1), min(grid.size - 1, hi + 1)
+    low, high = float(grid[lo]), float(grid[hi])
+    if low > 0:
+        ratio = high / low
+        low, high = low / ratio, high * ratio
+    else:
+        spread = high - low
+        low, high = low - spread, high + spread
     statement = PrivacyStatement(
         "private bounds (exponential mechanism, 2 quantiles)",
         epsilon,
@@ -357,13 +376,16 @@ def private_bounds(
         neighbours=neighbours,
     )
     return Bounds(
-        float(grid[lo]),
-        float(grid[hi]),
+        low,
+        high,
         "private",
-        coverage,
-        epsilon=statement.epsilon,
+        1.0 - 2.0 * q,
+        epsilon=epsilon,
         statement=statement,
-        note=f"estimated from the private data, epsilon={epsilon:g}-DP",
+        note=(
+            f"quantiles {q:.3g} and {1 - q:.3g} of the private data under "
+            f"epsilon={epsilon:g}-DP, widened"
+        ),
     )
 
 

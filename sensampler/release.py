@@ -38,6 +38,7 @@ from . import distributions
 from ._domains import DELTA_RELEASE, EPSILON
 from ._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
 from .accounting import ExceededPrivacyBudgetError, PrivacyFilter
+from .bounds import Bounds, private_bounds, worst_case_sensitivity
 from .budget_file import BudgetFile, replay_filter
 from .data_files import read_column
 from .estimate import SensitivityEstimate
@@ -48,6 +49,7 @@ from .mechanisms import (
     DiscreteLaplaceMechanism,
     GaussianMechanism,
     LaplaceMechanism,
+    analytic_gaussian_sigma,
 )
 from .parallel import child_seed
 from .plan import sampling_plan
@@ -78,6 +80,13 @@ RELEASE_MECHANISMS = {
     "discrete-laplace": "l1",
     "discrete-gaussian": "l2",
 }
+
+#: Bounds of a release when none are given: read from the population model.
+DEFAULT_BOUNDS = "auto"
+
+#: The statement of a private-bounds pre-pass, by its epsilon (see
+#: :func:`sensampler.bounds.private_bounds`).
+PRIVATE_BOUNDS = "private bounds (exponential mechanism, 2 quantiles)"
 
 #: The guarantee in words, so that gamma is not read as delta.
 GUARANTEE = (
@@ -147,15 +156,23 @@ class Release:
         The noise added, in words (its scale).
     n : int
         Number of records of the data (released as is).
+    bounds : Bounds or None
+        The clipping bounds of the records (of the data and of every sampled
+        database), or ``None``.
+    price : str or None
+        The price of a worst-case guarantee in words: the noise a plain-DP
+        release at the same epsilon with the same bounds would need.
     """
 
     query: str
     value: Any
     statement: PrivacyStatement
-    estimate: SensitivityEstimate
+    estimate: SensitivityEstimate | None
     mechanism: str
     noise: str
     n: int
+    bounds: Bounds | None = None
+    price: str | None = None
 
     @property
     def guarantee(self) -> str:
@@ -163,7 +180,25 @@ class Release:
         s = self.statement
         dp = format_dp(s.epsilon, s.delta)
         dp += f" for {s.neighbours} neighbours (n={self.n} records)"
+        if s.source == "global":
+            return f"{dp}, for every pair of neighbouring databases (plain DP)"
         return GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
+
+    @property
+    def worst_case(self) -> str:
+        """What holds for every pair of neighbours, in words."""
+        s = self.statement
+        if s.source == "global":
+            return "the guarantee above holds for every pair (no sampled sensitivity)"
+        if s.worst_case is None:
+            return (
+                "none: where the population model does not describe the data the "
+                "release may be exact (give bounds)"
+            )
+        return (
+            f"{format_dp(s.worst_case.epsilon, s.worst_case.delta)} for every pair of "
+            f"{s.neighbours} neighbours, records clipped to the bounds"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dictionary (no NaN or infinity).
@@ -174,7 +209,9 @@ class Release:
             The answer, the mechanism and the statement, in plain numbers and strings.
         """
         est = self.estimate
-        return {
+        worst = self.statement.worst_case
+        b = self.bounds
+        out = {
             "query": self.query,
             "answer": np.asarray(self.value, dtype=float).tolist(),
             "mechanism": self.mechanism,
@@ -183,8 +220,30 @@ class Release:
             "delta": self.statement.delta,
             "gamma": self.statement.gamma,
             "guarantee": self.guarantee,
+            "worst_case": (
+                None
+                if worst is None
+                else {"epsilon": worst.epsilon, "delta": worst.delta}
+            ),
+            "bounds": (
+                None
+                if b is None
+                else {
+                    "low": b.low,
+                    "high": b.high,
+                    "source": b.source,
+                    "epsilon": b.epsilon,
+                    "note": b.note,
+                }
+            ),
+            "price": self.price,
             "n": self.n,
             "neighbours": self.statement.neighbours,
+        }
+        if est is None:
+            return out
+        return {
+            **out,
             "sensitivity": np.asarray(est.sensitivity.value).tolist(),
             "norm": est.norm,
             "run_id": est.run_id,
@@ -210,6 +269,21 @@ class Release:
             if np.ndim(value) == 0
             else np.array2string(np.asarray(value, dtype=float), precision=6)
         )
+        head = [
+            f"{self.query}: {answer}",
+            f"  guarantee  {self.guarantee}",
+        ]
+        floor = [f"  worst case {self.worst_case}"]
+        if self.bounds is not None:
+            floor.append(f"  bounds     {self.bounds.describe()}")
+        if self.price is not None:
+            floor.append(f"  price      {self.price}")
+        if est is None:
+            return "\n".join(
+                head
+                + [f"  mechanism  {self.statement.mechanism}, {self.noise}"]
+                + floor
+            )
         seed = est.to_dict()["seed"]
         seed_text = "unknown" if seed is None else (
             f"entropy {seed[0]}, spawn key {tuple(seed[1])}"
@@ -221,12 +295,14 @@ class Release:
             else np.array2string(sensitivity, precision=6)
         )
         return "\n".join(
-            [
-                f"{self.query}: {answer}",
-                f"  guarantee  {self.guarantee}",
+            head
+            + [
                 "             (gamma is not delta: with probability gamma the "
                 "sampled sensitivity is too small for the data, and nothing is "
                 "guaranteed)",
+            ]
+            + floor
+            + [
                 f"  mechanism  {self.statement.mechanism}, {self.noise}",
                 f"  sensitivity {sens_text} ({est.norm}; "
                 f"order statistic k={est.k} of m={est.m} sampled pairs)",
@@ -265,6 +341,8 @@ def _check_data(data) -> np.ndarray:
 
 
 def _check_population(population, column):
+    if population is None:
+        return None
     if isinstance(population, str):
         population = load_population(population, column=column)
     population = distributions.as_distribution(population)
@@ -314,18 +392,49 @@ def _granularity(sensitivity: float) -> float:
     return 10.0 ** math.floor(math.log10(sensitivity / 100.0))
 
 
-def _mechanism(name, estimate, epsilon, delta, granularity, dimension):
-    """(mechanism, its (epsilon, delta) statement, the noise in words)."""
+def _price(name, estimate, epsilon, delta) -> str | None:
+    """The noise a plain-DP release with the same bounds would need, in words."""
+    worst = getattr(estimate, "worst_case", None)
+    if worst is None:
+        return None
+    dp = format_dp(epsilon, delta)
+    if name in ("laplace", "discrete-laplace"):
+        noise = f"Laplace noise of scale {worst / epsilon:.6g}"
+    else:
+        noise = f"Gaussian noise of sigma {worst * analytic_gaussian_sigma(epsilon, delta):.6g}"
+    return (
+        f"a worst-case guarantee at {dp} with the same bounds would need {noise} "
+        f"(worst-case sensitivity {worst:.6g})"
+    )
+
+
+def _mechanism(
+    name, estimate, epsilon, delta, granularity, dimension, worst_case_epsilon=None
+):
+    """(mechanism, its (epsilon, delta) statement, the noise in words).
+
+    ``estimate`` is a sampled estimate, or a number: a global sensitivity (the
+    worst case of a query on records clipped to private bounds)."""
     if name == "laplace":
-        mech = LaplaceMechanism(estimate, epsilon)
+        mech = LaplaceMechanism(estimate, epsilon, worst_case_epsilon)
         return mech, mech.privacy, f"Laplace noise of scale {np.max(mech.scale):.6g}"
     if name == "gaussian":
-        mech = GaussianMechanism(estimate, epsilon, delta)
+        mech = GaussianMechanism(
+            estimate, epsilon, delta, worst_case_epsilon=worst_case_epsilon
+        )
         return mech, mech.privacy, f"Gaussian noise of sigma {mech.sigma:.6g}"
-    grid = granularity or _granularity(float(np.max(estimate.sensitivity.value)))
+    sampled = getattr(estimate, "sensitivity", None)
+    base = float(np.max(sampled.value)) if sampled is not None else float(estimate)
+    if base == 0.0:  # a sampled 0: the grid follows the worst case
+        base = getattr(estimate, "worst_case", None) or 0.0
+    grid = granularity or _granularity(base)
     if name == "discrete-laplace":
         mech = DiscreteLaplaceMechanism(
-            estimate, epsilon, granularity=grid, dimension=dimension
+            estimate,
+            epsilon,
+            granularity=grid,
+            dimension=dimension,
+            worst_case_epsilon=worst_case_epsilon,
         )
         return mech, mech.privacy, (
             f"discrete Laplace noise of scale {mech.scale:.6g} on the grid {grid:g}Z"
@@ -408,6 +517,14 @@ class PreparedRelease:
         Seeds the sampling runs (query i uses child i).
     n_jobs : int or None
         Workers of the sampler.
+    bounds : Bounds or None
+        Clipping bounds known before the release (from the population or
+        given); ``None`` without bounds or for private ones.
+    private_epsilon : float or None
+        The epsilon of a private-bounds pre-pass (``None``: none).
+    worst_case_epsilon : float or None
+        The cap on each release's worst-case epsilon (``None``: the
+        mechanisms' default, 10 times ``epsilon``).
     """
 
     data: np.ndarray
@@ -424,40 +541,73 @@ class PreparedRelease:
     budget: Any
     root: np.random.SeedSequence
     n_jobs: int | None
+    bounds: Bounds | None = None
+    private_epsilon: float | None = None
+    worst_case_epsilon: float | None = None
+
+    def _private_bounds(self) -> Bounds:
+        """Spend the pre-pass's epsilon from the budget, then estimate the bounds."""
+        statement = PrivacyStatement(PRIVATE_BOUNDS, self.private_epsilon, 0.0)
+        budget = self.budget
+        if isinstance(budget, BudgetFile):
+            with budget.session() as session:
+                _trial(session.filter, [statement], name=budget.path)
+                session.spend(statement, "private bounds")
+            return private_bounds(self.data, self.private_epsilon)
+        if budget is not None:
+            _trial(budget, [statement])
+            budget.compose(statement)
+        return private_bounds(self.data, self.private_epsilon)
 
     def run(self) -> tuple[Release, ...]:
         """Sample each query's sensitivity, spend, release; see :func:`release_statistics`.
+
+        With private bounds, their pre-pass is spent and drawn first.
 
         Returns
         -------
         tuple of Release
             One per query, in order.
         """
-        estimates = [
-            sample_sensitivity(
-                query,
-                self.population,
-                self.data.size,
-                gamma=self.gamma,
-                norm=RELEASE_MECHANISMS[self.mechanism],
-                bound=self.bound,
-                random_state=child_seed(self.root, i),
-                n_jobs=self.n_jobs,
-            )
-            for i, query in enumerate(self.queries)
-        ]
+        bounds, answers = self.bounds, self.answers
+        norm = RELEASE_MECHANISMS[self.mechanism]
+        if self.private_epsilon is not None:
+            bounds = self._private_bounds()
+            answers = _answers(self.names, self.queries, bounds.clip(self.data))
+        if self.population is None:  # plain DP: the worst case is the sensitivity
+            estimates = [None] * len(self.queries)
+            sensitivities = [
+                worst_case_sensitivity(q, bounds, self.data.size, "replace-one", norm)
+                for q in self.queries
+            ]
+        else:
+            estimates = sensitivities = [
+                sample_sensitivity(
+                    query,
+                    self.population,
+                    self.data.size,
+                    gamma=self.gamma,
+                    norm=norm,
+                    bound=self.bound,
+                    bounds=bounds,
+                    random_state=child_seed(self.root, i),
+                    n_jobs=self.n_jobs,
+                )
+                for i, query in enumerate(self.queries)
+            ]
         built = [
             _mechanism(
                 self.mechanism,
-                est,
+                sensitivity,
                 self.epsilon,
                 self.delta,
                 self.granularity,
                 max(1, answer.size),
+                self.worst_case_epsilon,
             )
-            for est, answer in zip(estimates, self.answers)
+            for sensitivity, answer in zip(sensitivities, answers)
         ]
-        for (mech, _, _), answer in zip(built, self.answers):
+        for (mech, _, _), answer in zip(built, answers):
             mech.check_release(answer)  # refused before anything is spent
         statements = [statement for _, statement, _ in built]
         labels = [f"{name} ({self.mechanism})" for name in self.names]
@@ -467,19 +617,84 @@ class PreparedRelease:
                 _trial(session.filter, statements, name=budget.path)
                 for statement, label in zip(statements, labels):
                     session.spend(statement, label)
-                values = _draw(built, self.answers)
+                values = _draw(built, answers)
         else:
             if budget is not None:
                 _trial(budget, statements)
                 for statement in statements:
                     budget.compose(statement)
-            values = _draw(built, self.answers)
+            values = _draw(built, answers)
         return tuple(
-            Release(name, value, statement, est, self.mechanism, noise, self.data.size)
+            Release(
+                name,
+                value,
+                statement,
+                est,
+                self.mechanism,
+                noise,
+                self.data.size,
+                bounds,
+                _price(self.mechanism, est, self.epsilon, self.delta),
+            )
             for name, value, (_, statement, noise), est in zip(
                 self.names, values, built, estimates
             )
         )
+
+
+def _answers(names, queries, data) -> tuple[np.ndarray, ...]:
+    """Each query's exact answer on ``data``, finite, or raise naming the query."""
+    answers = []
+    for name, query in zip(names, queries):
+        try:
+            answer = np.asarray(query(data), dtype=float)
+        except Exception:  # noqa: BLE001 - the message could quote the data
+            raise ValueError(f"the query {name!r} failed on the data.") from None
+        if not np.all(np.isfinite(answer)):
+            raise ValueError(f"the query {name!r} has no finite answer on the data.")
+        answers.append(answer)
+    return tuple(answers)
+
+
+def _check_bounds(bounds, population) -> tuple[Bounds | None, float | None]:
+    """``(bounds known now, epsilon of a private pre-pass)`` from the ``bounds`` input."""
+    if bounds is None or isinstance(bounds, Bounds):
+        return bounds, None
+    if isinstance(bounds, str):
+        text = bounds.strip()
+        if text == "auto":
+            if population is None:
+                raise ValueError(
+                    "bounds='auto' reads the bounds from the population model; give "
+                    "a population, bounds='LOW:HIGH' or bounds='private:EPS0'."
+                )
+            return Bounds.from_population(population), None
+        if text.startswith("private:"):
+            try:
+                eps0 = float(text[len("private:") :])
+            except ValueError:
+                eps0 = math.nan
+            if not (math.isfinite(eps0) and eps0 > 0):
+                raise ValueError(
+                    "bounds='private:EPS0' needs the pre-pass's epsilon, finite and "
+                    f"> 0, got bounds={bounds!r}."
+                )
+            return None, eps0
+        parts = text.split(":")
+        try:
+            low, high = (float(p) for p in parts)
+        except ValueError:
+            raise ValueError(
+                "bounds must be 'auto', 'LOW:HIGH' or 'private:EPS0', got "
+                f"bounds={bounds!r}."
+            ) from None
+        return Bounds.given(low, high), None
+    if isinstance(bounds, (tuple, list)) and len(bounds) == 2:
+        return Bounds.given(*bounds), None
+    raise TypeError(
+        "bounds must be None, 'auto', 'LOW:HIGH', 'private:EPS0', a (low, high) "
+        f"pair or a sensampler.bounds.Bounds, got {bounds!r}."
+    )
 
 
 def prepare_releases(
@@ -497,6 +712,8 @@ def prepare_releases(
     budget: PrivacyFilter | BudgetFile | str | os.PathLike | None = None,
     random_state=None,
     n_jobs: int | None = None,
+    bounds: Bounds | str | tuple[float, float] | None = DEFAULT_BOUNDS,
+    worst_case_epsilon: float | None = None,
 ) -> PreparedRelease:
     """Check every input of :func:`release_statistics` and the budget; sample nothing.
 
@@ -538,6 +755,20 @@ def prepare_releases(
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
         Workers of the sampler.
+    bounds : "auto", "LOW:HIGH", "private:EPS0", (low, high), Bounds or None
+        Clipping bounds of the records, in the data and in every sampled
+        database (:mod:`sensampler.bounds`). ``"auto"`` (default): from the
+        population model, at no privacy cost; ``"LOW:HIGH"`` or a pair:
+        given; ``"private:EPS0"``: estimated from the data under
+        EPS0-DP (spent from the budget first), and then ``population`` may
+        be ``None`` (a plain-DP release calibrated with the worst-case
+        sensitivity). With bounds, each release also states plain DP for
+        every pair of neighbours (``statement.worst_case``) and its noise
+        has a floor; ``None``: random DP only, and a sampled sensitivity of 0
+        is refused.
+    worst_case_epsilon : float, optional
+        Cap on each release's worst-case epsilon (default: 10 times
+        ``epsilon``): the noise is raised to meet it.
 
     Returns
     -------
@@ -560,35 +791,45 @@ def prepare_releases(
     )
     names = tuple(_query_name(q, given) for q, given in zip(parsed, queries))
     population = _check_population(population, column)
+    known, private_epsilon = _check_bounds(bounds, population)
+    if population is None and private_epsilon is None:
+        raise ValueError(
+            "population must be given (a model or bootstrap:FILE), unless the "
+            "bounds are estimated from the data (bounds='private:EPS0'): the "
+            "release is then plain DP."
+        )
     epsilon, delta, plan = _check_settings(
         mechanism, epsilon, delta, gamma, granularity, bound
     )
+    if worst_case_epsilon is not None:
+        worst_case_epsilon = EPSILON.check("worst_case_epsilon", worst_case_epsilon)
     budget = _check_budget(budget)
     root = as_seed_sequence(random_state)
     n_jobs = check_n_jobs(n_jobs)
-    answers = []
-    for name, query in zip(names, parsed):
-        try:
-            answer = np.asarray(query(arr), dtype=float)
-        except Exception:  # noqa: BLE001 - the message could quote the data
-            raise ValueError(f"the query {name!r} failed on the data.") from None
-        if not np.all(np.isfinite(answer)):
-            raise ValueError(f"the query {name!r} has no finite answer on the data.")
-        answers.append(answer)
-    if budget is not None:  # planned spends: upper bounds on the real ones
-        _trial(
-            budget,
-            [
-                PrivacyStatement(
-                    "planned",
-                    epsilon,
-                    delta,
-                    run=SamplingRun(f"planned-{i}", plan.gamma),
-                    source="sampled",
+    answers = _answers(names, parsed, arr if known is None else known.clip(arr))
+    if population is None:
+        unit = Bounds.given(0.0, 1.0)
+        norm = RELEASE_MECHANISMS[mechanism]
+        for name, query in zip(names, parsed):
+            if worst_case_sensitivity(query, unit, arr.size, "replace-one", norm) is None:
+                raise ValueError(
+                    f"the query {name!r} has no worst-case sensitivity on clipped "
+                    f"records (in the {norm} norm): give a population to sample it."
                 )
-                for i in range(len(parsed))
-            ],
-        )
+    if budget is not None:  # planned spends: upper bounds on the real ones
+        planned = [
+            PrivacyStatement(
+                "planned",
+                epsilon,
+                delta,
+                run=None if population is None else SamplingRun(f"planned-{i}", plan.gamma),
+                source="global" if population is None else "sampled",
+            )
+            for i in range(len(parsed))
+        ]
+        if private_epsilon is not None:
+            planned.insert(0, PrivacyStatement(PRIVATE_BOUNDS, private_epsilon, 0.0))
+        _trial(budget, planned)
     return PreparedRelease(
         arr,
         parsed,
@@ -604,6 +845,9 @@ def prepare_releases(
         budget,
         root,
         n_jobs,
+        known,
+        private_epsilon,
+        worst_case_epsilon,
     )
 
 
@@ -622,6 +866,8 @@ def release_statistics(
     budget: PrivacyFilter | BudgetFile | str | os.PathLike | None = None,
     random_state=None,
     n_jobs: int | None = None,
+    bounds: Bounds | str | tuple[float, float] | None = DEFAULT_BOUNDS,
+    worst_case_epsilon: float | None = None,
 ) -> tuple[Release, ...]:
     """Release several statistics of ``data``, each with its own sampled sensitivity.
 
@@ -666,6 +912,20 @@ def release_statistics(
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
         Workers of the sampler.
+    bounds : "auto", "LOW:HIGH", "private:EPS0", (low, high), Bounds or None
+        Clipping bounds of the records, in the data and in every sampled
+        database (:mod:`sensampler.bounds`). ``"auto"`` (default): from the
+        population model, at no privacy cost; ``"LOW:HIGH"`` or a pair:
+        given; ``"private:EPS0"``: estimated from the data under
+        EPS0-DP (spent from the budget first), and then ``population`` may
+        be ``None`` (a plain-DP release calibrated with the worst-case
+        sensitivity). With bounds, each release also states plain DP for
+        every pair of neighbours (``statement.worst_case``) and its noise
+        has a floor; ``None``: random DP only, and a sampled sensitivity of 0
+        is refused.
+    worst_case_epsilon : float, optional
+        Cap on each release's worst-case epsilon (default: 10 times
+        ``epsilon``): the noise is raised to meet it.
 
     Returns
     -------
@@ -691,6 +951,8 @@ def release_statistics(
         budget=budget,
         random_state=random_state,
         n_jobs=n_jobs,
+        bounds=bounds,
+        worst_case_epsilon=worst_case_epsilon,
     ).run()
 
 
@@ -747,6 +1009,8 @@ def release_statistic(
     budget: PrivacyFilter | BudgetFile | str | os.PathLike | None = None,
     random_state=None,
     n_jobs: int | None = None,
+    bounds: Bounds | str | tuple[float, float] | None = DEFAULT_BOUNDS,
+    worst_case_epsilon: float | None = None,
 ) -> Release:
     """Release one statistic of ``data`` with a sensitivity sampled from ``population``.
 
@@ -788,6 +1052,20 @@ def release_statistic(
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
         Workers of the sampler.
+    bounds : "auto", "LOW:HIGH", "private:EPS0", (low, high), Bounds or None
+        Clipping bounds of the records, in the data and in every sampled
+        database (:mod:`sensampler.bounds`). ``"auto"`` (default): from the
+        population model, at no privacy cost; ``"LOW:HIGH"`` or a pair:
+        given; ``"private:EPS0"``: estimated from the data under
+        EPS0-DP (spent from the budget first), and then ``population`` may
+        be ``None`` (a plain-DP release calibrated with the worst-case
+        sensitivity). With bounds, each release also states plain DP for
+        every pair of neighbours (``statement.worst_case``) and its noise
+        has a floor; ``None``: random DP only, and a sampled sensitivity of 0
+        is refused.
+    worst_case_epsilon : float, optional
+        Cap on each release's worst-case epsilon (default: 10 times
+        ``epsilon``): the noise is raised to meet it.
 
     Returns
     -------
@@ -821,5 +1099,7 @@ def release_statistic(
         budget=budget,
         random_state=random_state,
         n_jobs=n_jobs,
+        bounds=bounds,
+        worst_case_epsilon=worst_case_epsilon,
     )[0]
 
