@@ -123,7 +123,12 @@ class Query:
     C loops: the sampler then prefers threads to processes. ``additive`` is
     ``None``, or one of :data:`ADDITIVE_KINDS` for a sum over records (see the
     module's docstring): the sampler then evaluates the query on one-record
-    databases only.
+    databases only. ``worst_case`` is ``None``, or for the built-in queries on
+    scalar records a callable ``worst_case(low, high, n, neighbours, norm)``
+    giving the sensitivity of the query on records clipped to ``[low, high]``
+    over *every* pair of neighbouring databases of ``n`` records (the larger
+    has n under ``"add-remove"``) in the norm named ``norm``, or ``None`` where
+    no bound is derived (see :mod:`sensampler.bounds`).
     """
 
     batched = False
@@ -135,12 +140,7 @@ class Query:
     #: records (see :class:`sensampler.estimate.Coverage`).
     recordwise = False
     name = "query"
-    #: For the built-in queries on scalar records, a callable
-    #: ``worst_case(low, high, n, neighbours, norm) -> float or None``: the
-    #: sensitivity of the query on records clipped to ``[low, high]`` over
-    #: *every* pair of neighbouring databases of ``n`` records (the larger has
-    #: n under ``"add-remove"``), in the norm named ``norm``; ``None`` where no
-    #: bound is derived (see :mod:`sensampler.bounds`). ``None`` for others.
+    # See the class docstring.
     worst_case: Callable[..., float | None] | None = None
 
     def __call__(self, data: ArrayLike) -> Any:
