@@ -848,9 +848,27 @@ class SensitivityEstimate(_ReadsTheRun):
                     "a worst-case sensitivity holds for records clipped to bounds, "
                     f"got worst_case={self.worst_case!r} with bounds=None."
                 )
-            object.__setattr__(
-                self, "worst_case", check_real("worst_case", self.worst_case, low=0.0)
-            )
+            worst = check_real("worst_case", self.worst_case, low=0.0)
+            # a realised pair's sensitivity cannot exceed the worst case
+            if samples.size and samples.max() > worst * (1 + 1e-9):
+                raise ValueError(
+                    f"worst_case must bound every sampled sensitivity, got "
+                    f"worst_case={worst!r} below a sampled {float(samples.max())!r}."
+                )
+            rule = getattr(getattr(self.problem, "query", None), "worst_case", None)
+            if self.problem is not None and (
+                rule is None
+                or rule(
+                    self.bounds.low, self.bounds.high, self.n, self.run.neighbours,
+                    self.norm,
+                )
+                != worst
+            ):
+                raise ValueError(
+                    "worst_case must be the analytic worst case of the sampled "
+                    f"query on records clipped to the bounds, got worst_case={worst!r}."
+                )
+            object.__setattr__(self, "worst_case", worst)
         output_shape = self.output_shape
         if output_shape is None and samples.ndim > 1:
             output_shape = samples.shape[1:]

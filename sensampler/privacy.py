@@ -497,6 +497,10 @@ class PrivacyStatement:
         but twice the epsilon or more); for an add/remove statement under
         ``ADD_OR_REMOVE_ONE``.
 
+        The worst-case part of a sampled statement is a plain DP statement
+        with no gamma: ``statement.worst_case.to_dp_event()`` is a true DP
+        guarantee that any dp_accounting accountant may compose as is.
+
         Parameters
         ----------
         allow_gamma : bool, default False

@@ -138,5 +138,6 @@ def test_mechanism_class_signature_is_its_constructors():
         "epsilon",
         "delta",
         "variant",
+        "worst_case_epsilon",
     ]
     assert not inspect.signature(Mechanism).parameters

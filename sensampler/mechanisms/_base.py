@@ -639,14 +639,20 @@ def quotient_up(numerator: float, denominator: float) -> float:
     :class:`~fractions.Fraction`): an epsilon computed so is never below the
     exact one. Both finite, ``denominator > 0``."""
     exact = Fraction(numerator) / Fraction(denominator)
-    value = float(exact)
+    try:
+        value = float(exact)
+    except OverflowError:  # beyond the largest double
+        return math.inf
     return value if Fraction(value) >= exact else math.nextafter(value, math.inf)
 
 
 def floor_scale(worst_case: float, cap: float) -> float:
     """The smallest double scale s with ``worst_case / s <= cap`` exactly: the
     noise floor that keeps the worst-case epsilon of Laplace noise within the cap."""
-    scale = float(Fraction(worst_case) / Fraction(cap))
-    while Fraction(worst_case) / Fraction(scale) > Fraction(cap):
+    try:
+        scale = float(Fraction(worst_case) / Fraction(cap))
+    except OverflowError:  # refused by check_noise_scale
+        return math.inf
+    while scale < math.inf and Fraction(worst_case) / Fraction(scale) > Fraction(cap):
         scale = math.nextafter(scale, math.inf)
     return scale

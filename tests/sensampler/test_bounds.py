@@ -266,3 +266,24 @@ def test_private_bounds_check_their_inputs():
         private_bounds([1.0, np.nan], 1.0)
     with pytest.raises(ValueError, match="neighbours"):
         private_bounds([1.0, 2.0], 1.0, neighbours="swap")
+
+
+def test_a_hand_made_worst_case_below_the_truth_is_refused():
+    b = Bounds.given(140.0, 200.0)
+    est = sample_sensitivity(queries.mean, Normal(170, 10), 50, m=30, bounds=b,
+                             random_state=0)
+    fields = (est.samples, est.run, est.plan, est.norm, est.n)
+    with pytest.raises(ValueError, match="worst_case must bound every sampled"):
+        type(est)(*fields, bounds=b, worst_case=est.samples.max() / 2)
+    with pytest.raises(ValueError, match="analytic worst case"):
+        type(est)(*fields, problem=est.problem, bounds=b, worst_case=1.19)
+    assert type(est)(*fields, problem=est.problem, bounds=b, worst_case=1.2)
+
+
+def test_a_worst_case_beyond_the_doubles_is_refused():
+    from sensampler.mechanisms import LaplaceMechanism
+
+    b = Bounds.given(-1e307, 1e307)
+    est = sample_sensitivity(queries.sum, Normal(), 5, m=10, bounds=b, random_state=0)
+    with pytest.raises(ValueError, match="not finite"):
+        LaplaceMechanism(est, 1.0, worst_case_epsilon=1e-300)
