@@ -72,6 +72,12 @@ DEFAULT_COVERAGE = 0.999
 #: quantile function (drawn from a fixed seed: the bounds are reproducible).
 PUBLIC_SAMPLE_SIZE = 200_000
 
+#: How far private bounds are widened beyond the two quantiles, in units of
+#: their distance (or, for positive data, of the log of their ratio): for
+#: log-normal incomes (sigma = 1, n = 1000, 0.7 of epsilon = 1 on the mean)
+#: 1.5 about balances the clipping bias of the mean and its noise.
+WIDEN = 1.5
+
 #: Failure probability of each private quantile's accuracy guarantee, which
 #: decides how far from the ends of the data the quantiles are taken.
 PRIVATE_FAILURE = 0.001
@@ -321,8 +327,9 @@ def private_bounds(
     public choice: n is public). When the two choices coincide they are set
     to the grid neighbours. The bounds are then widened (public
     post-processing): for a positive lower quantile l and upper h, to
-    :math:`[l^2/h, h^2/l]` (one ratio h/l on each side, for skewed positive
-    data such as incomes), else by :math:`h - l` on each side.
+    :math:`[l/r, h r]` with :math:`r = (h/l)^{1.5}` (for skewed positive data
+    such as incomes), else by :math:`1.5 (h - l)` on each side
+    (:data:`WIDEN`).
 
     The draws go through :class:`~sensampler.mechanisms.ExponentialMechanism`:
     with a default budget set, each spends from it.
@@ -364,10 +371,10 @@ def private_bounds(
         lo, hi = max(0, lo - 1), min(grid.size - 1, hi + 1)
     low, high = float(grid[lo]), float(grid[hi])
     if low > 0:
-        ratio = high / low
+        ratio = (high / low) ** WIDEN
         low, high = low / ratio, high * ratio
     else:
-        spread = high - low
+        spread = WIDEN * (high - low)
         low, high = low - spread, high + spread
     statement = PrivacyStatement(
         "private bounds (exponential mechanism, 2 quantiles)",
