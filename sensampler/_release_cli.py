@@ -166,6 +166,16 @@ def release_command(args):
                 )
                 + f" ({b['spent']['method']}; {b['releases']} releases)"
             )
+            worst = spent.worst_case()
+            print(
+                f"budget {b['file']}, worst case: "
+                + (
+                    "none (a release in the ledger states random DP only)"
+                    if worst is None
+                    else f"{format_dp(worst.epsilon, worst.delta)} for every pair "
+                    "of neighbours (basic composition)"
+                )
+            )
 
     return work
 
@@ -231,4 +241,12 @@ def _budget_dict(budget: BudgetFile, spent) -> dict:
             "method": bound.method,
         },
         "releases": spent.count,
+        "worst_case": (
+            None
+            if spent.worst_case() is None
+            else {
+                "epsilon": spent.worst_case().epsilon,
+                "delta": spent.worst_case().delta,
+            }
+        ),
     }

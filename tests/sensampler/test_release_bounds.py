@@ -215,3 +215,18 @@ def test_cli_one_row_public_table_exits_2_naming_the_fix(tmp_path, capsys):
                  "--population", f"bootstrap:{public}"])
     err = capsys.readouterr().err
     assert code == 2 and "--bounds LOW:HIGH" in err
+
+
+def test_cli_budget_file_reports_the_worst_case_total(tmp_path, capsys):
+    data = _csv(tmp_path / "h.csv", "height", _heights(200).tolist())
+    ledger = str(tmp_path / "ledger.json")
+    args = ["release", "--data", data, "--column", "height", "--epsilon", "0.5",
+            "--population", HEIGHTS, "--budget-file", ledger]
+    assert main([*args, "--budget-epsilon", "2", "--seed", "1"]) == 0
+    assert "worst case: epsilon=" in capsys.readouterr().out
+    assert main([*args, "--seed", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    worst = [r["worst_case"]["epsilon"] for r in out["releases"]]
+    assert out["budget"]["worst_case"]["epsilon"] >= worst[0]
+    assert main([*args, "--seed", "3", "--bounds", "none", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["budget"]["worst_case"] is None
