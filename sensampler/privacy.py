@@ -679,12 +679,12 @@ def _check_worst_case(worst_case, neighbours: str) -> None:
         worst_case.source == "global"
         and worst_case.run is None
         and worst_case.worst_case is None
-        and worst_case.epsilon is not None
+        and (worst_case.epsilon is not None or worst_case.rho is not None)
     )
     if not plain:
         raise ValueError(
-            "worst_case must be a plain (epsilon, delta)-DP statement over every "
-            "pair (global, no run, no gamma, no worst case of its own), got "
+            "worst_case must be a plain (epsilon, delta)-DP or zCDP statement over "
+            "every pair (global, no run, no gamma, no worst case of its own), got "
             f"{worst_case!r}."
         )
     if worst_case.neighbours != neighbours:
@@ -698,10 +698,12 @@ def _worst_case_text(worst_case) -> str:
     """The worst-case part in words, or nothing."""
     if worst_case is None:
         return ""
-    return (
-        f"; worst case: {format_dp(worst_case.epsilon, worst_case.delta)} for every "
-        "pair of neighbours"
+    core = (
+        f"rho={format_upper(worst_case.rho, 6)}-zCDP"
+        if worst_case.epsilon is None
+        else format_dp(worst_case.epsilon, worst_case.delta)
     )
+    return f"; worst case: {core} for every pair of neighbours"
 
 
 def _except_gamma(gamma: float) -> str:

@@ -440,16 +440,27 @@ def _mechanism(
             f"discrete Laplace noise of scale {mech.scale:.6g} on the grid {grid:g}Z"
         )
     rho = _rho_for(epsilon, delta)
+    cap_epsilon = worst_case_epsilon or 10.0 * epsilon
+    cap = _rho_for(cap_epsilon, delta)
     while True:
         mech = DiscreteGaussianMechanism(
-            estimate, rho=rho, granularity=grid, dimension=dimension
+            estimate, rho=rho, granularity=grid, dimension=dimension,
+            worst_case_rho=cap,
         )
         stated = mech.privacy.epsilon_for(delta)
-        if stated <= epsilon:
+        worst = mech.privacy.worst_case
+        worst_epsilon = None if worst is None else worst.epsilon_for(delta)
+        if stated <= epsilon and (worst_epsilon is None or worst_epsilon <= cap_epsilon):
             break
-        rho *= 1.0 - 1e-9
-    # rho-zCDP converted to (epsilon, delta)-DP (CKS 2020, Prop. 12): what is spent
-    statement = replace(mech.privacy, epsilon=stated, delta=delta)
+        if stated > epsilon:
+            rho *= 1.0 - 1e-9
+        if worst_epsilon is not None and worst_epsilon > cap_epsilon:
+            cap *= (cap_epsilon / worst_epsilon) ** 2 * (1.0 - 1e-9)  # rho ~ eps^2
+    # rho-zCDP converted to (epsilon, delta)-DP (CKS 2020, Prop. 12): what is spent,
+    # and likewise for every pair
+    if worst is not None:
+        worst = replace(worst, epsilon=worst_epsilon, delta=delta)
+    statement = replace(mech.privacy, epsilon=stated, delta=delta, worst_case=worst)
     return mech, statement, (
         f"discrete Gaussian noise of sigma {mech.sigma:.6g} on the grid {grid:g}Z "
         f"(rho={mech.rho:.6g}-zCDP)"

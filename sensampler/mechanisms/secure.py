@@ -173,6 +173,19 @@ def _zcdp_curve(rho, alpha):
     return alpha * rho
 
 
+def _grid_bound2(ratio: Fraction, d: int, norm: str | None) -> int:
+    """Bound S on the squared L2 change in grid steps of a scalar sensitivity
+    ``ratio`` = Delta / g over d coordinates (see DiscreteGaussianMechanism)."""
+    if ratio == 0:
+        return 0
+    if d == 1:
+        return math.ceil(ratio) ** 2
+    bound = math.ceil((ratio + _sqrt_up(d)) ** 2) - 1
+    if norm == "l1":
+        bound = min(bound, (math.ceil(ratio) + d - 1) ** 2)
+    return bound
+
+
 class _DiscreteMechanism(Mechanism):
     """Shared by the discrete mechanisms: grid, grid sensitivity, release."""
 
@@ -485,6 +498,9 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
     exact : bool, default False
         Release exact :class:`~fractions.Fraction` values :math:`g(k + Z)`
         instead of floats (module docstring, "Exact releases").
+    worst_case_rho : float, optional
+        Cap on the worst-case zCDP rho, for an estimate that carries a
+        worst-case sensitivity (see the Notes). Default: 100 times ``rho``.
 
     Attributes
     ----------
@@ -520,6 +536,15 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
     Cost: about 10^4 draws per second, some 2000-5000 times slower than numpy's
     normal noise (``benchmarks/secure_noise.py``).
 
+    **Worst case.** For an estimate that carries a worst-case sensitivity
+    :math:`\Delta_{wc}` (sampled with bounds), :math:`S_{wc}` is the same
+    bound for :math:`\Delta_{wc}`; :math:`\sigma^2` is raised to at least
+    :math:`S_{wc}/(2\rho_{cap})` with :math:`\rho_{cap}` =
+    ``worst_case_rho`` (default 100 ``rho``: about 10 times the epsilon of
+    small rho, since epsilon grows as its square root), and the statement's
+    ``worst_case`` is :math:`S_{wc}/(2\sigma^2)`-zCDP for every pair (the
+    same theorem). A sampled sensitivity of 0 then states the requested rho.
+
     Examples
     --------
     >>> mech = DiscreteGaussianMechanism(1.0, rho=0.5, granularity=0.5)
@@ -538,30 +563,41 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
         granularity,
         dimension=None,
         exact: bool = False,
+        worst_case_rho: float | None = None,
     ):
-        self._setup(sensitivity, granularity, dimension, exact)
+        self._setup(sensitivity, granularity, dimension, exact, floor=True)
         rho = RHO_TARGET.check("rho", rho)
-        ratio = None if self._steps is not None else self._ratio()
-        d = self.dimension
+        self.worst_case_rho = (
+            100.0 * rho
+            if worst_case_rho is None
+            else RHO_TARGET.check("worst_case_rho", worst_case_rho)
+        )
+        norm = self._sensitivity.norm
         if self._steps is not None:
             bound = sum(s * s for s in self._steps)
-        elif ratio == 0:
-            bound = 0
-        elif d == 1:
-            bound = math.ceil(ratio) ** 2
         else:
-            bound = math.ceil((ratio + _sqrt_up(d)) ** 2) - 1
-            if self._sensitivity.norm == "l1":
-                bound = min(bound, (math.ceil(ratio) + d - 1) ** 2)
+            bound = _grid_bound2(self._ratio(), self.dimension, norm)
         self.grid_sensitivity2 = bound
-        if bound == 0:
+        worst = self._sensitivity.worst_case
+        self._worst_bound2 = None
+        if worst is not None and self._steps is None:
+            ratio = Fraction(float(worst)) / self._grid
+            self._worst_bound2 = _grid_bound2(ratio, self.dimension, norm)
+        floor = (
+            _ceil_to(Fraction(self._worst_bound2) / (2 * Fraction(self.worst_case_rho)))
+            if self._worst_bound2
+            else Fraction(0)
+        )
+        if bound == 0 and floor == 0:
             self._sigma2 = None
             self.rho = 0.0
             self._set_margin(0)
         else:
-            self._sigma2 = _ceil_to(Fraction(bound) / (2 * Fraction(rho)))
+            sigma2 = _ceil_to(Fraction(bound) / (2 * Fraction(rho))) if bound else 0
+            self._sigma2 = max(sigma2, floor)  # the worst-case floor raises the noise
             _check_scale("rho", rho, self._sigma2 * self._grid**2)
-            self.rho = _float_up(bound / (2 * self._sigma2))
+            # a sampled 0 states the requested rho (more noise only helps)
+            self.rho = _float_up(bound / (2 * self._sigma2)) if bound else rho
             # Sub-Gaussian (CKS 2020, Sec. 2: its MGF is at most N(0, sigma^2)'s): P[|Z| >= M] <=
             # 2 e^{-M^2 / (2 sigma^2)} <= 2**-64 for M^2 >= 130 ln 2 sigma^2.
             self._set_margin(math.isqrt(math.ceil(2 * _TAIL_65 * self._sigma2)) + 1)
@@ -601,8 +637,27 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
         )
 
     def _privacy_statement(self) -> PrivacyStatement:
+        worst_case = None
+        if self._worst_bound2 is not None:
+            rho = (
+                0.0
+                if self._worst_bound2 == 0
+                else _float_up(self._worst_bound2 / (2 * self._sigma2))
+            )
+            worst_case = worst_case_statement(
+                self.name,
+                self._sensitivity,
+                None,
+                None,
+                rho=rho,
+                rdp=functools.partial(_zcdp_curve, rho),
+            )
         return self._statement(
-            None, None, rho=self.rho, rdp=functools.partial(_zcdp_curve, self.rho)
+            None,
+            None,
+            rho=self.rho,
+            rdp=functools.partial(_zcdp_curve, self.rho),
+            worst_case=worst_case,
         )
 
     def release(self, value, *, random_state=None):

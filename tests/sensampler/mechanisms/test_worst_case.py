@@ -254,3 +254,31 @@ class _WorstCase:
     def __init__(self, mech):
         self.privacy = mech.privacy.worst_case
         self.release = mech.release
+
+
+# -------------------------------------------------------------- discrete Gaussian
+@pytest.mark.parametrize("zero", [False, True])
+def test_discrete_gaussian_states_a_worst_case_zcdp_and_floors_sigma(zero):
+    est = _zero(norm="l2") if zero else _estimate(norm="l2")
+    mech = DiscreteGaussianMechanism(est, rho=0.125, granularity=0.001)
+    worst = mech.privacy.worst_case
+    # S_wc = ceil(0.12 / 0.001)^2 = 120^2 grid steps; rho_wc = S_wc / (2 sigma^2)
+    sigma2 = (mech.sigma / 0.001) ** 2
+    assert worst.epsilon is None and worst.gamma == 0.0
+    assert worst.rho == pytest.approx(120**2 / (2 * sigma2), rel=1e-9)
+    assert worst.rho <= 12.5 * (1 + 1e-12)  # the default cap: 100 rho
+    assert mech.privacy.rho == (0.125 if zero else mech.rho)
+    if zero:
+        assert worst.rho == pytest.approx(12.5, rel=1e-9)
+    assert "worst case: rho=" in str(mech.privacy)
+
+
+def test_a_discrete_gaussian_release_meets_the_epsilon_cap():
+    from sensampler.release import release_statistic
+
+    data = np.random.default_rng(0).normal(170, 10, 500)
+    r = release_statistic(data, "mean", Empirical([171.0]), epsilon=1.0, delta=1e-6,
+                          mechanism="discrete-gaussian", bounds=(140.0, 200.0))
+    worst = r.statement.worst_case
+    assert worst.delta == 1e-6 and 9.9 < worst.epsilon <= 10.0
+    assert r.statement.epsilon <= 1.0
