@@ -148,7 +148,8 @@ def resolve_sensitivity(
     """
     resolved = _resolve(sensitivity, accepted_norms, mechanism_name)
     if resolved.source == "sampled" and np.any(np.asarray(resolved.value) == 0):
-        if not (floor and resolved.worst_case is not None):
+        floored = resolved.worst_case is not None and not resolved.per_coordinate
+        if not (floor and floored):
             raise ValueError(
                 f"{mechanism_name}: the sampled sensitivity is 0, so the release "
                 "would be exact (the population model does not reach the data "

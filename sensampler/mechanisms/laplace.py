@@ -189,7 +189,7 @@ class LaplaceMechanism(Mechanism):
             worst_case_epsilon, self.epsilon
         )
         scale = laplace_scale(self._sensitivity, self.epsilon)
-        worst = self._sensitivity.worst_case
+        worst = self._worst_case()
         if worst is not None:  # the floor: worst / scale <= the cap
             scale = max(scale, floor_scale(worst, self.worst_case_epsilon))
             check_noise_scale(
@@ -239,9 +239,14 @@ class LaplaceMechanism(Mechanism):
             worst_case=self._worst_case_statement(),
         )
 
+    def _worst_case(self) -> float | None:
+        """The worst-case sensitivity, for a scalar sensitivity that has one."""
+        s = self._sensitivity
+        return None if s.per_coordinate else s.worst_case
+
     def _worst_case_statement(self) -> PrivacyStatement | None:
         """``Delta_wc / b``-DP for every pair, or None without a worst case."""
-        worst = self._sensitivity.worst_case
+        worst = self._worst_case()
         if worst is None:
             return None
         if worst == 0:

@@ -282,3 +282,15 @@ def test_a_discrete_gaussian_release_meets_the_epsilon_cap():
     worst = r.statement.worst_case
     assert worst.delta == 1e-6 and 9.9 < worst.epsilon <= 10.0
     assert r.statement.epsilon <= 1.0
+
+
+def test_a_per_coordinate_zero_is_refused_even_with_a_worst_case():
+    # A hand-made per-coordinate estimate claiming a worst case: no floor exists
+    # per coordinate, so a coordinate of 0 would be released exactly.
+    est = _estimate(query=queries.histogram(2, range=(140, 200)), norm="coordinate")
+    fake = type(est)(
+        np.zeros_like(est.samples), est.run.__class__(None, est.gamma, m=est.m, k=est.k),
+        est.plan, est.norm, est.n, bounds=BOUNDS, worst_case=2.0,
+    )
+    with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
+        LaplaceMechanism(fake, 1.0)
