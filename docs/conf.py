@@ -78,6 +78,7 @@ API_MODULES = {
     "sensampler.parallel": "Chunking, seeding and parallel dispatch",
     "sensampler.audit": "Audits of mechanisms and sampled sensitivities",
     "sensampler.release": "Releasing a statistic of your data",
+    "sensampler.bounds": "Clipping bounds and worst-case sensitivities",
     "sensampler.budget_file": "Persistent privacy budgets",
     "sensampler.data_files": "Reading a column of a data file",
     "sensampler.models": "Private scikit-learn estimators",

@@ -172,7 +172,13 @@ class Bounds:
         return np.clip(np.asarray(records, dtype=float), self.low, self.high)
 
     def describe(self) -> str:
-        """The bounds and their source, in words."""
+        """The bounds and their source, in words.
+
+        Returns
+        -------
+        str
+            ``[low, high]`` and how they were obtained.
+        """
         text = f"[{self.low:.6g}, {self.high:.6g}]"
         return f"{text} ({self.note})" if self.note else text
 
@@ -286,6 +292,11 @@ def private_bounds_grid() -> np.ndarray:
     :data:`GRID_PER_DECADE` candidates per decade (steps of 0.46%) from 1e-6
     to 1e15 in absolute value, both signs, and 0: 21001 candidates fixed in
     advance, so choosing among them needs no range known beforehand.
+
+    Returns
+    -------
+    ndarray
+        The candidates, increasing.
     """
     steps = np.arange(-6 * GRID_PER_DECADE, 15 * GRID_PER_DECADE + 1)
     positive = 10.0 ** (steps / GRID_PER_DECADE)

@@ -26,6 +26,7 @@ PUBLIC_MODULES = (
     "sensampler.audit",
     "sensampler.models",
     "sensampler.release",
+    "sensampler.bounds",
     "sensampler.budget_file",
     "sensampler.data_files",
     "sensampler.privacy",
