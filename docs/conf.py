@@ -80,6 +80,7 @@ API_MODULES = {
     "sensampler.planning": "Planning a release from a target error",
     "sensampler.release": "Releasing a statistic of your data",
     "sensampler.report": "Release and audit reports",
+    "sensampler.bounds": "Clipping bounds and worst-case sensitivities",
     "sensampler.budget_file": "Persistent privacy budgets",
     "sensampler.data_files": "Reading a column of a data file",
     "sensampler.models": "Private scikit-learn estimators",

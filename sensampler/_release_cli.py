@@ -35,10 +35,24 @@ def add_release_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--population",
-        required=True,
+        default=None,
         help="bootstrap:PUBLIC_FILE (the same column of a public CSV/Parquet "
         "file, resampled), a model such as 'normal:loc=170,scale=10', or a "
-        "TOML file with a [population] table",
+        "TOML file with a [population] table; optional with --bounds private:EPS0",
+    )
+    p.add_argument(
+        "--bounds",
+        default="auto",
+        help="clip the records to bounds: auto (default: from the population "
+        "model, at no privacy cost), LOW:HIGH (given), private:EPS0 (estimated "
+        "from the data under EPS0-DP, spent too), or none (random DP only)",
+    )
+    p.add_argument(
+        "--worst-case-epsilon",
+        type=float,
+        default=None,
+        help="cap on each release's worst-case epsilon (default 10 x --epsilon): "
+        "the noise is raised to meet it",
     )
     p.add_argument("--epsilon", type=float, required=True, help="each release's epsilon")
     p.add_argument(
@@ -103,8 +117,11 @@ def release_command(args):
     data = read_column(args.data, args.column)
     budget = _budget(args)
     queries = args.query or ["mean"]
+    bounds = None if args.bounds.strip().lower() == "none" else args.bounds
     settings = dict(
         population=args.population,
+        bounds=bounds,
+        worst_case_epsilon=args.worst_case_epsilon,
         epsilon=args.epsilon,
         delta=args.delta,
         gamma=args.gamma,
@@ -136,10 +153,18 @@ def release_command(args):
             print(json.dumps(out, allow_nan=False))
             return
         print(f"{args.data}, column {args.column!r}:")
+        prepass = _spent_on_bounds(releases)
+        if prepass:
+            print(
+                f"private bounds: {format_dp(prepass, 0.0)} (exponential mechanism), "
+                "spent before the releases"
+            )
         for r in releases:
             print(r.text())
         if len(releases) > 1:
             print(_together(releases))
+        if len(releases) > 1 or prepass:
+            print(_worst_case_total(releases))
         if spent is not None:
             b = _budget_dict(budget, spent)
             used, limit = b["spent"], b["budget"]
@@ -156,6 +181,16 @@ def release_command(args):
                 )
                 + f" ({b['spent']['method']}; {b['releases']} releases)"
             )
+            worst = spent.worst_case()
+            print(
+                f"budget {b['file']}, worst case: "
+                + (
+                    "none (a release in the ledger states random DP only)"
+                    if worst is None
+                    else f"{format_dp(worst.epsilon, worst.delta)} for every pair "
+                    "of neighbours (basic composition)"
+                )
+            )
         if report is not None:
             print(f"report written to {report}")
 
@@ -167,11 +202,42 @@ def _together(releases) -> str:
     epsilon = math.fsum(r.statement.epsilon for r in releases)
     delta = math.fsum(r.statement.delta for r in releases)
     gamma = min(1.0, math.fsum(r.statement.gamma for r in releases))
-    return (  # rounded up, as every statement prints its numbers
-        f"together: {format_dp(epsilon, delta)}, except with probability "
+    dp = format_dp(epsilon, delta)  # rounded up, as every statement prints its numbers
+    if gamma == 0.0:
+        return f"together: {dp} (basic composition of the {len(releases)} releases)"
+    return (
+        f"together: {dp}, except with probability "
         f"gamma={format_upper(gamma, 4)} over the data "
         f"drawn from the population model (basic composition of the "
         f"{len(releases)} releases; gamma summed over their sampling runs)"
+    )
+
+
+def _spent_on_bounds(releases) -> float:
+    """The epsilon of a private-bounds pre-pass the releases share (0: none)."""
+    bounds = releases[0].bounds
+    return bounds.epsilon if bounds is not None else 0.0
+
+
+def _worst_case_total(releases) -> str:
+    """What holds for every pair of neighbours, together (basic composition)."""
+    parts = []
+    for r in releases:
+        s = r.statement
+        worst = s if s.source == "global" else s.worst_case
+        if worst is None:
+            return (
+                "worst case, together: none (a release without bounds states "
+                "random DP only)"
+            )
+        parts.append(worst)
+    prepass = _spent_on_bounds(releases)
+    epsilon = math.fsum(w.epsilon for w in parts) + prepass
+    delta = math.fsum(w.delta for w in parts)
+    with_prepass = f", the private bounds' epsilon={prepass:g} included" if prepass else ""
+    return (
+        f"worst case, together: {format_dp(epsilon, delta)} for every pair of "
+        f"neighbours (basic composition{with_prepass})"
     )
 
 
@@ -191,4 +257,12 @@ def _budget_dict(budget: BudgetFile, spent) -> dict:
             "method": bound.method,
         },
         "releases": spent.count,
+        "worst_case": (
+            None
+            if spent.worst_case() is None
+            else {
+                "epsilon": spent.worst_case().epsilon,
+                "delta": spent.worst_case().delta,
+            }
+        ),
     }

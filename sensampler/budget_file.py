@@ -56,6 +56,8 @@ __all__ = ["BudgetFile", "BudgetFileError", "replay_filter"]
 _FORMAT = "sensampler-budget"
 _VERSION = 1
 _ENTRY_KEYS = ("mechanism", "epsilon", "delta", "gamma", "run_id", "count")
+#: Optional keys of an entry: the worst-case part of its statement.
+_WORST_KEYS = ("worst_case_epsilon", "worst_case_delta")
 #: Seconds a spend waits for another process's lock before giving up.
 LOCK_TIMEOUT = 60.0
 
@@ -99,12 +101,20 @@ def replay_filter(
         if entry.count == 0:  # a sampling run drawn, nothing released
             budget.record_run(run or SamplingRun(entry.run_id, 0.0))
             continue
+        worst_case = None
+        if run is not None and entry.worst_case_epsilon is not None:
+            worst_case = PrivacyStatement(
+                f"{entry.mechanism} (worst case)",
+                entry.worst_case_epsilon,
+                entry.worst_case_delta,
+            )
         statement = PrivacyStatement(
             entry.mechanism,
             entry.epsilon,
             entry.delta,
             run=run,
             source="global" if run is None else "sampled",
+            worst_case=worst_case,
         )
         budget.compose(statement, entry.count)
     return budget
@@ -131,7 +141,14 @@ class _Ledger:
             b["delta"],
             b["rule"],
             b["gamma"],
-            (LedgerEntry(**{k: e[k] for k in _ENTRY_KEYS}, rho=None) for e in self.entries),
+            (
+                LedgerEntry(
+                    **{k: e[k] for k in _ENTRY_KEYS},
+                    **{k: e.get(k) for k in _WORST_KEYS},
+                    rho=None,
+                )
+                for e in self.entries
+            ),
         )
 
 
@@ -362,10 +379,19 @@ def _check_entry(entry) -> None:
     DELTA_STATED.check("delta", entry["delta"])
     GAMMA.check("gamma", entry["gamma"])
     check_count("count", entry["count"], minimum=0)
+    worst = [entry.get(k) for k in _WORST_KEYS]
+    if (worst[0] is None) != (worst[1] is None):
+        raise ValueError("an entry has one of " + ", ".join(_WORST_KEYS) + " only")
+    if worst[0] is not None:
+        check_real("worst_case_epsilon", worst[0], low=0.0)
+        DELTA_STATED.check("worst_case_delta", worst[1])
 
 
 def _entry_dict(entry: LedgerEntry) -> dict:
-    return {k: getattr(entry, k) for k in _ENTRY_KEYS}
+    out = {k: getattr(entry, k) for k in _ENTRY_KEYS}
+    if entry.worst_case_epsilon is not None:
+        out.update({k: getattr(entry, k) for k in _WORST_KEYS})
+    return out
 
 
 class BudgetSession:

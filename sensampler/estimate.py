@@ -810,6 +810,17 @@ class SensitivityEstimate(_ReadsTheRun):
         (:func:`sensampler.audit.audit_estimate`). Not compared, and not
         pickled: it holds the caller's query and population, which need not
         pickle, so a pickled estimate comes back with ``problem=None``.
+    bounds : sensampler.bounds.Bounds or None, default None
+        The clipping bounds of the records of every sampled database (set by
+        the sampler with ``bounds=``): the sensitivity is that of the query on
+        clipped records, and a release must clip the private data the same
+        way (``bounds.clip``).
+    worst_case : float or None, default None
+        The sensitivity of the clipped query over *every* pair of neighbours,
+        in ``norm`` (analytic, for the built-in queries: see
+        :func:`sensampler.bounds.worst_case_sensitivity`); ``None`` when no
+        bound is known. A mechanism calibrated with the estimate states a
+        plain DP guarantee from it (``privacy.worst_case``).
 
     Attributes
     ----------
@@ -835,6 +846,8 @@ class SensitivityEstimate(_ReadsTheRun):
     recordwise: bool = False
     offset: int = 0
     problem: SamplingProblem | None = field(default=None, compare=False, repr=False)
+    bounds: Any = None
+    worst_case: float | None = None
     sensitivity: SensitivityValue = field(init=False)
     mean: SensitivityValue = field(init=False)
 
@@ -847,6 +860,33 @@ class SensitivityEstimate(_ReadsTheRun):
             )
         samples.setflags(write=False)
         offset = check_count("offset", self.offset, minimum=0)
+        if self.worst_case is not None:
+            if self.bounds is None:
+                raise ValueError(
+                    "a worst-case sensitivity holds for records clipped to bounds, "
+                    f"got worst_case={self.worst_case!r} with bounds=None."
+                )
+            worst = check_real("worst_case", self.worst_case, low=0.0)
+            # a realised pair's sensitivity cannot exceed the worst case
+            if samples.size and samples.max() > worst * (1 + 1e-9):
+                raise ValueError(
+                    f"worst_case must bound every sampled sensitivity, got "
+                    f"worst_case={worst!r} below a sampled {float(samples.max())!r}."
+                )
+            rule = getattr(getattr(self.problem, "query", None), "worst_case", None)
+            if self.problem is not None and (
+                rule is None
+                or rule(
+                    self.bounds.low, self.bounds.high, self.n, self.run.neighbours,
+                    self.norm,
+                )
+                != worst
+            ):
+                raise ValueError(
+                    "worst_case must be the analytic worst case of the sampled "
+                    f"query on records clipped to the bounds, got worst_case={worst!r}."
+                )
+            object.__setattr__(self, "worst_case", worst)
         output_shape = self.output_shape
         if output_shape is None and samples.ndim > 1:
             output_shape = samples.shape[1:]
@@ -889,7 +929,7 @@ class SensitivityEstimate(_ReadsTheRun):
             type(self),
             fields
             + (self.parts, self.query, self.part, self.output_shape, self.recordwise)
-            + (self.offset,),
+            + (self.offset, None, self.bounds, self.worst_case),
         )
 
     def __iter__(self) -> Iterator[SensitivityValue]:
@@ -983,6 +1023,9 @@ class SensitivityEstimate(_ReadsTheRun):
             "ordinal": self.ordinal,
             "plan": asdict(self.plan),
         }
+        if self.bounds is not None:
+            out["bounds"] = [self.bounds.low, self.bounds.high]
+            out["worst_case"] = self.worst_case
         if samples:
             out["samples"] = self.samples.tolist()
         return out

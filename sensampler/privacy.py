@@ -371,6 +371,15 @@ class PrivacyStatement:
         The mechanism's additive noise per unit of sensitivity, where it is
         Gaussian or Laplace; read by
         :class:`~sensampler.accounting.PLDAccountant`.
+    worst_case : PrivacyStatement or None
+        A plain (epsilon, delta)-DP statement that holds for **every** pair of
+        neighbours (no gamma, a global sensitivity): what a mechanism
+        calibrated with a sampled sensitivity states from the worst-case
+        sensitivity of the query on clipped records
+        (:mod:`sensampler.bounds`), computed from the same noise; ``None``
+        when no worst case is known. The random-DP statement protects the
+        databases the population model describes, except with probability
+        gamma; this one protects everyone, at its own (larger) epsilon.
     """
 
     mechanism: str
@@ -382,6 +391,7 @@ class PrivacyStatement:
     source: Source = "global"
     neighbours: str = NEIGHBOURS
     noise: Noise | None = None
+    worst_case: PrivacyStatement | None = None
 
     def __post_init__(self):
         if not isinstance(self.mechanism, str):
@@ -411,6 +421,8 @@ class PrivacyStatement:
                 f"the statement's neighbours={self.neighbours!r} differ from its "
                 f"run's, {self.run.neighbours!r}."
             )
+        if self.worst_case is not None:
+            _check_worst_case(self.worst_case, self.neighbours)
 
     @property
     def guaranteed(self) -> bool:
@@ -470,7 +482,7 @@ class PrivacyStatement:
         if self.source == "sampled":
             return (
                 f"{self.mechanism}: {core}{_except_gamma(self.gamma)} (random DP, "
-                f"{self.neighbours} neighbours)"
+                f"{self.neighbours} neighbours){_worst_case_text(self.worst_case)}"
                 + (ORDER_DEPENDENT if self.run is not None and self.run.order_dependent
                    else "")
             )
@@ -507,6 +519,10 @@ class PrivacyStatement:
         (:func:`to_replace_one`: noise per unit of sensitivity halved, gamma
         doubled), and ``neighbours="add-remove"`` keeps it, for an accountant
         that holds add/remove events only.
+
+        The worst-case part of a sampled statement is a plain DP statement
+        with no gamma: ``statement.worst_case.to_dp_event()`` is a true DP
+        guarantee that any dp_accounting accountant may compose as is.
 
         Parameters
         ----------
@@ -700,6 +716,43 @@ def format_dp(epsilon: float, delta: float) -> str:
     if delta:
         return f"(epsilon={format_upper(epsilon, 6)}, delta={format_upper(delta, 3)})-DP"
     return f"epsilon={format_upper(epsilon, 6)}-DP"
+
+
+def _check_worst_case(worst_case, neighbours: str) -> None:
+    """A worst-case part is a plain (epsilon, delta)-DP statement of the same relation."""
+    if not isinstance(worst_case, PrivacyStatement):
+        raise TypeError(
+            f"worst_case must be a PrivacyStatement or None, got {worst_case!r}."
+        )
+    plain = (
+        worst_case.source == "global"
+        and worst_case.run is None
+        and worst_case.worst_case is None
+        and (worst_case.epsilon is not None or worst_case.rho is not None)
+    )
+    if not plain:
+        raise ValueError(
+            "worst_case must be a plain (epsilon, delta)-DP or zCDP statement over "
+            "every pair (global, no run, no gamma, no worst case of its own), got "
+            f"{worst_case!r}."
+        )
+    if worst_case.neighbours != neighbours:
+        raise ValueError(
+            f"worst_case must hold for the statement's neighbours={neighbours!r}, "
+            f"got {worst_case.neighbours!r}."
+        )
+
+
+def _worst_case_text(worst_case) -> str:
+    """The worst-case part in words, or nothing."""
+    if worst_case is None:
+        return ""
+    core = (
+        f"rho={format_upper(worst_case.rho, 6)}-zCDP"
+        if worst_case.epsilon is None
+        else format_dp(worst_case.epsilon, worst_case.delta)
+    )
+    return f"; worst case: {core} for every pair of neighbours"
 
 
 def _except_gamma(gamma: float) -> str:
@@ -904,6 +957,7 @@ def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
         run = replace(
             run, gamma=min(1.0, 2.0 * run.gamma), neighbours="replace-one"
         )
+    worst_case = statement.worst_case
     return PrivacyStatement(
         f"{statement.mechanism} (add-remove, converted to replace-one)",
         epsilon,
@@ -914,6 +968,7 @@ def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
         source=statement.source,
         neighbours="replace-one",
         noise=noise,
+        worst_case=None if worst_case is None else to_replace_one(worst_case),
     )
 
 

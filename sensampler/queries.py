@@ -34,6 +34,8 @@ array([1., 4.])
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable
 from numbers import Integral
 from typing import Any, Union, overload
@@ -122,7 +124,12 @@ class Query:
     C loops: the sampler then prefers threads to processes. ``additive`` is
     ``None``, or one of :data:`ADDITIVE_KINDS` for a sum over records (see the
     module's docstring): the sampler then evaluates the query on one-record
-    databases only.
+    databases only. ``worst_case`` is ``None``, or for the built-in queries on
+    scalar records a callable ``worst_case(low, high, n, neighbours, norm)``
+    giving the sensitivity of the query on records clipped to ``[low, high]``
+    over *every* pair of neighbouring databases of ``n`` records (the larger
+    has n under ``"add-remove"``) in the norm named ``norm``, or ``None`` where
+    no bound is derived (see :mod:`sensampler.bounds`).
     """
 
     batched = False
@@ -134,6 +141,8 @@ class Query:
     #: records (see :class:`sensampler.estimate.Coverage`).
     recordwise = False
     name = "query"
+    # See the class docstring.
+    worst_case: Callable[..., float | None] | None = None
 
     def __call__(self, data: ArrayLike) -> Any:
         raise NotImplementedError
@@ -446,11 +455,90 @@ identity.__doc__ = (
 )
 identity.recordwise = True
 # The additive built-ins are trusted: the sampler does not probe their declaration.
-mean = trust(_builtin(lambda stack: stack.mean(axis=1), "mean", additive="mean"))
-sum = trust(_builtin(lambda stack: stack.sum(axis=1), "sum", additive="sum"))  # noqa: A001
+mean = _builtin(lambda stack: stack.mean(axis=1), "mean", additive="mean")
+sum = _builtin(lambda stack: stack.sum(axis=1), "sum", additive="sum")  # noqa: A001
 median = _builtin(lambda stack: np.median(stack, axis=1), "median")
 #: The level of a one-quantile query (releases use the exponential mechanism).
 median.quantile_level = 0.5
+
+
+# ------------------------------------------------------------ worst cases
+# Each function gives the sensitivity, over every pair of neighbours, of the
+# query on records clipped to [low, high] (width w = high - low), in a norm
+# named by a string; None where no bound is derived. Scalar outputs have
+# equal l1, l2 and linf norms.
+_SCALAR_NORMS = ("l1", "l2", "linf")
+
+
+def _vector_norm(norm: str, size: int, each: float) -> float | None:
+    """Norm of a vector of ``size`` coordinates, each moving by at most ``each``."""
+    if norm == "l1":
+        return size * each
+    if norm == "l2":
+        return math.sqrt(size) * each
+    return each if norm == "linf" else None
+
+
+def _worst_mean(low, high, n, neighbours, norm):
+    # replace-one: (x - x')/n; add/remove: (x - mean(D))/n, both within [-w, w]/n.
+    return (high - low) / n if norm in _SCALAR_NORMS else None
+
+
+def _worst_sum(low, high, n, neighbours, norm):
+    # replace-one: x - x' in [-w, w]; add/remove: the record x itself.
+    if norm not in _SCALAR_NORMS:
+        return None
+    return high - low if neighbours == "replace-one" else max(abs(low), abs(high))
+
+
+def _worst_quantiles(size, low, high, n, neighbours, norm):
+    # Every quantile of records in [low, high] lies in [low, high]: it moves by
+    # at most w, whatever the relation (numpy's interpolation stays inside).
+    return _vector_norm(norm, size, high - low)
+
+
+def _worst_variance(ddof, root, low, high, n, neighbours, norm):
+    r"""Variance: :math:`w^2/(n - \mathrm{ddof})`; std: its square root.
+
+    Replace-one: :math:`V(D) = \min_c \sum_i (d_i - c)^2/(n - \mathrm{ddof})`,
+    so with c the mean of D', :math:`V(D) \le V(D') + w^2/(n - \mathrm{ddof})`,
+    and symmetrically. Add/remove (ddof = 0): :math:`n V_n(D \cup x) = (n-1)
+    V_{n-1}(D) + \frac{n-1}{n}(x - \bar D)^2` (Welford), so the change is
+    :math:`\frac{n-1}{n^2}(x - \bar D)^2 - V_{n-1}(D)/n`, within
+    :math:`[-w^2/(4n), w^2/n]` (Popoviciu: :math:`V \le w^2/4`). The standard
+    deviation moves by at most the square root: :math:`|\sqrt u - \sqrt v|
+    \le \sqrt{|u - v|}`.
+    """
+    if norm not in _SCALAR_NORMS or n <= ddof:
+        return None
+    if neighbours == "add-remove" and ddof:
+        return None
+    bound = (high - low) ** 2 / (n - ddof)
+    if not math.isfinite(bound):
+        return None
+    return math.sqrt(bound) if root else bound
+
+
+def _worst_count(low, high, n, neighbours, norm):
+    # One record enters or leaves the count.
+    return 1.0 if norm in _SCALAR_NORMS else None
+
+
+def _worst_histogram(bins, low, high, n, neighbours, norm):
+    # replace-one: one bin -1 and another +1; add/remove: one bin +1.
+    if neighbours == "add-remove":
+        return 1.0 if norm in _SCALAR_NORMS else None
+    if bins == 1:
+        return 1.0 if norm in _SCALAR_NORMS else None
+    return {"l1": 2.0, "l2": math.sqrt(2.0), "linf": 1.0}.get(norm)
+
+
+mean.worst_case = _worst_mean
+sum.worst_case = _worst_sum
+# trusted once complete: a later change of an attribute withdraws the trust
+trust(mean)
+trust(sum)
+median.worst_case = functools.partial(_worst_quantiles, 1)
 
 
 def quantile(q: float) -> BatchedQuery:
@@ -482,6 +570,7 @@ def quantile(q: float) -> BatchedQuery:
     query = _builtin(func, f"quantile({q!r})")
     if qs.ndim == 0:  # one quantile: releases use the exponential mechanism
         query.quantile_level = float(qs)
+    query.worst_case = functools.partial(_worst_quantiles, qs.size)
     return query
 
 
@@ -499,10 +588,12 @@ def variance(ddof: int = 0) -> BatchedQuery:
         The query, evaluated on a whole stack of databases at once.
     """
     ddof = check_count("ddof", ddof, minimum=0)
-    return _builtin(
+    query = _builtin(
         lambda stack: _spread(stack, ddof).var(axis=1, ddof=ddof),
         f"variance(ddof={ddof})",
     )
+    query.worst_case = functools.partial(_worst_variance, ddof, False)
+    return query
 
 
 def std(ddof: int = 0) -> BatchedQuery:
@@ -519,9 +610,11 @@ def std(ddof: int = 0) -> BatchedQuery:
         The query, evaluated on a whole stack of databases at once.
     """
     ddof = check_count("ddof", ddof, minimum=0)
-    return _builtin(
+    query = _builtin(
         lambda stack: _spread(stack, ddof).std(axis=1, ddof=ddof), f"std(ddof={ddof})"
     )
+    query.worst_case = functools.partial(_worst_variance, ddof, True)
+    return query
 
 
 def _spread(stack: np.ndarray, ddof: int) -> np.ndarray:
@@ -566,6 +659,7 @@ def count(predicate: Callable[[np.ndarray], np.ndarray] | None = None) -> Batche
         releases_gil=False,
         real_records=predicate is None,
     )
+    query.worst_case = _worst_count
     # A predicate sees the whole stack and may compare records: only the count
     # of non-zero records is additive by construction.
     return trust(query) if predicate is None else query
@@ -642,7 +736,9 @@ def histogram(
         counts = np.bincount((rows + idx)[inside], minlength=b * nb)
         return counts.reshape(b, nb).astype(float)
 
-    return trust(_builtin(func, f"histogram({nb} bins)", additive="sum"))
+    query = _builtin(func, f"histogram({nb} bins)", additive="sum")
+    query.worst_case = functools.partial(_worst_histogram, nb)
+    return trust(query)
 
 
 class EstimatorQuery(Query):

@@ -49,6 +49,7 @@ from ._html import release_html, statement_html
 from ._input_files import read_toml
 from ._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
 from .accounting import ExceededPrivacyBudgetError, PrivacyFilter
+from .bounds import Bounds, private_bounds, worst_case_sensitivity
 from .budget_file import BudgetFile, replay_filter
 from .data_files import PARQUET_SUFFIXES, read_column
 from .estimate import SensitivityEstimate
@@ -65,8 +66,8 @@ from .mechanisms import (
     ExponentialQuantileMechanism,
     GaussianMechanism,
     LaplaceMechanism,
+    analytic_gaussian_sigma,
 )
-from .mechanisms.quantile import check_bounds
 from .mechanisms.secure import FLOAT_POSITIONS
 from .parallel import child_seed
 from .plan import sampling_plan
@@ -100,16 +101,16 @@ RELEASE_MECHANISMS = {
     "discrete-gaussian": "l2",
 }
 
-#: Quantile bounds from a population model: its quantiles at this coverage and
-#: 1 - coverage, computed on :data:`BOUNDS_SAMPLE` draws from a fixed seed.
-BOUNDS_COVERAGE = 0.001
-#: Draws of the population model behind its quantile bounds.
-BOUNDS_SAMPLE = 200_000
-#: Seed of those draws: the bounds depend on the public model only.
-BOUNDS_SEED = 0
 #: Queries a release may name: the built-in statistics (not ``identity``, which
 #: publishes the records themselves).
 RELEASE_QUERY_NAMES = tuple(name for name in QUERY_NAMES if name != "identity")
+
+#: Bounds of a release when none are given: read from the population model.
+DEFAULT_BOUNDS = "auto"
+
+#: The statement of a private-bounds pre-pass, by its epsilon (see
+#: :func:`sensampler.bounds.private_bounds`).
+PRIVATE_BOUNDS = "private bounds (exponential mechanism, 2 quantiles)"
 
 #: The guarantee in words, so that gamma is not read as delta.
 GUARANTEE = (
@@ -178,15 +179,23 @@ class Release:
         The noise added, in words (its scale).
     n : int
         Number of records of the data (released as is).
+    bounds : Bounds or None
+        The clipping bounds of the records (of the data and of every sampled
+        database), or ``None``.
+    price : str or None
+        The price of a worst-case guarantee in words: the noise a plain-DP
+        release at the same epsilon with the same bounds would need.
     """
 
     query: str
     value: Any
     statement: PrivacyStatement
-    estimate: SensitivityEstimate
+    estimate: SensitivityEstimate | None
     mechanism: str
     noise: str
     n: int
+    bounds: Bounds | None = None
+    price: str | None = None
 
     @property
     def guarantee(self) -> str:
@@ -194,7 +203,25 @@ class Release:
         s = self.statement
         dp = format_dp(s.epsilon, s.delta)
         dp += f" for {s.neighbours} neighbours (n={self.n} records)"
+        if s.source == "global":
+            return f"{dp}, for every pair of neighbouring databases (plain DP)"
         return GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
+
+    @property
+    def worst_case(self) -> str:
+        """What holds for every pair of neighbours, in words."""
+        s = self.statement
+        if s.source == "global":
+            return "the guarantee above holds for every pair (no sampled sensitivity)"
+        if s.worst_case is None:
+            return (
+                "none: where the population model does not describe the data the "
+                "release may be exact (give bounds)"
+            )
+        return (
+            f"{format_dp(s.worst_case.epsilon, s.worst_case.delta)} for every pair of "
+            f"{s.neighbours} neighbours, records clipped to the bounds"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dictionary (no NaN or infinity).
@@ -205,7 +232,9 @@ class Release:
             The answer, the mechanism and the statement, in plain numbers and strings.
         """
         est = self.estimate
-        return {
+        worst = self.statement.worst_case
+        b = self.bounds
+        out = {
             "query": self.query,
             "answer": np.asarray(self.value, dtype=float).tolist(),
             "mechanism": self.mechanism,
@@ -214,8 +243,30 @@ class Release:
             "delta": self.statement.delta,
             "gamma": self.statement.gamma,
             "guarantee": self.guarantee,
+            "worst_case": (
+                None
+                if worst is None
+                else {"epsilon": worst.epsilon, "delta": worst.delta}
+            ),
+            "bounds": (
+                None
+                if b is None
+                else {
+                    "low": b.low,
+                    "high": b.high,
+                    "source": b.source,
+                    "epsilon": b.epsilon,
+                    "note": b.note,
+                }
+            ),
+            "price": self.price,
             "n": self.n,
             "neighbours": self.statement.neighbours,
+        }
+        if est is None:
+            return out
+        return {
+            **out,
             "sensitivity": np.asarray(est.sensitivity.value).tolist(),
             "norm": est.norm,
             "run_id": est.run_id,
@@ -245,6 +296,21 @@ class Release:
             if np.ndim(value) == 0
             else np.array2string(np.asarray(value, dtype=float), precision=6)
         )
+        head = [
+            f"{self.query}: {answer}",
+            f"  guarantee  {self.guarantee}",
+        ]
+        floor = [f"  worst case {self.worst_case}"]
+        if self.bounds is not None:
+            floor.append(f"  bounds     {self.bounds.describe()}")
+        if self.price is not None:
+            floor.append(f"  price      {self.price}")
+        if est is None:
+            return "\n".join(
+                head
+                + [f"  mechanism  {self.statement.mechanism}, {self.noise}"]
+                + floor
+            )
         seed = est.to_dict()["seed"]
         seed_text = "unknown" if seed is None else (
             f"entropy {seed[0]}, spawn key {tuple(seed[1])}"
@@ -256,12 +322,14 @@ class Release:
             else np.array2string(sensitivity, precision=6)
         )
         return "\n".join(
-            [
-                f"{self.query}: {answer}",
-                f"  guarantee  {self.guarantee}",
+            head
+            + [
                 "             (gamma is not delta: with probability gamma the "
                 "sampled sensitivity is too small for the data, and nothing is "
                 "guaranteed)",
+            ]
+            + floor
+            + [
                 f"  mechanism  {self.statement.mechanism}, {self.noise}",
                 f"  sensitivity {sens_text} ({est.norm}; "
                 f"order statistic k={est.k} of m={est.m} sampled pairs)",
@@ -273,36 +341,21 @@ class Release:
 
 @dataclass(frozen=True)
 class QuantileRelease(Release):
-    """A quantile released by the exponential mechanism over public bounds.
+    """A quantile released by the exponential mechanism over bounds.
 
     Its statement is plain epsilon-DP for every pair of neighbouring databases
     (:class:`~sensampler.mechanisms.ExponentialQuantileMechanism`): nothing is
-    sampled, so there is no gamma and ``estimate`` is ``None``.
+    sampled, so there is no gamma and ``estimate`` is ``None``. The fields are
+    :class:`Release`'s: ``mechanism`` is ``"exponential"``, ``noise`` the
+    mechanism's utility, its sensitivity and the range in words, ``bounds`` the
+    range the records were clipped to and the output lies in, and ``price`` is
+    ``None`` (the statement is already the worst case).
 
     Parameters
     ----------
-    query : str
-        The query's name.
-    value : float
-        The private quantile, a point of ``bounds``.
-    statement : PrivacyStatement
-        Plain epsilon-DP (``delta = 0``, no sampling run, gamma 0).
-    estimate : None
-        No sensitivity is sampled.
-    mechanism : str
-        ``"exponential"``.
-    noise : str
-        The mechanism's utility, its sensitivity and the range, in words.
-    n : int
-        Number of records of the data (released as is).
-    bounds : (float, float)
-        The public range the records were clipped to and the output lies in.
-    bounds_source : str
-        Where the bounds came from, in words.
+    query, value, statement, estimate, mechanism, noise, n, bounds, price
+        As in :class:`Release`.
     """
-
-    bounds: tuple[float, float]
-    bounds_source: str
 
     @property
     def guarantee(self) -> str:
@@ -314,48 +367,6 @@ class QuantileRelease(Release):
             "(worst case: no gamma)"
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly dictionary (no NaN or infinity).
-
-        Returns
-        -------
-        dict
-            The answer, the mechanism, the statement and the bounds.
-        """
-        return {
-            "query": self.query,
-            "answer": float(self.value),
-            "mechanism": self.mechanism,
-            "noise": self.noise,
-            "epsilon": self.statement.epsilon,
-            "delta": self.statement.delta,
-            "gamma": self.statement.gamma,
-            "guarantee": self.guarantee,
-            "n": self.n,
-            "neighbours": self.statement.neighbours,
-            "bounds": list(self.bounds),
-            "bounds_source": self.bounds_source,
-        }
-
-    def text(self) -> str:
-        """The answer and the full statement, for people.
-
-        Returns
-        -------
-        str
-            Several lines of text.
-        """
-        low, high = self.bounds
-        return "\n".join(
-            [
-                f"{self.query}: {float(self.value):.6g}",
-                f"  guarantee  {self.guarantee}",
-                f"  mechanism  {self.statement.mechanism}, {self.noise}",
-                f"  bounds     [{low:.6g}, {high:.6g}], {self.bounds_source}; "
-                "records outside are clipped",
-            ]
-        )
-
 
 def _query_name(query, given) -> str:
     if isinstance(given, str):
@@ -363,22 +374,34 @@ def _query_name(query, given) -> str:
     return str(getattr(query, "name", None) or getattr(given, "__name__", "query"))
 
 
+def _check_sampling(name, query, population, n, mechanism, gamma, bound, n_jobs):
+    """Refuse a sampling run that would not fit in memory, naming the query."""
+    try:
+        check_sampling_memory(
+            query, population, n, gamma=gamma, bound=bound,
+            norm=RELEASE_MECHANISMS[mechanism], n_jobs=n_jobs,
+        )
+    except ValueError as exc:
+        where = (  # the probe's records come from the model, not the data
+            "on a probe database drawn from the population model"
+            if f"query {name!r}" in str(exc)
+            else f"query {name!r}"
+        )
+        raise ValueError(f"{where}: {exc}") from None
+
+
 def _check_runs(
-    names, parsed, answers, population, n, *, mechanism, granularity, gamma, bound,
-    n_jobs,
+    names, parsed, population, n, *, mechanism, gamma, bound, n_jobs
 ) -> None:
-    """What the sampling runs and the mechanism need, checked before any sampling.
+    """What the sampling runs need, checked before any answer or sample.
 
     A query that publishes the records themselves (``identity``) is refused: it
     reads records by position, and the sampler refuses it after sampling. Each
     run must fit in memory with ``n_jobs`` workers
     (:func:`~sensampler.experiments.specs.check_sampling_memory`, which also
-    meets the query with the population on a probe database); a discrete
-    mechanism's grid must hold each answer exactly in a float release
-    (:data:`~sensampler.mechanisms.secure.FLOAT_POSITIONS`). Messages never
-    quote an answer: it is private.
+    meets the query with the population on a probe database).
     """
-    for name, query, answer in zip(names, parsed, answers):
+    for name, query in zip(names, parsed):
         if query is identity:
             raise ValueError(
                 f"query {name!r} publishes the records themselves, by position, "
@@ -386,21 +409,18 @@ def _check_runs(
                 "and be published exactly); release a statistic: "
                 f"{', '.join(RELEASE_QUERY_NAMES)}."
             )
-        try:
-            check_sampling_memory(
-                query, population, n, gamma=gamma, bound=bound,
-                norm=RELEASE_MECHANISMS[mechanism], n_jobs=n_jobs,
-            )
-        except ValueError as exc:
-            where = (  # the probe's records come from the model, not the data
-                "on a probe database drawn from the population model"
-                if f"query {name!r}" in str(exc)
-                else f"query {name!r}"
-            )
-            raise ValueError(f"{where}: {exc}") from None
-        if granularity is None or not mechanism.startswith("discrete"):
-            continue
-        grid = Fraction(granularity)
+        if population is not None:  # without one nothing is sampled
+            _check_sampling(name, query, population, n, mechanism, gamma, bound, n_jobs)
+
+
+def _check_grid(names, answers, mechanism, granularity) -> None:
+    """A discrete mechanism's grid must hold each answer exactly in a float
+    release (:data:`~sensampler.mechanisms.secure.FLOAT_POSITIONS`). The message
+    never quotes an answer: it is private."""
+    if granularity is None or not mechanism.startswith("discrete"):
+        return
+    grid = Fraction(granularity)
+    for name, answer in zip(names, answers):
         if any(abs(Fraction(float(v)) / grid) >= FLOAT_POSITIONS for v in answer.flat):
             raise ValueError(
                 f"granularity={granularity!r} is too fine for the answer of query "
@@ -433,6 +453,8 @@ def _check_data(data) -> np.ndarray:
 
 
 def _check_population(population, column):
+    if population is None:
+        return None
     if isinstance(population, str):
         population = load_population(population, column=column)
     population = distributions.as_distribution(population)
@@ -482,77 +504,95 @@ def _granularity(sensitivity: float) -> float:
     return 10.0 ** math.floor(math.log10(sensitivity / 100.0))
 
 
-def _population_bounds(population) -> tuple[float, float]:
-    """The population model's :data:`BOUNDS_COVERAGE` and 1 - coverage quantiles,
-    from :data:`BOUNDS_SAMPLE` draws with a fixed seed (public: no privacy cost)."""
-    draws = np.asarray(
-        population.sample(BOUNDS_SAMPLE, random_state=BOUNDS_SEED), dtype=float
-    )
-    low, high = np.quantile(draws, [BOUNDS_COVERAGE, 1.0 - BOUNDS_COVERAGE])
-    if not low < high:
-        raise ValueError(
-            f"the population model's {BOUNDS_COVERAGE:g} and "
-            f"{1 - BOUNDS_COVERAGE:g} quantiles coincide ({float(low):g}), so they "
-            "bound no quantile release; give bounds=(low, high)."
-        )
-    return float(low), float(high)
+def _quantile_mechanism(query, bounds, epsilon):
+    """(mechanism, its statement, the noise in words) of a one-quantile query
+    (``query.quantile_level``) over ``bounds``, or None for any other query or
+    without bounds (a quantile is then released like any statistic: random DP).
 
-
-def _quantile_mechanism(query, population, bounds, epsilon):
-    """(mechanism, its statement, the noise in words, bounds, their source) of a
-    one-quantile query (``query.quantile_level``), or None for any other query.
-
-    The exponential mechanism over public bounds (Smith 2011): plain epsilon-DP
+    The exponential mechanism over the bounds (Smith 2011): plain epsilon-DP
     for every pair of neighbours, where a sampled sensitivity of a quantile
     would be random DP only, and often far larger than the quantile's spread.
     """
     level = getattr(query, "quantile_level", None)
-    if level is None:
+    if level is None or bounds is None:
         return None
-    if bounds is None:
-        low, high = _population_bounds(population)
-        source = (
-            f"the population model's {BOUNDS_COVERAGE:g} and "
-            f"{1 - BOUNDS_COVERAGE:g} quantiles (public, no privacy cost)"
-        )
-    else:
-        low, high = check_bounds(bounds)
-        source = "given"
-    mech = ExponentialQuantileMechanism(level, (low, high), epsilon)
+    mech = ExponentialQuantileMechanism(level, (bounds.low, bounds.high), epsilon)
     noise = (
         f"utility -|rank - {level:g}n| of sensitivity "
-        f"{mech.utility_sensitivity:g}, over [{low:.6g}, {high:.6g}]"
+        f"{mech.utility_sensitivity:g}, over [{bounds.low:.6g}, {bounds.high:.6g}]"
     )
-    return mech, mech.privacy, noise, (low, high), source
+    return mech, mech.privacy, noise
 
 
-def _mechanism(name, estimate, epsilon, delta, granularity, dimension):
-    """(mechanism, its (epsilon, delta) statement, the noise in words)."""
+def _price(name, estimate, epsilon, delta) -> str | None:
+    """The noise a plain-DP release with the same bounds would need, in words."""
+    worst = getattr(estimate, "worst_case", None)
+    if worst is None:
+        return None
+    dp = format_dp(epsilon, delta)
+    if name in ("laplace", "discrete-laplace"):
+        noise = f"Laplace noise of scale {worst / epsilon:.6g}"
+    else:
+        noise = f"Gaussian noise of sigma {worst * analytic_gaussian_sigma(epsilon, delta):.6g}"
+    return (
+        f"a worst-case guarantee at {dp} with the same bounds would need {noise} "
+        f"(worst-case sensitivity {worst:.6g})"
+    )
+
+
+def _mechanism(
+    name, estimate, epsilon, delta, granularity, dimension, worst_case_epsilon=None
+):
+    """(mechanism, its (epsilon, delta) statement, the noise in words).
+
+    ``estimate`` is a sampled estimate, or a number: a global sensitivity (the
+    worst case of a query on records clipped to private bounds)."""
     if name == "laplace":
-        mech = LaplaceMechanism(estimate, epsilon)
+        mech = LaplaceMechanism(estimate, epsilon, worst_case_epsilon)
         return mech, mech.privacy, f"Laplace noise of scale {np.max(mech.scale):.6g}"
     if name == "gaussian":
-        mech = GaussianMechanism(estimate, epsilon, delta)
+        mech = GaussianMechanism(
+            estimate, epsilon, delta, worst_case_epsilon=worst_case_epsilon
+        )
         return mech, mech.privacy, f"Gaussian noise of sigma {mech.sigma:.6g}"
-    grid = granularity or _granularity(float(np.max(estimate.sensitivity.value)))
+    sampled = getattr(estimate, "sensitivity", None)
+    base = float(np.max(sampled.value)) if sampled is not None else float(estimate)
+    if base == 0.0:  # a sampled 0: the grid follows the worst case
+        base = getattr(estimate, "worst_case", None) or 0.0
+    grid = granularity or _granularity(base)
     if name == "discrete-laplace":
         mech = DiscreteLaplaceMechanism(
-            estimate, epsilon, granularity=grid, dimension=dimension
+            estimate,
+            epsilon,
+            granularity=grid,
+            dimension=dimension,
+            worst_case_epsilon=worst_case_epsilon,
         )
         return mech, mech.privacy, (
             f"discrete Laplace noise of scale {mech.scale:.6g} on the grid {grid:g}Z"
         )
     rho = _rho_for(epsilon, delta)
+    cap_epsilon = worst_case_epsilon or 10.0 * epsilon
+    cap = _rho_for(cap_epsilon, delta)
     while True:
         mech = DiscreteGaussianMechanism(
-            estimate, rho=rho, granularity=grid, dimension=dimension
+            estimate, rho=rho, granularity=grid, dimension=dimension,
+            worst_case_rho=cap,
         )
         stated = mech.privacy.epsilon_for(delta)
-        if stated <= epsilon:
+        worst = mech.privacy.worst_case
+        worst_epsilon = None if worst is None else worst.epsilon_for(delta)
+        if stated <= epsilon and (worst_epsilon is None or worst_epsilon <= cap_epsilon):
             break
-        rho *= 1.0 - 1e-9
-    # rho-zCDP converted to (epsilon, delta)-DP (CKS 2020, Prop. 12): what is spent
-    statement = replace(mech.privacy, epsilon=stated, delta=delta)
+        if stated > epsilon:
+            rho *= 1.0 - 1e-9
+        if worst_epsilon is not None and worst_epsilon > cap_epsilon:
+            cap *= (cap_epsilon / worst_epsilon) ** 2 * (1.0 - 1e-9)  # rho ~ eps^2
+    # rho-zCDP converted to (epsilon, delta)-DP (CKS 2020, Prop. 12): what is spent,
+    # and likewise for every pair
+    if worst is not None:
+        worst = replace(worst, epsilon=worst_epsilon, delta=delta)
+    statement = replace(mech.privacy, epsilon=stated, delta=delta, worst_case=worst)
     return mech, statement, (
         f"discrete Gaussian noise of sigma {mech.sigma:.6g} on the grid {grid:g}Z "
         f"(rho={format_upper(mech.rho, 6)}-zCDP)"
@@ -628,10 +668,14 @@ class PreparedRelease:
         Seeds the sampling runs (query i uses child i).
     n_jobs : int or None
         Workers of the sampler.
-    quantiles : tuple
-        Per query, ``None``, or for a one-quantile query its exponential
-        mechanism, statement, noise in words, bounds and their source (built
-        and checked here; see :class:`QuantileRelease`).
+    bounds : Bounds or None
+        Clipping bounds known before the release (from the population or
+        given); ``None`` without bounds or for private ones.
+    private_epsilon : float or None
+        The epsilon of a private-bounds pre-pass (``None``: none).
+    worst_case_epsilon : float or None
+        The cap on each release's worst-case epsilon (``None``: the
+        mechanisms' default, 10 times ``epsilon``).
     """
 
     data: np.ndarray
@@ -648,55 +692,90 @@ class PreparedRelease:
     budget: Any
     root: np.random.SeedSequence
     n_jobs: int | None
-    quantiles: tuple
+    bounds: Bounds | None = None
+    private_epsilon: float | None = None
+    worst_case_epsilon: float | None = None
+
+    def _private_bounds(self) -> Bounds:
+        """Spend the pre-pass's epsilon from the budget, then estimate the bounds."""
+        statement = PrivacyStatement(PRIVATE_BOUNDS, self.private_epsilon, 0.0)
+        budget = self.budget
+        if isinstance(budget, BudgetFile):
+            with budget.session() as session:
+                _trial(session.filter, [statement], name=budget.path)
+                session.spend(statement, "private bounds")
+            return private_bounds(self.data, self.private_epsilon)
+        if budget is not None:
+            _trial(budget, [statement])
+            budget.compose(statement)
+        return private_bounds(self.data, self.private_epsilon)
 
     def run(self) -> tuple[Release, ...]:
         """Sample each query's sensitivity, spend, release; see :func:`release_statistics`.
+
+        With private bounds, their pre-pass is spent and drawn first.
 
         Returns
         -------
         tuple of Release
             One per query, in order.
         """
-        estimates = [
-            None
-            if quantile is not None
-            else sample_sensitivity(
-                query,
-                self.population,
-                self.data.size,
-                gamma=self.gamma,
-                norm=RELEASE_MECHANISMS[self.mechanism],
-                bound=self.bound,
-                random_state=child_seed(self.root, i),
-                n_jobs=self.n_jobs,
-            )
-            for i, (query, quantile) in enumerate(zip(self.queries, self.quantiles))
-        ]
+        bounds, answers = self.bounds, self.answers
+        norm = RELEASE_MECHANISMS[self.mechanism]
+        if self.private_epsilon is not None:
+            bounds = self._private_bounds()
+            answers = _answers(self.names, self.queries, bounds.clip(self.data))
+        quantiles = [_quantile_mechanism(q, bounds, self.epsilon) for q in self.queries]
+        if self.population is None:  # plain DP: the worst case is the sensitivity
+            estimates = [None] * len(self.queries)
+            sensitivities = [
+                None
+                if quantile is not None
+                else worst_case_sensitivity(q, bounds, self.data.size, "replace-one", norm)
+                for q, quantile in zip(self.queries, quantiles)
+            ]
+        else:
+            estimates = sensitivities = [
+                None
+                if quantile is not None
+                else sample_sensitivity(
+                    query,
+                    self.population,
+                    self.data.size,
+                    gamma=self.gamma,
+                    norm=norm,
+                    bound=self.bound,
+                    bounds=bounds,
+                    random_state=child_seed(self.root, i),
+                    n_jobs=self.n_jobs,
+                )
+                for i, (query, quantile) in enumerate(zip(self.queries, quantiles))
+            ]
         built = [
             quantile[:3]
             if quantile is not None
             else _mechanism(
                 self.mechanism,
-                est,
+                sensitivity,
                 self.epsilon,
                 self.delta,
                 self.granularity,
                 max(1, answer.size),
+                self.worst_case_epsilon,
             )
-            for est, answer, quantile in zip(estimates, self.answers, self.quantiles)
+            for sensitivity, answer, quantile in zip(sensitivities, answers, quantiles)
         ]
         # what each mechanism reads: the exact answer, or the data (a quantile's)
         inputs = [
             answer if quantile is None else self.data
-            for answer, quantile in zip(self.answers, self.quantiles)
+            for answer, quantile in zip(answers, quantiles)
         ]
         for (mech, _, _), value in zip(built, inputs):
             mech.check_release(value)  # refused before anything is spent
         statements = [statement for _, statement, _ in built]
         labels = [
             f"{name} ({self.mechanism if q is None else 'exponential'})"
-            for name, q in zip(self.names, self.quantiles)
+            for name, q in zip(self.names, quantiles)
         ]
         budget = self.budget
         if isinstance(budget, BudgetFile):
@@ -713,16 +792,78 @@ class PreparedRelease:
             with charged_to(budget):  # spent once when it is the default too
                 values = _draw(built, inputs)
         return tuple(
-            Release(name, value, statement, est, self.mechanism, noise, self.data.size)
-            if quantile is None
-            else QuantileRelease(
-                name, value, statement, None, "exponential", noise, self.data.size,
-                *quantile[3:],
+            (Release if quantile is None else QuantileRelease)(
+                name,
+                value,
+                statement,
+                est,
+                self.mechanism if quantile is None else "exponential",
+                noise,
+                self.data.size,
+                bounds,
+                None if quantile is not None else _price(
+                    self.mechanism, est, self.epsilon, self.delta
+                ),
             )
             for name, value, (_, statement, noise), est, quantile in zip(
-                self.names, values, built, estimates, self.quantiles
+                self.names, values, built, estimates, quantiles
             )
         )
+
+
+def _answers(names, queries, data) -> tuple[np.ndarray, ...]:
+    """Each query's exact answer on ``data``, finite, or raise naming the query."""
+    answers = []
+    for name, query in zip(names, queries):
+        try:
+            answer = np.asarray(query(data), dtype=float)
+        except Exception:  # noqa: BLE001 - the message could quote the data
+            raise ValueError(f"the query {name!r} failed on the data.") from None
+        if not np.all(np.isfinite(answer)):
+            raise ValueError(f"the query {name!r} has no finite answer on the data.")
+        answers.append(answer)
+    return tuple(answers)
+
+
+def _check_bounds(bounds, population) -> tuple[Bounds | None, float | None]:
+    """``(bounds known now, epsilon of a private pre-pass)`` from the ``bounds`` input."""
+    if bounds is None or isinstance(bounds, Bounds):
+        return bounds, None
+    if isinstance(bounds, str):
+        text = bounds.strip()
+        if text == "auto":
+            if population is None:
+                raise ValueError(
+                    "bounds='auto' reads the bounds from the population model; give "
+                    "a population, bounds='LOW:HIGH' or bounds='private:EPS0'."
+                )
+            return Bounds.from_population(population), None
+        if text.startswith("private:"):
+            try:
+                eps0 = float(text[len("private:") :])
+            except ValueError:
+                eps0 = math.nan
+            if not (math.isfinite(eps0) and eps0 > 0):
+                raise ValueError(
+                    "bounds='private:EPS0' needs the pre-pass's epsilon, finite and "
+                    f"> 0, got bounds={bounds!r}."
+                )
+            return None, eps0
+        parts = text.split(":")
+        try:
+            low, high = (float(p) for p in parts)
+        except ValueError:
+            raise ValueError(
+                "bounds must be 'auto', 'LOW:HIGH' or 'private:EPS0', got "
+                f"bounds={bounds!r}."
+            ) from None
+        return Bounds.given(low, high), None
+    if isinstance(bounds, (tuple, list)) and len(bounds) == 2:
+        return Bounds.given(*bounds), None
+    raise TypeError(
+        "bounds must be None, 'auto', 'LOW:HIGH', 'private:EPS0', a (low, high) "
+        f"pair or a sensampler.bounds.Bounds, got {bounds!r}."
+    )
 
 
 def prepare_releases(
@@ -740,7 +881,8 @@ def prepare_releases(
     budget: PrivacyFilter | BudgetFile | str | os.PathLike | None = None,
     random_state=None,
     n_jobs: int | None = None,
-    bounds=None,
+    bounds: Bounds | str | tuple[float, float] | None = DEFAULT_BOUNDS,
+    worst_case_epsilon: float | None = None,
 ) -> PreparedRelease:
     """Check every input of :func:`release_statistics` and the budget; sample nothing.
 
@@ -784,11 +926,23 @@ def prepare_releases(
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
         Workers of the sampler.
-    bounds : (low, high) or object with ``.low`` and ``.high``, optional
-        Public bounds of the quantile queries (``median``, ``quantile:Q``),
-        which use the exponential mechanism (plain epsilon-DP, no sampling);
-        default: the population model's 0.001 and 0.999 quantiles
-        (:data:`BOUNDS_COVERAGE`), at no privacy cost.
+    bounds : "auto", "LOW:HIGH", "private:EPS0", (low, high), Bounds or None
+        Clipping bounds of the records, in the data and in every sampled
+        database (:mod:`sensampler.bounds`). ``"auto"`` (default): from the
+        population model, at no privacy cost; ``"LOW:HIGH"`` or a pair:
+        given; ``"private:EPS0"``: estimated from the data under
+        EPS0-DP (spent from the budget first), and then ``population`` may
+        be ``None`` (a plain-DP release calibrated with the worst-case
+        sensitivity). With bounds, each release also states plain DP for
+        every pair of neighbours (``statement.worst_case``) and its noise
+        has a floor; ``None``: random DP only, and a sampled sensitivity of 0
+        is refused.
+        The quantile queries (``median``, ``quantile:Q``) are released by the
+        exponential mechanism over these bounds (plain epsilon-DP, nothing
+        sampled); without bounds, like any statistic (random DP).
+    worst_case_epsilon : float, optional
+        Cap on each release's worst-case epsilon (default: 10 times
+        ``epsilon``): the noise is raised to meet it.
 
     Returns
     -------
@@ -811,46 +965,63 @@ def prepare_releases(
     )
     names = tuple(_query_name(q, given) for q, given in zip(parsed, queries))
     population = _check_population(population, column)
+    known, private_epsilon = _check_bounds(bounds, population)
+    if population is None and private_epsilon is None:
+        raise ValueError(
+            "population must be given (a model or bootstrap:FILE), unless the "
+            "bounds are estimated from the data (bounds='private:EPS0'): the "
+            "release is then plain DP."
+        )
     epsilon, delta, plan = _check_settings(
         mechanism, epsilon, delta, gamma, granularity, bound
     )
+    if worst_case_epsilon is not None:
+        worst_case_epsilon = EPSILON.check("worst_case_epsilon", worst_case_epsilon)
     budget = _check_budget(budget)
-    bounds = None if bounds is None else check_bounds(bounds)
-    quantiles = tuple(
-        _quantile_mechanism(query, population, bounds, epsilon) for query in parsed
-    )
     root = as_seed_sequence(random_state)
     n_jobs = check_n_jobs(n_jobs)
-    answers = []
-    for name, query in zip(names, parsed):
-        try:
-            answer = np.asarray(query(arr), dtype=float)
-        except Exception:  # noqa: BLE001 - the message could quote the data
-            raise ValueError(f"the query {name!r} failed on the data.") from None
-        if not np.all(np.isfinite(answer)):
-            raise ValueError(f"the query {name!r} has no finite answer on the data.")
-        answers.append(answer)
     _check_runs(
-        names, parsed, answers, population, arr.size,
-        mechanism=mechanism, granularity=granularity, gamma=gamma, bound=bound,
-        n_jobs=n_jobs,
+        names, parsed, population, arr.size,
+        mechanism=mechanism, gamma=gamma, bound=bound, n_jobs=n_jobs,
     )
-    if budget is not None:  # planned spends: upper bounds on the real ones
-        _trial(
-            budget,
-            [
-                PrivacyStatement(
-                    "planned",
-                    epsilon,
-                    delta,
-                    run=SamplingRun(f"planned-{i}", plan.gamma),
-                    source="sampled",
+    answers = _answers(names, parsed, arr if known is None else known.clip(arr))
+    _check_grid(names, answers, mechanism, granularity)
+    # quantile queries over bounds: the exponential mechanism, plain DP
+    exponential = [
+        getattr(q, "quantile_level", None) is not None
+        and (known is not None or private_epsilon is not None)
+        for q in parsed
+    ]
+    if known is not None:  # degenerate bounds are refused before any spend
+        for query in parsed:
+            _quantile_mechanism(query, known, epsilon)
+    if population is None:
+        unit = Bounds.given(0.0, 1.0)
+        norm = RELEASE_MECHANISMS[mechanism]
+        for name, query, plain in zip(names, parsed, exponential):
+            if plain:
+                continue
+            if worst_case_sensitivity(query, unit, arr.size, "replace-one", norm) is None:
+                raise ValueError(
+                    f"the query {name!r} has no worst-case sensitivity on clipped "
+                    f"records (in the {norm} norm): give a population to sample it."
                 )
-                if quantile is None
-                else quantile[1]
-                for i, quantile in enumerate(quantiles)
-            ],
-        )
+    if budget is not None:  # planned spends: upper bounds on the real ones
+        planned = [
+            PrivacyStatement("planned", epsilon, 0.0, source="global")
+            if plain
+            else PrivacyStatement(
+                "planned",
+                epsilon,
+                delta,
+                run=None if population is None else SamplingRun(f"planned-{i}", plan.gamma),
+                source="global" if population is None else "sampled",
+            )
+            for i, plain in enumerate(exponential)
+        ]
+        if private_epsilon is not None:
+            planned.insert(0, PrivacyStatement(PRIVATE_BOUNDS, private_epsilon, 0.0))
+        _trial(budget, planned)
     return PreparedRelease(
         arr,
         parsed,
@@ -866,7 +1037,9 @@ def prepare_releases(
         budget,
         root,
         n_jobs,
-        quantiles,
+        known,
+        private_epsilon,
+        worst_case_epsilon,
     )
 
 
@@ -885,7 +1058,8 @@ def release_statistics(
     budget: PrivacyFilter | BudgetFile | str | os.PathLike | None = None,
     random_state=None,
     n_jobs: int | None = None,
-    bounds=None,
+    bounds: Bounds | str | tuple[float, float] | None = DEFAULT_BOUNDS,
+    worst_case_epsilon: float | None = None,
     report: str | os.PathLike | None = None,
 ) -> tuple[Release, ...]:
     """Release several statistics of ``data``, each with its own sampled sensitivity.
@@ -933,11 +1107,23 @@ def release_statistics(
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
         Workers of the sampler.
-    bounds : (low, high) or object with ``.low`` and ``.high``, optional
-        Public bounds of the quantile queries (``median``, ``quantile:Q``),
-        which use the exponential mechanism (plain epsilon-DP, no sampling);
-        default: the population model's 0.001 and 0.999 quantiles
-        (:data:`BOUNDS_COVERAGE`), at no privacy cost.
+    bounds : "auto", "LOW:HIGH", "private:EPS0", (low, high), Bounds or None
+        Clipping bounds of the records, in the data and in every sampled
+        database (:mod:`sensampler.bounds`). ``"auto"`` (default): from the
+        population model, at no privacy cost; ``"LOW:HIGH"`` or a pair:
+        given; ``"private:EPS0"``: estimated from the data under
+        EPS0-DP (spent from the budget first), and then ``population`` may
+        be ``None`` (a plain-DP release calibrated with the worst-case
+        sensitivity). With bounds, each release also states plain DP for
+        every pair of neighbours (``statement.worst_case``) and its noise
+        has a floor; ``None``: random DP only, and a sampled sensitivity of 0
+        is refused.
+        The quantile queries (``median``, ``quantile:Q``) are released by the
+        exponential mechanism over these bounds (plain epsilon-DP, nothing
+        sampled); without bounds, like any statistic (random DP).
+    worst_case_epsilon : float, optional
+        Cap on each release's worst-case epsilon (default: 10 times
+        ``epsilon``): the noise is raised to meet it.
     report : str or os.PathLike, optional
         An HTML file to write the release report to
         (:func:`sensampler.report.release_report`: statements in words, figures
@@ -969,6 +1155,7 @@ def release_statistics(
         random_state=random_state,
         n_jobs=n_jobs,
         bounds=bounds,
+        worst_case_epsilon=worst_case_epsilon,
     )
     if report is not None:
         check_report_path(report)
@@ -1033,7 +1220,8 @@ def release_statistic(
     budget: PrivacyFilter | BudgetFile | str | os.PathLike | None = None,
     random_state=None,
     n_jobs: int | None = None,
-    bounds=None,
+    bounds: Bounds | str | tuple[float, float] | None = DEFAULT_BOUNDS,
+    worst_case_epsilon: float | None = None,
     report: str | os.PathLike | None = None,
 ) -> Release:
     """Release one statistic of ``data`` with a sensitivity sampled from ``population``.
@@ -1078,11 +1266,23 @@ def release_statistic(
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
         Workers of the sampler.
-    bounds : (low, high) or object with ``.low`` and ``.high``, optional
-        Public bounds of the quantile queries (``median``, ``quantile:Q``),
-        which use the exponential mechanism (plain epsilon-DP, no sampling);
-        default: the population model's 0.001 and 0.999 quantiles
-        (:data:`BOUNDS_COVERAGE`), at no privacy cost.
+    bounds : "auto", "LOW:HIGH", "private:EPS0", (low, high), Bounds or None
+        Clipping bounds of the records, in the data and in every sampled
+        database (:mod:`sensampler.bounds`). ``"auto"`` (default): from the
+        population model, at no privacy cost; ``"LOW:HIGH"`` or a pair:
+        given; ``"private:EPS0"``: estimated from the data under
+        EPS0-DP (spent from the budget first), and then ``population`` may
+        be ``None`` (a plain-DP release calibrated with the worst-case
+        sensitivity). With bounds, each release also states plain DP for
+        every pair of neighbours (``statement.worst_case``) and its noise
+        has a floor; ``None``: random DP only, and a sampled sensitivity of 0
+        is refused.
+        The quantile queries (``median``, ``quantile:Q``) are released by the
+        exponential mechanism over these bounds (plain epsilon-DP, nothing
+        sampled); without bounds, like any statistic (random DP).
+    worst_case_epsilon : float, optional
+        Cap on each release's worst-case epsilon (default: 10 times
+        ``epsilon``): the noise is raised to meet it.
     report : str or os.PathLike, optional
         An HTML file to write the release report to (see
         :func:`release_statistics`).
@@ -1120,6 +1320,7 @@ def release_statistic(
         random_state=random_state,
         n_jobs=n_jobs,
         bounds=bounds,
+        worst_case_epsilon=worst_case_epsilon,
         report=report,
     )[0]
 

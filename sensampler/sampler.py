@@ -50,6 +50,7 @@ from ._structure import Spec, evaluate
 from ._threads import one_thread
 from ._trusted import is_trusted
 from ._validation import as_seed_sequence, check_count, check_n_jobs
+from .bounds import Bounds, ClippedPopulation, worst_case_sensitivity
 from .distributions import Distribution, as_distribution
 from .estimate import SamplingProblem, SensitivityEstimate, SensitivityEstimates
 from .norms import SensitivityNorm, get_norm
@@ -294,6 +295,7 @@ def sample_sensitivity(
     norm: NormLike = "l1",
     bound: str = "exact",
     neighbours: str = NEIGHBOURS,
+    bounds: Bounds | None = None,
     random_state: RandomState = None,
     n_jobs: int | None = None,
     batch_size: int | None = None,
@@ -314,6 +316,7 @@ def sample_sensitivity(
     norm: NormLike = "l1",
     bound: str = "exact",
     neighbours: str = NEIGHBOURS,
+    bounds: Bounds | None = None,
     random_state: RandomState = None,
     n_jobs: int | None = None,
     batch_size: int | None = None,
@@ -334,6 +337,7 @@ def sample_sensitivity(
     norm: NormLike = "l1",
     bound: str = "exact",
     neighbours: str = NEIGHBOURS,
+    bounds: Bounds | None = None,
     random_state: RandomState = None,
     n_jobs: int | None = None,
     batch_size: int | None = None,
@@ -353,6 +357,7 @@ def sample_sensitivity(
     norm: NormLike = "l1",
     bound: str = "exact",
     neighbours: str = NEIGHBOURS,
+    bounds: Bounds | None = None,
     random_state: RandomState = None,
     n_jobs: int | None = None,
     batch_size: int | None = None,
@@ -417,6 +422,16 @@ def sample_sensitivity(
         a mechanism calibrated with the estimate makes; accountants refuse
         to compose it with the other relation unless converted
         (:func:`sensampler.privacy.to_replace_one`).
+    bounds : sensampler.bounds.Bounds, optional
+        Clip every record of every sampled database to ``[bounds.low,
+        bounds.high]`` (scalar records only): the estimate is then the
+        sensitivity of the query on clipped records, and records its bounds.
+        For the built-in queries in the l1, l2 or linf norm it also records
+        the sensitivity of the clipped query over *every* pair of neighbours
+        (``est.worst_case``, analytic: see
+        :func:`sensampler.bounds.worst_case_sensitivity`), from which a
+        mechanism states a plain DP guarantee and puts a floor under its
+        noise. Release ``query(bounds.clip(data))``.
     random_state : None, int, SeedSequence or Generator
         Same value, same estimate, for any ``n_jobs`` and backend.
     n_jobs : int, optional
@@ -542,6 +557,17 @@ def sample_sensitivity(
             f"order_dependent={order_dependent!r}."
         )
     order_dependent = bool(order_dependent)
+    if bounds is not None:
+        if not isinstance(bounds, Bounds):
+            raise TypeError(
+                f"bounds must be a sensampler.bounds.Bounds or None, got {bounds!r}."
+            )
+        if tuple(dist.record_shape) != ():
+            raise ValueError(
+                "bounds clip scalar records, got a population of records of "
+                f"shape {dist.record_shape}."
+            )
+        dist = ClippedPopulation(dist, bounds)
     root = as_seed_sequence(random_state)
     reproduce = _reproduce_hint(random_state, root)
 
@@ -619,6 +645,11 @@ def sample_sensitivity(
     kind, keys = spec
     options = (("order_dependent", True),) if order_dependent else ()
     problem = SamplingProblem(query, dist, n, norm, options)
+    worst_case = (
+        worst_case_sensitivity(query, bounds, n, neighbours, norm.name)
+        if bounds is not None and kind == "array"
+        else None
+    )
     estimates = tuple(
         SensitivityEstimate(
             samples[j],
@@ -633,6 +664,8 @@ def sample_sensitivity(
             recordwise=query.recordwise,
             offset=int(offsets[j]),
             problem=problem,
+            bounds=bounds,
+            worst_case=worst_case,
         )
         for j in range(len(shapes))
     )

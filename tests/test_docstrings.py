@@ -28,6 +28,7 @@ PUBLIC_MODULES = (
     "sensampler.release",
     "sensampler.planning",
     "sensampler.report",
+    "sensampler.bounds",
     "sensampler.budget_file",
     "sensampler.data_files",
     "sensampler.privacy",
@@ -140,5 +141,6 @@ def test_mechanism_class_signature_is_its_constructors():
         "epsilon",
         "delta",
         "variant",
+        "worst_case_epsilon",
     ]
     assert not inspect.signature(Mechanism).parameters

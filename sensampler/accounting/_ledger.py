@@ -8,6 +8,7 @@ this package imports nothing from :mod:`sensampler.mechanisms`.
 from __future__ import annotations
 
 import abc
+import math
 import threading
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
@@ -23,6 +24,12 @@ __all__ = [
     "PrivacyAccountant",
     "read_statement",
 ]
+
+
+def _float_up(value: Fraction) -> float:
+    """The smallest double at least ``value``."""
+    out = float(value)
+    return out if Fraction(out) >= value else math.nextafter(out, math.inf)
 
 
 class ExceededPrivacyBudgetError(ValueError):
@@ -54,6 +61,10 @@ class LedgerEntry:
         Number of releases of this statement.
     neighbours : str or None, default None
         The neighbouring relation of the statement.
+    worst_case_epsilon, worst_case_delta : float or None, default None
+        The statement's worst-case part (``statement.worst_case``): plain
+        (epsilon, delta)-DP of one release for every pair of neighbours, when
+        it states one.
     """
 
     mechanism: str
@@ -64,6 +75,8 @@ class LedgerEntry:
     run_id: str | None
     count: int
     neighbours: str | None = None
+    worst_case_epsilon: float | None = None
+    worst_case_delta: float | None = None
 
 
 def read_statement(mechanism) -> PrivacyStatement:
@@ -130,6 +143,7 @@ class _GammaBook:
 
 def _entry(statement: PrivacyStatement, count: int) -> LedgerEntry:
     run = statement.run
+    worst = statement.worst_case
     return LedgerEntry(
         statement.mechanism,
         statement.epsilon,
@@ -139,7 +153,22 @@ def _entry(statement: PrivacyStatement, count: int) -> LedgerEntry:
         None if run is None else run.run_id,
         count,
         statement.neighbours,
+        None if worst is None else worst.epsilon,
+        None if worst is None else worst.delta,
     )
+
+
+def _worst_case_part(entry: LedgerEntry) -> tuple[float, float] | None:
+    """The (epsilon, delta) of one release of ``entry`` over every pair, or None.
+
+    A statement with no gamma (a global sensitivity) is its own worst case; a
+    sampled one has the worst-case part it stated, or none.
+    """
+    if entry.worst_case_epsilon is not None and entry.worst_case_delta is not None:
+        return entry.worst_case_epsilon, entry.worst_case_delta
+    if entry.gamma == 0.0 and entry.epsilon is not None and entry.delta is not None:
+        return entry.epsilon, entry.delta
+    return None
 
 
 class PrivacyAccountant(abc.ABC):
@@ -338,6 +367,37 @@ class PrivacyAccountant(abc.ABC):
             The (epsilon, delta, gamma) of the composition, ``method`` naming the bound.
         """
         return self._report(DELTA_STATED.check("delta", delta))
+
+    def worst_case(self) -> PrivacyBound | None:
+        """Plain DP of everything recorded, for every pair of neighbours, or None.
+
+        Basic composition (Dwork & Roth 2014, Thm. 3.16) of each release's
+        worst-case part: the (epsilon, delta) of a statement with no gamma,
+        or the ``worst_case`` a sampled statement carries. Summed exactly
+        (fractions), then rounded up to a double. ``None`` when a release
+        recorded states no worst-case part (a sampled sensitivity without
+        bounds): then nothing holds for every pair. gamma is 0: this bound
+        holds whatever the data.
+
+        Returns
+        -------
+        PrivacyBound or None
+        """
+        epsilon = delta = Fraction(0)
+        for entry in self._ledger:
+            if entry.count == 0:  # a sampling run drawn, nothing released
+                continue
+            part = _worst_case_part(entry)
+            if part is None:
+                return None
+            epsilon += entry.count * Fraction(part[0])
+            delta += entry.count * Fraction(part[1])
+        return PrivacyBound(
+            _float_up(epsilon),
+            min(1.0, _float_up(delta)),
+            0.0,
+            "basic composition (worst case)",
+        )
 
     def ledger_records(self) -> list[dict]:
         """The ledger as a list of dicts, one per entry (a table's rows).

@@ -20,9 +20,11 @@ from ._base import (
     check_delta,
     check_epsilon,
     check_noise_scale,
+    check_worst_case_epsilon,
     exposed,
     read_only,
     resolve_sensitivity,
+    worst_case_statement,
 )
 
 __all__ = [
@@ -351,13 +353,14 @@ class _Gaussian(Mechanism):
         r"""zCDP parameter :math:`\Delta_2^2/(2\sigma^2)` (Bun & Steinke 2016, Prop. 1.6)."""
         return 1.0 / (2.0 * self._unit_sigma**2)
 
-    def _guarantee(self, epsilon, delta):
+    def _guarantee(self, epsilon, delta, worst_case=None):
         return self._statement(
             epsilon,
             delta,
             rho=self.rho,
             rdp=functools.partial(gaussian_curve, self._unit_sigma),
             noise=Noise("gaussian", (float(self._unit_sigma),)),
+            worst_case=worst_case,
         )
 
     def release(self, value, *, random_state=None):
@@ -398,6 +401,22 @@ class GaussianMechanism(_Gaussian):
         :math:`\sigma = \Delta_2\sqrt{2\ln(1.25/\delta)}/\epsilon` (Dwork &
         Roth 2014, Thm. A.1; the source documents' calibration), 1.38 times
         the analytic sigma at (0.5, 1e-5).
+    worst_case_epsilon : float, optional
+        Cap on the worst-case epsilon (at the same delta), for an estimate that
+        carries a worst-case sensitivity :math:`\Delta_{wc}` (sampled with
+        bounds): sigma is raised to at least :math:`\Delta_{wc}` times the
+        analytic sigma of (``worst_case_epsilon``, delta). Default: 10 times
+        ``epsilon``.
+
+    Notes
+    -----
+    **Worst case.** With :math:`\Delta_{wc}`, the statement's ``worst_case``
+    is :math:`(\epsilon_{wc}, \delta)`-DP for every pair of neighbours, with
+    :math:`\epsilon_{wc}` the smallest epsilon of Balle & Wang's exact
+    condition (Thm. 8) for the noise :math:`\sigma/\Delta_{wc}` per unit of
+    sensitivity (:func:`gaussian_epsilon`, never below the exact one), and
+    zCDP :math:`\Delta_{wc}^2/(2\sigma^2)` (Bun & Steinke 2016, Prop. 1.6).
+    Scalar sensitivities only; per-coordinate ones state no worst case.
 
     Examples
     --------
@@ -408,22 +427,57 @@ class GaussianMechanism(_Gaussian):
     """
 
     def __init__(
-        self, sensitivity, epsilon: float, delta: float, variant: str = "analytic"
+        self,
+        sensitivity,
+        epsilon: float,
+        delta: float,
+        variant: str = "analytic",
+        worst_case_epsilon: float | None = None,
     ):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, "GaussianMechanism"
+            sensitivity, self.accepted_norms, "GaussianMechanism", floor=True
         )
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         self.variant = check_choice("variant", variant, ("analytic", "classic"))
+        self.worst_case_epsilon = check_worst_case_epsilon(
+            worst_case_epsilon, self.epsilon
+        )
         self.name = f"Gaussian ({variant})"
         unit = (
             classic_gaussian_sigma if variant == "classic" else analytic_gaussian_sigma
         )(self.epsilon, self.delta)
         self._setup(unit, f"epsilon={self.epsilon!r}, delta={self.delta!r}")
+        worst = self._sensitivity.worst_case
+        if worst is not None and not self._sensitivity.per_coordinate:
+            floor = analytic_gaussian_sigma(self.worst_case_epsilon, self.delta) * worst
+            check_noise_scale(
+                floor,
+                f"worst_case={worst!r}, worst_case_epsilon={self.worst_case_epsilon!r}",
+            )
+            self._sigma = read_only(max(float(self._sigma), floor))
 
     def _privacy_statement(self) -> PrivacyStatement:
-        return self._guarantee(self.epsilon, self.delta)
+        return self._guarantee(self.epsilon, self.delta, self._worst_case_statement())
+
+    def _worst_case_statement(self) -> PrivacyStatement | None:
+        """(epsilon_wc, delta)-DP for every pair from the same sigma, or None."""
+        worst = self._sensitivity.worst_case
+        if worst is None or self._sensitivity.per_coordinate:
+            return None
+        if worst == 0:
+            return worst_case_statement(self.name, self._sensitivity, 0.0, 0.0, rho=0.0)
+        unit = float(self._sigma) / worst
+        epsilon = gaussian_epsilon(unit, self.delta)
+        return worst_case_statement(
+            self.name,
+            self._sensitivity,
+            epsilon,
+            self.delta,
+            rho=1.0 / (2.0 * unit * unit),
+            rdp=functools.partial(gaussian_curve, unit),
+            noise=Noise("gaussian", (unit,)),
+        )
 
 
 class RenyiGaussianMechanism(_Gaussian):

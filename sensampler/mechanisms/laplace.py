@@ -13,10 +13,14 @@ from ._base import (
     Mechanism,
     check_epsilon,
     check_noise_scale,
+    check_worst_case_epsilon,
     exposed,
+    floor_scale,
     pure_dp_zcdp,
+    quotient_up,
     read_only,
     resolve_sensitivity,
+    worst_case_statement,
 )
 
 __all__ = ["LaplaceMechanism", "laplace_rdp", "laplace_product_rdp"]
@@ -139,6 +143,12 @@ class LaplaceMechanism(Mechanism):
         sensitivities (an array, or an estimate with ``norm="coordinate"``).
     epsilon : float
         Privacy parameter, ``> 0``.
+    worst_case_epsilon : float, optional
+        Cap on the worst-case epsilon, for an estimate that carries a
+        worst-case sensitivity :math:`\Delta_{wc}` (sampled with bounds):
+        the scale is raised to at least :math:`\Delta_{wc}` /
+        ``worst_case_epsilon``. Default: 10 times ``epsilon``
+        (:data:`~sensampler.mechanisms._base.WORST_CASE_FACTOR`).
 
     Notes
     -----
@@ -151,6 +161,14 @@ class LaplaceMechanism(Mechanism):
     With a sampled sensitivity the release is ε-DP with probability at least
     :math:`1-\gamma` (random DP, Rubinstein & Aldà 2017, Thm. 3).
 
+    **Worst case.** When the estimate carries the sensitivity
+    :math:`\Delta_{wc}` of the clipped query over every pair of neighbours,
+    the scale is :math:`b = \max(\Delta/\epsilon, \Delta_{wc}/\epsilon_{cap})`
+    and the statement's ``worst_case`` is :math:`\Delta_{wc}/b`-DP for every
+    pair (Dwork & Roth 2014, Thm. 3.6, with :math:`\Delta_{wc}`), at most
+    the cap. The random-DP statement keeps ε: more noise only helps, and a
+    sampled Δ = 0 gives no exact release.
+
     Examples
     --------
     >>> LaplaceMechanism(2.0, 0.5).scale   # 2 / 0.5
@@ -160,12 +178,25 @@ class LaplaceMechanism(Mechanism):
     name = "Laplace"
     accepted_norms = ("l1", "coordinate")
 
-    def __init__(self, sensitivity, epsilon: float):
+    def __init__(
+        self, sensitivity, epsilon: float, worst_case_epsilon: float | None = None
+    ):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, "LaplaceMechanism"
+            sensitivity, self.accepted_norms, "LaplaceMechanism", floor=True
         )
         self.epsilon = check_epsilon(epsilon)
-        self._scale = read_only(laplace_scale(self._sensitivity, self.epsilon))
+        self.worst_case_epsilon = check_worst_case_epsilon(
+            worst_case_epsilon, self.epsilon
+        )
+        scale = laplace_scale(self._sensitivity, self.epsilon)
+        worst = self._worst_case()
+        if worst is not None:  # the floor: worst / scale <= the cap
+            scale = max(scale, floor_scale(worst, self.worst_case_epsilon))
+            check_noise_scale(
+                scale, f"worst_case={worst!r}, worst_case_epsilon="
+                f"{self.worst_case_epsilon!r}"
+            )
+        self._scale = read_only(scale)
         self._ratios = laplace_ratios(self._sensitivity, self.epsilon)
 
     @property
@@ -205,6 +236,32 @@ class LaplaceMechanism(Mechanism):
             rho=pure_dp_zcdp(self.epsilon),
             rdp=functools.partial(_capped_laplace_curve, self.epsilon, self._ratios),
             noise=Noise("laplace", self._ratios),
+            worst_case=self._worst_case_statement(),
+        )
+
+    def _worst_case(self) -> float | None:
+        """The worst-case sensitivity, for a scalar sensitivity that has one."""
+        s = self._sensitivity
+        return None if s.per_coordinate else s.worst_case
+
+    def _worst_case_statement(self) -> PrivacyStatement | None:
+        """``Delta_wc / b``-DP for every pair, or None without a worst case."""
+        worst = self._worst_case()
+        if worst is None:
+            return None
+        if worst == 0:
+            epsilon, ratio = 0.0, math.inf
+        else:
+            epsilon = quotient_up(worst, float(self._scale))
+            ratio = float(self._scale) / worst
+        return worst_case_statement(
+            self.name,
+            self._sensitivity,
+            epsilon,
+            0.0,
+            rho=pure_dp_zcdp(epsilon),
+            rdp=functools.partial(_capped_laplace_curve, epsilon, (ratio,)),
+            noise=Noise("laplace", (ratio,)),
         )
 
     def release(self, value, *, random_state=None):

@@ -91,10 +91,12 @@ from ..privacy import PrivacyStatement
 from ._base import (
     Mechanism,
     check_epsilon,
+    check_worst_case_epsilon,
     exposed,
     pure_dp_rdp,
     pure_dp_zcdp,
     resolve_sensitivity,
+    worst_case_statement,
 )
 from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
@@ -168,14 +170,27 @@ def _check_scale(name, value, scale2: Fraction) -> None:
         )
 
 
+def _grid_bound2(ratio: Fraction, d: int, norm: str | None) -> int:
+    """Bound S on the squared L2 change in grid steps of a scalar sensitivity
+    ``ratio`` = Delta / g over d coordinates (see DiscreteGaussianMechanism)."""
+    if ratio == 0:
+        return 0
+    if d == 1:
+        return math.ceil(ratio) ** 2
+    bound = math.ceil((ratio + _sqrt_up(d)) ** 2) - 1
+    if norm == "l1":
+        bound = min(bound, (math.ceil(ratio) + d - 1) ** 2)
+    return bound
+
+
 class _DiscreteMechanism(Mechanism):
     """Shared by the discrete mechanisms: grid, grid sensitivity, release."""
 
     accepted_norms: tuple[str, ...] = ()
 
-    def _setup(self, sensitivity, granularity, dimension, exact):
+    def _setup(self, sensitivity, granularity, dimension, exact, floor=False):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, type(self).__name__
+            sensitivity, self.accepted_norms, type(self).__name__, floor=floor
         )
         self._grid = _check_granularity(granularity)
         self.granularity = float(granularity)
@@ -310,6 +325,15 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
     exact : bool, default False
         Release exact :class:`~fractions.Fraction` values :math:`g(k + Z)`
         instead of floats (module docstring, "Exact releases").
+    worst_case_epsilon : float, optional
+        Cap on the worst-case epsilon, for an estimate that carries a
+        worst-case sensitivity :math:`\Delta_{wc}` (sampled with bounds): the
+        scale t is raised to at least :math:`L_{wc}` / ``worst_case_epsilon``
+        with :math:`L_{wc} = \lceil\Delta_{wc}/g\rceil + d - 1` grid steps,
+        and the statement's ``worst_case`` is :math:`L_{wc}/t`-DP for every
+        pair (the argument of the Notes with :math:`L_{wc}`). Default: 10
+        times ``epsilon``. A sampled sensitivity of 0 then states the
+        requested epsilon, never 0.
 
     Attributes
     ----------
@@ -360,9 +384,11 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         granularity,
         dimension=None,
         exact: bool = False,
+        worst_case_epsilon: float | None = None,
     ):
-        self._setup(sensitivity, granularity, dimension, exact)
+        self._setup(sensitivity, granularity, dimension, exact, floor=True)
         epsilon = check_epsilon(epsilon)
+        self.worst_case_epsilon = check_worst_case_epsilon(worst_case_epsilon, epsilon)
         if self._steps is not None:
             steps = sum(self._steps)
         elif self._ratio() == 0:
@@ -370,14 +396,26 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         else:
             steps = math.ceil(self._ratio()) + self.dimension - 1
         self.grid_sensitivity = steps
-        if steps == 0:  # nothing to hide: no noise, epsilon = 0
+        worst = self._sensitivity.worst_case
+        self._worst_steps = None
+        if worst is not None and self._steps is None:
+            ratio = Fraction(float(worst)) / self._grid
+            self._worst_steps = 0 if ratio == 0 else math.ceil(ratio) + self.dimension - 1
+        floor = (
+            _ceil_to(Fraction(self._worst_steps) / Fraction(self.worst_case_epsilon))
+            if self._worst_steps
+            else Fraction(0)
+        )
+        if steps == 0 and floor == 0:  # nothing to hide: no noise, epsilon = 0
             self._t = None
             self.epsilon = 0.0
             self._set_margin(0)
         else:
-            self._t = _ceil_to(Fraction(steps) / Fraction(epsilon))
+            t = _ceil_to(Fraction(steps) / Fraction(epsilon)) if steps else Fraction(0)
+            self._t = max(t, floor)  # the worst-case floor raises the noise
             _check_scale("epsilon", epsilon, (self._t * self._grid) ** 2)
-            self.epsilon = _float_up(steps / self._t)
+            # a sampled 0 states the requested epsilon (more noise only helps)
+            self.epsilon = _float_up(steps / self._t) if steps else epsilon
             # P[|Z| >= M] = 2 e^{-M/t} / (1 + e^{-1/t}) <= 2 e^{-M/t} <= 2**-64
             self._set_margin(math.ceil(self._t * _TAIL_65))
 
@@ -387,11 +425,25 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         return 0.0 if self._t is None else float(self._t * self._grid)
 
     def _privacy_statement(self) -> PrivacyStatement:
+        worst_case = None
+        if self._worst_steps is not None:
+            epsilon = (
+                0.0 if self._worst_steps == 0 else _float_up(self._worst_steps / self._t)
+            )
+            worst_case = worst_case_statement(
+                self.name,
+                self._sensitivity,
+                epsilon,
+                0.0,
+                rho=pure_dp_zcdp(epsilon),
+                rdp=pure_dp_rdp(epsilon),
+            )
         return self._statement(
             self.epsilon,
             0.0,
             rho=pure_dp_zcdp(self.epsilon),
             rdp=pure_dp_rdp(self.epsilon),
+            worst_case=worst_case,
         )
 
     def release(self, value, *, random_state=None):
@@ -443,6 +495,9 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
     exact : bool, default False
         Release exact :class:`~fractions.Fraction` values :math:`g(k + Z)`
         instead of floats (module docstring, "Exact releases").
+    worst_case_rho : float, optional
+        Cap on the worst-case zCDP rho, for an estimate that carries a
+        worst-case sensitivity (see the Notes). Default: 100 times ``rho``.
 
     Attributes
     ----------
@@ -478,6 +533,15 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
     Cost: about 10^4 draws per second, some 2000-5000 times slower than numpy's
     normal noise (``benchmarks/secure_noise.py``).
 
+    **Worst case.** For an estimate that carries a worst-case sensitivity
+    :math:`\Delta_{wc}` (sampled with bounds), :math:`S_{wc}` is the same
+    bound for :math:`\Delta_{wc}`; :math:`\sigma^2` is raised to at least
+    :math:`S_{wc}/(2\rho_{cap})` with :math:`\rho_{cap}` =
+    ``worst_case_rho`` (default 100 ``rho``: about 10 times the epsilon of
+    small rho, since epsilon grows as its square root), and the statement's
+    ``worst_case`` is :math:`S_{wc}/(2\sigma^2)`-zCDP for every pair (the
+    same theorem). A sampled sensitivity of 0 then states the requested rho.
+
     Examples
     --------
     >>> mech = DiscreteGaussianMechanism(1.0, rho=0.5, granularity=0.5)
@@ -496,30 +560,41 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
         granularity,
         dimension=None,
         exact: bool = False,
+        worst_case_rho: float | None = None,
     ):
-        self._setup(sensitivity, granularity, dimension, exact)
+        self._setup(sensitivity, granularity, dimension, exact, floor=True)
         rho = RHO_TARGET.check("rho", rho)
-        ratio = None if self._steps is not None else self._ratio()
-        d = self.dimension
+        self.worst_case_rho = (
+            100.0 * rho
+            if worst_case_rho is None
+            else RHO_TARGET.check("worst_case_rho", worst_case_rho)
+        )
+        norm = self._sensitivity.norm
         if self._steps is not None:
             bound = sum(s * s for s in self._steps)
-        elif ratio == 0:
-            bound = 0
-        elif d == 1:
-            bound = math.ceil(ratio) ** 2
         else:
-            bound = math.ceil((ratio + _sqrt_up(d)) ** 2) - 1
-            if self._sensitivity.norm == "l1":
-                bound = min(bound, (math.ceil(ratio) + d - 1) ** 2)
+            bound = _grid_bound2(self._ratio(), self.dimension, norm)
         self.grid_sensitivity2 = bound
-        if bound == 0:
+        worst = self._sensitivity.worst_case
+        self._worst_bound2 = None
+        if worst is not None and self._steps is None:
+            ratio = Fraction(float(worst)) / self._grid
+            self._worst_bound2 = _grid_bound2(ratio, self.dimension, norm)
+        floor = (
+            _ceil_to(Fraction(self._worst_bound2) / (2 * Fraction(self.worst_case_rho)))
+            if self._worst_bound2
+            else Fraction(0)
+        )
+        if bound == 0 and floor == 0:
             self._sigma2 = None
             self.rho = 0.0
             self._set_margin(0)
         else:
-            self._sigma2 = _ceil_to(Fraction(bound) / (2 * Fraction(rho)))
+            sigma2 = _ceil_to(Fraction(bound) / (2 * Fraction(rho))) if bound else 0
+            self._sigma2 = max(sigma2, floor)  # the worst-case floor raises the noise
             _check_scale("rho", rho, self._sigma2 * self._grid**2)
-            self.rho = _float_up(bound / (2 * self._sigma2))
+            # a sampled 0 states the requested rho (more noise only helps)
+            self.rho = _float_up(bound / (2 * self._sigma2)) if bound else rho
             # Sub-Gaussian (CKS 2020, Sec. 2: its MGF is at most N(0, sigma^2)'s): P[|Z| >= M] <=
             # 2 e^{-M^2 / (2 sigma^2)} <= 2**-64 for M^2 >= 130 ln 2 sigma^2.
             self._set_margin(math.isqrt(math.ceil(2 * _TAIL_65 * self._sigma2)) + 1)
@@ -559,8 +634,27 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
         )
 
     def _privacy_statement(self) -> PrivacyStatement:
+        worst_case = None
+        if self._worst_bound2 is not None:
+            rho = (
+                0.0
+                if self._worst_bound2 == 0
+                else _float_up(self._worst_bound2 / (2 * self._sigma2))
+            )
+            worst_case = worst_case_statement(
+                self.name,
+                self._sensitivity,
+                None,
+                None,
+                rho=rho,
+                rdp=functools.partial(zcdp_curve, rho),
+            )
         return self._statement(
-            None, None, rho=self.rho, rdp=functools.partial(zcdp_curve, self.rho)
+            None,
+            None,
+            rho=self.rho,
+            rdp=functools.partial(zcdp_curve, self.rho),
+            worst_case=worst_case,
         )
 
     def release(self, value, *, random_state=None):

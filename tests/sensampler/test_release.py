@@ -417,8 +417,10 @@ def test_an_answer_the_mechanism_refuses_spends_nothing():
     budget = PrivacyFilter(5.0, 0.0)
     with pytest.raises(ValueError, match="is too fine for the answer .* float release"):
         release_statistic(
-            data, lambda db: db.mean() + 1e17, Normal(), epsilon=1.0,
-            mechanism="discrete-laplace", granularity=0.01, budget=budget,
+            # 1e8 / 1e-9 = 1e17 grid steps; the mean's change survives + 1e8
+            # (a sampled sensitivity of 0 would be refused first, also unspent)
+            data, lambda db: db.mean() + 1e8, Normal(), epsilon=1.0,
+            mechanism="discrete-laplace", granularity=1e-9, budget=budget,
             random_state=0,
         )
     assert len(budget.ledger) == 0

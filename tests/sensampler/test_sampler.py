@@ -802,16 +802,17 @@ def test_a_query_reading_records_by_position_is_refused_unless_accepted(query, n
     assert run.order_dependent
 
 
-def test_the_record_read_by_position_is_released_exactly_when_accepted():
-    # What order_dependent=True accepts: sensitivity 0, so no noise at all.
+def test_the_record_read_by_position_is_never_released_exactly():
+    # What order_dependent=True accepts: sensitivity 0, which would add no noise
+    # at all; the mechanism refuses it, and nothing is drawn.
     from sensampler.mechanisms import LaplaceMechanism
 
     est = sample_sensitivity(
         lambda db: db[0], HEIGHTS, 500, gamma=0.05, random_state=0, order_dependent=True
     )
-    assert est.sensitivity.value == 0.0
-    statement = LaplaceMechanism(est, 1.0).privacy
-    assert statement.run.order_dependent
+    assert est.sensitivity.value == 0.0 and est.run.order_dependent
+    with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
+        LaplaceMechanism(est, 1.0)
 
 
 @pytest.mark.parametrize(

@@ -98,6 +98,8 @@ def test_ledger_exports_as_a_table(make):
             "run_id": est.run_id,
             "count": 2,
             "neighbours": "replace-one",
+            "worst_case_epsilon": None,
+            "worst_case_delta": None,
         }
     ]
     assert list(records[0]) == list(LedgerEntry.__annotations__)

@@ -1,0 +1,296 @@
+"""The worst-case part of a statement, and the floor it puts under the noise."""
+
+import math
+import random
+import re
+
+import mpmath
+import numpy as np
+import pytest
+
+from sensampler import queries, sample_sensitivity
+from sensampler.accounting import PrivacyFilter, RenyiAccountant, default_filter
+from sensampler.audit import audit_mechanism
+from sensampler.bounds import Bounds
+from sensampler.distributions import Empirical, GaussianMixture, Normal
+from sensampler.mechanisms import (
+    DiscreteGaussianMechanism,
+    DiscreteLaplaceMechanism,
+    ExponentialMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    ZCDPGaussianMechanism,
+)
+from sensampler.privacy import PrivacyStatement, SamplingRun, to_replace_one
+
+HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+BOUNDS = Bounds.given(140.0, 200.0)  # width 60
+
+
+def _estimate(population=HEIGHTS, n=500, bounds=BOUNDS, query=queries.mean, **kw):
+    return sample_sensitivity(query, population, n, gamma=0.05, bounds=bounds,
+                              random_state=0, **kw)
+
+
+def _zero(bounds=BOUNDS, **kw):
+    """A sampled sensitivity of 0: a one-row public table."""
+    return _estimate(Empirical([171.0]), bounds=bounds, **kw)
+
+
+# ----------------------------------------------------------------------- Laplace
+def test_laplace_states_delta_wc_over_its_scale():
+    est = _estimate()
+    assert est.worst_case == 60 / 500
+    mech = LaplaceMechanism(est, 1.0)
+    worst = mech.privacy.worst_case
+    # not floored here: scale = G_(k) / 1, epsilon_wc = 0.12 / scale
+    assert mech.scale == est.sensitivity.value
+    assert worst.epsilon == pytest.approx(0.12 / mech.scale, rel=1e-15)
+    assert worst.epsilon >= 0.12 / mech.scale  # rounded up, never down
+    assert worst.delta == 0.0 and worst.gamma == 0.0 and worst.source == "global"
+    assert mech.privacy.epsilon == 1.0 and mech.privacy.gamma == est.gamma
+    assert "records clipped to [140, 200]" in worst.mechanism
+
+
+def test_a_sampled_zero_is_floored_at_the_cap():
+    est = _zero()
+    assert est.sensitivity.value == 0.0
+    mech = LaplaceMechanism(est, 0.5)  # default cap: 10 x 0.5 = 5
+    assert mech.worst_case_epsilon == 5.0
+    assert mech.scale == pytest.approx(0.12 / 5.0)  # Delta_wc / cap
+    assert mech.privacy.worst_case.epsilon <= 5.0
+    assert mech.privacy.worst_case.epsilon == pytest.approx(5.0, rel=1e-15)
+    assert mech.privacy.epsilon == 0.5  # never 0
+    out = mech.release(171.0, random_state=0)
+    assert out != 171.0
+
+
+@pytest.mark.parametrize("cap", [0.1, 1.0, 3.0])
+def test_the_cap_is_met_exactly(cap):
+    mech = LaplaceMechanism(_estimate(), 1.0, worst_case_epsilon=cap)
+    assert mech.privacy.worst_case.epsilon <= cap
+    assert mech.scale >= 0.12 / cap
+
+
+def test_worst_case_epsilon_is_checked():
+    for bad in (0.0, -1.0, math.inf, math.nan):
+        with pytest.raises(ValueError, match="worst_case_epsilon"):
+            LaplaceMechanism(_estimate(), 1.0, worst_case_epsilon=bad)
+    with pytest.raises(TypeError, match="worst_case_epsilon"):
+        LaplaceMechanism(_estimate(), 1.0, worst_case_epsilon="5")
+
+
+def test_a_global_or_unbounded_sensitivity_states_no_worst_case():
+    assert LaplaceMechanism(1.0, 1.0).privacy.worst_case is None
+    est = _estimate(bounds=None)
+    assert LaplaceMechanism(est, 1.0).privacy.worst_case is None
+    # a value taken from the estimate does not carry its worst case
+    assert LaplaceMechanism(_estimate().sensitivity, 1.0).privacy.worst_case is None
+
+
+# ---------------------------------------------------------- refused without bounds
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda e: LaplaceMechanism(e, 1.0),
+        lambda e: GaussianMechanism(e, 1.0, 1e-6),
+        lambda e: ZCDPGaussianMechanism(e, 0.5),
+        lambda e: DiscreteLaplaceMechanism(e, 1.0, granularity=0.01),
+        lambda e: DiscreteGaussianMechanism(e, rho=0.5, granularity=0.01),
+        lambda e: ExponentialMechanism(e, 1.0),
+    ],
+)
+def test_a_sampled_zero_without_bounds_is_refused_before_any_spend(build):
+    est = _zero(bounds=None)
+    budget = PrivacyFilter(10.0, 1e-3)
+    with default_filter(budget):
+        with pytest.raises(ValueError, match=re.escape("the sampled sensitivity is 0")):
+            build(est)
+    assert budget.count == 0
+
+
+def test_mechanisms_without_a_floor_refuse_a_sampled_zero_even_with_bounds():
+    with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
+        ZCDPGaussianMechanism(_zero(), 0.5)
+
+
+# ---------------------------------------------------------------------- Gaussian
+def _exact_delta(sigma, epsilon):
+    """Balle & Wang (2018), Thm. 8, at 50 digits, unit sensitivity."""
+    mpmath.mp.dps = 50
+    s, e = mpmath.mpf(sigma), mpmath.mpf(epsilon)
+    return mpmath.ncdf(1 / (2 * s) - e * s) - mpmath.exp(e) * mpmath.ncdf(
+        -1 / (2 * s) - e * s
+    )
+
+
+@pytest.mark.parametrize("zero", [False, True])
+def test_gaussian_worst_case_is_the_exact_epsilon_of_the_same_sigma(zero):
+    est = _zero(norm="l2") if zero else _estimate(norm="l2")
+    mech = GaussianMechanism(est, 1.0, 1e-6)
+    worst = mech.privacy.worst_case
+    unit = mech.sigma / est.worst_case
+    assert worst.delta == 1e-6
+    assert _exact_delta(unit, worst.epsilon) <= 1e-6  # holds
+    assert _exact_delta(unit, worst.epsilon * (1 - 1e-6)) > 1e-6  # and is tight
+    assert worst.epsilon <= 10.0 * (1 + 1e-9)
+    if zero:
+        assert worst.epsilon == pytest.approx(10.0, rel=1e-9)
+
+
+# ---------------------------------------------------------------- discrete Laplace
+def test_discrete_laplace_on_a_sampled_zero_states_its_epsilon_not_zero():
+    # Before: scale 0, "epsilon=0" stated and recorded, the value released as is.
+    mech = DiscreteLaplaceMechanism(_zero(), 0.5, granularity=0.001)
+    assert mech.epsilon == 0.5 and mech.privacy.epsilon == 0.5
+    worst = mech.privacy.worst_case
+    # L_wc = 0.12 / 0.001 = 120 steps, t >= 120 / 5 = 24 steps
+    assert mech.scale == pytest.approx(0.024, rel=1e-6)
+    assert 0 < worst.epsilon <= 5.0 * (1 + 1e-12)
+    assert mech.release(171.0, random_state=random.Random(0)) != 171.0
+
+
+# ------------------------------------------------------------------- the statement
+def test_the_statement_prints_both_parts_rounded_up():
+    text = str(LaplaceMechanism(_estimate(), 1.0).privacy)
+    assert "except with probability gamma=" in text
+    assert re.search(r"worst case: epsilon=[0-9.]+-DP for every pair", text)
+
+
+def test_a_worst_case_part_must_be_plain_dp():
+    run = SamplingRun("r", 0.05)
+    sampled = PrivacyStatement("m", 1.0, 0.0, run=run, source="sampled")
+    with pytest.raises(ValueError, match="plain"):
+        PrivacyStatement("m", 1.0, 0.0, run=run, source="sampled", worst_case=sampled)
+    with pytest.raises(TypeError, match="worst_case must be a PrivacyStatement"):
+        PrivacyStatement("m", 1.0, 0.0, run=run, source="sampled", worst_case=2.0)
+    add_remove = PrivacyStatement("w", 2.0, 0.0, neighbours="add-remove")
+    with pytest.raises(ValueError, match="neighbours"):
+        PrivacyStatement("m", 1.0, 0.0, run=run, source="sampled", worst_case=add_remove)
+
+
+def test_the_worst_case_travels_as_a_dp_event_and_through_conversions():
+    pytest.importorskip("dp_accounting")
+    est = _estimate(neighbours="add-remove")
+    statement = LaplaceMechanism(est, 1.0).privacy
+    worst = statement.worst_case
+    assert worst.neighbours == "add-remove"
+    event = worst.to_dp_event(neighbours="add-remove")  # no gamma: no allow_gamma
+    assert event.noise_multiplier == pytest.approx(1.0 / worst.epsilon)
+    converted = to_replace_one(statement)
+    assert converted.worst_case.epsilon == 2 * worst.epsilon
+    assert converted.worst_case.neighbours == "replace-one"
+
+
+# ------------------------------------------------------------------ the accountant
+def test_accountants_report_the_worst_case_total():
+    first = LaplaceMechanism(_estimate(), 1.0)
+    second = LaplaceMechanism(_zero(), 0.5)
+    for acc in (PrivacyFilter(10.0, 0.0), RenyiAccountant()):
+        acc.compose(first)
+        acc.compose(second, count=2)
+        total = acc.worst_case()
+        expected = first.privacy.worst_case.epsilon + 2 * (
+            second.privacy.worst_case.epsilon
+        )
+        assert total.epsilon == pytest.approx(expected, rel=1e-12)
+        assert total.epsilon >= expected and total.gamma == 0.0
+        assert acc.ledger[0].worst_case_epsilon == first.privacy.worst_case.epsilon
+        acc.compose(LaplaceMechanism(_estimate(bounds=None), 1.0))
+        assert acc.worst_case() is None  # a release with no worst case
+
+
+def test_a_global_release_is_its_own_worst_case():
+    acc = PrivacyFilter(10.0, 0.0)
+    acc.compose(LaplaceMechanism(1.0, 0.5))
+    acc.spend(0.25)
+    assert acc.worst_case().epsilon == 0.75
+
+
+# ------------------------------------------------------------------------- audits
+def _outlier_pair():
+    rng = np.random.default_rng(5)
+    data = rng.normal(170.0, 10.0, 500)
+    data[0] = 987654.321
+    other = data.copy()
+    other[0] = 140.0  # the outlier's neighbour: the record replaced
+    return data, other
+
+
+def test_the_outlier_moves_the_maximum_within_the_worst_case():
+    # quantile:1 of a column holding 987654.321 was released ~exactly (987647)
+    data, other = _outlier_pair()
+    bounds = Bounds.from_population(Normal(170.0, 10.0))
+    query = queries.quantile(1.0)
+    est = _estimate(Normal(170.0, 10.0), bounds=bounds, query=query)
+    mech = LaplaceMechanism(est, 0.5)
+    a, b = query(bounds.clip(data)), query(bounds.clip(other))
+    assert a <= bounds.high < 1000.0
+    worst = _WorstCase(mech)
+    result = audit_mechanism(worst, a, b, releases=40_000, random_state=1)
+    assert result.stated == mech.privacy.worst_case.epsilon
+    assert not result.violated
+
+
+def test_the_outlier_breaks_the_random_dp_epsilon_but_not_the_worst_case():
+    # The pair differing in the outlier is the rare pair random DP leaves out:
+    # the realised epsilon exceeds the random-DP epsilon, never the worst case.
+    data, other = _outlier_pair()
+    bounds = Bounds.from_population(Normal(170.0, 10.0))
+    est = _estimate(Normal(170.0, 10.0), bounds=bounds)
+    mech = LaplaceMechanism(est, 1.0)
+    a, b = queries.mean(bounds.clip(data)), queries.mean(bounds.clip(other))
+    realised = abs(a - b) / mech.scale  # Laplace: exactly |a - b| / scale
+    assert 1.0 < realised <= mech.privacy.worst_case.epsilon
+    audit = audit_mechanism(mech, a, b, releases=200_000, random_state=2)
+    assert audit.violated  # the random-DP epsilon does not hold for this pair
+    assert not audit_mechanism(_WorstCase(mech), a, b, releases=200_000,
+                               random_state=2).violated
+
+
+class _WorstCase:
+    """A mechanism read with its worst-case statement (for audits at epsilon_wc)."""
+
+    def __init__(self, mech):
+        self.privacy = mech.privacy.worst_case
+        self.release = mech.release
+
+
+# -------------------------------------------------------------- discrete Gaussian
+@pytest.mark.parametrize("zero", [False, True])
+def test_discrete_gaussian_states_a_worst_case_zcdp_and_floors_sigma(zero):
+    est = _zero(norm="l2") if zero else _estimate(norm="l2")
+    mech = DiscreteGaussianMechanism(est, rho=0.125, granularity=0.001)
+    worst = mech.privacy.worst_case
+    # S_wc = ceil(0.12 / 0.001)^2 = 120^2 grid steps; rho_wc = S_wc / (2 sigma^2)
+    sigma2 = (mech.sigma / 0.001) ** 2
+    assert worst.epsilon is None and worst.gamma == 0.0
+    assert worst.rho == pytest.approx(120**2 / (2 * sigma2), rel=1e-9)
+    assert worst.rho <= 12.5 * (1 + 1e-12)  # the default cap: 100 rho
+    assert mech.privacy.rho == (0.125 if zero else mech.rho)
+    if zero:
+        assert worst.rho == pytest.approx(12.5, rel=1e-9)
+    assert "worst case: rho=" in str(mech.privacy)
+
+
+def test_a_discrete_gaussian_release_meets_the_epsilon_cap():
+    from sensampler.release import release_statistic
+
+    data = np.random.default_rng(0).normal(170, 10, 500)
+    r = release_statistic(data, "mean", Empirical([171.0]), epsilon=1.0, delta=1e-6,
+                          mechanism="discrete-gaussian", bounds=(140.0, 200.0))
+    worst = r.statement.worst_case
+    assert worst.delta == 1e-6 and 9.9 < worst.epsilon <= 10.0
+    assert r.statement.epsilon <= 1.0
+
+
+def test_a_per_coordinate_zero_is_refused_even_with_a_worst_case():
+    # A hand-made per-coordinate estimate claiming a worst case: no floor exists
+    # per coordinate, so a coordinate of 0 would be released exactly.
+    est = _estimate(query=queries.histogram(2, range=(140, 200)), norm="coordinate")
+    fake = type(est)(
+        np.zeros_like(est.samples), est.run.__class__(None, est.gamma, m=est.m, k=est.k),
+        est.plan, est.norm, est.n, bounds=BOUNDS, worst_case=2.0,
+    )
+    with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
+        LaplaceMechanism(fake, 1.0)

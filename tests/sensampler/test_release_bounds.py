@@ -1,0 +1,234 @@
+"""Releases with bounds: no exact answers, both statements, the price printed.
+
+Each case of issue 27's list: every one released exactly (or recorded
+epsilon = 0) before bounds existed.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from sensampler.accounting import PrivacyFilter
+from sensampler.budget_file import BudgetFile
+from sensampler.cli import main
+from sensampler.distributions import Bernoulli, Empirical
+from sensampler.release import release_statistic
+
+HEIGHTS = "normal:loc=170,scale=10"
+
+
+def _heights(n, seed=1):
+    return np.random.default_rng(seed).normal(170.0, 10.0, n)
+
+
+def _csv(path, name, values):
+    path.write_text(name + "\n" + "\n".join(f"{v!r}" for v in values) + "\n")
+    return str(path)
+
+
+# ----------------------------------------------------------- the cases of the issue
+def test_a_one_row_public_table_is_refused_before_any_spend(tmp_path):
+    # Before: sampled sensitivity 0, the mean printed exactly ("scale 0").
+    data = _heights(500)
+    public = _csv(tmp_path / "one.csv", "height", [171.0])
+    budget = PrivacyFilter(5.0, 0.0)
+    with pytest.raises(ValueError, match="give bounds"):
+        release_statistic(
+            data, "mean", f"bootstrap:{public}", column="height", epsilon=0.5,
+            budget=budget, random_state=0,
+        )
+    assert budget.count == 0
+
+
+def test_a_one_row_public_table_with_given_bounds_adds_noise(tmp_path):
+    data = _heights(500)
+    public = _csv(tmp_path / "one.csv", "height", [171.0])
+    r = release_statistic(
+        data, "mean", f"bootstrap:{public}", column="height", epsilon=0.5,
+        bounds=(100.0, 250.0), random_state=0,
+    )
+    assert r.estimate.sensitivity.value == 0.0 and r.value != data.mean()
+    # floor: Delta_wc = 150 / 500 = 0.3, cap 5: scale 0.06
+    assert r.noise == "Laplace noise of scale 0.06"
+    assert r.statement.worst_case.epsilon == pytest.approx(5.0)
+
+
+def test_discrete_laplace_never_records_epsilon_zero(tmp_path):
+    # Before: "epsilon=0" stated, and 0 recorded after five releases on a 0.5 budget.
+    data = _heights(500)
+    with pytest.raises(ValueError, match="give bounds"):
+        release_statistic(
+            data, "mean", Empirical([171.0]), epsilon=0.5, mechanism="discrete-laplace"
+        )
+    path = tmp_path / "ledger.json"
+    budget = BudgetFile(path, epsilon=10.0)
+    for seed in range(5):
+        r = release_statistic(
+            data, "mean", Empirical([171.0]), epsilon=0.5, mechanism="discrete-laplace",
+            bounds="100:250", budget=budget, random_state=seed,
+        )
+        assert r.statement.epsilon == 0.5 and r.statement.worst_case.epsilon <= 5.0
+    spent = BudgetFile(path).filter()
+    assert spent.spent.epsilon == 2.5
+    assert spent.worst_case().epsilon == pytest.approx(
+        5 * r.statement.worst_case.epsilon
+    )
+    entries = json.loads(path.read_text())["entries"]
+    assert all(e["worst_case_epsilon"] > 0 for e in entries)
+
+
+def test_a_histogram_bin_the_model_never_reaches_is_not_released_exactly():
+    # Before: the exact counts [1. 0.] of 200 heights, one of them 235.
+    data = _heights(199)
+    data = np.append(data, 235.0)
+    r = release_statistic(data, "histogram:2:230:250", HEIGHTS, epsilon=0.5,
+                          random_state=0)
+    assert not np.array_equal(r.value, [1.0, 0.0])
+    assert r.statement.worst_case.epsilon <= 5.0
+    assert r.estimate.worst_case == 2.0  # replace-one, l1
+
+
+def test_a_rare_bernoulli_count_is_never_exact():
+    # Before: 10 of 20 seeds sampled sensitivity 0 and published the exact count.
+    column = (np.random.default_rng(0).random(1000) < 0.002).astype(float)
+    releases = [
+        release_statistic(column, "count", Bernoulli(0.002), epsilon=0.5,
+                          random_state=seed)
+        for seed in range(20)
+    ]
+    assert sum(r.value == column.sum() for r in releases) == 0
+    assert all(r.statement.worst_case.epsilon <= 5.0 for r in releases)
+
+
+def test_an_outlier_is_not_released_by_the_maximum():
+    # Before: quantile:1 released 987647 for a column holding 987654.321.
+    data = _heights(500)
+    data[3] = 987654.321
+    r = release_statistic(data, "quantile:1", HEIGHTS, epsilon=0.5, random_state=0)
+    assert abs(r.value - 987654.321) > 9e5
+    # a quantile: the exponential mechanism over the bounds, plain DP for every pair
+    assert r.bounds.high < 250 and r.statement.source == "global"
+    assert r.statement.epsilon <= 0.5 and r.statement.gamma == 0.0
+
+
+# ---------------------------------------------------------------- private bounds
+def test_private_bounds_need_no_population_and_spend_their_epsilon():
+    data = np.random.default_rng(0).lognormal(10.0, 1.0, 1000)
+    budget = PrivacyFilter(1.0, 0.0)
+    r = release_statistic(data, "mean", None, epsilon=0.7, bounds="private:0.3",
+                          budget=budget)
+    assert r.estimate is None and r.statement.source == "global"
+    assert r.statement.gamma == 0.0 and r.bounds.source == "private"
+    assert budget.spent.epsilon == pytest.approx(1.0) and budget.count == 2
+    assert budget.worst_case().epsilon == pytest.approx(1.0)
+    assert abs(r.value - data.mean()) < 0.2 * data.mean()
+
+
+def test_a_private_release_over_budget_spends_nothing():
+    budget = PrivacyFilter(0.9, 0.0)
+    with pytest.raises(ValueError, match="exceed|budget"):
+        release_statistic(_heights(100), "mean", None, epsilon=0.7,
+                          bounds="private:0.3", budget=budget)
+    assert budget.count == 0
+
+
+@pytest.mark.parametrize(
+    "bounds, message",
+    [
+        ("5:1", "low < high"),
+        ("private:0", "private:EPS0"),
+        ("private:x", "private:EPS0"),
+        ("wide", "bounds must be"),
+        (3.0, "bounds must be"),
+    ],
+)
+def test_bad_bounds_are_refused_before_any_spend(bounds, message):
+    budget = PrivacyFilter(5.0, 0.0)
+    with pytest.raises((TypeError, ValueError), match=message):
+        release_statistic(_heights(100), "mean", HEIGHTS, epsilon=0.5, bounds=bounds,
+                          budget=budget)
+    assert budget.count == 0
+
+
+def test_without_a_population_the_bounds_must_be_private():
+    with pytest.raises(ValueError, match="private:EPS0"):
+        release_statistic(_heights(100), "mean", None, epsilon=0.5)
+    with pytest.raises(ValueError, match="no worst-case sensitivity"):
+        release_statistic(_heights(100), lambda d: d.max(), None, epsilon=0.5,
+                          bounds="private:0.5")
+
+
+def test_the_release_states_both_and_the_price():
+    r = release_statistic(_heights(500), "mean", HEIGHTS, epsilon=1.0, random_state=0)
+    text = r.text()
+    assert "worst case epsilon=" in text and "for every pair" in text
+    assert "price      a worst-case guarantee at epsilon=1-DP" in text
+    out = r.to_dict()
+    assert out["worst_case"]["epsilon"] == r.statement.worst_case.epsilon
+    assert out["bounds"]["source"] == "population"
+
+
+# ------------------------------------------------------------------ command line
+def test_cli_private_bounds_without_a_population(tmp_path, capsys):
+    data = _csv(tmp_path / "incomes.csv", "income",
+                np.random.default_rng(0).lognormal(10.0, 1.0, 1000).tolist())
+    code = main(["release", "--data", data, "--column", "income", "--epsilon", "0.7",
+                 "--bounds", "private:0.3"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "private bounds: epsilon=0.3-DP" in out
+    assert "worst case, together: epsilon=1-DP for every pair" in out
+
+
+def test_cli_prints_both_statements_and_the_price(tmp_path, capsys):
+    data = _csv(tmp_path / "h.csv", "height", _heights(500).tolist())
+    code = main(["release", "--data", data, "--column", "height", "--epsilon", "1",
+                 "--population", HEIGHTS, "--seed", "0", "--worst-case-epsilon", "2"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "except with probability gamma=" in out
+    assert "  worst case epsilon=" in out and "  price      " in out
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--bounds", "5:1"], "low < high"),
+        (["--bounds", "private:-1"], "private:EPS0"),
+        (["--worst-case-epsilon", "0"], "worst_case_epsilon"),
+        (["--population"], "give a population"),
+    ],
+)
+def test_cli_bad_bounds_exit_2_in_one_line(tmp_path, capsys, flags, message):
+    data = _csv(tmp_path / "h.csv", "height", _heights(50).tolist())
+    args = ["release", "--data", data, "--column", "height", "--epsilon", "1"]
+    if flags != ["--population"]:  # else: no population at all
+        args += ["--population", HEIGHTS, *flags]
+    code = main(args)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and message in err[0]
+
+
+def test_cli_one_row_public_table_exits_2_naming_the_fix(tmp_path, capsys):
+    data = _csv(tmp_path / "h.csv", "height", _heights(50).tolist())
+    public = _csv(tmp_path / "one.csv", "height", [171.0])
+    code = main(["release", "--data", data, "--column", "height", "--epsilon", "0.5",
+                 "--population", f"bootstrap:{public}"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--bounds LOW:HIGH" in err
+
+
+def test_cli_budget_file_reports_the_worst_case_total(tmp_path, capsys):
+    data = _csv(tmp_path / "h.csv", "height", _heights(200).tolist())
+    ledger = str(tmp_path / "ledger.json")
+    args = ["release", "--data", data, "--column", "height", "--epsilon", "0.5",
+            "--population", HEIGHTS, "--budget-file", ledger]
+    assert main([*args, "--budget-epsilon", "2", "--seed", "1"]) == 0
+    assert "worst case: epsilon=" in capsys.readouterr().out
+    assert main([*args, "--seed", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    worst = [r["worst_case"]["epsilon"] for r in out["releases"]]
+    assert out["budget"]["worst_case"]["epsilon"] >= worst[0]
+    assert main([*args, "--seed", "3", "--bounds", "none", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["budget"]["worst_case"] is None
