@@ -43,11 +43,11 @@ from ._probes import check_order, check_sizes, probe_additive, probe_full
 from ._structure import Spec, evaluate
 from ._threads import one_thread
 from ._validation import as_seed_sequence, check_count, check_n_jobs
-from .distributions import Distribution, as_distribution
+from .distributions import Distribution, PublicSample, as_distribution
 from .estimate import SamplingProblem, SensitivityEstimate, SensitivityEstimates
 from .norms import SensitivityNorm, get_norm
 from .parallel import child_seed, chunk_sizes, pairs_per_chunk, run_tasks
-from .plan import check_plan_arguments, joint_plan
+from .plan import check_plan_arguments, joint_plan, sampling_plan
 from .privacy import NEIGHBOURS, SamplingRun
 from .queries import Query, as_query
 
@@ -493,6 +493,18 @@ def sample_sensitivity(
     norm = get_norm(norm)
     m, gamma, k = check_plan_arguments(m, gamma, k, bound)
     neighbours = NEIGHBOUR_RELATIONS.check("neighbours", neighbours)
+    if isinstance(dist, PublicSample):  # the largest of B posterior runs
+
+        def run(population, seed):
+            return sample_sensitivity(
+                query, population, n, gamma=gamma, m=m, k=k, norm=norm,
+                bound=bound, neighbours=neighbours, random_state=seed,
+                n_jobs=n_jobs, batch_size=batch_size, progress=progress,
+                order_dependent=order_dependent,
+            )
+
+        plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
+        return dist.sensitivity(run, plan, random_state)
     add_remove = neighbours == "add-remove"
     if add_remove and n < 2:
         raise ValueError(
