@@ -40,6 +40,7 @@ from ._validation import as_seed_sequence, check_choice, check_n_jobs, check_rea
 from .accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from .budget_file import BudgetFile, replay_filter
 from .data_files import read_column
+from .distributions.empirical import check_not_private
 from .estimate import SensitivityEstimate
 from .experiments.batch import tomllib
 from .experiments.specs import build_population, parse_population, parse_query
@@ -111,7 +112,7 @@ def load_population(spec: str, *, column: str | None = None):
         path = spec[len("bootstrap:") :]
         if column is None:
             raise ValueError(f"population={spec!r} needs the column to bootstrap.")
-        return distributions.Empirical(read_column(path, column))
+        return distributions.PublicSample(read_column(path, column))
     if spec.lower().endswith(".toml"):
         try:
             with open(spec, "rb") as handle:
@@ -147,6 +148,11 @@ class Release:
         The noise added, in words (its scale).
     n : int
         Number of records of the data (released as is).
+    basis : str, default ""
+        What gamma rests on beyond the population model, in words: for a
+        bootstrap of a public sample
+        (:class:`~sensampler.distributions.PublicSample`), the public sample and
+        the confidence over it.
     """
 
     query: str
@@ -156,6 +162,7 @@ class Release:
     mechanism: str
     noise: str
     n: int
+    basis: str = ""
 
     @property
     def guarantee(self) -> str:
@@ -163,7 +170,8 @@ class Release:
         s = self.statement
         dp = format_dp(s.epsilon, s.delta)
         dp += f" for {s.neighbours} neighbours (n={self.n} records)"
-        return GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
+        text = GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
+        return f"{text}; {self.basis}" if self.basis else text
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dictionary (no NaN or infinity).
@@ -183,6 +191,7 @@ class Release:
             "delta": self.statement.delta,
             "gamma": self.statement.gamma,
             "guarantee": self.guarantee,
+            "basis": self.basis,
             "n": self.n,
             "neighbours": self.statement.neighbours,
             "sensitivity": np.asarray(est.sensitivity.value).tolist(),
@@ -275,6 +284,22 @@ def _check_population(population, column):
             "number per record."
         )
     return population
+
+
+def _check_public_sample(population, data: np.ndarray, plan) -> None:
+    """Refuse a bootstrap of the private data, or a public sample too small for
+    the plan, before any work."""
+    if isinstance(population, distributions.Empirical):
+        check_not_private(population.data, data)
+    if isinstance(population, distributions.PublicSample):
+        population.check_plan(plan)
+
+
+def _basis(population, estimate: SensitivityEstimate) -> str:
+    """What the release's gamma rests on beyond the population model."""
+    if isinstance(population, distributions.PublicSample):
+        return population.basis(estimate.plan)
+    return ""
 
 
 def _check_budget(budget):
@@ -475,7 +500,16 @@ class PreparedRelease:
                     budget.compose(statement)
             values = _draw(built, self.answers)
         return tuple(
-            Release(name, value, statement, est, self.mechanism, noise, self.data.size)
+            Release(
+                name,
+                value,
+                statement,
+                est,
+                self.mechanism,
+                noise,
+                self.data.size,
+                _basis(self.population, est),
+            )
             for name, value, (_, statement, noise), est in zip(
                 self.names, values, built, estimates
             )
@@ -563,6 +597,7 @@ def prepare_releases(
     epsilon, delta, plan = _check_settings(
         mechanism, epsilon, delta, gamma, granularity, bound
     )
+    _check_public_sample(population, arr, plan)
     budget = _check_budget(budget)
     root = as_seed_sequence(random_state)
     n_jobs = check_n_jobs(n_jobs)

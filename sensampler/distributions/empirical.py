@@ -203,9 +203,18 @@ class PublicSample(Empirical):
        130-134, 1981.
     """
 
-    def __init__(self, data: ArrayLike, *, confidence: float = PUBLIC_CONFIDENCE):
+    def __init__(
+        self,
+        data: ArrayLike,
+        *,
+        confidence: float = PUBLIC_CONFIDENCE,
+        smooth: bool = True,
+    ):
         super().__init__(data)
         self.confidence = PROBABILITY.check("confidence", confidence)
+        if not isinstance(smooth, (bool, np.bool_)):
+            raise TypeError(f"smooth must be True or False, got smooth={smooth!r}.")
+        self.smooth = bool(smooth)
 
     @property
     def rows(self) -> int:
@@ -265,7 +274,31 @@ class PublicSample(Empirical):
         """
         rng = np.random.default_rng(as_seed_sequence(random_state))
         weights = rng.dirichlet(np.ones(self.rows), size=count)
-        return [Empirical(self.data, w / w.sum()) for w in weights]
+        widths = self.bandwidths() if self.smooth else None
+        if widths is None or not np.any(widths > 0):
+            return [Empirical(self.data, w / w.sum()) for w in weights]
+        return [_Smoothed(self.data, w / w.sum(), widths) for w in weights]
+
+    def bandwidths(self) -> np.ndarray | None:
+        r"""Kernel width of each column of the smoothed posterior populations.
+
+        Returns
+        -------
+        ndarray of ``record_shape``, or None
+            Silverman's rule :math:`0.9 \min(s, \mathrm{IQR}/1.34) N^{-1/5}`
+            ([2]_ eq. 3.31) for a column of real numbers with at least half of its
+            values distinct and some not whole; 0 for the others (labels, counts,
+            codes keep their values). ``None`` for records that are not numbers.
+        """
+        if self.data.dtype.kind not in "biuf":
+            return None
+        table = self.data.astype(float).reshape(self.rows, -1)
+        spread = table.std(axis=0, ddof=1) if self.rows > 1 else np.zeros(1)
+        q75, q25 = np.percentile(table, [75, 25], axis=0)
+        width = 0.9 * np.minimum(spread, (q75 - q25) / 1.34) * self.rows ** -0.2
+        distinct = np.array([np.unique(c).size for c in table.T])
+        real = np.any(table != np.round(table), axis=0) & (2 * distinct >= self.rows)
+        return np.where(real, width, 0.0).reshape(self.record_shape)
 
     def check_plan(self, plan: Any) -> None:
         """Refuse a plan this public sample cannot support, before any work.
@@ -358,6 +391,19 @@ class PublicSample(Empirical):
 
     def _params(self):
         return {**super()._params(), "confidence": self.confidence}
+
+
+class _Smoothed(Empirical):
+    """Weighted rows plus Gaussian noise of ``widths`` per column (a kernel
+    density with the rows' weights: the smoothed bootstrap)."""
+
+    def __init__(self, data, weights, widths):
+        super().__init__(data, weights)
+        self.widths = widths
+
+    def _draw(self, shape, rng):
+        rows = super()._draw(shape, rng).astype(float)
+        return rows + self.widths * rng.standard_normal(rows.shape)
 
 
 def _row_keys(table: np.ndarray) -> list:
