@@ -167,9 +167,18 @@ class PublicSample(Empirical):
     confidence : float, default :data:`PUBLIC_CONFIDENCE`
         Confidence over the public sample requested, ``0 < confidence < 1``;
         the plan's own rho is part of what it leaves (see the Notes).
+    smooth : bool, default True
+        Add Gaussian kernel noise to the columns of real numbers of each
+        posterior population (the smoothed bootstrap, widths by Silverman's
+        rule: :meth:`bandwidths`), so that it reaches between and a little
+        beyond the rows; labels and whole numbers keep their values.
 
     Notes
     -----
+    The posterior populations are the rows with Dirichlet weights (and, with
+    ``smooth``, a Gaussian kernel around each row [2]_); the argument below
+    holds for any such model of the population given the rows.
+
     Write :math:`T(Q)` for the :math:`(1-\beta)`-quantile of a pair's sensitivity
     G under a population Q, with :math:`\beta` and :math:`\rho` the sampling
     plan's split of gamma (``bound="exact"`` or ``"dkw"``: a run's order
@@ -201,6 +210,8 @@ class PublicSample(Empirical):
     ----------
     .. [1] D. B. Rubin, "The Bayesian Bootstrap", *Annals of Statistics* 9(1),
        130-134, 1981.
+    .. [2] B. W. Silverman, *Density Estimation for Statistics and Data
+       Analysis*, Chapman & Hall, 1986, Sec. 3.4 and 6.4 (the smoothed bootstrap).
     """
 
     def __init__(
@@ -286,9 +297,10 @@ class PublicSample(Empirical):
         -------
         ndarray of ``record_shape``, or None
             Silverman's rule :math:`0.9 \min(s, \mathrm{IQR}/1.34) N^{-1/5}`
-            ([2]_ eq. 3.31) for a column of real numbers with at least half of its
-            values distinct and some not whole; 0 for the others (labels, counts,
-            codes keep their values). ``None`` for records that are not numbers.
+            (Silverman 1986, eq. 3.31) for a column of real numbers with at least
+            half of its values distinct and some not whole; 0 for the others
+            (labels, counts, codes keep their values). ``None`` for records that
+            are not numbers.
         """
         if self.data.dtype.kind not in "biuf":
             return None
@@ -345,11 +357,17 @@ class PublicSample(Empirical):
         """
         runs = self.runs(plan.rho)
         confidence = math.floor(1000.0 * self.stated_confidence(plan.rho)) / 1000.0
+        widths = self.bandwidths() if self.smooth else None
+        kind = (
+            "smoothed Bayesian bootstrap, Rubin 1981"
+            if widths is not None and np.any(widths > 0)
+            else "Bayesian bootstrap, Rubin 1981"
+        )
         return (
             f"gamma for this public sample of {self.rows} rows at confidence "
-            f"{confidence:g} (Bayesian bootstrap, Rubin 1981: the largest of {runs} "
-            "runs on posterior populations; it rests on the public rows being "
-            "drawn i.i.d. from the data's population, independently of the data)"
+            f"{confidence:g} ({kind}: the largest of {runs} runs on posterior "
+            "populations; it rests on the public rows being drawn i.i.d. from the "
+            "data's population, independently of the data)"
         )
 
     def sensitivity(

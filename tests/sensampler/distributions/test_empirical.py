@@ -199,3 +199,47 @@ def test_the_private_file_is_no_population(tmp_path):
     other = tmp_path / "public.csv"
     other.write_text("height\n170.5\n171.26\n")
     check_not_private_file(str(other), str(data))
+
+
+def _true_exceedances(make, samples, seed):
+    """Per public sample: the sensitivity of the mean (n = 100, m = 20 000 pairs,
+    gamma = 0.05) sampled from ``make(53 rows of N(0, 1))``, and its exceedance
+    under N(0, 1) by Monte Carlo (audit_estimate, 20 000 fresh pairs) and exactly
+    (G = |x - x'|/n with x - x' ~ N(0, 2): P[G > s] = 2 sf(n s / sqrt 2))."""
+    from scipy import stats
+
+    truth = Normal(0.0, 1.0)
+    monte_carlo, exact = [], []
+    for child in np.random.SeedSequence(seed).spawn(samples):
+        data_seed, run_seed, audit_seed = child.spawn(3)
+        public = truth.sample(53, random_state=data_seed)
+        est = sample_sensitivity(
+            queries.mean, make(public), 100, gamma=0.05, m=20_000,
+            random_state=run_seed,
+        )
+        audit = audit_estimate(est, truth, pairs=20_000, random_state=audit_seed)
+        monte_carlo.append(audit.rate)
+        exact.append(2 * stats.norm.sf(100 * est.sensitivity.value / np.sqrt(2)))
+    return np.array(monte_carlo), np.array(exact), est.gamma
+
+
+@pytest.mark.slow
+def test_gamma_holds_for_the_public_sample_at_the_stated_confidence():
+    from scipy import stats
+
+    samples = 60
+    rates, exact, gamma = _true_exceedances(PublicSample, samples, 20261126)
+    assert_close_in_se(rates, exact, np.sqrt(exact * (1 - exact) / 20_000) + 1e-4)
+    # A sample fails when its true exceedance is above gamma by more than 6
+    # Monte Carlo standard errors. At the stated confidence (0.9006 here) the
+    # failures are at most Binomial(60, 0.0994); its 0.999-quantile is 15.
+    plan = sampling_plan(gamma=0.05, m=20_000)
+    alpha = 1 - PublicSample(np.zeros(60)).stated_confidence(plan.rho)
+    limit = stats.binom.ppf(0.999, samples, alpha)
+    failed = rates > gamma + 6 * np.sqrt(gamma * (1 - gamma) / 20_000)
+    assert failed.sum() <= limit, (failed.sum(), limit)
+    # The same criterion has the power to fail: the plain bootstrap (Empirical,
+    # the default before) fails it on the same public samples.
+    before, _, _ = _true_exceedances(Empirical, samples, 20261126)
+    failed_before = before > gamma + 6 * np.sqrt(gamma * (1 - gamma) / 20_000)
+    assert failed_before.sum() > limit, (failed_before.sum(), limit)
