@@ -126,8 +126,10 @@ def minimum_public_rows(gamma: float) -> int:
     among N + 1 exchangeable draws is uniform [1]_), and a pair's differing
     record is such a record: the bootstrap never draws it, so nothing it
     samples speaks for those pairs. Below :math:`2/\gamma - 1` rows that share
-    exceeds gamma on its own, and no statement at gamma is supported whatever the
-    query. The condition is necessary, not sufficient: it does not depend on the
+    exceeds gamma on its own: more than gamma of the pairs lie where the sample
+    says nothing, so it cannot support a statement at gamma for a query whose
+    change grows with the differing record. The condition is a minimum, not a
+    guarantee: it does not depend on the
     database size n because it concerns the differing record alone, while a
     distribution-free guarantee for a query of all n + 1 records of a pair would
     need whole disjoint blocks of n + 1 public rows (see
@@ -432,6 +434,8 @@ def _row_keys(table: np.ndarray) -> list:
 def _is_block(public: list, private: list) -> bool:
     """``public`` is a contiguous run of ``private`` (a head, tail or slice)."""
     size = len(public)
+    if size == 0 or size > len(private):
+        return False
     for start in range(len(private) - size + 1):
         if (
             private[start] == public[0]
@@ -453,32 +457,40 @@ def shared_rows(public: ArrayLike, private: ArrayLike) -> str | None:
     Returns
     -------
     str or None
-        ``None`` when the tables look independent.
+        ``None`` when the tables look independent (or cannot be compared as
+        numbers, so cannot be the same).
 
     Notes
     -----
-    Refused: the same multiset of rows (the private data, perhaps reordered); a
-    contiguous block of the private rows (a head, tail or slice of the file); and,
-    for continuous data (at least 90 % distinct values on both sides, where
-    an exact match between independent draws has probability 0), a share of
-    public rows found among the private ones of at least
-    :data:`PRIVATE_OVERLAP`. Discrete data legitimately share values (ages,
-    counts), so for them only the first two count.
+    Refused: the same multiset of rows (the private data, perhaps reordered); one
+    table a contiguous block of the other (a head, tail or slice of the private
+    file, or the private file with rows appended); and, for continuous data (at
+    least 90 % distinct values on both sides, where an exact match between
+    independent draws has probability 0), a share of at least
+    :data:`PRIVATE_OVERLAP` of the smaller table found in the other. Discrete
+    data legitimately share values (ages, counts), so for them only the first
+    two count.
     """
-    pub = _row_keys(np.asarray(public))
-    priv = _row_keys(np.asarray(private))
+    try:
+        pub, priv = _row_keys(np.asarray(public)), _row_keys(np.asarray(private))
+    except (TypeError, ValueError):
+        return None  # not numbers: not the private records
     pub_counts, priv_counts = Counter(pub), Counter(priv)
     if pub_counts == priv_counts:
         return "are the private records (the same rows)"
-    if len(pub) <= len(priv) and _is_block(pub, priv):
+    if _is_block(pub, priv):
         return "are a contiguous block of the private records"
+    if _is_block(priv, pub):
+        return "hold the private records as a contiguous block"
     continuous = (
         len(pub_counts) >= 0.9 * len(pub) and len(priv_counts) >= 0.9 * len(priv)
     )
     shared = sum(min(c, priv_counts[key]) for key, c in pub_counts.items())
-    if continuous and shared >= PRIVATE_OVERLAP * len(pub):
+    smaller = min(len(pub), len(priv))
+    if continuous and shared >= PRIVATE_OVERLAP * smaller:
         return (
-            f"share {shared} of their {len(pub)} rows with the private records"
+            f"share {shared} rows with the private records ({len(pub)} public, "
+            f"{len(priv)} private)"
         )
     return None
 

@@ -171,8 +171,14 @@ def test_the_private_data_are_no_population():
     with pytest.raises(ValueError, match="are a contiguous block of the private"):
         check_not_private(private[100:160], private)
     subset = np.concatenate([rng.choice(private, 40, replace=False), rng.normal(170, 10, 30)])
-    with pytest.raises(ValueError, match="share 40 of their 70 rows with the private"):
+    with pytest.raises(ValueError, match=r"share 40 rows with the private records \(70"):
         check_not_private(subset, private)
+    more = np.concatenate([private, rng.normal(170, 10, 2000)])
+    with pytest.raises(ValueError, match="hold the private records as a contiguous"):
+        check_not_private(more, private)
+    with pytest.raises(ValueError, match="share 500 rows with the private records"):
+        check_not_private(rng.permutation(more), private)
+    assert shared_rows(np.array(["a", "b"]), private) is None
     rows = np.column_stack([private, rng.integers(0, 2, 500)])
     with pytest.raises(ValueError, match="same rows"):
         check_not_private(rows[::-1], rows)
