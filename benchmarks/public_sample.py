@@ -138,7 +138,7 @@ def main():
                   f"{plan:9s} {label}  {summary(rates, pairs)}"
                   f"  ({took:.0f} s)")
     if args.models:
-        model_samples, model_pairs = 20, 2000
+        model_samples, model_pairs = 20, 1000
         for label, make in (("Empirical   ", Empirical), ("PublicSample", PublicSample)):
             rates = model_exceedances(53, 384, model_samples, make, model_pairs, 11)
             print(f"PrivateEstimator(LogisticRegression) N= 53 n=384 {label}  "

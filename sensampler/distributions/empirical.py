@@ -205,8 +205,13 @@ class PublicSample(Empirical):
     ``docs/guide/populations.md``. It also rests on the rows being drawn i.i.d.
     from the private data's population and independently of the private data
     (:func:`check_not_private` refuses the private data themselves). The cost
-    is B + 1 runs instead of one. Only a single scalar sensitivity (an ``"l1"``,
+    is B runs instead of one. Only a single scalar sensitivity (an ``"l1"``,
     ``"l2"`` or ``"linf"`` norm of one output) is supported.
+
+    ``bound="exchangeable"`` certifies no quantile per run, only a joint
+    statement averaged over the sampler: with it the rows are resampled as they
+    are (one run, as :class:`Empirical`) and :meth:`basis` says that gamma then
+    holds on average over public samples, not for this one.
 
     References
     ----------
@@ -325,9 +330,8 @@ class PublicSample(Empirical):
         Raises
         ------
         ValueError
-            Fewer rows than :func:`minimum_public_rows`, ``bound="exchangeable"``
-            (it certifies no quantile per run), or a confidence the plan's rho
-            leaves no room for.
+            Fewer rows than :func:`minimum_public_rows`, or a confidence the
+            plan's rho leaves no room for.
         """
         needed = minimum_public_rows(plan.gamma)
         if self.rows < needed:
@@ -338,12 +342,8 @@ class PublicSample(Empirical):
                 "2/(N+1), where the bootstrap draws nothing): add public rows, or "
                 "use a population model (e.g. normal:loc=...,scale=...)."
             )
-        if plan.bound == "exchangeable":
-            raise ValueError(
-                "bound='exchangeable' certifies no quantile per run, which a "
-                "bootstrap of a public sample needs; use bound='exact' or 'dkw'."
-            )
-        self.runs(plan.rho)
+        if plan.bound != "exchangeable":
+            self.runs(plan.rho)
 
     def basis(self, plan: Any) -> str:
         """What a statement sampled from this population rests on, in words.
@@ -357,6 +357,13 @@ class PublicSample(Empirical):
         -------
         str
         """
+        if plan.bound == "exchangeable":
+            return (
+                f"gamma on average over public samples of {self.rows} rows, not for "
+                "this one (bound='exchangeable' states nothing about one realised "
+                "estimate; bound='exact' states gamma for this public sample at a "
+                "confidence)"
+            )
         runs = self.runs(plan.rho)
         confidence = math.floor(1000.0 * self.stated_confidence(plan.rho)) / 1000.0
         widths = self.bandwidths() if self.smooth else None
@@ -394,6 +401,8 @@ class PublicSample(Empirical):
             draw it sampled from).
         """
         self.check_plan(plan)
+        if plan.bound == "exchangeable":  # a joint statement: the rows as they are
+            return run(Empirical(self.data), as_seed_sequence(random_state))
         runs = self.runs(plan.rho)
         weights_seed, *seeds = as_seed_sequence(random_state).spawn(runs + 1)
         estimates = []

@@ -132,11 +132,22 @@ def test_too_few_public_rows_are_refused_before_sampling():
     for rows in ([170.0], np.arange(39.0)):
         with pytest.raises(ValueError, match=r"needs at least 40 \(a fresh record"):
             sample_sensitivity(query, PublicSample(rows), 10, gamma=0.05)
-    with pytest.raises(ValueError, match="bound='exchangeable' certifies no quantile"):
-        sample_sensitivity(
-            queries.mean, PublicSample(np.arange(60.0)), 10, gamma=0.05,
-            bound="exchangeable",
-        )
+
+
+def test_the_exchangeable_bound_says_it_holds_on_average_only():
+    rows = np.random.default_rng(4).normal(size=60)
+    sample = PublicSample(rows)
+    est = sample_sensitivity(
+        queries.mean, sample, 10, gamma=0.05, bound="exchangeable", random_state=2
+    )
+    plain = sample_sensitivity(
+        queries.mean, Empirical(rows), 10, gamma=0.05, bound="exchangeable",
+        random_state=np.random.SeedSequence(2),
+    )
+    assert est.sensitivity.value == plain.sensitivity.value
+    assert sample.basis(est.plan).startswith(
+        "gamma on average over public samples of 60 rows, not for this one"
+    )
 
 
 def test_public_sample_releases_the_largest_posterior_run():
