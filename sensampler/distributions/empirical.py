@@ -124,16 +124,17 @@ def minimum_public_rows(gamma: float) -> int:
     population, a fresh record falls outside the range of N public rows drawn
     from the same population with probability exactly :math:`2/(N+1)` (its rank
     among N + 1 exchangeable draws is uniform [1]_), and a pair's differing
-    record is such a record: the bootstrap never draws it, so nothing it
-    samples speaks for those pairs. Below :math:`2/\gamma - 1` rows that share
-    exceeds gamma on its own: more than gamma of the pairs lie where the sample
-    says nothing, so it cannot support a statement at gamma for a query whose
-    change grows with the differing record. The condition is a minimum, not a
-    guarantee: it does not depend on the
+    record is such a record: a bootstrap never draws it (a smoothed one barely
+    beyond the range), so nothing it samples speaks for those pairs. Below
+    :math:`2/\gamma - 1` rows that share exceeds gamma on its own: more than
+    gamma of the pairs lie where the sample says nothing, so it cannot support a
+    statement at gamma for a query whose change grows with the differing record.
+    The condition is a minimum, not a guarantee. It does not depend on the
     database size n because it concerns the differing record alone, while a
     distribution-free guarantee for a query of all n + 1 records of a pair would
-    need whole disjoint blocks of n + 1 public rows (see
-    ``docs/guide/populations.md``); :class:`PublicSample` states what its
+    need whole disjoint blocks of n + 1 public rows (about 59 (n + 1) rows at
+    gamma = 0.05 and confidence 0.95; see ``docs/guide/populations.md``), more
+    than public samples usually hold: :class:`PublicSample` states what its
     statement rests on instead.
 
     References
