@@ -66,25 +66,26 @@ def summary(rates, pairs) -> str:
     )
 
 
-def model_exceedances(rows, n, samples, make_kind, pairs, seed):
-    """The same for PrivateEstimator(LogisticRegression) on per-class Gaussians."""
+def model_exceedances(rows, n, samples, make_kind, pairs, seed, features=3):
+    """The same for PrivateEstimator(LogisticRegression) on per-class Gaussians
+    (``features`` standard normal features, shifted by 1.5 for class 1)."""
     from sklearn.linear_model import LogisticRegression
 
     from sensampler.models import PrivateEstimator
 
     def draw(size, rng):
         y = rng.integers(0, 2, size)
-        X = rng.normal(size=(size, 3)) + 1.5 * y[:, None]
+        X = rng.normal(size=(size, features)) + 1.5 * y[:, None]
         return X, y
 
     class Truth(Normal):  # rows (features..., label) of the true population
         def __init__(self):
             super().__init__(0.0, 1.0)
-            self.record_shape = (4,)
+            self.record_shape = (features + 1,)
 
         def _draw(self, shape, rng):
             X, y = draw(int(np.prod(shape)), rng)
-            return np.column_stack([X, y]).reshape(tuple(shape) + (4,))
+            return np.column_stack([X, y]).reshape(tuple(shape) + self.record_shape)
 
     truth = Truth()
     rng = np.random.default_rng(seed)
@@ -112,6 +113,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--models", action="store_true")
+    parser.add_argument("--features", type=int, default=3, help="with --models")
     args = parser.parse_args()
     samples, pairs = (20, 20_000) if args.quick else (50, 50_000)
     heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
@@ -140,8 +142,11 @@ def main():
     if args.models:
         model_samples, model_pairs = 20, 1000
         for label, make in (("Empirical   ", Empirical), ("PublicSample", PublicSample)):
-            rates = model_exceedances(53, 384, model_samples, make, model_pairs, 11)
-            print(f"PrivateEstimator(LogisticRegression) N= 53 n=384 {label}  "
+            rates = model_exceedances(
+                53, 384, model_samples, make, model_pairs, 11, args.features
+            )
+            print(f"PrivateEstimator(LogisticRegression), {args.features} features, "
+                  f"N= 53 n=384 {label}  "
                   f"{summary(rates, model_pairs)}")
 
 
