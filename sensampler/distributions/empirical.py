@@ -313,11 +313,16 @@ class PublicSample(Empirical):
         if self.data.dtype.kind not in "biuf":
             return None
         table = self.data.astype(float).reshape(self.rows, -1)
-        spread = table.std(axis=0, ddof=1) if self.rows > 1 else np.zeros(1)
-        q75, q25 = np.percentile(table, [75, 25], axis=0)
-        width = 0.9 * np.minimum(spread, (q75 - q25) / 1.34) * self.rows ** -0.2
+        with np.errstate(over="ignore", invalid="ignore"):  # inf: left unsmoothed
+            spread = table.std(axis=0, ddof=1) if self.rows > 1 else np.zeros(1)
+            q75, q25 = np.percentile(table, [75, 25], axis=0)
+            width = 0.9 * np.minimum(spread, (q75 - q25) / 1.34) * self.rows**-0.2
         distinct = np.array([np.unique(c).size for c in table.T])
         real = np.any(table != np.round(table), axis=0) & (2 * distinct >= self.rows)
+        # a spread near float64's limit is left unsmoothed (noise could overflow;
+        # standard normal draws stay far below 40 in magnitude)
+        with np.errstate(over="ignore"):
+            real &= np.isfinite(np.max(np.abs(table), axis=0) + 40.0 * width)
         return np.where(real, width, 0.0).reshape(self.record_shape)
 
     def check_plan(self, plan: Any) -> None:
