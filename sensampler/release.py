@@ -276,7 +276,11 @@ def _check_data(data) -> np.ndarray:
 def _check_population(population, column):
     if isinstance(population, str):
         population = load_population(population, column=column)
+    given = population
     population = distributions.as_distribution(population)
+    if type(population) is distributions.Empirical and population is not given:
+        # public records as an array: gamma for this public sample, as bootstrap:
+        population = distributions.PublicSample(population.data)
     shape = tuple(getattr(population, "record_shape", ()))
     if shape != ():
         raise ValueError(
@@ -544,9 +548,10 @@ def prepare_releases(
     queries : sequence of str, Query or callable
         Queries by name (``"mean"``, ``"quantile:0.9"``, ...; see
         :func:`~sensampler.experiments.parse_query`) or as objects.
-    population : Distribution or str
+    population : Distribution, str or array-like
         The population model the data are assumed drawn from, or its spec
-        (see :func:`load_population`).
+        (see :func:`load_population`); public records as an array are
+        bootstrapped as a :class:`~sensampler.distributions.PublicSample`.
     epsilon : float
         Each release's epsilon, ``> 0``.
     delta : float, default 0
@@ -673,9 +678,10 @@ def release_statistics(
     queries : sequence of str, Query or callable
         Queries by name (``"mean"``, ``"quantile:0.9"``, ...; see
         :func:`~sensampler.experiments.parse_query`) or as objects.
-    population : Distribution or str
+    population : Distribution, str or array-like
         The population model the data are assumed drawn from, or its spec
-        (see :func:`load_population`).
+        (see :func:`load_population`); public records as an array are
+        bootstrapped as a :class:`~sensampler.distributions.PublicSample`.
     epsilon : float
         Each release's epsilon, ``> 0``.
     delta : float, default 0
@@ -795,9 +801,10 @@ def release_statistic(
     query : str, Query or callable
         The query by name (``"mean"``, ``"quantile:0.9"``, ...; see
         :func:`~sensampler.experiments.parse_query`) or as an object.
-    population : Distribution or str
+    population : Distribution, str or array-like
         The population model the data are assumed drawn from, or its spec
-        (see :func:`load_population`).
+        (see :func:`load_population`); public records as an array are
+        bootstrapped as a :class:`~sensampler.distributions.PublicSample`.
     epsilon : float
         Each release's epsilon, ``> 0``.
     delta : float, default 0

@@ -390,6 +390,13 @@ def test_the_statement_says_what_a_bootstrap_rests_on(files, capsys):
     assert release["guarantee"].endswith(release["basis"])
     r = release_statistic(values, "mean", POP, epsilon=0.5, random_state=0)
     assert r.basis == "" and "public sample" not in r.guarantee
+    public_rows = np.random.default_rng(2).normal(170, 10, 300)
+    r = release_statistic(values, "mean", public_rows, epsilon=0.5, random_state=0)
+    assert r.basis.startswith("gamma for this public sample of 300 rows")
+    r = release_statistic(
+        values, "mean", Empirical(public_rows), epsilon=0.5, random_state=0
+    )
+    assert r.basis == ""  # a population given as such is used as given
 
 
 def test_a_public_sample_too_small_is_refused_before_anything(files, tmp_path, capsys):
