@@ -15,6 +15,7 @@ import math
 from ._input_files import check_not_special
 from .budget_file import BudgetFile
 from .data_files import read_column
+from .distributions.empirical import check_not_private_file
 from .plan import BOUNDS
 from .privacy import format_dp, format_upper
 from .release import RELEASE_MECHANISMS, prepare_releases
@@ -115,6 +116,8 @@ def _budget(args) -> BudgetFile | None:
 def release_command(args):
     """Phase 1 of ``sensampler release``: check everything; return phase 2."""
     data = read_column(args.data, args.column)
+    if args.population.startswith("bootstrap:"):
+        check_not_private_file(args.population[len("bootstrap:") :], args.data)
     budget = _budget(args)
     queries = args.query or ["mean"]
     bounds = None if args.bounds.strip().lower() == "none" else args.bounds

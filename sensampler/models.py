@@ -54,7 +54,7 @@ from ._structure import stack_outputs
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from .distributions import (
     Distribution,
-    Empirical,
+    PublicSample,
     SklearnGaussianMixture,
     SklearnKernelDensity,
 )
@@ -166,7 +166,7 @@ def _public_population(
     """The population named ``kind`` (:data:`POPULATIONS`) fitted on public rows."""
     rows = np.column_stack([X, y])
     if kind == "bootstrap":
-        return Empirical(rows)
+        return PublicSample(rows)
     if not classifier:
         return _smooth(kind, rows, seed)
     labels, counts = np.unique(y, return_counts=True)
@@ -267,7 +267,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         released model keeps. Required.
     population : {"bootstrap", "gaussian_mixture", "kde"} or Distribution, default "bootstrap"
         ``"bootstrap"``: the public rows ``(features..., target)`` resampled
-        (:class:`~sensampler.distributions.Empirical`); ``"gaussian_mixture"``: a
+        (:class:`~sensampler.distributions.PublicSample`); ``"gaussian_mixture"``: a
         three-component full-covariance mixture; ``"kde"``: a Gaussian kernel
         density (Scott's bandwidth), both fitted on the standardised public rows,
         for a classifier one per class with the public class frequencies. A

@@ -52,6 +52,7 @@ from .accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from .bounds import Bounds, private_bounds, worst_case_sensitivity
 from .budget_file import BudgetFile, replay_filter
 from .data_files import PARQUET_SUFFIXES, read_column
+from .distributions.empirical import check_not_private
 from .estimate import SensitivityEstimate
 from .experiments.specs import (
     QUERY_NAMES,
@@ -144,7 +145,7 @@ def load_population(spec: str, *, column: str | None = None):
         path = spec[len("bootstrap:") :]
         if column is None:
             raise ValueError(f"population={spec!r} needs the column to bootstrap.")
-        return distributions.Empirical(read_column(path, column))
+        return distributions.PublicSample(read_column(path, column))
     if spec.lower().endswith(".toml"):
         table = read_toml(spec, "population file")
         if not isinstance(table.get("population"), dict):
@@ -185,6 +186,11 @@ class Release:
     price : str or None
         The price of a worst-case guarantee in words: the noise a plain-DP
         release at the same epsilon with the same bounds would need.
+    basis : str, default ""
+        What gamma rests on beyond the population model, in words: for a
+        bootstrap of a public sample
+        (:class:`~sensampler.distributions.PublicSample`), the public sample and
+        the confidence over it.
     """
 
     query: str
@@ -196,6 +202,7 @@ class Release:
     n: int
     bounds: Bounds | None = None
     price: str | None = None
+    basis: str = ""
 
     @property
     def guarantee(self) -> str:
@@ -205,7 +212,8 @@ class Release:
         dp += f" for {s.neighbours} neighbours (n={self.n} records)"
         if s.source == "global":
             return f"{dp}, for every pair of neighbouring databases (plain DP)"
-        return GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
+        text = GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
+        return f"{text}; {self.basis}" if self.basis else text
 
     @property
     def worst_case(self) -> str:
@@ -260,6 +268,7 @@ class Release:
                 }
             ),
             "price": self.price,
+            "basis": self.basis,
             "n": self.n,
             "neighbours": self.statement.neighbours,
         }
@@ -457,7 +466,11 @@ def _check_population(population, column):
         return None
     if isinstance(population, str):
         population = load_population(population, column=column)
+    given = population
     population = distributions.as_distribution(population)
+    if type(population) is distributions.Empirical and population is not given:
+        # public records as an array: gamma for this public sample, as bootstrap:
+        population = distributions.PublicSample(population.data)
     shape = tuple(getattr(population, "record_shape", ()))
     if shape != ():
         raise ValueError(
@@ -465,6 +478,22 @@ def _check_population(population, column):
             "number per record."
         )
     return population
+
+
+def _check_public_sample(population, data: np.ndarray, plan) -> None:
+    """Refuse a bootstrap of the private data, or a public sample too small for
+    the plan, before any work."""
+    if isinstance(population, distributions.Empirical):
+        check_not_private(population.data, data)
+    if isinstance(population, distributions.PublicSample):
+        population.check_plan(plan)
+
+
+def _basis(population, estimate: SensitivityEstimate) -> str:
+    """What the release's gamma rests on beyond the population model."""
+    if isinstance(population, distributions.PublicSample):
+        return population.basis(estimate.plan)
+    return ""
 
 
 def _check_budget(budget):
@@ -804,6 +833,7 @@ class PreparedRelease:
                 None if quantile is not None else _price(
                     self.mechanism, est, self.epsilon, self.delta
                 ),
+                "" if est is None else _basis(self.population, est),
             )
             for name, value, (_, statement, noise), est, quantile in zip(
                 self.names, values, built, estimates, quantiles
@@ -896,9 +926,10 @@ def prepare_releases(
     queries : sequence of str, Query or callable
         Queries by name (``"mean"``, ``"quantile:0.9"``, ...; see
         :func:`~sensampler.experiments.parse_query`) or as objects.
-    population : Distribution or str
+    population : Distribution, str or array-like
         The population model the data are assumed drawn from, or its spec
-        (see :func:`load_population`).
+        (see :func:`load_population`); public records as an array are
+        bootstrapped as a :class:`~sensampler.distributions.PublicSample`.
     epsilon : float
         Each release's epsilon, ``> 0``.
     delta : float, default 0
@@ -977,6 +1008,7 @@ def prepare_releases(
     )
     if worst_case_epsilon is not None:
         worst_case_epsilon = EPSILON.check("worst_case_epsilon", worst_case_epsilon)
+    _check_public_sample(population, arr, plan)
     budget = _check_budget(budget)
     root = as_seed_sequence(random_state)
     n_jobs = check_n_jobs(n_jobs)
@@ -1077,9 +1109,10 @@ def release_statistics(
     queries : sequence of str, Query or callable
         Queries by name (``"mean"``, ``"quantile:0.9"``, ...; see
         :func:`~sensampler.experiments.parse_query`) or as objects.
-    population : Distribution or str
+    population : Distribution, str or array-like
         The population model the data are assumed drawn from, or its spec
-        (see :func:`load_population`).
+        (see :func:`load_population`); public records as an array are
+        bootstrapped as a :class:`~sensampler.distributions.PublicSample`.
     epsilon : float
         Each release's epsilon, ``> 0``.
     delta : float, default 0
@@ -1236,9 +1269,10 @@ def release_statistic(
     query : str, Query or callable
         The query by name (``"mean"``, ``"quantile:0.9"``, ...; see
         :func:`~sensampler.experiments.parse_query`) or as an object.
-    population : Distribution or str
+    population : Distribution, str or array-like
         The population model the data are assumed drawn from, or its spec
-        (see :func:`load_population`).
+        (see :func:`load_population`); public records as an array are
+        bootstrapped as a :class:`~sensampler.distributions.PublicSample`.
     epsilon : float
         Each release's epsilon, ``> 0``.
     delta : float, default 0

@@ -51,11 +51,11 @@ from ._threads import one_thread
 from ._trusted import is_trusted
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from .bounds import Bounds, ClippedPopulation, worst_case_sensitivity
-from .distributions import Distribution, as_distribution
+from .distributions import Distribution, PublicSample, as_distribution
 from .estimate import SamplingProblem, SensitivityEstimate, SensitivityEstimates
 from .norms import SensitivityNorm, get_norm
 from .parallel import child_seed, chunk_sizes, pairs_per_chunk, run_tasks
-from .plan import check_plan_arguments, joint_plan
+from .plan import check_plan_arguments, joint_plan, sampling_plan
 from .privacy import NEIGHBOURS, SamplingRun
 from .queries import Query, as_query
 
@@ -547,6 +547,18 @@ def sample_sensitivity(
     norm = get_norm(norm)
     m, gamma, k = check_plan_arguments(m, gamma, k, bound)
     neighbours = check_neighbours(neighbours, n)
+    if isinstance(dist, PublicSample):  # the largest of B posterior runs
+
+        def run(population, seed):
+            return sample_sensitivity(
+                query, population, n, gamma=gamma, m=m, k=k, norm=norm,
+                bound=bound, neighbours=neighbours, bounds=bounds, random_state=seed,
+                n_jobs=n_jobs, batch_size=batch_size, progress=progress,
+                order_dependent=order_dependent,
+            )
+
+        plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
+        return dist.sensitivity(run, plan, random_state)
     add_remove = neighbours == "add-remove"
     if batch_size is not None:
         batch_size = check_count("batch_size", batch_size)

@@ -14,7 +14,7 @@ from .adapters import (
     SklearnKernelDensity,
     as_distribution,
 )
-from .empirical import Empirical
+from .empirical import Empirical, PublicSample
 from .mixtures import GaussianMixture
 from .multivariate import LinearRegressionPopulation, MultivariateNormal, Product
 from .univariate import (
@@ -43,6 +43,7 @@ __all__ = [
     "Product",
     "LinearRegressionPopulation",
     "Empirical",
+    "PublicSample",
     "ScipyDistribution",
     "SklearnGaussianMixture",
     "SklearnKernelDensity",

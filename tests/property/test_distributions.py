@@ -104,6 +104,26 @@ def test_empirical(data):
         _check_draws(dist, 5)
 
 
+@example([170.0])  # one public row
+@example([1.7e308, -1.7e308, 0.5])  # a spread beyond float64: no kernel width
+@example([[0.5, 1.0], [1.5, 0.0]])
+@given(st.one_of(anything, st.lists(anything, max_size=4)))
+def test_public_sample(data):
+    dist = refused_or_result(lambda: distributions.PublicSample(data), "data")
+    if dist is not None:
+        _check_draws(dist, 5)
+        widths = dist.bandwidths()
+        if widths is not None:
+            assert np.all(np.isfinite(widths)) and np.all(widths >= 0), widths
+            for population in dist.posterior(2, random_state=0):
+                _check_draws(population, 5)
+        private = np.asarray(dist.data)
+        assert dist.data.shape[0] == 0 or (
+            distributions.empirical.shared_rows(dist.data, private) is not None
+            or private.dtype.kind not in "biuf"
+        )
+
+
 # n is kept small: a model draws as many records as asked, memory permitting.
 @given(st.one_of(junk, st.integers(-5, 50), st.floats(allow_nan=True)))
 def test_sample_size(n):

@@ -392,3 +392,17 @@ def test_non_released_attributes_come_from_the_public_fit_only():
     assert not np.allclose(
         model.estimator_.singular_, LinearRegression().fit(X, y).singular_
     )
+
+
+def test_the_default_bootstrap_states_gamma_for_the_public_sample():
+    from sensampler.distributions import PublicSample
+
+    X, y = _regression(100)
+    model = _ridge(bound="exact", m=None, gamma=0.1).fit(X, y)  # 12 runs of 47
+    assert isinstance(model.population_, PublicSample)
+    assert model.population_.basis(model.sensitivity_.plan).startswith(
+        "gamma for this public sample of 60 rows at confidence 0.903 (smoothed "
+        "Bayesian bootstrap"
+    )
+    with pytest.raises(ValueError, match="the public sample has 10 row"):
+        _ridge(bound="exact", m=None, public=_regression(10, seed=1)).fit(X, y)

@@ -17,7 +17,7 @@ from sensampler.accounting import (
 )
 from sensampler.budget_file import BudgetFile
 from sensampler.cli import main
-from sensampler.distributions import Normal
+from sensampler.distributions import Empirical, Normal, PublicSample
 from sensampler.release import (
     _mechanism,
     prepare_releases,
@@ -424,3 +424,86 @@ def test_an_answer_the_mechanism_refuses_spends_nothing():
             random_state=0,
         )
     assert len(budget.ledger) == 0
+
+
+# --------------------------------------------------- the population is a sample
+def test_the_statement_says_what_a_bootstrap_rests_on(files, capsys):
+    private, public, values = files
+    code, out, err = _run(
+        capsys, "--data", private, "--column", "height",
+        "--population", f"bootstrap:{public}", "--epsilon", "0.5", "--seed", "7",
+        "--json",
+    )
+    assert code == 0, err
+    release = _strict(out)["releases"][0]
+    assert release["basis"].startswith(
+        "gamma for this public sample of 1500 rows at confidence 0.9 (smoothed Bayesian "
+        "bootstrap, Rubin 1981"
+    )
+    assert release["guarantee"].endswith(release["basis"])
+    r = release_statistic(values, "mean", POP, epsilon=0.5, random_state=0)
+    assert r.basis == "" and "public sample" not in r.guarantee
+    public_rows = np.random.default_rng(2).normal(170, 10, 300)
+    r = release_statistic(values, "mean", public_rows, epsilon=0.5, random_state=0)
+    assert r.basis.startswith("gamma for this public sample of 300 rows")
+    r = release_statistic(
+        values, "mean", Empirical(public_rows), epsilon=0.5, random_state=0
+    )
+    assert r.basis == ""  # a population given as such is used as given
+
+
+def test_a_public_sample_too_small_is_refused_before_anything(files, tmp_path, capsys):
+    private, _, values = files
+    ledger = tmp_path / "ledger.json"
+    base = ["--data", private, "--column", "height", "--epsilon", "0.5",
+            "--budget-file", str(ledger), "--budget-epsilon", "1"]
+    assert _run(capsys, *base, "--population", POP)[0] == 0
+    before = ledger.read_bytes()
+    for rows in (1, 39):
+        tiny = _csv(tmp_path / f"tiny{rows}.csv", np.linspace(160, 180, rows))
+        code, out, err = _run(capsys, *base, "--population", f"bootstrap:{tiny}")
+        assert code == 2 and out == ""
+        assert f"the public sample has {rows} row(s); a statement at gamma=0.04981 " \
+            "needs at least 40" in err
+        assert "add public rows, or use a population model" in err
+        assert len(err.strip().splitlines()) == 1
+    assert ledger.read_bytes() == before
+    enough = _csv(tmp_path / "enough.csv", np.linspace(160, 180, 40) + 0.01)
+    assert _run(capsys, *base, "--population", f"bootstrap:{enough}")[0] == 0
+    with pytest.raises(ValueError, match="the public sample has 1 row"):
+        release_statistic(values, "mean", PublicSample([170.0]), epsilon=1.0)
+
+
+def test_the_private_file_as_its_own_population_is_refused(files, tmp_path, capsys):
+    private, public, values = files
+    ledger = tmp_path / "ledger.json"
+    base = ["--data", private, "--column", "height", "--epsilon", "0.5",
+            "--budget-file", str(ledger), "--budget-epsilon", "1"]
+    assert _run(capsys, *base, "--population", POP)[0] == 0
+    before = ledger.read_bytes()
+    link = tmp_path / "link.csv"
+    link.symlink_to(private)
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(open(private, "rb").read())
+    shuffled = _csv(
+        tmp_path / "shuffled.csv", np.random.default_rng(1).permutation(values)
+    )
+    head = _csv(tmp_path / "head.csv", values[:300])
+    cases = [
+        (private, "is the private data file"),
+        (link, "is the private data file"),
+        (copy, "has the same content as the private data file"),
+        (shuffled, "are the private records (the same rows)"),
+        (head, "are a contiguous block of the private records"),
+    ]
+    for path, message in cases:
+        code, out, err = _run(capsys, *base, "--population", f"bootstrap:{path}")
+        assert code == 2 and out == "", (path, err)
+        assert message in err and len(err.strip().splitlines()) == 1, (path, err)
+    assert ledger.read_bytes() == before
+    # the Python function, with arrays
+    budget = PrivacyFilter(1.0)
+    for population in (Empirical(values), PublicSample(values[::-1])):
+        with pytest.raises(ValueError, match="same rows"):
+            release_statistic(values, "mean", population, epsilon=0.5, budget=budget)
+    assert len(budget.ledger) == 0 and budget.spent.epsilon == 0.0
