@@ -11,11 +11,12 @@ import pytest
 from sensampler import queries
 from sensampler.accounting import PrivacyFilter
 from sensampler.audit import audit_mechanism
+from sensampler.bounds import Bounds
 from sensampler.budget_file import BudgetFile
 from sensampler.cli import main
 from sensampler.distributions import GaussianMixture, Normal
+from sensampler.mechanisms import ExponentialQuantileMechanism
 from sensampler.release import (
-    BOUNDS_COVERAGE,
     QuantileRelease,
     Release,
     prepare_releases,
@@ -45,8 +46,8 @@ def test_an_outlier_is_never_published_by_the_top_quantile():
     data = np.append(_heights(), 987654.321)
     for _ in range(20):
         r = release_statistic(data, "quantile:1", POP, epsilon=0.5, random_state=0)
-        # N(170, 10)'s 0.999 quantile is 200.9; the output never leaves the bounds
-        assert r.bounds[0] <= r.value <= r.bounds[1] < 202
+        # N(170, 10)'s 0.9995 quantile is 202.9; the output never leaves the bounds
+        assert r.bounds.low <= r.value <= r.bounds.high < 203
     assert r.statement.gamma == 0.0 and r.statement.source == "global"
 
 
@@ -58,11 +59,11 @@ def test_median_uses_the_exponential_mechanism_with_model_bounds():
     assert str(r.statement) == (
         "exponential quantile: epsilon=1-DP (replace-one neighbours)"
     )
-    # bounds: the model's 0.001 and 0.999 quantiles, from a large public sample
+    # bounds: the model's quantiles at coverage 0.999, from a large public sample
     draws = HEIGHTS.sample(1_000_000, random_state=5)
-    low, high = np.quantile(draws, [BOUNDS_COVERAGE, 1 - BOUNDS_COVERAGE])
-    assert r.bounds == pytest.approx((low, high), abs=0.3)
-    assert "public, no privacy cost" in r.bounds_source
+    low, high = np.quantile(draws, [0.0005, 0.9995])
+    assert (r.bounds.low, r.bounds.high) == pytest.approx((low, high), abs=0.3)
+    assert r.bounds.source == "population" and r.bounds.epsilon == 0.0
     assert r.guarantee == (
         "epsilon=1-DP for replace-one neighbours (n=500 records), for every pair "
         "of neighbouring databases (worst case: no gamma)"
@@ -83,13 +84,11 @@ def test_median_error_is_that_of_the_exponential_mechanism():
 
 
 def test_given_bounds_are_used_as_a_pair_or_an_object():
-    class Bounds:
-        low, high = 150.0, 190.0
-
     data = _heights()
-    for bounds in ((150, 190), Bounds()):
+    for bounds in ((150, 190), "150:190", Bounds.given(150.0, 190.0)):
         r = release_statistic(data, "quantile:0.25", POP, epsilon=1.0, bounds=bounds)
-        assert r.bounds == (150.0, 190.0) and r.bounds_source == "given"
+        assert (r.bounds.low, r.bounds.high) == (150.0, 190.0)
+        assert r.bounds.source == "given"
         assert 150.0 <= r.value <= 190.0
 
 
@@ -97,10 +96,7 @@ def test_a_degenerate_population_is_refused_before_anything_is_spent(tmp_path):
     # a one-row public table: its bootstrap is a constant, which bounds nothing
     public = _csv(tmp_path / "public.csv", [171.0])
     budget = PrivacyFilter(5.0)
-    message = (
-        "the population model's 0.001 and 0.999 quantiles coincide (171), so they "
-        "bound no quantile release; give bounds=(low, high)."
-    )
+    message = "the population model gives no width to clip to"
     with pytest.raises(ValueError, match=re.escape(message)):
         release_statistic(_heights(), "median", f"bootstrap:{public}", epsilon=0.5,
                           column="height", budget=budget)
@@ -114,8 +110,8 @@ def test_a_degenerate_population_is_refused_before_anything_is_spent(tmp_path):
     "bounds, error, message",
     [
         ((170.0, 170.0), ValueError, "bounds must have low < high"),
-        ((np.nan, 1.0), ValueError, "bounds must be finite, got low=nan."),
-        ("100:200", TypeError, "bounds must be a (low, high) pair"),
+        ((np.nan, 1.0), ValueError, "low must be finite, got low=nan."),
+        ("nonsense", ValueError, "bounds must be 'auto', 'LOW:HIGH' or 'private:EPS0'"),
     ],
 )
 def test_bad_bounds_are_refused_before_anything_is_spent(bounds, error, message):
@@ -157,7 +153,7 @@ def test_command_prints_the_plain_statement_and_the_bounds(tmp_path, capsys):
     code = main(["release", "--data", private, "--column", "height", "--population",
                  POP, "--query", "quantile:1", "--epsilon", "0.5", "--json"])
     record = json.loads(capsys.readouterr()[0])["releases"][0]
-    assert code == 0 and record["gamma"] == 0.0 and record["answer"] < 202
+    assert code == 0 and record["gamma"] == 0.0 and record["answer"] < 203
 
 
 def test_the_outlier_moves_the_top_quantile_within_its_statement():
@@ -167,7 +163,8 @@ def test_the_outlier_moves_the_top_quantile_within_its_statement():
     with_outlier = np.append(base, 987654.321)
     without = np.append(base, 170.0)
     prepared = prepare_releases(with_outlier, ["quantile:1"], POP, epsilon=0.5)
-    mech = prepared.quantiles[0][0]
+    bounds = prepared.bounds  # the release's bounds, its mechanism over them
+    mech = ExponentialQuantileMechanism(1.0, (bounds.low, bounds.high), 0.5)
     assert mech.privacy.epsilon == 0.5 and mech.privacy.gamma == 0.0
     result = audit_mechanism(mech, with_outlier, without, releases=20_000,
                              random_state=11)
