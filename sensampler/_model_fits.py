@@ -94,6 +94,8 @@ class ShrunkLogisticRegression(ClassifierMixin, BaseEstimator):
         y = np.asarray(y)
         classes = np.unique(y) if self.classes is None else np.asarray(self.classes)
         index = np.searchsorted(classes, y)
+        if np.any(index >= len(classes)) or np.any(classes[index % len(classes)] != y):
+            raise ValueError("y holds labels outside classes.")
         k = 1 if len(classes) == 2 else len(classes)
         d = X.shape[1]
         centre = np.zeros((k, d + 1))

@@ -613,7 +613,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
 
     def _statistics(self, model) -> bool:
         """Whether ``model`` is released through its sufficient statistics."""
-        if self.fit_method == "output" or self.attributes is not None:
+        if self.fit_method != "statistics" or self.attributes is not None:
             return False
         return type(model) in (Ridge, LinearRegression)
 
@@ -853,15 +853,15 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         mechanism = self._mechanism(estimate)
 
         def release(X, y):
-            private = self._fit_private(chosen, setting, X, y)
             if setting.classifier and not np.array_equal(
-                private.classes_, setting.template.classes_
+                np.unique(y), setting.template.classes_
             ):
                 raise ValueError(
                     "the private y must hold exactly the public classes "
                     f"{setting.template.classes_.tolist()!r}: the released model's "
                     "labels are public."
                 )
+            private = self._fit_private(chosen, setting, X, y)
             # Fresh OS entropy, never random_state: the seed travels with the
             # model (get_params, pickles), and noise drawn from it could be drawn
             # again and subtracted from the released attributes.
