@@ -330,7 +330,8 @@ def main(argv=None):
         for share in PUBLIC_SHARES:
             rows += models(splits, share)
     _print(rows)
-    print(f"\n{splits} splits x {reps} releases per model; "
+    print(f"\nheights: {reps} releases; models: {splits} splits, one fit (fresh noise) "
+          "per split and epsilon; "
           f"{time.perf_counter() - start:.0f} s")
     return 0
 

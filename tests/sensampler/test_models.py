@@ -418,7 +418,7 @@ def test_selected_lists_every_candidate_with_its_expected_score():
     names = list(model.selected_["candidates"])
     assert names[:2] == ["public model", "private fit"]
     assert all("shrunk toward the public model" in name for name in names[2:])
-    assert len(names) == 5
+    assert len(names) == 2 + 5  # SHRINK_FACTORS
     for row in model.selected_["candidates"].values():
         assert 0 <= row["expected accuracy"] <= 1 and row["standard error"] >= 0
 
