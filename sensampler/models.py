@@ -1046,7 +1046,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 "class: the private fit is released without a comparison"
             )
         else:
-            best = int(np.argmax([np.mean(s) for s in scores]))
+            best = int(np.argmax([np.mean(s) - np.std(s) for s in scores]))
             reason = (
                 f"best expected test {metric} ({table[pool[best].name]['expected ' + metric]:.4g}) "
                 f"over {scores[0].size} pairs of synthetic public and private data "
