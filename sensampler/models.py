@@ -17,8 +17,9 @@ name). Fitting it on private data ``(X, y)``
    coefficients toward the public ones, whose sensitivity is sampled like any
    query's): each candidate is built on synthetic public and private sets
    drawn from the population, labelled by the public model, with its own
-   noise, and the best expected test score wins (``selected_`` says which, and
-   why);
+   noise, and the best expected test score less one standard deviation of it
+   (a release is one draw: a noisier candidate must win by more) wins
+   (``selected_`` says which, and why);
 4. fits the chosen estimator on ``(X, y)`` (with ``augment=True``, on the public
    and private rows together) and releases its attributes through the
    Gaussian mechanism (analytic calibration, Balle & Wang 2018 [3]_) or the
@@ -384,7 +385,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     select : {"auto", "private", "shrunk"}, default "auto"
         ``"auto"``: release whichever of the public model, the private fit and
         the private fit shrunk toward the public model (strengths
-        :data:`SHRINK_FACTORS`) has the best expected test score on
+        :data:`SHRINK_FACTORS`) has the best expected test score, less one
+        standard deviation of the score over the synthetic data sets, on
         :data:`SELECTION_REPEATS` synthetic data sets drawn from the public
         population (expected accuracy for a classifier, squared error for a
         regression), each candidate with the noise its sampled sensitivity
@@ -432,11 +434,12 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         What was released and why: ``"candidate"`` (``"public model"``,
         ``"private fit"``, ``"private fit shrunk toward the public model, C=…"``,
         ``"sufficient statistics, penalty …"``), ``"reason"``, and
-        ``"candidates"``: each candidate's expected test score and its standard
-        error over the synthetic data sets. When the public model wins nothing
-        is read from the private data; ``sensitivity_``, ``mechanism_`` and
-        ``privacy_`` then describe the private fit that was not released (the
-        fit was charged when it started, before the choice).
+        ``"candidates"``: each candidate's expected test score, its standard
+        error and its standard deviation over the synthetic data sets. When the
+        public model wins nothing is read from the private data;
+        ``sensitivity_``, ``mechanism_`` and ``privacy_`` then describe the
+        private fit that was not released (the fit was charged when it
+        started, before the choice).
     best_params_ : dict
         With ``tune``: the parameters chosen on the public data.
     tuning_results_ : list of dict
@@ -1035,6 +1038,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             c.name: {
                 "expected " + metric: sign * float(np.mean(s)),
                 "standard error": float(np.std(s, ddof=1) / np.sqrt(s.size)),
+                "standard deviation": float(np.std(s)),
             }
             for c, s in zip(pool, scores)
             if s.size > 1
@@ -1048,7 +1052,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         else:
             best = int(np.argmax([np.mean(s) - np.std(s) for s in scores]))
             reason = (
-                f"best expected test {metric} ({table[pool[best].name]['expected ' + metric]:.4g}) "
+                f"best expected test {metric} less one standard deviation "
+                f"({table[pool[best].name]['expected ' + metric]:.4g} expected) "
                 f"over {scores[0].size} pairs of synthetic public and private data "
                 "sets drawn from the public population, each candidate released "
                 "with its own noise; no private data read"
