@@ -10,22 +10,29 @@ of neighbouring data, at the price of bounds (clipping) chosen by the user.
   GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5]); diffprivlib's
   ``tools.mean`` with bounds (140, 210) and (100, 250) cm; OpenDP's clamped
   mean with the same bounds. Mean absolute error over the repetitions.
-* logistic regression on ``load_breast_cancer`` at epsilon = 1: sensampler's
-  ``PrivateEstimator`` (Gaussian, delta = 1e-5, gamma = 0.05; C chosen on the
-  public part with ``tune``) against ``diffprivlib.models.LogisticRegression``
-  (``data_norm`` the largest public row norm). Test accuracy.
-* ridge regression on ``load_diabetes`` over a range of epsilon:
-  ``PrivateEstimator(Ridge)`` (alpha fixed at 10, and tuned on the public part)
-  against ``diffprivlib.models.LinearRegression`` (bounds the public part's
-  range). Test MSE.
+* private models (``--models`` runs them alone, without the peers extra):
+  ``load_breast_cancer`` (``LogisticRegression``) and ``load_diabetes``
+  (``Ridge``) with 10 % and 40 % public rows, at epsilon in 0.1, 0.3, 1, 3, 10:
+  the public-only and noise-free models, ``PrivateEstimator`` with its
+  defaults (which chooses among the public model, the private fit and a fit
+  shrunk toward the public model on public data; ``selected_`` is counted per
+  row), its ``fit_method="statistics"`` release, and AdaSSP (Wang 2018,
+  Algorithm 2) with its clipping bound tuned on the same public data. Test
+  accuracy or MSE, and the fraction of the private data's value recovered,
+  (score - public only) / (ceiling - public only), the ceiling the better
+  noise-free model (private rows alone, or public and private rows).
 
-Splits come from ``sensampler.experiments.load_split`` (public 40 %, then
-train 70 % / test 30 % of the rest), seeds 0..S-1; each private model is
-fitted once per split and released R times (its noise redrawn), each peer
-fitted R times per split.
+Heights: each mechanism released R times. Models: splits from
+``sensampler.experiments.load_split`` (public share, then train 70 % / test
+30 % of the rest), seeds 0..S-1; each private model fitted once per split and
+epsilon (its noise is fresh OS entropy by design), so ± is over splits and
+noise together. diffprivlib's models are not run: diffprivlib 0.6.6 does not
+import with scikit-learn 1.9.1 (its trees and its LogisticRegression use
+names scikit-learn removed).
 
     pip install 'sensampler[peers]'       # diffprivlib, OpenDP
     python benchmarks/peers.py            # about ten minutes
+    python benchmarks/peers.py --models   # the model rows only (a few CPU minutes)
     python benchmarks/peers.py --quick    # fewer splits and repetitions
 """
 

@@ -643,7 +643,14 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 X_pub, y_pub
             )
             X_pub = np.asarray(preprocessing.transform(X_pub), dtype=float)
-            X = np.asarray(preprocessing.transform(X), dtype=float)
+            try:
+                X = np.asarray(preprocessing.transform(X), dtype=float)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(
+                    "the pipeline's preprocessing, fitted on the public data, "
+                    f"refused the private X: {scrub(exc)} (the rest of its message, "
+                    "which may quote private values, is withheld)"
+                ) from None
         width = (X.shape[1] + 1,)
         if isinstance(self.population, Distribution) and (
             tuple(self.population.record_shape) != width
