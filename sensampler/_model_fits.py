@@ -329,8 +329,10 @@ def simulate_scores(
 
     Every repetition draws a synthetic public set of ``n_public`` rows and a
     synthetic private set of ``n`` rows: features from ``features`` (the
-    population's), labels from ``truth`` (a classifier's ``predict_proba``, or a
-    regression's ``predict`` plus Gaussian noise of ``noise_sd``), and builds
+    population's), labels from ``truth`` (a classifier's ``predict_proba``; for
+    one without it, its ``predict`` with probability ``1 - noise_sd`` and a
+    uniform label otherwise; a regression's ``predict`` plus Gaussian noise of
+    standard deviation ``noise_sd``), and builds
     every candidate on the same two sets. The score is the expected accuracy
     under ``truth`` (classification) or minus the expected squared error
     (regression) on a fixed sample of population features: no labels are
@@ -344,15 +346,22 @@ def simulate_scores(
     """
     test = features(4000, rng)
     if classifier:
-        truth_proba = truth.predict_proba(test)
         classes = truth.classes_
+
+        def probabilities(X):
+            if hasattr(truth, "predict_proba"):
+                return truth.predict_proba(X)
+            hit = truth.predict(X)[:, None] == classes[None, :]
+            return (1.0 - noise_sd) * hit + noise_sd / len(classes)
+
+        truth_proba = probabilities(test)
     else:
         truth_mean = truth.predict(test)
 
     def labels(X):
         if not classifier:
             return truth.predict(X) + noise_sd * rng.standard_normal(len(X))
-        proba = truth.predict_proba(X)
+        proba = probabilities(X)
         cumulative = np.cumsum(proba, axis=1)
         draws = rng.random(len(X))[:, None]
         which = np.minimum((draws > cumulative).sum(axis=1), len(classes) - 1)

@@ -1016,6 +1016,10 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         model, (X_pub, y_pub) = setting.model, setting.public
         truth = setting.template
         noise_sd = 0.0
+        if setting.classifier and not hasattr(truth, "predict_proba"):
+            # labels of a classifier without probabilities: its own predictions,
+            # replaced by a uniform label at its public error rate (at least 1/n)
+            noise_sd = max(1.0 - float(truth.score(X_pub, y_pub)), 1.0 / len(y_pub))
         if not setting.classifier:
             residual = y_pub - truth.predict(X_pub)
             dof = max(len(y_pub) - X_pub.shape[1] - 1, 1)

@@ -478,3 +478,12 @@ def test_messages_quote_no_private_value():
     message = str(info.value)
     assert "Expected 2D array" in message and "withheld" in message
     assert "0.123456789"[:6] not in message and "array=" not in message
+
+
+def test_a_classifier_without_probabilities_is_chosen_for_too():
+    from sklearn.svm import LinearSVC
+
+    model = _logistic().set_params(estimator=LinearSVC(C=0.1))
+    model.fit(*_classification(150))
+    assert set(model.selected_["candidates"]) == {"public model", "private fit"}
+    assert model.predict(_classification(10)[0]).shape == (10,)
