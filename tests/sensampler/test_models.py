@@ -205,6 +205,14 @@ def test_the_noise_cannot_be_redrawn_from_the_models_own_seed():
         ({"attributes": ["coefs_"]}, ValueError, "no attribute 'coefs_'"),
         ({"tune": {"gamma": [1]}}, ValueError, "tune must name parameters"),
         ({"tune": {"alpha": []}}, ValueError, "tune must map the estimator's"),
+        ({"select": "best"}, ValueError, "'select' parameter"),
+        ({"fit_method": "objective"}, ValueError, "'fit_method' parameter"),
+        (
+            {"estimator": make_pipeline(FunctionTransformer(), Ridge()),
+             "tune": {"alpha": [1.0]}},
+            ValueError,
+            "tune is not supported with a Pipeline as the estimator",
+        ),
     ],
 )
 def test_bad_parameters_are_refused_before_sampling(params, error, message, monkeypatch):
