@@ -11,11 +11,23 @@ name). Fitting it on private data ``(X, y)``
    concatenated, over neighbouring training sets of the private size
    ``n = len(X)`` drawn from that population (Rubinstein & Aldà 2017,
    Algorithm 1 [1]_; :func:`sensampler.sample_sensitivity`);
-3. fits the estimator on ``(X, y)`` (with ``augment=True``, on the public and
-   private rows together) and releases those attributes through the
+3. chooses, on the public data alone, what to release (``select="auto"``):
+   the public model (nothing read from the private data), the private fit, or
+   the private fit shrunk toward the public model (a penalty pulling its
+   coefficients toward the public ones, whose sensitivity is sampled like any
+   query's): each candidate is built on synthetic public and private sets
+   drawn from the population, labelled by the public model, with its own
+   noise, and the best expected test score less one standard deviation of it
+   (a release is one draw: a noisier candidate must win by more) wins
+   (``selected_`` says which, and why);
+4. fits the chosen estimator on ``(X, y)`` (with ``augment=True``, on the public
+   and private rows together) and releases its attributes through the
    Gaussian mechanism (analytic calibration, Balle & Wang 2018 [3]_) or the
-   Laplace mechanism, calibrated with the sampled sensitivity;
-4. writes the released attributes into a copy of the estimator fitted on the
+   Laplace mechanism, calibrated with the sampled sensitivity; with
+   ``fit_method="statistics"`` a linear regression releases its sufficient
+   statistics instead (``X^T X`` and ``X^T y``, Wang 2018 [4]_, with a sampled
+   sensitivity) and solves its coefficients from them;
+5. writes the released attributes into a copy of the estimator fitted on the
    *public* data, so that every other fitted attribute (``classes_``,
    ``n_iter_``, a solver's diagnostics) comes from public data only.
 
@@ -35,21 +47,37 @@ References
 .. [3] B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for
    Differential Privacy: Analytical Calibration and Optimal Denoising",
    Proc. 35th ICML, PMLR 80, 2018.
+.. [4] Y.-X. Wang, "Revisiting differentially private linear regression: optimal
+   and adaptive prediction & estimation in unbounded domain", Proc. 34th UAI,
+   2018 (sufficient-statistics perturbation; its AdaSSP bounds the rows, where
+   sensampler samples the statistics' sensitivity).
 """
 
 from __future__ import annotations
 
+import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
+from sklearn.pipeline import Pipeline
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
 from ._default_budget import charged_to, exempt
 from ._domains import DELTA_RELEASE, EPSILON, ESTIMATOR_NORMS, PROBABILITY
 from ._domains import Interval as Domain
+from ._model_fits import (
+    Candidate,
+    ShrunkLogisticRegression,
+    ShrunkRidge,
+    Statistics,
+    scrub,
+    simulate_scores,
+)
 from ._structure import stack_outputs
 from ._validation import as_seed_sequence, check_count, check_n_jobs
 from .distributions import (
@@ -63,7 +91,7 @@ from .estimate import SensitivityValue
 from .mechanisms import GaussianMechanism, LaplaceMechanism
 from .plan import BOUNDS, sampling_plan
 from .privacy import SamplingRun
-from .queries import Query
+from .queries import Query, additive
 from .queries import estimator as estimator_query
 from .sampler import sample_sensitivity
 
@@ -71,6 +99,8 @@ __all__ = [
     "PrivateEstimator",
     "POPULATIONS",
     "TUNING_RELEASES",
+    "SELECTIONS",
+    "FIT_METHODS",
     "SKLEARN_CHECKS_NOT_APPLICABLE",
 ]
 
@@ -82,6 +112,19 @@ MIXTURE_COMPONENTS = 3
 TUNING_RELEASES = 20
 #: Share of the public rows held out to score the candidates of ``tune``.
 TUNING_HOLDOUT = 0.3
+#: Ways to choose the released model (``select``).
+SELECTIONS = ("auto", "public", "private", "shrunk")
+#: Ways to fit the private model (``fit_method``).
+FIT_METHODS = ("auto", "output", "statistics")
+#: Synthetic (public, private) data sets the choice among candidates draws.
+SELECTION_REPEATS = 24
+#: Strengths of the pull toward the public model tried by output perturbation:
+#: the shrunk fit's ``C`` (logistic) is the estimator's ``C`` times these, its
+#: ``alpha`` (ridge) the estimator's ``alpha`` divided by them.
+SHRINK_FACTORS = (1.0, 0.3, 0.1, 0.03, 0.01)
+#: Penalties tried on the released sufficient statistics, in units of the
+#: spectral size of their noise, sigma * sqrt(p) (p coefficients).
+STATISTICS_PENALTIES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 #: Checks of scikit-learn's ``check_estimator`` that cannot apply, and why.
 SKLEARN_CHECKS_NOT_APPLICABLE = {
@@ -235,6 +278,42 @@ def _seed(child: np.random.SeedSequence) -> int:
     return int(child.generate_state(1)[0])
 
 
+@dataclass(frozen=True)
+class _Setting:
+    """What every candidate release of one fit shares (all of it public but n)."""
+
+    model: Any
+    template: Any
+    names: tuple[str, ...]
+    population: Distribution
+    n: int
+    fixed: np.ndarray
+    public: tuple[np.ndarray, np.ndarray]
+    norm: str
+    plan: Any
+    n_jobs: int
+    classifier: bool
+
+
+def _noise(mechanism, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Noise of ``mechanism``'s law, drawn for a simulation (no release, no spend)."""
+    if isinstance(mechanism, LaplaceMechanism):
+        return rng.laplace(0.0, float(mechanism.scale), size)
+    return rng.normal(0.0, float(mechanism.scale), size)
+
+
+def _sharing_public(candidate: Candidate, model: Any) -> Candidate:
+    """``candidate`` building, first, the model fitted on the synthetic public set
+    (``shared["public"]``, once per synthetic data set)."""
+
+    def build(X_pub, y_pub, X_priv, y_priv, rng, shared):
+        if "public" not in shared:
+            shared["public"] = clone(model).fit(X_pub, y_pub)
+        return candidate.build(X_pub, y_pub, X_priv, y_priv, rng, shared)
+
+    return Candidate(candidate.name, build, candidate.details)
+
+
 def _sklearn_interval(domain: Domain) -> Interval:
     """scikit-learn's parameter constraint for a real parameter in ``domain``."""
     closed = {
@@ -305,8 +384,32 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         of one private record, and is smaller (more data, and the public rows
         anchor the fit), and the released model is never worse than the public
         data alone would give, up to the noise.
+    select : {"auto", "private", "shrunk"}, default "auto"
+        ``"auto"``: release whichever of the public model, the private fit and
+        the private fit shrunk toward the public model (strengths
+        :data:`SHRINK_FACTORS`) has the best expected test score, less one
+        standard deviation of the score over the synthetic data sets, on
+        :data:`SELECTION_REPEATS` synthetic data sets drawn from the public
+        population (expected accuracy for a classifier, squared error for a
+        regression), each candidate with the noise its sampled sensitivity
+        calls for. The choice reads the public data, the population, ``n`` and
+        the sampled sensitivities only: it costs no privacy. ``"private"`` and
+        ``"shrunk"`` restrict the candidates (the public model is then never
+        chosen). Shrinkage applies to ``LogisticRegression`` (L2 penalty),
+        ``Ridge`` and ``LinearRegression``; other estimators choose between the
+        public model and the private fit.
+    fit_method : {"auto", "output", "statistics"}, default "auto"
+        ``"output"`` (and ``"auto"``): noise on the fitted attributes (output
+        perturbation). ``"statistics"`` (``Ridge`` and ``LinearRegression``
+        only): noise on the sufficient statistics, the upper triangle of
+        ``X^T X`` and ``w X^T y`` (``w`` one over the public targets' root mean
+        square, to balance the two), one Gaussian or Laplace release with their
+        sampled sensitivity; the coefficients are then solved with a penalty
+        toward 0 or toward the public model (:data:`STATISTICS_PENALTIES`, in
+        units of the noise), chosen like ``select``. Measured on diabetes it
+        loses to output perturbation with shrinkage (docs: choosing).
     random_state : None, int, numpy.random.SeedSequence or numpy.random.Generator
-        Seeds the population fit, the tuning and the sampler: a fixed int gives
+        Seeds the population fit, the tuning, the choice and the sampler: a fixed int gives
         the same sensitivity for any ``n_jobs``. The noise of the private release
         always comes from fresh OS entropy, so two fits differ: the seed travels
         with the model (``get_params``, pickles), and noise drawn from it could
@@ -329,6 +432,16 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         What the release states: epsilon, delta and gamma (random DP).
     population_ : Distribution
         The population the sensitivity was sampled from.
+    selected_ : dict
+        What was released and why: ``"candidate"`` (``"public model"``,
+        ``"private fit"``, ``"private fit shrunk toward the public model, C=…"``,
+        ``"sufficient statistics, penalty …"``), ``"reason"``, and
+        ``"candidates"``: each candidate's expected test score, its standard
+        error and its standard deviation over the synthetic data sets. When the
+        public model wins nothing is read from the private data;
+        ``sensitivity_``, ``mechanism_`` and ``privacy_`` then describe the
+        private fit that was not released (the fit was charged when it
+        started, before the choice).
     best_params_ : dict
         With ``tune``: the parameters chosen on the public data.
     tuning_results_ : list of dict
@@ -352,9 +465,21 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     refused after the fit was recorded, so whether the fit succeeds reveals, with
     no noise, whether every public class occurs in the private labels (one bit:
     relabelling the only private record of a class changes it);
-    the preprocessing of ``X`` in a ``Pipeline`` is fitted on whatever data the
-    pipeline is fitted on, so give ``public`` in the space this estimator sees
-    and fit earlier steps on public data. The accountant records a fit when it
+    a ``Pipeline`` given as the estimator has its preprocessing steps fitted on
+    the public data and its last step released (``estimator_`` is the pipeline
+    with both); a ``PrivateEstimator`` placed inside a ``Pipeline`` sees
+    whatever the earlier steps were fitted on, so fit those on public data.
+    Error messages of scikit-learn about the private data are re-raised
+    without the values they quote.
+
+    **What the choice rests on.** The synthetic world takes the public model as
+    the truth and the population's features as the covariates, so it measures
+    how far the private rows, n of them, beat the public rows through the noise
+    each candidate needs; it does not see the private data, and where the
+    private data differ from the public ones (another population) it can pick
+    a release that scores below the public model. The winner's sensitivity is
+    sampled afresh when several sampled candidates were compared (keeping the
+    run that won would favour a low draw and weaken gamma). The accountant records a fit when it
     starts, so a fit that fails after the check has still spent its budget.
 
     scikit-learn's ``check_estimator`` applies except where
@@ -392,6 +517,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         "bound": [StrOptions(set(BOUNDS))],
         "tune": [None, dict],
         "augment": ["boolean"],
+        "select": [StrOptions(set(SELECTIONS))],
+        "fit_method": [StrOptions(set(FIT_METHODS))],
         "random_state": [
             None,
             Interval(Integral, 0, None, closed="left"),
@@ -417,6 +544,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         bound="exact",
         tune=None,
         augment=False,
+        select="auto",
+        fit_method="auto",
         random_state=None,
         n_jobs=1,
     ):
@@ -433,6 +562,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         self.bound = bound
         self.tune = tune
         self.augment = augment
+        self.select = select
+        self.fit_method = fit_method
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -459,14 +590,27 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     # -------------------------------------------------------------- validation
     def _check_setup(self, X, y):
         """Validate everything before any spend or draw; return the pieces."""
+        if self.public is None:
+            raise ValueError(
+                "public=(X_pub, y_pub) is required: PrivateEstimator fits its "
+                "population model, and every attribute it does not release, on "
+                "public data with the same columns as X (public rows, a previous "
+                "release, data the custodian may publish); got public=None."
+            )
         self._validate_params()
         n_jobs = check_n_jobs(self.n_jobs)
-        X, y = _validate(self, X, y, reset=True)
         if not isinstance(self.public, tuple) or len(self.public) != 2:
             raise TypeError(
                 "public must be a tuple (X_pub, y_pub) of public data, got "
                 f"public={type(self.public).__name__}."
             )
+        try:
+            X, y = _validate(self, X, y, reset=True)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(
+                f"the private X, y were refused by scikit-learn: {scrub(exc)} (the "
+                "rest of its message, which may quote private values, is withheld)"
+            ) from None
         X_pub, y_pub = _validate(self, *self.public, reset=False)
         for name, target in (("y", y), ("public's y", y_pub)):
             if np.asarray(target).dtype.kind not in "biuf":
@@ -489,6 +633,26 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 "mechanism='gaussian' needs 0 < delta < 1, got delta=0; use "
                 "mechanism='laplace' for delta=0."
             )
+        preprocessing = None
+        if isinstance(self.estimator, Pipeline):
+            if self.tune is not None:
+                raise ValueError(
+                    "tune is not supported with a Pipeline as the estimator, got "
+                    f"tune={self.tune!r}: pass the last step's estimator with its "
+                    "parameters tuned, and the preprocessing fitted on public data."
+                )
+            preprocessing = clone(Pipeline(self.estimator.steps[:-1])).fit(
+                X_pub, y_pub
+            )
+            X_pub = np.asarray(preprocessing.transform(X_pub), dtype=float)
+            try:
+                X = np.asarray(preprocessing.transform(X), dtype=float)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(
+                    "the pipeline's preprocessing, fitted on the public data, "
+                    f"refused the private X: {scrub(exc)} (the rest of its message, "
+                    "which may quote private values, is withheld)"
+                ) from None
         width = (X.shape[1] + 1,)
         if isinstance(self.population, Distribution) and (
             tuple(self.population.record_shape) != width
@@ -499,9 +663,30 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             )
         plan = sampling_plan(m=self.m, gamma=self.gamma, bound=self.bound)
         grid = self._grid()
-        model = clone(self.estimator).set_params(**grid[0]) if grid else self.estimator
+        model = clone(self._last()).set_params(**grid[0]) if grid else self._last()
         attributes = self._attribute_names(model)
-        return X, y, X_pub, y_pub, norm, plan, attributes, n_jobs, grid
+        if self.fit_method == "statistics" and not self._statistics(model):
+            raise ValueError(
+                "fit_method='statistics' releases the sufficient statistics of a "
+                "linear regression: it needs Ridge or LinearRegression with the "
+                f"default attributes, got {type(model).__name__} and "
+                f"attributes={self.attributes!r}."
+            )
+        return (
+            X, y, X_pub, y_pub, norm, plan, attributes, n_jobs, grid, preprocessing
+        )
+
+    def _last(self):
+        """The estimator released: the last step of a Pipeline, or the estimator."""
+        if isinstance(self.estimator, Pipeline):
+            return self.estimator.steps[-1][1]
+        return self.estimator
+
+    def _statistics(self, model) -> bool:
+        """Whether ``model`` is released through its sufficient statistics."""
+        if self.fit_method != "statistics" or self.attributes is not None:
+            return False
+        return type(model) in (Ridge, LinearRegression)
 
     def _grid(self) -> list[dict]:
         if self.tune is None:
@@ -575,7 +760,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
 
     # -------------------------------------------------------------------- fit
     def fit(self, X, y, accountant=None):
-        """Fit on the private data and release the attributes.
+        """Fit on the private data and release the chosen model.
 
         Parameters
         ----------
@@ -587,20 +772,23 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             Records this fit's release (``accountant.compose``) before any
             sampling; a filter over budget raises
             :class:`~sensampler.accounting.ExceededPrivacyBudgetError` and
-            nothing is spent, sampled or fitted on the private data. When it is
-            also the default filter, the fit is recorded in it once.
+            nothing is spent, sampled or fitted on the private data. The fit is
+            recorded whichever candidate wins, the public-only model included;
+            when the accountant is also the default filter, once.
 
         Returns
         -------
         self
         """
-        X, y, X_pub, y_pub, norm, plan, names, n_jobs, grid = self._check_setup(X, y)
+        (
+            X, y, X_pub, y_pub, norm, plan, names, n_jobs, grid, preprocessing
+        ) = self._check_setup(X, y)
         if accountant is not None and not callable(getattr(accountant, "compose", None)):
             raise TypeError(
                 "accountant must be a sensampler accountant or filter (with "
                 f"compose), got {accountant!r}."
             )
-        model = clone(self.estimator)
+        model = clone(self._last())
         template, names = self._released_template(
             model.set_params(**grid[0]) if grid else model, X_pub, y_pub, names
         )
@@ -610,6 +798,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         root = as_seed_sequence(self.random_state)
         # The fourth child once seeded the noise; kept so the others stay put.
         fit_seed, tune_seed, sample_seed, _ = root.spawn(4)
+        (select_seed,) = root.spawn(1)
         classifier = is_classifier(self.estimator)
         if isinstance(self.population, Distribution):
             population = self.population
@@ -629,35 +818,25 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 tune_seed, n_jobs,
             )
             template, names = self._released_template(model, X_pub, y_pub, names)
-        estimate = sample_sensitivity(
-            _Concatenated(model, names, fixed),
-            population,
-            n,
-            m=plan.m,
-            k=plan.k,
-            norm=norm,
-            bound=plan.bound,
-            random_state=sample_seed,
-            n_jobs=n_jobs,
+        setting = _Setting(
+            model, template, names, population, n, fixed, (X_pub, y_pub), norm,
+            plan, n_jobs, classifier,
         )
-        private = clone(model).fit(
-            np.concatenate([fixed[:, :-1], X]), np.concatenate([fixed[:, -1], y])
-        ) if self.augment else clone(model).fit(X, y)
-        if classifier and not np.array_equal(private.classes_, template.classes_):
-            raise ValueError(
-                "the private y must hold exactly the public classes "
-                f"{template.classes_.tolist()!r}: the released model's labels are "
-                "public."
+        if self._statistics(model):
+            estimate, mechanism, release = self._by_statistics(
+                setting, sample_seed, select_seed
             )
-        mechanism = self._mechanism(estimate)
-        # Fresh OS entropy, never random_state: the seed travels with the model
-        # (get_params, pickles), and noise drawn from it could be drawn again and
-        # subtracted from the released attributes.
-        with charged_to(accountant):  # recorded once when it is the default too
-            released = mechanism.release(
-                _flat(private, names), random_state=np.random.default_rng()
+        else:
+            estimate, mechanism, release = self._by_output(
+                setting, sample_seed, select_seed
             )
-        _write(template, names, np.asarray(released, dtype=float))
+        if release is not None:  # the only step that reads the private data
+            with charged_to(accountant):  # recorded once when it is the default too
+                template = release(X, y)
+        if preprocessing is not None:
+            template = Pipeline(
+                preprocessing.steps + [(self.estimator.steps[-1][0], template)]
+            )
         self.estimator_ = template
         self.attributes_ = names
         self.population_ = population
@@ -665,6 +844,311 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         self.mechanism_ = mechanism
         self.privacy_ = mechanism.privacy
         return self
+
+    def _sample(self, query, setting, seed):
+        """The sampled sensitivity of ``query``; an order-dependence refusal of a
+        fitted model is re-raised with what to do about it."""
+        try:
+            return sample_sensitivity(
+                query,
+                setting.population,
+                setting.n,
+                m=setting.plan.m,
+                k=setting.plan.k,
+                norm=setting.norm,
+                bound=setting.plan.bound,
+                random_state=seed,
+                n_jobs=setting.n_jobs,
+            )
+        except ValueError as exc:
+            if "depends on the order of the records" not in str(exc):
+                raise
+            name = type(self._last()).__name__
+            raise ValueError(
+                f"{name} fitted on training sets drawn from the public population "
+                "changed its coefficients when the rows were reordered: its solver "
+                "stops before it converges, as it does on unscaled features. "
+                "Standardise the features with statistics of the public data, e.g. "
+                f"PrivateEstimator(make_pipeline(StandardScaler(), {name}(...)), "
+                "...), which fits the scaler on public=, or raise the estimator's "
+                "max_iter."
+            ) from exc
+
+    def _fit_private(self, model, setting, X, y):
+        """``model`` fitted on the private rows (after the public ones with
+        ``augment``); scikit-learn's messages are re-raised without values."""
+        fixed = setting.fixed
+        try:
+            return clone(model).fit(
+                np.concatenate([fixed[:, :-1], X]), np.concatenate([fixed[:, -1], y])
+            )
+        except (TypeError, ValueError, ArithmeticError) as exc:
+            kind = TypeError if isinstance(exc, TypeError) else ValueError
+            raise kind(
+                f"fitting {type(model).__name__} on the private data failed: "
+                f"{scrub(exc)} (the rest of scikit-learn's message, which may quote "
+                "private values, is withheld)"
+            ) from None
+
+    def _by_output(self, setting, sample_seed, select_seed):
+        """Output perturbation: the private fit, or a fit shrunk toward the public
+        model, released with its sampled sensitivity; or the public model."""
+        model, names = setting.model, setting.names
+        options = []
+        if self.select != "shrunk":
+            query = _Concatenated(model, names, setting.fixed)
+            options.append(("private fit", model, self._sample(query, setting, sample_seed)))
+        shrunk = self._shrunk_models(setting) if self.select != "private" else []
+        seeds = select_seed.spawn(len(shrunk) + 2)
+        for (label, candidate), seed in zip(shrunk, seeds):
+            query = _Concatenated(candidate, names, setting.fixed)
+            options.append((label, candidate, self._sample(query, setting, seed)))
+        if not options:
+            raise ValueError(
+                "select='shrunk' needs a model that can be shrunk toward the public "
+                "one (LogisticRegression with an L2 penalty, Ridge, LinearRegression"
+                f"), got {type(model).__name__}."
+            )
+        mechanisms = [self._mechanism(estimate) for _, _, estimate in options]
+        candidates = [
+            Candidate(label, self._noisy_build(candidate, setting, mechanism))
+            for (label, candidate, _), mechanism in zip(options, mechanisms)
+        ]
+        index = self._choose(candidates, setting, seeds[-2])
+        if index is None:  # the public model: nothing read from the private data
+            return options[0][2], mechanisms[0], None
+        label, chosen, estimate = options[index]
+        if len(options) > 1:
+            # Sampled afresh: keeping the run that won a comparison of sampled
+            # sensitivities would favour a low draw and weaken gamma.
+            query = _Concatenated(chosen, names, setting.fixed)
+            estimate = self._sample(query, setting, seeds[-1])
+        mechanism = self._mechanism(estimate)
+
+        def release(X, y):
+            if setting.classifier and not np.array_equal(
+                np.unique(y), setting.template.classes_
+            ):
+                raise ValueError(
+                    "the private y must hold exactly the public classes "
+                    f"{setting.template.classes_.tolist()!r}: the released model's "
+                    "labels are public."
+                )
+            private = self._fit_private(chosen, setting, X, y)
+            # Fresh OS entropy, never random_state: the seed travels with the
+            # model (get_params, pickles), and noise drawn from it could be drawn
+            # again and subtracted from the released attributes.
+            released = mechanism.release(
+                _flat(private, names), random_state=np.random.default_rng()
+            )
+            _write(setting.template, names, np.asarray(released, dtype=float))
+            return setting.template
+
+        return estimate, mechanism, release
+
+    def _shrunk_models(self, setting) -> list[tuple[str, Any]]:
+        """Fits pulled toward the public model's coefficients, strongest last
+        (:data:`SHRINK_FACTORS`); none for an estimator we cannot shrink."""
+        model, template = setting.model, setting.template
+        params = model.get_params()
+        fit_intercept = bool(params.get("fit_intercept", True))
+        if type(model) is LogisticRegression:
+            if (
+                params.get("penalty") not in ("l2", "deprecated")
+                or params.get("l1_ratio") not in (None, 0, 0.0)
+                or params.get("class_weight") is not None
+                or not np.isfinite(params["C"])
+            ):
+                return []
+            return [
+                (
+                    f"private fit shrunk toward the public model, C={params['C'] * f:g}",
+                    ShrunkLogisticRegression(
+                        C=params["C"] * f,
+                        coef=template.coef_,
+                        intercept=template.intercept_,
+                        fit_intercept=fit_intercept,
+                        classes=template.classes_,
+                    ),
+                )
+                for f in SHRINK_FACTORS
+            ]
+        if type(model) in (Ridge, LinearRegression) and np.ndim(template.coef_) == 1:
+            alpha = float(params.get("alpha", 1.0))
+            return [
+                (
+                    f"private fit shrunk toward the public model, alpha={alpha / f:g}",
+                    ShrunkRidge(
+                        alpha=alpha / f, coef=template.coef_, fit_intercept=fit_intercept
+                    ),
+                )
+                for f in SHRINK_FACTORS
+            ]
+        return []
+
+    def _noisy_build(self, candidate, setting, mechanism):
+        """How :func:`simulate_scores` builds ``candidate``'s release on synthetic
+        data: fitted (centred on the synthetic public fit when it is a shrunk
+        one), its attributes noised as the mechanism would."""
+        names = setting.names
+
+        def build(X_pub, y_pub, X_priv, y_priv, rng, shared):
+            model = clone(candidate)
+            if "coef" in model.get_params():
+                public = shared["public"]
+                centre = {"coef": public.coef_}
+                if "intercept" in model.get_params():
+                    centre["intercept"] = public.intercept_
+                model.set_params(**centre)
+            if self.augment:
+                X_priv = np.concatenate([X_pub, X_priv])
+                y_priv = np.concatenate([y_pub, y_priv])
+            fitted = model.fit(X_priv, y_priv)
+            flat = _flat(fitted, names)
+            _write(fitted, names, flat + _noise(mechanism, flat.size, rng))
+            return fitted
+
+        return build
+
+    def _choose(self, candidates, setting, seed) -> int | None:
+        """Index of the candidate with the best expected score on synthetic data
+        drawn from the public population, or None for the public model; sets
+        ``selected_``. Reads no private data: only the public rows, the
+        population, n and the candidates' noise scales."""
+        from sklearn.exceptions import ConvergenceWarning
+
+        model, (X_pub, y_pub) = setting.model, setting.public
+        truth = setting.template
+        noise_sd = 0.0
+        if setting.classifier and not hasattr(truth, "predict_proba"):
+            # labels of a classifier without probabilities: its own predictions,
+            # replaced by a uniform label at its public error rate (at least 1/n)
+            noise_sd = max(1.0 - float(truth.score(X_pub, y_pub)), 1.0 / len(y_pub))
+        if not setting.classifier:
+            residual = y_pub - truth.predict(X_pub)
+            dof = max(len(y_pub) - X_pub.shape[1] - 1, 1)
+            noise_sd = float(np.sqrt(np.sum(residual**2) / dof))
+        pool = list(candidates)
+        if self.select == "auto":
+
+            def public_build(X_pub, y_pub, X_priv, y_priv, rng, shared):
+                return shared["public"]
+
+            pool.insert(0, Candidate("public model", public_build))
+        pool = [_sharing_public(c, model) for c in pool]
+        population = setting.population
+
+        def features(size, rng):
+            return population.sample(size, random_state=rng)[:, :-1]
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            scores = simulate_scores(
+                pool, truth, features, len(y_pub), setting.n, setting.classifier,
+                noise_sd, np.random.default_rng(seed), SELECTION_REPEATS,
+            )
+        metric = "accuracy" if setting.classifier else "squared error"
+        sign = 1.0 if setting.classifier else -1.0
+        table = {
+            c.name: {
+                "expected " + metric: sign * float(np.mean(s)),
+                "standard error": float(np.std(s, ddof=1) / np.sqrt(s.size)),
+                "standard deviation": float(np.std(s)),
+            }
+            for c, s in zip(pool, scores)
+            if s.size > 1
+        }
+        if not table:
+            best = 0 if self.select != "auto" else 1
+            reason = (
+                "no synthetic data set drawn from the public population held every "
+                "class: the private fit is released without a comparison"
+            )
+        else:
+            best = int(np.argmax([np.mean(s) - np.std(s) for s in scores]))
+            reason = (
+                f"best expected test {metric} less one standard deviation "
+                f"({table[pool[best].name]['expected ' + metric]:.4g} expected) "
+                f"over {scores[0].size} pairs of synthetic public and private data "
+                "sets drawn from the public population, each candidate released "
+                "with its own noise; no private data read"
+            )
+        self.selected_ = {
+            "candidate": pool[best].name,
+            "reason": reason,
+            "candidates": table,
+        }
+        if self.select == "auto":
+            return None if best == 0 else best - 1
+        return best
+
+    def _by_statistics(self, setting, sample_seed, select_seed):
+        """Sufficient-statistics perturbation of a linear regression: X^T X and
+        X^T y released by one mechanism with their sampled sensitivity, the
+        coefficients solved from them with a penalty (toward 0 or toward the
+        public model) chosen on public data; or the public model."""
+        model, (X_pub, y_pub) = setting.model, setting.public
+        params = model.get_params()
+        rms = float(np.sqrt(np.mean(np.square(y_pub))))
+        stats = Statistics(
+            X_pub.shape[1],
+            bool(params.get("fit_intercept", True)),
+            1.0 / rms if rms > 0 else 1.0,
+        )
+        query = additive(stats.record_map, name="sufficient statistics X^T X, X^T y")
+        estimate = self._sample(query, setting, sample_seed)
+        mechanism = self._mechanism(estimate)
+        spread = float(mechanism.scale) * np.sqrt(stats.p)
+        alpha = float(params.get("alpha", 0.0))
+        lams = sorted({alpha} | {c * spread for c in STATISTICS_PENALTIES})
+        options = []
+        for lam in lams:
+            if self.select != "shrunk":
+                options.append((f"sufficient statistics, penalty {lam:.4g}", lam, False))
+            if self.select != "private":
+                options.append(
+                    (
+                        f"sufficient statistics, penalty {lam:.4g} toward the public "
+                        "model",
+                        lam,
+                        True,
+                    )
+                )
+        fixed_sum = stats.record_map(setting.fixed).sum(axis=0)
+
+        def solver(lam, toward):
+            def build(X_pub, y_pub, X_priv, y_priv, rng, shared):
+                if "noisy" not in shared:
+                    rows = np.column_stack([X_priv, y_priv])
+                    vector = stats.record_map(rows).sum(axis=0)
+                    if self.augment:
+                        vector += stats.record_map(np.column_stack([X_pub, y_pub])).sum(0)
+                    shared["noisy"] = vector + _noise(mechanism, vector.size, rng)
+                centre = shared["public"].coef_ if toward else None
+                out = ShrunkRidge()
+                out.coef_, out.intercept_ = stats.solve(shared["noisy"], lam, centre)
+                return out
+
+            return build
+
+        candidates = [Candidate(label, solver(lam, toward)) for label, lam, toward in options]
+        index = self._choose(candidates, setting, select_seed)
+        if index is None:
+            return estimate, mechanism, None
+        _, lam, toward = options[index]
+        template = setting.template
+        centre = np.array(template.coef_, dtype=float) if toward else None
+
+        def release(X, y):
+            vector = stats.record_map(np.column_stack([X, y])).sum(axis=0)
+            # Fresh OS entropy, never random_state (see _by_output).
+            noisy = mechanism.release(vector, random_state=np.random.default_rng())
+            coef, intercept = stats.solve(np.asarray(noisy) + fixed_sum, lam, centre)
+            flat = np.concatenate([coef, [intercept]]) if len(setting.names) > 1 else coef
+            _write(template, setting.names, flat)
+            return template
+
+        return estimate, mechanism, release
 
     def _tune(self, grid, population, n, fixed, public, names, norm, plan, seed, jobs):
         """The estimator with the candidate of ``grid`` whose released model scores

@@ -775,7 +775,9 @@ def _private_estimator_run(settings: dict, splits: dict, dist) -> dict:
             gamma=settings["gamma"], public=public, population=dist,
             norm=settings["norm"], mechanism=mechanism, m=settings.get("m"),
             bound=settings["bound"], tune=built["tune"], augment=built["augment"],
-            random_state=fit_seed,
+            # the repetitions below redraw the private fit's noise: release that
+            # fit (never the public model or a shrunk one) so that they match
+            select="private", random_state=fit_seed,
         ).fit(*train)
         released = model.estimator_
         names = model.attributes_

@@ -166,7 +166,8 @@ def test_the_noise_cannot_be_redrawn_from_the_models_own_seed():
     # before: noise came from random_state's fourth child, so anyone holding the
     # model (get_params, a pickle) could draw it again and subtract it
     X, y = _regression(100)
-    one, two = _ridge().fit(X, y), _ridge().fit(X, y)
+    # select="private": the public model, if chosen, would release no noise at all
+    one, two = _ridge(select="private").fit(X, y), _ridge(select="private").fit(X, y)
     np.testing.assert_array_equal(one.sensitivity_.samples, two.sensitivity_.samples)
     assert not np.array_equal(one.estimator_.coef_, two.estimator_.coef_)
     seed = as_seed_sequence(one.get_params()["random_state"]).spawn(4)[3]
@@ -187,7 +188,7 @@ def test_the_noise_cannot_be_redrawn_from_the_models_own_seed():
         ({"epsilon": float("inf")}, ValueError, "epsilon"),
         ({"delta": 1.0}, ValueError, "'delta' parameter"),
         ({"gamma": 0.0}, ValueError, "'gamma' parameter"),
-        ({"public": None}, ValueError, "'public' parameter"),
+        ({"public": None}, ValueError, "public=(X_pub, y_pub) is required"),
         ({"public": (np.ones((5, 2)), np.ones(5))}, ValueError, "3 features"),
         ({"population": "normal"}, ValueError, "'population' parameter"),
         ({"mechanism": "exponential"}, ValueError, "'mechanism' parameter"),
@@ -208,6 +209,14 @@ def test_the_noise_cannot_be_redrawn_from_the_models_own_seed():
         ({"attributes": ["coefs_"]}, ValueError, "no attribute 'coefs_'"),
         ({"tune": {"gamma": [1]}}, ValueError, "tune must name parameters"),
         ({"tune": {"alpha": []}}, ValueError, "tune must map the estimator's"),
+        ({"select": "best"}, ValueError, "'select' parameter"),
+        ({"fit_method": "objective"}, ValueError, "'fit_method' parameter"),
+        (
+            {"estimator": make_pipeline(FunctionTransformer(), Ridge()),
+             "tune": {"alpha": [1.0]}},
+            ValueError,
+            "tune is not supported with a Pipeline as the estimator",
+        ),
     ],
 )
 def test_bad_parameters_are_refused_before_sampling(params, error, message, monkeypatch):
@@ -406,3 +415,121 @@ def test_the_default_bootstrap_states_gamma_for_the_public_sample():
     )
     with pytest.raises(ValueError, match="the public sample has 10 row"):
         _ridge(bound="exact", m=None, public=_regression(10, seed=1)).fit(X, y)
+
+
+# ------------------------------------------------- choosing the released model
+def _no_private_fit(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("fitted on the private data")
+
+    monkeypatch.setattr(PrivateEstimator, "_fit_private", refuse)
+
+
+@pytest.mark.parametrize("make", [_ridge, _logistic])
+def test_public_model_wins_when_noise_swamps_the_private_data(make, monkeypatch):
+    # epsilon = 0.001 on 100 private rows: the noise is hundreds of times the
+    # coefficients, and the public model (60 or 80 rows) wins on synthetic data
+    _no_private_fit(monkeypatch)
+    model = make(epsilon=0.001)
+    X, y = _classification(100) if make is _logistic else _regression(100)
+    model.fit(X, y)
+    assert model.selected_["candidate"] == "public model"
+    assert "no private data read" in model.selected_["reason"]
+    public = clone(model.estimator).fit(*model.public)
+    np.testing.assert_array_equal(model.estimator_.coef_, public.coef_)
+    assert model.privacy_.epsilon == 0.001  # charged when the fit started
+
+
+def test_private_release_wins_when_public_data_are_scarce():
+    X, y = _regression(3000, seed=3)
+    X_pub, y_pub = _regression(6, seed=4)
+    model = _ridge(public=(X_pub, y_pub), epsilon=50.0).fit(X, y)
+    assert model.selected_["candidate"] != "public model"
+    X_test, y_test = _regression(2000, seed=5)
+    public = Ridge(alpha=1.0).fit(X_pub, y_pub)
+    assert model.score(X_test, y_test) > public.score(X_test, y_test) + 0.01
+    forced = _ridge(public=(X_pub, y_pub), epsilon=50.0, select="private").fit(X, y)
+    assert forced.selected_["candidate"] == "private fit"
+    assert set(forced.selected_["candidates"]) == {"private fit"}
+
+
+def test_the_choice_reads_no_private_data():
+    one = _logistic(epsilon=0.5).fit(*_classification(120, seed=7))
+    two = _logistic(epsilon=0.5).fit(*_classification(120, seed=8))
+    assert one.selected_ == two.selected_
+    assert one.sensitivity_.sensitivity.value == two.sensitivity_.sensitivity.value
+
+
+def test_selected_lists_every_candidate_with_its_expected_score():
+    model = _logistic().fit(*_classification(100))
+    names = list(model.selected_["candidates"])
+    assert names[:2] == ["public model", "private fit"]
+    assert all("shrunk toward the public model" in name for name in names[2:])
+    assert len(names) == 2 + 5  # SHRINK_FACTORS
+    for row in model.selected_["candidates"].values():
+        assert 0 <= row["expected accuracy"] <= 1 and row["standard error"] >= 0
+
+
+def test_sufficient_statistics_release():
+    X, y = _regression(400)
+    model = _ridge(fit_method="statistics", epsilon=5.0, select="private").fit(X, y)
+    assert model.selected_["candidate"].startswith("sufficient statistics, penalty")
+    assert "toward" not in model.selected_["candidate"]
+    assert model.sensitivity_.query == "sufficient statistics X^T X, X^T y"
+    assert model.score(*_regression(500, seed=9)) > 0.8
+    with pytest.raises(ValueError, match="fit_method='statistics' releases"):
+        _logistic(fit_method="statistics").fit(*_classification(100))
+
+
+# ----------------------------------------------------------------- messages
+def test_unscaled_features_get_advice_to_standardise():
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    model = PrivateEstimator(
+        LogisticRegression(), epsilon=1.0, delta=1e-5, public=(X[:60], y[:60]),
+        bound="exchangeable", m=M, random_state=0,
+    )
+    with pytest.warns(Warning), pytest.raises(ValueError) as info:
+        model.fit(X[60:], y[60:])
+    message = str(info.value)
+    assert "Standardise the features with statistics of the public data" in message
+    assert "make_pipeline(StandardScaler(), LogisticRegression(...))" in message
+    assert "order_dependent" not in message
+
+
+def test_pipeline_preprocessing_is_fitted_on_public_data():
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = _classification(200)
+    X_pub, y_pub = _classification(80, seed=1)
+    shift = lambda a: a * 100.0 + 50.0  # noqa: E731
+    model = PrivateEstimator(
+        make_pipeline(StandardScaler(), LogisticRegression(C=0.1)), epsilon=1.0,
+        delta=1e-5, public=(shift(X_pub), y_pub), bound="exchangeable", m=M,
+        random_state=0,
+    ).fit(shift(X), y)
+    scaler = model.estimator_[0]
+    np.testing.assert_allclose(scaler.mean_, shift(X_pub).mean(axis=0))
+    assert model.predict(shift(X)).shape == (200,)
+    assert model.score(shift(X), y) > 0.6
+    with pytest.raises(ValueError, match="tune is not supported with a Pipeline"):
+        clone(model).set_params(tune={"C": [1.0]}).fit(shift(X), y)
+
+
+def test_messages_quote_no_private_value():
+    X, y = _regression(50)
+    with pytest.raises(ValueError) as info:
+        _ridge().fit(X[:, 0] + 0.123456789, y)
+    message = str(info.value)
+    assert "Expected 2D array" in message and "withheld" in message
+    assert "0.123456789"[:6] not in message and "array=" not in message
+
+
+def test_a_classifier_without_probabilities_is_chosen_for_too():
+    from sklearn.svm import LinearSVC
+
+    model = _logistic().set_params(estimator=LinearSVC(C=0.1))
+    model.fit(*_classification(150))
+    assert set(model.selected_["candidates"]) == {"public model", "private fit"}
+    assert model.predict(_classification(10)[0]).shape == (10,)

@@ -1,0 +1,393 @@
+r"""Fits behind :class:`sensampler.models.PrivateEstimator`: shrinkage toward a
+public model, sufficient statistics of a linear regression, and the simulation
+that chooses among the candidate releases on public data alone.
+
+Nothing here reads private data: the estimators are fitted by the sampler on
+databases drawn from the population, and by ``PrivateEstimator`` on the private
+data; :func:`simulate_scores` draws every database it fits from the population.
+
+References
+----------
+.. [1] K. Chaudhuri, C. Monteleoni and A. D. Sarwate, "Differentially Private
+   Empirical Risk Minimization", JMLR 12, 2011.
+.. [2] Y.-X. Wang, "Revisiting differentially private linear regression: optimal
+   and adaptive prediction & estimation in unbounded domain", Proc. 34th UAI, 2018.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import linalg, special
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+
+__all__ = [
+    "NEWTON_MAX_ITER",
+    "ShrunkLogisticRegression",
+    "ShrunkRidge",
+    "Statistics",
+    "scrub",
+    "Candidate",
+    "simulate_scores",
+]
+
+#: Newton steps of :class:`ShrunkLogisticRegression` at most.
+NEWTON_MAX_ITER = 100
+
+
+def scrub(message: str) -> str:
+    """``message`` of an error raised on private data, without the data's values.
+
+    Keeps the first line, drops anything from ``array=`` on (scikit-learn quotes
+    the array there) and replaces every number but a dimension (``2D``) by
+    ``…``: counts are public, but a label or a value is not.
+
+    Examples
+    --------
+    >>> scrub("Expected 2D array, got 1D array instead:\\narray=[-1.15 0.3].")
+    'Expected 2D array, got 1D array instead:'
+    >>> scrub("y contains previously unseen labels: [7.5]")
+    'y contains previously unseen labels: […]'
+    """
+    head = str(message).split("\n", 1)[0]
+    head = re.sub(r"array=.*", "", head)
+    return re.sub(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(?!D)", "…", head).strip()
+
+
+# ----------------------------------------------------------------- shrinkage
+class ShrunkLogisticRegression(ClassifierMixin, BaseEstimator):
+    r"""Logistic regression penalised toward a given model:
+    :math:`\min_\theta\ C\sum_i \ell(\theta; x_i, y_i) + \tfrac12\lVert\theta-\theta_0\rVert^2`,
+    intercept included in :math:`\theta` (and in the penalty).
+
+    Binary (one coefficient row, as scikit-learn's) or multinomial; solved by
+    Newton's method with backtracking to machine precision, so the fit does not
+    depend on the order of the rows (the sampler checks that).
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Inverse strength of the pull toward ``coef``/``intercept``, ``> 0``.
+    coef : array of shape (1, d) or (K, d), optional
+        The centre's coefficients (default 0: plain L2-penalised logistic regression).
+    intercept : array of shape (1,) or (K,), optional
+        The centre's intercepts (default 0).
+    fit_intercept : bool, default True
+    classes : array, optional
+        The class labels (default: those of ``y``); fixes the coefficient rows.
+    """
+
+    def __init__(self, C=1.0, coef=None, intercept=None, fit_intercept=True,
+                 classes=None):
+        self.C = C
+        self.coef = coef
+        self.intercept = intercept
+        self.fit_intercept = fit_intercept
+        self.classes = classes
+
+    def fit(self, X, y):
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y)
+        classes = np.unique(y) if self.classes is None else np.asarray(self.classes)
+        index = np.searchsorted(classes, y)
+        if np.any(index >= len(classes)) or np.any(classes[index % len(classes)] != y):
+            raise ValueError("y holds labels outside classes.")
+        k = 1 if len(classes) == 2 else len(classes)
+        d = X.shape[1]
+        centre = np.zeros((k, d + 1))
+        if self.coef is not None:
+            centre[:, :d] = np.reshape(self.coef, (k, d))
+        if self.intercept is not None and self.fit_intercept:
+            centre[:, d] = np.reshape(self.intercept, (k,))
+        Z = np.column_stack([X, np.ones(len(X))]) if self.fit_intercept else X
+        centre = centre if self.fit_intercept else centre[:, :d]
+        Y = np.zeros((len(X), len(classes)))
+        Y[np.arange(len(X)), index] = 1.0
+        theta = _newton(Z, Y[:, 1:] if k == 1 else Y, centre, float(self.C))
+        self.classes_ = classes
+        self.coef_ = theta[:, :d].copy()
+        self.intercept_ = theta[:, d].copy() if self.fit_intercept else np.zeros(k)
+        self.n_features_in_ = d
+        return self
+
+    def decision_function(self, X):
+        scores = np.asarray(X, dtype=float) @ self.coef_.T + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict_proba(self, X):
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            p = special.expit(scores)
+            return np.column_stack([1 - p, p])
+        return special.softmax(scores, axis=1)
+
+    def predict(self, X):
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+def _objective(Z, Y, centre, C, theta):
+    """Value, gradient and Hessian (flattened) of the shrunk logistic objective."""
+    scores = Z @ theta.T
+    k, p = theta.shape
+    if k == 1:  # binary: one row, sigmoid
+        s = scores[:, 0]
+        value = C * np.sum(np.logaddexp(0.0, s) - Y[:, 0] * s)
+        prob = special.expit(s)
+        grad = C * ((prob - Y[:, 0]) @ Z)[None, :]
+        hess = C * (Z.T * (prob * (1 - prob))) @ Z
+    else:
+        value = C * np.sum(special.logsumexp(scores, axis=1) - np.sum(Y * scores, 1))
+        prob = special.softmax(scores, axis=1)
+        grad = C * (prob - Y).T @ Z
+        hess = np.zeros((k * p, k * p))
+        for a in range(k):
+            for b in range(a, k):
+                w = prob[:, a] * ((a == b) - prob[:, b])
+                block = C * (Z.T * w) @ Z
+                hess[a * p:(a + 1) * p, b * p:(b + 1) * p] = block
+                hess[b * p:(b + 1) * p, a * p:(a + 1) * p] = block
+    diff = theta - centre
+    value += 0.5 * float(np.sum(diff * diff))
+    grad = grad + diff
+    hess = hess + np.eye(k * p)
+    return value, grad.ravel(), hess
+
+
+def _newton(Z, Y, centre, C):
+    """Minimiser of the strongly convex objective of :class:`ShrunkLogisticRegression`."""
+    theta = centre.copy()
+    value, grad, hess = _objective(Z, Y, centre, C, theta)
+    for _ in range(NEWTON_MAX_ITER):
+        step = linalg.solve(hess, grad, assume_a="pos").reshape(theta.shape)
+        t = 1.0
+        while True:
+            trial = theta - t * step
+            new = _objective(Z, Y, centre, C, trial)
+            if new[0] <= value - 1e-4 * t * float(grad @ step.ravel()) or t < 1e-10:
+                break
+            t *= 0.5
+        theta = trial
+        value, grad, hess = new
+        if np.max(np.abs(t * step)) <= 1e-13 * (1.0 + np.max(np.abs(theta))):
+            break
+    return theta
+
+
+class ShrunkRidge(RegressorMixin, BaseEstimator):
+    r"""Ridge regression penalised toward a given model:
+    :math:`\min_\theta \lVert y - X\theta - b\rVert^2 + \alpha\lVert\theta-\theta_0\rVert^2`
+    (intercept ``b`` not penalised, as in scikit-learn's ``Ridge``).
+
+    Solved as a ridge regression of the residual ``y - X theta_0`` (the same
+    minimiser, written for ``theta - theta_0``).
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+    coef : array of shape (d,), optional
+        The centre (default 0: plain ridge regression).
+    fit_intercept : bool, default True
+    """
+
+    def __init__(self, alpha=1.0, coef=None, fit_intercept=True):
+        self.alpha = alpha
+        self.coef = coef
+        self.fit_intercept = fit_intercept
+
+    def fit(self, X, y):
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y, dtype=float)
+        d = X.shape[1]
+        centre = np.zeros(d) if self.coef is None else np.reshape(self.coef, (d,))
+        r = y - X @ centre
+        if self.fit_intercept:
+            xm, rm = X.mean(axis=0), r.mean()
+            Xc, rc = X - xm, r - rm
+        else:
+            xm, rm, Xc, rc = np.zeros(d), 0.0, X, r
+        gram = Xc.T @ Xc + self.alpha * np.eye(d)
+        delta = linalg.solve(gram, Xc.T @ rc, assume_a="pos")
+        self.coef_ = centre + delta
+        self.intercept_ = float(rm - xm @ delta) if self.fit_intercept else 0.0
+        self.n_features_in_ = d
+        return self
+
+    def predict(self, X):
+        return np.asarray(X, dtype=float) @ self.coef_ + self.intercept_
+
+
+# ------------------------------------------------- sufficient statistics (SSP)
+@dataclass(frozen=True)
+class Statistics:
+    r"""The sufficient statistics of a linear regression as one additive query.
+
+    Each record ``(x, y)`` maps to ``g(x, y) = (u_{ij})_{i \le j} \oplus (w\,y\,u)``
+    with ``u = (x, 1)`` when ``fit_intercept`` (else ``u = x``): the upper
+    triangle of ``u u^T`` (diagonal included) and ``u y`` scaled by ``w``. Their
+    sums over the records are ``X^T X`` and ``w X^T y``, and the L2 change of
+    the sum between neighbours is ``||g(x, y) - g(x', y')||_2``: the sampler
+    draws it from pairs of records alone (Rubinstein & Aldà 2017, additive
+    queries). ``w`` (from public data) balances the two parts.
+
+    Parameters
+    ----------
+    d : int
+        Number of features.
+    fit_intercept : bool
+    weight : float
+        ``w > 0``.
+    """
+
+    d: int
+    fit_intercept: bool
+    weight: float
+    _rows: np.ndarray = field(init=False, repr=False, compare=False)
+    _cols: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        p = self.d + int(self.fit_intercept)
+        rows, cols = np.triu_indices(p)
+        object.__setattr__(self, "_rows", rows)
+        object.__setattr__(self, "_cols", cols)
+
+    @property
+    def p(self) -> int:
+        return self.d + int(self.fit_intercept)
+
+    def record_map(self, records: np.ndarray) -> np.ndarray:
+        """``g`` of every record (rows ``(features..., target)``)."""
+        records = np.asarray(records, dtype=float)
+        u = records[:, :-1]
+        if self.fit_intercept:
+            u = np.column_stack([u, np.ones(len(u))])
+        outer = u[:, self._rows] * u[:, self._cols]
+        return np.column_stack([outer, self.weight * records[:, -1:] * u])
+
+    def unpack(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(X^T X, X^T y)`` from a (noisy) sum of ``g``; the matrix symmetric."""
+        p = self.p
+        gram = np.zeros((p, p))
+        size = len(self._rows)
+        gram[self._rows, self._cols] = vector[:size]
+        gram[self._cols, self._rows] = vector[:size]
+        return gram, np.asarray(vector[size:], dtype=float) / self.weight
+
+    def solve(self, vector, lam, centre=None) -> tuple[np.ndarray, float]:
+        r"""Coefficients and intercept from the statistics:
+        :math:`\theta = (A_+ + \lambda J)^{-1}(b + \lambda J \theta_0)`, where
+        :math:`A_+` is ``X^T X`` with its negative eigenvalues set to 0 (noise can
+        make it indefinite; post-processing), ``J`` the identity on the features
+        (the intercept is not penalised) and :math:`\theta_0` the centre (0, or a
+        public model's coefficients).
+        """
+        gram, xty = self.unpack(vector)
+        values, vectors = linalg.eigh(gram)
+        floor = 1e-9 * max(float(np.max(np.abs(values))), 1.0)
+        gram = (vectors * np.maximum(values, floor)) @ vectors.T
+        penalty = np.zeros(self.p)
+        penalty[: self.d] = lam
+        target = xty.copy()
+        if centre is not None:
+            target[: self.d] += lam * np.asarray(centre, dtype=float)
+        theta = linalg.solve(gram + np.diag(penalty), target, assume_a="sym")
+        intercept = float(theta[self.d]) if self.fit_intercept else 0.0
+        return theta[: self.d], intercept
+
+
+# ---------------------------------------------------------------- simulation
+@dataclass
+class Candidate:
+    """One way to build the released model, scored by :func:`simulate_scores`.
+
+    ``build(X_pub, y_pub, X_priv, y_priv, rng, shared)`` returns a model fitted
+    (and noised, as the release would be) on the given synthetic data; ``shared``
+    is a dict that lives for one repetition (candidates built from one release
+    share its noise there); ``name`` and ``details`` describe it in ``selected_``.
+    """
+
+    name: str
+    build: Callable[..., Any]
+    details: dict = field(default_factory=dict)
+
+
+def simulate_scores(
+    candidates: list[Candidate],
+    truth: Any,
+    features: Callable[[int, np.random.Generator], np.ndarray],
+    n_public: int,
+    n: int,
+    classifier: bool,
+    noise_sd: float,
+    rng: np.random.Generator,
+    repeats: int,
+) -> list[np.ndarray]:
+    r"""Expected scores of each candidate in a world where ``truth`` is right.
+
+    Every repetition draws a synthetic public set of ``n_public`` rows and a
+    synthetic private set of ``n`` rows: features from ``features`` (the
+    population's), labels from ``truth`` (a classifier's ``predict_proba``; for
+    one without it, its ``predict`` with probability ``1 - noise_sd`` and a
+    uniform label otherwise; a regression's ``predict`` plus Gaussian noise of
+    standard deviation ``noise_sd``), and builds
+    every candidate on the same two sets. The score is the expected accuracy
+    under ``truth`` (classification) or minus the expected squared error
+    (regression) on a fixed sample of population features: no labels are
+    drawn for it, which removes their noise from the comparison.
+
+    Returns
+    -------
+    list of ndarray
+        Per candidate, the ``repeats`` scores (fewer, possibly none, when the
+        synthetic sets keep lacking a class: at most ``20 * repeats`` draws).
+    """
+    test = features(4000, rng)
+    if classifier:
+        classes = truth.classes_
+
+        def probabilities(X):
+            if hasattr(truth, "predict_proba"):
+                return truth.predict_proba(X)
+            hit = truth.predict(X)[:, None] == classes[None, :]
+            return (1.0 - noise_sd) * hit + noise_sd / len(classes)
+
+        truth_proba = probabilities(test)
+    else:
+        truth_mean = truth.predict(test)
+
+    def labels(X):
+        if not classifier:
+            return truth.predict(X) + noise_sd * rng.standard_normal(len(X))
+        proba = probabilities(X)
+        cumulative = np.cumsum(proba, axis=1)
+        draws = rng.random(len(X))[:, None]
+        which = np.minimum((draws > cumulative).sum(axis=1), len(classes) - 1)
+        return classes[which]
+
+    def score(model):
+        predicted = model.predict(test)
+        if classifier:
+            hit = predicted[:, None] == classes[None, :]
+            return float(np.mean(np.sum(truth_proba * hit, axis=1)))
+        return -float(np.mean((predicted - truth_mean) ** 2)) - noise_sd**2
+
+    scores = [np.empty(repeats) for _ in candidates]
+    done = attempts = 0
+    while done < repeats and attempts < 20 * repeats:
+        attempts += 1
+        X_pub = features(n_public, rng)
+        X_priv = features(n, rng)
+        y_pub, y_priv = labels(X_pub), labels(X_priv)
+        if classifier and (
+            len(np.unique(y_pub)) < len(classes) or len(np.unique(y_priv)) < len(classes)
+        ):
+            continue  # a synthetic set lacking a class: the fit would refuse it
+        shared: dict = {}
+        for index, candidate in enumerate(candidates):
+            model = candidate.build(X_pub, y_pub, X_priv, y_priv, rng, shared)
+            scores[index][done] = score(model)
+        done += 1
+    return [values[:done] for values in scores]
