@@ -79,6 +79,8 @@ __all__ = [
     "Release",
     "load_population",
     "prepare_releases",
+    "quantile_bounds",
+    "quantile_level_of",
     "release_statistic",
     "release_statistics",
 ]
@@ -103,6 +105,10 @@ BOUNDS_SEED = 0
 GUARANTEE = (
     "{dp}, except with probability gamma={gamma} over the data drawn from the "
     "population model"
+)
+#: The guarantee of a quantile release (the exponential mechanism), in words.
+WORST_CASE_GUARANTEE = (
+    "{dp}, for every pair of neighbouring databases (worst case: no gamma)"
 )
 
 
@@ -297,10 +303,9 @@ class QuantileRelease(Release):
     def guarantee(self) -> str:
         """The guarantee in words: plain (epsilon, 0)-DP, for every database."""
         s = self.statement
-        return (
-            f"{format_dp(s.epsilon, s.delta)} for {s.neighbours} neighbours "
-            f"(n={self.n} records), for every pair of neighbouring databases "
-            "(worst case: no gamma)"
+        return WORST_CASE_GUARANTEE.format(
+            dp=f"{format_dp(s.epsilon, s.delta)} for {s.neighbours} neighbours "
+            f"(n={self.n} records)"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -440,26 +445,74 @@ def _population_bounds(population) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def quantile_level_of(query) -> float | None:
+    """The level q of a query a release answers by the exponential mechanism.
+
+    The one rule deciding which mechanism a query gets, shared by the release
+    and by :func:`sensampler.planning.plan_release`: a one-quantile query
+    (``median``, ``quantile:Q`` with one Q: a ``quantile_level`` attribute)
+    gets :class:`~sensampler.mechanisms.ExponentialQuantileMechanism` over
+    public bounds; every other query gets the noise mechanism of the release,
+    calibrated with a sampled sensitivity.
+
+    Parameters
+    ----------
+    query : Query or callable
+        The query, parsed (:func:`~sensampler.experiments.parse_query`).
+
+    Returns
+    -------
+    float or None
+        ``q`` in [0, 1], or ``None`` for a query that samples a sensitivity.
+
+    Examples
+    --------
+    >>> from sensampler import queries
+    >>> quantile_level_of(queries.median), quantile_level_of(queries.mean)
+    (0.5, None)
+    """
+    return getattr(query, "quantile_level", None)
+
+
+def quantile_bounds(population, bounds=None) -> tuple[float, float, str]:
+    """The public bounds of a quantile release and where they came from.
+
+    Parameters
+    ----------
+    population : Distribution
+        The population model.
+    bounds : (low, high) or object with ``.low`` and ``.high``, optional
+        Given bounds; default: the population model's :data:`BOUNDS_COVERAGE`
+        and 1 - coverage quantiles, from :data:`BOUNDS_SAMPLE` draws with the
+        fixed seed :data:`BOUNDS_SEED` (public: no privacy cost).
+
+    Returns
+    -------
+    (low, high, source) : (float, float, str)
+        The bounds and their source in words.
+    """
+    if bounds is None:
+        low, high = _population_bounds(population)
+        return low, high, (
+            f"the population model's {BOUNDS_COVERAGE:g} and "
+            f"{1 - BOUNDS_COVERAGE:g} quantiles (public, no privacy cost)"
+        )
+    low, high = check_bounds(bounds)
+    return low, high, "given"
+
+
 def _quantile_mechanism(query, population, bounds, epsilon):
     """(mechanism, its statement, the noise in words, bounds, their source) of a
-    one-quantile query (``query.quantile_level``), or None for any other query.
+    one-quantile query (:func:`quantile_level_of`), or None for any other query.
 
     The exponential mechanism over public bounds (Smith 2011): plain epsilon-DP
     for every pair of neighbours, where a sampled sensitivity of a quantile
     would be random DP only, and often far larger than the quantile's spread.
     """
-    level = getattr(query, "quantile_level", None)
+    level = quantile_level_of(query)
     if level is None:
         return None
-    if bounds is None:
-        low, high = _population_bounds(population)
-        source = (
-            f"the population model's {BOUNDS_COVERAGE:g} and "
-            f"{1 - BOUNDS_COVERAGE:g} quantiles (public, no privacy cost)"
-        )
-    else:
-        low, high = check_bounds(bounds)
-        source = "given"
+    low, high, source = quantile_bounds(population, bounds)
     mech = ExponentialQuantileMechanism(level, (low, high), epsilon)
     noise = (
         f"utility -|rank - {level:g}n| of sensitivity "
