@@ -451,6 +451,13 @@ class ReleasePlan:
         return GUARANTEE.format(dp=dp, gamma=format_upper(self.gamma, 4))
 
     @property
+    def sampling_plan(self) -> str:
+        """The sampling plan in words, or why there is none."""
+        if self.m is None:
+            return NO_SAMPLING_PLAN
+        return f"m={self.m}, k={self.k}, gamma={self.gamma:.4g} ({self.bound})"
+
+    @property
     def error_meaning(self) -> str:
         """What the error is, in words."""
         return ERROR_MEANING if self.bounds is None else QUANTILE_ERROR_MEANING
@@ -473,9 +480,7 @@ class ReleasePlan:
         if self.bounds is not None:
             out["bounds"] = list(self.bounds)
         out["guarantee"] = self.guarantee
-        out["sampling_plan"] = NO_SAMPLING_PLAN if self.m is None else (
-            f"m={self.m}, k={self.k}, gamma={self.gamma:.4g} ({self.bound})"
-        )
+        out["sampling_plan"] = self.sampling_plan
         out["error"] = self.error_meaning
         out["note"] = self.note
         return out
@@ -497,8 +502,7 @@ class ReleasePlan:
         )
         if self.bounds is None:
             how = [
-                f"  sampling plan   m={self.m}, k={self.k}, gamma={self.gamma:.4g} "
-                f"({self.bound})",
+                f"  sampling plan   {self.sampling_plan}",
                 f"  sensitivity     {self.sensitivity:.6g} (mean over {self.runs} "
                 "sampling runs)",
             ]
@@ -506,7 +510,7 @@ class ReleasePlan:
             low, high = self.bounds
             how = [
                 f"  bounds          [{low:.6g}, {high:.6g}], {self.bounds_source}",
-                f"  sampling plan   {NO_SAMPLING_PLAN}",
+                f"  sampling plan   {self.sampling_plan}",
                 f"  error law       exact on each of {self.runs} databases drawn "
                 "from the population model",
             ]
