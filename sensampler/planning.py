@@ -455,7 +455,8 @@ class ReleasePlan:
         """The sampling plan in words, or why there is none."""
         if self.m is None:
             return NO_SAMPLING_PLAN
-        return f"m={self.m}, k={self.k}, gamma={self.gamma:.4g} ({self.bound})"
+        gamma = format_upper(self.gamma, 4)  # rounded up: never a smaller gamma
+        return f"m={self.m}, k={self.k}, gamma={gamma} ({self.bound})"
 
     @property
     def error_meaning(self) -> str:
