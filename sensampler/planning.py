@@ -582,10 +582,13 @@ def _epsilon_for(error, target) -> float:
         return math.log(error(math.exp(log_eps))) - math.log(target)
 
     if gap(high) > 0.0 or gap(low) < 0.0:
+        # a quantile's error has a floor (the records' spacing) and a ceiling
+        # (the bounds): say where the reachable targets lie
         raise ValueError(
             f"target_error={target!r} needs an epsilon outside "
             f"[{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}] for this query and "
-            "population; choose another target."
+            f"population (the error there goes from {error(EPSILON_RANGE[0]):.3g} "
+            f"to {error(EPSILON_RANGE[1]):.3g}); choose another target."
         )
     return math.exp(optimize.brentq(gap, low, high, xtol=1e-13, rtol=1e-13))
 

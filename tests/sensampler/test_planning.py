@@ -317,6 +317,16 @@ def test_a_population_that_never_moves_the_query_cannot_be_planned():
         plan_release("count", HEIGHTS, 50, target_error=0.1, runs=3, random_state=0)
 
 
+def test_a_quantile_target_below_its_error_floor_names_the_reachable_range():
+    # The error of the minimum's release never falls below half the first gap
+    # [low, z_1] on average: no epsilon reaches 0.01 with 3 records.
+    with pytest.raises(ValueError, match=r"target_error=0\.01 needs an epsilon "
+                       r"outside \[1e-06, 1e\+06\] for this query and population "
+                       r"\(the error there goes from [0-9.]+ to [0-9.]+\)"):
+        plan_release("quantile:0", HEIGHTS, 3, target_error=0.01, runs=20,
+                     random_state=0)
+
+
 def test_an_unreachable_target_names_the_way_out():
     with pytest.raises(ValueError, match="target_error=1e-12 needs an epsilon outside"):
         plan_release("mean", HEIGHTS, N, target_error=1e-12, runs=3, random_state=0)
