@@ -244,19 +244,23 @@ class QuantileErrorModel:
 
     Notes
     -----
-    On a database D the mechanism outputs a point uniform on gap i with
-    probability :math:`p_i(\epsilon)`
-    (:meth:`~sensampler.mechanisms.ExponentialQuantileMechanism.output_law`,
-    Smith 2011). With :math:`x = f(D)` the exact quantile, the error's law on D
-    is then exact, with no simulation of the mechanism:
+    On a database D the mechanism outputs a point :math:`U_i` uniform on gap
+    :math:`i`, :math:`[a_i, b_i]`, with probability :math:`p_i(\epsilon)`
+    (see ``ExponentialQuantileMechanism.output_law``; Smith 2011). With
+    :math:`x = f(D)` the exact quantile, the error's law on D is then exact,
+    with no simulation of the mechanism:
 
-    .. math:: E|M(D) - x| = \sum_i p_i(\epsilon)\, E|U_i - x|, \quad
-              P[|M(D) - x| > t] = \sum_i p_i(\epsilon)\,
-              rac{|[a_i, b_i] \setminus [x - t, x + t]|}{b_i - a_i},
+    .. math::
 
-    where, for :math:`U` uniform on :math:`[a, b]`, :math:`E|U - x|` is
-    :math:`(a + b)/2 - x` for :math:`x \le a`, :math:`x - (a + b)/2` for
-    :math:`x \ge b` and :math:`((x - a)^2 + (b - x)^2) / (2(b - a))` between.
+        E\lvert M(D) - x\rvert = \sum_i p_i(\epsilon)\,
+        E\lvert U_i - x\rvert, \qquad
+        P[\lvert M(D) - x\rvert > t] = \sum_i p_i(\epsilon)\,
+        \frac{\ell([a_i, b_i] \setminus [x - t, x + t])}{b_i - a_i},
+
+    with :math:`\ell` the length, and, for :math:`U` uniform on :math:`[a, b]`,
+    :math:`E\lvert U - x\rvert` is :math:`(a + b)/2 - x` for :math:`x \le a`,
+    :math:`x - (a + b)/2` for :math:`x \ge b` and
+    :math:`((x - a)^2 + (b - x)^2) / (2(b - a))` between.
     Both are averaged over the databases, equally likely. The only
     randomness left is the databases': the error is a smooth function of
     epsilon, inverted by a root finder on log epsilon (the common-random-numbers
