@@ -438,6 +438,23 @@ class ReleasePlan:
     bounds: tuple[float, float] | None = None
     bounds_source: str | None = None
 
+    def __post_init__(self):
+        # One discriminator: bounds <=> the exponential mechanism, whose plan has
+        # no sampling plan; a plan built by hand cannot state a worst-case
+        # guarantee with a sampled sensitivity, nor random DP without a gamma.
+        sampled = (self.gamma, self.m, self.k, self.bound, self.sensitivity)
+        if self.bounds is None and any(value is None for value in sampled):
+            raise ValueError(
+                "a plan without bounds samples a sensitivity: gamma, m, k, bound "
+                f"and sensitivity must be given, got {sampled!r}."
+            )
+        if self.bounds is not None and any(value is not None for value in sampled):
+            raise ValueError(
+                "a plan with bounds (the exponential mechanism) samples no "
+                "sensitivity: gamma, m, k, bound and sensitivity must be None, got "
+                f"{sampled!r}."
+            )
+
     @property
     def note(self) -> str:
         """What the plan did and did not touch, in words."""
@@ -450,14 +467,14 @@ class ReleasePlan:
             f"{format_dp(self.epsilon, self.delta)} for replace-one neighbours "
             f"(n={self.n} records)"
         )
-        if self.gamma is None:
+        if self.bounds is not None:
             return WORST_CASE_GUARANTEE.format(dp=dp)
         return GUARANTEE.format(dp=dp, gamma=format_upper(self.gamma, 4))
 
     @property
     def sampling_plan(self) -> str:
         """The sampling plan in words, or why there is none."""
-        if self.m is None:
+        if self.bounds is not None:
             return NO_SAMPLING_PLAN
         gamma = format_upper(self.gamma, 4)  # rounded up: never a smaller gamma
         return f"m={self.m}, k={self.k}, gamma={gamma} ({self.bound})"

@@ -1,5 +1,6 @@
 """plan_release: the epsilon a target error needs, checked against simulated releases."""
 
+import dataclasses
 import math
 import re
 from html.parser import HTMLParser
@@ -170,6 +171,22 @@ def test_a_quantile_plan_names_the_release_mechanism_bounds_and_guarantee():
     mean = plan_release("mean", HEIGHTS, N, epsilon=0.5, runs=5, random_state=0)
     assert "except with probability gamma=0.04982 over the data" in mean.guarantee
     assert mean.sampling_plan == "m=113, k=113, gamma=0.04982 (exact)"
+
+
+def test_a_plan_cannot_state_a_guarantee_its_fields_do_not_carry():
+    plan = plan_release("median", HEIGHTS, N, epsilon=1.0, runs=3, random_state=0)
+    with pytest.raises(ValueError, match="a plan with bounds"):
+        dataclasses.replace(plan, gamma=0.05)
+    with pytest.raises(ValueError, match="a plan without bounds samples"):
+        dataclasses.replace(plan, bounds=None)
+
+
+def test_a_median_is_planned_as_released_whatever_the_noise_mechanism():
+    plan = plan_release("median", HEIGHTS, N, epsilon=1.0, delta=1e-6,
+                        mechanism="gaussian", runs=3, random_state=0)
+    same = plan_release("median", HEIGHTS, N, epsilon=1.0, runs=3, random_state=0)
+    assert (plan.mechanism, plan.delta) == ("exponential", 0.0)
+    assert plan.expected_error == same.expected_error
 
 
 def test_given_bounds_are_those_of_the_release():
