@@ -722,28 +722,35 @@ def plan_html(plan) -> str:
             "epsilon",
             f"{plan.epsilon:.6g}" + (f", delta={plan.delta:.3g}" if plan.delta else ""),
         ),
+        ("guarantee", plan.guarantee),
         ("expected error", f"{plan.expected_error:.6g}"),
         ("90% of errors", f"<= {plan.error_90:.6g}"),
-        (
-            "sampling plan",
-            f"m={plan.m}, k={plan.k}, gamma={plan.gamma:.4g} ({plan.bound})",
-        ),
-        ("sensitivity", f"{plan.sensitivity:.6g} (mean over {plan.runs} runs)"),
     ]
+    rows.append(("sampling plan", plan.sampling_plan))
+    if plan.bounds is None:
+        rows += [
+            ("sensitivity", f"{plan.sensitivity:.6g} (mean over {plan.runs} runs)"),
+        ]
+        figure = histogram_svg(
+            plan.sensitivities,
+            [(plan.sensitivity, f"mean = {plan.sensitivity:.4g}", BLUE)],
+            label="the sampled sensitivity G_(k) of each planning run",
+        )
+    else:
+        low, high = plan.bounds
+        rows += [
+            ("bounds", f"[{low:.6g}, {high:.6g}], {plan.bounds_source}"),
+            ("error law", f"exact on each of {plan.runs} databases"),
+        ]
+        figure = ""
     if plan.target_error is not None:
         rows.insert(3, ("target", f"{plan.target_error:.6g} ({plan.measure})"))
-    figure = histogram_svg(
-        plan.sensitivities,
-        [(plan.sensitivity, f"mean = {plan.sensitivity:.4g}", BLUE)],
-        label="the sampled sensitivity G_(k) of each planning run",
-    )
+    meaning = plan.error_meaning
     return card(
         "Release plan",
         rows_html(rows),
         figure,
-        paragraph(
-            "Error = |release - exact answer on the same data| (the noise only)."
-        ),
+        paragraph(meaning[0].upper() + meaning[1:] + "."),
         paragraph(plan.note[0].upper() + plan.note[1:] + ".", GREEN),
         kind="plan",
     )

@@ -42,7 +42,13 @@ def add_release_plan_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--delta", type=float, default=0.0, help="the release's delta (gaussian)"
     )
-    g.add_argument("--mechanism", choices=list(NOISE_MODELS), default="laplace")
+    g.add_argument(
+        "--mechanism",
+        choices=list(NOISE_MODELS),
+        default="laplace",
+        help="the noise of a query that samples a sensitivity; median and "
+        "quantile:Q are planned with the exponential mechanism, as release uses",
+    )
     g.add_argument(
         "--measure",
         default="mean",
@@ -50,7 +56,10 @@ def add_release_plan_arguments(p: argparse.ArgumentParser) -> None:
         "probability Q (the Q-quantile of the error, e.g. 0.9)",
     )
     g.add_argument(
-        "--runs", type=int, default=200, help="sampling runs drawn (default 200)"
+        "--runs",
+        type=int,
+        default=200,
+        help="sampling runs (for median, quantile:Q: databases) drawn (default 200)",
     )
     g.add_argument("--seed", type=int, default=None, help="seeds the sampling runs")
     g.add_argument("--n-jobs", type=int, default=None, help="sampler workers")

@@ -23,9 +23,18 @@ as it would in the release.
 Mechanisms enter as a parameter: a :class:`NoiseModel` states the law of the
 absolute noise of a mechanism calibrated with a sensitivity, and
 :data:`NOISE_MODELS` holds the ones the release uses today (Laplace and the
-analytic Gaussian). A mechanism whose error does not scale with a sensitivity
-(the exponential mechanism for quantiles) plugs in through the same two
-methods, :meth:`NoiseModel.mean_error` and :meth:`NoiseModel.error_sf`.
+analytic Gaussian).
+
+**Quantiles follow the release.** A query the release answers by the
+exponential mechanism over public bounds
+(:func:`sensampler.release.quantile_level_of` decides, for both) is planned
+with that mechanism, whose error does not scale with a sensitivity:
+:class:`QuantileErrorModel` draws ``runs`` databases of ``n`` records from the
+population and computes, on each, the exact law of the mechanism's output
+(:meth:`~sensampler.mechanisms.ExponentialQuantileMechanism.output_law`, the
+law :meth:`~sensampler.mechanisms.ExponentialQuantileMechanism.release`
+samples). Such a plan states plain epsilon-DP for every pair of neighbouring
+databases: no sensitivity is sampled, and m, k and gamma do not apply.
 """
 
 from __future__ import annotations
@@ -49,10 +58,20 @@ from ._validation import (
 )
 from .distributions import as_distribution
 from .experiments.specs import parse_query
-from .mechanisms import GaussianMechanism
+from .mechanisms import ExponentialQuantileMechanism, GaussianMechanism
+from .mechanisms.quantile import check_bounds
 from .parallel import child_seed
 from .plan import sampling_plan
-from .release import RELEASE_MECHANISMS, load_population
+from .privacy import format_dp, format_upper
+from .queries import as_query
+from .release import (
+    GUARANTEE,
+    RELEASE_MECHANISMS,
+    WORST_CASE_GUARANTEE,
+    load_population,
+    quantile_bounds,
+    quantile_level_of,
+)
 from .sampler import MAX_N, sample_sensitivity
 
 __all__ = [
@@ -61,6 +80,7 @@ __all__ = [
     "NOISE_MODELS",
     "NoiseModel",
     "PreparedPlan",
+    "QuantileErrorModel",
     "ReleasePlan",
     "plan_release",
     "prepare_plan",
@@ -74,6 +94,16 @@ ACCOUNTS_FOR_NOTHING = (
 
 #: What the error is, in words.
 ERROR_MEANING = "error = |release - exact answer on the same data| (the noise only)"
+#: What the error of a quantile release (the exponential mechanism) is, in words.
+QUANTILE_ERROR_MEANING = (
+    "error = |release - exact quantile of the same data| (the exponential "
+    "mechanism's error, clipping to the bounds included)"
+)
+#: Why a quantile plan has no sampling plan, in words.
+NO_SAMPLING_PLAN = (
+    "none: the exponential mechanism samples no sensitivity "
+    "(m, k and gamma do not apply)"
+)
 
 
 @dataclass(frozen=True)
@@ -174,6 +204,170 @@ NOISE_MODELS = {
 }
 
 
+def _gap_mean_error(edges: np.ndarray, x: float) -> np.ndarray:
+    """``E|U_i - x|`` for U_i uniform on each gap ``[edges[i], edges[i + 1]]``."""
+    a, b = edges[:-1], edges[1:]
+    length = b - a
+    safe = np.where(length > 0.0, length, 1.0)
+    inside = ((x - a) ** 2 + (b - x) ** 2) / (2.0 * safe)  # a < x < b
+    return np.where(x <= a, (a + b) / 2.0 - x, np.where(x >= b, x - (a + b) / 2.0,
+                                                         inside))
+
+
+def _gap_error_sf(edges: np.ndarray, x: float, t: float) -> np.ndarray:
+    """``P[|U_i - x| > t]``: the share of each gap outside ``[x - t, x + t]``."""
+    a, b = edges[:-1], edges[1:]
+    length = b - a
+    overlap = np.clip(np.minimum(b, x + t) - np.maximum(a, x - t), 0.0, None)
+    safe = np.where(length > 0.0, length, 1.0)
+    return np.where(length > 0.0, 1.0 - overlap / safe, 0.0)
+
+
+@dataclass(frozen=True)
+class QuantileErrorModel:
+    r"""The error of the exponential quantile mechanism, from the population alone.
+
+    Built by :meth:`draw`: ``runs`` databases of ``n`` records drawn from the
+    public population model, and the exact quantile of each.
+
+    Parameters
+    ----------
+    level : float
+        The quantile, in [0, 1].
+    bounds : (float, float)
+        The mechanism's public bounds, as the release takes them.
+    databases : tuple of ndarray
+        The drawn databases, each sorted (the mechanism's law does not depend
+        on the records' order).
+    answers : tuple of float
+        The query's exact answer on each database.
+
+    Notes
+    -----
+    On a database D the mechanism outputs a point :math:`U_i` uniform on gap
+    :math:`i`, :math:`[a_i, b_i]`, with probability :math:`p_i(\epsilon)`
+    (see ``ExponentialQuantileMechanism.output_law``; Smith 2011). With
+    :math:`x = f(D)` the exact quantile, the error's law on D is then exact,
+    with no simulation of the mechanism:
+
+    .. math::
+
+        E\lvert M(D) - x\rvert = \sum_i p_i(\epsilon)\,
+        E\lvert U_i - x\rvert, \qquad
+        P[\lvert M(D) - x\rvert > t] = \sum_i p_i(\epsilon)\,
+        \frac{\ell([a_i, b_i] \setminus [x - t, x + t])}{b_i - a_i},
+
+    with :math:`\ell` the length, and, for :math:`U` uniform on :math:`[a, b]`,
+    :math:`E\lvert U - x\rvert` is :math:`(a + b)/2 - x` for :math:`x \le a`,
+    :math:`x - (a + b)/2` for :math:`x \ge b` and
+    :math:`((x - a)^2 + (b - x)^2) / (2(b - a))` between.
+    Both are averaged over the databases, equally likely. The only
+    randomness left is the databases': the error is a smooth function of
+    epsilon, inverted by a root finder on log epsilon (the common-random-numbers
+    simulation the exact law replaces would be a step function).
+    """
+
+    level: float
+    bounds: tuple[float, float]
+    databases: tuple[np.ndarray, ...] = field(repr=False)
+    answers: tuple[float, ...] = field(repr=False)
+
+    @classmethod
+    def draw(cls, query, level, bounds, population, n, runs, root):
+        """Draw ``runs`` databases of ``n`` records (database i from child i of
+        ``root``) and their exact answers.
+
+        Parameters
+        ----------
+        query : Query
+            The one-quantile query (its exact answer is the reference).
+        level : float
+            Its level.
+        bounds : (float, float)
+            The release's bounds.
+        population : Distribution
+            The public population model.
+        n, runs : int
+            Records per database, and databases.
+        root : numpy.random.SeedSequence
+            Seeds the databases.
+
+        Returns
+        -------
+        QuantileErrorModel
+        """
+        databases, answers = [], []
+        for i in range(runs):
+            data = np.asarray(
+                population.sample(n, random_state=child_seed(root, i)), dtype=float
+            )
+            answers.append(float(query(data)))
+            databases.append(np.sort(data))
+        return cls(level, tuple(bounds), tuple(databases), tuple(answers))
+
+    def laws(self, epsilon: float) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The mechanism's output law at ``epsilon`` on each database.
+
+        Parameters
+        ----------
+        epsilon : float
+            ``> 0``.
+
+        Returns
+        -------
+        list of (edges, probabilities)
+        """
+        mech = ExponentialQuantileMechanism(self.level, self.bounds, epsilon)
+        return [mech.output_law(data) for data in self.databases]
+
+    def mean_error(self, epsilon: float) -> float:
+        """Expected absolute error at ``epsilon``, over the databases.
+
+        Parameters
+        ----------
+        epsilon : float
+            ``> 0``.
+
+        Returns
+        -------
+        float
+        """
+        return float(
+            np.mean(
+                [
+                    np.dot(p, _gap_mean_error(edges, x))
+                    for (edges, p), x in zip(self.laws(epsilon), self.answers)
+                ]
+            )
+        )
+
+    def error_quantile(self, q: float, epsilon: float) -> float:
+        """The ``q``-quantile of the absolute error at ``epsilon``.
+
+        Parameters
+        ----------
+        q : float
+            In (0, 1).
+        epsilon : float
+            ``> 0``.
+
+        Returns
+        -------
+        float
+        """
+        laws = list(zip(self.laws(epsilon), self.answers))
+
+        def sf(t):
+            return float(
+                np.mean([np.dot(p, _gap_error_sf(edges, x, t)) for (edges, p), x in laws])
+            )
+
+        # the output lies in the bounds: no error exceeds this start
+        low, high = self.bounds
+        start = max(max(abs(x - low), abs(x - high)) for x in self.answers)
+        return _quantile_of_error(sf, q, start)
+
+
 @dataclass(frozen=True)
 class ReleasePlan:
     """A release planned from the population model: its epsilon and its error.
@@ -189,19 +383,23 @@ class ReleasePlan:
     n : int
         Records of the data to be released.
     mechanism : str
-        The mechanism's name.
+        The mechanism's name (``"exponential"`` for a quantile query, as the
+        release answers it).
     epsilon, delta : float
         The epsilon (and delta) of the release.
-    gamma : float
-        The sampling plan's certified gamma.
-    m, k : int
-        The sampling plan: pairs sampled and the rank of the released sensitivity.
-    bound : str
-        The sampling plan's bound.
-    sensitivity : float
-        Mean over the runs of the sampled sensitivity G_(k).
+    gamma : float or None
+        The sampling plan's certified gamma; ``None`` for the exponential
+        mechanism, which samples no sensitivity (plain DP, no gamma).
+    m, k : int or None
+        The sampling plan: pairs sampled and the rank of the released
+        sensitivity; ``None`` for the exponential mechanism.
+    bound : str or None
+        The sampling plan's bound; ``None`` for the exponential mechanism.
+    sensitivity : float or None
+        Mean over the runs of the sampled sensitivity G_(k); ``None`` for the
+        exponential mechanism.
     sensitivities : tuple of float
-        Each run's sampled sensitivity.
+        Each run's sampled sensitivity (empty for the exponential mechanism).
     expected_error : float
         Expected absolute error (the noise only).
     error_90 : float
@@ -212,7 +410,12 @@ class ReleasePlan:
         What the target fixes: ``"mean"`` (the expected error) or a quantile of
         the absolute error.
     runs : int
-        Sampling runs drawn from the population model.
+        Sampling runs (for the exponential mechanism: databases) drawn from the
+        population model.
+    bounds : (float, float) or None
+        The exponential mechanism's public bounds (``None`` otherwise).
+    bounds_source : str or None
+        Where the bounds come from, in words.
     """
 
     query: str
@@ -221,22 +424,65 @@ class ReleasePlan:
     mechanism: str
     epsilon: float
     delta: float
-    gamma: float
-    m: int
-    k: int
-    bound: str
-    sensitivity: float
+    gamma: float | None
+    m: int | None
+    k: int | None
+    bound: str | None
+    sensitivity: float | None
     sensitivities: tuple[float, ...] = field(repr=False)
     expected_error: float
     error_90: float
     target_error: float | None
     measure: str | float
     runs: int
+    bounds: tuple[float, float] | None = None
+    bounds_source: str | None = None
+
+    def __post_init__(self):
+        # One discriminator: bounds <=> the exponential mechanism, whose plan has
+        # no sampling plan; a plan built by hand cannot state a worst-case
+        # guarantee with a sampled sensitivity, nor random DP without a gamma.
+        sampled = (self.gamma, self.m, self.k, self.bound, self.sensitivity)
+        if self.bounds is None and any(value is None for value in sampled):
+            raise ValueError(
+                "a plan without bounds samples a sensitivity: gamma, m, k, bound "
+                f"and sensitivity must be given, got {sampled!r}."
+            )
+        if self.bounds is not None and any(value is not None for value in sampled):
+            raise ValueError(
+                "a plan with bounds (the exponential mechanism) samples no "
+                "sensitivity: gamma, m, k, bound and sensitivity must be None, got "
+                f"{sampled!r}."
+            )
 
     @property
     def note(self) -> str:
         """What the plan did and did not touch, in words."""
         return ACCOUNTS_FOR_NOTHING
+
+    @property
+    def guarantee(self) -> str:
+        """What the planned release will state, in words (as the release says it)."""
+        dp = (
+            f"{format_dp(self.epsilon, self.delta)} for replace-one neighbours "
+            f"(n={self.n} records)"
+        )
+        if self.bounds is not None:
+            return WORST_CASE_GUARANTEE.format(dp=dp)
+        return GUARANTEE.format(dp=dp, gamma=format_upper(self.gamma, 4))
+
+    @property
+    def sampling_plan(self) -> str:
+        """The sampling plan in words, or why there is none."""
+        if self.bounds is not None:
+            return NO_SAMPLING_PLAN
+        gamma = format_upper(self.gamma, 4)  # rounded up: never a smaller gamma
+        return f"m={self.m}, k={self.k}, gamma={gamma} ({self.bound})"
+
+    @property
+    def error_meaning(self) -> str:
+        """What the error is, in words."""
+        return ERROR_MEANING if self.bounds is None else QUANTILE_ERROR_MEANING
 
     def to_dict(self) -> dict[str, Any]:
         """The plan in plain numbers and strings (JSON-friendly).
@@ -244,15 +490,20 @@ class ReleasePlan:
         Returns
         -------
         dict
-            Every field but the per-run sensitivities, the error's meaning and
-            :attr:`note`.
+            Every field but the per-run sensitivities (``None``, JSON null,
+            where it does not apply), the guarantee, the error's meaning,
+            the sampling plan in words and :attr:`note`.
         """
         out = {
             name: getattr(self, name)
             for name in self.__dataclass_fields__
             if name != "sensitivities"
         }
-        out["error"] = ERROR_MEANING
+        if self.bounds is not None:
+            out["bounds"] = list(self.bounds)
+        out["guarantee"] = self.guarantee
+        out["sampling_plan"] = self.sampling_plan
+        out["error"] = self.error_meaning
         out["note"] = self.note
         return out
 
@@ -271,17 +522,29 @@ class ReleasePlan:
             if self.target_error is None
             else f" (target {_measure_words(self.measure)} {self.target_error:.6g})"
         )
+        if self.bounds is None:
+            how = [
+                f"  sampling plan   {self.sampling_plan}",
+                f"  sensitivity     {self.sensitivity:.6g} (mean over {self.runs} "
+                "sampling runs)",
+            ]
+        else:
+            low, high = self.bounds
+            how = [
+                f"  bounds          [{low:.6g}, {high:.6g}], {self.bounds_source}",
+                f"  sampling plan   {self.sampling_plan}",
+                f"  error law       exact on each of {self.runs} databases drawn "
+                "from the population model",
+            ]
         return "\n".join(
             [
                 f"{self.query} of n={self.n} records, population {self.population}",
                 f"  mechanism       {self.mechanism}, {dp}{target}",
+                f"  guarantee       {self.guarantee}",
                 f"  expected error  {self.expected_error:.6g}",
                 f"  90% of errors   <= {self.error_90:.6g}",
-                f"  sampling plan   m={self.m}, k={self.k}, gamma={self.gamma:.4g} "
-                f"({self.bound})",
-                f"  sensitivity     {self.sensitivity:.6g} (mean over {self.runs} "
-                "sampling runs)",
-                f"  {ERROR_MEANING}",
+                *how,
+                f"  {self.error_meaning}",
                 f"  {self.note}",
             ]
         )
@@ -297,19 +560,25 @@ def _measure_words(measure) -> str:
     return "expected error" if measure == "mean" else f"{100 * measure:g}% error"
 
 
-def _error_quantile(model, q, epsilon, delta, sensitivities) -> float:
-    """The ``q``-quantile of the absolute error: root of ``sf(t) = 1 - q``."""
-    if not np.any(np.asarray(sensitivities) > 0.0):
-        return 0.0
-    hi = model.mean_error(epsilon, delta, np.max(sensitivities)) or 1.0
-    while model.error_sf(hi, epsilon, delta, sensitivities) > 1.0 - q:
+def _quantile_of_error(sf, q, start) -> float:
+    """The ``q``-quantile of an error of survival function ``sf``: the root of
+    ``sf(t) = 1 - q``, bracketed by doubling ``start``."""
+    hi = start or 1.0
+    while sf(hi) > 1.0 - q:
         hi *= 2.0
     return optimize.brentq(
-        lambda t: model.error_sf(t, epsilon, delta, sensitivities) - (1.0 - q),
-        0.0,
-        hi,
-        xtol=1e-14,
-        rtol=1e-12,
+        lambda t: sf(t) - (1.0 - q), 0.0, hi, xtol=1e-14, rtol=1e-12
+    )
+
+
+def _error_quantile(model, q, epsilon, delta, sensitivities) -> float:
+    """The ``q``-quantile of the absolute noise of ``model``."""
+    if not np.any(np.asarray(sensitivities) > 0.0):
+        return 0.0
+    return _quantile_of_error(
+        lambda t: model.error_sf(t, epsilon, delta, sensitivities),
+        q,
+        model.mean_error(epsilon, delta, np.max(sensitivities)),
     )
 
 
@@ -319,20 +588,28 @@ def _error(model, measure, epsilon, delta, sensitivities) -> float:
     return _error_quantile(model, measure, epsilon, delta, sensitivities)
 
 
-def _epsilon_for(model, measure, target, delta, sensitivities) -> float:
-    """The epsilon whose error (``measure``) is ``target``: the error decreases
-    in epsilon, so a root finder on log epsilon brackets it."""
+def _quantile_error(model: QuantileErrorModel, measure, epsilon) -> float:
+    if measure == "mean":
+        return model.mean_error(epsilon)
+    return model.error_quantile(measure, epsilon)
+
+
+def _epsilon_for(error, target) -> float:
+    """The epsilon whose error (``error(epsilon)``) is ``target``: the error
+    decreases in epsilon, so a root finder on log epsilon brackets it."""
     low, high = math.log(EPSILON_RANGE[0]), math.log(EPSILON_RANGE[1])
 
     def gap(log_eps):
-        error = _error(model, measure, math.exp(log_eps), delta, sensitivities)
-        return math.log(error) - math.log(target)
+        return math.log(error(math.exp(log_eps))) - math.log(target)
 
     if gap(high) > 0.0 or gap(low) < 0.0:
+        # a quantile's error has a floor (the records' spacing) and a ceiling
+        # (the bounds): say where the reachable targets lie
         raise ValueError(
             f"target_error={target!r} needs an epsilon outside "
             f"[{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}] for this query and "
-            "population; choose another target."
+            f"population (the error there goes from {error(EPSILON_RANGE[0]):.3g} "
+            f"to {error(EPSILON_RANGE[1]):.3g}); choose another target."
         )
     return math.exp(optimize.brentq(gap, low, high, xtol=1e-13, rtol=1e-13))
 
@@ -396,6 +673,7 @@ def plan_release(
     runs: int = 200,
     random_state=None,
     n_jobs: int | None = None,
+    bounds=None,
 ) -> ReleasePlan:
     r"""The epsilon a target error needs, or the error an epsilon gives.
 
@@ -424,7 +702,10 @@ def plan_release(
     gamma : float, default 0.05
         Random-DP failure probability of the sampling plan.
     mechanism : {"laplace", "gaussian"} or NoiseModel, default "laplace"
-        The mechanism the release will use.
+        The mechanism the release will use for a query that samples a
+        sensitivity. A quantile query (``median``, ``quantile:Q``) is planned
+        with the exponential mechanism, as the release answers it
+        (:func:`~sensampler.release.quantile_level_of`), whatever this says.
     measure : "mean" or float, default "mean"
         What ``target_error`` fixes: the expected absolute error, or the
         ``measure``-quantile of the absolute error (``0.9``: 90% of releases
@@ -434,11 +715,16 @@ def plan_release(
     column : str, optional
         The column of a ``bootstrap:FILE`` population.
     runs : int, default 200
-        Sampling runs drawn from the population model.
+        Sampling runs drawn from the population model (for a quantile query:
+        databases of ``n`` records, on which the error's law is exact).
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (run i uses child i).
     n_jobs : int, optional
         Workers of the sampler.
+    bounds : (low, high) or object with ``.low`` and ``.high``, optional
+        Public bounds of a quantile query (``median``, ``quantile:Q``), as
+        :func:`~sensampler.release.release_statistic` takes them; default:
+        the release's default (:func:`~sensampler.release.quantile_bounds`).
 
     Returns
     -------
@@ -484,6 +770,7 @@ def plan_release(
         runs=runs,
         random_state=random_state,
         n_jobs=n_jobs,
+        bounds=bounds,
     ).run()
 
 
@@ -521,6 +808,13 @@ class PreparedPlan:
         Seeds the sampling runs (run i uses child i).
     n_jobs : int or None
         Workers of the sampler.
+    level : float or None
+        The quantile level of a query the release answers by the exponential
+        mechanism (:func:`~sensampler.release.quantile_level_of`), else None.
+    bounds : (float, float) or None
+        That mechanism's public bounds.
+    bounds_source : str or None
+        Where they come from, in words.
     """
 
     query: Any
@@ -538,14 +832,19 @@ class PreparedPlan:
     runs: int
     root: np.random.SeedSequence
     n_jobs: int | None
+    level: float | None = None
+    bounds: tuple[float, float] | None = None
+    bounds_source: str | None = None
 
     def run(self) -> ReleasePlan:
-        """Draw the sampling runs and solve for epsilon (or the error).
+        """Draw the sampling runs (or databases) and solve for epsilon (or the error).
 
         Returns
         -------
         ReleasePlan
         """
+        if self.level is not None:
+            return self._run_quantile()
         model = self.model
         norm = RELEASE_MECHANISMS.get(model.name, "l1")
         sensitivities = tuple(
@@ -573,7 +872,8 @@ class PreparedPlan:
         epsilon, delta = self.epsilon, self.delta
         if self.target_error is not None:
             epsilon = _epsilon_for(
-                model, self.measure, self.target_error, delta, sensitivities
+                lambda eps: _error(model, self.measure, eps, delta, sensitivities),
+                self.target_error,
             )
         plan = sampling_plan(gamma=self.gamma, bound=self.bound)
         return ReleasePlan(
@@ -596,6 +896,41 @@ class PreparedPlan:
             runs=self.runs,
         )
 
+    def _run_quantile(self) -> ReleasePlan:
+        """The plan of a quantile query: the exponential mechanism's exact error
+        law on databases drawn from the population (:class:`QuantileErrorModel`)."""
+        model = QuantileErrorModel.draw(
+            self.query, self.level, self.bounds, self.population, self.n,
+            self.runs, self.root,
+        )
+        epsilon = self.epsilon
+        if self.target_error is not None:
+            epsilon = _epsilon_for(
+                lambda eps: _quantile_error(model, self.measure, eps),
+                self.target_error,
+            )
+        return ReleasePlan(
+            query=self.name,
+            population=self.population_name,
+            n=self.n,
+            mechanism="exponential",
+            epsilon=float(epsilon),
+            delta=0.0,
+            gamma=None,
+            m=None,
+            k=None,
+            bound=None,
+            sensitivity=None,
+            sensitivities=(),
+            expected_error=model.mean_error(epsilon),
+            error_90=model.error_quantile(0.9, epsilon),
+            target_error=self.target_error,
+            measure=self.measure,
+            runs=self.runs,
+            bounds=self.bounds,
+            bounds_source=self.bounds_source,
+        )
+
 
 def prepare_plan(
     query,
@@ -613,6 +948,7 @@ def prepare_plan(
     runs: int = 200,
     random_state=None,
     n_jobs: int | None = None,
+    bounds=None,
 ) -> PreparedPlan:
     """Check every input of :func:`plan_release` and load the population; draw nothing.
 
@@ -635,7 +971,10 @@ def prepare_plan(
     gamma : float, default 0.05
         Random-DP failure probability of the sampling plan.
     mechanism : {"laplace", "gaussian"} or NoiseModel, default "laplace"
-        The mechanism the release will use.
+        The mechanism the release will use for a query that samples a
+        sensitivity. A quantile query (``median``, ``quantile:Q``) is planned
+        with the exponential mechanism, as the release answers it
+        (:func:`~sensampler.release.quantile_level_of`), whatever this says.
     measure : "mean" or float, default "mean"
         What ``target_error`` fixes: the expected absolute error, or the
         ``measure``-quantile of the absolute error (``0.9``: 90% of releases
@@ -645,11 +984,16 @@ def prepare_plan(
     column : str, optional
         The column of a ``bootstrap:FILE`` population.
     runs : int, default 200
-        Sampling runs drawn from the population model.
+        Sampling runs drawn from the population model (for a quantile query:
+        databases of ``n`` records, on which the error's law is exact).
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (run i uses child i).
     n_jobs : int, optional
         Workers of the sampler.
+    bounds : (low, high) or object with ``.low`` and ``.high``, optional
+        Public bounds of a quantile query (``median``, ``quantile:Q``), as
+        :func:`~sensampler.release.release_statistic` takes them; default:
+        the release's default (:func:`~sensampler.release.quantile_bounds`).
 
     Returns
     -------
@@ -681,9 +1025,14 @@ def prepare_plan(
         if isinstance(query, str)
         else getattr(query, "name", getattr(query, "__name__", "query"))
     )
-    if isinstance(query, str):
-        query = parse_query(query)
+    query = as_query(parse_query(query) if isinstance(query, str) else query)
     population, population_name = _population(population, column)
+    level = quantile_level_of(query)  # the release's rule: which mechanism
+    if bounds is not None:
+        bounds = check_bounds(bounds)
+    source = None
+    if level is not None:
+        *bounds, source = quantile_bounds(population, bounds)
     return PreparedPlan(
         query=query,
         name=str(name),
@@ -700,4 +1049,7 @@ def prepare_plan(
         runs=runs,
         root=as_seed_sequence(random_state),
         n_jobs=n_jobs,
+        level=level,
+        bounds=None if level is None else tuple(bounds),
+        bounds_source=source,
     )

@@ -90,6 +90,8 @@ __all__ = [
     "Release",
     "load_population",
     "prepare_releases",
+    "quantile_bounds",
+    "quantile_level_of",
     "release_statistic",
     "release_statistics",
 ]
@@ -117,6 +119,10 @@ PRIVATE_BOUNDS = "private bounds (exponential mechanism, 2 quantiles)"
 GUARANTEE = (
     "{dp}, except with probability gamma={gamma} over the data drawn from the "
     "population model"
+)
+#: The guarantee of a quantile release (the exponential mechanism), in words.
+WORST_CASE_GUARANTEE = (
+    "{dp}, for every pair of neighbouring databases (worst case: no gamma)"
 )
 
 
@@ -370,10 +376,9 @@ class QuantileRelease(Release):
     def guarantee(self) -> str:
         """The guarantee in words: plain (epsilon, 0)-DP, for every database."""
         s = self.statement
-        return (
-            f"{format_dp(s.epsilon, s.delta)} for {s.neighbours} neighbours "
-            f"(n={self.n} records), for every pair of neighbouring databases "
-            "(worst case: no gamma)"
+        return WORST_CASE_GUARANTEE.format(
+            dp=f"{format_dp(s.epsilon, s.delta)} for {s.neighbours} neighbours "
+            f"(n={self.n} records)"
         )
 
 
@@ -533,16 +538,74 @@ def _granularity(sensitivity: float) -> float:
     return 10.0 ** math.floor(math.log10(sensitivity / 100.0))
 
 
+def quantile_level_of(query) -> float | None:
+    """The level q of a query a release answers by the exponential mechanism.
+
+    The one rule deciding which mechanism a query gets, shared by the release
+    and by :func:`sensampler.planning.plan_release`: a one-quantile query
+    (``median``, ``quantile:Q`` with one Q: a ``quantile_level`` attribute)
+    gets :class:`~sensampler.mechanisms.ExponentialQuantileMechanism` over
+    public bounds; every other query gets the noise mechanism of the release,
+    calibrated with a sampled sensitivity.
+
+    Parameters
+    ----------
+    query : Query or callable
+        The query, parsed (:func:`~sensampler.experiments.parse_query`).
+
+    Returns
+    -------
+    float or None
+        ``q`` in [0, 1], or ``None`` for a query that samples a sensitivity.
+
+    Examples
+    --------
+    >>> from sensampler import queries
+    >>> quantile_level_of(queries.median), quantile_level_of(queries.mean)
+    (0.5, None)
+    """
+    return getattr(query, "quantile_level", None)
+
+
+def quantile_bounds(population, bounds=DEFAULT_BOUNDS) -> tuple[float, float, str]:
+    """The public bounds of a quantile release and where they came from.
+
+    Parameters
+    ----------
+    population : Distribution
+        The population model.
+    bounds : "auto", "LOW:HIGH", (low, high) or Bounds, default "auto"
+        As the release takes them (:func:`release_statistics`), public ones only:
+        ``"auto"`` reads the population model's quantiles at no privacy cost
+        (:meth:`sensampler.bounds.Bounds.from_population`); ``None`` is read as
+        ``"auto"``. Private bounds are refused: planning reads no private data.
+
+    Returns
+    -------
+    (low, high, source) : (float, float, str)
+        The bounds and their source in words.
+    """
+    known, private_epsilon = _check_bounds(
+        DEFAULT_BOUNDS if bounds is None else bounds, population
+    )
+    if private_epsilon is not None:
+        raise ValueError(
+            "bounds='private:EPS0' are estimated from the private data, which a plan "
+            "never reads: give public bounds ('auto' or 'LOW:HIGH')."
+        )
+    return known.low, known.high, known.describe()
+
+
 def _quantile_mechanism(query, bounds, epsilon):
     """(mechanism, its statement, the noise in words) of a one-quantile query
-    (``query.quantile_level``) over ``bounds``, or None for any other query or
+    (:func:`quantile_level_of`) over ``bounds``, or None for any other query or
     without bounds (a quantile is then released like any statistic: random DP).
 
     The exponential mechanism over the bounds (Smith 2011): plain epsilon-DP
     for every pair of neighbours, where a sampled sensitivity of a quantile
     would be random DP only, and often far larger than the quantile's spread.
     """
-    level = getattr(query, "quantile_level", None)
+    level = quantile_level_of(query)
     if level is None or bounds is None:
         return None
     mech = ExponentialQuantileMechanism(level, (bounds.low, bounds.high), epsilon)

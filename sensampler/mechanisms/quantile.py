@@ -234,6 +234,31 @@ class ExponentialQuantileMechanism(Mechanism):
             log_weights = np.where(open_gap, np.log(lengths) + shifted, -np.inf)
         return edges, log_weights
 
+    def output_law(self, value) -> tuple[np.ndarray, np.ndarray]:
+        """The law :meth:`release` samples on the data column ``value``.
+
+        The output is uniform on gap i, ``[edges[i], edges[i + 1]]``, chosen
+        with probability ``probabilities[i]`` (see the class). For planning on
+        databases drawn from a public population model
+        (:func:`sensampler.planning.plan_release`); applied to private data it
+        releases them exactly.
+
+        Parameters
+        ----------
+        value : array_like of shape (n,)
+            A data column, finite.
+
+        Returns
+        -------
+        edges : ndarray of shape (n + 2,)
+            ``low``, the clipped records sorted, ``high``.
+        probabilities : ndarray of shape (n + 1,)
+            The chance of each gap, summing to 1.
+        """
+        edges, log_weights = self._log_weights(self._value_array(value))
+        weights = np.exp(log_weights - log_weights.max())
+        return edges, weights / weights.sum()
+
     def release(self, value, *, random_state=None) -> float:
         """The private q-quantile of the data column ``value``.
 

@@ -31,6 +31,24 @@ def test_plan_json_agrees_with_python(capsys):
     assert out["note"] == ACCOUNTS_FOR_NOTHING
 
 
+def test_plan_of_a_median_plans_the_exponential_mechanism_the_release_uses(capsys):
+    args = ["plan", "--query", "median", "--population", "heights", "--n", "500",
+            "--target-error", "0.2", "--seed", "7", "--runs", "50"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "mechanism       exponential, epsilon=" in out
+    assert "for every pair of neighbouring databases (worst case: no gamma)" in out
+    assert "m, k and gamma do not apply" in out and "m=113" not in out
+    assert main([*args, "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+    expected = plan_release("median", heights, 500, target_error=0.2, runs=50,
+                            random_state=7)
+    assert plan["mechanism"] == "exponential" and plan["epsilon"] == expected.epsilon
+    assert plan["m"] is None and plan["k"] is None and plan["gamma"] is None
+    assert plan["bounds"] == list(expected.bounds)
+
+
 def test_plan_keeps_its_sampling_plan_use(capsys):
     assert main(["plan", "--gamma", "0.05", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["m"] == 113

@@ -316,3 +316,20 @@ def test_a_filter_spends_the_plain_statement_then_releases():
     out = budget.release(mech, [0.2, 0.4, 0.6], random_state=0)
     assert 0.0 <= out <= 1.0 and budget.count == 1
     assert budget.spent.epsilon == pytest.approx(0.4) and budget.gamma == 0.0
+
+
+def test_output_law_is_the_law_release_samples():
+    # The gaps' chances by definition: length times exp(epsilon u / 2), u = -|i - qn|,
+    # for n = 3 records in (0, 10) at q = 0.5; and the releases' gap frequencies.
+    data, eps = np.array([7.5, 2.0, 3.0]), 1.3
+    mech = ExponentialQuantileMechanism(0.5, (0.0, 10.0), eps)
+    edges, probabilities = mech.output_law(data)
+    np.testing.assert_array_equal(edges, [0.0, 2.0, 3.0, 7.5, 10.0])
+    lengths = np.diff(edges)
+    weights = lengths * np.exp(eps * -np.abs(np.arange(4) - 1.5) / 2.0)
+    np.testing.assert_allclose(probabilities, weights / weights.sum(), rtol=1e-12)
+    rng = np.random.default_rng(11)
+    releases = np.array([mech.release(data, random_state=rng) for _ in range(20_000)])
+    observed = np.histogram(releases, bins=edges)[0] / releases.size
+    se = np.sqrt(probabilities * (1 - probabilities) / releases.size)
+    assert np.all(np.abs(observed - probabilities) < 6 * se)
