@@ -25,6 +25,6 @@ def test_the_report_of_a_quantile_release_states_its_worst_case_guarantee():
     assert "worst case: no gamma" in release.guarantee
     page = release_report([release])
     start = page.index("Worst case: median")
-    section = re.sub(r"<[^>]+>", " ", page[start:page.index("</div>", start)])
+    section = re.sub(r"<[^>]+>", " ", page[start:page.index("</section>", start)])
     assert "No worst-case statement" not in section
     assert "random DP" not in section
