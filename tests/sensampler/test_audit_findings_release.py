@@ -14,7 +14,11 @@ from sensampler.accounting import (
 )
 from sensampler.budget_file import BudgetFile, BudgetFileError
 from sensampler.cli import main
-from sensampler.release import release_statistic, release_statistics
+from sensampler.release import (
+    prepare_releases,
+    release_statistic,
+    release_statistics,
+)
 
 POP = "normal:loc=170,scale=10"
 OUTLIER = 987654.321
@@ -100,3 +104,23 @@ def test_several_releases_under_a_default_filter_are_all_or_nothing():
         release_statistics(data, ["median", "quantile:0.9"], POP, epsilon=0.5)
     # measured: epsilon=0.5 spent, one ledger entry, no value returned
     assert len(budget.ledger) == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="PreparedRelease is a dataclass whose default repr (what a notebook "
+    "shows for prepare_releases(...), and what tracebacks and logs print) holds "
+    "the private records and the exact answers",
+)
+def test_a_prepared_release_displays_no_record_and_no_exact_answer():
+    planted = 213.579246
+    data = np.append(np.random.default_rng(20261126).normal(170, 10, 20), planted)
+    prepared = prepare_releases(data, ["mean"], POP, epsilon=1.0)
+    exact = f"{np.mean(data):.6g}"
+    shown = repr(prepared) + str(prepared)
+    html = getattr(prepared, "_repr_html_", None)
+    if html is not None:
+        shown += html()
+    # measured: "data=array([... 213.579246])", "answers=(array(172.36...),)"
+    assert "213.579" not in shown
+    assert exact[:6] not in shown
