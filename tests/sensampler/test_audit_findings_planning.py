@@ -1,0 +1,45 @@
+"""Audit findings on planning a release: what a plan prints must agree with
+what the planned release will state.
+
+Each test is expected to fail until the finding is fixed (strict xfail)."""
+
+import re
+
+import pytest
+
+from sensampler.planning import plan_release
+from sensampler.privacy import format_upper
+
+POP = "normal:loc=170,scale=10"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a median plan models Laplace noise on a sampled sensitivity (with "
+    "gamma), but the release of a median uses the exponential mechanism (pure "
+    "DP, no gamma): measured expected error 0.074 +- 0.005 at the epsilon "
+    "planned for 0.1",
+)
+def test_a_median_plan_is_for_the_mechanism_the_release_uses():
+    try:
+        plan = plan_release("median", POP, 500, target_error=0.1, runs=10,
+                            random_state=0)
+    except ValueError:
+        return  # refused, naming the exponential mechanism: a valid fix
+    assert plan.mechanism == "exponential"
+    assert plan.gamma == 0.0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a plan prints its gamma with '.4g' (0.04981 for 0.0498142...), "
+    "where the release it plans states gamma=0.04982 (rounded up)",
+)
+def test_a_plan_prints_gamma_as_the_release_states_it():
+    plan = plan_release("mean", POP, 200, epsilon=1.0, runs=5, random_state=0)
+    assert plan.gamma == pytest.approx(0.0498142, rel=1e-5)
+    text = plan.text()
+    shown = re.search(r"gamma=([0-9.e-]+)", text).group(1)
+    assert shown == format_upper(plan.gamma, 4)
+    card = plan._repr_html_()
+    assert f"gamma={format_upper(plan.gamma, 4)}" in card
