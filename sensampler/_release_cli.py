@@ -116,7 +116,7 @@ def _budget(args) -> BudgetFile | None:
 def release_command(args):
     """Phase 1 of ``sensampler release``: check everything; return phase 2."""
     data = read_column(args.data, args.column)
-    if args.population.startswith("bootstrap:"):
+    if args.population is not None and args.population.startswith("bootstrap:"):
         check_not_private_file(args.population[len("bootstrap:") :], args.data)
     budget = _budget(args)
     queries = args.query or ["mean"]

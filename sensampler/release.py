@@ -368,8 +368,8 @@ class QuantileRelease(Release):
 
     Parameters
     ----------
-    query, value, statement, estimate, mechanism, noise, n, bounds, price
-        As in :class:`Release`.
+    query, value, statement, estimate, mechanism, noise, n, bounds, price, basis
+        As in :class:`Release` (``basis`` is empty: nothing is sampled).
     """
 
     @property
@@ -1059,6 +1059,10 @@ def prepare_releases(
     )
     names = tuple(_query_name(q, given) for q, given in zip(parsed, queries))
     population = _check_population(population, column)
+    epsilon, delta, plan = _check_settings(
+        mechanism, epsilon, delta, gamma, granularity, bound
+    )
+    _check_public_sample(population, arr, plan)  # before its bounds are read
     known, private_epsilon = _check_bounds(bounds, population)
     if population is None and private_epsilon is None:
         raise ValueError(
@@ -1066,12 +1070,8 @@ def prepare_releases(
             "bounds are estimated from the data (bounds='private:EPS0'): the "
             "release is then plain DP."
         )
-    epsilon, delta, plan = _check_settings(
-        mechanism, epsilon, delta, gamma, granularity, bound
-    )
     if worst_case_epsilon is not None:
         worst_case_epsilon = EPSILON.check("worst_case_epsilon", worst_case_epsilon)
-    _check_public_sample(population, arr, plan)
     budget = _check_budget(budget)
     root = as_seed_sequence(random_state)
     n_jobs = check_n_jobs(n_jobs)

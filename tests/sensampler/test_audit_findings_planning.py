@@ -30,11 +30,6 @@ def test_a_median_plan_is_for_the_mechanism_the_release_uses():
     assert plan.gamma == 0.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a plan prints its gamma with '.4g' (0.04981 for 0.0498142...), "
-    "where the release it plans states gamma=0.04982 (rounded up)",
-)
 def test_a_plan_prints_gamma_as_the_release_states_it():
     plan = plan_release("mean", POP, 200, epsilon=1.0, runs=5, random_state=0)
     assert plan.gamma == pytest.approx(0.0498142, rel=1e-5)

@@ -32,13 +32,6 @@ def _csv(path, values, column="height"):
     return str(path)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="default quantile bounds are the population's 0.001/0.999 quantiles; "
-    "with the private file as its own bootstrap population they are the data's "
-    "minimum and maximum, printed exactly in the bounds, under a worst-case "
-    "pure-DP statement",
-)
 def test_the_private_file_as_population_publishes_no_record_of_it(tmp_path, capsys):
     heights = np.random.default_rng(20261126).normal(170, 10, 50)
     private = _csv(tmp_path / "private.csv", [*heights, OUTLIER])

@@ -441,11 +441,17 @@ def test_public_model_wins_when_noise_swamps_the_private_data(make, monkeypatch)
 
 
 def test_private_release_wins_when_public_data_are_scarce():
-    X, y = _regression(3000, seed=3)
-    X_pub, y_pub = _regression(6, seed=4)
+    # 40 public rows (a public sample needs about 2 / gamma) in 20 dimensions
+    # and noisy labels: the public model's 20 coefficients are poorly estimated
+    def noisy(n, seed):
+        X, y = _regression(n, seed=seed, d=20)
+        return X, y + np.random.default_rng(seed + 100).normal(scale=30.0, size=n)
+
+    X, y = noisy(3000, 3)
+    X_pub, y_pub = noisy(40, 4)
     model = _ridge(public=(X_pub, y_pub), epsilon=50.0).fit(X, y)
     assert model.selected_["candidate"] != "public model"
-    X_test, y_test = _regression(2000, seed=5)
+    X_test, y_test = noisy(2000, 5)
     public = Ridge(alpha=1.0).fit(X_pub, y_pub)
     assert model.score(X_test, y_test) > public.score(X_test, y_test) + 0.01
     forced = _ridge(public=(X_pub, y_pub), epsilon=50.0, select="private").fit(X, y)

@@ -147,8 +147,9 @@ def test_a_quantile_plan_names_the_release_mechanism_bounds_and_guarantee():
     data = HEIGHTS.sample(N, random_state=1)
     released = release_statistic(data, "median", HEIGHTS, epsilon=0.5)
     plan = plan_release("median", HEIGHTS, N, epsilon=0.5, runs=5, random_state=0)
-    assert (plan.mechanism, plan.bounds) == (released.mechanism, released.bounds)
-    assert plan.bounds_source == released.bounds_source
+    bounds = released.bounds
+    assert (plan.mechanism, plan.bounds) == (released.mechanism, (bounds.low, bounds.high))
+    assert plan.bounds_source == bounds.describe()
     assert plan.guarantee == released.guarantee
     assert "no gamma" in plan.guarantee and plan.delta == 0.0
     # No sampled sensitivity: m, k, gamma do not apply, and no number says so.
@@ -160,7 +161,7 @@ def test_a_quantile_plan_names_the_release_mechanism_bounds_and_guarantee():
     out = plan.to_dict()
     assert out["m"] is None and out["gamma"] is None
     assert "do not apply" in out["sampling_plan"]
-    assert out["bounds"] == list(released.bounds)
+    assert out["bounds"] == [released.bounds.low, released.bounds.high]
     assert "exponential mechanism's error" in out["error"]
     html = plan._repr_html_()
     parser = HTMLParser()
@@ -192,7 +193,7 @@ def test_a_median_is_planned_as_released_whatever_the_noise_mechanism():
 def test_given_bounds_are_those_of_the_release():
     plan = plan_release("median", HEIGHTS, N, epsilon=1.0, runs=5, bounds=(150, 190),
                         random_state=0)
-    assert plan.bounds == (150.0, 190.0) and plan.bounds_source == "given"
+    assert plan.bounds == (150.0, 190.0) and plan.bounds_source == "[150, 190] (given)"
     with pytest.raises(ValueError, match=re.escape(
         "bounds must have low < high (a range of positive width), got low=2.0, "
         "high=1.0."

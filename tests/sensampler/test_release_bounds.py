@@ -12,7 +12,7 @@ import pytest
 from sensampler.accounting import PrivacyFilter
 from sensampler.budget_file import BudgetFile
 from sensampler.cli import main
-from sensampler.distributions import Bernoulli, Empirical
+from sensampler.distributions import Bernoulli, Empirical, Normal
 from sensampler.release import release_statistic
 
 HEIGHTS = "normal:loc=170,scale=10"
@@ -33,7 +33,8 @@ def test_a_one_row_public_table_is_refused_before_any_spend(tmp_path):
     data = _heights(500)
     public = _csv(tmp_path / "one.csv", "height", [171.0])
     budget = PrivacyFilter(5.0, 0.0)
-    with pytest.raises(ValueError, match="give bounds"):
+    # (refused as a public sample too small for any statement, issue 28)
+    with pytest.raises(ValueError, match="add public rows, or use a population model"):
         release_statistic(
             data, "mean", f"bootstrap:{public}", column="height", epsilon=0.5,
             budget=budget, random_state=0,
@@ -41,15 +42,28 @@ def test_a_one_row_public_table_is_refused_before_any_spend(tmp_path):
     assert budget.count == 0
 
 
-def test_a_one_row_public_table_with_given_bounds_adds_noise(tmp_path):
+def test_a_one_row_public_table_is_refused_even_with_given_bounds(tmp_path):
+    # A one-row public sample supports no random-DP statement (issue 28), bounds or
+    # not: refused before anything is spent, naming the fix.
     data = _heights(500)
     public = _csv(tmp_path / "one.csv", "height", [171.0])
+    budget = PrivacyFilter(1.0)
+    with pytest.raises(ValueError, match="the public sample has 1 row"):
+        release_statistic(
+            data, "mean", f"bootstrap:{public}", column="height", epsilon=0.5,
+            bounds=(100.0, 250.0), random_state=0, budget=budget,
+        )
+    assert budget.count == 0
+
+
+def test_a_sampled_zero_with_given_bounds_adds_the_floor_noise():
+    # floor: Delta_wc = 150 / 500 = 0.3, cap 5: scale 0.06
+    data = _heights(500)
+    constant = Normal(171.0, 1e-300)  # every sampled pair differs by 0 after clipping
     r = release_statistic(
-        data, "mean", f"bootstrap:{public}", column="height", epsilon=0.5,
-        bounds=(100.0, 250.0), random_state=0,
+        data, "mean", constant, epsilon=0.5, bounds=(100.0, 250.0), random_state=0,
     )
     assert r.estimate.sensitivity.value == 0.0 and r.value != data.mean()
-    # floor: Delta_wc = 150 / 500 = 0.3, cap 5: scale 0.06
     assert r.noise == "Laplace noise of scale 0.06"
     assert r.statement.worst_case.epsilon == pytest.approx(5.0)
 
@@ -216,7 +230,7 @@ def test_cli_one_row_public_table_exits_2_naming_the_fix(tmp_path, capsys):
     code = main(["release", "--data", data, "--column", "height", "--epsilon", "0.5",
                  "--population", f"bootstrap:{public}"])
     err = capsys.readouterr().err
-    assert code == 2 and "--bounds LOW:HIGH" in err
+    assert code == 2 and "add public rows, or use a population model" in err
 
 
 def test_cli_budget_file_reports_the_worst_case_total(tmp_path, capsys):

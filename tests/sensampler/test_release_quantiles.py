@@ -93,8 +93,8 @@ def test_given_bounds_are_used_as_a_pair_or_an_object():
 
 
 def test_a_degenerate_population_is_refused_before_anything_is_spent(tmp_path):
-    # a one-row public table: its bootstrap is a constant, which bounds nothing
-    public = _csv(tmp_path / "public.csv", [171.0])
+    # a population model with no width: its quantiles bound nothing
+    public = _csv(tmp_path / "public.csv", [171.0] * 50)
     budget = PrivacyFilter(5.0)
     message = "the population model gives no width to clip to"
     with pytest.raises(ValueError, match=re.escape(message)):
