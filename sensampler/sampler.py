@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import threading
 import uuid
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from numbers import Integral
@@ -283,10 +284,31 @@ NormLike = Union[str, SensitivityNorm, Callable[[np.ndarray], np.ndarray]]
 RandomState = Union[int, np.random.SeedSequence, np.random.Generator, None]
 
 
+def _population_argument(population, distribution):
+    """The population model, given as ``population`` or by its former name."""
+    if distribution is not None:
+        if population is not None:
+            raise TypeError(
+                "give the population model once: population= (distribution= is "
+                "its former name)."
+            )
+        warnings.warn(
+            "sample_sensitivity(distribution=...) is deprecated: the population "
+            "model is called population everywhere; pass population=... (or "
+            "positionally).",
+            FutureWarning,
+            stacklevel=3,
+        )
+        return distribution
+    if population is None:
+        raise TypeError("sample_sensitivity() missing required argument: 'population'.")
+    return population
+
+
 @overload
 def sample_sensitivity(
     query: ArrayQuery,
-    distribution: object,
+    population: object,
     n: int,
     *,
     gamma: float | None = None,
@@ -301,13 +323,14 @@ def sample_sensitivity(
     batch_size: int | None = None,
     progress: bool = False,
     order_dependent: bool = False,
+    distribution: object = None,
 ) -> SensitivityEstimate: ...
 
 
 @overload
 def sample_sensitivity(
     query: StructuredQuery,
-    distribution: object,
+    population: object,
     n: int,
     *,
     gamma: float | None = None,
@@ -322,13 +345,14 @@ def sample_sensitivity(
     batch_size: int | None = None,
     progress: bool = False,
     order_dependent: bool = False,
+    distribution: object = None,
 ) -> SensitivityEstimates: ...
 
 
 @overload
 def sample_sensitivity(
     query: Query | Callable[[np.ndarray], object],
-    distribution: object,
+    population: object,
     n: int,
     *,
     gamma: float | None = None,
@@ -343,13 +367,14 @@ def sample_sensitivity(
     batch_size: int | None = None,
     progress: bool = False,
     order_dependent: bool = False,
+    distribution: object = None,
 ) -> SensitivityEstimate | SensitivityEstimates: ...
 
 
 def sample_sensitivity(
     query: Query | Callable[[np.ndarray], object],
-    distribution: object,
-    n: int,
+    population: object = None,
+    n: int | None = None,
     *,
     gamma: float | None = None,
     m: int | None = None,
@@ -363,8 +388,9 @@ def sample_sensitivity(
     batch_size: int | None = None,
     progress: bool = False,
     order_dependent: bool = False,
+    distribution: object = None,
 ) -> SensitivityEstimate | SensitivityEstimates:
-    r"""Sample the sensitivity of ``query`` on databases of ``n`` records from ``distribution``.
+    r"""Sample the sensitivity of ``query`` on databases of ``n`` records from ``population``.
 
     Algorithm 1 of Rubinstein & Aldà (2017), vectorised over pairs: each chunk
     of pairs draws its databases :math:`D \cup \{x\}` in one call (n i.i.d.
@@ -399,8 +425,9 @@ def sample_sensitivity(
         neighbour by overwriting a record of the same array, so a query that
         writes into it (``db -= db.mean()``, ``db.sort()``) is refused; copy
         first (``np.array(db)``).
-    distribution : distributions.Distribution or compatible
-        The population (anything :func:`distributions.as_distribution` accepts).
+    population : distributions.Distribution or compatible
+        The population model (anything :func:`distributions.as_distribution`
+        accepts).
     n : int
         Database size, ``>= 1``.
     gamma : float, optional
@@ -447,6 +474,9 @@ def sample_sensitivity(
         Accept a query whose output depends on the order of the records; it is
         refused otherwise. Recorded in the run (``est.run.order_dependent``) and
         so in every statement of a mechanism calibrated with it.
+    distribution : distributions.Distribution or compatible, optional
+        Former name of ``population``: deprecated (a ``FutureWarning``), kept so
+        that code written for it still runs.
 
     Returns
     -------
@@ -540,7 +570,10 @@ def sample_sensitivity(
     ('sampled', 'typical', True)
     """
     query = as_query(query)
-    dist = as_distribution(distribution)
+    population = _population_argument(population, distribution)
+    if n is None:
+        raise TypeError("sample_sensitivity() missing required argument: 'n'.")
+    dist = as_distribution(population)
     n = check_count("n", n)
     if n > MAX_N:
         raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")

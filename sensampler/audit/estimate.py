@@ -309,4 +309,6 @@ def population_model(population):
     try:
         return as_distribution(population)
     except (TypeError, ValueError) as exc:
+        if str(exc).startswith("population"):
+            raise
         raise type(exc)(f"population: {exc}") from exc

@@ -331,7 +331,7 @@ def as_distribution(obj: Any) -> Distribution:
     if callable(getattr(obj, "sample", None)):
         return SampleAdapter(obj)
     raise TypeError(
-        "distribution must be a distributions.Distribution, a frozen "
+        "population must be a distributions.Distribution, a frozen "
         "scipy.stats distribution, a fitted sklearn GaussianMixture or "
         f"KernelDensity, or an array of records; got {obj!r}."
     )

@@ -448,17 +448,34 @@ def test_unseeded_failure_gives_a_seed_that_reproduces_it():
             ValueError,
             "batch_size must be an integer >= 1, got batch_size=0.",
         ),
-        (dict(distribution=object()), TypeError, "distribution must be"),
+        (dict(population=object()), TypeError, "population must be"),
         (dict(query=5), TypeError, "query must be callable, got 5."),
     ],
 )
 def test_bad_arguments(kwargs, exc, message):
-    args = dict(query=queries.mean, distribution=HEIGHTS, n=10, gamma=0.05)
+    args = dict(query=queries.mean, population=HEIGHTS, n=10, gamma=0.05)
     args.update(kwargs)
     with pytest.raises(exc, match=re.escape(message)):
         sample_sensitivity(
-            args.pop("query"), args.pop("distribution"), args.pop("n"), **args
+            args.pop("query"), args.pop("population"), args.pop("n"), **args
         )
+
+
+def test_the_population_is_called_population_and_distribution_still_works():
+    # One word for the population model everywhere (issue 26); the former keyword
+    # still runs, with a FutureWarning, and gives the same estimate.
+    new = sample_sensitivity(queries.mean, population=HEIGHTS, n=50, gamma=0.05,
+                             random_state=0)
+    with pytest.warns(FutureWarning, match="distribution=...\\) is deprecated"):
+        old = sample_sensitivity(queries.mean, distribution=HEIGHTS, n=50,
+                                 gamma=0.05, random_state=0)
+    np.testing.assert_array_equal(new.samples, old.samples)
+    with pytest.raises(TypeError, match="give the population model once"):
+        sample_sensitivity(queries.mean, HEIGHTS, 50, distribution=HEIGHTS)
+    with pytest.raises(TypeError, match="missing required argument: 'population'"):
+        sample_sensitivity(queries.mean, n=50)
+    with pytest.raises(TypeError, match="missing required argument: 'n'"):
+        sample_sensitivity(queries.mean, HEIGHTS)
 
 
 @pytest.mark.parametrize("empty", [(), {}], ids=["tuple", "dict"])

@@ -211,7 +211,7 @@ class _Untouchable(Distribution):
         ({"confidence": 0.0}, ValueError, "confidence must be > 0.0 and < 1.0"),
         ({"n_jobs": 0}, ValueError, "n_jobs must be None or a non-zero integer"),
         ({"random_state": "x"}, TypeError, "random_state must be None, an int"),
-        ({"population": 3.0}, TypeError, "population: distribution must be"),
+        ({"population": 3.0}, TypeError, "population must be"),
     ],
 )
 def test_bad_input_is_refused_by_name_before_any_pair(kwargs, error, message):

@@ -89,7 +89,7 @@ def test_without_a_qualified_estimate_the_least_exceeded_is_returned_unqualified
                 queries.mean, {"x": "not a model"}, 10, 0.05, pairs=10
             ),
             TypeError,
-            "population: distribution must be",
+            "population must be",
         ),
         (
             lambda: compare_populations(

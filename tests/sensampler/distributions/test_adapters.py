@@ -80,7 +80,7 @@ def test_as_distribution_dispatch():
     assert isinstance(
         as_distribution(KernelDensity().fit(PUBLIC)), SklearnKernelDensity
     )
-    with pytest.raises(TypeError, match="distribution must be"):
+    with pytest.raises(TypeError, match="population must be"):
         as_distribution(object())
 
 
