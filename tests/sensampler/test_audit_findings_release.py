@@ -84,12 +84,6 @@ def test_a_secure_mechanism_choice_is_not_dropped_for_a_median():
     assert "grid" in r.noise or "secure" in r.noise
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="under a default filter (no budget= given) the planned releases are "
-    "not checked together: the first quantile is drawn and spent, the second "
-    "refused, so the call raises with epsilon spent and nothing released",
-)
 def test_several_releases_under_a_default_filter_are_all_or_nothing():
     data = np.random.default_rng(20261126).normal(170, 10, 200)
     budget = PrivacyFilter(0.6)
@@ -99,12 +93,6 @@ def test_several_releases_under_a_default_filter_are_all_or_nothing():
     assert len(budget.ledger) == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="PreparedRelease is a dataclass whose default repr (what a notebook "
-    "shows for prepare_releases(...), and what tracebacks and logs print) holds "
-    "the private records and the exact answers",
-)
 def test_a_prepared_release_displays_no_record_and_no_exact_answer():
     planted = 213.579246
     data = np.append(np.random.default_rng(20261126).normal(170, 10, 20), planted)
