@@ -1266,7 +1266,8 @@ def release_statistics(
         worst_case_epsilon=worst_case_epsilon,
     )
     if report is not None:
-        check_report_path(report)
+        ledger = prepared.budget.path if isinstance(prepared.budget, BudgetFile) else None
+        check_report_path(report, inputs=[("budget file", ledger)])
     releases = prepared.run()
     if report is not None:
         write_report(report, release_report(releases, budget=prepared.budget))

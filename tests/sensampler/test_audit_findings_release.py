@@ -3,6 +3,7 @@
 Each test is expected to fail until the finding is fixed (strict xfail)."""
 
 import csv
+import os
 
 import numpy as np
 import pytest
@@ -44,12 +45,6 @@ def test_the_private_file_as_population_publishes_no_record_of_it(tmp_path, caps
     assert str(OUTLIER) not in out + err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="report= naming the budget file replaces the ledger with the HTML "
-    "page after the spend: the spends are lost and the file is refused until "
-    "recreated with a fresh budget",
-)
 def test_a_report_cannot_overwrite_the_budget_it_spends_from(tmp_path):
     ledger = str(tmp_path / "ledger.json")
     data = np.random.default_rng(20261126).normal(170, 10, 200)
@@ -105,3 +100,25 @@ def test_a_prepared_release_displays_no_record_and_no_exact_answer():
     # measured: "data=array([... 213.579246])", "answers=(array(172.36...),)"
     assert "213.579" not in shown
     assert exact[:6] not in shown
+
+
+def test_a_report_naming_an_input_file_is_refused_before_any_spend(tmp_path, capsys):
+    heights = np.random.default_rng(20261126).normal(170, 10, 50)
+    private = _csv(tmp_path / "private.csv", heights)
+    public = _csv(tmp_path / "public.csv", heights + 1.0)
+    ledger = str(tmp_path / "ledger.json")
+    hard = str(tmp_path / "hard.csv")
+    os.link(private, hard)  # the data under another name
+    soft = str(tmp_path / "soft.json")
+    os.symlink(ledger, soft)  # the budget file, not yet created
+    for report, what in ((hard, "--data"), (soft, "--budget-file"),
+                         (public, "--population")):
+        before = open(private).read(), open(public).read()
+        code = main(["release", "--data", private, "--column", "height",
+                     "--population", f"bootstrap:{public}", "--query", "mean",
+                     "--epsilon", "0.5", "--budget-file", ledger,
+                     "--budget-epsilon", "1", "--report", report])
+        out, err = capsys.readouterr()
+        assert code == 2 and what in err and "Traceback" not in err, err
+        assert (open(private).read(), open(public).read()) == before
+        assert not os.path.exists(ledger)  # nothing created, nothing spent
