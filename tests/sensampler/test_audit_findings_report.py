@@ -6,7 +6,6 @@ Each test is expected to fail until the finding is fixed (strict xfail)."""
 import re
 
 import numpy as np
-import pytest
 
 from sensampler.release import release_statistic
 from sensampler.report import release_report
