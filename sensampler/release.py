@@ -882,6 +882,9 @@ class PreparedRelease:
         # the default filter too is tried with every statement before any is
         # spent, so that several releases are spent all or nothing
         budget = self._budget()
+        default = get_default_filter()
+        if default is not None and default is not budget:  # spent from as well
+            _trial(default, statements)
         if isinstance(budget, BudgetFile):
             with budget.session() as session:  # locked from reading to writing
                 _trial(session.filter, statements, name=budget.path)
@@ -1025,9 +1028,11 @@ def prepare_releases(
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     budget : PrivacyFilter, BudgetFile, path or None
         Where the releases are spent; a path is a :class:`BudgetFile` that
-        must exist. A filter that is also the default filter
-        (:func:`sensampler.accounting.default_filter`) records each release
-        once; a different default is spent from as well.
+        must exist. ``None``: the default filter
+        (:func:`sensampler.accounting.default_filter`), if one is set. A filter
+        that is also the default filter records each release once; a different
+        default is spent from as well. Every filter spent from is tried with
+        all the releases before any is spent: all or nothing.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
@@ -1208,9 +1213,11 @@ def release_statistics(
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     budget : PrivacyFilter, BudgetFile, path or None
         Where the releases are spent; a path is a :class:`BudgetFile` that
-        must exist. A filter that is also the default filter
-        (:func:`sensampler.accounting.default_filter`) records each release
-        once; a different default is spent from as well.
+        must exist. ``None``: the default filter
+        (:func:`sensampler.accounting.default_filter`), if one is set. A filter
+        that is also the default filter records each release once; a different
+        default is spent from as well. Every filter spent from is tried with
+        all the releases before any is spent: all or nothing.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
@@ -1371,9 +1378,11 @@ def release_statistic(
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     budget : PrivacyFilter, BudgetFile, path or None
         Where the releases are spent; a path is a :class:`BudgetFile` that
-        must exist. A filter that is also the default filter
-        (:func:`sensampler.accounting.default_filter`) records each release
-        once; a different default is spent from as well.
+        must exist. ``None``: the default filter
+        (:func:`sensampler.accounting.default_filter`), if one is set. A filter
+        that is also the default filter records each release once; a different
+        default is spent from as well. Every filter spent from is tried with
+        all the releases before any is spent: all or nothing.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional

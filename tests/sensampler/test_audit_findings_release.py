@@ -88,6 +88,16 @@ def test_several_releases_under_a_default_filter_are_all_or_nothing():
     assert len(budget.ledger) == 0
 
 
+def test_a_different_default_filter_is_tried_before_the_budget_is_spent():
+    data = np.random.default_rng(20261126).normal(170, 10, 200)
+    budget, default = PrivacyFilter(10.0), PrivacyFilter(0.6)
+    with default_filter(default), pytest.raises(ExceededPrivacyBudgetError):
+        release_statistics(data, ["median", "quantile:0.9"], POP, epsilon=0.5,
+                           budget=budget)
+    # before: the budget spent both releases, the default the first one
+    assert len(budget.ledger) == len(default.ledger) == 0
+
+
 def test_a_prepared_release_displays_no_record_and_no_exact_answer():
     planted = 213.579246
     data = np.append(np.random.default_rng(20261126).normal(170, 10, 20), planted)
