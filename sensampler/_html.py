@@ -22,6 +22,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from ._rounding import lower, upper
+
 __all__ = [
     "accountant_html",
     "budget_file_html",
@@ -349,7 +351,7 @@ def estimate_html(est) -> str:
                 ("sensitivity G_(k)", f"{number(sensitivity, 6)} ({est.norm})"),
                 ("mean (typical, no guarantee)", number(mean, 6)),
                 ("n", est.n),
-                ("plan", f"m={est.m}, k={est.k}, gamma={est.gamma:.4g} ({est.bound})"),
+                ("plan", f"m={est.m}, k={est.k}, gamma={upper(est.gamma, 4)} ({est.bound})"),
                 ("neighbours", est.neighbours),
                 ("run", est.run_id),
             ]
@@ -357,7 +359,7 @@ def estimate_html(est) -> str:
     )
     parts.append(
         paragraph(
-            f"With probability at least 1 - gamma = {1 - est.gamma:.4g} over the data "
+            f"With probability at least 1 - gamma = {lower(1 - est.gamma, 4)} over the data "
             "drawn from the population model (and the sampler), a fresh pair of "
             "neighbouring databases moves the query by at most G_(k)."
         )
@@ -491,21 +493,21 @@ def _bar(label: str, spent: float, budget: float | None) -> str:
         return (
             f'<tr><th style="{CELL_STYLE}">{esc(label)}</th>'
             f'<td style="{CELL_STYLE}"></td><td style="{CELL_STYLE}">'
-            f"{number(spent, 6)} spent (no budget)</td></tr>"
+            f"{upper(spent, 6)} spent (no budget)</td></tr>"
         )
     share = min(max(spent / budget, 0.0), 1.0)
     colour = RED if spent >= budget else BLUE
     svg = _svg(
         160,
         12,
-        f"{label}: {spent:.4g} of {budget:.4g} used",
+        f"{label}: {upper(spent, 4)} of {budget:.4g} used",
         f'<rect x="0" y="0" width="160" height="12" fill="#eee"/>'
         f'<rect x="0" y="0" width="{160 * share:.1f}" height="12" fill="{colour}"/>',
     )
     return (
         f'<tr><th style="{CELL_STYLE}">{esc(label)}</th><td style="{CELL_STYLE}">{svg}'
-        f'</td><td style="{CELL_STYLE}">{number(spent, 6)} used of '
-        f"{number(budget, 6)}, {number(max(budget - spent, 0.0), 6)} left</td></tr>"
+        f'</td><td style="{CELL_STYLE}">{upper(spent, 6)} used of '
+        f"{number(budget, 6)}, {lower(max(budget - spent, 0.0), 6)} left</td></tr>"
     )
 
 
@@ -557,7 +559,7 @@ def accountant_html(accountant, title: str | None = None) -> str:
             rows_html(
                 [
                     ("releases recorded", accountant.count),
-                    ("gamma (union over runs)", f"{accountant.gamma:.4g}"),
+                    ("gamma (union over runs)", upper(accountant.gamma, 4)),
                     ("neighbours", accountant.neighbours or "(none yet)"),
                 ]
             )
@@ -590,7 +592,7 @@ def coverage_audit_html(audit) -> str:
         audit.upper,
         [
             (audit.beta, f"beta={audit.beta:.3g}", RED),
-            (audit.gamma, f"gamma={audit.gamma:.3g}", GREY),
+            (audit.gamma, f"gamma={upper(audit.gamma, 3)}", GREY),
         ],
         point=audit.rate,
         label=f"{100 * audit.confidence:g}% interval on the exceedance rate against "
@@ -608,7 +610,7 @@ def coverage_audit_html(audit) -> str:
                     f"{100 * audit.confidence:g}% interval",
                     f"[{audit.lower:.4g}, {audit.upper:.4g}]",
                 ),
-                ("beta, gamma", f"{audit.beta:.4g}, {audit.gamma:.4g} ({audit.bound})"),
+                ("beta, gamma", f"{audit.beta:.4g}, {upper(audit.gamma, 4)} ({audit.bound})"),
             ]
         ),
         paragraph(
@@ -637,7 +639,7 @@ def mechanism_audit_html(audit) -> str:
     figure = interval_svg(
         low,
         low,
-        [(audit.stated, f"stated {audit.stated:.4g}", RED)],
+        [(audit.stated, f"stated {upper(audit.stated, 4)}", RED)],
         point=low,
         label="lower confidence bound on the realised epsilon against the stated one",
     )
@@ -649,9 +651,12 @@ def mechanism_audit_html(audit) -> str:
                 ("mechanism", audit.mechanism),
                 (
                     "epsilon realised >=",
-                    f"{audit.epsilon_lower:.4g} (confidence {audit.confidence:g})",
+                    f"{lower(audit.epsilon_lower, 4)} (confidence {audit.confidence:g})",
                 ),
-                ("epsilon stated", f"{audit.stated:.4g} at delta={audit.delta:.3g}"),
+                (
+                    "epsilon stated",
+                    f"{upper(audit.stated, 4)} at delta={upper(audit.delta, 3)}",
+                ),
                 ("releases", f"{audit.releases} per input, {audit.tested} tested"),
                 ("rejection set", audit.rejection_set),
             ]
@@ -720,7 +725,8 @@ def plan_html(plan) -> str:
         ("mechanism", plan.mechanism),
         (
             "epsilon",
-            f"{plan.epsilon:.6g}" + (f", delta={plan.delta:.3g}" if plan.delta else ""),
+            upper(plan.epsilon, 6)
+            + (f", delta={upper(plan.delta, 3)}" if plan.delta else ""),
         ),
         ("guarantee", plan.guarantee),
         ("expected error", f"{plan.expected_error:.6g}"),

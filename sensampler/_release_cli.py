@@ -115,6 +115,23 @@ def _budget(args) -> BudgetFile | None:
 
 def release_command(args):
     """Phase 1 of ``sensampler release``: check everything; return phase 2."""
+    population = args.population or ""
+    if population.startswith("bootstrap:"):
+        population = population[len("bootstrap:") :]
+    elif not population.lower().endswith(".toml"):
+        population = None  # a model named in the flag: no file
+    report = (
+        None
+        if args.report is None
+        else check_report_path(
+            args.report,
+            inputs=[
+                ("--budget-file", args.budget_file),
+                ("--data", args.data),
+                ("--population file", population),
+            ],
+        )
+    )
     data = read_column(args.data, args.column)
     if args.population is not None and args.population.startswith("bootstrap:"):
         check_not_private_file(args.population[len("bootstrap:") :], args.data)
@@ -137,7 +154,6 @@ def release_command(args):
         n_jobs=args.n_jobs,
     )
     prepared = prepare_releases(data, queries, **settings)
-    report = None if args.report is None else check_report_path(args.report)
 
     def work():
         releases = prepared.run()

@@ -24,7 +24,15 @@ file, so two links to one ledger share its lock and its entries. A file with
 several hard links is refused by name: the atomic rename would give the name
 written a new file and leave the other names on the old ledger (a budget split
 in two), and the lock, kept beside one name, would not cover the others. Copy
-the file, or use a symbolic link.
+the file, or use a symbolic link. The links are counted when the ledger is read
+and again right before the rename, under the lock (a link made during a spend:
+nothing is written); a link made in the instant between that count and the
+rename is found after it (on POSIX, where the old file is held open): the old
+file is then overwritten with a note that is not a budget file, so the other
+name is refused rather than kept as a second ledger.
+
+Only a regular file of at most :data:`MAX_BUDGET_FILE_BYTES` is read: a FIFO,
+a device or a folder is refused by name before anything is read or locked.
 
 The checksum detects corruption and careless edits; it does not authenticate:
 anyone who can write the file can recompute it. Protect the file as you would
@@ -45,6 +53,7 @@ from dataclasses import dataclass
 
 from ._domains import DELTA_STATED, FILTER_RULES, GAMMA, PROBABILITY
 from ._html import budget_file_html
+from ._input_files import check_not_special, open_input
 from ._locks import lock
 from ._validation import check_count, check_real
 from .accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
@@ -60,6 +69,11 @@ _ENTRY_KEYS = ("mechanism", "epsilon", "delta", "gamma", "run_id", "count")
 _WORST_KEYS = ("worst_case_epsilon", "worst_case_delta")
 #: Seconds a spend waits for another process's lock before giving up.
 LOCK_TIMEOUT = 60.0
+#: Largest budget file read (64 MiB: some 200 000 entries).
+MAX_BUDGET_FILE_BYTES = 2**26
+#: What the old file of a ledger becomes when a hard link to it was made in the
+#: instant before a spend's rename: not a budget file, so that name is refused.
+_REPLACED = "sensampler-budget-replaced"
 
 
 class BudgetFileError(ValueError):
@@ -261,14 +275,21 @@ class BudgetFile:
                 f"budget file {self._named()}: {problem}; refusing it."
             )
 
+        # a regular file only, opened without blocking, read to a bound
+        with open_input(
+            self._real, "budget file", MAX_BUDGET_FILE_BYTES, BudgetFileError
+        ) as handle:
+            links = os.fstat(handle.fileno()).st_nlink
+            try:
+                text = None if links > 1 else handle.read(MAX_BUDGET_FILE_BYTES + 1)
+            except OSError as exc:
+                raise bad(f"cannot be read ({exc.strerror or exc})") from None
+        if text is not None and len(text) > MAX_BUDGET_FILE_BYTES:
+            raise bad(f"larger than {MAX_BUDGET_FILE_BYTES} bytes")
         try:
-            with open(self._real, encoding="utf-8") as handle:
-                links = os.fstat(handle.fileno()).st_nlink
-                record = None if links > 1 else json.load(
-                    handle, parse_constant=_refuse_constant
-                )
-        except OSError as exc:
-            raise bad(f"cannot be read ({exc.strerror or exc})") from None
+            record = None if text is None else json.loads(
+                text.decode("utf-8"), parse_constant=_refuse_constant
+            )
         except (UnicodeDecodeError, ValueError):
             raise bad("not valid JSON (corrupt or not a budget file)") from None
         except RecursionError:
@@ -277,6 +298,11 @@ class BudgetFile:
             raise bad(
                 f"it has {links} hard links, and a ledger reached by several names "
                 "splits into several ledgers (copy it, or use a symbolic link)"
+            )
+        if isinstance(record, dict) and record.get("format") == _REPLACED:
+            raise bad(
+                "a hard link to an old ledger, made during a spend; the ledger is "
+                f"{record.get('ledger')!r}"
             )
         if not isinstance(record, dict) or record.get("format") != _FORMAT:
             raise bad("not a sensampler budget file")
@@ -330,6 +356,8 @@ class BudgetFile:
                 f"budget file {self._named()} cannot be created: {folder} is not a "
                 "writable folder."
             )
+        # a FIFO or a device: refused by name, before a lock is made beside it
+        check_not_special(self._real, "budget file", BudgetFileError)
         with _locked(self._real + ".lock"):
             _remove_stale_temporaries(self._real)
             ledger = self._load()
@@ -349,7 +377,62 @@ class BudgetFile:
                     "entries": [*ledger.entries, *new],
                 }
                 record = {**content, "checksum": _checksum(content)}
-                atomic_write_text(self._real, json.dumps(record, indent=1) + "\n")
+                self._replace(json.dumps(record, indent=1) + "\n")
+
+    def _replace(self, text: str) -> None:
+        """Write ``text`` over the ledger (under the lock), one ledger by one name.
+
+        The old file's hard links are counted again right before the rename: a
+        link made during the spend refuses the write (nothing written). On
+        POSIX the old file is held open across the rename: if it still has a
+        name afterwards (a link made in the instant between the count and the
+        rename), it is overwritten with a note that is not a budget file, and
+        that name is refused from then on.
+        """
+        old = None
+        if os.name == "posix":
+            try:
+                old = os.open(self._real, os.O_RDWR | os.O_NONBLOCK)
+            except FileNotFoundError:  # created by this spend
+                old = None
+            except PermissionError:  # a read-only ledger: found, not overwritten
+                old = os.open(self._real, os.O_RDONLY | os.O_NONBLOCK)
+            except OSError as exc:
+                raise BudgetFileError(
+                    f"budget file {self._named()} cannot be written "
+                    f"({exc.strerror or exc}); nothing was written."
+                ) from None
+
+        def count_links():
+            try:
+                links = os.stat(self._real).st_nlink
+            except FileNotFoundError:
+                return
+            if links > 1:
+                raise BudgetFileError(
+                    f"budget file {self._named()}: it gained {links - 1} hard "
+                    "link(s) during the spend, and a ledger reached by several "
+                    "names splits into several ledgers; nothing was written "
+                    "(remove the other names)."
+                )
+
+        try:
+            atomic_write_text(self._real, text, before_replace=count_links)
+            if old is not None and os.fstat(old).st_nlink > 0:
+                note = {"format": _REPLACED, "ledger": self._real}
+                try:
+                    os.ftruncate(old, 0)
+                    os.pwrite(old, json.dumps(note).encode() + b"\n", 0)
+                    os.fsync(old)
+                except OSError:
+                    raise BudgetFileError(
+                        f"budget file {self._named()}: the spend is written, but "
+                        "a hard link made during it still names the old ledger "
+                        "and cannot be overwritten: delete that other name."
+                    ) from None
+        finally:
+            if old is not None:
+                os.close(old)
 
 
 def _remove_stale_temporaries(path: str) -> None:

@@ -86,6 +86,7 @@ from .distributions import (
     SklearnGaussianMixture,
     SklearnKernelDensity,
 )
+from .distributions.empirical import check_not_private
 from .distributions.univariate import draw_labels
 from .estimate import SensitivityValue
 from .mechanisms import GaussianMechanism, LaplaceMechanism
@@ -793,19 +794,25 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             model.set_params(**grid[0]) if grid else model, X_pub, y_pub, names
         )
         probe = self._probe(plan, norm)
-        if accountant is not None:
-            accountant.compose(probe)  # raises, spending nothing, over budget
         root = as_seed_sequence(self.random_state)
         # The fourth child once seeded the noise; kept so the others stay put.
         fit_seed, tune_seed, sample_seed, _ = root.spawn(4)
         (select_seed,) = root.spawn(1)
         classifier = is_classifier(self.estimator)
+        # public rows that are the private ones, or a public sample too small for
+        # the plan: refused before anything is spent
+        check_not_private(np.column_stack([X_pub, y_pub]), np.column_stack([X, y]))
         if isinstance(self.population, Distribution):
             population = self.population
         else:
             population = _public_population(
                 self.population, X_pub, y_pub, classifier, _seed(fit_seed)
             )
+        if isinstance(population, PublicSample):
+            check_not_private(population.data, np.column_stack([X, y]))
+            population.check_plan(plan)
+        if accountant is not None:
+            accountant.compose(probe)  # raises, spending nothing, over budget
         n = check_count("n", len(X))
         fixed = (
             np.column_stack([X_pub, y_pub]).astype(float)

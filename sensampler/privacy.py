@@ -45,7 +45,6 @@ import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from numbers import Real
 from typing import Literal
 
@@ -67,6 +66,7 @@ from ._domains import NOISE_KINDS as _NOISE_KINDS
 from ._domains import SOURCES as _SOURCES
 from ._extras import require
 from ._html import statement_html
+from ._rounding import upper
 from ._validation import check_array, check_choice, check_count
 
 __all__ = [
@@ -685,16 +685,7 @@ def format_upper(value: float, digits: int) -> str:
     str
         The printed number.
     """
-    if value == 0:
-        return "0"
-    if not math.isfinite(value):
-        return format(value, f".{digits}g")
-    exact = Decimal(value)
-    step = Decimal(1).scaleb(exact.adjusted() - digits + 1)
-    below = float(exact.quantize(step, rounding=ROUND_FLOOR))
-    if below != value:  # the decimal below reads as a smaller float: round up
-        below = float(exact.quantize(step, rounding=ROUND_CEILING))
-    return format(below, f".{digits}g")
+    return upper(value, digits)
 
 
 def format_dp(epsilon: float, delta: float) -> str:

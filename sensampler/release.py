@@ -36,7 +36,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -48,7 +48,11 @@ from ._domains import DELTA_RELEASE, EPSILON
 from ._html import release_html, statement_html
 from ._input_files import read_toml
 from ._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
-from .accounting import ExceededPrivacyBudgetError, PrivacyFilter
+from .accounting import (
+    ExceededPrivacyBudgetError,
+    PrivacyFilter,
+    get_default_filter,
+)
 from .bounds import Bounds, private_bounds, worst_case_sensitivity
 from .budget_file import BudgetFile, replay_filter
 from .data_files import PARQUET_SUFFIXES, read_column
@@ -770,10 +774,11 @@ class PreparedRelease:
         mechanisms' default, 10 times ``epsilon``).
     """
 
-    data: np.ndarray
+    # the private records and their exact answers: never shown (repr, tracebacks)
+    data: np.ndarray = field(repr=False)
     queries: tuple
     names: tuple[str, ...]
-    answers: tuple[np.ndarray, ...]
+    answers: tuple[np.ndarray, ...] = field(repr=False)
     population: Any
     mechanism: str
     epsilon: float
@@ -788,10 +793,14 @@ class PreparedRelease:
     private_epsilon: float | None = None
     worst_case_epsilon: float | None = None
 
+    def _budget(self):
+        """Where the releases are spent: ``budget``, else the default filter."""
+        return self.budget if self.budget is not None else get_default_filter()
+
     def _private_bounds(self) -> Bounds:
         """Spend the pre-pass's epsilon from the budget, then estimate the bounds."""
         statement = PrivacyStatement(PRIVATE_BOUNDS, self.private_epsilon, 0.0)
-        budget = self.budget
+        budget = self._budget()
         if isinstance(budget, BudgetFile):
             with budget.session() as session:
                 _trial(session.filter, [statement], name=budget.path)
@@ -800,7 +809,8 @@ class PreparedRelease:
         if budget is not None:
             _trial(budget, [statement])
             budget.compose(statement)
-        return private_bounds(self.data, self.private_epsilon)
+        with charged_to(budget):  # spent once when it is the default too
+            return private_bounds(self.data, self.private_epsilon)
 
     def run(self) -> tuple[Release, ...]:
         """Sample each query's sensitivity, spend, release; see :func:`release_statistics`.
@@ -869,7 +879,12 @@ class PreparedRelease:
             f"{name} ({self.mechanism if q is None else 'exponential'})"
             for name, q in zip(self.names, quantiles)
         ]
-        budget = self.budget
+        # the default filter too is tried with every statement before any is
+        # spent, so that several releases are spent all or nothing
+        budget = self._budget()
+        default = get_default_filter()
+        if default is not None and default is not budget:  # spent from as well
+            _trial(default, statements)
         if isinstance(budget, BudgetFile):
             with budget.session() as session:  # locked from reading to writing
                 _trial(session.filter, statements, name=budget.path)
@@ -1013,9 +1028,11 @@ def prepare_releases(
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     budget : PrivacyFilter, BudgetFile, path or None
         Where the releases are spent; a path is a :class:`BudgetFile` that
-        must exist. A filter that is also the default filter
-        (:func:`sensampler.accounting.default_filter`) records each release
-        once; a different default is spent from as well.
+        must exist. ``None``: the default filter
+        (:func:`sensampler.accounting.default_filter`), if one is set. A filter
+        that is also the default filter records each release once; a different
+        default is spent from as well. Every filter spent from is tried with
+        all the releases before any is spent: all or nothing.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
@@ -1196,9 +1213,11 @@ def release_statistics(
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     budget : PrivacyFilter, BudgetFile, path or None
         Where the releases are spent; a path is a :class:`BudgetFile` that
-        must exist. A filter that is also the default filter
-        (:func:`sensampler.accounting.default_filter`) records each release
-        once; a different default is spent from as well.
+        must exist. ``None``: the default filter
+        (:func:`sensampler.accounting.default_filter`), if one is set. A filter
+        that is also the default filter records each release once; a different
+        default is spent from as well. Every filter spent from is tried with
+        all the releases before any is spent: all or nothing.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
@@ -1254,7 +1273,8 @@ def release_statistics(
         worst_case_epsilon=worst_case_epsilon,
     )
     if report is not None:
-        check_report_path(report)
+        ledger = prepared.budget.path if isinstance(prepared.budget, BudgetFile) else None
+        check_report_path(report, inputs=[("budget file", ledger)])
     releases = prepared.run()
     if report is not None:
         write_report(report, release_report(releases, budget=prepared.budget))
@@ -1267,6 +1287,8 @@ def _trial(budget, statements, name: str | None = None) -> None:
     budget file's, for the message."""
     if isinstance(budget, BudgetFile):
         replica = budget.filter()
+    elif not isinstance(budget, PrivacyFilter):  # a default of another kind: it
+        return  # checks each statement as it is composed
     else:
         replica = replay_filter(
             budget.epsilon_budget,
@@ -1356,9 +1378,11 @@ def release_statistic(
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     budget : PrivacyFilter, BudgetFile, path or None
         Where the releases are spent; a path is a :class:`BudgetFile` that
-        must exist. A filter that is also the default filter
-        (:func:`sensampler.accounting.default_filter`) records each release
-        once; a different default is spent from as well.
+        must exist. ``None``: the default filter
+        (:func:`sensampler.accounting.default_filter`), if one is set. A filter
+        that is also the default filter records each release once; a different
+        default is spent from as well. Every filter spent from is tried with
+        all the releases before any is spent: all or nothing.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional

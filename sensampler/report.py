@@ -53,16 +53,32 @@ NO_PRIVATE_RECORD = (
 )
 
 
-def check_report_path(path) -> str:
+def _same_file(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same real path (links
+    resolved), or, both existing, the same inode (hard links)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
+def check_report_path(path, *, inputs=()) -> str:
     """Return ``path`` if a report can be written there, or raise naming it.
 
     Checked before anything is sampled or spent: the folder must exist and be
-    writable, and ``path`` must not be a folder. Nothing is created.
+    writable, ``path`` must not be a folder, and it must not be one of the
+    ``inputs`` (the same real file: symbolic links resolved, hard links by
+    inode), since the report would replace it. Nothing is created.
 
     Parameters
     ----------
     path : str or os.PathLike
         The HTML file to write.
+    inputs : iterable of (str, str or os.PathLike or None), optional
+        The files the release reads or writes, as (what it is, its path), such
+        as ``("budget file", "ledger.json")``; ``None`` paths are skipped.
 
     Returns
     -------
@@ -78,6 +94,12 @@ def check_report_path(path) -> str:
         raise ValueError(
             f"report={path!r}: the folder {folder!r} does not exist or is not writable."
         )
+    for what, other in inputs:
+        if other is not None and _same_file(path, os.fspath(other)):
+            raise ValueError(
+                f"report={path!r} is the {what} {os.fspath(other)!r}: the report "
+                "would replace it; name another file."
+            )
     return path
 
 
@@ -144,6 +166,16 @@ def _noise_section(release) -> str:
 def _worst_case_section(release) -> str:
     statement = release.statement
     worst = getattr(statement, "worst_case", None)
+    if getattr(statement, "source", None) == "global":  # plain DP, nothing sampled
+        return card(
+            f"Worst case: {release.query}",
+            paragraph(
+                "For every pair of neighbouring databases: "
+                f"{format_dp(statement.epsilon, statement.delta)}. The statement "
+                "above is itself the worst case: nothing was sampled, there is no "
+                "gamma."
+            ),
+        )
     if worst is None:
         return card(
             f"Worst case: {release.query}",

@@ -14,11 +14,13 @@ from .._text import text_table
 __all__ = ["ResultTable", "atomic_write_text"]
 
 
-def atomic_write_text(path, text: str) -> None:
+def atomic_write_text(path, text: str, *, before_replace=None) -> None:
     """Write ``text`` to ``path`` so that a crash leaves the old file or the new one,
     never half of one (a temporary file in the same folder, fsynced, then renamed).
     The file is created with mode 0o666 less the umask, like any other output.
-    An ``OSError`` (a full disk, a missing permission) names ``path``."""
+    An ``OSError`` (a full disk, a missing permission) names ``path``.
+    ``before_replace``, if given, is called with no argument right before the
+    rename; an exception from it leaves ``path`` as it was."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
@@ -32,6 +34,8 @@ def atomic_write_text(path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, path)
     except BaseException as exc:
         if os.path.exists(tmp):

@@ -39,11 +39,6 @@ def _unblock_later(fifo, after=2.0, until=4.0):
     return thread
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a FIFO as the budget file blocks in open() until a writer appears "
-    "(sensampler release --budget-file FIFO hangs); it is not refused by name",
-)
 def test_a_fifo_budget_file_is_refused_at_once(tmp_path):
     fifo = str(tmp_path / "ledger.json")
     os.mkfifo(fifo)
@@ -58,18 +53,12 @@ def test_a_fifo_budget_file_is_refused_at_once(tmp_path):
     assert "FIFO" in str(info.value) or "not a regular file" in str(info.value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a budget file read has no size bound: /dev/zero is read whole "
-    "(MemoryError under a memory cap, unbounded growth without one)",
-)
 def test_a_device_budget_file_is_refused_with_a_bounded_read():
     code = textwrap.dedent(
         """
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (768 * 2**20, 768 * 2**20))
         from sensampler.budget_file import BudgetFile, BudgetFileError
-from sensampler.privacy import PrivacyStatement
         try:
             BudgetFile("/dev/zero").filter()
         except BudgetFileError as exc:
@@ -86,12 +75,6 @@ from sensampler.privacy import PrivacyStatement
     assert done.stdout.startswith("refused:") and "/dev/zero" in done.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the hard-link refusal is checked when the ledger is read only: a "
-    "link made while a spend holds the lock survives the rename as a second, "
-    "independent ledger without the new spend (a budget split in two)",
-)
 def test_a_hard_link_made_during_a_spend_does_not_split_the_ledger(tmp_path):
     ledger, other = str(tmp_path / "ledger.json"), str(tmp_path / "other.json")
     with BudgetFile(ledger, epsilon=1.0).session() as session:
@@ -108,3 +91,25 @@ def test_a_hard_link_made_during_a_spend_does_not_split_the_ledger(tmp_path):
         return  # the other name refused: a valid fix
     # measured: 'other' holds the old ledger alone (0.5 spent, 0.5 left)
     assert spent_through_other >= 1.0
+
+
+def test_a_hard_link_made_just_before_the_rename_is_refused_after_it(
+    tmp_path, monkeypatch
+):
+    ledger, other = str(tmp_path / "ledger.json"), str(tmp_path / "other.json")
+    with BudgetFile(ledger, epsilon=1.0).session() as session:
+        session.spend(PrivacyStatement("m", 0.5, 0.0), "first")
+    replace = os.replace
+
+    def link_then_replace(src, dst):  # the link lands after the last count
+        if dst == os.path.realpath(ledger):
+            os.link(dst, other)
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", link_then_replace)
+    with BudgetFile(ledger).session() as session:
+        session.spend(PrivacyStatement("m", 0.5, 0.0), "second")
+    monkeypatch.setattr(os, "replace", replace)
+    assert BudgetFile(ledger).filter().spent.epsilon == pytest.approx(1.0)
+    with pytest.raises(BudgetFileError, match="hard link to an old ledger"):
+        BudgetFile(other).filter()

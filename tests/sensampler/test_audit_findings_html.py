@@ -14,12 +14,6 @@ from sensampler.privacy import PrivacyStatement, SamplingRun
 from sensampler.release import release_statistic
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="estimate card prints gamma with '.4g' (0.04981 for 0.0498142...) and "
-    "1 - gamma rounded to nearest (0.9502 for 0.9501858), where the release's "
-    "text states gamma=0.04982",
-)
 def test_the_estimate_card_never_understates_gamma():
     data = np.random.default_rng(20261126).normal(170, 10, 200)
     release = release_statistic(data, "mean", "normal:loc=170,scale=10",
@@ -33,12 +27,6 @@ def test_the_estimate_card_never_understates_gamma():
     assert confidence <= 1.0 - gamma
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a filter's card prints what was spent rounded to nearest: '0.3 used "
-    "of 1' for epsilon 0.30000000000000004 and '0.099681' / '0.09968' for gamma "
-    "0.0996810255, where the text prints 0.300001 and 0.09969",
-)
 def test_the_filter_card_never_understates_what_was_spent():
     budget = PrivacyFilter(1.0, gamma=0.5)
     budget.compose(PrivacyStatement(

@@ -3,6 +3,7 @@
 Each test is expected to fail until the finding is fixed (strict xfail)."""
 
 import csv
+import os
 
 import numpy as np
 import pytest
@@ -44,12 +45,6 @@ def test_the_private_file_as_population_publishes_no_record_of_it(tmp_path, caps
     assert str(OUTLIER) not in out + err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="report= naming the budget file replaces the ledger with the HTML "
-    "page after the spend: the spends are lost and the file is refused until "
-    "recreated with a fresh budget",
-)
 def test_a_report_cannot_overwrite_the_budget_it_spends_from(tmp_path):
     ledger = str(tmp_path / "ledger.json")
     data = np.random.default_rng(20261126).normal(170, 10, 200)
@@ -84,12 +79,6 @@ def test_a_secure_mechanism_choice_is_not_dropped_for_a_median():
     assert "grid" in r.noise or "secure" in r.noise
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="under a default filter (no budget= given) the planned releases are "
-    "not checked together: the first quantile is drawn and spent, the second "
-    "refused, so the call raises with epsilon spent and nothing released",
-)
 def test_several_releases_under_a_default_filter_are_all_or_nothing():
     data = np.random.default_rng(20261126).normal(170, 10, 200)
     budget = PrivacyFilter(0.6)
@@ -99,12 +88,16 @@ def test_several_releases_under_a_default_filter_are_all_or_nothing():
     assert len(budget.ledger) == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="PreparedRelease is a dataclass whose default repr (what a notebook "
-    "shows for prepare_releases(...), and what tracebacks and logs print) holds "
-    "the private records and the exact answers",
-)
+def test_a_different_default_filter_is_tried_before_the_budget_is_spent():
+    data = np.random.default_rng(20261126).normal(170, 10, 200)
+    budget, default = PrivacyFilter(10.0), PrivacyFilter(0.6)
+    with default_filter(default), pytest.raises(ExceededPrivacyBudgetError):
+        release_statistics(data, ["median", "quantile:0.9"], POP, epsilon=0.5,
+                           budget=budget)
+    # before: the budget spent both releases, the default the first one
+    assert len(budget.ledger) == len(default.ledger) == 0
+
+
 def test_a_prepared_release_displays_no_record_and_no_exact_answer():
     planted = 213.579246
     data = np.append(np.random.default_rng(20261126).normal(170, 10, 20), planted)
@@ -117,3 +110,25 @@ def test_a_prepared_release_displays_no_record_and_no_exact_answer():
     # measured: "data=array([... 213.579246])", "answers=(array(172.36...),)"
     assert "213.579" not in shown
     assert exact[:6] not in shown
+
+
+def test_a_report_naming_an_input_file_is_refused_before_any_spend(tmp_path, capsys):
+    heights = np.random.default_rng(20261126).normal(170, 10, 50)
+    private = _csv(tmp_path / "private.csv", heights)
+    public = _csv(tmp_path / "public.csv", heights + 1.0)
+    ledger = str(tmp_path / "ledger.json")
+    hard = str(tmp_path / "hard.csv")
+    os.link(private, hard)  # the data under another name
+    soft = str(tmp_path / "soft.json")
+    os.symlink(ledger, soft)  # the budget file, not yet created
+    for report, what in ((hard, "--data"), (soft, "--budget-file"),
+                         (public, "--population")):
+        before = open(private).read(), open(public).read()
+        code = main(["release", "--data", private, "--column", "height",
+                     "--population", f"bootstrap:{public}", "--query", "mean",
+                     "--epsilon", "0.5", "--budget-file", ledger,
+                     "--budget-epsilon", "1", "--report", report])
+        out, err = capsys.readouterr()
+        assert code == 2 and what in err and "Traceback" not in err, err
+        assert (open(private).read(), open(public).read()) == before
+        assert not os.path.exists(ledger)  # nothing created, nothing spent

@@ -6,18 +6,11 @@ Each test is expected to fail until the finding is fixed (strict xfail)."""
 import re
 
 import numpy as np
-import pytest
 
 from sensampler.release import release_statistic
 from sensampler.report import release_report
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the report of a quantile release (plain epsilon-DP for every pair "
-    "of neighbours) says in red 'No worst-case statement: this release is "
-    "protected only for data the population model describes (random DP)'",
-)
 def test_the_report_of_a_quantile_release_states_its_worst_case_guarantee():
     data = np.random.default_rng(20261126).normal(170, 10, 200)
     release = release_statistic(data, "median", "normal:loc=170,scale=10",

@@ -164,7 +164,9 @@ def test_accountants_and_filters_show_spent_against_remaining(make, laplace):
         # what the filter's rule has used of its epsilon, and what is left
         left = accountant.remaining.epsilon
         used = accountant.epsilon_budget - left
-        assert f"{used:.6g} used of {accountant.epsilon_budget:.6g}" in text
+        # rounded up, as every amount spent is printed
+        shown = f"{format_upper(used, 6)} used of {accountant.epsilon_budget:.6g}"
+        assert shown in text
         assert f"Left: {accountant.remaining}" in text
         assert f"What was spent guarantees: {accountant.spent}" in text
         assert "svg" in parse(markup).tags

@@ -539,3 +539,24 @@ def test_a_classifier_without_probabilities_is_chosen_for_too():
     model.fit(*_classification(150))
     assert set(model.selected_["candidates"]) == {"public model", "private fit"}
     assert model.predict(_classification(10)[0]).shape == (10,)
+
+
+def test_a_public_sample_too_small_for_the_plan_is_refused_before_any_spend():
+    X, y = _regression(100)
+    budget = PrivacyFilter(1.5, 1e-4)
+    with pytest.raises(ValueError, match="public sample has 10 row"):
+        _ridge(public=_regression(10, seed=1)).fit(X, y, accountant=budget)
+    assert len(budget.ledger) == 0
+
+
+@pytest.mark.parametrize("population", ["bootstrap", "gaussian_mixture"])
+def test_public_rows_that_are_the_private_rows_are_refused_before_any_spend(
+    population,
+):
+    X, y = _regression(100)
+    budget = PrivacyFilter(1.5, 1e-4)
+    with pytest.raises(ValueError, match="are the private records"):
+        _ridge(public=(X[::-1], y[::-1]), population=population).fit(
+            X, y, accountant=budget
+        )
+    assert len(budget.ledger) == 0
