@@ -822,7 +822,9 @@ def sampling_plan_html(plan, format_upper: Callable[[float, int], str]) -> str:
         ("beta (mass above the quantile)", format_upper(plan.beta, 4)),
         ("bound", plan.bound),
     ]
-    return card("Sampling plan", rows_html(rows), paragraph(plan.meaning), kind="plan")
+    return card(
+        "Sampling plan", rows_html(rows), paragraph(plan.meaning), kind="sampling-plan"
+    )
 
 
 def bounds_html(
@@ -940,22 +942,27 @@ def ledger_entry_html(entry, format_upper: Callable[[float, int], str]) -> str:
     )
 
 
-def mechanism_html(mechanism, statement_card: str) -> str:
+def mechanism_html(
+    mechanism, statement_card: str, format_upper: Callable[[float, int], str]
+) -> str:
     """A card for a mechanism: its name, sensitivity and noise, its statement's card.
 
     Only public numbers are shown (never a record a mechanism keeps, such as
     the catastrophe mechanism's data); ``statement_card`` is
-    :func:`statement_html` of its statement.
+    :func:`statement_html` of its statement. The sensitivity and the noise are
+    printed rounded up (``format_upper``): copied from the card, they never
+    calibrate less noise than the mechanism's.
     """
     rows = [("mechanism", f"{mechanism.name} ({type(mechanism).__name__})")]
     sensitivity = getattr(mechanism, "sensitivity", None)
     if sensitivity is not None:
-        rows.append(("sensitivity", number(sensitivity, 6)))
+        rows.append(("sensitivity", sensitivity))
     sigma, scale = getattr(mechanism, "sigma", None), getattr(mechanism, "scale", None)
     if sigma is not None:
-        rows.append(("noise sigma (standard deviation)", number(sigma, 6)))
+        rows.append(("noise sigma (standard deviation)", sigma))
     elif scale is not None:
-        rows.append(("noise scale", number(scale, 6)))
+        rows.append(("noise scale", scale))
+    rows[1:] = [(label, upper_text(v, format_upper, 6)) for label, v in rows[1:]]
     title = f"Mechanism: {mechanism.name}"
     return card(title, rows_html(rows), statement_card, kind="mechanism")
 

@@ -586,7 +586,7 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
     def _repr_html_(self) -> str:
         """Rich display in notebooks: name, sensitivity, noise and statement card."""
         statement_card = statement_html(self.privacy, format_dp, format_upper)
-        return mechanism_html(self, statement_card)
+        return mechanism_html(self, statement_card, format_upper)
 
 
 def check_epsilon(epsilon) -> float:

@@ -390,6 +390,12 @@ def test_a_mechanism_shows_its_noise_and_its_statement_card(make, noise):
     assert repr(mechanism) == f"<{type(mechanism).__name__}: {mechanism.privacy}>"
 
 
+def test_a_mechanism_prints_its_sensitivity_and_noise_rounded_up():
+    # to nearest both print 0.3; copied from the card they would calibrate less noise
+    text = words(LaplaceMechanism(0.30000001, 1.0)._repr_html_())
+    assert "sensitivity 0.300001 noise scale 0.300001" in text
+
+
 def test_a_mechanism_name_is_escaped():
     assert_escaped(HostileLaplace(1.0, 1.0)._repr_html_())
 
