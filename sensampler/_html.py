@@ -871,7 +871,7 @@ def sensitivity_value_html(value, format_upper: Callable[[float, int], str]) -> 
     ]
     if value.run is not None:
         rows += [
-            ("gamma", format_upper(value.run.gamma, 4)),
+            ("gamma of its run", format_upper(value.run.gamma, 4)),
             ("run", value.run.run_id or "(anonymous)"),
         ]
     colour = GREEN if value.source == "sampled" else RED

@@ -321,7 +321,7 @@ def test_a_sensitivity_value_says_what_its_source_guarantees(estimate):
     value = float(np.asarray(sampled.value))
     assert f"value {format_upper(value, 6)}" in text
     assert float(format_upper(value, 6)) >= value
-    assert "random DP" in text and f"gamma {format_upper(estimate.gamma, 4)}" in text
+    assert "random DP" in text and f"gamma of its run {format_upper(estimate.gamma, 4)}" in text
     assert "protects nothing" in words(estimate.mean._repr_html_())
     assert "protects nothing" in words((sampled - 0.001)._repr_html_())
     assert_escaped(SensitivityValue(1.0, "typical", label=HOSTILE)._repr_html_())
