@@ -84,9 +84,10 @@ plot_error_vs_epsilon(table, unit=" cm")
 
 # %% [markdown]
 # ## In a notebook: estimates, statements and budgets show themselves
-# An estimate shows its sampled sensitivities with G₍ₖ₎ and their mean marked, a
-# privacy statement a card in plain words (what is protected, what γ means, who is left
-# unprotected), a filter what its rule has used of the budget and what is left.
+# An estimate shows its sampled sensitivities with G₍ₖ₎ and their mean marked, its
+# sampling plan (m, k, γ, ρ, β) what γ certifies, a mechanism its noise and its
+# privacy statement, a card in plain words (what is protected, what γ means, who is
+# left unprotected), a filter what its rule has used of the budget and what is left.
 
 # %%
 from sensampler.accounting import PrivacyFilter
@@ -96,8 +97,11 @@ est_mean = sample_sensitivity(queries.mean, heights, 500, gamma=0.05, random_sta
 est_mean  # noqa: B018 - a notebook shows the last expression
 
 # %%
+est_mean.plan  # noqa: B018
+
+# %%
 laplace = LaplaceMechanism(est_mean, epsilon=0.5)
-laplace.privacy  # noqa: B018
+laplace  # noqa: B018
 
 # %%
 budget = PrivacyFilter(1.0)

@@ -779,3 +779,244 @@ def page(title: str, sections: Sequence[tuple[str, str]]) -> str:
         'padding:0 12px;color:#111">'
         f'<h1 style="font-size:20px">{esc(title)}</h1>{body}</body></html>\n'
     )
+
+
+# ------------------------------------------------- more records (one card each)
+__all__ += [
+    "bounds_html",
+    "distribution_html",
+    "ledger_entry_html",
+    "mechanism_html",
+    "population_choice_html",
+    "privacy_bound_html",
+    "sampling_plan_html",
+    "sensitivity_value_html",
+]
+
+#: What a sensitivity value's source guarantees, in words.
+VALUE_SOURCE_WORDS = {
+    "sampled": "random DP: a fresh pair of neighbouring databases drawn from the "
+    "population model moves the query by at most this value, except with "
+    "probability gamma over the data (and the sampler).",
+    "typical": "no guarantee: a typical size of the sampled sensitivities (a mean "
+    "or a quantile), not a bound; noise calibrated with it protects nothing.",
+    "derived": "no guarantee: computed from a sampled value by an operation that "
+    "can make it smaller; noise calibrated with it protects nothing.",
+}
+
+
+def upper_text(value, format_upper: Callable[[float, int], str], digits: int) -> str:
+    """A number or an array printed rounded up (``format_upper``), at most 8 shown."""
+    values = np.asarray(value, dtype=float)
+    if not values.ndim:
+        return format_upper(float(values), digits)
+    shown = " ".join(format_upper(float(v), digits) for v in values.ravel()[:8])
+    return f"[{shown}{' …' if values.size > 8 else ''}]"
+
+
+def sampling_plan_html(plan, format_upper: Callable[[float, int], str]) -> str:
+    """A card for a :class:`~sensampler.plan.SamplingPlan`: its numbers and meaning.
+
+    ``format_upper`` is :func:`sensampler.privacy.format_upper`: gamma, rho
+    and beta are printed rounded up, never below the plan's.
+    """
+    rows = [
+        ("pairs drawn m", plan.m),
+        ("rank released k", f"{plan.k} (G_(k): the {plan.k}-th smallest of {plan.m})"),
+        ("gamma", format_upper(plan.gamma, 4)),
+        ("rho (the sampler's share)", format_upper(plan.rho, 4)),
+        ("beta (mass above the quantile)", format_upper(plan.beta, 4)),
+        ("bound", plan.bound),
+    ]
+    return card(
+        "Sampling plan", rows_html(rows), paragraph(plan.meaning), kind="sampling-plan"
+    )
+
+
+def bounds_html(
+    bounds, format_upper: Callable[[float, int], str], statement_card: str = ""
+) -> str:
+    """A card for :class:`~sensampler.bounds.Bounds`: the interval and its source.
+
+    ``statement_card`` is the card of the private estimate's statement, if any
+    (:func:`statement_html`); ``format_upper`` prints the epsilon it spent.
+    """
+    coverage = (
+        "(a support or given bounds)"
+        if bounds.coverage is None
+        else f"{bounds.coverage:.6g} of the population or data"
+    )
+    spent = (
+        f"epsilon={format_upper(bounds.epsilon, 6)}, spent on the private data"
+        if bounds.epsilon
+        else "nothing (no private record was read)"
+    )
+    rows = [
+        ("low", f"{bounds.low:.6g}"),
+        ("high", f"{bounds.high:.6g}"),
+        ("source", bounds.source),
+        ("coverage", coverage),
+        ("spent", spent),
+    ]
+    if bounds.note:
+        rows.append(("note", bounds.note))
+    return card("Clipping bounds", rows_html(rows), statement_card, kind="bounds")
+
+
+def sensitivity_value_html(value, format_upper: Callable[[float, int], str]) -> str:
+    """A card for a :class:`~sensampler.estimate.SensitivityValue`.
+
+    The number is printed rounded up (``format_upper``), as are gamma, so that
+    a value copied from the card never calibrates less noise than the record.
+    """
+    rows = [
+        ("value", upper_text(value.value, format_upper, 6)),
+        ("what it is", value.label),
+        ("source", value.source),
+        ("norm", value.norm or "(not recorded)"),
+    ]
+    if value.run is not None:
+        rows += [
+            ("gamma of its run", format_upper(value.run.gamma, 4)),
+            ("run", value.run.run_id or "(anonymous)"),
+        ]
+    colour = GREEN if value.source == "sampled" else RED
+    return card(
+        f"Sensitivity: {value.label}",
+        rows_html(rows),
+        paragraph(
+            "Guarantee: " + VALUE_SOURCE_WORDS.get(value.source, "none."), colour
+        ),
+        kind="sensitivity-value",
+    )
+
+
+def privacy_bound_html(
+    bound,
+    format_dp: Callable[[float, float], str],
+    format_upper: Callable[[float, int], str],
+) -> str:
+    """A card for a :class:`~sensampler.privacy.PrivacyBound`: epsilon at delta.
+
+    ``format_dp`` and ``format_upper`` are the privacy module's formatters.
+    """
+    if bound.gamma == math.inf:
+        gamma = "no limit (a filter without a gamma budget)"
+    elif bound.gamma:
+        gamma = (
+            f"{format_upper(bound.gamma, 4)}: the bound holds except with this "
+            "probability over the data drawn from the population model"
+        )
+    else:
+        gamma = "0 (no sampled sensitivity)"
+    rows = [
+        ("guarantee", format_dp(bound.epsilon, bound.delta)),
+        ("epsilon", format_upper(bound.epsilon, 6)),
+        ("at delta", format_upper(bound.delta, 3)),
+        ("gamma", gamma),
+        ("method", bound.method or "(not named)"),
+    ]
+    return card("Privacy bound", rows_html(rows), kind="privacy-bound")
+
+
+def ledger_entry_html(entry, format_upper: Callable[[float, int], str]) -> str:
+    """A card for a :class:`~sensampler.accounting.LedgerEntry` (numbers rounded up)."""
+
+    def up(value, digits):
+        return "(none stated)" if value is None else format_upper(value, digits)
+
+    rows = [
+        ("mechanism", entry.mechanism),
+        ("releases", entry.count),
+        ("epsilon (each)", up(entry.epsilon, 6)),
+        ("delta (each)", up(entry.delta, 3)),
+        ("rho (each)", up(entry.rho, 6)),
+        ("gamma of the run", format_upper(entry.gamma, 4)),
+        ("run", entry.run_id or "(anonymous: counted per release)"),
+        ("neighbours", entry.neighbours or "(none stated)"),
+    ]
+    if entry.worst_case_epsilon is not None:
+        rows.append(
+            (
+                "worst case (each)",
+                f"epsilon={up(entry.worst_case_epsilon, 6)}, "
+                f"delta={up(entry.worst_case_delta, 3)}",
+            )
+        )
+    return card(
+        f"Ledger entry: {entry.mechanism}", rows_html(rows), kind="ledger-entry"
+    )
+
+
+def mechanism_html(
+    mechanism, statement_card: str, format_upper: Callable[[float, int], str]
+) -> str:
+    """A card for a mechanism: its name, sensitivity and noise, its statement's card.
+
+    Only public numbers are shown (never a record a mechanism keeps, such as
+    the catastrophe mechanism's data); ``statement_card`` is
+    :func:`statement_html` of its statement. The sensitivity and the noise are
+    printed rounded up (``format_upper``): copied from the card, they never
+    calibrate less noise than the mechanism's.
+    """
+    rows = [("mechanism", f"{mechanism.name} ({type(mechanism).__name__})")]
+    sensitivity = getattr(mechanism, "sensitivity", None)
+    if sensitivity is not None:
+        rows.append(("sensitivity", sensitivity))
+    sigma, scale = getattr(mechanism, "sigma", None), getattr(mechanism, "scale", None)
+    if sigma is not None:
+        rows.append(("noise sigma (standard deviation)", sigma))
+    elif scale is not None:
+        rows.append(("noise scale", scale))
+    rows[1:] = [(label, upper_text(v, format_upper, 6)) for label, v in rows[1:]]
+    title = f"Mechanism: {mechanism.name}"
+    return card(title, rows_html(rows), statement_card, kind="mechanism")
+
+
+def population_choice_html(choice, format_upper: Callable[[float, int], str]) -> str:
+    """A card for a :class:`~sensampler.audit.PopulationChoice`: the upper bound
+    against the limit (both rounded up by ``format_upper``)."""
+    figure = interval_svg(
+        0.0,
+        choice.worst_upper,
+        [(choice.limit, f"limit {format_upper(choice.limit, 3)}", RED)],
+        label="the worst upper confidence bound on the exceedance rate against the "
+        "limit",
+    )
+    verdict = (
+        "qualified: covered within the limit under every audited population"
+        if choice.qualified
+        else "no estimate qualified: this one is the least bad; more public data or "
+        "a heavier-tailed model is the better answer"
+    )
+    return card(
+        f"Population choice: {choice.name}",
+        figure,
+        rows_html(
+            [
+                ("population", choice.name),
+                ("sensitivity", number(choice.sensitivity, 6)),
+                ("worst upper bound", format_upper(choice.worst_upper, 4)),
+                ("limit (multiple * gamma)", format_upper(choice.limit, 4)),
+            ]
+        ),
+        paragraph(
+            verdict[0].upper() + verdict[1:] + ".", GREEN if choice.qualified else RED
+        ),
+        kind="population-choice",
+    )
+
+
+def distribution_html(distribution) -> str:
+    """A tiny card for a population model: its ``repr`` and the shape of a record."""
+    shape = tuple(distribution.record_shape)
+    return card(
+        f"Population model: {type(distribution).__name__}",
+        rows_html(
+            [
+                ("model", repr(distribution)),
+                ("one record", f"an array of shape {shape}" if shape else "a number"),
+            ]
+        ),
+        kind="distribution",
+    )

@@ -40,11 +40,12 @@ from typing import Any
 import numpy as np
 
 from ._domains import EPSILON, NEIGHBOUR_RELATIONS, PROBABILITY
+from ._html import bounds_html, statement_html
 from ._validation import as_seed_sequence, check_choice, check_count, check_real
 from .distributions import Distribution, as_distribution
 from .distributions.univariate import Bernoulli, Categorical, Uniform
 from .mechanisms import ExponentialMechanism
-from .privacy import PrivacyStatement
+from .privacy import PrivacyStatement, format_dp, format_upper
 from .queries import Query, as_query
 
 __all__ = [
@@ -170,6 +171,12 @@ class Bounds:
             A new float array of the same shape.
         """
         return np.clip(np.asarray(records, dtype=float), self.low, self.high)
+
+    def _repr_html_(self) -> str:
+        """Rich display in notebooks: the bounds, their source, what they spent."""
+        statement = self.statement
+        card = statement_html(statement, format_dp, format_upper) if statement else ""
+        return bounds_html(self, format_upper, card)
 
     def describe(self) -> str:
         """The bounds and their source, in words.

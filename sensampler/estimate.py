@@ -112,7 +112,7 @@ import numpy as np
 
 from ._domains import PROBABILITY_CLOSED, SOURCES
 from ._extras import require
-from ._html import estimate_html
+from ._html import estimate_html, sensitivity_value_html
 from ._text import text_table
 from ._validation import check_choice, check_count, check_real
 from .plan import SamplingPlan
@@ -541,6 +541,10 @@ class SensitivityValue:
             f"SensitivityValue({value}, source={self.source!r}{gamma}, "
             f"label={self.label!r})"
         )
+
+    def _repr_html_(self) -> str:
+        """Rich display in notebooks: the value (rounded up) and what it guarantees."""
+        return sensitivity_value_html(self, format_upper)
 
     # ------------------------------------------------------- comparisons
     @staticmethod

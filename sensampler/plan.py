@@ -88,9 +88,11 @@ from functools import lru_cache
 from typing import Any
 
 from ._domains import PLAN_BOUNDS, PROBABILITY
+from ._html import sampling_plan_html
 from ._scipy import optimize, special
 from ._search import smallest_int
 from ._validation import check_choice, check_count
+from .privacy import format_upper
 
 __all__ = [
     "SamplingPlan",
@@ -177,6 +179,10 @@ class SamplingPlan:
     def meaning(self) -> str:
         """What ``gamma`` certifies under this plan's bound, in words."""
         return _MEANINGS[self.bound]
+
+    def _repr_html_(self) -> str:
+        """Rich display in notebooks: the plan's numbers (rounded up) and meaning."""
+        return sampling_plan_html(self, format_upper)
 
 
 # ----------------------------------------------------------------------------- exact

@@ -65,7 +65,7 @@ from ._domains import (
 from ._domains import NOISE_KINDS as _NOISE_KINDS
 from ._domains import SOURCES as _SOURCES
 from ._extras import require
-from ._html import statement_html
+from ._html import privacy_bound_html, statement_html
 from ._rounding import upper
 from ._validation import check_array, check_choice, check_count
 
@@ -658,6 +658,10 @@ class PrivacyBound:
         elif self.gamma:
             core += _except_gamma(self.gamma)
         return f"{core} [{self.method}]" if self.method else core
+
+    def _repr_html_(self) -> str:
+        """Rich display in notebooks: epsilon at delta, gamma and the method."""
+        return privacy_bound_html(self, format_dp, format_upper)
 
 
 def format_upper(value: float, digits: int) -> str:

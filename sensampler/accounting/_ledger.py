@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 from .._domains import DELTA_STATED, EPSILON_POINT
-from .._html import accountant_html
+from .._html import accountant_html, ledger_entry_html
 from .._validation import check_count, check_real
 from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun, format_upper
 
@@ -77,6 +77,10 @@ class LedgerEntry:
     neighbours: str | None = None
     worst_case_epsilon: float | None = None
     worst_case_delta: float | None = None
+
+    def _repr_html_(self) -> str:
+        """Rich display in notebooks: the entry's numbers, rounded up."""
+        return ledger_entry_html(self, format_upper)
 
 
 def read_statement(mechanism) -> PrivacyStatement:

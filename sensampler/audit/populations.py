@@ -16,11 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._domains import PROBABILITY
-from .._html import comparison_html
+from .._html import comparison_html, population_choice_html
 from .._validation import as_seed_sequence, check_count, check_real
 from ..estimate import SensitivityEstimate
 from ..experiments.table import ResultTable
 from ..parallel import child_seed
+from ..privacy import format_upper
 from ..sampler import sample_sensitivity
 from .estimate import CoverageAudit, audit_estimate, population_model
 
@@ -218,6 +219,10 @@ class PopulationChoice:
     worst_upper: float
     limit: float
     qualified: bool
+
+    def _repr_html_(self) -> str:
+        """Rich display in notebooks: the worst upper bound against the limit."""
+        return population_choice_html(self, format_upper)
 
 
 def conservative_choice(

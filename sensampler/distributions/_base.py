@@ -7,6 +7,7 @@ from typing import Any, Union
 
 import numpy as np
 
+from .._html import distribution_html
 from .._validation import check_count, check_random_state
 
 __all__ = ["Distribution", "RandomStateLike"]
@@ -105,3 +106,7 @@ class Distribution(ABC):
 
         args = ", ".join(f"{k}={fmt(v)}" for k, v in self._params().items())
         return f"{type(self).__name__}({args})"
+
+    def _repr_html_(self) -> str:
+        """Rich display in notebooks: the model and the shape of a record."""
+        return distribution_html(self)

@@ -37,6 +37,7 @@ import numpy as np
 
 from .._default_budget import spend_then_release
 from .._domains import DELTA_TARGET, EPSILON
+from .._html import mechanism_html, statement_html
 from .._validation import check_array, check_random_state, check_real
 from ..estimate import (
     Coverage,
@@ -44,7 +45,15 @@ from ..estimate import (
     SensitivityEstimates,
     SensitivityValue,
 )
-from ..privacy import NEIGHBOURS, Noise, PrivacyStatement, SamplingRun, pure_dp_rdp
+from ..privacy import (
+    NEIGHBOURS,
+    Noise,
+    PrivacyStatement,
+    SamplingRun,
+    format_dp,
+    format_upper,
+    pure_dp_rdp,
+)
 
 __all__ = [
     "PrivacyGuarantee",
@@ -573,6 +582,11 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
 
     def __repr__(self):
         return f"<{type(self).__name__}: {self.privacy}>"
+
+    def _repr_html_(self) -> str:
+        """Rich display in notebooks: name, sensitivity, noise and statement card."""
+        statement_card = statement_html(self.privacy, format_dp, format_upper)
+        return mechanism_html(self, statement_card, format_upper)
 
 
 def check_epsilon(epsilon) -> float:

@@ -17,13 +17,30 @@ from sensampler.accounting import (
     WhitehouseFilter,
     ZCDPAccountant,
 )
-from sensampler.audit import audit_estimate, audit_mechanism, compare_populations
+from sensampler.audit import (
+    PopulationChoice,
+    audit_estimate,
+    audit_mechanism,
+    compare_populations,
+    conservative_choice,
+)
+from sensampler.bounds import Bounds, private_bounds
 from sensampler.budget_file import BudgetFile
-from sensampler.distributions import GaussianMixture, Normal
+from sensampler.distributions import GaussianMixture, MultivariateNormal, Normal
+from sensampler.estimate import SensitivityValue
 from sensampler.experiments.table import ResultTable
-from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
+from sensampler.mechanisms import (
+    CatastropheMechanism,
+    DiscreteGaussianMechanism,
+    DiscreteLaplaceMechanism,
+    ExponentialQuantileMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RandomizedResponse,
+)
+from sensampler.plan import SamplingPlan, sampling_plan
 from sensampler.planning import plan_release
-from sensampler.privacy import PrivacyStatement, format_dp, format_upper
+from sensampler.privacy import PrivacyBound, PrivacyStatement, format_dp, format_upper
 from sensampler.release import release_statistic
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
@@ -256,3 +273,172 @@ def test_gaussian_mechanism_statement_renders():
                              random_state=0)
     text = words(GaussianMechanism(est, 0.5, 1e-6).privacy._repr_html_())
     assert "(epsilon=0.5, delta=1e-06)-DP" in text
+
+
+# ------------------------------------------------------- the other public records
+HOSTILE = "<script>alert(1)</script>"
+
+
+def assert_escaped(markup: str) -> None:
+    assert "<script>" not in markup and "&lt;script&gt;" in markup
+    parse(markup)
+
+
+def test_a_sampling_plan_shows_its_numbers_rounded_up_and_its_meaning():
+    plan = sampling_plan(gamma=0.05)
+    text = words(plan._repr_html_())
+    # the text prints nearest; the card never prints gamma, rho or beta below the plan's
+    for name in ("gamma", "rho", "beta"):
+        value = getattr(plan, name)
+        assert f"{format_upper(value, 4)}" in text and float(format_upper(value, 4)) >= value
+    assert f"pairs drawn m {plan.m}" in text and plan.meaning in text
+    assert repr(plan).startswith("SamplingPlan(m=")  # unchanged
+
+
+def test_a_plan_gamma_just_above_a_round_number_prints_above_it():
+    # gamma = 0.05 + 1e-9 prints 0.05 to nearest; rounded up it reads 0.05001
+    plan = SamplingPlan(m=100, k=100, gamma=0.05 + 1e-9, rho=1e-9, beta=0.05, bound="exact")
+    text = words(plan._repr_html_())
+    assert "gamma 0.05001" in text and "share) 1e-09" in text
+
+
+def test_bounds_show_their_source_and_what_they_spent():
+    given = Bounds.given(0.0, 10.0)
+    text = words(given._repr_html_())
+    assert "low 0" in text and "high 10" in text and "no private record was read" in text
+    data = HEIGHTS.sample(500, random_state=0)
+    private = private_bounds(data, 0.1234561, random_state=0)
+    markup = private._repr_html_()
+    text = words(markup)
+    # 0.1234561 rounded up to 6 digits; the statement's card is inside
+    assert "epsilon=0.123457, spent on the private data" in text
+    assert "What is protected" in text and parse(markup).tags.count("div") >= 2
+    assert_escaped(dataclasses.replace(given, note=HOSTILE)._repr_html_())
+    assert repr(given).startswith("Bounds(low=0.0")  # unchanged
+
+
+def test_a_sensitivity_value_says_what_its_source_guarantees(estimate):
+    sampled = estimate.sensitivity
+    text = words(sampled._repr_html_())
+    value = float(np.asarray(sampled.value))
+    assert f"value {format_upper(value, 6)}" in text
+    assert float(format_upper(value, 6)) >= value
+    assert "random DP" in text and f"gamma of its run {format_upper(estimate.gamma, 4)}" in text
+    assert "protects nothing" in words(estimate.mean._repr_html_())
+    assert "protects nothing" in words((sampled - 0.001)._repr_html_())
+    assert_escaped(SensitivityValue(1.0, "typical", label=HOSTILE)._repr_html_())
+    assert repr(sampled).startswith("SensitivityValue(")  # unchanged
+
+
+def test_a_vector_sensitivity_value_shows_its_first_coordinates_rounded_up():
+    value = SensitivityValue(np.arange(10) / 3, "typical", label="per bin")
+    text = words(value._repr_html_())
+    assert "[0 0.333334 0.666667 1 1.33334" in text and "…]" in text
+
+
+def test_a_privacy_bound_shows_epsilon_at_delta_rounded_up():
+    bound = PrivacyBound(0.30000001, 1e-6, 0.0123451, method=HOSTILE)
+    markup = bound._repr_html_()
+    text = words(markup)
+    assert "(epsilon=0.300001, delta=1e-06)-DP" in text
+    assert "gamma 0.01235: the bound holds except" in text
+    assert_escaped(markup)
+    text = words(PrivacyBound(math.inf, 0.0, math.inf)._repr_html_())
+    assert "epsilon=inf-DP" in text and "no limit" in text
+    assert str(bound).startswith("(epsilon=0.300001")  # unchanged
+
+
+def test_a_ledger_entry_shows_its_numbers_rounded_up(laplace):
+    accountant = RenyiAccountant()
+    accountant.compose(laplace, count=3)
+    entry = accountant.ledger[0]
+    text = words(entry._repr_html_())
+    assert "releases 3" in text and "epsilon (each) 0.5" in text
+    assert f"gamma of the run {format_upper(entry.gamma, 4)}" in text
+    assert "rho (each) 0.125" in text  # Laplace: rho = epsilon^2 / 2
+    assert "rho (each) (none stated)" in words(
+        dataclasses.replace(entry, rho=None)._repr_html_()
+    )
+    hostile = dataclasses.replace(entry, mechanism=HOSTILE, worst_case_epsilon=2.0000001,
+                                  worst_case_delta=0.0)
+    markup = hostile._repr_html_()
+    assert_escaped(markup)
+    assert "epsilon=2.00001, delta=0" in words(markup)
+
+
+class HostileLaplace(LaplaceMechanism):
+    name = HOSTILE
+
+
+@pytest.mark.parametrize(
+    "make, noise",
+    [
+        (lambda: LaplaceMechanism(2.0, 0.5), "noise scale 4"),  # b = 2 / 0.5
+        (lambda: GaussianMechanism(1.0, 0.5, 1e-5), "noise sigma"),
+        (lambda: ExponentialQuantileMechanism(0.5, (140, 210), 1.0), ""),
+        (lambda: RandomizedResponse(3, 1.0), ""),
+        (lambda: CatastropheMechanism(1.0, 1.0, 0.1, data=HOSTILE), "noise scale 1"),
+        (lambda: DiscreteLaplaceMechanism(1.0, 1.0, granularity=0.5), "noise scale"),
+        (lambda: DiscreteGaussianMechanism(1.0, rho=0.5, granularity=0.5), "noise sigma"),
+    ],
+)
+def test_a_mechanism_shows_its_noise_and_its_statement_card(make, noise):
+    mechanism = make()
+    markup = mechanism._repr_html_()
+    text = words(markup)
+    assert noise in text and "What is protected" in text
+    assert str(mechanism.privacy) in text and mechanism.name in text
+    assert "<script>" not in markup and HOSTILE not in text  # never the data it keeps
+    assert repr(mechanism) == f"<{type(mechanism).__name__}: {mechanism.privacy}>"
+
+
+def test_a_mechanism_prints_its_sensitivity_and_noise_rounded_up():
+    # to nearest both print 0.3; copied from the card they would calibrate less noise
+    text = words(LaplaceMechanism(0.30000001, 1.0)._repr_html_())
+    assert "sensitivity 0.300001 noise scale 0.300001" in text
+
+
+def test_a_mechanism_name_is_escaped():
+    assert_escaped(HostileLaplace(1.0, 1.0)._repr_html_())
+
+
+def test_a_population_choice_shows_its_bound_against_the_limit():
+    choice = PopulationChoice(HOSTILE, 1.5, 0.0612341, 0.1, True)
+    markup = choice._repr_html_()
+    assert_escaped(markup)
+    text = words(markup)
+    assert "worst upper bound 0.06124" in text and "limit (multiple * gamma) 0.1" in text
+    assert "Qualified" in text and "svg" in parse(markup).tags
+    assert "no estimate qualified" in words(
+        dataclasses.replace(choice, qualified=False)._repr_html_()
+    ).lower()
+
+
+def test_a_population_choice_from_a_comparison_renders():
+    comparison = compare_populations(
+        queries.mean, {"a": Normal(0, 1), "b": Normal(0, 2)}, 50, 0.05, pairs=500,
+        random_state=0,
+    )
+    choice = conservative_choice(comparison)
+    assert f"Population choice: {choice.name}" in words(choice._repr_html_())
+
+
+class HostileModel(Normal):
+    def _params(self):
+        return {"name": HOSTILE}
+
+
+@pytest.mark.parametrize(
+    "model, shape",
+    [
+        (HEIGHTS, "a number"),
+        (MultivariateNormal(np.zeros(3), np.eye(3)), "an array of shape (3,)"),
+    ],
+)
+def test_a_population_model_shows_its_repr_and_record_shape(model, shape):
+    text = words(model._repr_html_())
+    assert " ".join(repr(model).split()) in text and f"one record {shape}" in text
+
+
+def test_a_population_model_repr_is_escaped():
+    assert_escaped(HostileModel(0, 1)._repr_html_())
