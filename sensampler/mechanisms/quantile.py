@@ -297,14 +297,33 @@ class ExponentialQuantileMechanism(Mechanism):
         weights = np.exp(log_weights)
         return grid, weights / weights.sum()
 
-    @staticmethod
-    def _source(random_state):
-        """The exact sampler's integer source: secure by default, else seeded."""
-        if random_state is None:
-            return SECURE_RANDOM
-        if isinstance(random_state, random.Random):
-            return random_state
-        return None
+    def check_release(self, value, *, random_state=None):
+        """Validate a release's inputs without drawing anything.
+
+        Parameters
+        ----------
+        value : array_like of shape (n,)
+            The data column.
+        random_state : None, int, numpy.random.Generator, numpy.random.SeedSequence, optional
+            ``None``: the operating system's secure generator; a
+            :class:`random.Random` is also taken.
+
+        Returns
+        -------
+        (value, source) : (ndarray, random.Random or numpy.random.Generator)
+            The checked data and the source :meth:`release` draws from: the
+            secure generator for ``None``, a ``random.Random`` as given, else
+            the numpy generator (which seeds a ``random.Random``).
+
+        Raises
+        ------
+        TypeError, ValueError
+            Naming the bad ``value`` or ``random_state``.
+        """
+        if random_state is None or isinstance(random_state, random.Random):
+            source = SECURE_RANDOM if random_state is None else random_state
+            return self._checked_value(value), source
+        return super().check_release(value, random_state=random_state)
 
     def release(self, value, *, random_state=None) -> float:
         """The private q-quantile of the data column ``value``: a grid point.
@@ -322,12 +341,9 @@ class ExponentialQuantileMechanism(Mechanism):
         float
             A point of :attr:`grid`.
         """
-        source = self._source(random_state)
-        if source is None:
-            data, rng = self.check_release(value, random_state=random_state)
-            source = random.Random(int.from_bytes(rng.bytes(32), "little"))
-        else:
-            data = self._checked_value(value)
+        data, source = self.check_release(value, random_state=random_state)
+        if not isinstance(source, random.Random):  # a numpy generator: seeds one
+            source = random.Random(int.from_bytes(source.bytes(32), "little"))
         grid = self.grid
         counts = self._counts(data, grid)
         # |c - qn| = |c D - N| / D with qn = N / D exactly (q is a dyadic rational)

@@ -374,3 +374,14 @@ def test_a_hundred_thousand_records_release_quickly():
     mech = ExponentialQuantileMechanism(0.5, (140, 210), 1.0)
     out = [mech.release(data, random_state=s) for s in range(5)]
     assert all(abs(x - np.median(data)) < 0.5 for x in out)
+
+
+def test_a_filter_passes_the_secure_generator_by_default():
+    mech = ExponentialQuantileMechanism(0.5, (0.0, 1.0), 0.4)
+    _, source = mech.check_release([0.2, 0.4])
+    assert isinstance(source, random.SystemRandom)
+    assert mech.check_release([0.2], random_state=random.Random(1))[1].random() == (
+        random.Random(1).random()
+    )
+    with pytest.raises(TypeError, match="random_state"):
+        mech.check_release([0.2], random_state="seed")
