@@ -204,25 +204,6 @@ NOISE_MODELS = {
 }
 
 
-def _gap_mean_error(edges: np.ndarray, x: float) -> np.ndarray:
-    """``E|U_i - x|`` for U_i uniform on each gap ``[edges[i], edges[i + 1]]``."""
-    a, b = edges[:-1], edges[1:]
-    length = b - a
-    safe = np.where(length > 0.0, length, 1.0)
-    inside = ((x - a) ** 2 + (b - x) ** 2) / (2.0 * safe)  # a < x < b
-    return np.where(x <= a, (a + b) / 2.0 - x, np.where(x >= b, x - (a + b) / 2.0,
-                                                         inside))
-
-
-def _gap_error_sf(edges: np.ndarray, x: float, t: float) -> np.ndarray:
-    """``P[|U_i - x| > t]``: the share of each gap outside ``[x - t, x + t]``."""
-    a, b = edges[:-1], edges[1:]
-    length = b - a
-    overlap = np.clip(np.minimum(b, x + t) - np.maximum(a, x - t), 0.0, None)
-    safe = np.where(length > 0.0, length, 1.0)
-    return np.where(length > 0.0, 1.0 - overlap / safe, 0.0)
-
-
 @dataclass(frozen=True)
 class QuantileErrorModel:
     r"""The error of the exponential quantile mechanism, from the population alone.
@@ -244,23 +225,19 @@ class QuantileErrorModel:
 
     Notes
     -----
-    On a database D the mechanism outputs a point :math:`U_i` uniform on gap
-    :math:`i`, :math:`[a_i, b_i]`, with probability :math:`p_i(\epsilon)`
-    (see ``ExponentialQuantileMechanism.output_law``; Smith 2011). With
-    :math:`x = f(D)` the exact quantile, the error's law on D is then exact,
-    with no simulation of the mechanism:
+    On a database D the mechanism outputs the grid point :math:`t_j` with
+    probability :math:`p_j(\epsilon)` (see
+    ``ExponentialQuantileMechanism.output_law``; Smith 2011, on a public
+    grid). With :math:`x = f(D)` the exact quantile, the error's law on D is
+    then exact, with no simulation of the mechanism:
 
     .. math::
 
-        E\lvert M(D) - x\rvert = \sum_i p_i(\epsilon)\,
-        E\lvert U_i - x\rvert, \qquad
-        P[\lvert M(D) - x\rvert > t] = \sum_i p_i(\epsilon)\,
-        \frac{\ell([a_i, b_i] \setminus [x - t, x + t])}{b_i - a_i},
+        E\lvert M(D) - x\rvert = \sum_j p_j(\epsilon)\,\lvert t_j - x\rvert,
+        \qquad
+        P[\lvert M(D) - x\rvert > t] = \sum_j p_j(\epsilon)\,
+        [\lvert t_j - x\rvert > t].
 
-    with :math:`\ell` the length, and, for :math:`U` uniform on :math:`[a, b]`,
-    :math:`E\lvert U - x\rvert` is :math:`(a + b)/2 - x` for :math:`x \le a`,
-    :math:`x - (a + b)/2` for :math:`x \ge b` and
-    :math:`((x - a)^2 + (b - x)^2) / (2(b - a))` between.
     Both are averaged over the databases, equally likely. The only
     randomness left is the databases': the error is a smooth function of
     epsilon, inverted by a root finder on log epsilon (the common-random-numbers
@@ -315,7 +292,7 @@ class QuantileErrorModel:
 
         Returns
         -------
-        list of (edges, probabilities)
+        list of (grid, probabilities)
         """
         mech = ExponentialQuantileMechanism(self.level, self.bounds, epsilon)
         return [mech.output_law(data) for data in self.databases]
@@ -335,8 +312,8 @@ class QuantileErrorModel:
         return float(
             np.mean(
                 [
-                    np.dot(p, _gap_mean_error(edges, x))
-                    for (edges, p), x in zip(self.laws(epsilon), self.answers)
+                    np.dot(p, np.abs(grid - x))
+                    for (grid, p), x in zip(self.laws(epsilon), self.answers)
                 ]
             )
         )
@@ -359,7 +336,7 @@ class QuantileErrorModel:
 
         def sf(t):
             return float(
-                np.mean([np.dot(p, _gap_error_sf(edges, x, t)) for (edges, p), x in laws])
+                np.mean([p[np.abs(grid - x) > t].sum() for (grid, p), x in laws])
             )
 
         # the output lies in the bounds: no error exceeds this start

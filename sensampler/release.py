@@ -613,9 +613,12 @@ def _quantile_mechanism(query, bounds, epsilon):
     if level is None or bounds is None:
         return None
     mech = ExponentialQuantileMechanism(level, (bounds.low, bounds.high), epsilon)
+    step = (mech.high - mech.low) / mech.grid_size
     noise = (
         f"utility -|rank - {level:g}n| of sensitivity "
-        f"{mech.utility_sensitivity:g}, over [{bounds.low:.6g}, {bounds.high:.6g}]"
+        f"{mech.utility_sensitivity:g}, over [{bounds.low:.6g}, {bounds.high:.6g}]; "
+        f"sampled exactly on a grid of {mech.grid_size + 1} points (step "
+        f"{step:.3g}) from the OS's secure generator, whatever the noise mechanism"
     )
     return mech, mech.privacy, noise
 
@@ -1313,9 +1316,7 @@ def _draw(built, answers) -> list:
     from a seed."""
     values = []
     for (mech, _, _), answer in zip(built, answers):
-        if isinstance(
-            mech, (LaplaceMechanism, GaussianMechanism, ExponentialQuantileMechanism)
-        ):
+        if isinstance(mech, (LaplaceMechanism, GaussianMechanism)):
             out = mech.release(answer, random_state=np.random.default_rng())
         else:
             out = mech.release(answer)  # the OS's secure generator

@@ -2,19 +2,24 @@ r"""The exponential mechanism for a quantile over a bounded range (Smith 2011).
 
 Its privacy needs no sensitivity of the quantile itself (which can be as large
 as the range): the utility of an output is how many records separate it from
-the target rank, and one record moves that by at most one. The guarantee is
-plain (worst-case) epsilon-DP for every pair of neighbouring databases, with
-no gamma: nothing is sampled.
+the target rank, and one record moves that by at most one. The outputs are a
+fixed public grid of points between the bounds, chosen with exactly the
+exponential mechanism's probabilities (integer and rational arithmetic), so the
+guarantee is plain (worst-case) epsilon-DP for every pair of neighbouring
+databases, with no gamma: nothing is sampled.
 """
 
 from __future__ import annotations
 
 import math
+import random
+from fractions import Fraction
 from numbers import Real
 
 import numpy as np
 
 from .._domains import NEIGHBOUR_RELATIONS, PROBABILITY_CLOSED
+from .._exact_sampling import SECURE_RANDOM, bernoulli_exp
 from ..privacy import PrivacyStatement
 from ._base import Mechanism, bounded_range_rdp, check_epsilon, pure_dp_zcdp
 
@@ -78,25 +83,25 @@ def check_bounds(bounds) -> tuple[float, float]:
 
 
 class ExponentialQuantileMechanism(Mechanism):
-    r"""A q-quantile of a data column by the exponential mechanism over [low, high].
+    r"""A q-quantile of a data column by the exponential mechanism on a public grid.
 
-    Smith (2011), Sec. 3; the same algorithm as diffprivlib's
-    ``tools.quantile``. The n records are clipped to [low, high] and sorted,
-    :math:`z_1 \le \dots \le z_n`, with :math:`z_0 = \mathrm{low}` and
-    :math:`z_{n+1} = \mathrm{high}`. Every output t in the gap
-    :math:`(z_i, z_{i+1})`, ``i = 0..n``, has i records below it and the
-    utility :math:`u(D, t) = -|i - qn|`. The output has the density
+    Smith (2011), Sec. 3, with the outputs restricted to a fixed public grid
+    and sampled exactly. The candidate outputs are the G + 1 equally spaced
+    points
 
-    .. math:: p_D(t) \propto \exp\!\left(\frac{\epsilon\, u(D, t)}{2\Delta u}\right)
-              \quad \text{on } [\mathrm{low}, \mathrm{high}],
+    .. math:: t_j = \mathrm{low} + j\,(\mathrm{high} - \mathrm{low})/G,
+              \quad j = 0..G, \quad G = 2^{14} = 16384,
 
-    sampled exactly: a gap is chosen with probability proportional to its
-    length times :math:`\exp(\epsilon u_i/(2\Delta u))` (in log space, by the
-    Gumbel-max trick: no weight overflows or underflows for any epsilon or
-    n), then a point uniformly in it.
+    (:attr:`grid_size`; the resolution is :math:`(\mathrm{high} - \mathrm{low})
+    / 16384`, 0.0061% of the range: 0.0043 for bounds (140, 210)). They depend
+    on the bounds only, never on the data. With the n records clipped to
+    [low, high] and :math:`c_j = \#\{x : x < t_j\}`, candidate :math:`t_j` has
+    the utility :math:`u(D, t_j) = -|c_j - qn|` and is chosen with probability
 
-    **Sensitivity of the utility.** Fix an output t and let c(t) be the number
-    of records below it.
+    .. math:: P_D(t_j) \propto \exp\!\left(\frac{\epsilon\, u(D, t_j)}{2\Delta u}\right).
+
+    **Sensitivity of the utility** (unchanged by the grid: it holds for every
+    fixed output t). Let c(t) be the number of records below t.
 
     * *Replace-one* (n fixed): replacing one record changes c(t) by -1, 0 or
       +1, so :math:`|u(D, t) - u(D', t)| \le 1`: :math:`\Delta u = 1`.
@@ -106,19 +111,33 @@ class ExponentialQuantileMechanism(Mechanism):
       :math:`|u(D, t) - u(D', t)| \le \max(q, 1 - q)` (removal alike):
       :math:`\Delta u = \max(q, 1 - q)`, 1/2 for the median.
 
-    **Privacy.** For every t, the log-density ratio
-    :math:`\log p_D(t)/p_{D'}(t)` is :math:`\epsilon (u(D,t) - u(D',t))/(2\Delta u)`
-    (in :math:`[-\epsilon/2, \epsilon/2]`) minus the log-ratio of the
-    normalisers (each normaliser moves by at most a factor
-    :math:`e^{\epsilon/2}`), hence at most epsilon in absolute value:
-    pure epsilon-DP for **every** pair of neighbouring databases (McSherry &
-    Talwar 2007, Thm. 6; Dwork & Roth 2014, Thm. 3.10, with Lebesgue measure
-    as base measure). The statement is a worst-case one: no gamma, no
-    population model. The privacy loss ranges over an interval of width
-    epsilon, so the mechanism is epsilon-bounded-range, hence
-    :math:`\epsilon^2/8`-zCDP (Cesar & Rogers 2021;
-    :func:`~sensampler.mechanisms._base.bounded_range_rdp`), as
-    :class:`~sensampler.mechanisms.ExponentialMechanism`.
+    **Privacy.** The output set is the grid, the same for every database, and
+    for each :math:`t_j` the log-ratio :math:`\log P_D(t_j)/P_{D'}(t_j)` is
+    :math:`\epsilon (u(D,t_j) - u(D',t_j))/(2\Delta u)` (in
+    :math:`[-\epsilon/2, \epsilon/2]`) minus the log-ratio of the normalisers
+    (each moves by at most a factor :math:`e^{\epsilon/2}`), hence at most
+    epsilon in absolute value: pure epsilon-DP for **every** pair of
+    neighbouring databases (McSherry & Talwar 2007, Thm. 6; Dwork & Roth 2014,
+    Thm. 3.10, with the counting measure on the grid). The privacy loss ranges
+    over an interval of width epsilon, so the mechanism is
+    epsilon-bounded-range, hence :math:`\epsilon^2/8`-zCDP (Cesar & Rogers
+    2021; :func:`~sensampler.mechanisms._base.bounded_range_rdp`).
+
+    **Exact sampling.** The law above is sampled exactly, so the statement
+    holds for the implementation and not only for the ideal algorithm (no
+    floating-point leak: Mironov 2012). epsilon and q are floats, hence exact
+    dyadic rationals, and so is :math:`\delta_j = \epsilon\,(|c_j - qn| -
+    \min_k |c_k - qn|)/(2\Delta u) \ge 0`, computed in integers. Rejection
+    sampling: draw j uniformly on {0..G} (an exact integer draw) and accept
+    it with probability :math:`e^{-\delta_j}` (an exact
+    Bernoulli(:math:`e^{-\gamma}`) for rational :math:`\gamma`: Canonne,
+    Kamath & Steinke 2020, Algorithm 1), else start again. An accepted j has
+    probability proportional to :math:`e^{-\delta_j}`, which is
+    :math:`P_D(t_j)`. At least one candidate has :math:`\delta_j = 0`, so a
+    draw needs at most G + 1 proposals on average (far fewer where several
+    grid points lie near the quantile). The output is the float
+    :math:`t_j`, a function of j alone. The running time is random and
+    depends on the data (it hides no timing).
 
     The bounds are public: choose them without looking at the data (from a
     public population model, or a domain's physical limits). Records outside
@@ -142,15 +161,21 @@ class ExponentialQuantileMechanism(Mechanism):
     low, high : float
         The bounds.
     utility_sensitivity : float
-        :math:`\Delta u`: 1 for replace-one, :math:`\max(q, 1-q)` for add/remove.
+        :math:`\Delta u`: 1 for replace-one, :math:`\max(q, 1-q)` for add/remove
+        (the nearest float at or above it; the sampler uses this float's exact
+        rational value, so a rounding never weakens the guarantee).
+    grid_size : int
+        G: the outputs are the G + 1 points :attr:`grid`.
 
     Notes
     -----
     ``release(value)`` takes the private **data column** (any number n >= 0
-    of finite records; n = 0 gives a uniform draw on [low, high]), not an
-    exact answer: the mechanism reads the data itself. Error messages never
-    quote a record. Numpy's generators serve reproducible research, not
-    hardened releases (no defence against floating-point attacks).
+    of finite records; n = 0 gives a uniform draw on the grid), not an exact
+    answer: the mechanism reads the data itself. Error messages never quote a
+    record. With ``random_state=None`` the draws come from the operating
+    system's secure generator (:class:`random.SystemRandom`); an int, a numpy
+    ``Generator`` or ``SeedSequence`` seeds a :class:`random.Random` (for
+    reproducible research), and a :class:`random.Random` is used as given.
 
     References
     ----------
@@ -160,6 +185,10 @@ class ExponentialQuantileMechanism(Mechanism):
        Privacy", Proc. 48th IEEE FOCS, 2007.
     .. [3] M. Cesar and R. Rogers, "Bounding, Concentrating, and Truncating:
        Unifying Privacy Loss Composition for Data Analytics", ALT 2021.
+    .. [4] I. Mironov, "On Significance of the Least Significant Bits for
+       Differential Privacy", ACM CCS 2012.
+    .. [5] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for
+       Differential Privacy", NeurIPS 2020.
 
     Examples
     --------
@@ -169,19 +198,27 @@ class ExponentialQuantileMechanism(Mechanism):
     >>> print(mech.privacy)
     exponential quantile: epsilon=1-DP (replace-one neighbours)
     >>> data = np.random.default_rng(0).normal(170, 8, size=1000)
-    >>> bool(abs(mech.release(data, random_state=1) - np.median(data)) < 2)
-    True
+    >>> out = mech.release(data, random_state=1)
+    >>> bool(abs(out - np.median(data)) < 2), bool(out in mech.grid)
+    (True, True)
     """
 
     name = "exponential quantile"
+    grid_size = 2**14
 
     def __init__(self, q: float, bounds, epsilon: float, *, neighbours="replace-one"):
         self.q = PROBABILITY_CLOSED.check("q", q)
         self.low, self.high = check_bounds(bounds)
         self.epsilon = check_epsilon(epsilon)
         self.neighbours = NEIGHBOUR_RELATIONS.check("neighbours", neighbours)
-        self.utility_sensitivity = (
-            1.0 if self.neighbours == "replace-one" else max(self.q, 1.0 - self.q)
+        if self.neighbours == "replace-one":
+            exact = Fraction(1)
+        else:
+            exact = max(Fraction(self.q), 1 - Fraction(self.q))
+        # the float at or above the exact value: the sampler uses it exactly
+        du = float(exact)
+        self.utility_sensitivity = du if Fraction(du) >= exact else math.nextafter(
+            du, math.inf
         )
 
     def _privacy_statement(self) -> PrivacyStatement:
@@ -194,6 +231,14 @@ class ExponentialQuantileMechanism(Mechanism):
             source="global",
             neighbours=self.neighbours,
         )
+
+    @property
+    def grid(self) -> np.ndarray:
+        """The G + 1 candidate outputs, ``low`` to ``high``, from the bounds alone."""
+        steps = np.arange(self.grid_size + 1) / self.grid_size  # exact
+        points = np.minimum(self.low + (self.high - self.low) * steps, self.high)
+        points[-1] = self.high
+        return points
 
     def _value_array(self, value) -> np.ndarray:
         # the private data: messages give the shape, never a record
@@ -216,32 +261,18 @@ class ExponentialQuantileMechanism(Mechanism):
             raise ValueError("value must be finite; the data hold NaN or infinity.")
         return arr
 
-    def _log_weights(self, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The gaps' edges (n + 2) and their log-weights (n + 1), up to a constant."""
-        edges = np.concatenate(
-            ([self.low], np.sort(np.clip(data, self.low, self.high)), [self.high])
-        )
-        lengths = np.diff(edges)
-        n = data.size
-        utility = -np.abs(np.arange(n + 1) - self.q * n)
-        open_gap = lengths > 0  # at least one: low < high
-        top = utility[open_gap].max()
-        scale = self.epsilon / (2.0 * self.utility_sensitivity)
-        # Shifted by the best open gap's utility, which leaves the law unchanged;
-        # a product that overflows is -inf, a gap of probability below e^-700.
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            shifted = np.where(utility == top, 0.0, (utility - top) * scale)
-            log_weights = np.where(open_gap, np.log(lengths) + shifted, -np.inf)
-        return edges, log_weights
+    def _counts(self, data: np.ndarray, grid: np.ndarray) -> np.ndarray:
+        """``c_j``: the clipped records below each grid point."""
+        records = np.sort(np.clip(data, self.low, self.high))
+        return np.searchsorted(records, grid, side="left")
 
     def output_law(self, value) -> tuple[np.ndarray, np.ndarray]:
         """The law :meth:`release` samples on the data column ``value``.
 
-        The output is uniform on gap i, ``[edges[i], edges[i + 1]]``, chosen
-        with probability ``probabilities[i]`` (see the class). For planning on
-        databases drawn from a public population model
-        (:func:`sensampler.planning.plan_release`); applied to private data it
-        releases them exactly.
+        The output is ``grid[j]`` with probability ``probabilities[j]`` (see
+        the class). For planning on databases drawn from a public population
+        model (:func:`sensampler.planning.plan_release`); applied to private
+        data it releases them exactly.
 
         Parameters
         ----------
@@ -250,32 +281,82 @@ class ExponentialQuantileMechanism(Mechanism):
 
         Returns
         -------
-        edges : ndarray of shape (n + 2,)
-            ``low``, the clipped records sorted, ``high``.
-        probabilities : ndarray of shape (n + 1,)
-            The chance of each gap, summing to 1.
+        grid : ndarray of shape (G + 1,)
+            The candidate outputs, :attr:`grid`.
+        probabilities : ndarray of shape (G + 1,)
+            The chance of each, summing to 1 (in floating point: a chance
+            below about e^-745 of the largest shows as 0).
         """
-        edges, log_weights = self._log_weights(self._value_array(value))
-        weights = np.exp(log_weights - log_weights.max())
-        return edges, weights / weights.sum()
+        data = self._value_array(value)
+        grid = self.grid
+        distance = np.abs(self._counts(data, grid) - self.q * data.size)
+        scale = self.epsilon / (2.0 * self.utility_sensitivity)
+        with np.errstate(over="ignore", invalid="ignore"):
+            gap = distance - distance.min()
+            log_weights = np.where(gap == 0, 0.0, -gap * scale)
+        weights = np.exp(log_weights)
+        return grid, weights / weights.sum()
+
+    def check_release(self, value, *, random_state=None):
+        """Validate a release's inputs without drawing anything.
+
+        Parameters
+        ----------
+        value : array_like of shape (n,)
+            The data column.
+        random_state : None, int, numpy.random.Generator, numpy.random.SeedSequence, optional
+            ``None``: the operating system's secure generator; a
+            :class:`random.Random` is also taken.
+
+        Returns
+        -------
+        (value, source) : (ndarray, random.Random or numpy.random.Generator)
+            The checked data and the source :meth:`release` draws from: the
+            secure generator for ``None``, a ``random.Random`` as given, else
+            the numpy generator (which seeds a ``random.Random``).
+
+        Raises
+        ------
+        TypeError, ValueError
+            Naming the bad ``value`` or ``random_state``.
+        """
+        if random_state is None or isinstance(random_state, random.Random):
+            source = SECURE_RANDOM if random_state is None else random_state
+            return self._checked_value(value), source
+        return super().check_release(value, random_state=random_state)
 
     def release(self, value, *, random_state=None) -> float:
-        """The private q-quantile of the data column ``value``.
+        """The private q-quantile of the data column ``value``: a grid point.
 
         Parameters
         ----------
         value : array_like of shape (n,)
             The private records, finite (clipped to the bounds here).
-        random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, optional
-            Source of the randomness; ``None`` (default) draws fresh entropy.
+        random_state : None, int, numpy.random.Generator, numpy.random.SeedSequence, optional
+            Source of the randomness; ``None`` (default): the operating
+            system's secure generator; a :class:`random.Random` is also taken.
 
         Returns
         -------
         float
-            A point of [low, high].
+            A point of :attr:`grid`.
         """
-        data, rng = self.check_release(value, random_state=random_state)
-        edges, log_weights = self._log_weights(data)
-        i = int(np.argmax(log_weights + rng.gumbel(size=log_weights.shape)))
-        point = edges[i] + rng.random() * (edges[i + 1] - edges[i])
-        return float(min(point, edges[i + 1]))
+        data, source = self.check_release(value, random_state=random_state)
+        if not isinstance(source, random.Random):  # a numpy generator: seeds one
+            source = random.Random(int.from_bytes(source.bytes(32), "little"))
+        grid = self.grid
+        counts = self._counts(data, grid)
+        # |c - qn| = |c D - N| / D with qn = N / D exactly (q is a dyadic rational)
+        target = Fraction(self.q) * data.size
+        classes, which = np.unique(counts, return_inverse=True)
+        distance = [abs(int(c) * target.denominator - target.numerator) for c in classes]
+        closest = min(distance)
+        scale = Fraction(self.epsilon) / (2 * Fraction(self.utility_sensitivity))
+        gammas = [
+            Fraction(scale.numerator * (d - closest), scale.denominator * target.denominator)
+            for d in distance
+        ]
+        while True:
+            j = source.randrange(self.grid_size + 1)
+            if bernoulli_exp(gammas[which[j]], source):
+                return float(grid[j])

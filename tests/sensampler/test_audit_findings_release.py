@@ -15,6 +15,7 @@ from sensampler.accounting import (
 )
 from sensampler.budget_file import BudgetFile, BudgetFileError
 from sensampler.cli import main
+from sensampler.mechanisms import ExponentialQuantileMechanism
 from sensampler.release import (
     prepare_releases,
     release_statistic,
@@ -62,21 +63,19 @@ def test_a_report_cannot_overwrite_the_budget_it_spends_from(tmp_path):
     assert spent is not None and spent >= 0.5
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="--mechanism discrete-laplace (documented as safe against "
-    "floating-point attacks for production releases) is silently ignored for "
-    "quantile queries, which use the floating-point exponential mechanism",
-)
 def test_a_secure_mechanism_choice_is_not_dropped_for_a_median():
+    # Documented (docs/release.md): a quantile uses the exponential mechanism
+    # whatever --mechanism says, and that mechanism is now floating-point safe
+    # too: a public grid of outputs, sampled exactly from the secure generator.
+    # The release must say so, and its value must be a point of that grid.
     data = np.random.default_rng(20261126).normal(170, 10, 200)
-    try:
-        r = release_statistic(data, "median", POP, epsilon=0.5,
-                              mechanism="discrete-laplace")
-    except ValueError:
-        return  # refused, naming the floating-point exponential mechanism
-    # or released on a stated grid, from the secure generator
-    assert "grid" in r.noise or "secure" in r.noise
+    r = release_statistic(data, "median", POP, epsilon=0.5,
+                          mechanism="discrete-laplace")
+    assert r.mechanism == "exponential"
+    assert "sampled exactly on a grid of 16385 points" in r.noise
+    assert "secure generator" in r.noise
+    grid = ExponentialQuantileMechanism(0.5, r.bounds, 0.5).grid
+    assert r.value in grid.tolist()
 
 
 def test_several_releases_under_a_default_filter_are_all_or_nothing():

@@ -1,10 +1,13 @@
 """The exponential quantile mechanism against an independent high-precision law,
 a brute-force utility sensitivity and an empirical audit (with its power)."""
 
+import functools
 import itertools
 import math
 import pickle
+import random
 import re
+from fractions import Fraction
 from types import SimpleNamespace
 
 import mpmath as mp
@@ -20,85 +23,103 @@ mp.mp.dps = 50
 
 
 # --------------------------------------------------------------- the oracle
+G = ExponentialQuantileMechanism.grid_size
+
+
 def exact_law(data, q, low, high, epsilon, du):
-    """Edges and gap probabilities of the mechanism, at 50 digits (Smith 2011):
-    gap i (i records below it) has weight length * exp(-eps |i - q n| / (2 du))."""
-    low, high = mp.mpf(low), mp.mpf(high)
-    inside = sorted(min(max(mp.mpf(x), low), high) for x in data)
-    edges = [low, *inside, high]
+    """Grid points' counts and chances at 50 digits: the G + 1 points
+    low + j (high - low) / G, point j with c_j records below it and weight
+    exp(-eps |c_j - q n| / (2 du)). Returns {c_j: (points of that count,
+    total chance)}, the law grouped by count (points of equal count are equally
+    likely)."""
+    inside = sorted(min(max(mp.mpf(x), mp.mpf(low)), mp.mpf(high)) for x in data)
     n = len(data)
-    weights = [
-        (edges[i + 1] - edges[i])
-        * mp.exp(-mp.mpf(epsilon) * abs(i - mp.mpf(q) * n) / (2 * mp.mpf(du)))
-        for i in range(n + 1)
-    ]
-    total = mp.fsum(weights)
-    return edges, [w / total for w in weights]
+    points = {}
+    k = 0
+    for t in _grid(low, high):
+        while k < n and inside[k] < t:
+            k += 1
+        points[k] = points.get(k, 0) + 1
+    weights = {
+        c: m * mp.exp(-mp.mpf(epsilon) * abs(c - mp.mpf(q) * n) / (2 * mp.mpf(du)))
+        for c, m in points.items()
+    }
+    total = mp.fsum(weights.values())
+    return {c: (points[c], w / total) for c, w in weights.items()}
 
 
-def exact_cdf(edges, probs, t):
-    """The output's distribution function at t (uniform within each gap)."""
-    below = mp.mpf(0)
-    for i, p in enumerate(probs):
-        left, right = edges[i], edges[i + 1]
-        if t >= right:
-            below += p
-        elif t > left:
-            below += p * (mp.mpf(t) - left) / (right - left)
-    return below
+@functools.lru_cache
+def _grid(low, high):
+    """The G + 1 grid points at 50 digits."""
+    low, high = mp.mpf(low), mp.mpf(high)
+    return tuple(low + (high - low) * j / G for j in range(G + 1))
 
 
-def log_density_ratio(law_a, law_b, t):
-    """log p_a(t) / p_b(t) (t inside open gaps of both laws)."""
-
-    def density(law):
-        edges, probs = law
-        for i, p in enumerate(probs):
-            if edges[i] < t < edges[i + 1]:
-                return p / (edges[i + 1] - edges[i])
-        return mp.mpf(0)
-
-    return mp.log(density(law_a) / density(law_b))
+def count_below(data, low, high, t):
+    """c(t): the clipped records below t."""
+    return sum(min(max(x, low), high) < t for x in data)
 
 
-def realised_epsilon(law_a, law_b):
-    """Largest |log density ratio| over the merged gaps (densities are constant there)."""
-    points = sorted(set(law_a[0]) | set(law_b[0]))
-    return max(
-        abs(log_density_ratio(law_a, law_b, (x + y) / 2))
-        for x, y in zip(points, points[1:])
-        if y > x
-    )
+def log_ratio(law_a, law_b, count_a, count_b):
+    """log P_a(t) / P_b(t) for a grid point t with counts count_a, count_b."""
+    (m_a, p_a), (m_b, p_b) = law_a[count_a], law_b[count_b]
+    return mp.log((p_a / m_a) / (p_b / m_b))
+
+
+def realised_epsilon(a, b, q, epsilon, du):
+    """Largest |log P_a(t)/P_b(t)| over the grid, at 50 digits."""
+    law_a, law_b = exact_law(a, q, 0, 1, epsilon, du), exact_law(b, q, 0, 1, epsilon, du)
+    grid = np.arange(G + 1) / G  # exact: G is a power of two
+    pairs = set(zip(
+        np.searchsorted(np.sort(np.clip(a, 0, 1)), grid, side="left").tolist(),
+        np.searchsorted(np.sort(np.clip(b, 0, 1)), grid, side="left").tolist(),
+    ))
+    return max(abs(log_ratio(law_a, law_b, ca, cb)) for ca, cb in pairs)
 
 
 # ------------------------------------------------------- exact distribution
 @pytest.mark.parametrize(
     "data, q, epsilon, neighbours, du",
     [
-        # two records clipped onto the bounds: empty end gaps
+        # two records clipped onto the bounds
         ([-3.0, 0.1, 0.25, 0.4, 0.8, 7.0], 0.5, 2.0, "replace-one", 1.0),
         ([0.1, 0.25, 0.4, 0.8], 0.3, 1.0, "add-remove", 0.7),  # max(q, 1 - q)
     ],
 )
 def test_output_law_matches_the_exact_law(data, q, epsilon, neighbours, du):
     mech = ExponentialQuantileMechanism(q, (0.0, 1.0), epsilon, neighbours=neighbours)
-    assert mech.utility_sensitivity == du
-    edges, probs = exact_law(data, q, 0.0, 1.0, epsilon, du)
+    assert mech.utility_sensitivity == pytest.approx(du, rel=1e-15)
+    assert mech.utility_sensitivity >= Fraction(du)  # rounded up, never down
+    law = exact_law(data, q, 0.0, 1.0, epsilon, du)
+    grid, probabilities = mech.output_law(data)
+    assert grid.size == G + 1 and (grid[0], grid[-1]) == (0.0, 1.0)
+    for j in (0, 1, 1000, G // 2, G):
+        c = count_below(data, 0.0, 1.0, mp.mpf(j) / G)
+        m, p = law[c]
+        assert probabilities[j] == pytest.approx(float(p / m), rel=1e-12)
     rng = np.random.default_rng(20261126)
     draws = 20_000
     out = np.array([mech.release(data, random_state=rng) for _ in range(draws)])
-    assert np.all((out >= 0.0) & (out <= 1.0))
-    # each gap's frequency within 6 binomial standard errors of its probability
-    inner = np.array([float(e) for e in edges])
-    counts = np.histogram(out, bins=inner[np.r_[True, np.diff(inner) > 0]])[0]
-    expected = np.array([float(p) for p, e0, e1 in zip(probs, edges, edges[1:]) if e1 > e0])
-    se = np.sqrt(expected * (1 - expected) / draws)
-    np.testing.assert_array_less(np.abs(counts / draws - expected), 6 * se + 1e-12)
-    # and the whole law: Kolmogorov-Smirnov against the exact CDF (p < 1e-9 is
-    # beyond 6 standard errors; the seed makes the run repeatable)
-    result = stats.kstest(out, lambda t: np.array([float(exact_cdf(edges, probs, x))
-                                                   for x in np.atleast_1d(t)]))
-    assert result.pvalue > 1e-9
+    assert np.all(np.isin(out, grid))  # only grid points
+    # each count class's frequency within 6 binomial standard errors
+    counts = np.searchsorted(np.sort(np.clip(data, 0, 1)), out, side="left")
+    for c, (_, p) in law.items():
+        p = float(p)
+        se = math.sqrt(p * (1 - p) / draws)
+        assert abs(np.mean(counts == c) - p) < 6 * se + 1e-12
+    # within a class, the grid points are equally likely: the two halves of the
+    # most likely class split evenly
+    best = max(law, key=lambda c: law[c][1])
+    chosen = np.flatnonzero(np.isin(grid, out[counts == best]))
+    members = np.flatnonzero(
+        np.searchsorted(np.sort(np.clip(data, 0, 1)), grid, side="left") == best
+    )
+    middle = members[members.size // 2]
+    in_class = out[counts == best]
+    lower = np.mean(in_class < grid[middle])
+    share = (middle - members[0]) / members.size
+    assert chosen.size > 1
+    assert abs(lower - share) < 6 * math.sqrt(share * (1 - share) / in_class.size)
 
 
 # ------------------------------------------------ sensitivity of the utility
@@ -131,33 +152,32 @@ def test_utility_sensitivity_is_tight_by_brute_force(q):
 
 @pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
 def test_exact_privacy_loss_is_within_epsilon_for_every_small_pair(neighbours):
-    # the exact law's largest log-density ratio over all neighbours on a grid
+    # the exact law's largest log-probability ratio over all neighbours on a grid
     q, epsilon = 0.4, 1.5
     du = 1.0 if neighbours == "replace-one" else 0.6
     grid = [0.1, 0.5, 0.9]
     worst = mp.mpf(0)
     for data in itertools.product(grid, repeat=2):
-        law = exact_law(data, q, 0, 1, epsilon, du)
         for x in grid:
             other = (x, data[1]) if neighbours == "replace-one" else (*data, x)
-            worst = max(worst, realised_epsilon(law, exact_law(other, q, 0, 1, epsilon, du)))
+            worst = max(worst, realised_epsilon(data, other, q, epsilon, du))
     assert 0.1 < worst <= epsilon
 
 
 # --------------------------------------------------------------------- audit
-def _ratio_statistic(law_a, law_b):
-    """log p_a(t)/p_b(t), piecewise constant between the laws' edges: the audit's
-    threshold sets are then likelihood-ratio sets, the most powerful."""
-    points = sorted(set(law_a[0]) | set(law_b[0]))
-    cuts = np.array([float(p) for p in points])
-    values = np.array([
-        float(log_density_ratio(law_a, law_b, (x + y) / 2)) if y > x else 0.0
-        for x, y in zip(points, points[1:])
-    ])
+def _ratio_statistic(a, b, q, epsilon, du):
+    """log P_a(t)/P_b(t) at each grid point t: the audit's threshold sets are
+    then likelihood-ratio sets, the most powerful."""
+    law_a, law_b = exact_law(a, q, 0, 1, epsilon, du), exact_law(b, q, 0, 1, epsilon, du)
+    grid = np.arange(G + 1) / G
+    count_a = np.searchsorted(np.sort(np.clip(a, 0, 1)), grid, side="left")
+    count_b = np.searchsorted(np.sort(np.clip(b, 0, 1)), grid, side="left")
+    ratios = {pair: float(log_ratio(law_a, law_b, *pair))
+              for pair in set(zip(count_a.tolist(), count_b.tolist()))}
+    values = np.array([ratios[pair] for pair in zip(count_a.tolist(), count_b.tolist())])
 
     def statistic(outputs):
-        gap = np.clip(np.searchsorted(cuts, outputs, side="right") - 1, 0, values.size - 1)
-        return values[gap]
+        return values[np.rint(np.asarray(outputs) * G).astype(int)]
 
     return statistic
 
@@ -182,16 +202,17 @@ def test_audit_keeps_the_statement_and_flags_a_weakened_copy(a, b, neighbours, d
     for cls, factor, violated in ((ExponentialQuantileMechanism, 1, False),
                                   (_Weakened, 4, True)):
         mech = cls(0.5, (0.0, 1.0), epsilon, neighbours=neighbours)
-        law_a = exact_law(a, 0.5, 0, 1, epsilon * factor, du)
-        law_b = exact_law(b, 0.5, 0, 1, epsilon * factor, du)
         result = audit_mechanism(
-            mech, a, b, releases=20_000, statistic=_ratio_statistic(law_a, law_b),
+            mech, a, b, releases=20_000,
+            statistic=_ratio_statistic(a, b, 0.5, epsilon * factor, du),
             random_state=7,
         )
         assert result.stated == epsilon
         assert result.violated is violated, result
         if not violated:  # not vacuous: it finds most of the realised loss
-            assert result.epsilon_lower > 0.5 * float(realised_epsilon(law_a, law_b))
+            assert result.epsilon_lower > 0.5 * float(
+                realised_epsilon(a, b, 0.5, epsilon, du)
+            )
 
 
 # ---------------------------------------------------------------- edge cases
@@ -319,17 +340,48 @@ def test_a_filter_spends_the_plain_statement_then_releases():
 
 
 def test_output_law_is_the_law_release_samples():
-    # The gaps' chances by definition: length times exp(epsilon u / 2), u = -|i - qn|,
-    # for n = 3 records in (0, 10) at q = 0.5; and the releases' gap frequencies.
+    # The grid points' chances by definition: exp(epsilon u / 2), u = -|c - qn|,
+    # for n = 3 records in (0, 10) at q = 0.5; and the releases' class frequencies.
     data, eps = np.array([7.5, 2.0, 3.0]), 1.3
     mech = ExponentialQuantileMechanism(0.5, (0.0, 10.0), eps)
-    edges, probabilities = mech.output_law(data)
-    np.testing.assert_array_equal(edges, [0.0, 2.0, 3.0, 7.5, 10.0])
-    lengths = np.diff(edges)
-    weights = lengths * np.exp(eps * -np.abs(np.arange(4) - 1.5) / 2.0)
+    grid, probabilities = mech.output_law(data)
+    np.testing.assert_array_equal(grid, np.arange(G + 1) * (10.0 / G))
+    below = (data[None, :] < grid[:, None]).sum(axis=1)
+    weights = np.exp(eps * -np.abs(below - 1.5) / 2.0)
     np.testing.assert_allclose(probabilities, weights / weights.sum(), rtol=1e-12)
     rng = np.random.default_rng(11)
     releases = np.array([mech.release(data, random_state=rng) for _ in range(20_000)])
-    observed = np.histogram(releases, bins=edges)[0] / releases.size
-    se = np.sqrt(probabilities * (1 - probabilities) / releases.size)
-    assert np.all(np.abs(observed - probabilities) < 6 * se)
+    assert np.all(np.isin(releases, grid))
+    classes = (data[None, :] < releases[:, None]).sum(axis=1)
+    for c in range(4):
+        p = probabilities[below == c].sum()
+        se = math.sqrt(p * (1 - p) / releases.size)
+        assert abs(np.mean(classes == c) - p) < 6 * se
+
+
+def test_a_release_takes_a_random_random_and_reproduces_with_a_seed():
+    mech = ExponentialQuantileMechanism(0.5, (0.0, 1.0), 1.0)
+    data = [0.2, 0.4, 0.6]
+    assert mech.release(data, random_state=random.Random(3)) == mech.release(
+        data, random_state=random.Random(3)
+    )
+    assert mech.release(data) in mech.grid  # the secure generator by default
+
+
+def test_a_hundred_thousand_records_release_quickly():
+    # vectorised counts; the rejection sampler needs at most G + 1 proposals
+    data = np.random.default_rng(5).normal(170, 8, size=100_000)
+    mech = ExponentialQuantileMechanism(0.5, (140, 210), 1.0)
+    out = [mech.release(data, random_state=s) for s in range(5)]
+    assert all(abs(x - np.median(data)) < 0.5 for x in out)
+
+
+def test_a_filter_passes_the_secure_generator_by_default():
+    mech = ExponentialQuantileMechanism(0.5, (0.0, 1.0), 0.4)
+    _, source = mech.check_release([0.2, 0.4])
+    assert isinstance(source, random.SystemRandom)
+    assert mech.check_release([0.2], random_state=random.Random(1))[1].random() == (
+        random.Random(1).random()
+    )
+    with pytest.raises(TypeError, match="random_state"):
+        mech.check_release([0.2], random_state="seed")
