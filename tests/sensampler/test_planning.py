@@ -106,6 +106,7 @@ def test_the_planned_epsilon_gives_the_target_error_over_200_releases():
     assert abs(np.quantile(errors, 0.9) / plan.error_90 - 1.0) < 0.10
 
 
+@pytest.mark.slow  # 800 simulated databases x 25 releases each, 30-50 s a case
 @pytest.mark.parametrize(("name", "measure"), [("median", "mean"), ("median", 0.9),
                                                ("quantile:0.9", "mean")])
 def test_a_quantile_plan_gives_the_target_error_of_the_release_mechanism(

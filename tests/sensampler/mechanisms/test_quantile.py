@@ -197,6 +197,7 @@ class _Weakened(ExponentialQuantileMechanism):
         ([0.3, 0.5, 0.7], [0.3, 0.5, 0.7, 0.99], "add-remove", 0.5),
     ],
 )
+@pytest.mark.slow  # two audits of 10^5 exact releases each
 def test_audit_keeps_the_statement_and_flags_a_weakened_copy(a, b, neighbours, du):
     epsilon = 1.0
     for cls, factor, violated in ((ExponentialQuantileMechanism, 1, False),
