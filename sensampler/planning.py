@@ -931,46 +931,9 @@ def prepare_plan(
 
     Parameters
     ----------
-    query : str, Query or callable
-        The query, as :func:`~sensampler.release.release_statistic` takes it.
-    population : Distribution or str
-        The population model (or its spec, see
-        :func:`~sensampler.release.load_population`).
-    n : int
-        Records of the data to be released, ``1 <= n <= MAX_N``.
-    target_error : float, optional
-        The error wanted, ``> 0``; the plan returns the epsilon that gives it.
-    epsilon : float, optional
-        The epsilon of the release, ``> 0``; the plan returns its error. Give
-        exactly one of ``target_error`` and ``epsilon``.
-    delta : float, default 0
-        The release's delta (``> 0`` for ``"gaussian"`` only).
-    gamma : float, default 0.05
-        Random-DP failure probability of the sampling plan.
-    mechanism : {"laplace", "gaussian"} or NoiseModel, default "laplace"
-        The mechanism the release will use for a query that samples a
-        sensitivity. A quantile query (``median``, ``quantile:Q``) is planned
-        with the exponential mechanism, as the release answers it
-        (:func:`~sensampler.release.quantile_level_of`), whatever this says.
-    measure : "mean" or float, default "mean"
-        What ``target_error`` fixes: the expected absolute error, or the
-        ``measure``-quantile of the absolute error (``0.9``: 90% of releases
-        are closer).
-    bound : {"exact", "exchangeable", "dkw"}, default "exact"
-        The sampling plan's bound.
-    column : str, optional
-        The column of a ``bootstrap:FILE`` population.
-    runs : int, default 200
-        Sampling runs drawn from the population model (for a quantile query:
-        databases of ``n`` records, on which the error's law is exact).
-    random_state : None, int, SeedSequence or Generator
-        Seeds the sampling runs (run i uses child i).
-    n_jobs : int, optional
-        Workers of the sampler.
-    bounds : (low, high) or object with ``.low`` and ``.high``, optional
-        Public bounds of a quantile query (``median``, ``quantile:Q``), as
-        :func:`~sensampler.release.release_statistic` takes them; default:
-        the release's default (:func:`~sensampler.release.quantile_bounds`).
+    query, population, n, target_error, epsilon, delta, gamma, mechanism, measure, \
+bound, column, runs, random_state, n_jobs, bounds
+        As in :func:`plan_release`.
 
     Returns
     -------
