@@ -415,8 +415,10 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         always comes from fresh OS entropy, so two fits differ: the seed travels
         with the model (``get_params``, pickles), and noise drawn from it could
         be drawn again and subtracted from the released attributes.
-    n_jobs : int, default 1
-        Processes for the estimator fits of the sampler (joblib).
+    n_jobs : int or None, default None
+        Processes for the estimator fits of the sampler (joblib; None defers to
+        an enclosing ``joblib.parallel_config``, 1 without one), as in
+        scikit-learn.
 
     Attributes
     ----------
@@ -548,7 +550,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         select="auto",
         fit_method="auto",
         random_state=None,
-        n_jobs=1,
+        n_jobs=None,
     ):
         self.estimator = estimator
         self.epsilon = epsilon

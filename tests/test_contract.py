@@ -84,3 +84,19 @@ def test_mechanisms_and_accounting_contract():
         acc.compose(gauss, count=2)
         assert acc.epsilon(1e-5) > 0
     assert ZCDPAccountant().rho == 0.0
+
+
+def test_every_public_n_jobs_defaults_to_none():
+    # One vocabulary (issue 26): n_jobs=None defers to an enclosing
+    # joblib.parallel_config, as in scikit-learn; it was 1 in three functions.
+    from sensampler import audit, models, sample_sensitivity
+    from sensampler.experiments import error_vs_epsilon, run_batch
+    from sensampler.release import release_statistic, release_statistics
+
+    for function in (
+        sample_sensitivity, audit.audit_estimate, audit.compare_populations,
+        error_vs_epsilon, run_batch, release_statistic, release_statistics,
+        models.PrivateEstimator,
+    ):
+        parameter = inspect.signature(function).parameters["n_jobs"]
+        assert parameter.default is None, function
