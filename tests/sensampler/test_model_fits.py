@@ -37,7 +37,9 @@ def test_shrunk_logistic_multinomial_matches_sklearn():
     ours = ShrunkLogisticRegression(C=0.5, fit_intercept=False).fit(X, y)
     ref = LogisticRegression(C=0.5, fit_intercept=False, tol=1e-12, max_iter=10_000)
     ref.fit(X, y)
-    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-4, atol=1e-6)
+    # scikit-learn 1.3's lbfgs stops about 2e-5 from the optimum (newer ones
+    # within 1e-6): the tolerance is the reference's, not ours
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=0, atol=1e-4)
 
 
 def test_shrinkage_pulls_toward_the_centre():
