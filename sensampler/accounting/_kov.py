@@ -88,11 +88,16 @@ def _check_step(epsilon, delta):
 
 
 def _rr_law(epsilon: float, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Log-pmf of l ~ Bin(k, 1/(1+e^eps)) and the privacy loss (k - 2l) eps."""
+    """Log-pmf of l ~ Bin(k, 1/(1+e^eps)) and the privacy loss (k - 2l) eps.
+
+    A loss beyond the largest float is +-inf, the direction it rounds to.
+    """
     from scipy import stats
 
     l = np.arange(k + 1)
-    return stats.binom.logpmf(l, k, special.expit(-epsilon)), (k - 2 * l) * epsilon
+    with np.errstate(over="ignore"):
+        loss = (k - 2 * l) * epsilon
+    return stats.binom.logpmf(l, k, special.expit(-epsilon)), loss
 
 
 def _pmf_error(k: int) -> float:

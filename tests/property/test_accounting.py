@@ -21,6 +21,7 @@ def _bound_ok(bound):
 @example(1_943_240_929, 4.150126570071027e-247, 8, 4.150126570071027e-247)
 @example(0.0, 0.0, 9_223_372_036_854_775_808, 0.5)
 @example(0.001, 0.0, 2**70, 1e-5)
+@example(8.98846567431158e307, 0, 2, 0.5)  # k * epsilon beyond the largest float
 @given(anything, anything, anything, anything)
 def test_composition_functions(epsilon, delta, k, delta_prime):
     for func in (
