@@ -6,6 +6,12 @@ parallel, with sampling plans, mechanisms and accounting around it.
 ``import sensampler`` is light: the names below and the subpackages load on
 first use (PEP 562), as in SciPy and scikit-learn, so ``from sensampler import
 sample_sensitivity`` and ``sensampler.accounting`` work as if imported eagerly.
+
+The core (sampling, plans, estimates, mechanisms, accounting, audits, models)
+sits in the package itself; the application layer on top of it (the command
+line, releases, budget and data files, the demo, reports, planning, figures,
+experiments) in :mod:`sensampler.app`, whose public modules keep their names:
+``sensampler.release`` is ``sensampler.app.release`` (see ``_moved.py``).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from . import _moved
 from ._version import __version__
 
 if TYPE_CHECKING:  # what type checkers see; at run time the names load lazily
@@ -35,30 +42,26 @@ _NAMES = {
     "plan_release": "planning",
 }
 
-#: Public modules, reachable as attributes (``sensampler.accounting``).
+#: Public modules, reachable as attributes (``sensampler.accounting``); those
+#: of the application layer under their former names too (``sensampler.release``).
 _SUBMODULES = (
     "accounting",
+    "app",
     "audit",
-    "budget_file",
-    "cli",
-    "data_files",
-    "demo",
     "distributions",
     "estimate",
-    "experiments",
     "mechanisms",
     "models",
     "norms",
     "parallel",
     "plan",
-    "planning",
-    "plotting",
     "privacy",
     "queries",
-    "release",
-    "report",
     "sampler",
-)
+    "table",
+) + tuple(name for name in _moved.MOVED if "." not in name)
+
+_moved.install()
 
 __all__ = [
     "__version__",

@@ -7,9 +7,9 @@ import io
 import os
 import secrets
 
-from .._extras import require
-from .._html import table_html
-from .._text import text_table
+from ._extras import require
+from ._html import table_html
+from ._text import text_table
 
 __all__ = ["ResultTable", "atomic_write_text"]
 

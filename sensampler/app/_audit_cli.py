@@ -22,24 +22,24 @@ from dataclasses import asdict
 
 import numpy as np
 
-from . import plotting
-from ._domains import PROBABILITY
-from ._input_files import read_toml
-from ._memory import check_sampling_fits
-from ._probes import probe_additive, probe_full
-from ._validation import (
+from .._domains import PROBABILITY
+from .._memory import check_sampling_fits
+from .._probes import probe_additive, probe_full
+from .._validation import (
     as_seed_sequence,
     check_count,
     check_n_jobs,
     check_real,
 )
-from .audit import MAX_AUDIT_PAIRS, compare_populations, conservative_choice
+from ..audit import MAX_AUDIT_PAIRS, compare_populations, conservative_choice
+from ..norms import NORM_NAMES, get_norm
+from ..plan import BOUNDS, sampling_plan
+from ..queries import as_query
+from ..sampler import MAX_N
+from . import plotting
+from ._input_files import read_toml
 from .experiments.specs import build_population, parse_population, parse_query
-from .norms import NORM_NAMES, get_norm
-from .plan import BOUNDS, sampling_plan
-from .queries import as_query
 from .report import audit_report, check_report_path, write_report
-from .sampler import MAX_N
 
 __all__ = ["add_audit_parser", "audit_command", "DEFAULTS"]
 

@@ -12,12 +12,12 @@ import argparse
 import json
 import math
 
+from ..distributions.empirical import check_not_private_file
+from ..plan import BOUNDS
+from ..privacy import format_dp, format_upper
 from ._input_files import check_not_special
 from .budget_file import BudgetFile
 from .data_files import read_column
-from .distributions.empirical import check_not_private_file
-from .plan import BOUNDS
-from .privacy import format_dp, format_upper
 from .release import RELEASE_MECHANISMS, prepare_releases
 from .report import check_report_path, release_report, write_report
 

@@ -51,14 +51,14 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ._domains import DELTA_STATED, FILTER_RULES, GAMMA, PROBABILITY
-from ._html import budget_file_html
+from .._domains import DELTA_STATED, FILTER_RULES, GAMMA, PROBABILITY
+from .._html import budget_file_html
+from .._validation import check_count, check_real
+from ..accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
+from ..privacy import PrivacyStatement, SamplingRun
+from ..table import atomic_write_text
 from ._input_files import check_not_special, open_input
 from ._locks import lock
-from ._validation import check_count, check_real
-from .accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
-from .experiments.table import atomic_write_text
-from .privacy import PrivacyStatement, SamplingRun
 
 __all__ = ["BudgetFile", "BudgetFileError", "replay_filter"]
 
@@ -439,7 +439,7 @@ def _remove_stale_temporaries(path: str) -> None:
     """Remove what a write of ``path`` killed before its rename left behind.
 
     Called under the ledger's lock, so no other spend is writing one now; the
-    names are those of :func:`~sensampler.experiments.table.atomic_write_text`
+    names are those of :func:`~sensampler.table.atomic_write_text`
     (``.tmp-`` and 16 hexadecimal digits before the file's own name).
     """
     folder, name = os.path.split(path)

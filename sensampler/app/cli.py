@@ -40,9 +40,17 @@ import warnings
 
 import numpy as np
 
+from .._domains import NEIGHBOUR_RELATIONS
+from .._text import text_table
+from .._validation import as_seed_sequence, check_count, check_n_jobs
+from .._version import __version__
+from ..norms import NORM_NAMES, get_norm
+from ..parallel import child_seed, default_progress, shutdown_workers
+from ..plan import BOUNDS, sampling_plan
+from ..sampler import MAX_N, check_neighbours, sample_sensitivity
+from ..table import ResultTable
 from . import plotting
 from ._audit_cli import add_audit_parser, audit_command
-from ._domains import NEIGHBOUR_RELATIONS
 from ._locks import exclusive
 from ._plan_cli import (
     add_release_plan_arguments,
@@ -50,9 +58,6 @@ from ._plan_cli import (
     wants_release_plan,
 )
 from ._release_cli import add_release_arguments, release_command
-from ._text import text_table
-from ._validation import as_seed_sequence, check_count, check_n_jobs
-from ._version import __version__
 from .demo import run_demo
 from .experiments.batch import (
     load_config,
@@ -78,11 +83,6 @@ from .experiments.sweep import (
     error_vs_epsilon,
     probe_answer,
 )
-from .experiments.table import ResultTable
-from .norms import NORM_NAMES, get_norm
-from .parallel import child_seed, default_progress, shutdown_workers
-from .plan import BOUNDS, sampling_plan
-from .sampler import MAX_N, check_neighbours, sample_sensitivity
 
 __all__ = ["main", "build_parser"]
 

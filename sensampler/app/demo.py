@@ -8,9 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import plotting, queries
-from ._text import text_table
-from .estimate import SensitivityEstimate
+from .. import queries
+from .._text import text_table
+from ..estimate import SensitivityEstimate
+from ..mechanisms import GaussianMechanism, LaplaceMechanism
+from ..plan import sampling_plan
+from ..sampler import sample_sensitivity
+from ..table import ResultTable, atomic_write_text
+from . import plotting
 from .experiments import (
     SD_DEFINITION,
     composition_experiment,
@@ -20,10 +25,6 @@ from .experiments import (
     vectorized_vs_sequential,
 )
 from .experiments.specs import build_population
-from .experiments.table import ResultTable, atomic_write_text
-from .mechanisms import GaussianMechanism, LaplaceMechanism
-from .plan import sampling_plan
-from .sampler import sample_sensitivity
 
 __all__ = ["HEIGHTS", "run_demo"]
 

@@ -47,23 +47,24 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special
 
-from ._domains import DELTA_RELEASE, EPSILON
-from ._html import plan_html
-from ._validation import (
+from .._domains import DELTA_RELEASE, EPSILON
+from .._html import plan_html
+from .._validation import (
     as_seed_sequence,
     check_count,
     check_n_jobs,
     check_probability,
     check_real,
 )
-from .distributions import as_distribution
+from ..distributions import as_distribution
+from ..mechanisms import ExponentialQuantileMechanism, GaussianMechanism
+from ..mechanisms.quantile import check_bounds
+from ..parallel import child_seed
+from ..plan import sampling_plan
+from ..privacy import format_dp, format_upper
+from ..queries import as_query
+from ..sampler import MAX_N, sample_sensitivity
 from .experiments.specs import parse_query
-from .mechanisms import ExponentialQuantileMechanism, GaussianMechanism
-from .mechanisms.quantile import check_bounds
-from .parallel import child_seed
-from .plan import sampling_plan
-from .privacy import format_dp, format_upper
-from .queries import as_query
 from .release import (
     GUARANTEE,
     RELEASE_MECHANISMS,
@@ -72,7 +73,6 @@ from .release import (
     quantile_bounds,
     quantile_level_of,
 )
-from .sampler import MAX_N, sample_sensitivity
 
 __all__ = [
     "ACCOUNTS_FOR_NOTHING",

@@ -14,7 +14,7 @@ import textwrap
 
 import numpy as np
 
-from ._extras import require
+from .._extras import require
 from .experiments.sweep import NO_GUARANTEE, SD_DEFINITION
 
 __all__ = [

@@ -42,30 +42,20 @@ from typing import Any
 
 import numpy as np
 
-from . import distributions
-from ._default_budget import charged_to
-from ._domains import DELTA_RELEASE, EPSILON
-from ._html import release_html, statement_html
-from ._input_files import read_toml
-from ._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
-from .accounting import (
+from .. import distributions
+from .._default_budget import charged_to
+from .._domains import DELTA_RELEASE, EPSILON
+from .._html import release_html, statement_html
+from .._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
+from ..accounting import (
     ExceededPrivacyBudgetError,
     PrivacyFilter,
     get_default_filter,
 )
-from .bounds import Bounds, private_bounds, worst_case_sensitivity
-from .budget_file import BudgetFile, replay_filter
-from .data_files import PARQUET_SUFFIXES, read_column
-from .distributions.empirical import check_not_private
-from .estimate import SensitivityEstimate
-from .experiments.specs import (
-    QUERY_NAMES,
-    build_population,
-    check_sampling_memory,
-    parse_population,
-    parse_query,
-)
-from .mechanisms import (
+from ..bounds import Bounds, private_bounds, worst_case_sensitivity
+from ..distributions.empirical import check_not_private
+from ..estimate import SensitivityEstimate
+from ..mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     ExponentialQuantileMechanism,
@@ -73,19 +63,29 @@ from .mechanisms import (
     LaplaceMechanism,
     analytic_gaussian_sigma,
 )
-from .mechanisms.secure import FLOAT_POSITIONS
-from .parallel import child_seed
-from .plan import sampling_plan
-from .privacy import (
+from ..mechanisms.secure import FLOAT_POSITIONS
+from ..parallel import child_seed
+from ..plan import sampling_plan
+from ..privacy import (
     PrivacyStatement,
     SamplingRun,
     format_dp,
     format_upper,
     zcdp_to_dp,
 )
-from .queries import Query, as_query, identity
+from ..queries import Query, as_query, identity
+from ..sampler import sample_sensitivity
+from ._input_files import read_toml
+from .budget_file import BudgetFile, replay_filter
+from .data_files import PARQUET_SUFFIXES, read_column
+from .experiments.specs import (
+    QUERY_NAMES,
+    build_population,
+    check_sampling_memory,
+    parse_population,
+    parse_query,
+)
 from .report import check_report_path, release_report, write_report
-from .sampler import sample_sensitivity
 
 __all__ = [
     "RELEASE_MECHANISMS",

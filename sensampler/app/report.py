@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-from ._html import (
+from .._html import (
     accountant_html,
     budget_file_html,
     card,
@@ -35,8 +35,8 @@ from ._html import (
     statement_html,
     table_html,
 )
-from .experiments.table import atomic_write_text
-from .privacy import format_dp, format_upper
+from ..privacy import format_dp, format_upper
+from ..table import atomic_write_text
 
 __all__ = [
     "NO_PRIVATE_RECORD",

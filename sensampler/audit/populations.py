@@ -19,10 +19,10 @@ from .._domains import PROBABILITY
 from .._html import comparison_html, population_choice_html
 from .._validation import as_seed_sequence, check_count, check_real
 from ..estimate import SensitivityEstimate
-from ..experiments.table import ResultTable
 from ..parallel import child_seed
 from ..privacy import format_upper
 from ..sampler import sample_sensitivity
+from ..table import ResultTable
 from .estimate import CoverageAudit, audit_estimate, population_model
 
 __all__ = [

@@ -1,6 +1,7 @@
 """Experiments: error-vs-epsilon sweeps, batch runs, data sets shipped with scikit-learn,
 and the source documents' studies."""
 
+from ...table import ResultTable
 from .batch import run_batch
 from .datasets import DatasetSplit, load_split
 from .documents import (
@@ -16,7 +17,6 @@ from .sweep import (
     STATISTICS,
     error_vs_epsilon,
 )
-from .table import ResultTable
 
 __all__ = [
     "error_vs_epsilon",

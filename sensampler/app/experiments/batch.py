@@ -99,15 +99,16 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._domains import DELTA_TARGET, EPSILON, ESTIMATOR_NORMS, PROBABILITY, Interval
+from ..._domains import DELTA_TARGET, EPSILON, ESTIMATOR_NORMS, PROBABILITY, Interval
+from ..._threads import one_thread
+from ..._validation import check_n_jobs
+from ...norms import NORM_NAMES
+from ...parallel import iter_tasks, progress_bar
+from ...plan import sampling_plan
+from ...sampler import sample_sensitivity
+from ...table import ResultTable, atomic_write_text
 from .._input_files import read_toml
 from .._locks import exclusive
-from .._threads import one_thread
-from .._validation import check_n_jobs
-from ..norms import NORM_NAMES
-from ..parallel import iter_tasks, progress_bar
-from ..plan import sampling_plan
-from ..sampler import sample_sensitivity
 from .datasets import LOADERS, SCORES, STANDARDISE, load_split
 from .specs import (
     MECHANISMS,
@@ -127,7 +128,6 @@ from .sweep import (
     error_vs_epsilon,
     probe_answer,
 )
-from .table import ResultTable, atomic_write_text
 
 __all__ = ["run_batch", "load_config", "plan_runs"]
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._domains import PROBABILITY
-from .._validation import check_choice, check_count
+from ..._domains import PROBABILITY
+from ..._validation import check_choice, check_count
 
 __all__ = [
     "LOADERS",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from .._domains import (
+from ..._domains import (
     DELTA_STATED,
     DELTA_TARGET,
     EPSILON,
@@ -16,8 +16,8 @@ from .._domains import (
     ORDER,
     POSITIVE,
 )
-from .._validation import check_array, check_random_state, check_real
-from ..accounting import (
+from ..._validation import check_array, check_random_state, check_real
+from ...accounting import (
     ExceededPrivacyBudgetError,
     PrivacyFilter,
     RenyiAccountant,
@@ -27,13 +27,13 @@ from ..accounting import (
     optimal_composition,
     zcdp_to_dp,
 )
-from ..mechanisms import (
+from ...mechanisms import (
     LaplaceMechanism,
     ZCDPGaussianMechanism,
     analytic_gaussian_sigma,
     gaussian_epsilon,
 )
-from .table import ResultTable
+from ...table import ResultTable
 
 __all__ = [
     "CompositionExperiment",

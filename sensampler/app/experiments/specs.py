@@ -10,16 +10,16 @@ import re
 
 import numpy as np
 
-from .. import distributions, queries
-from .._domains import DELTA_TARGET
+from ... import distributions, queries
+from ..._domains import DELTA_TARGET
+from ..._memory import check_database_fits, check_sampling_fits, record_bytes_of
+from ..._structure import split
+from ..._validation import check_choice, check_count, check_real
+from ...distributions import mixtures, univariate
+from ...mechanisms import GaussianMechanism, LaplaceMechanism
+from ...norms import get_norm
+from ...plan import joint_plan
 from .._input_files import MAX_DATA_FILE_BYTES, InputFileError, read_text_lines
-from .._memory import check_database_fits, check_sampling_fits, record_bytes_of
-from .._structure import split
-from .._validation import check_choice, check_count, check_real
-from ..distributions import mixtures, univariate
-from ..mechanisms import GaussianMechanism, LaplaceMechanism
-from ..norms import get_norm
-from ..plan import joint_plan
 from .datasets import DatasetSplit
 
 __all__ = [

@@ -15,15 +15,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._memory import check_fits, record_bytes_of, sweep_bytes
-from .._validation import as_seed_sequence, check_array, check_count, check_real
-from ..distributions import as_distribution
-from ..estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
-from ..mechanisms import LaplaceMechanism
-from ..parallel import child_seed, run_tasks
-from ..privacy import format_upper
-from ..queries import as_query
-from .table import ResultTable
+from ..._memory import check_fits, record_bytes_of, sweep_bytes
+from ..._validation import as_seed_sequence, check_array, check_count, check_real
+from ...distributions import as_distribution
+from ...estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
+from ...mechanisms import LaplaceMechanism
+from ...parallel import child_seed, run_tasks
+from ...privacy import format_upper
+from ...queries import as_query
+from ...table import ResultTable
 
 __all__ = [
     "error_vs_epsilon",
