@@ -6,7 +6,11 @@ apart from the core. Its modules keep their public names: ``sensampler.release``
 *is* ``sensampler.app.release`` (the same module object, so a monkeypatch, a
 pickle or an ``isinstance`` check sees one module), and nothing is imported
 before it is asked for. :data:`MOVED` is the one table of moved names; the lazy
-attributes of :mod:`sensampler` and the import hook below both read it.
+attributes of :mod:`sensampler` and the import hook below both read it. Type
+checkers do not run import hooks: a stub at each former name
+(``sensampler/release.pyi``, ``sensampler/experiments/batch.pyi``, ...)
+re-exports the module it now is (``tests/sensampler/test_moved.py`` checks that
+the stubs and this table agree).
 
 The hook is a meta path finder and loader by duck typing, not a subclass of
 ``importlib.abc``'s classes: that module alone would load some fifty modules at
@@ -115,6 +119,24 @@ class _MovedModuleFinder:
             The module :meth:`create_module` returned, already executed.
         """
         module.__spec__ = module.__spec__.loader_state
+
+    def get_code(self, fullname):
+        """For ``python -m`` with a former name: run the module it now is as ``__main__``.
+
+        Parameters
+        ----------
+        fullname : str
+            The former name given to ``python -m`` (``"sensampler.cli"``).
+
+        Returns
+        -------
+        code
+            Code that runs the moved module as ``__main__`` under its own name,
+            so its relative imports resolve.
+        """
+        source = f"import runpy\nrunpy.run_module({new_name(fullname)!r}, "
+        source += "run_name='__main__', alter_sys=True)\n"
+        return compile(source, f"<{fullname}>", "exec")
 
 
 def install() -> None:
