@@ -60,7 +60,12 @@ def _loaded(statement):
 
 @pytest.mark.parametrize(
     "statement",
-    ["import sensampler", "import sensampler.distributions", "import sensampler.cli"],
+    [
+        "import sensampler",
+        "import sensampler.distributions",
+        "import sensampler.cli",
+        "import sensampler.app",
+    ],
 )
 def test_import_leaves_heavy_modules_out(statement):
     loaded = _loaded(statement)[1]
@@ -92,9 +97,9 @@ def test_dir_and_all_name_every_public_name():
         sensampler.nope  # noqa: B018
 
 
-def _public_modules():
-    """Every public module directly inside the package (a file or a folder)."""
-    root = os.path.dirname(sensampler.__file__)
+def _public_modules(package=""):
+    """Every public module directly inside a package (a file or a folder)."""
+    root = os.path.join(os.path.dirname(sensampler.__file__), *package.split(".")[1:])
     names = set()
     for entry in os.listdir(root):
         name = entry[:-3] if entry.endswith(".py") else entry
@@ -107,13 +112,62 @@ def _public_modules():
 def test_every_public_module_is_an_attribute_after_import():
     # Before: sensampler.audit, .models, .release, .budget_file and .data_files
     # raised AttributeError (the lazy loader did not know them).
+    app = _public_modules("sensampler.app")
+    assert {"app", "table"} <= _public_modules() and {"cli", "release"} <= app
     code = "import sensampler\n" + "\n".join(
-        f"assert getattr(sensampler, {name!r}).__name__ == 'sensampler.{name}'"
-        for name in sorted(_public_modules())
+        [
+            f"assert getattr(sensampler, {name!r}).__name__ == 'sensampler.{name}'"
+            for name in sorted(_public_modules())
+        ]
+        + [
+            f"assert getattr(sensampler.app, {name!r}).__name__ == "
+            f"'sensampler.app.{name}'"
+            for name in sorted(app)
+        ]
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert _public_modules() <= set(dir(sensampler))
+    assert app <= set(dir(sensampler.app))
+
+
+#: The public modules of the application layer that were ``sensampler.NAME``.
+FORMER_NAMES = {
+    "budget_file",
+    "cli",
+    "data_files",
+    "demo",
+    "experiments",
+    "planning",
+    "plotting",
+    "release",
+    "report",
+}
+
+
+def test_the_application_layer_keeps_its_former_names():
+    # Its public modules moved to sensampler.app; the former names are the very
+    # same modules, as attributes and as imports, submodules included.
+    moved = FORMER_NAMES
+    assert moved <= set(dir(sensampler)) and moved <= _public_modules("sensampler.app")
+    code = "import importlib, sensampler\n" + "\n".join(
+        f"assert getattr(sensampler, {name!r}) is sensampler.app.{name}"
+        for name in sorted(moved)
+    )
+    code += (
+        "\nimport sensampler.experiments.batch as old"
+        "\nassert old is importlib.import_module('sensampler.app.experiments.batch')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+def test_a_former_name_loads_nothing_more_than_the_module():
+    before, after = _loaded("import sensampler")
+    assert "sensampler.release" not in after and "sensampler.app.release" not in after
+    old = _loaded("import sensampler.release")[1]
+    new = _loaded("import sensampler.app.release")[1]
+    assert old - new == {"sensampler.release"} and new <= old  # no second copy
 
 
 def test_first_run_and_release_leave_scipy_out():

@@ -1,10 +1,13 @@
 """The package's module graph is acyclic, with no imports of sensampler modules
-inside functions (so no import cycle hides behind a lazy import)."""
+inside functions (so no import cycle hides behind a lazy import), and the core
+never imports the application layer (``sensampler.app``)."""
 
 import ast
 import os
 
 import pytest
+
+from sensampler._moved import new_name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = {"sensampler": "sensampler"}
@@ -52,10 +55,17 @@ def _resolve(module, node):
     return [target] + [f"{target}.{alias.name}" for alias in node.names]
 
 
-def _edges(module):
-    """(imported sensampler modules at module level, those imported in functions)."""
-    with open(MODULES[module], encoding="utf-8") as fh:
-        tree = ast.parse(fh.read())
+def _edges(module, source=None):
+    """(imported sensampler modules at module level, those imported in functions).
+
+    A former name of a moved module counts as the module it is now
+    (``sensampler.release`` is ``sensampler.app.release``). ``source`` replaces
+    the module's file (to test the scan itself).
+    """
+    if source is None:
+        with open(MODULES[module], encoding="utf-8") as fh:
+            source = fh.read()
+    tree = ast.parse(source)
     top, nested = set(), []
 
     def visit(node, in_function):
@@ -64,7 +74,8 @@ def _edges(module):
                 child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
             )
             if isinstance(child, (ast.Import, ast.ImportFrom)):
-                targets = [t for t in _resolve(module, child) if t in MODULES]
+                targets = [new_name(t) or t for t in _resolve(module, child)]
+                targets = [t for t in targets if t in MODULES]
                 if in_function:
                     nested.extend(targets)
                 else:
@@ -142,3 +153,43 @@ def test_privacy_is_a_leaf_and_accounting_reads_statements_only():
 def test_the_default_budget_module_is_a_leaf():
     # mechanisms and accounting both read it, and neither imports the other
     assert _edges("sensampler._default_budget")[0] == set()
+
+
+#: Entry points outside the application layer that start it: ``python -m
+#: sensampler`` runs the command line.
+APP_ENTRY_POINTS = {"sensampler.__main__"}
+
+
+def _is_app(module):
+    return module == "sensampler.app" or module.startswith("sensampler.app.")
+
+
+def _core_imports_of_app(module, source=None):
+    top, nested = _edges(module, source)
+    return sorted(t for t in top | set(nested) if _is_app(t))
+
+
+def test_the_core_never_imports_the_application_layer():
+    core = [m for m in MODULES if not _is_app(m) and m not in APP_ENTRY_POINTS]
+    assert "sensampler.audit.populations" in core and "sensampler.table" in core
+    assert {m: _core_imports_of_app(m) for m in core if _core_imports_of_app(m)} == {}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from ..app.release import release_statistic",
+        "from ..app import plotting",
+        "from .. import app",
+        "import sensampler.app.cli",
+        "from ..release import release_statistic",  # a former name: the same module
+        "from ..experiments import ResultTable",
+        "from sensampler.experiments.batch import run_batch",
+    ],
+)
+def test_the_layer_check_sees_every_form_of_import(line):
+    # Before the move, sensampler.audit.populations imported
+    # sensampler.experiments.table (the application layer) for ResultTable.
+    assert _core_imports_of_app("sensampler.audit.populations", line + "\n") != []
+    fine = "from ..table import ResultTable\n"
+    assert _core_imports_of_app("sensampler.audit.populations", fine) == []

@@ -6,6 +6,7 @@ test environment has them all.
 """
 
 import glob
+import importlib
 import os
 import re
 import subprocess
@@ -69,12 +70,12 @@ def test_wheel_installs_one_top_level_package(wheel):
 
 
 def _source_modules():
-    """Every module and package marker of the source tree, as wheel paths."""
+    """Every module, stub and package marker of the source tree, as wheel paths."""
     found = set()
     for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, "sensampler")):
         dirnames[:] = [d for d in dirnames if not d.startswith((".", "__"))]
         for name in filenames:
-            if name.endswith(".py"):
+            if name.endswith((".py", ".pyi")):
                 path = os.path.relpath(os.path.join(dirpath, name), ROOT)
                 found.add(path.replace(os.sep, "/"))
     return found
@@ -86,8 +87,10 @@ def test_wheel_holds_every_package_and_module_of_the_source_tree(wheel):
     # so `pip install .` gave a command line that crashed on import.
     modules = _source_modules()
     assert "sensampler/audit/__init__.py" in modules
+    assert "sensampler/app/experiments/__init__.py" in modules  # a sub-package's
+    assert "sensampler/experiments/batch.pyi" in modules  # a former name's stub
     assert sorted(modules - set(wheel)) == []
-    shipped = {name for name in wheel if name.endswith(".py")}
+    shipped = {name for name in wheel if name.endswith((".py", ".pyi"))}
     assert sorted(shipped - modules) == []  # nothing stale (an old build/ folder)
 
 
@@ -132,6 +135,14 @@ def test_sdist_holds_tests_examples_notebooks_and_docs(tmp_path):
     ]:
         assert wanted in names
     assert not [n for n in names if "generated" in n or n.startswith("docs/_build")]
+
+
+def test_the_console_script_names_a_function_of_the_package():
+    # The command line moved to sensampler.app: the entry point follows it.
+    scripts = _pyproject()["project"]["scripts"]
+    module, _, function = scripts["sensampler"].partition(":")
+    assert module == "sensampler.app._console"
+    assert callable(getattr(importlib.import_module(module), function))
 
 
 def test_license_is_an_spdx_expression():

@@ -1,7 +1,7 @@
 """No module of the package uses another module's private (underscore) names.
 
 A name shared between modules gets a public home: a public name, in a private
-module if it is not part of the API (``sensampler._locks.lock``). Private
+module if it is not part of the API (``sensampler.app._locks.lock``). Private
 modules themselves may be imported; their underscore names may not.
 """
 
@@ -77,14 +77,15 @@ def test_no_module_uses_another_modules_private_names():
 
 def test_the_scan_finds_what_it_looks_for():
     source = (
-        "from .sampler import _probe_full\n"
-        "from . import plotting, _domains\n"
-        "from ._domains import EPSILON\n"
+        "from ..sampler import _probe_full\n"
+        "from . import plotting\n"
+        "from .. import _domains\n"
+        "from .._domains import EPSILON\n"
         "plotting._figure()\n"
         "_domains.EPSILON\n"
     )
-    path = os.path.join(ROOT, "sensampler", "cli.py")
+    path = os.path.join(ROOT, "sensampler", "app", "cli.py")
     assert list(_uses_of_private_names("cli.py", path, source)) == [
         "cli.py:1: imports _probe_full",
-        "cli.py:4: uses plotting._figure",
+        "cli.py:5: uses plotting._figure",
     ]

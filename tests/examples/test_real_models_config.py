@@ -41,7 +41,7 @@ def _smaller(tmp_path):
 
 def _example_data():
     """The example's parts (load_split is checked against the preprocessing written
-    out in tests/sensampler/experiments/test_datasets.py)."""
+    out in tests/sensampler/app/experiments/test_datasets.py)."""
     split = load_split("load_diabetes", public=0.4, train=0.7, seed=2017)
     return split.public, split.train, split.test
 

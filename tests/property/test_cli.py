@@ -87,7 +87,8 @@ def test_n_jobs_0_exits_2(command, capsys):
 )
 def test_sizes_beyond_the_machine_exit_2(capsys, monkeypatch, head, size):
     """(An additive query's n is bounded by MAX_N only: it draws no database.)"""
-    from sensampler import _audit_cli, _memory
+    from sensampler import _memory
+    from sensampler.app import _audit_cli
 
     def no_work(*args, **kwargs):
         raise AssertionError("the work started")

@@ -28,7 +28,6 @@ from sensampler.bounds import Bounds, private_bounds
 from sensampler.budget_file import BudgetFile
 from sensampler.distributions import GaussianMixture, MultivariateNormal, Normal
 from sensampler.estimate import SensitivityValue
-from sensampler.experiments.table import ResultTable
 from sensampler.mechanisms import (
     CatastropheMechanism,
     DiscreteGaussianMechanism,
@@ -42,6 +41,7 @@ from sensampler.plan import SamplingPlan, sampling_plan
 from sensampler.planning import plan_release
 from sensampler.privacy import PrivacyBound, PrivacyStatement, format_dp, format_upper
 from sensampler.release import release_statistic
+from sensampler.table import ResultTable
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 VOID = {"meta", "br", "img", "input", "link", "hr"}

@@ -1,13 +1,14 @@
-"""``sensampler audit``, in process through ``sensampler.cli.main``."""
+"""``sensampler audit``, in process through ``sensampler.app.cli.main``."""
 
 import json
 
 import numpy as np
 import pytest
 
-from sensampler import _audit_cli, _memory, plotting
+from sensampler import _memory
+from sensampler.app import _audit_cli, plotting
+from sensampler.app.cli import main
 from sensampler.audit import MAX_AUDIT_PAIRS
-from sensampler.cli import main
 from sensampler.parallel import pairs_per_chunk
 
 #: Small, fast settings: a few hundred milliseconds a run.

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from sensampler.budget_file import BudgetFile, BudgetFileError
+from sensampler.app.budget_file import BudgetFile, BudgetFileError
 from sensampler.privacy import PrivacyStatement
 
 pytestmark = pytest.mark.skipif(
@@ -58,7 +58,7 @@ def test_a_device_budget_file_is_refused_with_a_bounded_read():
         """
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (768 * 2**20, 768 * 2**20))
-        from sensampler.budget_file import BudgetFile, BudgetFileError
+        from sensampler.app.budget_file import BudgetFile, BudgetFileError
         try:
             BudgetFile("/dev/zero").filter()
         except BudgetFileError as exc:

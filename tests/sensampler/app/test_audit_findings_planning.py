@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from sensampler.planning import plan_release
+from sensampler.app.planning import plan_release
 from sensampler.privacy import format_upper
 
 POP = "normal:loc=170,scale=10"

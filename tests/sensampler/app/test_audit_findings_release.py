@@ -13,14 +13,14 @@ from sensampler.accounting import (
     PrivacyFilter,
     default_filter,
 )
-from sensampler.budget_file import BudgetFile, BudgetFileError
-from sensampler.cli import main
-from sensampler.mechanisms import ExponentialQuantileMechanism
-from sensampler.release import (
+from sensampler.app.budget_file import BudgetFile, BudgetFileError
+from sensampler.app.cli import main
+from sensampler.app.release import (
     prepare_releases,
     release_statistic,
     release_statistics,
 )
+from sensampler.mechanisms import ExponentialQuantileMechanism
 
 POP = "normal:loc=170,scale=10"
 OUTLIER = 987654.321

@@ -7,8 +7,8 @@ import re
 
 import numpy as np
 
-from sensampler.release import release_statistic
-from sensampler.report import release_report
+from sensampler.app.release import release_statistic
+from sensampler.app.report import release_report
 
 
 def test_the_report_of_a_quantile_release_states_its_worst_case_guarantee():

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
-from sensampler.budget_file import BudgetFile, BudgetFileError, replay_filter
+from sensampler.app.budget_file import BudgetFile, BudgetFileError, replay_filter
 from sensampler.privacy import PrivacyStatement, SamplingRun
 
 
@@ -95,7 +95,7 @@ def test_a_tampered_or_corrupt_file_is_refused_by_name(tmp_path, edit, problem):
 
 
 def _rewrite_with_checksum(path, change):
-    from sensampler.budget_file import _checksum
+    from sensampler.app.budget_file import _checksum
 
     record = json.loads(path.read_text())
     change(record)
@@ -241,8 +241,8 @@ def test_a_write_killed_before_its_rename_leaves_nothing_behind(tmp_path):
     script = textwrap.dedent(
         f"""
         import os, signal
-        import sensampler.experiments.table as table
-        from sensampler.budget_file import BudgetFile
+        import sensampler.table as table
+        from sensampler.app.budget_file import BudgetFile
         from sensampler.privacy import PrivacyStatement, SamplingRun
         table.os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)
         with BudgetFile({str(path)!r}).session() as s:

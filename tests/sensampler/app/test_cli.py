@@ -12,19 +12,22 @@ import sys
 import numpy as np
 import pytest
 
-from sensampler import __version__, cli
-from sensampler.cli import main
+from sensampler import __version__
+from sensampler.app import cli
+from sensampler.app.cli import main
 from sensampler.norms import NORM_NAMES
 from sensampler.plan import BOUNDS
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+)
 
 
 #: The installed console script (``pip install`` puts it beside the interpreter); a
-#: checkout that is not installed falls back to ``python -m sensampler.cli``.
+#: checkout that is not installed falls back to ``python -m sensampler.app.cli``.
 SCRIPT = os.path.join(os.path.dirname(sys.executable), "sensampler")
 COMMAND = (
-    [SCRIPT] if os.path.exists(SCRIPT) else [sys.executable, "-m", "sensampler.cli"]
+    [SCRIPT] if os.path.exists(SCRIPT) else [sys.executable, "-m", "sensampler.app.cli"]
 )
 
 
@@ -70,7 +73,7 @@ def test_every_subcommand_has_help(command):
 
 
 def test_version_and_bare_command():
-    # the real entry point once: the console script, or python -m sensampler.cli
+    # the real entry point once: the console script, or python -m sensampler.app.cli
     assert sensampler("--version").stdout.strip() == f"sensampler {__version__}"
     assert "COMMAND" in in_process().stdout
 

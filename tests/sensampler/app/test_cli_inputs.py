@@ -1,7 +1,7 @@
 """No input can take the machine, and each refusal comes in its phase with one clear
 line: files, memory, flags and interruptions of the ``sensampler`` command.
 
-In process through :func:`sensampler.cli.main` where possible; in a subprocess
+In process through :func:`sensampler.app.cli.main` where possible; in a subprocess
 (with a timeout, and an address-space limit where the old behaviour was to eat
 memory) for FIFOs, devices and signals.
 """
@@ -14,10 +14,13 @@ import textwrap
 
 import pytest
 
-from sensampler import _audit_cli, _memory, release
-from sensampler.cli import main
+from sensampler import _memory
+from sensampler.app import _audit_cli, release
+from sensampler.app.cli import main
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+)
 GiB = 2**30
 
 
@@ -229,7 +232,7 @@ def test_an_interrupted_release_does_not_claim_kept_work(capsys, monkeypatch, da
 
 def _sensampler(*argv, limit_bytes=None, timeout=60):
     """Run the command in a subprocess (an address-space limit if given)."""
-    code = "import sys; from sensampler.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from sensampler.app.cli import main; sys.exit(main(sys.argv[1:]))"
     if limit_bytes is not None:
         code = (
             "import resource; resource.setrlimit(resource.RLIMIT_AS, "
@@ -296,7 +299,7 @@ CTRL_C_WHILE_LOADING = textwrap.dedent(
 
     class CtrlC:  # a Ctrl-C while the command line's modules load
         def find_spec(self, name, path=None, target=None):
-            if name == "sensampler.plotting":
+            if name == "sensampler.app.plotting":
                 raise KeyboardInterrupt
             return None
 

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sensampler import data_files
-from sensampler.data_files import DataFileError, read_column
+from sensampler.app import data_files
+from sensampler.app.data_files import DataFileError, read_column
 
 SECRET = "987654.321"
-#: sensampler._input_files.MAX_LINE_BYTES (1 MiB).
+#: sensampler.app._input_files.MAX_LINE_BYTES (1 MiB).
 MAX_LINE_BYTES = 2**20
 
 
@@ -138,7 +138,7 @@ def test_a_file_over_the_size_limit_is_refused_unread(tmp_path, monkeypatch):
 def test_a_device_is_refused_by_name():
     # /dev/null, not /dev/zero: a reader without bounds would fill the memory
     # (/dev/zero is tested in a subprocess with an address-space limit, in
-    # tests/sensampler/test_cli_inputs.py).
+    # tests/sensampler/app/test_cli_inputs.py).
     with pytest.raises(DataFileError, match=re.escape("/dev/null is a device, not a regular")):
         read_column("/dev/null", "height")
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from sensampler.demo import HEIGHTS, run_demo
-from sensampler.experiments.specs import PRESETS, build_population
+from sensampler.app.demo import HEIGHTS, run_demo
+from sensampler.app.experiments.specs import PRESETS, build_population
 
 pytestmark = pytest.mark.slow  # the module runs the whole demo once
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from sensampler import _input_files
-from sensampler._input_files import (
+from sensampler.app import _input_files
+from sensampler.app._input_files import (
     InputFileError,
     check_not_special,
     read_lines,

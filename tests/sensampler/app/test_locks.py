@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from sensampler._locks import exclusive
+from sensampler.app._locks import exclusive
 
 
 def test_a_lock_that_is_a_folder_is_named(tmp_path):

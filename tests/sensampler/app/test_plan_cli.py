@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from sensampler.cli import main
+from sensampler.app.cli import main
+from sensampler.app.planning import ACCOUNTS_FOR_NOTHING, plan_release
 from sensampler.distributions import GaussianMixture
-from sensampler.planning import ACCOUNTS_FOR_NOTHING, plan_release
 
 FLAGS = ["plan", "--query", "mean", "--population", "heights", "--n", "500"]
 

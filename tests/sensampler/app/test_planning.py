@@ -12,14 +12,7 @@ from scipy import stats
 from scipy.optimize import bisect
 
 from sensampler import queries, sample_sensitivity
-from sensampler.distributions import GaussianMixture, Normal
-from sensampler.mechanisms import (
-    ExponentialQuantileMechanism,
-    GaussianMechanism,
-    LaplaceMechanism,
-)
-from sensampler.parallel import child_seed
-from sensampler.planning import (
+from sensampler.app.planning import (
     ACCOUNTS_FOR_NOTHING,
     NOISE_MODELS,
     NoiseModel,
@@ -27,9 +20,16 @@ from sensampler.planning import (
     plan_release,
     prepare_plan,
 )
-from sensampler.release import quantile_bounds, quantile_level_of, release_statistic
+from sensampler.app.release import quantile_bounds, quantile_level_of, release_statistic
+from sensampler.distributions import GaussianMixture, Normal
+from sensampler.mechanisms import (
+    ExponentialQuantileMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+)
+from sensampler.parallel import child_seed
 
-from ..conftest import assert_close_in_se
+from ...conftest import assert_close_in_se
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 N = 500

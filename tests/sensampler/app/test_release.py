@@ -15,15 +15,15 @@ from sensampler.accounting import (
     PrivacyFilter,
     default_filter,
 )
-from sensampler.budget_file import BudgetFile
-from sensampler.cli import main
-from sensampler.distributions import Empirical, Normal, PublicSample
-from sensampler.release import (
+from sensampler.app.budget_file import BudgetFile
+from sensampler.app.cli import main
+from sensampler.app.release import (
     _mechanism,
     prepare_releases,
     release_statistic,
     release_statistics,
 )
+from sensampler.distributions import Empirical, Normal, PublicSample
 from sensampler.sampler import sample_sensitivity
 
 SECRET = "987654.321"

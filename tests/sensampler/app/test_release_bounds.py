@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from sensampler.accounting import PrivacyFilter
-from sensampler.budget_file import BudgetFile
-from sensampler.cli import main
+from sensampler.app.budget_file import BudgetFile
+from sensampler.app.cli import main
+from sensampler.app.release import release_statistic
 from sensampler.distributions import Bernoulli, Empirical, Normal
-from sensampler.release import release_statistic
 
 HEIGHTS = "normal:loc=170,scale=10"
 

@@ -10,19 +10,19 @@ import pytest
 
 from sensampler import queries
 from sensampler.accounting import PrivacyFilter
-from sensampler.audit import audit_mechanism
-from sensampler.bounds import Bounds
-from sensampler.budget_file import BudgetFile
-from sensampler.cli import main
-from sensampler.distributions import GaussianMixture, Normal
-from sensampler.mechanisms import ExponentialQuantileMechanism
-from sensampler.release import (
+from sensampler.app.budget_file import BudgetFile
+from sensampler.app.cli import main
+from sensampler.app.release import (
     QuantileRelease,
     Release,
     prepare_releases,
     release_statistic,
     release_statistics,
 )
+from sensampler.audit import audit_mechanism
+from sensampler.bounds import Bounds
+from sensampler.distributions import GaussianMixture, Normal
+from sensampler.mechanisms import ExponentialQuantileMechanism
 
 POP = "normal:loc=170,scale=10"
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from sensampler.accounting import PrivacyFilter
-from sensampler.cli import main
+from sensampler.app.cli import main
+from sensampler.app.release import release_statistic
+from sensampler.app.report import NO_PRIVATE_RECORD, check_report_path, release_report
 from sensampler.distributions import GaussianMixture
 from sensampler.privacy import PrivacyStatement
-from sensampler.release import release_statistic
-from sensampler.report import NO_PRIVATE_RECORD, check_report_path, release_report
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 PLANTED = 213.579246  # a private record no page may show

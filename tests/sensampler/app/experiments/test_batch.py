@@ -11,9 +11,9 @@ import sys
 import pytest
 from threadpoolctl import threadpool_limits
 
-from sensampler.experiments import STATISTICS, batch, run_batch
-from sensampler.experiments.batch import _run_id, load_config, plan_runs
-from sensampler.experiments.datasets import load_split
+from sensampler.app.experiments import STATISTICS, batch, run_batch
+from sensampler.app.experiments.batch import _run_id, load_config, plan_runs
+from sensampler.app.experiments.datasets import load_split
 
 CONFIG = """
 [run]
@@ -84,7 +84,7 @@ def test_interrupted_batch_loses_and_redoes_nothing(tmp_path):
     cmd = [
         sys.executable,
         "-m",
-        "sensampler.cli",
+        "sensampler.app.cli",
         "run",
         str(config),
         "--out",
@@ -246,7 +246,7 @@ def test_second_run_on_a_locked_folder_is_refused_and_harms_nothing(tmp_path):
 @pytest.mark.slow
 def test_a_running_process_holds_the_lock(tmp_path):
     config, out = _write(tmp_path, reps=40000), tmp_path / "out"
-    cmd = [sys.executable, "-m", "sensampler.cli", "run", str(config), "--out"]
+    cmd = [sys.executable, "-m", "sensampler.app.cli", "run", str(config), "--out"]
     first = subprocess.Popen(
         [*cmd, str(out), "--n-jobs", "1", "--no-progress"],
         stdout=subprocess.PIPE,
@@ -858,7 +858,7 @@ def test_the_summary_is_identical_for_any_n_jobs_the_run_ids_are_not(tmp_path):
 
 def test_a_forged_checksum_is_accepted_as_documented(tmp_path):
     # The checksum detects accidents, not forgery (module docstring).
-    from sensampler.experiments import batch
+    from sensampler.app.experiments import batch
 
     path = _one_run(tmp_path, extra="[run]\nrepetitions = 3\n")
     out = tmp_path / "out"
@@ -928,7 +928,7 @@ def test_a_private_estimator_is_fitted_released_and_scored(tmp_path):
 
 def test_the_shipped_private_estimator_config_runs_from_the_command_line(tmp_path):
     shipped = os.path.join(
-        os.path.dirname(__file__), *[os.pardir] * 3, "examples",
+        os.path.dirname(__file__), *[os.pardir] * 4, "examples",
         "private_estimators.toml",
     )
     with open(shipped, encoding="utf-8") as handle:
@@ -940,7 +940,7 @@ def test_the_shipped_private_estimator_config_runs_from_the_command_line(tmp_pat
     path = _real(tmp_path, text)
     out = tmp_path / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "sensampler.cli", "run", str(path), "--out", str(out)],
+        [sys.executable, "-m", "sensampler.app.cli", "run", str(path), "--out", str(out)],
         capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 0, proc.stderr

@@ -8,7 +8,7 @@ from sklearn.metrics import accuracy_score, mean_squared_error
 from sklearn.model_selection import train_test_split
 
 from sensampler import queries
-from sensampler.experiments.datasets import (
+from sensampler.app.experiments.datasets import (
     LOADERS,
     DatasetSplit,
     load_split,

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from sensampler.accounting import advanced_composition, basic_composition
-from sensampler.experiments import (
+from sensampler.app.experiments import (
     composition_experiment,
     epsilon_vs_iterations,
     runs_before_budget,
@@ -187,7 +187,7 @@ def test_advanced_composition_step_is_found_at_any_epsilon_scale(k, epsilon, del
 # --------------------------------------------------------------- reliability
 def test_runs_before_budget_refuses_a_study_that_never_ends():
     # Failed before: epsilons=[1e-9] ran for hours (about 7.5 h at 135 us a release).
-    from sensampler.experiments.documents import MAX_RELEASES
+    from sensampler.app.experiments.documents import MAX_RELEASES
 
     with pytest.raises(ValueError, match=re.escape(f"MAX_RELEASES={MAX_RELEASES}")):
         runs_before_budget([1e-9])
@@ -198,7 +198,7 @@ def test_runs_before_budget_refuses_a_study_that_never_ends():
 
 @pytest.mark.parametrize("epsilon", [0.003, 0.001, 0.0004])
 def test_the_release_cap_bounds_the_releases_made(epsilon):
-    from sensampler.experiments.documents import _most_releases
+    from sensampler.app.experiments.documents import _most_releases
 
     for row in runs_before_budget([epsilon], random_state=0):
         bound = _most_releases(epsilon, row["rule"], 0.2, 2e-30)

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from sensampler import queries, sample_sensitivity
-from sensampler.distributions import GaussianMixture, Normal
-from sensampler.experiments import (
+from sensampler.app.experiments import (
     MECHANISMS,
     SD_DEFINITION,
     STATISTICS,
@@ -18,7 +17,8 @@ from sensampler.experiments import (
     error_vs_epsilon,
     mechanism_from_name,
 )
-from sensampler.experiments.specs import parse_sensitivities
+from sensampler.app.experiments.specs import parse_sensitivities
+from sensampler.distributions import GaussianMixture, Normal
 from sensampler.mechanisms import (
     ExponentialMechanism,
     GaussianMechanism,
