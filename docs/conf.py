@@ -19,6 +19,7 @@ import sys
 from sphinx.pycode import ModuleAnalyzer
 
 import sensampler
+from sensampler._moved import MOVED, new_name
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -65,7 +66,9 @@ nb_execution_mode = "off"  # the committed notebooks are already executed
 myst_enable_extensions = ["dollarmath", "deflist"]
 myst_heading_anchors = 3
 
-#: Public modules and their one-line descriptions, in the order of the reference.
+#: Public modules and their one-line descriptions, in the order of the reference:
+#: the core, then the application layer (``sensampler.app``) under the names its
+#: modules are defined by (``api/index.rst`` presents the two).
 API_MODULES = {
     "sensampler": "Sampling plans, the sensitivity sampler and its estimates",
     "sensampler.distributions": "Population models",
@@ -77,16 +80,20 @@ API_MODULES = {
     "sensampler.plan": "Sampling plans",
     "sensampler.parallel": "Chunking, seeding and parallel dispatch",
     "sensampler.audit": "Audits of mechanisms and sampled sensitivities",
-    "sensampler.planning": "Planning a release from a target error",
-    "sensampler.release": "Releasing a statistic of your data",
-    "sensampler.report": "Release and audit reports",
     "sensampler.bounds": "Clipping bounds and worst-case sensitivities",
-    "sensampler.budget_file": "Persistent privacy budgets",
-    "sensampler.data_files": "Reading a column of a data file",
     "sensampler.models": "Private scikit-learn estimators",
-    "sensampler.experiments": "Experiments",
-    "sensampler.plotting": "Figures",
+    "sensampler.app.release": "Releasing a statistic of your data",
+    "sensampler.app.planning": "Planning a release from a target error",
+    "sensampler.app.report": "Release and audit reports",
+    "sensampler.app.budget_file": "Persistent privacy budgets",
+    "sensampler.app.data_files": "Reading a column of a data file",
+    "sensampler.app.experiments": "Experiments",
+    "sensampler.app.plotting": "Figures",
 }
+
+#: The former name of each moved module (``sensampler.app.release`` ->
+#: ``sensampler.release``), from the package's one table of moved names.
+FORMER_NAMES = {f"sensampler.{new}": f"sensampler.{old}" for old, new in MOVED.items()}
 
 
 def _write_if_changed(path, text):
@@ -137,10 +144,14 @@ def _write_api_pages():
             and not isinstance(getattr(module, name), type(module))
         )
         heading = f"``{module_name}``: {title}"
-        lines = [
-            heading,
-            "=" * len(heading),
-            "",
+        lines = [heading, "=" * len(heading), ""]
+        if module_name in FORMER_NAMES:
+            lines += [
+                f"Also imported as ``{FORMER_NAMES[module_name]}``, its former name:",
+                "the same module.",
+                "",
+            ]
+        lines += [
             f".. automodule:: {module_name}",
             "   :no-members:",
             "",
@@ -200,7 +211,21 @@ def _constant_docs(app, what, name, obj, options, lines):
             return
 
 
+def _resolve_former_names(app, env, node, contnode):
+    """Resolve a reference to a moved module's former name (``sensampler.release.X``,
+    as the guides and docstrings write it) to the name it is documented under."""
+    if node.get("refdomain") != "py":
+        return None
+    current = new_name(node["reftarget"])
+    if current is None:
+        return None
+    return env.get_domain("py").resolve_xref(
+        env, node["refdoc"], app.builder, node["reftype"], current, node, contnode
+    )
+
+
 def setup(app):
+    app.connect("missing-reference", _resolve_former_names)
     app.connect("autodoc-process-docstring", _constant_docs, priority=300)
     # Before numpydoc (priority 500) turns the sections into reST.
     app.connect("autodoc-process-docstring", _escape_type_lines, priority=400)
@@ -214,5 +239,8 @@ def _copy_notebooks():
 
 
 shutil.rmtree(os.path.join(HERE, "api", "generated"), ignore_errors=True)  # no stale
+for _page in glob.glob(os.path.join(HERE, "api", "sensampler*.rst")):
+    if os.path.basename(_page)[: -len(".rst")] not in API_MODULES:
+        os.remove(_page)  # a module's page under a name it no longer has
 _write_api_pages()
 _copy_notebooks()
