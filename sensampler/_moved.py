@@ -51,7 +51,9 @@ def new_name(fullname: str) -> str | None:
     Parameters
     ----------
     fullname : str
-        An absolute module name, e.g. ``"sensampler.experiments.batch"``.
+        An absolute module name, e.g. ``"sensampler.experiments.batch"``, or a
+        name inside a module (``"sensampler.release.release_statistic"``, as the
+        documentation's cross-references write it).
 
     Returns
     -------
