@@ -465,20 +465,33 @@ class PrivacyStatement:
             )
         return min(candidates)
 
+    @property
+    def core_text(self) -> str:
+        """The guarantee alone, in the words of every text and display of it.
+
+        ``(epsilon=…, delta=…)-DP`` or ``epsilon=…-DP`` (:func:`format_dp`),
+        else ``rho=…-zCDP``, else ``Rényi DP`` (a curve only), numbers rounded
+        up; ``no privacy guarantee`` when the sensitivity was not a bound.
+        ``str(statement)`` adds the mechanism, gamma, the neighbours and the
+        worst case.
+        """
+        if not self.guaranteed:
+            return "no privacy guarantee"
+        if self.epsilon is not None:
+            return format_dp(self.epsilon, self.delta)
+        if self.rho is not None:
+            return f"rho={format_upper(self.rho, 6)}-zCDP"
+        return "Rényi DP"
+
     def __str__(self):
+        core = self.core_text
         if not self.guaranteed:
             return (
                 f"{self.mechanism}: calibrated with a {self.source} sensitivity "
-                "(not a bound); no privacy guarantee"
+                f"(not a bound); {core}"
             )
-        if self.epsilon is None:
-            core = (
-                f"rho={format_upper(self.rho, 6)}-zCDP"
-                if self.rho is not None
-                else "Rényi DP (see rdp)"
-            )
-        else:
-            core = format_dp(self.epsilon, self.delta)
+        if self.epsilon is None and self.rho is None:
+            core += " (see rdp)"
         if self.source == "sampled":
             return (
                 f"{self.mechanism}: {core}{_except_gamma(self.gamma)} (random DP, "
@@ -490,7 +503,7 @@ class PrivacyStatement:
 
     def _repr_html_(self) -> str:
         """Notebook display: the statement in plain words."""
-        return statement_html(self, format_dp, format_upper)
+        return statement_html(self)
 
     def to_dp_event(self, *, allow_gamma: bool = False, neighbours: str | None = None):
         """The dp_accounting ``DpEvent`` of one release of this statement.
@@ -742,12 +755,7 @@ def _worst_case_text(worst_case) -> str:
     """The worst-case part in words, or nothing."""
     if worst_case is None:
         return ""
-    core = (
-        f"rho={format_upper(worst_case.rho, 6)}-zCDP"
-        if worst_case.epsilon is None
-        else format_dp(worst_case.epsilon, worst_case.delta)
-    )
-    return f"; worst case: {core} for every pair of neighbours"
+    return f"; worst case: {worst_case.core_text} for every pair of neighbours"
 
 
 def _except_gamma(gamma: float) -> str:
