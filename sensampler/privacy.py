@@ -62,12 +62,13 @@ from ._domains import (
     RHO,
     RUN_RHO,
 )
+from ._domains import DP_CONVERSIONS as _DP_CONVERSIONS
 from ._domains import NOISE_KINDS as _NOISE_KINDS
 from ._domains import SOURCES as _SOURCES
 from ._extras import require
 from ._html import privacy_bound_html, statement_html
 from ._rounding import upper
-from ._validation import check_array, check_choice, check_count
+from ._validation import check_array, check_count
 
 __all__ = [
     "NEIGHBOURS",
@@ -825,7 +826,7 @@ def statement_from_dp_event(
     dp_event = _dp_event_module()
     if not isinstance(event, dp_event.DpEvent):
         raise TypeError(f"event must be a dp_accounting DpEvent, got {event!r}.")
-    check_choice("relation", relation, ("replace-one", "add-remove"))
+    NEIGHBOUR_RELATIONS.check("relation", relation)
     group = 1.0 if relation == "replace-one" else 2.0  # replace = remove + add
     name = type(event).__name__ if mechanism is None else mechanism
     if isinstance(event, dp_event.GaussianDpEvent):
@@ -1031,7 +1032,7 @@ def rdp_to_dp(
     4.728
     """
     delta = DELTA_TARGET.check("delta", delta)
-    check_choice("method", method, ("improved", "classic"))
+    _DP_CONVERSIONS.check("method", method)
     orders = DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
     if orders.size == 0 or np.any(orders <= 1):
         raise ValueError(
@@ -1091,7 +1092,7 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
 
     rho = RHO.check("rho", rho)
     delta = DELTA_TARGET.check("delta", delta)
-    check_choice("method", method, ("improved", "classic"))
+    _DP_CONVERSIONS.check("method", method)
     if rho == 0.0:
         return 0.0
     # square roots apart, so that a huge rho does not overflow the product
