@@ -37,6 +37,19 @@ Where a sensitivity comes from decides what may be stated:
 A sampled or typical value that is turned into a plain number (``float(x)``,
 ``np.asarray(x)``) loses its provenance; sensampler then warns with
 :class:`PrivacyLeakWarning`, because a plain number is read as a global bound.
+
+**One record, its views.** :class:`PrivacyStatement` is the record of what one
+release states (with its :class:`SamplingRun`, :class:`Noise`,
+:class:`RenyiCurve` and worst-case part inside). Every other form is a view of
+it, built in one place and never stating more: its words
+(:attr:`PrivacyStatement.core_text`, ``str``, the notebook card); a ledger line,
+:class:`sensampler.accounting.LedgerEntry` (``LedgerEntry.of(statement,
+count)``, back with ``entry.to_statement()``), which a budget file stores as
+JSON; dp_accounting's ``DpEvent`` (:meth:`PrivacyStatement.to_dp_event`, back
+with :func:`statement_from_dp_event`); the PLD accountant's steps
+(:func:`sensampler.accounting.pld.statement_steps`); and the same statement
+under the other relation (:func:`to_replace_one`). A :class:`PrivacyBound` is
+not a view of one statement but what a composition of several holds.
 """
 
 from __future__ import annotations
@@ -622,7 +635,9 @@ class PrivacyStatement:
 class PrivacyBound:
     """What a composition holds: (epsilon, delta)-DP, with random-DP failure ``gamma``.
 
-    The result type of every composition function, accountant and filter.
+    The result type of every composition function, accountant and filter: a
+    total over the :class:`PrivacyStatement` records composed, not the
+    statement of one release.
     Unpacks and indexes as the pair ``(epsilon, delta)``, as composition
     theorems are written; ``gamma`` and ``method`` are read by name. Its
     numbers are checked when it is built (epsilon in ``[0, inf]``, delta and
