@@ -717,8 +717,8 @@ def _plan(inputs: _Inputs, probed: _Probed):
     return joint
 
 
-def _run_chunks(inputs: _Inputs, probed: _Probed, plan, root, reproduce: str):
-    """Draw the plan's m pairs in chunks; ``(samples per part, the run's ordinal)``."""
+def _chunk_jobs(inputs: _Inputs, probed: _Probed, m: int, root, reproduce: str):
+    """The chunks of m pairs: their jobs and sizes, fixed by m and the chunk size."""
     # The fast path's chunk holds two one-record databases per pair, whatever n.
     per_chunk = (
         pairs_per_chunk(2, probed.record_bytes, True, inputs.batch_size)
@@ -727,24 +727,21 @@ def _run_chunks(inputs: _Inputs, probed: _Probed, plan, root, reproduce: str):
             inputs.n, probed.record_bytes, inputs.query.batched, inputs.batch_size
         )
     )
-    sizes = chunk_sizes(plan.m, per_chunk)
+    sizes = chunk_sizes(m, per_chunk)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
     jobs = [
         _ChunkJob(
-            inputs.query,
-            inputs.dist,
-            inputs.n,
-            size,
-            child_seed(root, i),
-            inputs.norm,
-            int(start),
-            reproduce,
-            probed.spec,
-            probed.shapes,
-            inputs.neighbours,
+            inputs.query, inputs.dist, inputs.n, size, child_seed(root, i), inputs.norm,
+            int(start), reproduce, probed.spec, probed.shapes, inputs.neighbours,
         )
         for i, (size, start) in enumerate(zip(sizes, starts))
     ]
+    return jobs, sizes
+
+
+def _run_chunks(inputs: _Inputs, probed: _Probed, plan, root, reproduce: str):
+    """Draw the plan's m pairs in chunks; ``(samples per part, the run's ordinal)``."""
+    jobs, sizes = _chunk_jobs(inputs, probed, plan.m, root, reproduce)
     threads = inputs.query.releases_gil and inputs.dist.releases_gil
     ordinal = _next_ordinal()
     with one_thread():  # worker threads then share the calling thread's limit
@@ -760,12 +757,10 @@ def _run_chunks(inputs: _Inputs, probed: _Probed, plan, root, reproduce: str):
     return [np.concatenate([chunk[j] for chunk in results]) for j in parts], ordinal
 
 
-def _assemble(inputs: _Inputs, probed: _Probed, joint, seed, ordinal, samples):
-    """The run and its estimates: one, or one per part of a tuple or dict output."""
+def _sampling_run(inputs: _Inputs, joint, seed, ordinal: int, kths) -> SamplingRun:
+    """The run's record: its plan, joint gamma and rho, seed, ordinal and releases."""
     plan, run_gamma, run_rho = joint
-    kths = [np.partition(part, plan.k - 1, axis=0)[plan.k - 1].ravel() for part in samples]
-    offsets = np.cumsum([0] + [kth.size for kth in kths])
-    run = SamplingRun(
+    return SamplingRun(
         run_id=uuid.uuid4().hex,
         gamma=run_gamma,
         rho=run_rho,
@@ -778,6 +773,14 @@ def _assemble(inputs: _Inputs, probed: _Probed, joint, seed, ordinal, samples):
         order_dependent=inputs.order_dependent,
         released=tuple(float(v) for kth in kths for v in kth),
     )
+
+
+def _assemble(inputs: _Inputs, probed: _Probed, joint, seed, ordinal, samples):
+    """The run and its estimates: one, or one per part of a tuple or dict output."""
+    plan = joint[0]
+    kths = [np.partition(part, plan.k - 1, axis=0)[plan.k - 1].ravel() for part in samples]
+    offsets = np.cumsum([0] + [kth.size for kth in kths])
+    run = _sampling_run(inputs, joint, seed, ordinal, kths)
     query, norm, n, bounds = inputs.query, inputs.norm, inputs.n, inputs.bounds
     kind, keys = probed.spec
     options = (("order_dependent", True),) if inputs.order_dependent else ()
@@ -789,19 +792,10 @@ def _assemble(inputs: _Inputs, probed: _Probed, joint, seed, ordinal, samples):
     )
     estimates = tuple(
         SensitivityEstimate(
-            samples[j],
-            run,
-            plan,
-            norm.name,
-            n,
-            parts=probed.parts,
-            query=query.name,
+            samples[j], run, plan, norm.name, n, parts=probed.parts, query=query.name,
             part=None if kind == "array" else keys[j] if kind == "dict" else j,
-            output_shape=probed.shapes[j],
-            recordwise=query.recordwise,
-            offset=int(offsets[j]),
-            problem=problem,
-            bounds=bounds,
+            output_shape=probed.shapes[j], recordwise=query.recordwise,
+            offset=int(offsets[j]), problem=problem, bounds=bounds,
             worst_case=worst_case,
         )
         for j in range(len(probed.shapes))
