@@ -1,6 +1,7 @@
 """Each parameter domain is declared once, checks by name, and prints itself."""
 
 import math
+import os
 import re
 
 import numpy as np
@@ -23,6 +24,8 @@ from sensampler.accounting import RenyiFilter
 from sensampler.accounting._filter_rules import renyi_filter_budget
 from sensampler.experiments import MECHANISMS
 from sensampler.mechanisms import GaussianMechanism
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @pytest.mark.parametrize(
@@ -103,6 +106,11 @@ def test_the_gaussian_variants_are_one_vocabulary():
         GaussianMechanism(1.0, 0.5, 1e-6, variant="exact")
     for variant in _domains.GAUSSIAN_VARIANTS:
         assert GaussianMechanism(1.0, 0.5, 1e-6, variant=variant).variant == variant
+    # the guide names every variant, as the contract writes it
+    with open(os.path.join(ROOT, "docs", "guide", "mechanisms.md"), encoding="utf-8") as fh:
+        guide = fh.read()
+    named = " | ".join(f'"{v}"' for v in _domains.GAUSSIAN_VARIANTS)
+    assert f"variant={named}" in guide
     # the experiments' mechanism names reach every variant, and no other
     named = {fixed.get("variant") for cls, fixed in MECHANISMS.values()}
     assert named - {None} == set(_domains.GAUSSIAN_VARIANTS)
