@@ -58,6 +58,8 @@ __all__ = [
     "NOISE_KINDS",
     "FILTER_RULES",
     "ESTIMATOR_NORMS",
+    "GAUSSIAN_VARIANTS",
+    "DP_CONVERSIONS",
 ]
 
 
@@ -229,6 +231,14 @@ NOISE_KINDS = Choice(("gaussian", "laplace"))
 #: Rules of a :class:`~sensampler.accounting.PrivacyFilter` (its own default is
 #: "auto", a budget file's "basic").
 FILTER_RULES = Choice(("auto", "basic", "advanced"))
+#: Calibrations of :class:`~sensampler.mechanisms.GaussianMechanism`: Balle &
+#: Wang's analytic one (2018, Thm. 8; the default, any epsilon > 0) and the
+#: classic one (Dwork & Roth 2014, Thm. A.1; epsilon < 1).
+GAUSSIAN_VARIANTS = Choice(("analytic", "classic"))
+#: Conversions of a Rényi curve or a zCDP parameter into (epsilon, delta):
+#: "improved" (Canonne, Kamath & Steinke 2020, Prop. 12; the default) and
+#: "classic" (Mironov 2017, Prop. 3; Bun & Steinke 2016, Prop. 1.3).
+DP_CONVERSIONS = Choice(("improved", "classic"))
 #: Norms of a private estimator's sampled sensitivity (its coefficient vector), in
 #: :class:`~sensampler.models.PrivateEstimator` and in batch runs.
 ESTIMATOR_NORMS = Choice(("l1", "l2"))

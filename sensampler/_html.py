@@ -367,20 +367,14 @@ def estimate_html(est) -> str:
     return card("Sampled sensitivity", *parts, kind="estimate")
 
 
-def statement_words(
-    statement,
-    format_dp: Callable[[float, float], str],
-    format_upper: Callable[[float, int], str],
-) -> list[tuple[str, str]]:
+def statement_words(statement) -> list[tuple[str, str]]:
     """A statement in plain words: (heading, sentence) pairs.
 
     Parameters
     ----------
     statement : PrivacyStatement
-        The statement.
-    format_dp, format_upper : callable
-        :func:`sensampler.privacy.format_dp` and
-        :func:`sensampler.privacy.format_upper` (numbers rounded up).
+        The statement; its guarantee is read from ``statement.core_text``, its
+        gamma printed rounded up.
 
     Returns
     -------
@@ -399,14 +393,7 @@ def statement_words(
                 "which is not a bound: nothing is protected.",
             )
         ]
-    if statement.epsilon is None:
-        core = (
-            f"rho={format_upper(statement.rho, 6)}-zCDP"
-            if statement.rho is not None
-            else "Rényi DP"
-        )
-    else:
-        core = format_dp(statement.epsilon, statement.delta)
+    core = statement.core_text
     words = [
         (
             "What is protected",
@@ -423,7 +410,7 @@ def statement_words(
     ]
     worst = getattr(statement, "worst_case", None)
     if statement.source == "sampled":
-        gamma = format_upper(statement.gamma, 4)
+        gamma = upper(statement.gamma, 4)
         words.append(
             (
                 "What gamma means",
@@ -470,15 +457,12 @@ def statement_words(
     return words
 
 
-def statement_html(statement, format_dp, format_upper) -> str:
-    """A card for a :class:`~sensampler.privacy.PrivacyStatement` in plain words.
-
-    ``format_dp`` and ``format_upper`` are the privacy module's formatters
-    (see :func:`statement_words`).
-    """
+def statement_html(statement) -> str:
+    """A card for a :class:`~sensampler.privacy.PrivacyStatement` in plain words
+    (see :func:`statement_words`)."""
     items = "".join(
         f'<p style="margin:4px 0"><strong>{esc(head)}.</strong> {esc(text)}</p>'
-        for head, text in statement_words(statement, format_dp, format_upper)
+        for head, text in statement_words(statement)
     )
     formal = f'<p style="margin:4px 0;color:#555"><code>{esc(statement)}</code></p>'
     return card(

@@ -1,14 +1,20 @@
-"""Search of the smallest integer that satisfies a monotone predicate.
+"""Searches over the integers for where a monotone predicate changes.
+
+Every integer search of the package goes through here: :func:`smallest_int`
+bisects a bracket, :func:`largest_int` first doubles its way up to one (for an
+answer of unknown size below a large cap).
 
 >>> smallest_int(lambda m: m * m >= 50, 0, 10)
 8
+>>> largest_int(lambda k: k * k <= 50, 0, 10**9)
+7
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["smallest_int"]
+__all__ = ["smallest_int", "largest_int"]
 
 
 def smallest_int(predicate: Callable[[int], bool], low: int, high: int) -> int:
@@ -50,3 +56,41 @@ def smallest_int(predicate: Callable[[int], bool], low: int, high: int) -> int:
         else:
             low = mid
     return high
+
+
+def largest_int(predicate: Callable[[int], bool], low: int, high: int) -> int:
+    """The largest integer in ``[low, high]`` at which ``predicate`` holds.
+
+    Exponential search, then bisection, over a predicate that is true up to
+    some integer and false from the next one on. The caller vouches that it
+    holds at ``low``, which is never asked; neither is any integer above
+    ``high`` (what lies there is not certified).
+
+    Parameters
+    ----------
+    predicate : callable
+        ``predicate(i) -> bool``, monotone in ``i`` (once false, false for
+        every larger ``i``).
+    low : int
+        An integer ``>= 0`` where the predicate holds.
+    high : int
+        The largest integer the answer may be, ``>= low``.
+
+    Returns
+    -------
+    int
+        The largest ``i`` with ``low <= i <= high`` and ``predicate(i)``.
+
+    Notes
+    -----
+    The predicate is asked at ``low + 1`` and then at doubled integers while
+    they do not exceed ``high`` and it holds; the first failure (or
+    ``high + 1``) closes a bracket ``(lo, hi)``, true at ``lo`` and false (or
+    beyond the range) at ``hi``, in which :func:`smallest_int` finds the first
+    failure ``f``: the answer is ``f - 1``. For an answer ``a``, about
+    ``2 log2(a)`` evaluations, however large ``high`` is.
+    """
+    lo, hi = low, low + 1
+    while hi <= high and predicate(hi):
+        lo, hi = hi, 2 * hi
+    return smallest_int(lambda i: not predicate(i), lo, min(hi, high + 1)) - 1

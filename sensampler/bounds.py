@@ -45,7 +45,7 @@ from ._validation import as_seed_sequence, check_choice, check_count, check_real
 from .distributions import Distribution, as_distribution
 from .distributions.univariate import Bernoulli, Categorical, Uniform
 from .mechanisms import ExponentialMechanism
-from .privacy import PrivacyStatement, format_dp, format_upper
+from .privacy import PrivacyStatement, format_upper
 from .queries import Query, as_query
 
 __all__ = [
@@ -175,7 +175,7 @@ class Bounds:
     def _repr_html_(self) -> str:
         """Rich display in notebooks: the bounds, their source, what they spent."""
         statement = self.statement
-        card = statement_html(statement, format_dp, format_upper) if statement else ""
+        card = statement_html(statement) if statement else ""
         return bounds_html(self, format_upper, card)
 
     def describe(self) -> str:

@@ -37,6 +37,19 @@ Where a sensitivity comes from decides what may be stated:
 A sampled or typical value that is turned into a plain number (``float(x)``,
 ``np.asarray(x)``) loses its provenance; sensampler then warns with
 :class:`PrivacyLeakWarning`, because a plain number is read as a global bound.
+
+**One record, its views.** :class:`PrivacyStatement` is the record of what one
+release states (with its :class:`SamplingRun`, :class:`Noise`,
+:class:`RenyiCurve` and worst-case part inside). Every other form is a view of
+it, built in one place and never stating more: its words
+(:attr:`PrivacyStatement.core_text`, ``str``, the notebook card); a ledger line,
+:class:`sensampler.accounting.LedgerEntry` (``LedgerEntry.of(statement,
+count)``, back with ``entry.to_statement()``), which a budget file stores as
+JSON; dp_accounting's ``DpEvent`` (:meth:`PrivacyStatement.to_dp_event`, back
+with :func:`statement_from_dp_event`); the PLD accountant's steps
+(:func:`sensampler.accounting.pld.statement_steps`); and the same statement
+under the other relation (:func:`to_replace_one`). A :class:`PrivacyBound` is
+not a view of one statement but what a composition of several holds.
 """
 
 from __future__ import annotations
@@ -62,12 +75,13 @@ from ._domains import (
     RHO,
     RUN_RHO,
 )
+from ._domains import DP_CONVERSIONS as _DP_CONVERSIONS
 from ._domains import NOISE_KINDS as _NOISE_KINDS
 from ._domains import SOURCES as _SOURCES
 from ._extras import require
 from ._html import privacy_bound_html, statement_html
 from ._rounding import upper
-from ._validation import check_array, check_choice, check_count
+from ._validation import check_array, check_count
 
 __all__ = [
     "NEIGHBOURS",
@@ -465,20 +479,33 @@ class PrivacyStatement:
             )
         return min(candidates)
 
+    @property
+    def core_text(self) -> str:
+        """The guarantee alone, in the words of every text and display of it.
+
+        ``(epsilon=…, delta=…)-DP`` or ``epsilon=…-DP`` (:func:`format_dp`),
+        else ``rho=…-zCDP``, else ``Rényi DP`` (a curve only), numbers rounded
+        up; ``no privacy guarantee`` when the sensitivity was not a bound.
+        ``str(statement)`` adds the mechanism, gamma, the neighbours and the
+        worst case.
+        """
+        if not self.guaranteed:
+            return "no privacy guarantee"
+        if self.epsilon is not None:
+            return format_dp(self.epsilon, self.delta)
+        if self.rho is not None:
+            return f"rho={format_upper(self.rho, 6)}-zCDP"
+        return "Rényi DP"
+
     def __str__(self):
+        core = self.core_text
         if not self.guaranteed:
             return (
                 f"{self.mechanism}: calibrated with a {self.source} sensitivity "
-                "(not a bound); no privacy guarantee"
+                f"(not a bound); {core}"
             )
-        if self.epsilon is None:
-            core = (
-                f"rho={format_upper(self.rho, 6)}-zCDP"
-                if self.rho is not None
-                else "Rényi DP (see rdp)"
-            )
-        else:
-            core = format_dp(self.epsilon, self.delta)
+        if self.epsilon is None and self.rho is None:
+            core += " (see rdp)"
         if self.source == "sampled":
             return (
                 f"{self.mechanism}: {core}{_except_gamma(self.gamma)} (random DP, "
@@ -490,7 +517,7 @@ class PrivacyStatement:
 
     def _repr_html_(self) -> str:
         """Notebook display: the statement in plain words."""
-        return statement_html(self, format_dp, format_upper)
+        return statement_html(self)
 
     def to_dp_event(self, *, allow_gamma: bool = False, neighbours: str | None = None):
         """The dp_accounting ``DpEvent`` of one release of this statement.
@@ -608,7 +635,9 @@ class PrivacyStatement:
 class PrivacyBound:
     """What a composition holds: (epsilon, delta)-DP, with random-DP failure ``gamma``.
 
-    The result type of every composition function, accountant and filter.
+    The result type of every composition function, accountant and filter: a
+    total over the :class:`PrivacyStatement` records composed, not the
+    statement of one release.
     Unpacks and indexes as the pair ``(epsilon, delta)``, as composition
     theorems are written; ``gamma`` and ``method`` are read by name. Its
     numbers are checked when it is built (epsilon in ``[0, inf]``, delta and
@@ -742,12 +771,7 @@ def _worst_case_text(worst_case) -> str:
     """The worst-case part in words, or nothing."""
     if worst_case is None:
         return ""
-    core = (
-        f"rho={format_upper(worst_case.rho, 6)}-zCDP"
-        if worst_case.epsilon is None
-        else format_dp(worst_case.epsilon, worst_case.delta)
-    )
-    return f"; worst case: {core} for every pair of neighbours"
+    return f"; worst case: {worst_case.core_text} for every pair of neighbours"
 
 
 def _except_gamma(gamma: float) -> str:
@@ -817,7 +841,7 @@ def statement_from_dp_event(
     dp_event = _dp_event_module()
     if not isinstance(event, dp_event.DpEvent):
         raise TypeError(f"event must be a dp_accounting DpEvent, got {event!r}.")
-    check_choice("relation", relation, ("replace-one", "add-remove"))
+    NEIGHBOUR_RELATIONS.check("relation", relation)
     group = 1.0 if relation == "replace-one" else 2.0  # replace = remove + add
     name = type(event).__name__ if mechanism is None else mechanism
     if isinstance(event, dp_event.GaussianDpEvent):
@@ -1023,7 +1047,7 @@ def rdp_to_dp(
     4.728
     """
     delta = DELTA_TARGET.check("delta", delta)
-    check_choice("method", method, ("improved", "classic"))
+    _DP_CONVERSIONS.check("method", method)
     orders = DEFAULT_ORDERS if orders is None else check_array("orders", orders, ndim=1)
     if orders.size == 0 or np.any(orders <= 1):
         raise ValueError(
@@ -1083,7 +1107,7 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
 
     rho = RHO.check("rho", rho)
     delta = DELTA_TARGET.check("delta", delta)
-    check_choice("method", method, ("improved", "classic"))
+    _DP_CONVERSIONS.check("method", method)
     if rho == 0.0:
         return 0.0
     # square roots apart, so that a huge rho does not overflow the product

@@ -297,7 +297,7 @@ def _population_argument(population, distribution):
             "model is called population everywhere; pass population=... (or "
             "positionally).",
             FutureWarning,
-            stacklevel=3,
+            stacklevel=4,  # sample_sensitivity's caller
         )
         return distribution
     if population is None:
@@ -569,6 +569,52 @@ def sample_sensitivity(
     >>> sensitivity.source, mean.source, sensitivity.run is est.run
     ('sampled', 'typical', True)
     """
+    inputs = _check_inputs(
+        query, population, distribution, n, gamma=gamma, m=m, k=k, norm=norm,
+        bound=bound, neighbours=neighbours, bounds=bounds, n_jobs=n_jobs,
+        batch_size=batch_size, progress=progress, order_dependent=order_dependent,
+    )
+    if isinstance(inputs.dist, PublicSample):
+        return _sample_posterior(inputs, random_state)
+    root = as_seed_sequence(random_state)
+    reproduce = _reproduce_hint(random_state, root)
+    probed = _probe(inputs, root, reproduce)
+    joint = _plan(inputs, probed)
+    samples, ordinal = _run_chunks(inputs, probed, joint[0], root, reproduce)
+    return _assemble(inputs, probed, joint, _seed_of(root), ordinal, samples)
+
+
+# ------------------------------------------------------------------------ stages
+@dataclass(frozen=True)
+class _Inputs:
+    """The checked arguments of one :func:`sample_sensitivity` call.
+
+    ``dist`` is the population model, clipped to ``bounds`` when they are given
+    (except a :class:`PublicSample`, whose runs clip their own populations);
+    ``m``, ``gamma`` and ``k`` are checked on their own, not yet planned.
+    """
+
+    query: Query
+    dist: Distribution
+    n: int
+    norm: SensitivityNorm
+    m: int | None
+    gamma: float | None
+    k: int | None
+    bound: str
+    neighbours: str
+    bounds: Bounds | None
+    n_jobs: int | None
+    batch_size: int | None
+    progress: bool
+    order_dependent: bool
+
+
+def _check_inputs(
+    query, population, distribution, n, *, gamma, m, k, norm, bound, neighbours,
+    bounds, n_jobs, batch_size, progress, order_dependent,
+) -> _Inputs:
+    """Every argument of :func:`sample_sensitivity` checked, before anything is drawn."""
     query = as_query(query)
     population = _population_argument(population, distribution)
     if n is None:
@@ -580,19 +626,6 @@ def sample_sensitivity(
     norm = get_norm(norm)
     m, gamma, k = check_plan_arguments(m, gamma, k, bound)
     neighbours = check_neighbours(neighbours, n)
-    if isinstance(dist, PublicSample):  # the largest of B posterior runs
-
-        def run(population, seed):
-            return sample_sensitivity(
-                query, population, n, gamma=gamma, m=m, k=k, norm=norm,
-                bound=bound, neighbours=neighbours, bounds=bounds, random_state=seed,
-                n_jobs=n_jobs, batch_size=batch_size, progress=progress,
-                order_dependent=order_dependent,
-            )
-
-        plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
-        return dist.sensitivity(run, plan, random_state)
-    add_remove = neighbours == "add-remove"
     if batch_size is not None:
         batch_size = check_count("batch_size", batch_size)
     n_jobs = check_n_jobs(n_jobs)
@@ -601,21 +634,59 @@ def sample_sensitivity(
             "order_dependent must be True or False, got "
             f"order_dependent={order_dependent!r}."
         )
-    order_dependent = bool(order_dependent)
     if bounds is not None:
-        if not isinstance(bounds, Bounds):
-            raise TypeError(
-                f"bounds must be a sensampler.bounds.Bounds or None, got {bounds!r}."
-            )
-        if tuple(dist.record_shape) != ():
-            raise ValueError(
-                "bounds clip scalar records, got a population of records of "
-                f"shape {dist.record_shape}."
-            )
-        dist = ClippedPopulation(dist, bounds)
-    root = as_seed_sequence(random_state)
-    reproduce = _reproduce_hint(random_state, root)
+        dist = _clipped(dist, bounds)
+    return _Inputs(
+        query, dist, n, norm, m, gamma, k, bound, neighbours, bounds, n_jobs,
+        batch_size, progress, bool(order_dependent),
+    )
 
+
+def _clipped(dist: Distribution, bounds: Bounds) -> Distribution:
+    """``dist`` clipped to ``bounds``, checked (a public sample clips in its runs)."""
+    if not isinstance(bounds, Bounds):
+        raise TypeError(
+            f"bounds must be a sensampler.bounds.Bounds or None, got {bounds!r}."
+        )
+    if tuple(dist.record_shape) != ():
+        raise ValueError(
+            "bounds clip scalar records, got a population of records of "
+            f"shape {dist.record_shape}."
+        )
+    return dist if isinstance(dist, PublicSample) else ClippedPopulation(dist, bounds)
+
+
+def _sample_posterior(inputs: _Inputs, random_state):
+    """The largest of B runs on populations drawn given a public sample's rows."""
+
+    def run(population, seed):
+        return sample_sensitivity(
+            inputs.query, population, inputs.n, gamma=inputs.gamma, m=inputs.m,
+            k=inputs.k, norm=inputs.norm, bound=inputs.bound,
+            neighbours=inputs.neighbours, bounds=inputs.bounds, random_state=seed,
+            n_jobs=inputs.n_jobs, batch_size=inputs.batch_size,
+            progress=inputs.progress, order_dependent=inputs.order_dependent,
+        )
+
+    plan = sampling_plan(m=inputs.m, gamma=inputs.gamma, k=inputs.k, bound=inputs.bound)
+    return inputs.dist.sensitivity(run, plan, random_state)
+
+
+@dataclass(frozen=True)
+class _Probed:
+    """What the probes tell of the query's output, and which path samples it."""
+
+    fast: bool  # the additive path: no database drawn
+    spec: Spec
+    shapes: tuple[tuple[int, ...], ...]
+    record_bytes: int
+    parts: int  # order statistics released jointly
+
+
+def _probe(inputs: _Inputs, root, reproduce: str) -> _Probed:
+    """Probe the output's structure; check a declaration, the sizes and the order."""
+    query, dist, n = inputs.query, inputs.dist, inputs.n
+    add_remove = inputs.neighbours == "add-remove"
     probe_rng = np.random.default_rng(child_seed(root, _PROBE_CHILD))
     # Under add/remove a mean's change depends on D: only sums skip D.
     fast = query.additive == "sum" or (query.additive == "mean" and not add_remove)
@@ -628,91 +699,106 @@ def sample_sensitivity(
     )
     if add_remove and not trusted:
         check_sizes(query, database, spec, shapes, reproduce)
-    if not order_dependent and not trusted:
+    if not inputs.order_dependent and not trusted:
         order_rng = np.random.default_rng(child_seed(root, _ORDER_CHILD))
         check_order(query, database, outputs, order_rng, reproduce, spec, shapes)
-    parts = sum(int(np.prod(s)) for s in shapes) if norm.per_coordinate else len(shapes)
-    plan, joint_gamma, joint_rho = joint_plan(m, gamma, k, bound, parts)
-    check_sampling_fits(plan.m, parts, n, record_bytes, fast, n_jobs)
+    per_coordinate = inputs.norm.per_coordinate
+    parts = sum(int(np.prod(s)) for s in shapes) if per_coordinate else len(shapes)
+    return _Probed(fast, spec, shapes, record_bytes, parts)
 
+
+def _plan(inputs: _Inputs, probed: _Probed):
+    """The joint plan ``(plan, gamma, rho)`` of the parts, checked to fit in memory."""
+    joint = joint_plan(inputs.m, inputs.gamma, inputs.k, inputs.bound, probed.parts)
+    check_sampling_fits(
+        joint[0].m, probed.parts, inputs.n, probed.record_bytes, probed.fast,
+        inputs.n_jobs,
+    )
+    return joint
+
+
+def _chunk_jobs(inputs: _Inputs, probed: _Probed, m: int, root, reproduce: str):
+    """The chunks of m pairs: their jobs and sizes, fixed by m and the chunk size."""
     # The fast path's chunk holds two one-record databases per pair, whatever n.
     per_chunk = (
-        pairs_per_chunk(2, record_bytes, True, batch_size)
-        if fast
-        else pairs_per_chunk(n, record_bytes, query.batched, batch_size)
+        pairs_per_chunk(2, probed.record_bytes, True, inputs.batch_size)
+        if probed.fast
+        else pairs_per_chunk(
+            inputs.n, probed.record_bytes, inputs.query.batched, inputs.batch_size
+        )
     )
-    sizes = chunk_sizes(plan.m, per_chunk)
+    sizes = chunk_sizes(m, per_chunk)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
     jobs = [
         _ChunkJob(
-            query,
-            dist,
-            n,
-            size,
-            child_seed(root, i),
-            norm,
-            int(start),
-            reproduce,
-            spec,
-            shapes,
-            neighbours,
+            inputs.query, inputs.dist, inputs.n, size, child_seed(root, i), inputs.norm,
+            int(start), reproduce, probed.spec, probed.shapes, inputs.neighbours,
         )
         for i, (size, start) in enumerate(zip(sizes, starts))
     ]
-    threads = query.releases_gil and dist.releases_gil
+    return jobs, sizes
+
+
+def _run_chunks(inputs: _Inputs, probed: _Probed, plan, root, reproduce: str):
+    """Draw the plan's m pairs in chunks; ``(samples per part, the run's ordinal)``."""
+    jobs, sizes = _chunk_jobs(inputs, probed, plan.m, root, reproduce)
+    threads = inputs.query.releases_gil and inputs.dist.releases_gil
     ordinal = _next_ordinal()
     with one_thread():  # worker threads then share the calling thread's limit
         results = run_tasks(
-            _sample_additive_chunk if fast else _sample_chunk,
+            _sample_additive_chunk if probed.fast else _sample_chunk,
             [(job,) for job in jobs],
-            n_jobs=n_jobs,
-            progress=progress,
+            n_jobs=inputs.n_jobs,
+            progress=inputs.progress,
             weights=sizes,
             prefer="threads" if threads else "processes",
         )
+    parts = range(len(probed.shapes))
+    return [np.concatenate([chunk[j] for chunk in results]) for j in parts], ordinal
 
-    samples = [np.concatenate([chunk[j] for chunk in results]) for j in range(len(shapes))]
-    kths = [np.partition(part, plan.k - 1, axis=0)[plan.k - 1].ravel() for part in samples]
-    offsets = np.cumsum([0] + [kth.size for kth in kths])
-    run = SamplingRun(
+
+def _sampling_run(inputs: _Inputs, joint, seed, ordinal: int, kths) -> SamplingRun:
+    """The run's record: its plan, joint gamma and rho, seed, ordinal and releases."""
+    plan, run_gamma, run_rho = joint
+    return SamplingRun(
         run_id=uuid.uuid4().hex,
-        gamma=joint_gamma,
-        rho=joint_rho,
-        bound=bound,
+        gamma=run_gamma,
+        rho=run_rho,
+        bound=inputs.bound,
         m=plan.m,
         k=plan.k,
-        seed=_seed_of(root),
+        seed=seed,
         ordinal=ordinal,
-        neighbours=neighbours,
-        order_dependent=order_dependent,
+        neighbours=inputs.neighbours,
+        order_dependent=inputs.order_dependent,
         released=tuple(float(v) for kth in kths for v in kth),
     )
-    kind, keys = spec
-    options = (("order_dependent", True),) if order_dependent else ()
-    problem = SamplingProblem(query, dist, n, norm, options)
+
+
+def _assemble(inputs: _Inputs, probed: _Probed, joint, seed, ordinal, samples):
+    """The run and its estimates: one, or one per part of a tuple or dict output."""
+    plan = joint[0]
+    kths = [np.partition(part, plan.k - 1, axis=0)[plan.k - 1].ravel() for part in samples]
+    offsets = np.cumsum([0] + [kth.size for kth in kths])
+    run = _sampling_run(inputs, joint, seed, ordinal, kths)
+    query, norm, n, bounds = inputs.query, inputs.norm, inputs.n, inputs.bounds
+    kind, keys = probed.spec
+    options = (("order_dependent", True),) if inputs.order_dependent else ()
+    problem = SamplingProblem(query, inputs.dist, n, norm, options)
     worst_case = (
-        worst_case_sensitivity(query, bounds, n, neighbours, norm.name)
+        worst_case_sensitivity(query, bounds, n, inputs.neighbours, norm.name)
         if bounds is not None and kind == "array"
         else None
     )
     estimates = tuple(
         SensitivityEstimate(
-            samples[j],
-            run,
-            plan,
-            norm.name,
-            n,
-            parts=parts,
-            query=query.name,
+            samples[j], run, plan, norm.name, n, parts=probed.parts, query=query.name,
             part=None if kind == "array" else keys[j] if kind == "dict" else j,
-            output_shape=shapes[j],
-            recordwise=query.recordwise,
-            offset=int(offsets[j]),
-            problem=problem,
-            bounds=bounds,
+            output_shape=probed.shapes[j], recordwise=query.recordwise,
+            offset=int(offsets[j]), problem=problem, bounds=bounds,
             worst_case=worst_case,
         )
-        for j in range(len(shapes))
+        for j in range(len(probed.shapes))
     )
     if kind == "array":
         return estimates[0]

@@ -20,6 +20,7 @@ from fractions import Fraction
 from numbers import Real
 
 from .._default_budget import exempt
+from .._rounding import lower
 from .._validation import check_probability, check_real
 from ..privacy import PrivacyBound, format_upper
 from ._ledger import (
@@ -70,17 +71,12 @@ class Remaining(PrivacyBound):
         gamma = (
             "no γ budget"
             if self.gamma == math.inf
-            else f"gamma={_format_lower(self.gamma, 4)} left"
+            else f"gamma={lower(self.gamma, 4)} left"
         )
         return (
-            f"epsilon={_format_lower(self.epsilon, 6)}, "
-            f"delta={_format_lower(self.delta, 3)} left, {gamma} [{self.method}]"
+            f"epsilon={lower(self.epsilon, 6)}, "
+            f"delta={lower(self.delta, 3)} left, {gamma} [{self.method}]"
         )
-
-
-def _format_lower(value: float, digits: int) -> str:
-    """``value`` printed rounded down: the negative of the round-up of ``-value``."""
-    return format_upper(-value, digits).removeprefix("-")
 
 
 def within(total: Fraction, budget: float | Fraction) -> bool:

@@ -33,7 +33,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import check_choice, check_real
+from .._domains import DP_CONVERSIONS
+from .._validation import check_real
 from .renyi import rdp_to_dp
 
 __all__ = [
@@ -108,7 +109,7 @@ def renyi_filter_budget(
     """
     epsilon, delta = _check_budget(epsilon, delta)
     alpha = check_real("alpha", alpha, low=1.0, low_strict=True)
-    check_choice("conversion", conversion, ("classic", "improved"))
+    DP_CONVERSIONS.check("conversion", conversion)
     # both conversions read epsilon = B + c(alpha, delta): c is the conversion of
     # B = 0 (rdp_to_dp clips it at 0, which only lowers B)
     c, _ = rdp_to_dp([0.0], delta, orders=[alpha], method=conversion)

@@ -53,6 +53,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import special
 
+from .._search import largest_int, smallest_int
 from .._validation import check_count, check_real
 
 __all__ = [
@@ -165,14 +166,14 @@ def _solve_rr(log_pmf, loss, target: float) -> float:
         return 0.0
     # loss[j] = (k - 2j) eps falls with j and delta_RR(loss[j]) rises with j:
     # find the largest j with loss[j] >= 0 and delta_RR(loss[j]) <= target.
-    lo, hi = 0, int(np.searchsorted(-loss, 0.0, side="right")) - 1  # loss[hi] >= 0
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if _rr_delta(log_pmf, loss, loss[mid]) <= target:
-            lo = mid
-        else:
-            hi = mid - 1
-    j = lo  # the solution lies in (max(0, loss[j + 1]), loss[j]]
+    # j = 0 qualifies: delta_RR(k eps) = 0.
+    last = int(np.searchsorted(-loss, 0.0, side="right")) - 1  # loss[last] >= 0
+
+    def above(i):
+        return _rr_delta(log_pmf, loss, loss[i]) > target
+
+    j = smallest_int(above, 0, last + 1) - 1
+    # the solution lies in (max(0, loss[j + 1]), loss[j]]
     a = math.fsum(np.exp(log_pmf[: j + 1]))
     log_b = special.logsumexp(log_pmf[: j + 1] - loss[: j + 1])
     low = max(0.0, loss[j + 1]) if j + 1 < loss.size else 0.0
@@ -258,14 +259,7 @@ def homogeneous_count(
 
     if not fits(1):
         return 0
-    lo, hi = 1, 2
-    while hi <= MAX_EXACT_STEPS and fits(hi):
-        lo, hi = hi, 2 * hi
-    hi = min(hi, MAX_EXACT_STEPS + 1)  # counts beyond are not certified
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-    return lo
+    return largest_int(fits, 1, MAX_EXACT_STEPS)  # counts beyond are not certified
 
 
 def _sum_or_inf(values) -> float:

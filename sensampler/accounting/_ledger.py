@@ -16,7 +16,13 @@ from fractions import Fraction
 from .._domains import DELTA_STATED, EPSILON_POINT
 from .._html import accountant_html, ledger_entry_html
 from .._validation import check_count, check_real
-from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun, format_upper
+from ..privacy import (
+    NEIGHBOURS,
+    PrivacyBound,
+    PrivacyStatement,
+    SamplingRun,
+    format_upper,
+)
 
 __all__ = [
     "ExceededPrivacyBudgetError",
@@ -39,6 +45,12 @@ class ExceededPrivacyBudgetError(ValueError):
 @dataclass(frozen=True)
 class LedgerEntry:
     """One line of a ledger: ``count`` releases of one privacy statement.
+
+    A view of the record, :class:`~sensampler.privacy.PrivacyStatement`, in
+    plain numbers (a table's row, a budget file's line): :meth:`of` builds it
+    from a statement, :meth:`to_statement` gives the statement back, up to
+    what a line does not keep (the Rényi curve, the noise, the run's plan and
+    seed).
 
     A sampling run drawn but not released (:meth:`PrivacyAccountant.record_run`)
     has ``mechanism="sampling run"``, no privacy cost and ``count=0``.
@@ -77,6 +89,88 @@ class LedgerEntry:
     neighbours: str | None = None
     worst_case_epsilon: float | None = None
     worst_case_delta: float | None = None
+
+    @classmethod
+    def of(cls, statement: PrivacyStatement, count: int) -> LedgerEntry:
+        """The entry of ``count`` releases of ``statement``.
+
+        Parameters
+        ----------
+        statement : PrivacyStatement
+            The statement of one release.
+        count : int
+            Number of releases.
+
+        Returns
+        -------
+        LedgerEntry
+            Its numbers, its run's identity and gamma, its relation and its
+            worst-case part.
+        """
+        run = statement.run
+        worst = statement.worst_case
+        return cls(
+            statement.mechanism,
+            statement.epsilon,
+            statement.delta,
+            statement.rho,
+            statement.gamma,
+            None if run is None else run.run_id,
+            count,
+            statement.neighbours,
+            None if worst is None else worst.epsilon,
+            None if worst is None else worst.delta,
+        )
+
+    def to_statement(self) -> PrivacyStatement:
+        """The statement of one release of this entry, as :meth:`of` read it.
+
+        Sampled (its run rebuilt from ``run_id`` and ``gamma``) when the entry
+        has a gamma or a run, global otherwise; under the entry's relation
+        (replace-one when it states none, as a spend given as numbers). The
+        Rényi curve, the noise and the run's plan and seed are not in an
+        entry, so they are not in the statement.
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement, whose entry (``LedgerEntry.of``) is this one.
+
+        Raises
+        ------
+        ValueError
+            For a sampling run recorded alone (``count=0``), which states no
+            release.
+        """
+        if self.count == 0:
+            raise ValueError(
+                f"a sampling run recorded alone ({self.mechanism!r}, count=0) states "
+                "no release; record it with record_run."
+            )
+        neighbours = self.neighbours or NEIGHBOURS
+        run = (
+            None
+            if self.gamma == 0.0 and self.run_id is None
+            else SamplingRun(self.run_id, self.gamma, neighbours=neighbours)
+        )
+        worst_case = None
+        if run is not None and self.worst_case_epsilon is not None:
+            worst_case = PrivacyStatement(
+                f"{self.mechanism} (worst case)",
+                self.worst_case_epsilon,
+                self.worst_case_delta,
+                neighbours=neighbours,
+            )
+        return PrivacyStatement(
+            self.mechanism,
+            self.epsilon,
+            self.delta,
+            rho=self.rho,
+            run=run,
+            source="global" if run is None else "sampled",
+            neighbours=neighbours,
+            worst_case=worst_case,
+        )
 
     def _repr_html_(self) -> str:
         """Rich display in notebooks: the entry's numbers, rounded up."""
@@ -145,23 +239,6 @@ class _GammaBook:
         return min(1.0, float(exact))
 
 
-def _entry(statement: PrivacyStatement, count: int) -> LedgerEntry:
-    run = statement.run
-    worst = statement.worst_case
-    return LedgerEntry(
-        statement.mechanism,
-        statement.epsilon,
-        statement.delta,
-        statement.rho,
-        statement.gamma,
-        None if run is None else run.run_id,
-        count,
-        statement.neighbours,
-        None if worst is None else worst.epsilon,
-        None if worst is None else worst.delta,
-    )
-
-
 def _worst_case_part(entry: LedgerEntry) -> tuple[float, float] | None:
     """The (epsilon, delta) of one release of ``entry`` over every pair, or None.
 
@@ -228,7 +305,7 @@ class PrivacyAccountant(abc.ABC):
         count = check_count("count", count)
         statement = read_statement(mechanism)
         self._record(
-            self._amount(statement), count, statement.run, _entry(statement, count)
+            self._amount(statement), count, statement.run, LedgerEntry.of(statement, count)
         )
 
     def _record(self, amount, count, run, entry) -> None:

@@ -10,6 +10,7 @@ import math
 from fractions import Fraction
 
 from .._domains import DELTA_ADVANCED, FILTER_RULES
+from .._search import largest_int
 from ..privacy import PrivacyBound
 from ._filter_base import BudgetFilter, Remaining, as_float, within
 from ._ledger import ExceededPrivacyBudgetError
@@ -230,14 +231,7 @@ class PrivacyFilter(BudgetFilter):
         def ok(times):
             return self._allows(rule, _Totals().plus(epsilon, delta, times))[0]
 
-        lo, hi = 0, 1
-        while hi <= cap and ok(hi):
-            lo, hi = hi, hi * 2
-        hi = min(hi, cap + 1)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (mid, hi) if ok(mid) else (lo, mid)
-        return lo
+        return largest_int(ok, 0, cap)  # no spend at all is always allowed
 
     def _choose_rule(self, epsilon, delta):
         if not DELTA_ADVANCED.contains(self.delta_budget):

@@ -478,6 +478,9 @@ def pld_delta(
 def statement_steps(statement: PrivacyStatement) -> list[tuple]:
     """The PLD steps of one release, read from its privacy statement.
 
+    A view of the record (:class:`~sensampler.privacy.PrivacyStatement`) that
+    keeps what the privacy loss distribution needs, and nothing that states more.
+
     Gaussian noise (:class:`~sensampler.privacy.Noise` of kind
     ``"gaussian"``): one Gaussian step of the unit sigma (per-coordinate
     Gaussian noise included: one pair after rescaling). Laplace noise: one

@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-from .._validation import check_array, check_choice, check_real
+from .._domains import DP_CONVERSIONS
+from .._validation import check_array, check_real
 from ..privacy import DEFAULT_ORDERS, PrivacyBound, pure_dp_rdp
 from ._filter_base import BUDGET_SLACK, BudgetFilter, Remaining
 from ._filter_rules import renyi_filter_allows, renyi_filter_budget, renyi_filter_count
@@ -111,9 +112,7 @@ class RenyiFilter(BudgetFilter):
         gamma: float | None = None,
     ):
         super().__init__(epsilon, delta, gamma, delta_positive=True)
-        self.conversion = check_choice(
-            "conversion", conversion, ("improved", "classic")
-        )
+        self.conversion = DP_CONVERSIONS.check("conversion", conversion)
         if alpha is None:
             orders = None
         elif np.ndim(alpha) == 0:

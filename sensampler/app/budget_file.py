@@ -107,30 +107,10 @@ def replay_filter(
     """
     budget = PrivacyFilter(epsilon, delta, rule=rule, gamma=gamma)
     for entry in entries:
-        run = (
-            None
-            if entry.gamma == 0.0 and entry.run_id is None
-            else SamplingRun(entry.run_id, entry.gamma)
-        )
         if entry.count == 0:  # a sampling run drawn, nothing released
-            budget.record_run(run or SamplingRun(entry.run_id, 0.0))
-            continue
-        worst_case = None
-        if run is not None and entry.worst_case_epsilon is not None:
-            worst_case = PrivacyStatement(
-                f"{entry.mechanism} (worst case)",
-                entry.worst_case_epsilon,
-                entry.worst_case_delta,
-            )
-        statement = PrivacyStatement(
-            entry.mechanism,
-            entry.epsilon,
-            entry.delta,
-            run=run,
-            source="global" if run is None else "sampled",
-            worst_case=worst_case,
-        )
-        budget.compose(statement, entry.count)
+            budget.record_run(SamplingRun(entry.run_id, entry.gamma))
+        else:
+            budget.compose(entry.to_statement(), entry.count)
     return budget
 
 

@@ -298,7 +298,7 @@ class Release:
 
     def _repr_html_(self) -> str:
         """Notebook display: the released value and its statement in plain words."""
-        return release_html(self, statement_html(self.statement, format_dp, format_upper))
+        return release_html(self, statement_html(self.statement))
 
     def text(self) -> str:
         """The answer and the full statement, for people.

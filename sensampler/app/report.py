@@ -247,7 +247,7 @@ def release_report(
         (
             "What each release states",
             "".join(
-                statement_html(r.statement, format_dp, format_upper) for r in releases
+                statement_html(r.statement) for r in releases
             ),
         ),
         (

@@ -50,7 +50,6 @@ from ..privacy import (
     Noise,
     PrivacyStatement,
     SamplingRun,
-    format_dp,
     format_upper,
     pure_dp_rdp,
 )
@@ -585,7 +584,7 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
 
     def _repr_html_(self) -> str:
         """Rich display in notebooks: name, sensitivity, noise and statement card."""
-        statement_card = statement_html(self.privacy, format_dp, format_upper)
+        statement_card = statement_html(self.privacy)
         return mechanism_html(self, statement_card, format_upper)
 
 

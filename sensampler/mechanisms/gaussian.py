@@ -11,9 +11,8 @@ import numpy as np
 from .._balle_wang import MAX_M
 from .._balle_wang import delta_with_error as _analytic_delta_with_error
 from .._curves import gaussian_curve
-from .._domains import EPSILON_POINT, ORDER, POSITIVE, RHO_TARGET
+from .._domains import EPSILON_POINT, GAUSSIAN_VARIANTS, ORDER, POSITIVE, RHO_TARGET
 from .._scipy import optimize
-from .._validation import check_choice
 from ..privacy import Noise, PrivacyStatement
 from ._base import (
     Mechanism,
@@ -439,7 +438,7 @@ class GaussianMechanism(_Gaussian):
         )
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
-        self.variant = check_choice("variant", variant, ("analytic", "classic"))
+        self.variant = GAUSSIAN_VARIANTS.check("variant", variant)
         self.worst_case_epsilon = check_worst_case_epsilon(
             worst_case_epsilon, self.epsilon
         )

@@ -1,6 +1,7 @@
 """Each parameter domain is declared once, checks by name, and prints itself."""
 
 import math
+import os
 import re
 
 import numpy as np
@@ -19,6 +20,12 @@ from sensampler._domains import (
     Choice,
     Interval,
 )
+from sensampler.accounting import RenyiFilter
+from sensampler.accounting._filter_rules import renyi_filter_budget
+from sensampler.experiments import MECHANISMS
+from sensampler.mechanisms import GaussianMechanism
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @pytest.mark.parametrize(
@@ -91,3 +98,34 @@ def test_every_declared_domain_is_a_domain():
     for name in _domains.__all__:
         value = getattr(_domains, name)
         assert isinstance(value, (Interval, Choice, type)), name
+
+
+def test_the_gaussian_variants_are_one_vocabulary():
+    listed = ", ".join(repr(v) for v in _domains.GAUSSIAN_VARIANTS)
+    with pytest.raises(ValueError, match=re.escape(f"variant must be one of {listed},")):
+        GaussianMechanism(1.0, 0.5, 1e-6, variant="exact")
+    for variant in _domains.GAUSSIAN_VARIANTS:
+        assert GaussianMechanism(1.0, 0.5, 1e-6, variant=variant).variant == variant
+    # the guide names every variant, as the contract writes it
+    with open(os.path.join(ROOT, "docs", "guide", "mechanisms.md"), encoding="utf-8") as fh:
+        guide = fh.read()
+    named = " | ".join(f'"{v}"' for v in _domains.GAUSSIAN_VARIANTS)
+    assert f"variant={named}" in guide
+    # the experiments' mechanism names reach every variant, and no other
+    named = {fixed.get("variant") for cls, fixed in MECHANISMS.values()}
+    assert named - {None} == set(_domains.GAUSSIAN_VARIANTS)
+
+
+def test_the_conversions_to_epsilon_delta_are_one_vocabulary():
+    listed = ", ".join(repr(v) for v in _domains.DP_CONVERSIONS)
+    calls = [
+        ("method", lambda bad: privacy.zcdp_to_dp(0.5, 1e-6, bad)),
+        ("method", lambda bad: privacy.rdp_to_dp(lambda a: 0.5 * a, 1e-6, method=bad)),
+        ("conversion", lambda bad: RenyiFilter(1.0, 1e-6, conversion=bad)),
+        ("conversion", lambda bad: renyi_filter_budget(1.0, 1e-6, 10.0, bad)),
+    ]
+    for name, call in calls:
+        with pytest.raises(ValueError, match=re.escape(f"{name} must be one of {listed},")):
+            call("tight")
+        for conversion in _domains.DP_CONVERSIONS:
+            call(conversion)

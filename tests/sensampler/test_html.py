@@ -39,7 +39,7 @@ from sensampler.mechanisms import (
 )
 from sensampler.plan import SamplingPlan, sampling_plan
 from sensampler.planning import plan_release
-from sensampler.privacy import PrivacyBound, PrivacyStatement, format_dp, format_upper
+from sensampler.privacy import PrivacyBound, PrivacyStatement, format_upper
 from sensampler.release import release_statistic
 from sensampler.table import ResultTable
 
@@ -137,8 +137,9 @@ def test_a_statement_shows_its_worst_case_part_where_there_is_one(laplace):
               for f in dataclasses.fields(laplace.privacy) if f.name != "worst_case"}
     with_worst = types.SimpleNamespace(
         **fields, guaranteed=True, gamma=laplace.privacy.gamma, worst_case=worst,
+        core_text=laplace.privacy.core_text,
     )
-    markup = _html.statement_html(with_worst, format_dp, format_upper)
+    markup = _html.statement_html(with_worst)
     text = words(markup)
     assert f"For every pair of neighbouring databases, whatever the data: {worst}" in text
     assert "beyond the worst-case statement" in text

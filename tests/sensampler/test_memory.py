@@ -51,7 +51,10 @@ def test_the_sampler_model_is_not_below_a_measured_footprint():
     peak = _peak(
         lambda: sample_sensitivity(queries.mean, Normal(), 100, m=m, random_state=0)
     )
-    assert peak > 30 * m  # four float64 copies of the m sensitivities
+    # Three float64 copies of the m sensitivities at the peak (the chunks'
+    # results, their concatenation, the estimate's copy); four while the
+    # sampler's one function kept the chunks' results alive to its end.
+    assert peak > 22 * m
     model = _memory.sampler_bytes(m, 1, 100, 8, additive=True)
     assert peak <= model
     # the sensitivities alone, without the chunk's allowance, also cover it

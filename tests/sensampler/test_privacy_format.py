@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sensampler.accounting import PrivacyFilter
-from sensampler.privacy import PrivacyStatement, format_upper
+from sensampler.privacy import PrivacyStatement, SamplingRun, format_upper
 
 
 def _printed(text: str) -> dict[str, float]:
@@ -62,3 +62,28 @@ def test_format_upper_is_the_smallest_decimal_reading_back_at_least_the_value():
             assert len(printed.as_tuple().digits) <= digits + 1
             unit = Decimal(1).scaleb(Decimal(value).adjusted() - digits + 1)
             assert float(printed - unit) < value, (value, digits, text)
+
+
+@pytest.mark.parametrize(
+    "statement, core",
+    [
+        (PrivacyStatement("x", 0.5, 1e-6), "(epsilon=0.5, delta=1e-06)-DP"),
+        (PrivacyStatement("x", 0.5, 0.0), "epsilon=0.5-DP"),
+        (PrivacyStatement("x", None, None, rho=0.12345671), "rho=0.123457-zCDP"),
+        (PrivacyStatement("x", None, None, rdp=lambda a: a), "Rényi DP"),
+        (PrivacyStatement("x", 0.5, 0.0, source="typical"), "no privacy guarantee"),
+    ],
+)
+def test_the_core_text_is_what_the_text_and_the_display_print(statement, core):
+    # One place builds the guarantee's words: str() and the notebook card read it.
+    assert statement.core_text == core
+    assert core in str(statement)
+    if statement.guaranteed:
+        assert f"the release is {core}, so" in statement._repr_html_()
+
+
+def test_a_worst_case_prints_its_own_core_text():
+    worst = PrivacyStatement("x", None, None, rho=0.25)
+    run = SamplingRun("r", 0.05)
+    sampled = PrivacyStatement("x", 0.5, 0.0, run=run, source="sampled", worst_case=worst)
+    assert "; worst case: rho=0.25-zCDP for every pair of neighbours" in str(sampled)

@@ -20,6 +20,7 @@ from sensampler.distributions import (
     LinearRegressionPopulation,
     MultivariateNormal,
     Normal,
+    PublicSample,
     Uniform,
 )
 from sensampler.norms import L1SensitivityNorm
@@ -700,6 +701,27 @@ def test_too_many_pairs_is_refused_before_drawing(query):
         sample_sensitivity(query, pop, 50, m=2**63)
     assert type(pop).draws == 0
 
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"batch_size": 0}, "batch_size"),
+        ({"n_jobs": 0}, "n_jobs"),
+        ({"order_dependent": "yes"}, "order_dependent"),
+        ({"bounds": (0.0, 1.0)}, "bounds"),
+    ],
+)
+def test_a_public_sample_run_checks_every_argument_before_drawing(bad, message):
+    # Failed before: a public sample's posterior runs began (drawing from the
+    # caller's generator) before these arguments were checked, in each run.
+    rows = np.random.default_rng(1).normal(size=200)
+    rng = np.random.default_rng(7)
+    state = rng.bit_generator.state
+    with pytest.raises((TypeError, ValueError), match=message):
+        sample_sensitivity(
+            queries.mean, PublicSample(rows), 50, gamma=0.05, random_state=rng, **bad
+        )
+    assert rng.bit_generator.state == state
 
 def test_a_database_larger_than_memory_is_refused_before_drawing(monkeypatch):
     from sensampler import _memory

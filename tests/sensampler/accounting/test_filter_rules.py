@@ -107,7 +107,7 @@ def test_renyi_filter_laplace_counts():
         ),
         (
             lambda: renyi_filter_budget(1.0, 1e-6, 2.0, conversion="tight"),
-            "conversion must be one of 'classic', 'improved', got conversion='tight'.",
+            "conversion must be one of 'improved', 'classic', got conversion='tight'.",
         ),
         (
             lambda: renyi_filter_allows(0.1, -0.1, 1.0),

@@ -18,6 +18,7 @@ from sensampler.accounting import (
     WhitehouseFilter,
     ZCDPAccountant,
 )
+from sensampler.budget_file import replay_filter
 from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 from sensampler.privacy import PrivacyStatement, SamplingRun
@@ -192,3 +193,59 @@ def test_no_accountant_checks_a_report_argument_itself():
     for cls in (PLDAccountant, PrivacyFilter, RenyiFilter, WhitehouseFilter):
         for name in ("epsilon", "delta"):
             assert getattr(cls, name) is getattr(PrivacyAccountant, name), (cls, name)
+
+
+def _statements():
+    """Statements of every shape a ledger line keeps."""
+    add_remove = SamplingRun("ar", 0.05, neighbours="add-remove")
+    worst = PrivacyStatement("Laplace (worst case)", 3.0, 0.0)
+    return [
+        PrivacyStatement("global", 0.5, 1e-6),
+        PrivacyStatement("zCDP", None, None, rho=0.25),
+        PrivacyStatement("Gaussian", 1.0, 1e-6, rho=0.3),
+        PrivacyStatement(
+            "sampled", 0.5, 0.0, run=SamplingRun("r", 0.05), source="sampled",
+            worst_case=worst,
+        ),
+        PrivacyStatement("anonymous", 0.5, 0.0, run=SamplingRun(None, 0.01),
+                         source="sampled"),
+        PrivacyStatement("add-remove", 0.5, 0.0, run=add_remove, source="sampled",
+                         neighbours="add-remove"),
+    ]
+
+
+@pytest.mark.parametrize("statement", _statements(), ids=lambda s: s.mechanism)
+def test_a_ledger_entry_is_a_view_of_the_statement_and_gives_it_back(statement):
+    entry = LedgerEntry.of(statement, 3)
+    back = entry.to_statement()
+    assert LedgerEntry.of(back, 3) == entry
+    for name in ("mechanism", "epsilon", "delta", "rho", "gamma", "source",
+                 "neighbours"):
+        assert getattr(back, name) == getattr(statement, name), name
+    assert (back.run is None) == (statement.run is None)
+    if statement.run is not None:
+        assert back.run.run_id == statement.run.run_id
+        assert back.run.neighbours == statement.run.neighbours
+    if statement.worst_case is not None:
+        assert back.worst_case.epsilon == statement.worst_case.epsilon
+
+
+def test_a_sampling_run_recorded_alone_states_no_release():
+    acc = ZCDPAccountant()
+    acc.record_run(SamplingRun("r", 0.05))
+    with pytest.raises(ValueError, match="states no release; record it with record_run"):
+        acc.ledger[0].to_statement()
+
+
+def test_a_replayed_ledger_keeps_its_neighbouring_relation():
+    # Failed before: the replay rebuilt every statement as replace-one, so a copy
+    # of a filter holding add-remove releases refused the next add-remove one
+    # (and would have taken a replace-one one the filter refuses).
+    add_remove = _statements()[-1]
+    original = PrivacyFilter(1.0, 1e-5, rule="basic", gamma=0.5)
+    original.compose(add_remove)
+    copy = replay_filter(1.0, 1e-5, "basic", 0.5, original.ledger)
+    assert copy.neighbours == original.neighbours == "add-remove"
+    copy.compose(add_remove)
+    with pytest.raises(ValueError, match="cannot compose global"):
+        copy.compose(_statements()[0])

@@ -187,7 +187,8 @@ def test_the_price_of_a_worst_case_guarantee_is_shown_where_there_is_one(tmp_pat
               for f in dataclasses.fields(release.statement) if f.name != "worst_case"}
     worst = PrivacyStatement("Laplace", 2.0, 0.0, source="global")
     statement = types.SimpleNamespace(
-        **fields, guaranteed=True, gamma=release.statement.gamma, worst_case=worst
+        **fields, guaranteed=True, gamma=release.statement.gamma, worst_case=worst,
+        core_text=release.statement.core_text,
     )
     text = Page(release_report([dataclasses.replace(release, statement=statement)])).text
     assert f"For every pair of neighbouring databases: {worst}" in text
