@@ -58,7 +58,7 @@ from ._locks import lock
 from ._validation import check_count, check_real
 from .accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
 from .experiments.table import atomic_write_text
-from .privacy import PrivacyStatement, SamplingRun
+from .privacy import NEIGHBOURS, PrivacyStatement, SamplingRun
 
 __all__ = ["BudgetFile", "BudgetFileError", "replay_filter"]
 
@@ -104,16 +104,28 @@ def replay_filter(
     ------
     ExceededPrivacyBudgetError
         When the entries exceed the budget.
+
+    Notes
+    -----
+    Each entry is replayed under its own neighbouring relation; an entry that
+    states none (a spend given as numbers) under that of the entries that do
+    (replace-one when none does), so that the replica holds the relation of
+    the ledger it replays.
     """
     budget = PrivacyFilter(epsilon, delta, rule=rule, gamma=gamma)
+    entries = tuple(entries)
+    held = next((e.neighbours for e in entries if e.neighbours), NEIGHBOURS)
     for entry in entries:
+        neighbours = entry.neighbours or held
         run = (
             None
             if entry.gamma == 0.0 and entry.run_id is None
-            else SamplingRun(entry.run_id, entry.gamma)
+            else SamplingRun(entry.run_id, entry.gamma, neighbours=neighbours)
         )
         if entry.count == 0:  # a sampling run drawn, nothing released
-            budget.record_run(run or SamplingRun(entry.run_id, 0.0))
+            budget.record_run(
+                run or SamplingRun(entry.run_id, 0.0, neighbours=neighbours)
+            )
             continue
         worst_case = None
         if run is not None and entry.worst_case_epsilon is not None:
@@ -121,6 +133,7 @@ def replay_filter(
                 f"{entry.mechanism} (worst case)",
                 entry.worst_case_epsilon,
                 entry.worst_case_delta,
+                neighbours=neighbours,
             )
         statement = PrivacyStatement(
             entry.mechanism,
@@ -128,6 +141,7 @@ def replay_filter(
             entry.delta,
             run=run,
             source="global" if run is None else "sampled",
+            neighbours=neighbours,
             worst_case=worst_case,
         )
         budget.compose(statement, entry.count)
