@@ -23,7 +23,7 @@ from dataclasses import asdict
 import numpy as np
 
 from . import plotting
-from ._domains import PROBABILITY
+from ._domains import NEIGHBOUR_RELATIONS, PROBABILITY
 from ._input_files import read_toml
 from ._memory import check_sampling_fits
 from ._probes import probe_additive, probe_full
@@ -39,7 +39,7 @@ from .norms import NORM_NAMES, get_norm
 from .plan import BOUNDS, sampling_plan
 from .queries import as_query
 from .report import audit_report, check_report_path, write_report
-from .sampler import MAX_N
+from .sampler import MAX_N, check_neighbours
 
 __all__ = ["add_audit_parser", "audit_command", "DEFAULTS"]
 
@@ -52,6 +52,7 @@ DEFAULTS = {
     "m": None,
     "bound": "exact",
     "norm": "l1",
+    "neighbours": "replace-one",
     "pairs": 100_000,
     "confidence": 0.99,
     "multiple": 2.0,
@@ -108,6 +109,12 @@ def add_audit_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--bound", choices=BOUNDS, help="the plan (default exact)")
     p.add_argument("--norm", help=f"{', '.join(NORM_NAMES)} (default l1)")
     p.add_argument(
+        "--neighbours",
+        choices=NEIGHBOUR_RELATIONS.values,
+        help="the relation of every sampling run and audit: replace-one (default) "
+        "or add-remove (D of n - 1 records and D with one record added; n >= 2)",
+    )
+    p.add_argument(
         "--pairs",
         type=int,
         help=f"fresh pairs of each audit, <= {MAX_AUDIT_PAIRS} (default 100000)",
@@ -160,7 +167,7 @@ def _settings(args) -> tuple[dict, str]:
             f"{args.config}: populations must be a non-empty table of name = spec, "
             f"got {populations!r}."
         )
-    for key in ("query", "bound", "norm", "out"):
+    for key in ("query", "bound", "norm", "neighbours", "out"):
         if key in config and not isinstance(config[key], str):
             raise ValueError(
                 f"{args.config}: {key} must be a string, got {config[key]!r}."
@@ -239,6 +246,7 @@ def _check(s: dict):
     n = check_count("n", s["n"])
     if n > MAX_N:
         raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
+    check_neighbours(s["neighbours"], n)
     norm = get_norm(s["norm"])
     plan = sampling_plan(m=s["m"], gamma=s["gamma"], bound=s["bound"])
     pairs = check_count("pairs", s["pairs"])
@@ -303,6 +311,7 @@ def audit_command(args, writable_folder: Callable[[str], str]) -> Callable[[], N
             m=s["m"],
             norm=norm,
             bound=s["bound"],
+            neighbours=s["neighbours"],
             confidence=s["confidence"],
             random_state=s["seed"],
             n_jobs=s["n_jobs"],

@@ -14,6 +14,7 @@ from sensampler.accounting import (
     default_filter,
 )
 from sensampler.budget_file import BudgetFile
+from sensampler.cli import main
 from sensampler.parallel import child_seed
 from sensampler.privacy import PrivacyStatement
 from sensampler.release import prepare_releases, release_statistic, release_statistics
@@ -191,3 +192,56 @@ def test_add_remove_with_one_record_is_refused_before_anything(
 def test_an_unknown_relation_is_named(no_sampling):
     with pytest.raises(ValueError, match="neighbours"):
         release_statistic(DATA, "mean", POP, epsilon=1.0, neighbours="swap")
+
+
+def _csv(path, values):
+    path.write_text("height\n" + "".join(f"{v}\n" for v in values))
+    return str(path)
+
+
+def _release(capsys, *argv):
+    code = main(["release", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_release_command_states_and_spends_the_relation(tmp_path, capsys):
+    data = _csv(tmp_path / "private.csv", DATA)
+    ledger = str(tmp_path / "ledger.json")
+    flags = ["--data", data, "--column", "height", "--population", POP,
+             "--epsilon", "0.25", "--seed", "1", "--neighbours", "add-remove"]
+    code, out, err = _release(capsys, *flags, "--json", "--budget-file", ledger,
+                              "--budget-epsilon", "2")
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["releases"][0]["neighbours"] == "add-remove"
+    # the budget file is replace-one: the add/remove epsilon 0.25 counts twice
+    assert document["budget"]["spent"]["epsilon"] == pytest.approx(0.5)
+    code, out, err = _release(capsys, *flags, "--query", "mean", "--query", "sum")
+    assert code == 0, err
+    assert "for add-remove neighbours (n=400 records, published" in out
+    assert "for every pair of add-remove neighbours (basic composition" in out
+    code, out, err = _release(capsys, *flags[:-2], "--json")
+    assert json.loads(out)["releases"][0]["neighbours"] == "replace-one"
+
+
+def test_the_release_command_refuses_add_remove_on_one_record_before_work(
+    tmp_path, capsys, no_sampling
+):
+    data = _csv(tmp_path / "one.csv", [170.0])
+    ledger = tmp_path / "ledger.json"
+    code, out, err = _release(
+        capsys, "--data", data, "--column", "height", "--population", POP,
+        "--epsilon", "0.5", "--neighbours", "add-remove",
+        "--budget-file", str(ledger), "--budget-epsilon", "1",
+    )
+    assert code == 2 and out == ""
+    assert err.strip() == (
+        "sensampler release: error: neighbours='add-remove' needs n >= 2 (D holds "
+        "n - 1 records and D u {x} holds n), got n=1."
+    )
+    assert not ledger.exists()
+    with pytest.raises(SystemExit) as exit_:
+        main(["release", "--data", data, "--column", "height", "--epsilon", "1",
+              "--neighbours", "swap"])
+    assert exit_.value.code == 2 and "--neighbours" in capsys.readouterr().err
