@@ -34,7 +34,12 @@ from ._validation import (
     check_real,
 )
 from .audit import MAX_AUDIT_PAIRS, compare_populations, conservative_choice
-from .experiments.specs import build_population, parse_population, parse_query
+from .experiments.specs import (
+    build_population,
+    parse_population,
+    parse_query,
+    population_spec,
+)
 from .norms import NORM_NAMES, get_norm
 from .plan import BOUNDS, sampling_plan
 from .queries import as_query
@@ -205,6 +210,18 @@ def _population(name: str, spec):
         raise ValueError(f"--population {name}: {exc}") from None
 
 
+def _inputs(config, populations: dict) -> list[tuple[str, str]]:
+    """The files the audit reads, as ``(what, path)``: the ``--config`` file and
+    the public records of every Empirical population (its ``path``)."""
+    inputs = [("--config file", config)] if config is not None else []
+    for name, spec in populations.items():
+        table = population_spec(spec) if isinstance(spec, str) else spec
+        path = table.get("path") if isinstance(table, dict) else None
+        if isinstance(path, (str, os.PathLike)):
+            inputs.append((f"--population {name} file", path))
+    return inputs
+
+
 def _outputs(query, populations: dict, n: int, norm) -> int:
     """Meet the query with each population on a probe database: (parts, record bytes).
 
@@ -297,7 +314,13 @@ def audit_command(args, writable_folder: Callable[[str], str]) -> Callable[[], N
     try:
         query, populations, n, norm = _check(s)
         out = None if s["out"] is None else writable_folder(s["out"])
-        report = None if args.report is None else check_report_path(args.report)
+        report = (
+            None
+            if args.report is None
+            else check_report_path(
+                args.report, inputs=_inputs(args.config, s["populations"])
+            )
+        )
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"{prefix}{exc}") from None
 
