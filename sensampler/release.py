@@ -1096,7 +1096,11 @@ def prepare_releases(
     ------
     ExceededPrivacyBudgetError
         When the planned releases (each at ``epsilon``, ``delta`` and the
-        plan's gamma, which bound what is spent) do not fit the budget.
+        plan's gamma, which bound what is spent, converted to the budget's
+        relation) do not fit the budget.
+    ValueError
+        For a bad input, and for a replace-one release charged to a filter
+        holding add/remove statements.
     """
     arr = _check_data(data)
     neighbours = check_neighbours(neighbours, arr.size)

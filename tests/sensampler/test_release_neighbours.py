@@ -2,6 +2,7 @@
 and every budget charged under its own relation (issue 26)."""
 
 import json
+import math
 import re
 
 import numpy as np
@@ -245,3 +246,23 @@ def test_the_release_command_refuses_add_remove_on_one_record_before_work(
         main(["release", "--data", data, "--column", "height", "--epsilon", "1",
               "--neighbours", "swap"])
     assert exit_.value.code == 2 and "--neighbours" in capsys.readouterr().err
+
+
+def test_an_approximate_release_and_its_worst_case_convert_by_group_privacy(tmp_path):
+    ledger = tmp_path / "ledger.json"
+    budget = BudgetFile(ledger, epsilon=5.0, delta=1e-4)
+    r = release_statistic(
+        DATA, "mean", POP, epsilon=0.5, delta=1e-6, mechanism="gaussian",
+        neighbours="add-remove", budget=budget, random_state=2,
+    )
+    s = r.statement
+    assert s.neighbours == s.worst_case.neighbours == "add-remove"
+    spent = BudgetFile(ledger).filter()
+    # (eps, delta) -> (2 eps, (1 + e^eps) delta), Dwork & Roth 2014, Thm. 2.2
+    assert spent.spent.epsilon == pytest.approx(2 * s.epsilon)
+    assert spent.spent.delta == pytest.approx((1 + math.exp(s.epsilon)) * s.delta)
+    worst = spent.worst_case()
+    assert worst.epsilon == pytest.approx(2 * s.worst_case.epsilon)
+    assert worst.delta == pytest.approx(
+        (1 + math.exp(s.worst_case.epsilon)) * s.worst_case.delta
+    )
