@@ -218,7 +218,8 @@ def release_command(args):
                     "none (a release in the ledger states random DP only)"
                     if worst is None
                     else f"{format_dp(worst.epsilon, worst.delta)} for every pair "
-                    "of neighbours (basic composition)"
+                    "of replace-one neighbours (basic composition; the ledger is "
+                    "replace-one)"
                 )
             )
         if report is not None:

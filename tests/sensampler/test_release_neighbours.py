@@ -222,6 +222,12 @@ def test_the_release_command_states_and_spends_the_relation(tmp_path, capsys):
     assert code == 0, err
     assert "for add-remove neighbours (n=400 records, published" in out
     assert "for every pair of add-remove neighbours (basic composition" in out
+    code, out, err = _release(capsys, *flags, "--budget-file", ledger)
+    assert code == 0, err
+    assert (
+        "-DP for every pair of replace-one neighbours (basic composition; the "
+        "ledger is replace-one)"
+    ) in out
     code, out, err = _release(capsys, *flags[:-2], "--json")
     assert json.loads(out)["releases"][0]["neighbours"] == "replace-one"
 
