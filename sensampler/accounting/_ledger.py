@@ -122,14 +122,20 @@ class LedgerEntry:
             None if worst is None else worst.delta,
         )
 
-    def to_statement(self) -> PrivacyStatement:
+    def to_statement(self, neighbours: str = NEIGHBOURS) -> PrivacyStatement:
         """The statement of one release of this entry, as :meth:`of` read it.
 
         Sampled (its run rebuilt from ``run_id`` and ``gamma``) when the entry
         has a gamma or a run, global otherwise; under the entry's relation
-        (replace-one when it states none, as a spend given as numbers). The
+        (``neighbours`` when it states none, as a spend given as numbers). The
         Rényi curve, the noise and the run's plan and seed are not in an
         entry, so they are not in the statement.
+
+        Parameters
+        ----------
+        neighbours : {"replace-one", "add-remove"}, default "replace-one"
+            The relation of an entry that states none (that of the ledger it
+            belongs to).
 
         Returns
         -------
@@ -147,7 +153,7 @@ class LedgerEntry:
                 f"a sampling run recorded alone ({self.mechanism!r}, count=0) states "
                 "no release; record it with record_run."
             )
-        neighbours = self.neighbours or NEIGHBOURS
+        neighbours = self.neighbours or neighbours
         run = (
             None
             if self.gamma == 0.0 and self.run_id is None

@@ -22,7 +22,7 @@ from dataclasses import asdict
 
 import numpy as np
 
-from .._domains import PROBABILITY
+from .._domains import NEIGHBOUR_RELATIONS, PROBABILITY
 from .._memory import check_sampling_fits
 from .._probes import probe_additive, probe_full
 from .._validation import (
@@ -35,10 +35,15 @@ from ..audit import MAX_AUDIT_PAIRS, compare_populations, conservative_choice
 from ..norms import NORM_NAMES, get_norm
 from ..plan import BOUNDS, sampling_plan
 from ..queries import as_query
-from ..sampler import MAX_N
+from ..sampler import MAX_N, check_neighbours
 from . import plotting
 from ._input_files import read_toml
-from .experiments.specs import build_population, parse_population, parse_query
+from .experiments.specs import (
+    build_population,
+    parse_population,
+    parse_query,
+    population_spec,
+)
 from .report import audit_report, check_report_path, write_report
 
 __all__ = ["add_audit_parser", "audit_command", "DEFAULTS"]
@@ -52,6 +57,7 @@ DEFAULTS = {
     "m": None,
     "bound": "exact",
     "norm": "l1",
+    "neighbours": "replace-one",
     "pairs": 100_000,
     "confidence": 0.99,
     "multiple": 2.0,
@@ -108,6 +114,12 @@ def add_audit_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--bound", choices=BOUNDS, help="the plan (default exact)")
     p.add_argument("--norm", help=f"{', '.join(NORM_NAMES)} (default l1)")
     p.add_argument(
+        "--neighbours",
+        choices=NEIGHBOUR_RELATIONS.values,
+        help="the relation of every sampling run and audit: replace-one (default) "
+        "or add-remove (D of n - 1 records and D with one record added; n >= 2)",
+    )
+    p.add_argument(
         "--pairs",
         type=int,
         help=f"fresh pairs of each audit, <= {MAX_AUDIT_PAIRS} (default 100000)",
@@ -160,7 +172,7 @@ def _settings(args) -> tuple[dict, str]:
             f"{args.config}: populations must be a non-empty table of name = spec, "
             f"got {populations!r}."
         )
-    for key in ("query", "bound", "norm", "out"):
+    for key in ("query", "bound", "norm", "neighbours", "out"):
         if key in config and not isinstance(config[key], str):
             raise ValueError(
                 f"{args.config}: {key} must be a string, got {config[key]!r}."
@@ -196,6 +208,18 @@ def _population(name: str, spec):
         raise TypeError(f"expected a spec string or a table, got {spec!r}.")
     except (ValueError, TypeError, OSError) as exc:
         raise ValueError(f"--population {name}: {exc}") from None
+
+
+def _inputs(config, populations: dict) -> list[tuple[str, str]]:
+    """The files the audit reads, as ``(what, path)``: the ``--config`` file and
+    the public records of every Empirical population (its ``path``)."""
+    inputs = [("--config file", config)] if config is not None else []
+    for name, spec in populations.items():
+        table = population_spec(spec) if isinstance(spec, str) else spec
+        path = table.get("path") if isinstance(table, dict) else None
+        if isinstance(path, (str, os.PathLike)):
+            inputs.append((f"--population {name} file", path))
+    return inputs
 
 
 def _outputs(query, populations: dict, n: int, norm) -> int:
@@ -239,6 +263,7 @@ def _check(s: dict):
     n = check_count("n", s["n"])
     if n > MAX_N:
         raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
+    check_neighbours(s["neighbours"], n)
     norm = get_norm(s["norm"])
     plan = sampling_plan(m=s["m"], gamma=s["gamma"], bound=s["bound"])
     pairs = check_count("pairs", s["pairs"])
@@ -289,7 +314,13 @@ def audit_command(args, writable_folder: Callable[[str], str]) -> Callable[[], N
     try:
         query, populations, n, norm = _check(s)
         out = None if s["out"] is None else writable_folder(s["out"])
-        report = None if args.report is None else check_report_path(args.report)
+        report = (
+            None
+            if args.report is None
+            else check_report_path(
+                args.report, inputs=_inputs(args.config, s["populations"])
+            )
+        )
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"{prefix}{exc}") from None
 
@@ -303,6 +334,7 @@ def audit_command(args, writable_folder: Callable[[str], str]) -> Callable[[], N
             m=s["m"],
             norm=norm,
             bound=s["bound"],
+            neighbours=s["neighbours"],
             confidence=s["confidence"],
             random_state=s["seed"],
             n_jobs=s["n_jobs"],

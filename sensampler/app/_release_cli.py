@@ -12,6 +12,7 @@ import argparse
 import json
 import math
 
+from .._domains import NEIGHBOUR_RELATIONS
 from ..distributions.empirical import check_not_private_file
 from ..plan import BOUNDS
 from ..privacy import format_dp, format_upper
@@ -54,6 +55,15 @@ def add_release_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="cap on each release's worst-case epsilon (default 10 x --epsilon): "
         "the noise is raised to meet it",
+    )
+    p.add_argument(
+        "--neighbours",
+        default="replace-one",
+        choices=NEIGHBOUR_RELATIONS.values,
+        help="the neighbouring relation of every statement: replace-one (default) "
+        "or add-remove (D of n - 1 records and D with one record added; n >= 2; a "
+        "budget file records it converted to replace-one: twice the epsilon and "
+        "the gamma)",
     )
     p.add_argument("--epsilon", type=float, required=True, help="each release's epsilon")
     p.add_argument(
@@ -152,6 +162,7 @@ def release_command(args):
         budget=budget,
         random_state=args.seed,
         n_jobs=args.n_jobs,
+        neighbours=args.neighbours,
     )
     prepared = prepare_releases(data, queries, **settings)
 
@@ -207,7 +218,8 @@ def release_command(args):
                     "none (a release in the ledger states random DP only)"
                     if worst is None
                     else f"{format_dp(worst.epsilon, worst.delta)} for every pair "
-                    "of neighbours (basic composition)"
+                    "of replace-one neighbours (basic composition; the ledger is "
+                    "replace-one)"
                 )
             )
         if report is not None:
@@ -256,7 +268,8 @@ def _worst_case_total(releases) -> str:
     with_prepass = f", the private bounds' epsilon={prepass:g} included" if prepass else ""
     return (
         f"worst case, together: {format_dp(epsilon, delta)} for every pair of "
-        f"neighbours (basic composition{with_prepass})"
+        f"{releases[0].statement.neighbours} neighbours (basic composition"
+        f"{with_prepass})"
     )
 
 

@@ -55,7 +55,7 @@ from .._domains import DELTA_STATED, FILTER_RULES, GAMMA, PROBABILITY
 from .._html import budget_file_html
 from .._validation import check_count, check_real
 from ..accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
-from ..privacy import PrivacyStatement, SamplingRun
+from ..privacy import NEIGHBOURS, PrivacyStatement, SamplingRun
 from ..table import atomic_write_text
 from ._input_files import check_not_special, open_input
 from ._locks import lock
@@ -104,13 +104,25 @@ def replay_filter(
     ------
     ExceededPrivacyBudgetError
         When the entries exceed the budget.
+
+    Notes
+    -----
+    Each entry is replayed under its own neighbouring relation; an entry that
+    states none (a spend given as numbers) under that of the entries that do
+    (replace-one when none does), so that the replica holds the relation of
+    the ledger it replays.
     """
     budget = PrivacyFilter(epsilon, delta, rule=rule, gamma=gamma)
+    entries = tuple(entries)
+    held = next((e.neighbours for e in entries if e.neighbours), NEIGHBOURS)
     for entry in entries:
+        neighbours = entry.neighbours or held
         if entry.count == 0:  # a sampling run drawn, nothing released
-            budget.record_run(SamplingRun(entry.run_id, entry.gamma))
+            budget.record_run(
+                SamplingRun(entry.run_id, entry.gamma, neighbours=neighbours)
+            )
         else:
-            budget.compose(entry.to_statement(), entry.count)
+            budget.compose(entry.to_statement(neighbours), entry.count)
     return budget
 
 

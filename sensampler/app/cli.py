@@ -415,16 +415,7 @@ def _add_plan_flags(p):
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="sensampler",
-        description="Random differential privacy with sampled sensitivities.",
-    )
-    parser.add_argument(
-        "--version", action="version", version=f"sensampler {__version__}"
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
+def _add_demo_parser(sub) -> None:
     demo = sub.add_parser(
         "demo",
         help="the heights example end to end (no arguments)",
@@ -439,6 +430,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_progress_flag(demo)
     demo.set_defaults(func=_cmd_demo)
 
+
+def _add_plan_parser(sub) -> None:
     plan = sub.add_parser(
         "plan",
         help="how many pairs to sample for a gamma; the epsilon a target error needs",
@@ -454,6 +447,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_release_plan_arguments(plan)
     plan.set_defaults(func=_cmd_plan)
 
+
+def _add_sample_parser(sub) -> None:
     sample = sub.add_parser(
         "sample",
         help="sample the sensitivity of a query",
@@ -471,6 +466,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_plan_flags(sample)
     sample.set_defaults(func=_cmd_sample)
 
+
+def _add_sweep_parser(sub) -> None:
     sweep = sub.add_parser(
         "sweep",
         help="error of private answers vs epsilon",
@@ -520,6 +517,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--json", action="store_true", help="print the rows as JSON")
     sweep.set_defaults(func=_cmd_sweep)
 
+
+def _add_run_parser(sub) -> None:
     run = sub.add_parser(
         "run",
         help="batch runs from a TOML file (resumable)",
@@ -536,6 +535,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=_cmd_run)
 
+
+def _add_release_parser(sub) -> None:
     release = sub.add_parser(
         "release",
         help="a private answer about your own data file",
@@ -545,9 +546,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_release_arguments(release)
     release.set_defaults(func=release_command)
+
+
+def _add_audit_parser(sub) -> None:
     audit = add_audit_parser(sub)
     _add_progress_flag(audit)
     audit.set_defaults(func=lambda args: audit_command(args, _writable_folder))
+
+
+#: Each subcommand's parser, in the order ``--help`` lists them.
+_SUBCOMMANDS = (
+    _add_demo_parser,
+    _add_plan_parser,
+    _add_sample_parser,
+    _add_sweep_parser,
+    _add_run_parser,
+    _add_release_parser,
+    _add_audit_parser,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every subcommand (each added by its own ``_add_*_parser``)."""
+    parser = argparse.ArgumentParser(
+        prog="sensampler",
+        description="Random differential privacy with sampled sensitivities.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"sensampler {__version__}"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in _SUBCOMMANDS:
+        add(sub)
     return parser
 
 

@@ -17,6 +17,18 @@ nothing is guaranteed. Data the population model does not describe are not
 covered. The number of records n is released as is: replace-one neighbours keep
 it fixed.
 
+``neighbours="add-remove"`` states everything for add/remove neighbours
+instead (D and D with one record more): the sampled sensitivity, the
+worst-case part, the quantile mechanism's utility sensitivity and a
+private-bounds pre-pass all use that relation, and n >= 2 is required. The
+mechanism is still calibrated for the data's n, which is published: the
+statement covers pairs of n - 1 and n records, not the size itself. A budget
+spends each statement under its own relation: a budget file's ledger, or a
+filter holding replace-one statements, records an add/remove statement
+converted by group privacy (:func:`~sensampler.privacy.to_replace_one`: twice
+the epsilon, twice the gamma); a filter holding add/remove statements refuses
+a replace-one release, which implies no add/remove guarantee.
+
 Quantile queries (``median``, ``quantile:Q`` with one Q) are the exception:
 they sample nothing and release through the exponential mechanism over public
 bounds (:class:`~sensampler.mechanisms.ExponentialQuantileMechanism`; by
@@ -32,6 +44,7 @@ subtracted.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
@@ -43,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from .. import distributions
-from .._default_budget import charged_to
+from .._default_budget import exempt
 from .._domains import DELTA_RELEASE, EPSILON
 from .._html import release_html, statement_html
 from .._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
@@ -67,14 +80,16 @@ from ..mechanisms.secure import FLOAT_POSITIONS
 from ..parallel import child_seed
 from ..plan import sampling_plan
 from ..privacy import (
+    NEIGHBOURS,
     PrivacyStatement,
     SamplingRun,
     format_dp,
     format_upper,
+    to_replace_one,
     zcdp_to_dp,
 )
 from ..queries import Query, as_query, identity
-from ..sampler import sample_sensitivity
+from ..sampler import check_neighbours, sample_sensitivity
 from ._input_files import read_toml
 from .budget_file import BudgetFile, replay_filter
 from .data_files import PARQUET_SUFFIXES, read_column
@@ -219,7 +234,7 @@ class Release:
         """The guarantee in words: (epsilon, delta)-DP except with probability gamma."""
         s = self.statement
         dp = format_dp(s.epsilon, s.delta)
-        dp += f" for {s.neighbours} neighbours (n={self.n} records)"
+        dp += f" for {s.neighbours} neighbours ({_size_words(s.neighbours, self.n)})"
         if s.source == "global":
             return f"{dp}, for every pair of neighbouring databases (plain DP)"
         text = GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
@@ -382,8 +397,16 @@ class QuantileRelease(Release):
         s = self.statement
         return WORST_CASE_GUARANTEE.format(
             dp=f"{format_dp(s.epsilon, s.delta)} for {s.neighbours} neighbours "
-            f"(n={self.n} records)"
+            f"({_size_words(s.neighbours, self.n)})"
         )
+
+
+def _size_words(neighbours: str, n: int) -> str:
+    """The data's size in a guarantee: under add/remove neighbours it is
+    published, and not protected, by the release."""
+    if neighbours == "add-remove":
+        return f"n={n} records, published: the statement does not hide the size"
+    return f"n={n} records"
 
 
 def _query_name(query, given) -> str:
@@ -600,19 +623,21 @@ def quantile_bounds(population, bounds=DEFAULT_BOUNDS) -> tuple[float, float, st
     return known.low, known.high, known.describe()
 
 
-def _quantile_mechanism(query, bounds, epsilon):
+def _quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS):
     """(mechanism, its statement, the noise in words) of a one-quantile query
     (:func:`quantile_level_of`) over ``bounds``, or None for any other query or
     without bounds (a quantile is then released like any statistic: random DP).
 
     The exponential mechanism over the bounds (Smith 2011): plain epsilon-DP
-    for every pair of neighbours, where a sampled sensitivity of a quantile
+    for every pair of ``neighbours``, where a sampled sensitivity of a quantile
     would be random DP only, and often far larger than the quantile's spread.
     """
     level = quantile_level_of(query)
     if level is None or bounds is None:
         return None
-    mech = ExponentialQuantileMechanism(level, (bounds.low, bounds.high), epsilon)
+    mech = ExponentialQuantileMechanism(
+        level, (bounds.low, bounds.high), epsilon, neighbours=neighbours
+    )
     step = (mech.high - mech.low) / mech.grid_size
     noise = (
         f"utility -|rank - {level:g}n| of sensitivity "
@@ -775,6 +800,8 @@ class PreparedRelease:
     worst_case_epsilon : float or None
         The cap on each release's worst-case epsilon (``None``: the
         mechanisms' default, 10 times ``epsilon``).
+    neighbours : {"replace-one", "add-remove"}
+        The neighbouring relation of every statement, checked with n.
     """
 
     # the private records and their exact answers: never shown (repr, tracebacks)
@@ -795,25 +822,21 @@ class PreparedRelease:
     bounds: Bounds | None = None
     private_epsilon: float | None = None
     worst_case_epsilon: float | None = None
-
-    def _budget(self):
-        """Where the releases are spent: ``budget``, else the default filter."""
-        return self.budget if self.budget is not None else get_default_filter()
+    neighbours: str = NEIGHBOURS
 
     def _private_bounds(self) -> Bounds:
         """Spend the pre-pass's epsilon from the budget, then estimate the bounds."""
-        statement = PrivacyStatement(PRIVATE_BOUNDS, self.private_epsilon, 0.0)
-        budget = self._budget()
-        if isinstance(budget, BudgetFile):
-            with budget.session() as session:
-                _trial(session.filter, [statement], name=budget.path)
-                session.spend(statement, "private bounds")
-            return private_bounds(self.data, self.private_epsilon)
-        if budget is not None:
-            _trial(budget, [statement])
-            budget.compose(statement)
-        with charged_to(budget):  # spent once when it is the default too
-            return private_bounds(self.data, self.private_epsilon)
+        statement = PrivacyStatement(
+            PRIVATE_BOUNDS, self.private_epsilon, 0.0, neighbours=self.neighbours
+        )
+        return _spend_then(
+            _budgets(self.budget),
+            [statement],
+            ["private bounds"],
+            lambda: private_bounds(
+                self.data, self.private_epsilon, neighbours=self.neighbours
+            ),
+        )
 
     def run(self) -> tuple[Release, ...]:
         """Sample each query's sensitivity, spend, release; see :func:`release_statistics`.
@@ -830,13 +853,18 @@ class PreparedRelease:
         if self.private_epsilon is not None:
             bounds = self._private_bounds()
             answers = _answers(self.names, self.queries, bounds.clip(self.data))
-        quantiles = [_quantile_mechanism(q, bounds, self.epsilon) for q in self.queries]
+        quantiles = [
+            _quantile_mechanism(q, bounds, self.epsilon, self.neighbours)
+            for q in self.queries
+        ]
         if self.population is None:  # plain DP: the worst case is the sensitivity
             estimates = [None] * len(self.queries)
             sensitivities = [
                 None
                 if quantile is not None
-                else worst_case_sensitivity(q, bounds, self.data.size, "replace-one", norm)
+                else worst_case_sensitivity(
+                    q, bounds, self.data.size, self.neighbours, norm
+                )
                 for q, quantile in zip(self.queries, quantiles)
             ]
         else:
@@ -850,6 +878,7 @@ class PreparedRelease:
                     gamma=self.gamma,
                     norm=norm,
                     bound=self.bound,
+                    neighbours=self.neighbours,
                     bounds=bounds,
                     random_state=child_seed(self.root, i),
                     n_jobs=self.n_jobs,
@@ -877,30 +906,19 @@ class PreparedRelease:
         ]
         for (mech, _, _), value in zip(built, inputs):
             mech.check_release(value)  # refused before anything is spent
+        if self.population is None:  # a global sensitivity of the relation's pairs
+            built = [
+                (mech, replace(statement, neighbours=self.neighbours), noise)
+                for mech, statement, noise in built
+            ]
         statements = [statement for _, statement, _ in built]
         labels = [
             f"{name} ({self.mechanism if q is None else 'exponential'})"
             for name, q in zip(self.names, quantiles)
         ]
-        # the default filter too is tried with every statement before any is
-        # spent, so that several releases are spent all or nothing
-        budget = self._budget()
-        default = get_default_filter()
-        if default is not None and default is not budget:  # spent from as well
-            _trial(default, statements)
-        if isinstance(budget, BudgetFile):
-            with budget.session() as session:  # locked from reading to writing
-                _trial(session.filter, statements, name=budget.path)
-                for statement, label in zip(statements, labels):
-                    session.spend(statement, label)
-                values = _draw(built, inputs)
-        else:
-            if budget is not None:
-                _trial(budget, statements)
-                for statement in statements:
-                    budget.compose(statement)
-            with charged_to(budget):  # spent once when it is the default too
-                values = _draw(built, inputs)
+        values = _spend_then(
+            _budgets(self.budget), statements, labels, lambda: _draw(built, inputs)
+        )
         return tuple(
             (Release if quantile is None else QuantileRelease)(
                 name,
@@ -994,6 +1012,7 @@ def prepare_releases(
     n_jobs: int | None = None,
     bounds: Bounds | str | tuple[float, float] | None = DEFAULT_BOUNDS,
     worst_case_epsilon: float | None = None,
+    neighbours: str = NEIGHBOURS,
 ) -> PreparedRelease:
     """Check every input of :func:`release_statistics` and the budget; sample nothing.
 
@@ -1057,6 +1076,16 @@ def prepare_releases(
     worst_case_epsilon : float, optional
         Cap on each release's worst-case epsilon (default: 10 times
         ``epsilon``): the noise is raised to meet it.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbouring relation of every statement: the sampled
+        sensitivity, the worst-case part, the quantile mechanism and a
+        private-bounds pre-pass use it (``"add-remove"`` needs n >= 2; the
+        data's n is still published). A replace-one budget (a budget file, or
+        a filter holding replace-one statements) records an add/remove
+        statement converted by group privacy
+        (:func:`sensampler.privacy.to_replace_one`: twice the epsilon and the
+        gamma); a filter holding add/remove statements refuses a replace-one
+        release.
 
     Returns
     -------
@@ -1067,9 +1096,14 @@ def prepare_releases(
     ------
     ExceededPrivacyBudgetError
         When the planned releases (each at ``epsilon``, ``delta`` and the
-        plan's gamma, which bound what is spent) do not fit the budget.
+        plan's gamma, which bound what is spent, converted to the budget's
+        relation) do not fit the budget.
+    ValueError
+        For a bad input, and for a replace-one release charged to a filter
+        holding add/remove statements.
     """
     arr = _check_data(data)
+    neighbours = check_neighbours(neighbours, arr.size)
     if isinstance(queries, (str, bytes)) or not isinstance(queries, Sequence):
         raise TypeError(f"queries must be a sequence of queries, got {queries!r}.")
     if not queries:
@@ -1109,34 +1143,40 @@ def prepare_releases(
     ]
     if known is not None:  # degenerate bounds are refused before any spend
         for query in parsed:
-            _quantile_mechanism(query, known, epsilon)
+            _quantile_mechanism(query, known, epsilon, neighbours)
     if population is None:
         unit = Bounds.given(0.0, 1.0)
         norm = RELEASE_MECHANISMS[mechanism]
         for name, query, plain in zip(names, parsed, exponential):
             if plain:
                 continue
-            if worst_case_sensitivity(query, unit, arr.size, "replace-one", norm) is None:
+            if worst_case_sensitivity(query, unit, arr.size, neighbours, norm) is None:
                 raise ValueError(
                     f"the query {name!r} has no worst-case sensitivity on clipped "
                     f"records (in the {norm} norm): give a population to sample it."
                 )
-    if budget is not None:  # planned spends: upper bounds on the real ones
-        planned = [
-            PrivacyStatement("planned", epsilon, 0.0, source="global")
-            if plain
-            else PrivacyStatement(
-                "planned",
-                epsilon,
-                delta,
-                run=None if population is None else SamplingRun(f"planned-{i}", plan.gamma),
-                source="global" if population is None else "sampled",
-            )
-            for i, plain in enumerate(exponential)
-        ]
-        if private_epsilon is not None:
-            planned.insert(0, PrivacyStatement(PRIVATE_BOUNDS, private_epsilon, 0.0))
-        _trial(budget, planned)
+    # planned spends: upper bounds on the real ones, under the same relation
+    planned = [
+        PrivacyStatement("planned", epsilon, 0.0, source="global", neighbours=neighbours)
+        if plain
+        else PrivacyStatement(
+            "planned",
+            epsilon,
+            delta,
+            run=None
+            if population is None
+            else SamplingRun(f"planned-{i}", plan.gamma, neighbours=neighbours),
+            source="global" if population is None else "sampled",
+            neighbours=neighbours,
+        )
+        for i, plain in enumerate(exponential)
+    ]
+    if private_epsilon is not None:
+        planned.insert(
+            0, PrivacyStatement(PRIVATE_BOUNDS, private_epsilon, 0.0, neighbours=neighbours)
+        )
+    for spent in _budgets(budget):
+        _trial(spent, _charged(spent, planned))
     return PreparedRelease(
         arr,
         parsed,
@@ -1155,6 +1195,7 @@ def prepare_releases(
         known,
         private_epsilon,
         worst_case_epsilon,
+        neighbours,
     )
 
 
@@ -1175,6 +1216,7 @@ def release_statistics(
     n_jobs: int | None = None,
     bounds: Bounds | str | tuple[float, float] | None = DEFAULT_BOUNDS,
     worst_case_epsilon: float | None = None,
+    neighbours: str = NEIGHBOURS,
     report: str | os.PathLike | None = None,
 ) -> tuple[Release, ...]:
     """Release several statistics of ``data``, each with its own sampled sensitivity.
@@ -1242,6 +1284,16 @@ def release_statistics(
     worst_case_epsilon : float, optional
         Cap on each release's worst-case epsilon (default: 10 times
         ``epsilon``): the noise is raised to meet it.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbouring relation of every statement: the sampled
+        sensitivity, the worst-case part, the quantile mechanism and a
+        private-bounds pre-pass use it (``"add-remove"`` needs n >= 2; the
+        data's n is still published). A replace-one budget (a budget file, or
+        a filter holding replace-one statements) records an add/remove
+        statement converted by group privacy
+        (:func:`sensampler.privacy.to_replace_one`: twice the epsilon and the
+        gamma); a filter holding add/remove statements refuses a replace-one
+        release.
     report : str or os.PathLike, optional
         An HTML file to write the release report to
         (:func:`sensampler.report.release_report`: statements in words, figures
@@ -1274,6 +1326,7 @@ def release_statistics(
         n_jobs=n_jobs,
         bounds=bounds,
         worst_case_epsilon=worst_case_epsilon,
+        neighbours=neighbours,
     )
     if report is not None:
         ledger = prepared.budget.path if isinstance(prepared.budget, BudgetFile) else None
@@ -1311,6 +1364,73 @@ def _trial(budget, statements, name: str | None = None) -> None:
         raise
 
 
+def _budgets(budget) -> list:
+    """Every budget a release spends from: ``budget`` (else the default filter),
+    and the default filter too when it is another one."""
+    default = get_default_filter()
+    first = default if budget is None else budget
+    spent = [] if first is None else [first]
+    if default is not None and default is not first:
+        spent.append(default)
+    return spent
+
+
+def _relation_of(budget) -> str | None:
+    """The neighbouring relation ``budget`` records: replace-one for a budget
+    file's ledger; for a filter, that of its first statement (``None`` before)."""
+    if isinstance(budget, BudgetFile):
+        return NEIGHBOURS
+    return getattr(budget, "neighbours", None)
+
+
+def _charged(budget, statements) -> list[PrivacyStatement]:
+    """``statements`` as ``budget`` records them, under its relation.
+
+    An add/remove statement charged to a replace-one budget is converted by
+    group privacy (:func:`~sensampler.privacy.to_replace_one`: a replacement is
+    a removal and an addition, so (epsilon, delta) becomes (2 epsilon,
+    (1 + e^epsilon) delta) and gamma doubles; Dwork & Roth 2014, Thm. 2.2). A
+    replace-one statement implies no add/remove one (it holds for databases of
+    one size only), so an add/remove budget refuses it, before any spend.
+    """
+    relation = _relation_of(budget)
+    if relation == "replace-one":
+        return [to_replace_one(s) for s in statements]
+    for s in statements:
+        if relation is not None and s.neighbours != relation:
+            raise ValueError(
+                f"the budget holds statements for {relation} neighbours, and "
+                f"{s.mechanism} holds for {s.neighbours} neighbours, which implies "
+                f"no {relation} guarantee: release with neighbours={relation!r}, "
+                "or spend from another budget."
+            )
+    return list(statements)
+
+
+def _spend_then(budgets, statements, labels, draw):
+    """Spend ``statements`` from every budget, each under its own relation
+    (:func:`_charged`), then return ``draw()``, during which no mechanism
+    spends again: all or nothing, every budget tried before any is spent. A
+    budget file stays locked from reading to writing, the draw included."""
+    charged = [(budget, _charged(budget, statements)) for budget in budgets]
+    for budget, spends in charged:
+        if not isinstance(budget, BudgetFile):
+            _trial(budget, spends)
+    files = [(budget, spends) for budget, spends in charged if isinstance(budget, BudgetFile)]
+    with contextlib.ExitStack() as stack:
+        for budget, spends in files:
+            session = stack.enter_context(budget.session())
+            _trial(session.filter, spends, name=budget.path)
+            for statement, label in zip(spends, labels):
+                session.spend(statement, label)
+        for budget, spends in charged:
+            if not isinstance(budget, BudgetFile):
+                for statement in spends:
+                    budget.compose(statement)
+        with exempt():  # spent above: not again by the mechanisms
+            return draw()
+
+
 def _draw(built, answers) -> list:
     """Release every answer, in its own shape: noise from fresh entropy, never
     from a seed."""
@@ -1341,6 +1461,7 @@ def release_statistic(
     n_jobs: int | None = None,
     bounds: Bounds | str | tuple[float, float] | None = DEFAULT_BOUNDS,
     worst_case_epsilon: float | None = None,
+    neighbours: str = NEIGHBOURS,
     report: str | os.PathLike | None = None,
 ) -> Release:
     """Release one statistic of ``data`` with a sensitivity sampled from ``population``.
@@ -1405,6 +1526,16 @@ def release_statistic(
     worst_case_epsilon : float, optional
         Cap on each release's worst-case epsilon (default: 10 times
         ``epsilon``): the noise is raised to meet it.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbouring relation of every statement: the sampled
+        sensitivity, the worst-case part, the quantile mechanism and a
+        private-bounds pre-pass use it (``"add-remove"`` needs n >= 2; the
+        data's n is still published). A replace-one budget (a budget file, or
+        a filter holding replace-one statements) records an add/remove
+        statement converted by group privacy
+        (:func:`sensampler.privacy.to_replace_one`: twice the epsilon and the
+        gamma); a filter holding add/remove statements refuses a replace-one
+        release.
     report : str or os.PathLike, optional
         An HTML file to write the release report to (see
         :func:`release_statistics`).
@@ -1444,5 +1575,6 @@ def release_statistic(
         bounds=bounds,
         worst_case_epsilon=worst_case_epsilon,
         report=report,
+        neighbours=neighbours,
     )[0]
 

@@ -36,7 +36,8 @@ from ..distributions import as_distribution
 from ..estimate import SensitivityEstimate, SensitivityEstimates
 from ..parallel import child_seed
 from ..plan import MAX_PAIRS
-from ..sampler import sample_sensitivity
+from ..privacy import NEIGHBOURS
+from ..sampler import check_neighbours, sample_sensitivity
 from ._binomial import interval
 
 __all__ = ["CoverageAudit", "audit_estimate", "MAX_AUDIT_PAIRS"]
@@ -79,6 +80,8 @@ class CoverageAudit:
         The released value audited.
     population : str
         The population the fresh pairs came from.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbouring relation of the fresh pairs.
     """
 
     exceedances: int
@@ -93,6 +96,7 @@ class CoverageAudit:
     bound: str
     sensitivity: float | tuple[float, ...]
     population: str
+    neighbours: str = NEIGHBOURS
 
     @property
     def exceeds(self) -> bool:
@@ -126,7 +130,8 @@ class CoverageAudit:
 
     def __str__(self):
         return (
-            f"{self.exceedances} of {self.pairs} fresh pairs from {self.population} "
+            f"{self.exceedances} of {self.pairs} fresh {self.neighbours} pairs from "
+            f"{self.population} "
             f"exceed the sensitivity: rate {self.rate:.4g}, "
             f"{100 * self.confidence:g}% interval [{self.lower:.4g}, {self.upper:.4g}]"
             f"; beta={self.beta:.4g}, gamma={self.gamma:.4g} ({self.bound}): "
@@ -150,6 +155,7 @@ def audit_estimate(
     random_state=None,
     n_jobs: int | None = None,
     progress: bool = False,
+    neighbours: str | None = None,
 ) -> CoverageAudit:
     r"""Rate at which fresh neighbouring pairs exceed a sampled sensitivity.
 
@@ -183,6 +189,12 @@ def audit_estimate(
         Workers, as in :func:`~sensampler.sample_sensitivity`.
     progress : bool, default False
         Show a progress bar of the fresh pairs (needs ``tqdm``).
+    neighbours : {"replace-one", "add-remove"}, optional
+        The relation of the fresh pairs. Default: the estimate's own
+        (``estimate.run.neighbours``), which checks what its gamma states;
+        the other one measures whether the estimate also covers those pairs,
+        which its gamma does not state (add/remove needs the estimate's
+        ``n >= 2``).
 
     Returns
     -------
@@ -246,6 +258,9 @@ def audit_estimate(
         )
     confidence = PROBABILITY.check("confidence", confidence)
     n_jobs = check_n_jobs(n_jobs)
+    neighbours = check_neighbours(
+        estimate.run.neighbours if neighbours is None else neighbours, problem.n
+    )
     sensitivity = np.asarray(estimate.sensitivity.value)
     coordinates = sensitivity.size if problem.norm.per_coordinate else 1
     if pairs < estimate.parts:
@@ -263,7 +278,7 @@ def audit_estimate(
         k=pairs,
         norm=problem.norm,
         bound="exchangeable",
-        neighbours=estimate.run.neighbours,
+        neighbours=neighbours,
         random_state=seed,
         n_jobs=n_jobs,
         progress=progress,
@@ -291,6 +306,7 @@ def audit_estimate(
             float(sensitivity) if sensitivity.ndim == 0 else tuple(sensitivity.tolist())
         ),
         population=repr(dist),
+        neighbours=neighbours,
     )
 
 

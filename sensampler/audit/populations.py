@@ -20,8 +20,8 @@ from .._html import comparison_html, population_choice_html
 from .._validation import as_seed_sequence, check_count, check_real
 from ..estimate import SensitivityEstimate
 from ..parallel import child_seed
-from ..privacy import format_upper
-from ..sampler import sample_sensitivity
+from ..privacy import NEIGHBOURS, format_upper
+from ..sampler import check_neighbours, sample_sensitivity
 from ..table import ResultTable
 from .estimate import CoverageAudit, audit_estimate, population_model
 
@@ -48,7 +48,7 @@ class PopulationComparison:
         One row per (estimate, audit) pair: ``estimated_under``,
         ``audited_under``, ``sensitivity``, ``gamma``, ``beta``, ``bound``,
         ``exceedances``, ``pairs``, ``rate``, ``lower``, ``upper``,
-        ``confidence``, ``verdict``.
+        ``confidence``, ``verdict``, ``neighbours``.
     """
 
     estimates: dict[str, SensitivityEstimate]
@@ -79,6 +79,7 @@ def compare_populations(
     random_state=None,
     n_jobs: int | None = None,
     progress: bool = False,
+    neighbours: str = NEIGHBOURS,
 ) -> PopulationComparison:
     """Sample the sensitivity under each population; audit each under every one.
 
@@ -110,6 +111,10 @@ def compare_populations(
         Workers of every run, as in :func:`~sensampler.sample_sensitivity`.
     progress : bool, default False
         Show a progress bar of each sampling run and each audit (needs ``tqdm``).
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbouring relation of every sampling run and audit (as in
+        :func:`~sensampler.sample_sensitivity`; ``"add-remove"`` needs
+        ``n >= 2``).
 
     Returns
     -------
@@ -136,6 +141,7 @@ def compare_populations(
         models[name] = population_model(population)
     check_count("pairs", pairs)
     PROBABILITY.check("confidence", confidence)
+    neighbours = check_neighbours(neighbours, check_count("n", n))
     root = as_seed_sequence(random_state)
 
     estimates = {}
@@ -148,6 +154,7 @@ def compare_populations(
             m=m,
             norm=norm,
             bound=bound,
+            neighbours=neighbours,
             random_state=child_seed(root, 2 * i),
             n_jobs=n_jobs,
             progress=progress,
@@ -189,6 +196,7 @@ def compare_populations(
                 "upper": audit.upper,
                 "confidence": audit.confidence,
                 "verdict": audit.verdict,
+                "neighbours": audit.neighbours,
             }
         )
     return PopulationComparison(estimates, audits, ResultTable(rows))

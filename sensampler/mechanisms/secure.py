@@ -56,8 +56,9 @@ never round to the same double. Beyond, a float would lose noise (on the grid of
 ``1e20``). So a float release refuses, before drawing, a value whose position
 exceeds ``max_position`` = :math:`2^{52} - 1 - M` steps, where the margin M is
 exceeded by the noise with probability below :math:`2^{-64}` per coordinate (a
-refusal of an input outside a public range, like any input check); in that
-remaining event, after the draw, it raises rather than return a rounded float
+refusal of an input outside a public range, like any input check), and every
+value when M alone exceeds :math:`2^{52} - 1` (a grid too fine for the noise); in
+that remaining event, after the draw, it raises rather than return a rounded float
 (a function of j only, so nothing but the release itself is revealed). With
 ``exact=True`` the release is :math:`g j` as a :class:`fractions.Fraction` (an
 object array of them for vectors), for any value: pass the granularity as a
@@ -257,9 +258,20 @@ class _DiscreteMechanism(Mechanism):
         TypeError, ValueError
             Naming a bad ``value`` or ``random_state``; and, for a float
             release (``exact=False``), a value whose grid position exceeds
-            :attr:`max_position` in absolute value.
+            :attr:`max_position` in absolute value, or any value when the
+            noise's margin alone exceeds the 2**52 grid steps a float holds
+            exactly (a granularity too fine for the noise).
         """
         arr = self._checked_value(value)
+        if not self.exact and self._margin > FLOAT_POSITIONS - 1:
+            raise ValueError(
+                f"granularity={self.granularity!r} is too fine for a float release "
+                f"of this noise: it spans over 2**{self._margin.bit_length() - 1} "
+                "grid steps (exceeded with probability below 2**-64), beyond the "
+                "2**52 - 1 a float holds "
+                "exactly, so even a value of 0 would come back rounded; use a "
+                "coarser granularity, or exact=True for an exact Fraction release."
+            )
         if not self._sensitivity.per_coordinate and arr.size != self.dimension:
             raise ValueError(
                 f"value must have dimension={self.dimension} coordinates, got "

@@ -71,7 +71,10 @@ Real models on real data (``examples/real_models.toml`` reproduces the table of
   alone and of the constant prediction.
 
 ``[run] m`` sets the pairs per sampled sensitivity (default: the plan's own m
-for gamma).
+for gamma). ``[run] neighbours`` (``"replace-one"``, the default, or
+``"add-remove"``) is the neighbouring relation every sensitivity is sampled
+for (add/remove needs every run's n >= 2; a private-estimator query samples
+replace-one pairs only).
 
 A ``[queries.NAME]`` table with ``kind = "private_estimator"`` (keys ``model``,
 ``params``, optional ``tune`` and ``augment``; ``examples/private_estimators.toml``)
@@ -99,13 +102,21 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..._domains import DELTA_TARGET, EPSILON, ESTIMATOR_NORMS, PROBABILITY, Interval
+from ..._domains import (
+    DELTA_TARGET,
+    EPSILON,
+    ESTIMATOR_NORMS,
+    NEIGHBOUR_RELATIONS,
+    PROBABILITY,
+    Interval,
+)
 from ..._threads import one_thread
 from ..._validation import check_n_jobs
 from ...norms import NORM_NAMES
 from ...parallel import iter_tasks, progress_bar
 from ...plan import sampling_plan
-from ...sampler import sample_sensitivity
+from ...privacy import NEIGHBOURS
+from ...sampler import check_neighbours, sample_sensitivity
 from ...table import ResultTable, atomic_write_text
 from .._input_files import read_toml
 from .._locks import exclusive
@@ -223,6 +234,7 @@ _RUN_RULES = {
     "delta": _real_in(DELTA_TARGET),
     "bound": (_is_str, _any, "a sampling-plan bound (a string)"),
     "m": (_is_int, lambda v: v >= 1, "an integer >= 1"),
+    "neighbours": _one_of(NEIGHBOUR_RELATIONS.values),
 }
 _GRID_KEYS = tuple(_GRID_RULES)
 _RUN_KEYS = tuple(_RUN_RULES)
@@ -398,6 +410,7 @@ def _check_runs_fit(path, runs, splits, populations) -> None:
         errors = s.get("errors", {})
         data = splits[errors["data"]].train if "data" in errors else dist
         try:
+            check_neighbours(s.get("neighbours", NEIGHBOURS), s["n"])
             check_sampling_memory(
                 query, dist, s["n"], m=s.get("m"), gamma=s["gamma"],
                 bound=s["bound"], norm=s["norm"],
@@ -593,6 +606,11 @@ def _check_private_estimator(path, config, query) -> None:
             f"{where} needs [errors] score and data: its released model is scored "
             "on the data set's test part."
         )
+    if config["run"].get("neighbours", NEIGHBOURS) != NEIGHBOURS:
+        raise ValueError(
+            f"{where} samples replace-one pairs only, got [run] neighbours = "
+            f"{config['run']['neighbours']!r}."
+        )
     for mech in grid["mechanism"]:
         if mech not in _PRIVATE_MECHANISMS:
             raise ValueError(
@@ -664,6 +682,8 @@ def _plan(config: dict, splits: dict):
             settings["query_spec"] = queries[query]
         if "m" in run:
             settings["m"] = run["m"]
+        if run.get("neighbours", NEIGHBOURS) != NEIGHBOURS:
+            settings["neighbours"] = run["neighbours"]
         if errors:
             settings["errors"] = errors
         runs.append(settings)
@@ -707,6 +727,7 @@ def _execute_run(settings: dict, path: str) -> str:
         m=settings.get("m"),
         norm=settings["norm"],
         bound=settings["bound"],
+        neighbours=settings.get("neighbours", NEIGHBOURS),
         random_state=seed.spawn(1)[0],
         n_jobs=1,
     )

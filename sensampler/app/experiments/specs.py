@@ -26,6 +26,7 @@ __all__ = [
     "PRESETS",
     "build_population",
     "parse_population",
+    "population_spec",
     "parse_query",
     "build_query",
     "QUERY_NAMES",
@@ -237,8 +238,25 @@ def parse_population(text: str) -> distributions.Distribution:
     Values are JSON, so ``gaussianmixture:params=[[178,7],[162,6.5]],weights=[0.5,0.5]``
     works, as does ``normal:loc=170,scale=10``.
     """
+    return build_population(population_spec(text))
+
+
+def population_spec(text: str) -> str | dict:
+    """What a population flag stands for, not yet built (see :func:`parse_population`).
+
+    Parameters
+    ----------
+    text : str
+        A preset (``heights``) or ``kind:key=value,...`` with JSON values.
+
+    Returns
+    -------
+    str or dict
+        The preset's name, or the table :func:`build_population` takes (whose
+        ``path``, for ``empirical``, names the file it reads).
+    """
     if ":" not in text:
-        return build_population(text)
+        return text
     kind, _, rest = text.partition(":")
     spec = {"kind": kind}
     for item in _split_top_level(rest):
@@ -252,7 +270,7 @@ def parse_population(text: str) -> distributions.Distribution:
                 f"population parameter {key.strip()} is not JSON: {exc.msg} at "
                 f"character {exc.pos + 1} of its value."
             ) from None
-    return build_population(spec)
+    return spec
 
 
 def _split_top_level(text):

@@ -1,6 +1,7 @@
 """``sensampler audit``, in process through ``sensampler.app.cli.main``."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -264,3 +265,70 @@ def test_every_plan_bound_can_be_audited(capsys):
     result = _strict(out)
     assert result["estimates"]["heights"]["plan"]["bound"] == "exchangeable"
     assert [audit["bound"] for audit in result["audits"]] == ["exchangeable"]
+
+
+def test_neighbours_reaches_every_run_and_audit(tmp_path, capsys):
+    code, out, err = _run(capsys, *SMALL, "--neighbours", "add-remove", "--json")
+    assert code == 0, err
+    document = _strict(out)
+    assert document["estimates"]["heights"]["neighbours"] == "add-remove"
+    assert [row["neighbours"] for row in document["audits"]] == ["add-remove"]
+    code, out, err = _run(capsys, *SMALL, "--neighbours", "add-remove")
+    assert code == 0, err
+    header, _, row = out.splitlines()[:3]
+    assert header.split()[-1] == "neighbours" and row.split()[-1] == "add-remove"
+    code, out, err = _run(capsys, *SMALL, "--json")
+    assert _strict(out)["estimates"]["heights"]["neighbours"] == "replace-one"
+    config = tmp_path / "audit.toml"
+    config.write_text('n = 50\npairs = 2000\nseed = 3\nneighbours = "add-remove"\n')
+    code, out, err = _run(capsys, "--config", str(config), "--json", "--no-progress")
+    assert code == 0, err
+    assert _strict(out)["audits"] == document["audits"]
+
+
+def test_add_remove_with_one_record_is_a_usage_error(tmp_path, capsys, no_work):
+    code, err = _one_line(capsys, "--n", "1", "--neighbours", "add-remove")
+    assert code == 2 and "neighbours='add-remove' needs n >= 2" in err, err
+    config = tmp_path / "audit.toml"
+    for text, message in [
+        ('n = 1\nneighbours = "add-remove"\n', "needs n >= 2"),
+        ('neighbours = "swap"\n', "neighbours must be one of"),
+        ("neighbours = 1\n", "neighbours must be a string, got 1"),
+    ]:
+        config.write_text(text)
+        code, err = _one_line(capsys, "--config", str(config))
+        assert code == 2 and str(config) in err and message in err, err
+    with pytest.raises(SystemExit) as exit_:
+        main(["audit", "--neighbours", "swap"])
+    assert exit_.value.code == 2 and "--neighbours" in capsys.readouterr().err
+
+
+def test_a_report_over_an_input_file_is_refused_before_any_work(
+    tmp_path, capsys, no_work
+):
+    # Before: only release --report compared its path with the input files; an
+    # audit replaced its own --config file or public records with the report.
+    config = tmp_path / "audit.toml"
+    config.write_text("n = 50\npairs = 2000\n")
+    records = tmp_path / "public.csv"
+    records.write_text("".join(f"{v}\n" for v in np.linspace(150, 190, 60)))
+    (tmp_path / "link.toml").symlink_to(config)
+    os.link(records, tmp_path / "hard.csv")
+    empirical = f'pub=empirical:path="{records}"'
+    cases = [
+        (["--config", str(config)], config, "the --config file"),
+        (["--config", str(config)], tmp_path / "link.toml", "the --config file"),
+        (["--population", empirical], records, "the --population pub file"),
+        (["--population", empirical], tmp_path / "hard.csv", "the --population pub file"),
+    ]
+    for args, report, what in cases:
+        before = config.read_text(), records.read_text()
+        code, err = _one_line(capsys, *args, "--report", str(report), "--no-progress")
+        assert code == 2 and f"report={str(report)!r} is {what}" in err, err
+        assert (config.read_text(), records.read_text()) == before
+    config.write_text(
+        f'n = 50\npairs = 2000\n[populations]\npub = {{kind = "Empirical", '
+        f'path = "{records}"}}\n'
+    )
+    code, err = _one_line(capsys, "--config", str(config), "--report", str(records))
+    assert code == 2 and "is the --population pub file" in err, err

@@ -158,6 +158,23 @@ def test_replay_filter_matches_the_filter_it_copies():
     assert copy.count == original.count == 3
 
 
+def test_replay_filter_keeps_the_relation_of_the_ledger():
+    # Before: every entry was replayed as replace-one, so the replica of a filter
+    # holding add/remove statements refused the next add/remove statement.
+    run = SamplingRun("a", 0.05, neighbours="add-remove")
+    original = PrivacyFilter(1.0, rule="basic")
+    original.spend(0.1)  # states no relation: counted in the filter's
+    original.compose(
+        PrivacyStatement("m", 0.2, 0.0, run=run, source="sampled", neighbours="add-remove")
+    )
+    copy = replay_filter(1.0, 0.0, "basic", None, original.ledger)
+    assert copy.neighbours == original.neighbours == "add-remove"
+    assert copy.spent == original.spent
+    copy.compose(PrivacyStatement("next", 0.2, 0.0, neighbours="add-remove"))
+    with pytest.raises(ValueError, match="cannot compose"):
+        copy.compose(PrivacyStatement("other", 0.2, 0.0))
+
+
 def test_budget_arguments_are_checked_first(tmp_path):
     with pytest.raises(ValueError, match="epsilon must be > 0.0"):
         BudgetFile(tmp_path / "l.json", epsilon=0.0)

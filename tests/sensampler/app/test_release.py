@@ -507,3 +507,15 @@ def test_the_private_file_as_its_own_population_is_refused(files, tmp_path, caps
         with pytest.raises(ValueError, match="same rows"):
             release_statistic(values, "mean", population, epsilon=0.5, budget=budget)
     assert len(budget.ledger) == 0 and budget.spent.epsilon == 0.0
+
+
+def test_a_grid_too_fine_for_the_noise_spends_nothing():
+    # Before: the budget was spent, then the draw failed on a zero answer with a
+    # false "probability below 2**-64" (the noise's margin exceeded 2**52 steps).
+    f = PrivacyFilter(1.0, rule="basic")
+    with pytest.raises(ValueError, match="too fine for a float release"):
+        release_statistic(
+            np.zeros(50), "mean", POP, epsilon=0.5, mechanism="discrete-laplace",
+            granularity=1e-300, bounds=None, budget=f, random_state=0,
+        )
+    assert f.count == 0

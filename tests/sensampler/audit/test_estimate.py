@@ -262,3 +262,37 @@ def test_a_population_of_other_records_is_refused_before_any_pair():
     other = MultivariateNormal([0.0, 0.0], [[1.0, 0.0], [0.0, 1.0]])
     with pytest.raises(ValueError, match=re.escape("records of shape (2,)")):
         audit_estimate(est, other, pairs=10)
+
+
+def test_the_fresh_pairs_follow_the_estimate_s_relation_or_the_one_given():
+    # A sum over N(0, 1) records: the add/remove change is x itself, the
+    # replace-one change x - x' ~ N(0, 2). P[|x| > s] = erfc(s / sqrt 2) and
+    # P[|x - x'| > s] = erfc(s / 2) (independent of the estimate's code).
+    est = sample_sensitivity(
+        queries.sum, Normal(), 50, gamma=0.05, neighbours="add-remove", random_state=4
+    )
+    s, pairs = float(est.sensitivity.value), 200_000
+    own = audit_estimate(est, pairs=pairs, random_state=5)
+    assert own.neighbours == "add-remove"
+    assert str(own).startswith(f"{own.exceedances} of {pairs} fresh add-remove pairs")
+    other = audit_estimate(est, pairs=pairs, random_state=5, neighbours="replace-one")
+    assert other.neighbours == "replace-one" and other.to_dict()["neighbours"] == (
+        "replace-one"
+    )
+    for audit, expected in (
+        (own, special.erfc(s / math.sqrt(2.0))),
+        (other, special.erfc(s / 2.0)),
+    ):
+        assert_close_in_se(audit.rate, expected, math.sqrt(expected * (1 - expected) / pairs))
+
+
+def test_add_remove_pairs_need_two_records_before_any_pair():
+    est = sample_sensitivity(queries.mean, Normal(), 1, m=30, random_state=0)
+    est = SensitivityEstimate(
+        est.samples, est.run, est.plan, est.norm, est.n,
+        problem=SamplingProblem(est.problem.query, _Untouchable(), 1, est.problem.norm),
+    )
+    with pytest.raises(ValueError, match=re.escape("needs n >= 2")):
+        audit_estimate(est, pairs=10, neighbours="add-remove")
+    with pytest.raises(ValueError, match="neighbours must be one of"):
+        audit_estimate(est, pairs=10, neighbours="swap")

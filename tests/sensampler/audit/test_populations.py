@@ -109,3 +109,14 @@ def test_without_a_qualified_estimate_the_least_exceeded_is_returned_unqualified
 def test_bad_input_is_refused_by_name(call, error, message):
     with pytest.raises(error, match=re.escape(message)):
         call()
+
+
+def test_every_run_and_audit_uses_the_relation_given():
+    comparison = _comparison(neighbours="add-remove", pairs=500)
+    assert {e.run.neighbours for e in comparison.estimates.values()} == {"add-remove"}
+    assert set(comparison.table.column("neighbours")) == {"add-remove"}
+    assert {a.neighbours for a in comparison.audits.values()} == {"add-remove"}
+    with pytest.raises(ValueError, match=re.escape("needs n >= 2")):
+        compare_populations(
+            queries.mean, POPULATIONS, 1, 0.05, pairs=10, neighbours="add-remove"
+        )

@@ -172,3 +172,25 @@ def test_no_noise_mechanism_takes_values_up_to_the_limit():
     assert mech.max_position == FLOAT_POSITIONS - 1
     assert mech.release(float(FLOAT_POSITIONS - 1)) == float(FLOAT_POSITIONS - 1)
     assert np.isfinite(mech.release(-1e15))
+
+
+@pytest.mark.parametrize("factory", [_laplace, _gaussian])
+def test_a_grid_too_fine_for_the_noise_is_refused_before_drawing(factory):
+    # Before: release(0.0) on the grid 1e-300 drew noise of ~1e300 steps, then
+    # raised that this "happens with probability below 2**-64": false, since the
+    # margin itself (~2**1002 steps) left no room below 2**52.
+    mech = factory(g=1e-300)
+    message = (
+        r"granularity=1e-300 is too fine for a float release of this noise: it "
+        r"spans over 2\*\*\d+ grid steps \(exceeded with probability below "
+        r"2\*\*-64\), beyond the 2\*\*52 - 1 a float holds exactly"
+    )
+    with pytest.raises(ValueError, match=message):
+        mech.release(0.0, random_state=NoDraws())
+    f = PrivacyFilter(10.0, 0.5)
+    with pytest.raises(ValueError, match="too fine for a float release"):
+        f.release(mech, 0.0)
+    assert f.count == 0  # nothing spent
+    # the margin is what decides: the finest grid that still leaves room releases
+    assert factory(g=1e-12).release(0.0) == pytest.approx(0.0, abs=100)
+    assert isinstance(factory(g=1e-300, exact=True).release(0.0), Fraction)

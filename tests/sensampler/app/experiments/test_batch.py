@@ -1055,3 +1055,48 @@ def test_a_config_is_checked_once_then_flows_down(tmp_path, monkeypatch):
     run_batch(_small(tmp_path), tmp_path / "out", n_jobs=1)
     # by the checks (the query built, then probed), then once in each of the 4 runs
     assert calls == {"build_population": 1 + 4, "build_query": 2 + 4}
+
+
+# ------------------------------------------------------------- neighbours
+def test_run_neighbours_samples_every_run_for_that_relation(tmp_path):
+    path = tmp_path / "add_remove.toml"
+    path.write_text(SMALL.replace("[run]\n", '[run]\nneighbours = "add-remove"\n'))
+    out = tmp_path / "out"
+    run_batch(path, out)
+    records = [json.loads(f.read_text()) for f in sorted((out / "runs").glob("*.json"))]
+    assert len(records) == 4
+    for record in records:
+        assert record["settings"]["neighbours"] == "add-remove"
+        assert record["estimate"]["neighbours"] == "add-remove"
+    # replace-one given explicitly is the default: the same runs, the same ids
+    explicit = tmp_path / "explicit.toml"
+    explicit.write_text(SMALL.replace("[run]\n", '[run]\nneighbours = "replace-one"\n'))
+    ids = [_run_id(s) for s in plan_runs(load_config(explicit))[0]]
+    assert ids == [_run_id(s) for s in plan_runs(load_config(_small(tmp_path)))[0]]
+
+
+@pytest.mark.parametrize(
+    "text, exc, message",
+    [
+        ("[run]\nneighbours='swap'\n" + GRID, ValueError, "[run] neighbours: must be"),
+        ("[run]\nneighbours=2\n" + GRID, TypeError, "[run] neighbours: must be"),
+        (
+            "[run]\nneighbours = 'add-remove'\n" + _with("n", "[10, 1]"),
+            ValueError,
+            "the run of population 'heights', query 'mean', n = 1, gamma = 0.05, "
+            "norm = 'l1': neighbours='add-remove' needs n >= 2",
+        ),
+        (
+            PRIVATE_ESTIMATOR.replace("[run]\n", "[run]\nneighbours = 'add-remove'\n"),
+            ValueError,
+            "[queries.ridge] kind = 'private_estimator' samples replace-one pairs "
+            "only, got [run] neighbours = 'add-remove'.",
+        ),
+    ],
+)
+def test_a_bad_neighbours_key_is_refused_before_any_run(tmp_path, text, exc, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(exc, match=re.escape(f"{path}: {message}")):
+        run_batch(path, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
