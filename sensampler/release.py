@@ -775,6 +775,10 @@ class PreparedRelease:
     worst_case_epsilon : float or None
         The cap on each release's worst-case epsilon (``None``: the
         mechanisms' default, 10 times ``epsilon``).
+    planned : tuple of PrivacyStatement
+        Upper bounds on what the run spends, in order: the private-bounds
+        pre-pass first (if any), then each release. A pre-pass is spent only
+        once every filter it is spent from can hold all of them.
     """
 
     # the private records and their exact answers: never shown (repr, tracebacks)
@@ -795,22 +799,32 @@ class PreparedRelease:
     bounds: Bounds | None = None
     private_epsilon: float | None = None
     worst_case_epsilon: float | None = None
+    planned: tuple = ()
 
     def _budget(self):
         """Where the releases are spent: ``budget``, else the default filter."""
         return self.budget if self.budget is not None else get_default_filter()
 
     def _private_bounds(self) -> Bounds:
-        """Spend the pre-pass's epsilon from the budget, then estimate the bounds."""
-        statement = PrivacyStatement(PRIVATE_BOUNDS, self.private_epsilon, 0.0)
+        """Spend the pre-pass's epsilon from the budget, then estimate the bounds.
+
+        Every filter spent from (the budget, and a different default filter) is
+        first tried with the whole run (:attr:`planned`: the pre-pass and every
+        release), so that a budget too small for the releases refuses before
+        the pre-pass is spent, not after.
+        """
+        statement = self.planned[0]
         budget = self._budget()
+        default = get_default_filter()
+        if default is not None and default is not budget:  # spent from as well
+            _trial(default, self.planned)
         if isinstance(budget, BudgetFile):
             with budget.session() as session:
-                _trial(session.filter, [statement], name=budget.path)
+                _trial(session.filter, self.planned, name=budget.path)
                 session.spend(statement, "private bounds")
             return private_bounds(self.data, self.private_epsilon)
         if budget is not None:
-            _trial(budget, [statement])
+            _trial(budget, self.planned)
             budget.compose(statement)
         with charged_to(budget):  # spent once when it is the default too
             return private_bounds(self.data, self.private_epsilon)
@@ -818,7 +832,15 @@ class PreparedRelease:
     def run(self) -> tuple[Release, ...]:
         """Sample each query's sensitivity, spend, release; see :func:`release_statistics`.
 
-        With private bounds, their pre-pass is spent and drawn first.
+        With private bounds, their pre-pass is spent and drawn first, once
+        every check that does not depend on the bounds has passed: the inputs
+        (:func:`prepare_releases`) and the budget, tried with the pre-pass and
+        every release together (:attr:`planned`). What can still refuse
+        afterwards depends on the private bounds (the sensitivity sampled on
+        records clipped to them, a sampled 0 without a worst case, a discrete
+        grid too fine for the clipped answer) or on a spend made meanwhile by
+        another process; such a refusal leaves the pre-pass recorded, as it
+        must: the refusal itself is computed from the private bounds.
 
         Returns
         -------
@@ -1121,21 +1143,22 @@ def prepare_releases(
                     f"the query {name!r} has no worst-case sensitivity on clipped "
                     f"records (in the {norm} norm): give a population to sample it."
                 )
-    if budget is not None:  # planned spends: upper bounds on the real ones
-        planned = [
-            PrivacyStatement("planned", epsilon, 0.0, source="global")
-            if plain
-            else PrivacyStatement(
-                "planned",
-                epsilon,
-                delta,
-                run=None if population is None else SamplingRun(f"planned-{i}", plan.gamma),
-                source="global" if population is None else "sampled",
-            )
-            for i, plain in enumerate(exponential)
-        ]
-        if private_epsilon is not None:
-            planned.insert(0, PrivacyStatement(PRIVATE_BOUNDS, private_epsilon, 0.0))
+    # planned spends: upper bounds on the real ones
+    planned = [
+        PrivacyStatement("planned", epsilon, 0.0, source="global")
+        if plain
+        else PrivacyStatement(
+            "planned",
+            epsilon,
+            delta,
+            run=None if population is None else SamplingRun(f"planned-{i}", plan.gamma),
+            source="global" if population is None else "sampled",
+        )
+        for i, plain in enumerate(exponential)
+    ]
+    if private_epsilon is not None:
+        planned.insert(0, PrivacyStatement(PRIVATE_BOUNDS, private_epsilon, 0.0))
+    if budget is not None:
         _trial(budget, planned)
     return PreparedRelease(
         arr,
@@ -1155,6 +1178,7 @@ def prepare_releases(
         known,
         private_epsilon,
         worst_case_epsilon,
+        tuple(planned),
     )
 
 
