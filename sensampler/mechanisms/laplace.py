@@ -23,7 +23,12 @@ from ._base import (
     worst_case_statement,
 )
 
-__all__ = ["LaplaceMechanism", "laplace_rdp", "laplace_product_rdp"]
+__all__ = [
+    "LaplaceMechanism",
+    "floored_laplace_scale",
+    "laplace_rdp",
+    "laplace_product_rdp",
+]
 
 
 def laplace_rdp(alpha: float, ratio: float) -> float:
@@ -113,6 +118,24 @@ def laplace_scale(sensitivity, epsilon: float):
     return scale
 
 
+def floored_laplace_scale(sensitivity, epsilon: float, worst_case_epsilon: float):
+    r"""The Laplace scale of :func:`laplace_scale`, raised to the worst-case floor.
+
+    For a scalar sensitivity that carries a worst-case part :math:`\Delta_{wc}`,
+    :math:`b = \max(\Delta/\epsilon, \Delta_{wc}/\epsilon_{cap})`, the
+    smallest double with :math:`\Delta_{wc}/b \le \epsilon_{cap}` exactly
+    (:func:`~sensampler.mechanisms._base.floor_scale`); unchanged otherwise.
+    """
+    scale = laplace_scale(sensitivity, epsilon)
+    worst = None if sensitivity.per_coordinate else sensitivity.worst_case
+    if worst is not None:  # the floor: worst / scale <= the cap
+        scale = max(scale, floor_scale(worst, worst_case_epsilon))
+        check_noise_scale(
+            scale, f"worst_case={worst!r}, worst_case_epsilon={worst_case_epsilon!r}"
+        )
+    return scale
+
+
 def laplace_ratios(sensitivity, epsilon: float) -> tuple[float, ...]:
     r"""Scale over sensitivity, :math:`b_j/\Delta_j`, of each coordinate.
 
@@ -188,15 +211,11 @@ class LaplaceMechanism(Mechanism):
         self.worst_case_epsilon = check_worst_case_epsilon(
             worst_case_epsilon, self.epsilon
         )
-        scale = laplace_scale(self._sensitivity, self.epsilon)
-        worst = self._worst_case()
-        if worst is not None:  # the floor: worst / scale <= the cap
-            scale = max(scale, floor_scale(worst, self.worst_case_epsilon))
-            check_noise_scale(
-                scale, f"worst_case={worst!r}, worst_case_epsilon="
-                f"{self.worst_case_epsilon!r}"
+        self._scale = read_only(
+            floored_laplace_scale(
+                self._sensitivity, self.epsilon, self.worst_case_epsilon
             )
-        self._scale = read_only(scale)
+        )
         self._ratios = laplace_ratios(self._sensitivity, self.epsilon)
 
     @property

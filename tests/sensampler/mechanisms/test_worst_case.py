@@ -14,11 +14,13 @@ from sensampler.audit import audit_mechanism
 from sensampler.bounds import Bounds
 from sensampler.distributions import Empirical, GaussianMixture, Normal
 from sensampler.mechanisms import (
+    CatastropheMechanism,
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
     GaussianMechanism,
     LaplaceMechanism,
+    RenyiGaussianMechanism,
     ZCDPGaussianMechanism,
 )
 from sensampler.privacy import PrivacyStatement, SamplingRun, to_replace_one
@@ -109,9 +111,100 @@ def test_a_sampled_zero_without_bounds_is_refused_before_any_spend(build):
     assert budget.count == 0
 
 
-def test_mechanisms_without_a_floor_refuse_a_sampled_zero_even_with_bounds():
-    with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
-        ZCDPGaussianMechanism(_zero(), 0.5)
+def test_a_per_coordinate_zero_without_a_worst_case_is_refused_even_with_bounds():
+    # per-coordinate estimates carry no worst case (the queries derive theirs in
+    # the l1, l2 and linf norms only): a coordinate of 0 would be exact
+    est = _estimate(Empirical([171.0]), query=queries.histogram(2, range=(140, 200)),
+                    norm="coordinate")
+    for build in (lambda e: ZCDPGaussianMechanism(e, 0.5),
+                  lambda e: RenyiGaussianMechanism(e, 2.0, 0.5),
+                  lambda e: CatastropheMechanism(e, 1.0, 1e-6)):
+        with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
+            build(est)
+
+
+# ------------------------------------------------------- zCDP and Rényi Gaussian
+def _renyi_gaussian(alpha, shift, sigma):
+    """D_alpha(N(shift, sigma^2) || N(0, sigma^2)) by quadrature at 40 digits
+    (the definition, not the closed form alpha shift^2 / (2 sigma^2))."""
+    mpmath.mp.dps = 40
+    a, m, s = mpmath.mpf(alpha), mpmath.mpf(shift), mpmath.mpf(sigma)
+
+    def integrand(x):
+        return mpmath.npdf(x, m, s) ** a * mpmath.npdf(x, 0, s) ** (1 - a)
+
+    total = mpmath.quad(integrand, [-mpmath.inf, 0, m, mpmath.inf])
+    return float(mpmath.log(total) / (a - 1))
+
+
+@pytest.mark.parametrize("zero", [False, True])
+def test_zcdp_gaussian_states_its_worst_case_and_floors_sigma(zero):
+    est = _zero(norm="l2") if zero else _estimate(norm="l2")
+    worst = est.worst_case  # 60 / 500 = 0.12
+    mech = ZCDPGaussianMechanism(est, 0.5)
+    cap = 50.0  # 100 rho by default
+    assert mech.privacy.rho == 0.5 and mech.privacy.gamma == est.gamma
+    part = mech.privacy.worst_case
+    assert part.gamma == 0.0 and part.source == "global" and part.epsilon is None
+    # the floor: sigma >= worst / sqrt(2 cap), reached exactly for a sampled 0
+    assert mech.sigma >= worst / math.sqrt(2 * cap) * (1 - 1e-15)
+    if zero:
+        assert mech.sigma == pytest.approx(worst / math.sqrt(2 * cap), rel=1e-15)
+    # the stated rho is the Rényi divergence of the worst pair at every order
+    for alpha in (1.5, 2.0, 8.0):
+        exact = _renyi_gaussian(alpha, worst, mech.sigma)
+        assert part.rdp(alpha) >= exact * (1 - 1e-12)
+        assert part.rdp(alpha) == pytest.approx(exact, rel=1e-9)
+    assert part.rho <= cap
+
+
+def test_zcdp_gaussian_cap_is_met_exactly_and_checked():
+    mech = ZCDPGaussianMechanism(_zero(norm="l2"), 0.5, worst_case_rho=3.0)
+    assert mech.privacy.worst_case.rho <= 3.0
+    assert mech.privacy.worst_case.rho == pytest.approx(3.0, rel=1e-15)
+    with pytest.raises(ValueError, match="worst_case_rho"):
+        ZCDPGaussianMechanism(_zero(norm="l2"), 0.5, worst_case_rho=0.0)
+
+
+def test_renyi_gaussian_caps_the_divergence_at_its_order():
+    est = _zero(norm="l2")
+    mech = RenyiGaussianMechanism(est, 4.0, 1.0, worst_case_epsilon_bar=20.0)
+    part = mech.privacy.worst_case
+    exact = _renyi_gaussian(4.0, est.worst_case, mech.sigma)
+    assert part.rdp(4.0) >= exact * (1 - 1e-12) and exact <= 20.0 * (1 + 1e-12)
+    assert exact == pytest.approx(20.0, rel=1e-9)  # the floor binds for a sampled 0
+    default = RenyiGaussianMechanism(est, 4.0, 1.0).privacy.worst_case
+    assert default.rdp(4.0) == pytest.approx(100.0, rel=1e-12)  # 100 epsilon_bar
+    with pytest.raises(ValueError, match="worst_case_epsilon_bar"):
+        RenyiGaussianMechanism(est, 4.0, 1.0, worst_case_epsilon_bar=-1.0)
+
+
+# ------------------------------------------------------------------- catastrophe
+def _laplace_hockey_stick(epsilon, shift, scale):
+    """sup_S P[L + shift in S] - e^eps P[L in S], L ~ Laplace(scale), by quadrature."""
+    mpmath.mp.dps = 40
+    e, m, b = mpmath.mpf(epsilon), mpmath.mpf(shift), mpmath.mpf(scale)
+
+    def density(x, centre):
+        return mpmath.exp(-abs(x - centre) / b) / (2 * b)
+
+    def gap(x):
+        return max(mpmath.mpf(0), density(x, m) - mpmath.exp(e) * density(x, 0))
+
+    return float(mpmath.quad(gap, [-mpmath.inf, 0, m, mpmath.inf]))
+
+
+def test_the_catastrophe_mechanism_states_epsilon_wc_and_delta_for_every_pair():
+    # (eps_wc, delta)-DP: the catastrophe adds delta, the Laplace part nothing
+    # at eps_wc = Delta_wc / b, and something just below it (tight).
+    est = _zero()
+    mech = CatastropheMechanism(est, 1.0, 1e-6)
+    part = mech.privacy.worst_case
+    assert part.delta == 1e-6 and part.rdp is None and part.rho is None
+    assert part.epsilon == pytest.approx(10.0, rel=1e-15) and part.epsilon <= 10.0
+    assert _laplace_hockey_stick(part.epsilon, est.worst_case, mech.scale) < 1e-30
+    assert _laplace_hockey_stick(0.99 * part.epsilon, est.worst_case, mech.scale) > 1e-3
+    assert mech.privacy.epsilon == 1.0 and mech.privacy.gamma == est.gamma
 
 
 # ---------------------------------------------------------------------- Gaussian
