@@ -123,6 +123,20 @@ class ExponentialQuantileMechanism(Mechanism):
     epsilon-bounded-range, hence :math:`\epsilon^2/8`-zCDP (Cesar & Rogers
     2021; :func:`~sensampler.mechanisms._base.bounded_range_rdp`).
 
+    **Tight at replace-one.** The factor 2 cannot be dropped, and no smaller
+    :math:`\Delta u` holds: a replacement moves c(t) by -1 on an interval
+    that can hold the output t on one side of the quantile (u rises by 1) and
+    most of the law's mass on the other (u falls by 1, the normaliser by
+    :math:`e^{-\epsilon/2}`). For the records (0.001, 0.002, 0.999) and
+    (0.0005, 0.001, 0.002) on [0, 1] the exact loss is epsilon, and 2 epsilon
+    with weights :math:`\exp(\epsilon u/\Delta u)`. OpenDP's quantile score
+    (stability :math:`2\max(\alpha, 1-\alpha)` per symmetric-distance unit
+    in the InfDifferenceDistance, replace-one at distance 2) and diffprivlib's
+    ``quantile`` (sensitivity 1 with the factor 2) calibrate the same law, and
+    permute-and-flip (McKenna & Sheldon 2020) with the same utility is no
+    more accurate on a grid this fine (measured:
+    ``benchmarks/medians.py``).
+
     **Exact sampling.** The law above is sampled exactly, so the statement
     holds for the implementation and not only for the ideal algorithm (no
     floating-point leak: Mironov 2012). epsilon and q are floats, hence exact
