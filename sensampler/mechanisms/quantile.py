@@ -301,15 +301,61 @@ class ExponentialQuantileMechanism(Mechanism):
             The chance of each, summing to 1 (in floating point: a chance
             below about e^-745 of the largest shows as 0).
         """
+        sizes, distances = self.count_classes(value)
+        chances = self.class_probabilities(sizes, distances)
+        return self.grid, np.repeat(chances / sizes, sizes)
+
+    def count_classes(self, value) -> tuple[np.ndarray, np.ndarray]:
+        r"""The grid grouped by count: what the law depends on, at any epsilon.
+
+        :math:`c_j` does not decrease with j, so the grid points of equal
+        count form consecutive runs, the classes; points of a class are
+        equally likely. Depends on the data, ``q`` and the bounds only, not
+        on epsilon: planning computes it once per database
+        (:func:`sensampler.planning.plan_release`).
+
+        Parameters
+        ----------
+        value : array_like of shape (n,)
+            A data column, finite.
+
+        Returns
+        -------
+        sizes : ndarray of int
+            The number of grid points in each class, in grid order (summing to
+            G + 1).
+        distances : ndarray of float
+            :math:`|c - qn|` of each class.
+        """
         data = self._value_array(value)
-        grid = self.grid
-        distance = np.abs(self._counts(data, grid) - self.q * data.size)
+        counts = self._counts(data, self.grid)
+        starts = np.flatnonzero(np.diff(counts, prepend=-1))
+        sizes = np.diff(np.append(starts, counts.size))
+        return sizes, np.abs(counts[starts] - self.q * data.size)
+
+    def class_probabilities(self, sizes, distances) -> np.ndarray:
+        r"""The chance of each class of :meth:`count_classes` at this epsilon.
+
+        Class k holds :math:`m_k` points of weight :math:`\exp(-\epsilon
+        (d_k - \min d)/(2\Delta u))` each (the class docstring's law).
+
+        Parameters
+        ----------
+        sizes, distances : ndarray
+            As :meth:`count_classes` returns them.
+
+        Returns
+        -------
+        ndarray
+            Summing to 1 (in floating point: a chance below about e^-745 of
+            the largest shows as 0).
+        """
         scale = self.epsilon / (2.0 * self.utility_sensitivity)
         with np.errstate(over="ignore", invalid="ignore"):
-            gap = distance - distance.min()
+            gap = distances - distances.min()
             log_weights = np.where(gap == 0, 0.0, -gap * scale)
-        weights = np.exp(log_weights)
-        return grid, weights / weights.sum()
+        weights = sizes * np.exp(log_weights)
+        return weights / weights.sum()
 
     def check_release(self, value, *, random_state=None):
         """Validate a release's inputs without drawing anything.
