@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..privacy import PrivacyStatement
 from ._base import (
     Mechanism,
@@ -81,6 +83,7 @@ class CatastropheMechanism(Mechanism):
             LaplaceMechanism.accepted_norms,
             "CatastropheMechanism",
             floor=True,
+            per_coordinate_floor=True,
         )
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
@@ -112,10 +115,10 @@ class CatastropheMechanism(Mechanism):
     def _worst_case_statement(self) -> PrivacyStatement | None:
         """``(Delta_wc / b, delta)``-DP for every pair, or None without a worst case."""
         s = self._sensitivity
-        worst = None if s.per_coordinate else s.worst_case
-        if worst is None:
+        if s.worst_case is None:
             return None
-        epsilon = 0.0 if worst == 0 else quotient_up(worst, float(self._scale))
+        least = float(np.min(self._scale))  # per coordinate: as for Laplace noise
+        epsilon = 0.0 if s.worst_case == 0 else quotient_up(s.worst_case, least)
         return worst_case_statement(self.name, s, epsilon, self.delta)
 
     def release(self, value, *, data=None, random_state=None):

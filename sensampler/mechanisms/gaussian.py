@@ -399,20 +399,28 @@ class _Gaussian(Mechanism):
         """Raise sigma so that the worst case is at most ``cap``-zCDP (for an
         estimate with a worst-case sensitivity; scalar sensitivities only)."""
         worst = self._sensitivity.worst_case
-        if worst is None or self._sensitivity.per_coordinate:
+        if worst is None:
             return
         floor = zcdp_floor_sigma(worst, cap)
         check_noise_scale(floor, f"worst_case={worst!r}, {name}={cap!r}")
-        self._sigma = read_only(max(float(self._sigma), floor))
+        self._raise_sigma(floor)
+
+    def _raise_sigma(self, floor: float) -> None:
+        """Raise sigma (every coordinate's) to at least ``floor``."""
+        sigma = np.maximum(self._sigma, floor)
+        self._sigma = read_only(float(sigma) if sigma.ndim == 0 else sigma)
 
     def _zcdp_worst_case(self) -> PrivacyStatement | None:
         r""":math:`\Delta_{wc}^2/(2\sigma^2)`-zCDP for every pair (Bun & Steinke
         2016, Prop. 1.6), rounded up, with its Rényi curve; None without a
-        worst-case sensitivity."""
+        worst-case sensitivity. Per coordinate, sigma is the least
+        :math:`\sigma_j` and :math:`\Delta_{wc}` the l1 norm of the change,
+        which bounds :math:`\lVert v/\sigma\rVert_2` by
+        :math:`\Delta_{wc}/\min_j\sigma_j`."""
         worst = self._sensitivity.worst_case
-        if worst is None or self._sensitivity.per_coordinate:
+        if worst is None:
             return None
-        rho = zcdp_of_sigma(worst, float(self._sigma))
+        rho = zcdp_of_sigma(worst, float(np.min(self._sigma)))
         return worst_case_statement(
             self.name,
             self._sensitivity,
@@ -485,7 +493,9 @@ class GaussianMechanism(_Gaussian):
     condition (Thm. 8) for the noise :math:`\sigma/\Delta_{wc}` per unit of
     sensitivity (:func:`gaussian_epsilon`, never below the exact one), and
     zCDP :math:`\Delta_{wc}^2/(2\sigma^2)` (Bun & Steinke 2016, Prop. 1.6).
-    Scalar sensitivities only; per-coordinate ones state no worst case.
+    Per coordinate, every :math:`\sigma_j` is floored alike and the worst case
+    is stated from the least of them, with :math:`\Delta_{wc}` the l1 norm of
+    the change over all coordinates (it bounds the l2 norm).
 
     Examples
     --------
@@ -504,7 +514,8 @@ class GaussianMechanism(_Gaussian):
         worst_case_epsilon: float | None = None,
     ):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, "GaussianMechanism", floor=True
+            sensitivity, self.accepted_norms, "GaussianMechanism", floor=True,
+            per_coordinate_floor=True,
         )
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
@@ -518,25 +529,26 @@ class GaussianMechanism(_Gaussian):
         )(self.epsilon, self.delta)
         self._setup(unit, f"epsilon={self.epsilon!r}, delta={self.delta!r}")
         worst = self._sensitivity.worst_case
-        if worst is not None and not self._sensitivity.per_coordinate:
+        if worst is not None:
             floor = analytic_gaussian_sigma(self.worst_case_epsilon, self.delta) * worst
             check_noise_scale(
                 floor,
                 f"worst_case={worst!r}, worst_case_epsilon={self.worst_case_epsilon!r}",
             )
-            self._sigma = read_only(max(float(self._sigma), floor))
+            self._raise_sigma(floor)
 
     def _privacy_statement(self) -> PrivacyStatement:
         return self._guarantee(self.epsilon, self.delta, self._worst_case_statement())
 
     def _worst_case_statement(self) -> PrivacyStatement | None:
-        """(epsilon_wc, delta)-DP for every pair from the same sigma, or None."""
+        """(epsilon_wc, delta)-DP for every pair from the same sigma, or None
+        (per coordinate: from the least sigma, see :meth:`_zcdp_worst_case`)."""
         worst = self._sensitivity.worst_case
-        if worst is None or self._sensitivity.per_coordinate:
+        if worst is None:
             return None
         if worst == 0:
             return worst_case_statement(self.name, self._sensitivity, 0.0, 0.0, rho=0.0)
-        unit = float(self._sigma) / worst
+        unit = float(np.min(self._sigma)) / worst
         epsilon = gaussian_epsilon(unit, self.delta)
         return worst_case_statement(
             self.name,
@@ -578,7 +590,9 @@ class RenyiGaussianMechanism(_Gaussian):
     every pair of neighbours, i.e. the Rényi curve :math:`\alpha'\rho_{wc}`
     (Mironov 2017, Prop. 7; Bun & Steinke 2016, Prop. 1.6), at most the cap at
     ``alpha``. A sampled sensitivity of 0 then releases with the floor's noise.
-    Scalar sensitivities only; per-coordinate ones state no worst case.
+    Per coordinate, every :math:`\sigma_j` is floored alike and the worst case
+    is stated from the least of them, with :math:`\Delta_{wc}` the l1 norm of
+    the change over all coordinates (it bounds the l2 norm).
     """
 
     name = "Gaussian (Rényi)"
@@ -591,7 +605,8 @@ class RenyiGaussianMechanism(_Gaussian):
         worst_case_epsilon_bar: float | None = None,
     ):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, "RenyiGaussianMechanism", floor=True
+            sensitivity, self.accepted_norms, "RenyiGaussianMechanism", floor=True,
+            per_coordinate_floor=True,
         )
         self.alpha = ORDER.check("alpha", alpha)
         self.epsilon_bar = POSITIVE.check("epsilon_bar", epsilon_bar)
@@ -642,7 +657,8 @@ class ZCDPGaussianMechanism(_Gaussian):
 
     def __init__(self, sensitivity, rho: float, worst_case_rho: float | None = None):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, "ZCDPGaussianMechanism", floor=True
+            sensitivity, self.accepted_norms, "ZCDPGaussianMechanism", floor=True,
+            per_coordinate_floor=True,
         )
         rho = RHO_TARGET.check("rho", rho)
         self.worst_case_rho = (

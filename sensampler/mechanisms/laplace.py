@@ -121,15 +121,19 @@ def laplace_scale(sensitivity, epsilon: float):
 def floored_laplace_scale(sensitivity, epsilon: float, worst_case_epsilon: float):
     r"""The Laplace scale of :func:`laplace_scale`, raised to the worst-case floor.
 
-    For a scalar sensitivity that carries a worst-case part :math:`\Delta_{wc}`,
+    For a sensitivity that carries a worst-case part :math:`\Delta_{wc}`,
     :math:`b = \max(\Delta/\epsilon, \Delta_{wc}/\epsilon_{cap})`, the
-    smallest double with :math:`\Delta_{wc}/b \le \epsilon_{cap}` exactly
-    (:func:`~sensampler.mechanisms._base.floor_scale`); unchanged otherwise.
+    floor the smallest double with :math:`\Delta_{wc}/b \le \epsilon_{cap}`
+    exactly (:func:`~sensampler.mechanisms._base.floor_scale`); per
+    coordinate, each :math:`b_j` is raised to that floor (:math:`\Delta_{wc}`
+    is then the l1 norm of the change over all coordinates); unchanged
+    without a worst case.
     """
     scale = laplace_scale(sensitivity, epsilon)
-    worst = None if sensitivity.per_coordinate else sensitivity.worst_case
+    worst = sensitivity.worst_case
     if worst is not None:  # the floor: worst / scale <= the cap
-        scale = max(scale, floor_scale(worst, worst_case_epsilon))
+        scale = np.maximum(scale, floor_scale(worst, worst_case_epsilon))
+        scale = float(scale) if scale.ndim == 0 else scale
         check_noise_scale(
             scale, f"worst_case={worst!r}, worst_case_epsilon={worst_case_epsilon!r}"
         )
@@ -205,7 +209,8 @@ class LaplaceMechanism(Mechanism):
         self, sensitivity, epsilon: float, worst_case_epsilon: float | None = None
     ):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, "LaplaceMechanism", floor=True
+            sensitivity, self.accepted_norms, "LaplaceMechanism", floor=True,
+            per_coordinate_floor=True,
         )
         self.epsilon = check_epsilon(epsilon)
         self.worst_case_epsilon = check_worst_case_epsilon(
@@ -258,21 +263,23 @@ class LaplaceMechanism(Mechanism):
             worst_case=self._worst_case_statement(),
         )
 
-    def _worst_case(self) -> float | None:
-        """The worst-case sensitivity, for a scalar sensitivity that has one."""
-        s = self._sensitivity
-        return None if s.per_coordinate else s.worst_case
-
     def _worst_case_statement(self) -> PrivacyStatement | None:
-        """``Delta_wc / b``-DP for every pair, or None without a worst case."""
-        worst = self._worst_case()
+        r"""``Delta_wc / min_j b_j``-DP for every pair, or None without a worst case.
+
+        Per coordinate, a change v with :math:`\lVert v\rVert_1 \le
+        \Delta_{wc}` costs :math:`\sum_j |v_j|/b_j \le \Delta_{wc}/\min_j b_j`,
+        attained by putting all of it on the coordinate of least noise; so is
+        the Rényi curve (each coordinate's is convex in its shift, so the sum
+        is largest at that vertex)."""
+        worst = self._sensitivity.worst_case
         if worst is None:
             return None
+        least = float(np.min(self._scale))
         if worst == 0:
             epsilon, ratio = 0.0, math.inf
         else:
-            epsilon = quotient_up(worst, float(self._scale))
-            ratio = float(self._scale) / worst
+            epsilon = quotient_up(worst, least)
+            ratio = least / worst
         return worst_case_statement(
             self.name,
             self._sensitivity,

@@ -111,16 +111,68 @@ def test_a_sampled_zero_without_bounds_is_refused_before_any_spend(build):
     assert budget.count == 0
 
 
-def test_a_per_coordinate_zero_without_a_worst_case_is_refused_even_with_bounds():
-    # per-coordinate estimates carry no worst case (the queries derive theirs in
-    # the l1, l2 and linf norms only): a coordinate of 0 would be exact
-    est = _estimate(Empirical([171.0]), query=queries.histogram(2, range=(140, 200)),
-                    norm="coordinate")
-    for build in (lambda e: ZCDPGaussianMechanism(e, 0.5),
+def _histogram_zero():
+    """A per-coordinate histogram estimate with a bin the population never reaches
+    (a sampled 0 there), records clipped to (140, 200): l1 worst case 2."""
+    return _estimate(Normal(160.0, 3.0), query=queries.histogram(2, range=(140, 200)),
+                     norm="coordinate")
+
+
+def test_a_per_coordinate_estimate_carries_the_l1_worst_case():
+    est = _histogram_zero()
+    assert np.all(est.sensitivity.value == 0.0)  # no record ever crosses 170
+    assert est.worst_case == 2.0  # one bin -1, another +1
+
+
+def _histogram_pairs():
+    # every replace-one change of a 2-bin histogram: one bin -1 and the other +1
+    return [np.array([1.0, -1.0]), np.array([-1.0, 1.0]), np.zeros(2)]
+
+
+def test_per_coordinate_laplace_floors_every_scale_and_states_the_worst_case():
+    est = _histogram_zero()
+    mech = LaplaceMechanism(est, 1.0)  # cap 10: every b_j >= 2 / 10
+    assert np.all(mech.scale >= 0.2) and np.min(mech.scale) == pytest.approx(0.2)
+    part = mech.privacy.worst_case
+    # exact loss of each neighbouring change: sum_j |v_j| / b_j
+    exact = max(float(np.sum(np.abs(v) / mech.scale)) for v in _histogram_pairs())
+    assert exact <= part.epsilon <= 10.0
+    assert mech.privacy.epsilon == 1.0 and mech.privacy.gamma == est.gamma
+    for build in (lambda e: GaussianMechanism(e, 1.0, 1e-6),
+                  lambda e: ZCDPGaussianMechanism(e, 0.5),
                   lambda e: RenyiGaussianMechanism(e, 2.0, 0.5),
                   lambda e: CatastropheMechanism(e, 1.0, 1e-6)):
+        assert build(est).privacy.worst_case is not None
+
+
+def test_per_coordinate_gaussian_worst_case_covers_every_change():
+    est = _histogram_zero()
+    mech = ZCDPGaussianMechanism(est, 0.5)  # cap 50: sigma_j >= 2 / sqrt(100)
+    assert np.all(mech.sigma >= 0.2 * (1 - 1e-15))
+    part = mech.privacy.worst_case
+    # exact zCDP of each change: ||v / sigma||_2^2 / 2 (Bun & Steinke 2016, Prop. 1.6)
+    exact = max(float(np.sum((v / mech.sigma) ** 2)) / 2 for v in _histogram_pairs())
+    assert exact <= part.rho <= 50.0
+    gauss = GaussianMechanism(est, 1.0, 1e-6)
+    unit = float(np.min(gauss.sigma)) / 2.0
+    assert gauss.privacy.worst_case.epsilon <= 10.0
+    assert gauss.privacy.worst_case.rho == pytest.approx(1 / (2 * unit**2), rel=1e-12)
+
+
+def test_a_per_coordinate_zero_without_bounds_is_still_refused():
+    est = _estimate(Normal(160.0, 3.0), bounds=None, norm="coordinate",
+                    query=queries.histogram(2, range=(140, 200)))
+    for build in (lambda e: LaplaceMechanism(e, 1.0),
+                  lambda e: ZCDPGaussianMechanism(e, 0.5),
+                  lambda e: DiscreteLaplaceMechanism(e, 1.0, granularity=0.01)):
         with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
             build(est)
+
+
+def test_discrete_mechanisms_refuse_a_per_coordinate_zero_even_with_bounds():
+    # their per-coordinate grid bound states no worst case: no floor exists
+    with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
+        DiscreteLaplaceMechanism(_histogram_zero(), 1.0, granularity=0.01)
 
 
 # ------------------------------------------------------- zCDP and Rényi Gaussian
@@ -377,13 +429,13 @@ def test_a_discrete_gaussian_release_meets_the_epsilon_cap():
     assert r.statement.epsilon <= 1.0
 
 
-def test_a_per_coordinate_zero_is_refused_even_with_a_worst_case():
-    # A hand-made per-coordinate estimate claiming a worst case: no floor exists
-    # per coordinate, so a coordinate of 0 would be released exactly.
+def test_a_per_coordinate_zero_with_a_worst_case_is_floored():
+    # A hand-made per-coordinate estimate with a worst case: every coordinate's
+    # scale is raised to the floor, so no coordinate is released exactly.
     est = _estimate(query=queries.histogram(2, range=(140, 200)), norm="coordinate")
     fake = type(est)(
         np.zeros_like(est.samples), est.run.__class__(None, est.gamma, m=est.m, k=est.k),
         est.plan, est.norm, est.n, bounds=BOUNDS, worst_case=2.0,
     )
-    with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
-        LaplaceMechanism(fake, 1.0)
+    mech = LaplaceMechanism(fake, 1.0)
+    assert np.all(mech.scale == pytest.approx(0.2)) and mech.privacy.worst_case.epsilon <= 10
