@@ -813,18 +813,19 @@ class PreparedRelease:
         release), so that a budget too small for the releases refuses before
         the pre-pass is spent, not after.
         """
-        statement = self.planned[0]
+        statement = PrivacyStatement(PRIVATE_BOUNDS, self.private_epsilon, 0.0)
+        planned = self.planned or (statement,)  # built by hand: the pre-pass only
         budget = self._budget()
         default = get_default_filter()
         if default is not None and default is not budget:  # spent from as well
-            _trial(default, self.planned)
+            _trial(default, planned)
         if isinstance(budget, BudgetFile):
             with budget.session() as session:
-                _trial(session.filter, self.planned, name=budget.path)
+                _trial(session.filter, planned, name=budget.path)
                 session.spend(statement, "private bounds")
             return private_bounds(self.data, self.private_epsilon)
         if budget is not None:
-            _trial(budget, self.planned)
+            _trial(budget, planned)
             budget.compose(statement)
         with charged_to(budget):  # spent once when it is the default too
             return private_bounds(self.data, self.private_epsilon)
