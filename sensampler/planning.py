@@ -288,7 +288,12 @@ class QuantileErrorModel:
         P[\lvert M(D) - x\rvert > t] = \sum_j p_j(\epsilon)\,
         [\lvert t_j - x\rvert > t].
 
-    Both are averaged over the databases, equally likely. The only
+    Both are averaged over the databases, equally likely. The law depends on
+    a database only through its grid grouped by count
+    (``ExponentialQuantileMechanism.count_classes``: at most n + 1 runs of
+    equally likely points), computed once per database; each epsilon then
+    costs one weight per class, and :math:`P[\lvert M(D) - x\rvert > t]` is a
+    prefix and a suffix of the grid read from cumulative sums. The only
     randomness left is the databases': the error is a smooth function of
     epsilon, inverted by a root finder on log epsilon (the common-random-numbers
     simulation the exact law replaces would be a step function).
