@@ -397,7 +397,7 @@ class _Gaussian(Mechanism):
 
     def _floor_for_rho(self, cap: float, name: str) -> None:
         """Raise sigma so that the worst case is at most ``cap``-zCDP (for an
-        estimate with a worst-case sensitivity; scalar sensitivities only)."""
+        estimate with a worst-case sensitivity; per coordinate, every sigma_j)."""
         worst = self._sensitivity.worst_case
         if worst is None:
             return
@@ -649,8 +649,10 @@ class ZCDPGaussianMechanism(_Gaussian):
     is :math:`\Delta_{wc}^2/(2\sigma^2)`-zCDP for every pair of neighbours
     (Bun & Steinke 2016, Prop. 1.6, with :math:`\Delta_{wc}`), at most the
     cap; the random-DP statement keeps rho (more noise only helps), and a
-    sampled sensitivity of 0 releases with the floor's noise. Scalar
-    sensitivities only; per-coordinate ones state no worst case.
+    sampled sensitivity of 0 releases with the floor's noise. Per coordinate,
+    every :math:`\sigma_j` is floored alike and the worst case is stated from
+    the least of them, with :math:`\Delta_{wc}` the l1 norm of the change over
+    all coordinates (it bounds the l2 norm).
     """
 
     name = "Gaussian (zCDP)"
