@@ -194,7 +194,9 @@ class LaplaceMechanism(Mechanism):
     and the statement's ``worst_case`` is :math:`\Delta_{wc}/b`-DP for every
     pair (Dwork & Roth 2014, Thm. 3.6, with :math:`\Delta_{wc}`), at most
     the cap. The random-DP statement keeps ε: more noise only helps, and a
-    sampled Δ = 0 gives no exact release.
+    sampled Δ = 0 gives no exact release. Per coordinate, :math:`\Delta_{wc}`
+    is the l1 norm of the change over all coordinates, every :math:`b_j` is
+    floored alike, and the worst case is :math:`\Delta_{wc}/\min_j b_j`.
 
     Examples
     --------
