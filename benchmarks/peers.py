@@ -19,6 +19,14 @@ of neighbouring data, at the price of bounds (clipping) chosen by the user.
   sensitivity), against diffprivlib's ``tools.mean``/``tools.median`` and
   OpenDP's clamped mean and ``private_quantile`` with hand bounds. Every row
   names its method and its guarantee; mean and median absolute error.
+* incomes mean without public data (n = 1000, total epsilon 1, in
+  ``--statistics``): sensampler's ``bounds="private:EPS0"`` + clipped mean at
+  1 - EPS0 (plain DP) against the peers' pipeline, a private 0.99-quantile
+  pre-pass then their clipped mean with the same split, **re-implemented**
+  from diffprivlib's and OpenDP's sources (labelled so; lower bound 0, the
+  quantile over (0, 10^7) or 2000 log-spaced candidates from 1 to 10^7), and
+  sensampler's release with the public population at epsilon 1, on the same
+  data sets.
 * private models (``--models`` runs them alone, without the peers extra):
   ``load_breast_cancer`` (``LogisticRegression``) and ``load_diabetes``
   (``Ridge``) with 10 % and 40 % public rows, at epsilon in 0.1, 0.3, 1, 3, 10:
@@ -157,6 +165,11 @@ STATISTICS = {
     "incomes": (INCOMES, 1000, (0.0, 500_000.0)),
 }
 RANDOM_DP = "random DP: (eps={eps:g}, 0)-DP except w.p. gamma={gamma} (no worst case)"
+#: A release with bounds from the model: random DP, and a worst case capped at 10 eps.
+RANDOM_DP_FLOORED = (
+    "random DP: (eps={eps:g}, 0)-DP except w.p. gamma={gamma}; worst case "
+    "<= {cap:g}-DP for every pair (the default floor, 10 eps)"
+)
 PURE_DP = "pure DP: eps={eps:g}-DP for every pair (worst case)"
 
 
@@ -256,7 +269,9 @@ def _statistics_cell(peers, name, population, n, bounds, eps, reps, seed):
     pure = PURE_DP.format(eps=eps)
     hand = f"hand bounds {bounds}"
     labels = {
-        ("sensampler", "mean"): ("sensampler mean, Laplace on sampled sensitivity", rand),
+        ("sensampler", "mean"): (
+            "sensampler mean, Laplace on sampled sensitivity, model bounds",
+            RANDOM_DP_FLOORED.format(eps=eps, gamma=GAMMA, cap=10 * eps)),
         ("sensampler", "median"): (
             "sensampler median, exponential mechanism over the model's "
             "0.001/0.999 quantiles", pure),
@@ -278,6 +293,115 @@ def _statistics_cell(peers, name, population, n, bounds, eps, reps, seed):
     return sorted(rows, key=lambda row: row["task"])
 
 
+# ------------------------------------------------- without public data: bounds
+#: What a peer's pipeline knows without public data: incomes are >= 0, and a
+#: wide a priori range for its quantile pre-pass (diffprivlib's bounds, OpenDP's
+#: candidates: 2000 log-spaced points from 1 to 10^7).
+PEER_RANGE = (0.0, 1e7)
+PEER_CANDIDATES = np.concatenate([[0.0], np.logspace(0, 7, 1999)])
+#: The upper clipping quantile of the peers' pre-pass, and the total epsilon.
+PEER_LEVEL, TOTAL_EPSILON = 0.99, 1.0
+
+
+def _dpl_quantile(data, q, epsilon, bounds, rng):
+    """diffprivlib 0.6 ``tools.quantile`` **re-implemented** from its source:
+    Smith's intervals between the sorted clipped records and the bounds,
+    weights width * exp(eps u / 2), u = -|i - q k| (sensitivity 1), uniform
+    within the chosen interval."""
+    k = data.size
+    points = np.sort(np.append(np.clip(data, *bounds), bounds))
+    utility = -np.abs(np.arange(k + 1) - q * k)
+    weights = np.exp(epsilon * (utility - utility.max()) / 2.0) * np.diff(points)
+    i = rng.choice(k + 1, p=weights / weights.sum())
+    return float(points[i] + rng.random() * (points[i + 1] - points[i]))
+
+
+def _dpl_mean(data, epsilon, bounds, rng):
+    """diffprivlib 0.6 ``tools.mean`` **re-implemented**: the clipped mean plus
+    Laplace noise of sensitivity (upper - lower) / n, truncated to the bounds
+    (``LaplaceTruncated``)."""
+    low, high = bounds
+    value = np.clip(data, low, high).mean()
+    value += rng.laplace(0.0, (high - low) / data.size / epsilon)
+    return float(np.clip(value, low, high))
+
+
+def _odp_quantile(data, q, epsilon, candidates, rng):
+    """OpenDP ``then_private_quantile`` **re-implemented** at replace-one (symmetric
+    distance 2): score |#(x < c) - q (n - #(x = c))|, stability 2 max(q, 1 - q)
+    per unit of distance in the InfDifferenceDistance, Gumbel noisy max at
+    scale d_out / eps."""
+    x = np.sort(data)
+    lt = np.searchsorted(x, candidates, side="left")
+    eq = np.searchsorted(x, candidates, side="right") - lt
+    score = np.abs(lt - q * (x.size - eq))
+    scale = 2 * 2 * max(q, 1 - q) / epsilon
+    return float(candidates[np.argmax(-score / scale + rng.gumbel(size=score.size))])
+
+
+def _odp_mean(data, epsilon, bounds, rng):
+    """OpenDP's clamped sized mean + Laplace **re-implemented**: sensitivity
+    (upper - lower) / n for one replacement."""
+    low, high = bounds
+    return float(np.clip(data, low, high).mean()
+                 + rng.laplace(0.0, (high - low) / data.size / epsilon))
+
+
+def private_bounds_rows(reps, seed=2017, splits=(0.1, 0.15, 0.2, 0.25, 0.3)):
+    """Incomes mean, n = 1000, total epsilon 1, no public data: sensampler's
+    ``bounds="private:EPS0"`` + clipped mean against the peers' pipeline (a
+    private quantile pre-pass for the upper bound, then their clipped mean,
+    the same total epsilon), and the same release with a public population.
+    Each split EPS0 + (1 - EPS0) is run on the same data sets; absolute error
+    against each data set's mean."""
+    population, n, _ = STATISTICS["incomes"]
+    rng = np.random.default_rng(seed)
+    errors = {}
+
+    def add(key, value, truth):
+        errors.setdefault(key, []).append(abs(float(value) - truth))
+
+    for _ in range(reps):
+        data = population.sample(n, random_state=rng)
+        truth = float(data.mean())
+        public = release_statistic(data, "mean", population, epsilon=TOTAL_EPSILON,
+                                   gamma=GAMMA, random_state=rng)
+        add(("public",), public.value, truth)
+        for eps0 in splits:
+            eps1 = TOTAL_EPSILON - eps0
+            ours = release_statistic(data, "mean", None, epsilon=eps1,
+                                     bounds=f"private:{eps0:g}")
+            add(("ours", eps0), ours.value, truth)
+            upper = _dpl_quantile(data, PEER_LEVEL, eps0, PEER_RANGE, rng)
+            add(("dpl", eps0), _dpl_mean(data, eps1, (0.0, upper), rng), truth)
+            upper = _odp_quantile(data, PEER_LEVEL, eps0, PEER_CANDIDATES, rng)
+            add(("odp", eps0), _odp_mean(data, eps1, (0.0, upper), rng), truth)
+    task = f"incomes mean, n={n}, total eps={TOTAL_EPSILON:g}, no public data"
+    pure = PURE_DP.format(eps=TOTAL_EPSILON)
+    rows = []
+    for key, values in errors.items():
+        if key[0] == "public":
+            method = ("sensampler mean with a public population (bounds from the "
+                      "model), for reference")
+            guarantee = RANDOM_DP_FLOORED.format(
+                eps=TOTAL_EPSILON, gamma=GAMMA, cap=10 * TOTAL_EPSILON)
+        else:
+            eps0 = key[1]
+            method = {
+                "ours": f"sensampler bounds=private:{eps0:g} + clipped mean "
+                        f"(eps {1 - eps0:g})",
+                "dpl": f"diffprivlib quantile {PEER_LEVEL:g} over {PEER_RANGE} "
+                       f"(eps {eps0:g}) + mean (eps {1 - eps0:g}), re-implemented",
+                "odp": f"OpenDP private_quantile {PEER_LEVEL:g}, 2000 log-spaced "
+                       f"candidates (eps {eps0:g}) + clamped mean, re-implemented",
+            }[key[0]]
+            guarantee = pure
+        row = _row(task, method, guarantee, values, "abs. error")
+        row["median abs. error"] = f"{np.median(values):.4g}"
+        rows.append(row)
+    return rows
+
+
 def statistics_main(reps, epsilons=(0.1, 1.0)):
     """Print the statistics rows, with the peers that import."""
     peers, missing = _statistics_peers()
@@ -285,7 +409,7 @@ def statistics_main(reps, epsilons=(0.1, 1.0)):
         print(f"(left out) {reason}")
     warnings.simplefilter("ignore")  # diffprivlib's PrivacyLeakWarning
     start = time.perf_counter()
-    _print(statistics_rows(peers, list(epsilons), reps))
+    _print(statistics_rows(peers, list(epsilons), reps) + private_bounds_rows(reps))
     print(f"\n{reps} repetitions per cell; {time.perf_counter() - start:.0f} s")
     return 0
 

@@ -470,6 +470,24 @@ median.quantile_level = 0.5
 _SCALAR_NORMS = ("l1", "l2", "linf")
 
 
+def _coordinate_as_l1(rule):
+    r"""A worst-case rule that also answers ``norm="coordinate"``, with the l1 bound.
+
+    A per-coordinate estimate's worst case is the l1 norm of the change over all
+    coordinates: it bounds each coordinate's change and their sum, which is all
+    that per-coordinate noise needs (Laplace: a loss of at most
+    :math:`\sum_j |v_j|/b_j \le \lVert v\rVert_1/\min_j b_j`; Gaussian:
+    :math:`\lVert v/\sigma\rVert_2 \le \lVert v\rVert_1/\min_j \sigma_j`).
+    """
+
+    @functools.wraps(rule)
+    def answer(*args):
+        *rest, norm = args
+        return rule(*rest, "l1" if norm == "coordinate" else norm)
+
+    return answer
+
+
 def _vector_norm(norm: str, size: int, each: float) -> float | None:
     """Norm of a vector of ``size`` coordinates, each moving by at most ``each``."""
     if norm == "l1":
@@ -479,11 +497,13 @@ def _vector_norm(norm: str, size: int, each: float) -> float | None:
     return each if norm == "linf" else None
 
 
+@_coordinate_as_l1
 def _worst_mean(low, high, n, neighbours, norm):
     # replace-one: (x - x')/n; add/remove: (x - mean(D))/n, both within [-w, w]/n.
     return (high - low) / n if norm in _SCALAR_NORMS else None
 
 
+@_coordinate_as_l1
 def _worst_sum(low, high, n, neighbours, norm):
     # replace-one: x - x' in [-w, w]; add/remove: the record x itself.
     if norm not in _SCALAR_NORMS:
@@ -491,12 +511,14 @@ def _worst_sum(low, high, n, neighbours, norm):
     return high - low if neighbours == "replace-one" else max(abs(low), abs(high))
 
 
+@_coordinate_as_l1
 def _worst_quantiles(size, low, high, n, neighbours, norm):
     # Every quantile of records in [low, high] lies in [low, high]: it moves by
     # at most w, whatever the relation (numpy's interpolation stays inside).
     return _vector_norm(norm, size, high - low)
 
 
+@_coordinate_as_l1
 def _worst_variance(ddof, root, low, high, n, neighbours, norm):
     r"""Variance: :math:`w^2/(n - \mathrm{ddof})`; std: its square root.
 
@@ -519,11 +541,13 @@ def _worst_variance(ddof, root, low, high, n, neighbours, norm):
     return math.sqrt(bound) if root else bound
 
 
+@_coordinate_as_l1
 def _worst_count(low, high, n, neighbours, norm):
     # One record enters or leaves the count.
     return 1.0 if norm in _SCALAR_NORMS else None
 
 
+@_coordinate_as_l1
 def _worst_histogram(bins, low, high, n, neighbours, norm):
     # replace-one: one bin -1 and another +1; add/remove: one bin +1.
     if neighbours == "add-remove":

@@ -39,6 +39,7 @@ databases: no sensitivity is sampled, and m, k and gamma do not apply.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -205,6 +206,55 @@ NOISE_MODELS = {
 
 
 @dataclass(frozen=True)
+class _ErrorClasses:
+    """The databases' grids grouped by count, flat, in order: class k belongs to
+    database ``database[k]``, holds ``sizes[k]`` grid points from index
+    ``starts[k]`` on, at distance ``distances[k]`` = |c - qn|, and their errors
+    |t_j - x| sum to ``error_sums[k]``. ``first[i]`` is database i's first
+    class (``first[-1]`` the number of classes); ``answers`` the databases'
+    exact quantiles x; ``points`` = G + 1."""
+
+    sizes: np.ndarray
+    distances: np.ndarray
+    starts: np.ndarray
+    database: np.ndarray
+    error_sums: np.ndarray
+    first: np.ndarray
+    answers: np.ndarray
+    points: int
+
+    @functools.cached_property
+    def _ends(self) -> np.ndarray:
+        # each class's end as database * (G + 1) + index: increasing over all
+        return self.database * self.points + self.starts + self.sizes
+
+    def _below(self, point_chances, cumulative, index) -> np.ndarray:
+        """Each database's chance of the grid points before ``index`` (one per
+        database): whole classes from the cumulative sums, plus part of one."""
+        rank = np.arange(self.answers.size)
+        k = np.searchsorted(self._ends, rank * self.points + index, side="right")
+        last = np.minimum(k, self.sizes.size - 1)
+        partial = np.where(
+            (k < self.sizes.size) & (self.database[last] == rank),
+            (index - self.starts[last]) * point_chances[last],
+            0.0,
+        )
+        return cumulative[k] - cumulative[self.first[:-1]] + partial
+
+    def share_above(self, point_chances, cumulative, grid, t: float) -> float:
+        """P[error > t], averaged over the databases: the points with |t_j - x| > t
+        are a prefix (t_j < x - t) and a suffix (t_j > x + t) of the grid.
+        ``cumulative`` is the running sum of the class chances (0 first)."""
+        a = np.searchsorted(grid, self.answers - t, side="left")
+        b = np.searchsorted(grid, self.answers + t, side="right")
+        total = cumulative[self.first[1:]] - cumulative[self.first[:-1]]
+        above = self._below(point_chances, cumulative, a) + total - self._below(
+            point_chances, cumulative, b
+        )
+        return float(np.mean(above))
+
+
+@dataclass(frozen=True)
 class QuantileErrorModel:
     r"""The error of the exponential quantile mechanism, from the population alone.
 
@@ -238,7 +288,12 @@ class QuantileErrorModel:
         P[\lvert M(D) - x\rvert > t] = \sum_j p_j(\epsilon)\,
         [\lvert t_j - x\rvert > t].
 
-    Both are averaged over the databases, equally likely. The only
+    Both are averaged over the databases, equally likely. The law depends on
+    a database only through its grid grouped by count
+    (``ExponentialQuantileMechanism.count_classes``: at most n + 1 runs of
+    equally likely points), computed once per database; each epsilon then
+    costs one weight per class, and :math:`P[\lvert M(D) - x\rvert > t]` is a
+    prefix and a suffix of the grid read from cumulative sums. The only
     randomness left is the databases': the error is a smooth function of
     epsilon, inverted by a root finder on log epsilon (the common-random-numbers
     simulation the exact law replaces would be a step function).
@@ -297,6 +352,37 @@ class QuantileErrorModel:
         mech = ExponentialQuantileMechanism(self.level, self.bounds, epsilon)
         return [mech.output_law(data) for data in self.databases]
 
+    @functools.cached_property
+    def _classes(self) -> _ErrorClasses:
+        """The databases' grid classes and errors (epsilon does not change them)."""
+        mech = ExponentialQuantileMechanism(self.level, self.bounds, 1.0)
+        grid = mech.grid
+        parts = []
+        for i, (data, x) in enumerate(zip(self.databases, self.answers)):
+            sizes, distances = mech.count_classes(data)
+            starts = np.cumsum(sizes) - sizes
+            sums = np.add.reduceat(np.abs(grid - x), starts)
+            parts.append((sizes, distances, starts, np.full(sizes.size, i), sums))
+        sizes, distances, starts, database, sums = (
+            np.concatenate(column) for column in zip(*parts)
+        )
+        first = np.cumsum([0] + [part[0].size for part in parts])
+        return _ErrorClasses(
+            sizes, distances, starts, database, sums, first,
+            np.asarray(self.answers, dtype=float), grid.size,
+        )
+
+    def _point_chances(self, epsilon: float) -> np.ndarray:
+        """Each class's chance per grid point at ``epsilon`` (the mechanism's law,
+        database by database)."""
+        mech = ExponentialQuantileMechanism(self.level, self.bounds, epsilon)
+        c = self._classes
+        chances = np.concatenate([
+            mech.class_probabilities(c.sizes[lo:hi], c.distances[lo:hi])
+            for lo, hi in zip(c.first[:-1], c.first[1:])
+        ])
+        return chances / c.sizes
+
     def mean_error(self, epsilon: float) -> float:
         """Expected absolute error at ``epsilon``, over the databases.
 
@@ -309,13 +395,9 @@ class QuantileErrorModel:
         -------
         float
         """
-        return float(
-            np.mean(
-                [
-                    np.dot(p, np.abs(grid - x))
-                    for (grid, p), x in zip(self.laws(epsilon), self.answers)
-                ]
-            )
+        c = self._classes
+        return float(np.dot(self._point_chances(epsilon), c.error_sums)) / len(
+            self.answers
         )
 
     def error_quantile(self, q: float, epsilon: float) -> float:
@@ -332,12 +414,13 @@ class QuantileErrorModel:
         -------
         float
         """
-        laws = list(zip(self.laws(epsilon), self.answers))
+        classes = self._classes
+        chances = self._point_chances(epsilon)
+        cumulative = np.concatenate([[0.0], np.cumsum(chances * classes.sizes)])
+        grid = ExponentialQuantileMechanism(self.level, self.bounds, epsilon).grid
 
         def sf(t):
-            return float(
-                np.mean([p[np.abs(grid - x) > t].sum() for (grid, p), x in laws])
-            )
+            return classes.share_above(chances, cumulative, grid, t)
 
         # the output lies in the bounds: no error exceeds this start
         low, high = self.bounds

@@ -802,6 +802,10 @@ class PreparedRelease:
         mechanisms' default, 10 times ``epsilon``).
     neighbours : {"replace-one", "add-remove"}
         The neighbouring relation of every statement, checked with n.
+    planned : tuple of PrivacyStatement
+        Upper bounds on what the run spends, in order: the private-bounds
+        pre-pass first (if any), then each release. A pre-pass is spent only
+        once every filter it is spent from can hold all of them.
     """
 
     # the private records and their exact answers: never shown (repr, tracebacks)
@@ -823,9 +827,16 @@ class PreparedRelease:
     private_epsilon: float | None = None
     worst_case_epsilon: float | None = None
     neighbours: str = NEIGHBOURS
+    planned: tuple = ()
 
     def _private_bounds(self) -> Bounds:
-        """Spend the pre-pass's epsilon from the budget, then estimate the bounds."""
+        """Spend the pre-pass's epsilon from the budget, then estimate the bounds.
+
+        Every budget spent from (the budget, and a different default filter) is
+        first tried with the whole run (:attr:`planned`: the pre-pass and every
+        release), so that a budget too small for the releases refuses before
+        the pre-pass is spent, not after.
+        """
         statement = PrivacyStatement(
             PRIVATE_BOUNDS, self.private_epsilon, 0.0, neighbours=self.neighbours
         )
@@ -836,12 +847,21 @@ class PreparedRelease:
             lambda: private_bounds(
                 self.data, self.private_epsilon, neighbours=self.neighbours
             ),
+            tried=self.planned or (statement,),  # built by hand: the pre-pass only
         )
 
     def run(self) -> tuple[Release, ...]:
         """Sample each query's sensitivity, spend, release; see :func:`release_statistics`.
 
-        With private bounds, their pre-pass is spent and drawn first.
+        With private bounds, their pre-pass is spent and drawn first, once
+        every check that does not depend on the bounds has passed: the inputs
+        (:func:`prepare_releases`) and the budget, tried with the pre-pass and
+        every release together (:attr:`planned`). What can still refuse
+        afterwards depends on the private bounds (the sensitivity sampled on
+        records clipped to them, a sampled 0 without a worst case, a discrete
+        grid too fine for the clipped answer) or on a spend made meanwhile by
+        another process; such a refusal leaves the pre-pass recorded, as it
+        must: the refusal itself is computed from the private bounds.
 
         Returns
         -------
@@ -1196,6 +1216,7 @@ def prepare_releases(
         private_epsilon,
         worst_case_epsilon,
         neighbours,
+        tuple(planned),
     )
 
 
@@ -1407,20 +1428,23 @@ def _charged(budget, statements) -> list[PrivacyStatement]:
     return list(statements)
 
 
-def _spend_then(budgets, statements, labels, draw):
+def _spend_then(budgets, statements, labels, draw, tried=None):
     """Spend ``statements`` from every budget, each under its own relation
     (:func:`_charged`), then return ``draw()``, during which no mechanism
     spends again: all or nothing, every budget tried before any is spent. A
-    budget file stays locked from reading to writing, the draw included."""
+    budget file stays locked from reading to writing, the draw included.
+    ``tried`` (default ``statements``) is what each budget must hold for the
+    spend to go ahead: the whole run, when ``statements`` is its first part."""
+    tried = statements if tried is None else tried
     charged = [(budget, _charged(budget, statements)) for budget in budgets]
-    for budget, spends in charged:
+    for budget, _ in charged:
         if not isinstance(budget, BudgetFile):
-            _trial(budget, spends)
+            _trial(budget, _charged(budget, tried))
     files = [(budget, spends) for budget, spends in charged if isinstance(budget, BudgetFile)]
     with contextlib.ExitStack() as stack:
         for budget, spends in files:
             session = stack.enter_context(budget.session())
-            _trial(session.filter, spends, name=budget.path)
+            _trial(session.filter, _charged(budget, tried), name=budget.path)
             for statement, label in zip(spends, labels):
                 session.spend(statement, label)
         for budget, spends in charged:

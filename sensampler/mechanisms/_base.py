@@ -117,6 +117,7 @@ def resolve_sensitivity(
     mechanism_name: str,
     *,
     floor: bool = False,
+    per_coordinate_floor: bool = False,
 ) -> _Sensitivity:
     """Read a sensitivity and its provenance.
 
@@ -135,6 +136,9 @@ def resolve_sensitivity(
         The mechanism puts a worst-case floor under its noise
         (``worst_case_epsilon``): a sampled sensitivity of 0 is then accepted
         when the estimate carries a worst-case sensitivity.
+    per_coordinate_floor : bool, default False
+        The floor covers per-coordinate sensitivities too (a coordinate of 0
+        is then accepted as well).
 
     Returns
     -------
@@ -156,7 +160,9 @@ def resolve_sensitivity(
     """
     resolved = _resolve(sensitivity, accepted_norms, mechanism_name)
     if resolved.source == "sampled" and np.any(np.asarray(resolved.value) == 0):
-        floored = resolved.worst_case is not None and not resolved.per_coordinate
+        floored = resolved.worst_case is not None and (
+            per_coordinate_floor or not resolved.per_coordinate
+        )
         if not (floor and floored):
             raise ValueError(
                 f"{mechanism_name}: the sampled sensitivity is 0, so the release "

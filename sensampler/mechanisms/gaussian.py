@@ -5,12 +5,13 @@ from __future__ import annotations
 import functools
 import math
 import sys
+from fractions import Fraction
 
 import numpy as np
 
 from .._balle_wang import MAX_M
 from .._balle_wang import delta_with_error as _analytic_delta_with_error
-from .._curves import gaussian_curve
+from .._curves import gaussian_curve, zcdp_curve
 from .._domains import EPSILON_POINT, GAUSSIAN_VARIANTS, ORDER, POSITIVE, RHO_TARGET
 from .._scipy import optimize
 from ..privacy import Noise, PrivacyStatement
@@ -21,6 +22,7 @@ from ._base import (
     check_noise_scale,
     check_worst_case_epsilon,
     exposed,
+    quotient_up,
     read_only,
     resolve_sensitivity,
     worst_case_statement,
@@ -36,6 +38,12 @@ __all__ = [
     "gaussian_epsilon",
     "MIN_DELTA",
 ]
+
+#: Default cap on a worst-case rho (or Rényi divergence), as a multiple of the
+#: one requested: both grow as the square of the sensitivity, so 100 lets the
+#: worst-case sensitivity reach 10 times the sampled one, as the epsilon cap of
+#: 10 times epsilon does for Laplace noise.
+WORST_CASE_SQUARED_FACTOR = 100.0
 
 
 def classic_gaussian_sigma(epsilon: float, delta: float) -> float:
@@ -282,6 +290,40 @@ def _per_coordinate_scales(delta_vec):
     return np.sqrt(delta_vec * delta_vec.sum())
 
 
+def zcdp_of_sigma(sensitivity: float, sigma: float) -> float:
+    r"""zCDP of Gaussian noise: :math:`\Delta^2/(2\sigma^2)`, rounded up to a double.
+
+    Bun & Steinke (2016), Prop. 1.6; computed exactly with fractions, so the
+    result is never below the exact value. ``sensitivity >= 0`` and ``sigma > 0``
+    finite (0 for a sensitivity of 0).
+    """
+    if sensitivity == 0:
+        return 0.0
+    exact = Fraction(sensitivity) ** 2 / (2 * Fraction(sigma) ** 2)
+    return quotient_up(exact.numerator, exact.denominator)
+
+
+def zcdp_floor_sigma(sensitivity: float, cap: float) -> float:
+    r"""The smallest double sigma with :math:`\Delta^2/(2\sigma^2) \le` ``cap``
+    exactly: the noise floor that keeps the worst case of Gaussian noise within a
+    zCDP cap (Bun & Steinke 2016, Prop. 1.6). 0 for a sensitivity of 0;
+    ``inf`` where it overflows (refused by the caller)."""
+    if sensitivity == 0:
+        return 0.0
+    sigma = sensitivity * math.sqrt(0.5 / cap)  # within a few ulps of the floor
+    if not math.isfinite(sigma):
+        return math.inf
+    limit = 2 * Fraction(cap)
+    while Fraction(sensitivity) ** 2 > limit * Fraction(sigma) ** 2:
+        sigma = math.nextafter(sigma, math.inf)
+    while sigma > 0:  # the smallest such double
+        below = math.nextafter(sigma, 0.0)
+        if below == 0 or Fraction(sensitivity) ** 2 > limit * Fraction(below) ** 2:
+            break
+        sigma = below
+    return sigma
+
+
 class _Gaussian(Mechanism):
     r"""Shared by the Gaussian mechanisms: noise sigma * s_j, Rényi curve alpha / (2 sigma_1^2).
 
@@ -352,6 +394,41 @@ class _Gaussian(Mechanism):
         r"""zCDP parameter :math:`\Delta_2^2/(2\sigma^2)` (Bun & Steinke 2016, Prop. 1.6)."""
         return 1.0 / (2.0 * self._unit_sigma**2)
 
+    def _floor_for_rho(self, cap: float, name: str) -> None:
+        """Raise sigma so that the worst case is at most ``cap``-zCDP (for an
+        estimate with a worst-case sensitivity; per coordinate, every sigma_j)."""
+        worst = self._sensitivity.worst_case
+        if worst is None:
+            return
+        floor = zcdp_floor_sigma(worst, cap)
+        check_noise_scale(floor, f"worst_case={worst!r}, {name}={cap!r}")
+        self._raise_sigma(floor)
+
+    def _raise_sigma(self, floor: float) -> None:
+        """Raise sigma (every coordinate's) to at least ``floor``."""
+        sigma = np.maximum(self._sigma, floor)
+        self._sigma = read_only(float(sigma) if sigma.ndim == 0 else sigma)
+
+    def _zcdp_worst_case(self) -> PrivacyStatement | None:
+        r""":math:`\Delta_{wc}^2/(2\sigma^2)`-zCDP for every pair (Bun & Steinke
+        2016, Prop. 1.6), rounded up, with its Rényi curve; None without a
+        worst-case sensitivity. Per coordinate, sigma is the least
+        :math:`\sigma_j` and :math:`\Delta_{wc}` the l1 norm of the change,
+        which bounds :math:`\lVert v/\sigma\rVert_2` by
+        :math:`\Delta_{wc}/\min_j\sigma_j`."""
+        worst = self._sensitivity.worst_case
+        if worst is None:
+            return None
+        rho = zcdp_of_sigma(worst, float(np.min(self._sigma)))
+        return worst_case_statement(
+            self.name,
+            self._sensitivity,
+            None,
+            None,
+            rho=rho,
+            rdp=functools.partial(zcdp_curve, rho),
+        )
+
     def _guarantee(self, epsilon, delta, worst_case=None):
         return self._statement(
             epsilon,
@@ -415,7 +492,9 @@ class GaussianMechanism(_Gaussian):
     condition (Thm. 8) for the noise :math:`\sigma/\Delta_{wc}` per unit of
     sensitivity (:func:`gaussian_epsilon`, never below the exact one), and
     zCDP :math:`\Delta_{wc}^2/(2\sigma^2)` (Bun & Steinke 2016, Prop. 1.6).
-    Scalar sensitivities only; per-coordinate ones state no worst case.
+    Per coordinate, every :math:`\sigma_j` is floored alike and the worst case
+    is stated from the least of them, with :math:`\Delta_{wc}` the l1 norm of
+    the change over all coordinates (it bounds the l2 norm).
 
     Examples
     --------
@@ -434,7 +513,8 @@ class GaussianMechanism(_Gaussian):
         worst_case_epsilon: float | None = None,
     ):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, "GaussianMechanism", floor=True
+            sensitivity, self.accepted_norms, "GaussianMechanism", floor=True,
+            per_coordinate_floor=True,
         )
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
@@ -448,25 +528,26 @@ class GaussianMechanism(_Gaussian):
         )(self.epsilon, self.delta)
         self._setup(unit, f"epsilon={self.epsilon!r}, delta={self.delta!r}")
         worst = self._sensitivity.worst_case
-        if worst is not None and not self._sensitivity.per_coordinate:
+        if worst is not None:
             floor = analytic_gaussian_sigma(self.worst_case_epsilon, self.delta) * worst
             check_noise_scale(
                 floor,
                 f"worst_case={worst!r}, worst_case_epsilon={self.worst_case_epsilon!r}",
             )
-            self._sigma = read_only(max(float(self._sigma), floor))
+            self._raise_sigma(floor)
 
     def _privacy_statement(self) -> PrivacyStatement:
         return self._guarantee(self.epsilon, self.delta, self._worst_case_statement())
 
     def _worst_case_statement(self) -> PrivacyStatement | None:
-        """(epsilon_wc, delta)-DP for every pair from the same sigma, or None."""
+        """(epsilon_wc, delta)-DP for every pair from the same sigma, or None
+        (per coordinate: from the least sigma, see :meth:`_zcdp_worst_case`)."""
         worst = self._sensitivity.worst_case
-        if worst is None or self._sensitivity.per_coordinate:
+        if worst is None:
             return None
         if worst == 0:
             return worst_case_statement(self.name, self._sensitivity, 0.0, 0.0, rho=0.0)
-        unit = float(self._sigma) / worst
+        unit = float(np.min(self._sigma)) / worst
         epsilon = gaussian_epsilon(unit, self.delta)
         return worst_case_statement(
             self.name,
@@ -493,21 +574,55 @@ class RenyiGaussianMechanism(_Gaussian):
         Rényi order, ``> 1``.
     epsilon_bar : float
         Rényi divergence bound at ``alpha``, ``> 0``.
+    worst_case_epsilon_bar : float, optional
+        Cap on the worst-case Rényi divergence at ``alpha``, for an estimate
+        that carries a worst-case sensitivity :math:`\Delta_{wc}` (sampled with
+        bounds). Default: 100 times ``epsilon_bar`` (the divergence grows as
+        the square of the sensitivity: the worst-case sensitivity may be 10
+        times the sampled one before the floor raises the noise).
+
+    Notes
+    -----
+    **Worst case.** With :math:`\Delta_{wc}`, sigma is raised to at least
+    :math:`\Delta_{wc}\sqrt{\alpha/(2\bar\epsilon_{cap})}` and the statement's
+    ``worst_case`` is :math:`\rho_{wc} = \Delta_{wc}^2/(2\sigma^2)`-zCDP for
+    every pair of neighbours, i.e. the Rényi curve :math:`\alpha'\rho_{wc}`
+    (Mironov 2017, Prop. 7; Bun & Steinke 2016, Prop. 1.6), at most the cap at
+    ``alpha``. A sampled sensitivity of 0 then releases with the floor's noise.
+    Per coordinate, every :math:`\sigma_j` is floored alike and the worst case
+    is stated from the least of them, with :math:`\Delta_{wc}` the l1 norm of
+    the change over all coordinates (it bounds the l2 norm).
     """
 
     name = "Gaussian (Rényi)"
 
-    def __init__(self, sensitivity, alpha: float, epsilon_bar: float):
+    def __init__(
+        self,
+        sensitivity,
+        alpha: float,
+        epsilon_bar: float,
+        worst_case_epsilon_bar: float | None = None,
+    ):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, "RenyiGaussianMechanism"
+            sensitivity, self.accepted_norms, "RenyiGaussianMechanism", floor=True,
+            per_coordinate_floor=True,
         )
         self.alpha = ORDER.check("alpha", alpha)
         self.epsilon_bar = POSITIVE.check("epsilon_bar", epsilon_bar)
+        self.worst_case_epsilon_bar = (
+            WORST_CASE_SQUARED_FACTOR * self.epsilon_bar
+            if worst_case_epsilon_bar is None
+            else POSITIVE.check("worst_case_epsilon_bar", worst_case_epsilon_bar)
+        )
         unit = math.sqrt(0.5 * self.alpha / self.epsilon_bar)  # no 2 eps_bar overflow
         self._setup(unit, f"alpha={self.alpha!r}, epsilon_bar={self.epsilon_bar!r}")
+        # the Rényi divergence alpha * rho at alpha: the cap as a zCDP rho
+        self._floor_for_rho(
+            self.worst_case_epsilon_bar / self.alpha, "worst_case_epsilon_bar / alpha"
+        )
 
     def _privacy_statement(self) -> PrivacyStatement:
-        return self._guarantee(None, None)
+        return self._guarantee(None, None, self._zcdp_worst_case())
 
 
 class ZCDPGaussianMechanism(_Gaussian):
@@ -520,16 +635,40 @@ class ZCDPGaussianMechanism(_Gaussian):
     sensitivity : float, array or SensitivityEstimate
     rho : float
         ``> 0``.
+    worst_case_rho : float, optional
+        Cap on the worst-case rho, for an estimate that carries a worst-case
+        sensitivity :math:`\Delta_{wc}` (sampled with bounds). Default: 100
+        times ``rho`` (rho grows as the square of the sensitivity, as for
+        :class:`~sensampler.mechanisms.DiscreteGaussianMechanism`).
+
+    Notes
+    -----
+    **Worst case.** With :math:`\Delta_{wc}`, sigma is raised to at least
+    :math:`\Delta_{wc}/\sqrt{2\rho_{cap}}` and the statement's ``worst_case``
+    is :math:`\Delta_{wc}^2/(2\sigma^2)`-zCDP for every pair of neighbours
+    (Bun & Steinke 2016, Prop. 1.6, with :math:`\Delta_{wc}`), at most the
+    cap; the random-DP statement keeps rho (more noise only helps), and a
+    sampled sensitivity of 0 releases with the floor's noise. Per coordinate,
+    every :math:`\sigma_j` is floored alike and the worst case is stated from
+    the least of them, with :math:`\Delta_{wc}` the l1 norm of the change over
+    all coordinates (it bounds the l2 norm).
     """
 
     name = "Gaussian (zCDP)"
 
-    def __init__(self, sensitivity, rho: float):
+    def __init__(self, sensitivity, rho: float, worst_case_rho: float | None = None):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, "ZCDPGaussianMechanism"
+            sensitivity, self.accepted_norms, "ZCDPGaussianMechanism", floor=True,
+            per_coordinate_floor=True,
         )
         rho = RHO_TARGET.check("rho", rho)
+        self.worst_case_rho = (
+            WORST_CASE_SQUARED_FACTOR * rho
+            if worst_case_rho is None
+            else RHO_TARGET.check("worst_case_rho", worst_case_rho)
+        )
         self._setup(math.sqrt(0.5 / rho), f"rho={rho!r}")  # no 2 rho overflow
+        self._floor_for_rho(self.worst_case_rho, "worst_case_rho")
 
     def _privacy_statement(self) -> PrivacyStatement:
-        return self._guarantee(None, None)
+        return self._guarantee(None, None, self._zcdp_worst_case())

@@ -23,7 +23,12 @@ from ._base import (
     worst_case_statement,
 )
 
-__all__ = ["LaplaceMechanism", "laplace_rdp", "laplace_product_rdp"]
+__all__ = [
+    "LaplaceMechanism",
+    "floored_laplace_scale",
+    "laplace_rdp",
+    "laplace_product_rdp",
+]
 
 
 def laplace_rdp(alpha: float, ratio: float) -> float:
@@ -113,6 +118,28 @@ def laplace_scale(sensitivity, epsilon: float):
     return scale
 
 
+def floored_laplace_scale(sensitivity, epsilon: float, worst_case_epsilon: float):
+    r"""The Laplace scale of :func:`laplace_scale`, raised to the worst-case floor.
+
+    For a sensitivity that carries a worst-case part :math:`\Delta_{wc}`,
+    :math:`b = \max(\Delta/\epsilon, \Delta_{wc}/\epsilon_{cap})`, the
+    floor the smallest double with :math:`\Delta_{wc}/b \le \epsilon_{cap}`
+    exactly (:func:`~sensampler.mechanisms._base.floor_scale`); per
+    coordinate, each :math:`b_j` is raised to that floor (:math:`\Delta_{wc}`
+    is then the l1 norm of the change over all coordinates); unchanged
+    without a worst case.
+    """
+    scale = laplace_scale(sensitivity, epsilon)
+    worst = sensitivity.worst_case
+    if worst is not None:  # the floor: worst / scale <= the cap
+        scale = np.maximum(scale, floor_scale(worst, worst_case_epsilon))
+        scale = float(scale) if scale.ndim == 0 else scale
+        check_noise_scale(
+            scale, f"worst_case={worst!r}, worst_case_epsilon={worst_case_epsilon!r}"
+        )
+    return scale
+
+
 def laplace_ratios(sensitivity, epsilon: float) -> tuple[float, ...]:
     r"""Scale over sensitivity, :math:`b_j/\Delta_j`, of each coordinate.
 
@@ -167,7 +194,9 @@ class LaplaceMechanism(Mechanism):
     and the statement's ``worst_case`` is :math:`\Delta_{wc}/b`-DP for every
     pair (Dwork & Roth 2014, Thm. 3.6, with :math:`\Delta_{wc}`), at most
     the cap. The random-DP statement keeps ε: more noise only helps, and a
-    sampled Δ = 0 gives no exact release.
+    sampled Δ = 0 gives no exact release. Per coordinate, :math:`\Delta_{wc}`
+    is the l1 norm of the change over all coordinates, every :math:`b_j` is
+    floored alike, and the worst case is :math:`\Delta_{wc}/\min_j b_j`.
 
     Examples
     --------
@@ -182,21 +211,18 @@ class LaplaceMechanism(Mechanism):
         self, sensitivity, epsilon: float, worst_case_epsilon: float | None = None
     ):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, "LaplaceMechanism", floor=True
+            sensitivity, self.accepted_norms, "LaplaceMechanism", floor=True,
+            per_coordinate_floor=True,
         )
         self.epsilon = check_epsilon(epsilon)
         self.worst_case_epsilon = check_worst_case_epsilon(
             worst_case_epsilon, self.epsilon
         )
-        scale = laplace_scale(self._sensitivity, self.epsilon)
-        worst = self._worst_case()
-        if worst is not None:  # the floor: worst / scale <= the cap
-            scale = max(scale, floor_scale(worst, self.worst_case_epsilon))
-            check_noise_scale(
-                scale, f"worst_case={worst!r}, worst_case_epsilon="
-                f"{self.worst_case_epsilon!r}"
+        self._scale = read_only(
+            floored_laplace_scale(
+                self._sensitivity, self.epsilon, self.worst_case_epsilon
             )
-        self._scale = read_only(scale)
+        )
         self._ratios = laplace_ratios(self._sensitivity, self.epsilon)
 
     @property
@@ -239,21 +265,23 @@ class LaplaceMechanism(Mechanism):
             worst_case=self._worst_case_statement(),
         )
 
-    def _worst_case(self) -> float | None:
-        """The worst-case sensitivity, for a scalar sensitivity that has one."""
-        s = self._sensitivity
-        return None if s.per_coordinate else s.worst_case
-
     def _worst_case_statement(self) -> PrivacyStatement | None:
-        """``Delta_wc / b``-DP for every pair, or None without a worst case."""
-        worst = self._worst_case()
+        r"""``Delta_wc / min_j b_j``-DP for every pair, or None without a worst case.
+
+        Per coordinate, a change v with :math:`\lVert v\rVert_1 \le
+        \Delta_{wc}` costs :math:`\sum_j |v_j|/b_j \le \Delta_{wc}/\min_j b_j`,
+        attained by putting all of it on the coordinate of least noise; so is
+        the Rényi curve (each coordinate's is convex in its shift, so the sum
+        is largest at that vertex)."""
+        worst = self._sensitivity.worst_case
         if worst is None:
             return None
+        least = float(np.min(self._scale))
         if worst == 0:
             epsilon, ratio = 0.0, math.inf
         else:
-            epsilon = quotient_up(worst, float(self._scale))
-            ratio = float(self._scale) / worst
+            epsilon = quotient_up(worst, least)
+            ratio = least / worst
         return worst_case_statement(
             self.name,
             self._sensitivity,

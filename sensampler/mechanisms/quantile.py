@@ -123,6 +123,20 @@ class ExponentialQuantileMechanism(Mechanism):
     epsilon-bounded-range, hence :math:`\epsilon^2/8`-zCDP (Cesar & Rogers
     2021; :func:`~sensampler.mechanisms._base.bounded_range_rdp`).
 
+    **Tight at replace-one.** The factor 2 cannot be dropped, and no smaller
+    :math:`\Delta u` holds: a replacement moves c(t) by -1 on an interval
+    that can hold the output t on one side of the quantile (u rises by 1) and
+    most of the law's mass on the other (u falls by 1, the normaliser by
+    :math:`e^{-\epsilon/2}`). For the records (0.001, 0.002, 0.999) and
+    (0.0005, 0.001, 0.002) on [0, 1] the exact loss is epsilon, and 2 epsilon
+    with weights :math:`\exp(\epsilon u/\Delta u)`. OpenDP's quantile score
+    (stability :math:`2\max(\alpha, 1-\alpha)` per symmetric-distance unit
+    in the InfDifferenceDistance, replace-one at distance 2) and diffprivlib's
+    ``quantile`` (sensitivity 1 with the factor 2) calibrate the same law, and
+    permute-and-flip (McKenna & Sheldon 2020) with the same utility is no
+    more accurate on a grid this fine (measured:
+    ``benchmarks/medians.py``).
+
     **Exact sampling.** The law above is sampled exactly, so the statement
     holds for the implementation and not only for the ideal algorithm (no
     floating-point leak: Mironov 2012). epsilon and q are floats, hence exact
@@ -287,15 +301,61 @@ class ExponentialQuantileMechanism(Mechanism):
             The chance of each, summing to 1 (in floating point: a chance
             below about e^-745 of the largest shows as 0).
         """
+        sizes, distances = self.count_classes(value)
+        chances = self.class_probabilities(sizes, distances)
+        return self.grid, np.repeat(chances / sizes, sizes)
+
+    def count_classes(self, value) -> tuple[np.ndarray, np.ndarray]:
+        r"""The grid grouped by count: what the law depends on, at any epsilon.
+
+        :math:`c_j` does not decrease with j, so the grid points of equal
+        count form consecutive runs, the classes; points of a class are
+        equally likely. Depends on the data, ``q`` and the bounds only, not
+        on epsilon: planning computes it once per database
+        (:func:`sensampler.planning.plan_release`).
+
+        Parameters
+        ----------
+        value : array_like of shape (n,)
+            A data column, finite.
+
+        Returns
+        -------
+        sizes : ndarray of int
+            The number of grid points in each class, in grid order (summing to
+            G + 1).
+        distances : ndarray of float
+            :math:`|c - qn|` of each class.
+        """
         data = self._value_array(value)
-        grid = self.grid
-        distance = np.abs(self._counts(data, grid) - self.q * data.size)
+        counts = self._counts(data, self.grid)
+        starts = np.flatnonzero(np.diff(counts, prepend=-1))
+        sizes = np.diff(np.append(starts, counts.size))
+        return sizes, np.abs(counts[starts] - self.q * data.size)
+
+    def class_probabilities(self, sizes, distances) -> np.ndarray:
+        r"""The chance of each class of :meth:`count_classes` at this epsilon.
+
+        Class k holds :math:`m_k` points of weight :math:`\exp(-\epsilon
+        (d_k - \min d)/(2\Delta u))` each (the class docstring's law).
+
+        Parameters
+        ----------
+        sizes, distances : ndarray
+            As :meth:`count_classes` returns them.
+
+        Returns
+        -------
+        ndarray
+            Summing to 1 (in floating point: a chance below about e^-745 of
+            the largest shows as 0).
+        """
         scale = self.epsilon / (2.0 * self.utility_sensitivity)
         with np.errstate(over="ignore", invalid="ignore"):
-            gap = distance - distance.min()
+            gap = distances - distances.min()
             log_weights = np.where(gap == 0, 0.0, -gap * scale)
-        weights = np.exp(log_weights)
-        return grid, weights / weights.sum()
+        weights = sizes * np.exp(log_weights)
+        return weights / weights.sum()
 
     def check_release(self, value, *, random_state=None):
         """Validate a release's inputs without drawing anything.

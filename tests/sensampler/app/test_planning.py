@@ -352,3 +352,28 @@ def test_a_quantile_target_below_its_error_floor_names_the_reachable_range():
 def test_an_unreachable_target_names_the_way_out():
     with pytest.raises(ValueError, match="target_error=1e-12 needs an epsilon outside"):
         plan_release("mean", HEIGHTS, N, target_error=1e-12, runs=3, random_state=0)
+
+
+def test_the_grouped_quantile_error_law_equals_the_point_by_point_law():
+    # The plan groups grid points by count (the law depends on nothing else) and
+    # computes every epsilon's error from the groups; the same numbers, point by
+    # point, from the mechanism's output law on each database.
+    model = QuantileErrorModel.draw(
+        queries.median, 0.5, quantile_bounds(HEIGHTS)[:2], HEIGHTS, 200, 7,
+        np.random.SeedSequence(4),
+    )
+    for eps in (0.05, 0.7, 3.0):
+        laws = list(zip(model.laws(eps), model.answers))
+        mean = np.mean([np.dot(p, np.abs(grid - x)) for (grid, p), x in laws])
+        assert model.mean_error(eps) == pytest.approx(mean, rel=1e-12)
+        for level in (0.5, 0.9):
+            t = model.error_quantile(level, eps)
+            # t is the jump of P[error > t] across 1 - level (found to 1e-14):
+            # at or below 1 - level just above t, above it just below t
+            above = np.mean(
+                [p[np.abs(grid - x) > t * (1 + 1e-9)].sum() for (grid, p), x in laws]
+            )
+            below = np.mean(
+                [p[np.abs(grid - x) > t * (1 - 1e-9)].sum() for (grid, p), x in laws]
+            )
+            assert above <= 1 - level + 1e-12 < below + 2e-12

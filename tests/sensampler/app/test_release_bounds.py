@@ -9,11 +9,16 @@ import json
 import numpy as np
 import pytest
 
-from sensampler.accounting import PrivacyFilter
+from sensampler.accounting import (
+    ExceededPrivacyBudgetError,
+    PrivacyFilter,
+    default_filter,
+)
 from sensampler.app.budget_file import BudgetFile
 from sensampler.app.cli import main
-from sensampler.app.release import release_statistic
+from sensampler.app.release import prepare_releases, release_statistic
 from sensampler.distributions import Bernoulli, Empirical, Normal
+from sensampler.privacy import PrivacyStatement
 
 HEIGHTS = "normal:loc=170,scale=10"
 
@@ -246,3 +251,62 @@ def test_cli_budget_file_reports_the_worst_case_total(tmp_path, capsys):
     assert out["budget"]["worst_case"]["epsilon"] >= worst[0]
     assert main([*args, "--seed", "3", "--bounds", "none", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["budget"]["worst_case"] is None
+
+
+# ------------------------------------------- the pre-pass is spent last among checks
+def test_a_default_filter_too_small_for_the_release_refuses_before_the_pre_pass():
+    # Before: the pre-pass was tried alone, spent (0.3 of 0.9), and the release
+    # (0.7) refused afterwards, leaving 0.3 spent for nothing.
+    data = np.random.default_rng(0).lognormal(10.0, 1.0, 1000)
+    default = PrivacyFilter(0.9, 0.0)
+    with default_filter(default):
+        with pytest.raises(ExceededPrivacyBudgetError, match="exceed"):
+            release_statistic(data, "mean", None, epsilon=0.7, bounds="private:0.3")
+    assert default.count == 0
+
+
+def test_a_budget_and_a_smaller_default_refuse_before_the_pre_pass():
+    data = np.random.default_rng(0).lognormal(10.0, 1.0, 1000)
+    budget, default = PrivacyFilter(5.0, 0.0), PrivacyFilter(0.9, 0.0)
+    with default_filter(default):
+        with pytest.raises(ExceededPrivacyBudgetError, match="exceed"):
+            release_statistic(data, "mean", None, epsilon=0.7, bounds="private:0.3",
+                              budget=budget)
+    assert budget.count == 0 and default.count == 0
+
+
+def test_a_spend_between_prepare_and_run_refuses_before_the_pre_pass(tmp_path):
+    # Another process spends from the budget file after the release was
+    # prepared: the run tries the pre-pass and the release together, under the
+    # file's lock, before spending the pre-pass.
+    path = tmp_path / "ledger.json"
+    prepared = prepare_releases(_heights(200), ["mean"], None, epsilon=0.6,
+                                bounds="private:0.3", budget=BudgetFile(path, epsilon=1.0))
+    with BudgetFile(path, epsilon=1.0).session() as session:
+        session.spend(PrivacyStatement("elsewhere", 0.2, 0.0), "elsewhere")
+    with pytest.raises(ExceededPrivacyBudgetError, match="exceed"):
+        prepared.run()
+    assert BudgetFile(path).filter().count == 1  # the other spend only
+
+
+def test_cli_a_sampled_zero_without_bounds_spends_and_writes_nothing(tmp_path, capsys):
+    # Bernoulli(0.002), n = 1000, seed 1: every sampled pair agrees, the sampled
+    # sensitivity is 0; without bounds the release is refused after sampling
+    # (exit 1: found during the work), naming the fix, and the budget file is
+    # neither created nor changed.
+    column = (np.random.default_rng(0).random(1000) < 0.002).astype(int)
+    data = _csv(tmp_path / "b.csv", "x", column.tolist())
+    ledger = tmp_path / "ledger.json"
+    args = ["release", "--data", data, "--column", "x", "--query", "sum",
+            "--population", "bernoulli:p=0.002", "--bounds", "none",
+            "--epsilon", "0.5", "--budget-file", str(ledger), "--seed", "1"]
+    assert main([*args, "--budget-epsilon", "2"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the sampled sensitivity is 0" in err[0]
+    assert "--bounds" in err[0] and "nothing was released or spent" in err[0]
+    assert not ledger.exists()
+    with BudgetFile(ledger, epsilon=2.0).session() as session:
+        session.spend(PrivacyStatement("earlier", 0.1, 0.0), "earlier")
+    before = ledger.read_bytes()
+    assert main(args) == 1
+    assert ledger.read_bytes() == before

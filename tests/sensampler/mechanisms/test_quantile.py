@@ -164,6 +164,22 @@ def test_exact_privacy_loss_is_within_epsilon_for_every_small_pair(neighbours):
     assert 0.1 < worst <= epsilon
 
 
+def test_the_factor_two_is_needed_at_replace_one():
+    # The normaliser can move against the output: with most of the grid between
+    # the 2nd and 3rd records of a, moving the 3rd below the 1st lowers the
+    # weight of that mass by e^(-beta) while the points just above the new
+    # record gain e^(beta): the loss reaches 2 beta, beta = eps / (2 du). With
+    # du = 1 (the stated sensitivity) that is eps, attained: the calibration is
+    # tight; with du = 1/2 (no factor 2, or a "smaller utility sensitivity") it
+    # is 2 eps, so neither a smaller du nor weights exp(eps u / du) are eps-DP
+    # for replace-one neighbours.
+    a, b = (0.001, 0.002, 0.999), (0.0005, 0.001, 0.002)
+    epsilon = 1.0
+    stated = realised_epsilon(a, b, 0.5, epsilon, 1.0)
+    assert epsilon * (1 - 1e-2) < stated <= epsilon
+    assert realised_epsilon(a, b, 0.5, epsilon, 0.5) > 1.9 * epsilon
+
+
 # --------------------------------------------------------------------- audit
 def _ratio_statistic(a, b, q, epsilon, du):
     """log P_a(t)/P_b(t) at each grid point t: the audit's threshold sets are

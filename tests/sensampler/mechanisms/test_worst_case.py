@@ -14,11 +14,13 @@ from sensampler.audit import audit_mechanism
 from sensampler.bounds import Bounds
 from sensampler.distributions import Empirical, GaussianMixture, Normal
 from sensampler.mechanisms import (
+    CatastropheMechanism,
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
     GaussianMechanism,
     LaplaceMechanism,
+    RenyiGaussianMechanism,
     ZCDPGaussianMechanism,
 )
 from sensampler.privacy import PrivacyStatement, SamplingRun, to_replace_one
@@ -109,9 +111,152 @@ def test_a_sampled_zero_without_bounds_is_refused_before_any_spend(build):
     assert budget.count == 0
 
 
-def test_mechanisms_without_a_floor_refuse_a_sampled_zero_even_with_bounds():
+def _histogram_zero():
+    """A per-coordinate histogram estimate with a bin the population never reaches
+    (a sampled 0 there), records clipped to (140, 200): l1 worst case 2."""
+    return _estimate(Normal(160.0, 3.0), query=queries.histogram(2, range=(140, 200)),
+                     norm="coordinate")
+
+
+def test_a_per_coordinate_estimate_carries_the_l1_worst_case():
+    est = _histogram_zero()
+    assert np.all(est.sensitivity.value == 0.0)  # no record ever crosses 170
+    assert est.worst_case == 2.0  # one bin -1, another +1
+
+
+def _histogram_pairs():
+    # every replace-one change of a 2-bin histogram: one bin -1 and the other +1
+    return [np.array([1.0, -1.0]), np.array([-1.0, 1.0]), np.zeros(2)]
+
+
+def test_per_coordinate_laplace_floors_every_scale_and_states_the_worst_case():
+    est = _histogram_zero()
+    mech = LaplaceMechanism(est, 1.0)  # cap 10: every b_j >= 2 / 10
+    assert np.all(mech.scale >= 0.2) and np.min(mech.scale) == pytest.approx(0.2)
+    part = mech.privacy.worst_case
+    # exact loss of each neighbouring change: sum_j |v_j| / b_j
+    exact = max(float(np.sum(np.abs(v) / mech.scale)) for v in _histogram_pairs())
+    assert exact <= part.epsilon <= 10.0
+    assert mech.privacy.epsilon == 1.0 and mech.privacy.gamma == est.gamma
+    for build in (lambda e: GaussianMechanism(e, 1.0, 1e-6),
+                  lambda e: ZCDPGaussianMechanism(e, 0.5),
+                  lambda e: RenyiGaussianMechanism(e, 2.0, 0.5),
+                  lambda e: CatastropheMechanism(e, 1.0, 1e-6)):
+        assert build(est).privacy.worst_case is not None
+
+
+def test_per_coordinate_gaussian_worst_case_covers_every_change():
+    est = _histogram_zero()
+    mech = ZCDPGaussianMechanism(est, 0.5)  # cap 50: sigma_j >= 2 / sqrt(100)
+    assert np.all(mech.sigma >= 0.2 * (1 - 1e-15))
+    part = mech.privacy.worst_case
+    # exact zCDP of each change: ||v / sigma||_2^2 / 2 (Bun & Steinke 2016, Prop. 1.6)
+    exact = max(float(np.sum((v / mech.sigma) ** 2)) / 2 for v in _histogram_pairs())
+    assert exact <= part.rho <= 50.0
+    gauss = GaussianMechanism(est, 1.0, 1e-6)
+    unit = float(np.min(gauss.sigma)) / 2.0
+    assert gauss.privacy.worst_case.epsilon <= 10.0
+    assert gauss.privacy.worst_case.rho == pytest.approx(1 / (2 * unit**2), rel=1e-12)
+
+
+def test_a_per_coordinate_zero_without_bounds_is_still_refused():
+    est = _estimate(Normal(160.0, 3.0), bounds=None, norm="coordinate",
+                    query=queries.histogram(2, range=(140, 200)))
+    for build in (lambda e: LaplaceMechanism(e, 1.0),
+                  lambda e: ZCDPGaussianMechanism(e, 0.5),
+                  lambda e: DiscreteLaplaceMechanism(e, 1.0, granularity=0.01)):
+        with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
+            build(est)
+
+
+def test_discrete_mechanisms_refuse_a_per_coordinate_zero_even_with_bounds():
+    # their per-coordinate grid bound states no worst case: no floor exists
     with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
-        ZCDPGaussianMechanism(_zero(), 0.5)
+        DiscreteLaplaceMechanism(_histogram_zero(), 1.0, granularity=0.01)
+
+
+# ------------------------------------------------------- zCDP and Rényi Gaussian
+def _renyi_gaussian(alpha, shift, sigma):
+    """D_alpha(N(shift, sigma^2) || N(0, sigma^2)) by quadrature at 40 digits
+    (the definition, not the closed form alpha shift^2 / (2 sigma^2))."""
+    mpmath.mp.dps = 40
+    a, m, s = mpmath.mpf(alpha), mpmath.mpf(shift), mpmath.mpf(sigma)
+
+    def integrand(x):
+        return mpmath.npdf(x, m, s) ** a * mpmath.npdf(x, 0, s) ** (1 - a)
+
+    total = mpmath.quad(integrand, [-mpmath.inf, 0, m, mpmath.inf])
+    return float(mpmath.log(total) / (a - 1))
+
+
+@pytest.mark.parametrize("zero", [False, True])
+def test_zcdp_gaussian_states_its_worst_case_and_floors_sigma(zero):
+    est = _zero(norm="l2") if zero else _estimate(norm="l2")
+    worst = est.worst_case  # 60 / 500 = 0.12
+    mech = ZCDPGaussianMechanism(est, 0.5)
+    cap = 50.0  # 100 rho by default
+    assert mech.privacy.rho == 0.5 and mech.privacy.gamma == est.gamma
+    part = mech.privacy.worst_case
+    assert part.gamma == 0.0 and part.source == "global" and part.epsilon is None
+    # the floor: sigma >= worst / sqrt(2 cap), reached exactly for a sampled 0
+    assert mech.sigma >= worst / math.sqrt(2 * cap) * (1 - 1e-15)
+    if zero:
+        assert mech.sigma == pytest.approx(worst / math.sqrt(2 * cap), rel=1e-15)
+    # the stated rho is the Rényi divergence of the worst pair at every order
+    for alpha in (1.5, 2.0, 8.0):
+        exact = _renyi_gaussian(alpha, worst, mech.sigma)
+        assert part.rdp(alpha) >= exact * (1 - 1e-12)
+        assert part.rdp(alpha) == pytest.approx(exact, rel=1e-9)
+    assert part.rho <= cap
+
+
+def test_zcdp_gaussian_cap_is_met_exactly_and_checked():
+    mech = ZCDPGaussianMechanism(_zero(norm="l2"), 0.5, worst_case_rho=3.0)
+    assert mech.privacy.worst_case.rho <= 3.0
+    assert mech.privacy.worst_case.rho == pytest.approx(3.0, rel=1e-15)
+    with pytest.raises(ValueError, match="worst_case_rho"):
+        ZCDPGaussianMechanism(_zero(norm="l2"), 0.5, worst_case_rho=0.0)
+
+
+def test_renyi_gaussian_caps_the_divergence_at_its_order():
+    est = _zero(norm="l2")
+    mech = RenyiGaussianMechanism(est, 4.0, 1.0, worst_case_epsilon_bar=20.0)
+    part = mech.privacy.worst_case
+    exact = _renyi_gaussian(4.0, est.worst_case, mech.sigma)
+    assert part.rdp(4.0) >= exact * (1 - 1e-12) and exact <= 20.0 * (1 + 1e-12)
+    assert exact == pytest.approx(20.0, rel=1e-9)  # the floor binds for a sampled 0
+    default = RenyiGaussianMechanism(est, 4.0, 1.0).privacy.worst_case
+    assert default.rdp(4.0) == pytest.approx(100.0, rel=1e-12)  # 100 epsilon_bar
+    with pytest.raises(ValueError, match="worst_case_epsilon_bar"):
+        RenyiGaussianMechanism(est, 4.0, 1.0, worst_case_epsilon_bar=-1.0)
+
+
+# ------------------------------------------------------------------- catastrophe
+def _laplace_hockey_stick(epsilon, shift, scale):
+    """sup_S P[L + shift in S] - e^eps P[L in S], L ~ Laplace(scale), by quadrature."""
+    mpmath.mp.dps = 40
+    e, m, b = mpmath.mpf(epsilon), mpmath.mpf(shift), mpmath.mpf(scale)
+
+    def density(x, centre):
+        return mpmath.exp(-abs(x - centre) / b) / (2 * b)
+
+    def gap(x):
+        return max(mpmath.mpf(0), density(x, m) - mpmath.exp(e) * density(x, 0))
+
+    return float(mpmath.quad(gap, [-mpmath.inf, 0, m, mpmath.inf]))
+
+
+def test_the_catastrophe_mechanism_states_epsilon_wc_and_delta_for_every_pair():
+    # (eps_wc, delta)-DP: the catastrophe adds delta, the Laplace part nothing
+    # at eps_wc = Delta_wc / b, and something just below it (tight).
+    est = _zero()
+    mech = CatastropheMechanism(est, 1.0, 1e-6)
+    part = mech.privacy.worst_case
+    assert part.delta == 1e-6 and part.rdp is None and part.rho is None
+    assert part.epsilon == pytest.approx(10.0, rel=1e-15) and part.epsilon <= 10.0
+    assert _laplace_hockey_stick(part.epsilon, est.worst_case, mech.scale) < 1e-30
+    assert _laplace_hockey_stick(0.99 * part.epsilon, est.worst_case, mech.scale) > 1e-3
+    assert mech.privacy.epsilon == 1.0 and mech.privacy.gamma == est.gamma
 
 
 # ---------------------------------------------------------------------- Gaussian
@@ -284,13 +429,13 @@ def test_a_discrete_gaussian_release_meets_the_epsilon_cap():
     assert r.statement.epsilon <= 1.0
 
 
-def test_a_per_coordinate_zero_is_refused_even_with_a_worst_case():
-    # A hand-made per-coordinate estimate claiming a worst case: no floor exists
-    # per coordinate, so a coordinate of 0 would be released exactly.
+def test_a_per_coordinate_zero_with_a_worst_case_is_floored():
+    # A hand-made per-coordinate estimate with a worst case: every coordinate's
+    # scale is raised to the floor, so no coordinate is released exactly.
     est = _estimate(query=queries.histogram(2, range=(140, 200)), norm="coordinate")
     fake = type(est)(
         np.zeros_like(est.samples), est.run.__class__(None, est.gamma, m=est.m, k=est.k),
         est.plan, est.norm, est.n, bounds=BOUNDS, worst_case=2.0,
     )
-    with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
-        LaplaceMechanism(fake, 1.0)
+    mech = LaplaceMechanism(fake, 1.0)
+    assert np.all(mech.scale == pytest.approx(0.2)) and mech.privacy.worst_case.epsilon <= 10
