@@ -1362,6 +1362,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 k=plan.k,
                 norm=norm,
                 bound=plan.bound,
+                neighbours=self.neighbours,
                 random_state=sample_seed,
                 n_jobs=jobs,
             )
