@@ -976,7 +976,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             # fitted on them, n and random_state only (n is public under
             # replace-one neighbours), so the release is 0-DP.
             self.privacy_ = PrivacyStatement(
-                PUBLIC_RELEASE, 0.0, 0.0, neighbours=self.neighbours
+                PUBLIC_RELEASE, 0.0, 0.0, rho=0.0, neighbours=self.neighbours
             )
         else:
             self.privacy_ = mechanism.privacy

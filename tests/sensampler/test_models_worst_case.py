@@ -198,6 +198,8 @@ def test_public_model_release_states_zero(monkeypatch):
     assert model.selected_["candidate"] == "public model"
     assert model.privacy_.epsilon == 0.0 and model.privacy_.delta == 0.0
     assert model.privacy_.run is None and model.privacy_.guaranteed
+    assert model.privacy_.rho == 0.0  # composes as ZCDpEvent(0) in dp_accounting
+    assert model.privacy_.to_dp_event() is not None
     assert "0-DP" in model.selected_["worst case"]
 
 
