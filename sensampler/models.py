@@ -576,7 +576,10 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     ...                          public=(X[:100], y[:100]), m=200, random_state=0)
     >>> model.fit(X[100:], y[100:]).predict(X[:2]).shape
     (2,)
-    >>> model.privacy_.epsilon, model.privacy_.gamma < 0.06
+    >>> model.selected_["candidate"], model.privacy_.epsilon  # 100 public rows suffice
+    ('public model', 0.0)
+    >>> forced = model.set_params(select="private").fit(X[100:], y[100:])
+    >>> forced.privacy_.epsilon, forced.privacy_.gamma < 0.06
     (1.0, True)
     """
 
