@@ -101,7 +101,7 @@ from .distributions.univariate import draw_labels
 from .estimate import SensitivityValue
 from .mechanisms import GaussianMechanism, LaplaceMechanism
 from .plan import BOUNDS, sampling_plan
-from .privacy import PrivacyStatement, SamplingRun
+from .privacy import PrivacyStatement, SamplingRun, format_dp
 from .queries import Query, additive
 from .queries import estimator as estimator_query
 from .sampler import sample_sensitivity
@@ -353,6 +353,7 @@ def _worst_rule(model: Any):
 
 
 def _logistic_rule(C, d, fit_intercept, classes, low, high, n, neighbours, norm):
+    """:func:`logistic_worst_case` as a query's ``worst_case`` rule."""
     return logistic_worst_case(C, high, d, fit_intercept, classes, neighbours, norm)
 
 
@@ -996,8 +997,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         worst = self.privacy_.worst_case
         if worst is not None:
             return (
-                f"{worst.epsilon:.6g}-epsilon (delta={worst.delta:g}) for every pair "
-                f"of neighbours: rows clipped to feature norm {setting.bounds.high:.6g}"
+                f"{format_dp(worst.epsilon, worst.delta)} for every pair of "
+                f"neighbours: rows clipped to feature norm {setting.bounds.high:.6g}"
                 " and an L2 penalty toward the public model (Chaudhuri, Monteleoni & "
                 "Sarwate 2011, Cor. 8)"
             )
