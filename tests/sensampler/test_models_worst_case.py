@@ -219,3 +219,15 @@ def test_fit_runs_blas_on_one_thread():
     _Recording.seen = []
     _model(_Recording(), public=_regression(60, seed=1)).fit(*_regression(100))
     assert _Recording.seen and set(_Recording.seen) == {1}
+
+
+def test_a_public_model_released_is_the_same_for_any_private_data():
+    # the (0, 0) statement: two private data sets of the same size, even of
+    # another law, give the very same released model and choice
+    one = _model(epsilon=0.001).fit(*_classification(100, seed=5))
+    X, y = _classification(100, seed=6)
+    two = _model(epsilon=0.001).fit(3.0 * X, 1.0 - y)
+    assert one.selected_["candidate"] == two.selected_["candidate"] == "public model"
+    assert one.selected_ == two.selected_
+    np.testing.assert_array_equal(one.estimator_.coef_, two.estimator_.coef_)
+    np.testing.assert_array_equal(one.estimator_.intercept_, two.estimator_.intercept_)
