@@ -506,7 +506,7 @@ def models(splits, share, epsilons=MODEL_EPSILONS):
 
         for epsilon in epsilons:
             task = f"{label}, eps={epsilon:g}"
-            ours, chosen, peer, ssp, op = [], [], [], [], []
+            ours, chosen, peer, ssp, op, worst = [], [], [], [], [], []
             for seed, (public, train, test) in enumerate(cache):
                 model = PrivateEstimator(
                     base, epsilon=epsilon, delta=DELTA, gamma=GAMMA, public=public,
@@ -514,6 +514,8 @@ def models(splits, share, epsilons=MODEL_EPSILONS):
                 ).fit(*train)
                 ours.append(score(model, test))
                 chosen.append(model.selected_["candidate"].split(",")[0])
+                if model.privacy_.worst_case is not None:
+                    worst.append(model.privacy_.worst_case.epsilon)
                 if loader == "load_diabetes":
                     ssp.append(score(PrivateEstimator(
                         base, epsilon=epsilon, delta=DELTA, gamma=GAMMA, public=public,
@@ -535,8 +537,12 @@ def models(splits, share, epsilons=MODEL_EPSILONS):
                     op.append(score(_Logit(*fitted), test))
             picks = ", ".join(f"{k} x{chosen.count(k)}" for k in sorted(set(chosen)))
             rand = f"(eps={epsilon:g}, delta={DELTA:g})-random DP, gamma={GAMMA}"
+            floor = (
+                f"; worst case (eps<={max(worst):.3g}, delta={DELTA:g})-DP in "
+                f"{len(worst)} of {len(ours)}" if worst else ""
+            )
             row = _row(task, f"sensampler PrivateEstimator defaults (chose: {picks})",
-                       rand, ours, unit)
+                       rand + floor, ours, unit)
             row["recovered"] = f"{recovered(ours):.0%}"
             rows.append(row)
             if ssp:
