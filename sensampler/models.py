@@ -538,7 +538,10 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     searches on the public data and costs nothing.
 
     What is protected: the attributes released, and nothing else. The number of
-    private records ``n`` is public (neighbours replace one record); the class
+    private records ``n`` is public (replace-one neighbours keep it; with
+    ``neighbours="add-remove"`` the sampled sensitivity and the choice still
+    read it, and the statement treats it as public, as
+    :func:`~sensampler.sample_sensitivity` does); the class
     labels are the public data's, and a private label set that differs is
     refused after the fit was recorded, so whether the fit succeeds reveals, with
     no noise, whether every public class occurs in the private labels (one bit:
