@@ -6,6 +6,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from threadpoolctl import threadpool_info
 
 from sensampler._model_fits import ShrunkLogisticRegression, logistic_worst_case
+from sensampler.audit import audit_mechanism
 from sensampler.mechanisms.gaussian import gaussian_epsilon
 from sensampler.models import PrivateEstimator
 
@@ -231,3 +232,31 @@ def test_a_public_model_released_is_the_same_for_any_private_data():
     assert one.selected_ == two.selected_
     np.testing.assert_array_equal(one.estimator_.coef_, two.estimator_.coef_)
     np.testing.assert_array_equal(one.estimator_.intercept_, two.estimator_.intercept_)
+
+
+def test_an_outlier_moves_the_release_within_its_worst_case_statement():
+    # issue 27: a private record far outside the population (features 100 times
+    # the public norm), replaced by a typical one. Clipped, it moves the
+    # released coefficients by at most the worst-case sensitivity, and an
+    # empirical audit of the mechanism on the two exact fits does not refute
+    # the worst-case epsilon.
+    X, y = _classification(200)
+    model = _model(select="shrunk", epsilon=0.5).fit(X, y)
+    C = float(model.selected_["candidate"].rsplit("C=", 1)[1])
+    public = LogisticRegression(C=0.1).fit(*model.public)
+    fit = ShrunkLogisticRegression(
+        C=C, coef=public.coef_, intercept=public.intercept_, classes=public.classes_,
+        row_bound=model.sensitivity_.bounds.high,
+    )
+    outlier = np.vstack([X[:-1], 100.0 * model.sensitivity_.bounds.high * np.ones(3)])
+    a = _theta(fit.fit(outlier, np.append(y[:-1], 0.0)))
+    b = _theta(fit.fit(X, y))
+    assert np.linalg.norm(a - b) <= model.sensitivity_.worst_case
+    result = audit_mechanism(model.mechanism_, a, b, releases=20_000, random_state=1)
+    assert result.epsilon_lower <= model.privacy_.worst_case.epsilon
+    # the audit's power: unclipped, the outlier's fit refutes the worst case
+    unclipped = _theta(fit.set_params(row_bound=None).fit(outlier, np.append(y[:-1], 0.0)))
+    result = audit_mechanism(
+        model.mechanism_, unclipped, b, releases=20_000, random_state=1
+    )
+    assert result.epsilon_lower > model.privacy_.worst_case.epsilon
