@@ -30,6 +30,8 @@ __all__ = [
     "ShrunkLogisticRegression",
     "ShrunkRidge",
     "Statistics",
+    "clip_rows",
+    "logistic_worst_case",
     "scrub",
     "Candidate",
     "simulate_scores",
@@ -79,18 +81,26 @@ class ShrunkLogisticRegression(ClassifierMixin, BaseEstimator):
     fit_intercept : bool, default True
     classes : array, optional
         The class labels (default: those of ``y``); fixes the coefficient rows.
+    row_bound : float, optional
+        Clip each row of ``X`` to L2 norm at most ``row_bound`` before fitting
+        (:func:`clip_rows`): the loss is then Lipschitz and the fit's
+        sensitivity bounded over every pair of neighbours
+        (:func:`logistic_worst_case`). ``None``: no clipping.
     """
 
     def __init__(self, C=1.0, coef=None, intercept=None, fit_intercept=True,
-                 classes=None):
+                 classes=None, row_bound=None):
         self.C = C
         self.coef = coef
         self.intercept = intercept
         self.fit_intercept = fit_intercept
         self.classes = classes
+        self.row_bound = row_bound
 
     def fit(self, X, y):
         X = np.asarray(X, dtype=float)
+        if self.row_bound is not None:
+            X = clip_rows(X, self.row_bound)
         y = np.asarray(y)
         classes = np.unique(y) if self.classes is None else np.asarray(self.classes)
         index = np.searchsorted(classes, y)
@@ -127,6 +137,76 @@ class ShrunkLogisticRegression(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+def clip_rows(X: np.ndarray, bound: float) -> np.ndarray:
+    """``X`` with every row scaled down to L2 norm at most ``bound`` (a row
+    within it unchanged)."""
+    X = np.asarray(X, dtype=float)
+    norms = np.linalg.norm(X, axis=1)
+    with np.errstate(divide="ignore"):
+        factor = np.where(norms > bound, bound / norms, 1.0)
+    return X * factor[:, None]
+
+
+def logistic_worst_case(
+    C: float,
+    row_bound: float,
+    features: int,
+    fit_intercept: bool,
+    classes: int,
+    neighbours: str,
+    norm: str,
+) -> float:
+    r"""Sensitivity over every pair of neighbours of the coefficients (and
+    intercepts) of :class:`ShrunkLogisticRegression` with rows clipped to
+    ``row_bound``.
+
+    The objective :math:`C\sum_i \ell(\theta; z_i) + \tfrac12\lVert\theta -
+    \theta_0\rVert^2` (``z = (x, 1)`` with an intercept, penalised with the
+    coefficients) is 1-strongly convex, and each loss is :math:`L`-Lipschitz in
+    :math:`\theta` with :math:`L = \lVert z\rVert \le \sqrt{R^2 + 1}`
+    (:math:`R` without an intercept) for the binary loss
+    (:math:`|\sigma(s) - y| \le 1`) and :math:`\sqrt 2\,\lVert z\rVert` for
+    the multinomial one (the gradient :math:`(p - e_y) z^T` has Frobenius norm
+    :math:`\lVert p - e_y\rVert \lVert z\rVert \le \sqrt 2 \lVert z\rVert`).
+    Chaudhuri, Monteleoni & Sarwate (2011), Corollary 8, in their convention
+    :math:`\frac1n\sum_i\ell + \frac\Lambda2\lVert\theta\rVert^2`, i.e.
+    :math:`\Lambda = 1/(nC)`: the minimiser moves by at most
+    :math:`2L/(n\Lambda) = 2CL` in L2 when one record is replaced; the centre
+    :math:`\theta_0` is public and does not change the argument (the strong
+    convexity is the penalty's). Removing or adding one record adds or removes
+    one loss term: the minimisers of :math:`G` (1-strongly convex) and
+    :math:`G + C\ell` differ by at most :math:`\lVert C\nabla\ell\rVert \le CL`
+    (add/remove neighbours). In the L1 norm, :math:`\sqrt p` times the L2 bound
+    (``p`` coordinates released).
+
+    Parameters
+    ----------
+    C : float
+        The fit's ``C``, ``> 0``.
+    row_bound : float
+        ``R``: the rows' features are clipped to L2 norm ``<= R``.
+    features : int
+        ``d``, the number of features.
+    fit_intercept : bool
+    classes : int
+        Number of classes (2: one coefficient row).
+    neighbours : {"replace-one", "add-remove"}
+    norm : {"l2", "l1"}
+
+    Returns
+    -------
+    float
+    """
+    rows = 1 if classes == 2 else classes
+    lipschitz = float(np.sqrt(row_bound**2 + 1.0) if fit_intercept else row_bound)
+    if rows > 1:
+        lipschitz *= float(np.sqrt(2.0))
+    bound = (2.0 if neighbours == "replace-one" else 1.0) * C * lipschitz
+    if norm == "l1":
+        bound *= float(np.sqrt(rows * (features + int(fit_intercept))))
+    return bound
 
 
 def _objective(Z, Y, centre, C, theta):

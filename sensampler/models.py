@@ -55,8 +55,9 @@ References
 
 from __future__ import annotations
 
+import functools
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any
 
@@ -68,18 +69,27 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
 from ._default_budget import charged_to, exempt
-from ._domains import DELTA_RELEASE, EPSILON, ESTIMATOR_NORMS, PROBABILITY
+from ._domains import (
+    DELTA_RELEASE,
+    EPSILON,
+    ESTIMATOR_NORMS,
+    NEIGHBOUR_RELATIONS,
+    PROBABILITY,
+)
 from ._domains import Interval as Domain
 from ._model_fits import (
     Candidate,
     ShrunkLogisticRegression,
     ShrunkRidge,
     Statistics,
+    logistic_worst_case,
     scrub,
     simulate_scores,
 )
 from ._structure import stack_outputs
+from ._threads import one_thread
 from ._validation import as_seed_sequence, check_count, check_n_jobs
+from .bounds import Bounds
 from .distributions import (
     Distribution,
     PublicSample,
@@ -91,7 +101,7 @@ from .distributions.univariate import draw_labels
 from .estimate import SensitivityValue
 from .mechanisms import GaussianMechanism, LaplaceMechanism
 from .plan import BOUNDS, sampling_plan
-from .privacy import SamplingRun
+from .privacy import PrivacyStatement, SamplingRun, format_dp
 from .queries import Query, additive
 from .queries import estimator as estimator_query
 from .sampler import sample_sensitivity
@@ -126,6 +136,10 @@ SHRINK_FACTORS = (1.0, 0.3, 0.1, 0.03, 0.01)
 #: Penalties tried on the released sufficient statistics, in units of the
 #: spectral size of their noise, sigma * sqrt(p) (p coefficients).
 STATISTICS_PENALTIES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+
+#: The mechanism named by the statement of a public model chosen over every
+#: private release.
+PUBLIC_RELEASE = "public model (fitted on the public data only, no private data read)"
 
 #: Checks of scikit-learn's ``check_estimator`` that cannot apply, and why.
 SKLEARN_CHECKS_NOT_APPLICABLE = {
@@ -224,10 +238,19 @@ class _Concatenated(Query):
     (one sensitivity covers them all); fitted on ``fixed`` rows (public, the same
     in every database) followed by the database's own."""
 
-    def __init__(self, model: Any, attributes: tuple[str, ...], fixed: np.ndarray):
+    def __init__(
+        self,
+        model: Any,
+        attributes: tuple[str, ...],
+        fixed: np.ndarray,
+        worst_case: Any = None,
+    ):
         self.inner = estimator_query(model, attribute=attributes, target=-1)
         self.name = self.inner.name
         self.fixed = fixed
+        #: ``worst_case(low, high, n, neighbours, norm)``: the sensitivity over
+        #: every pair of neighbours with row norms clipped to ``high``, or None.
+        self.worst_case = worst_case
 
     def __call__(self, data):
         rows = np.concatenate([self.fixed, np.asarray(data, dtype=float)])
@@ -294,6 +317,7 @@ class _Setting:
     plan: Any
     n_jobs: int
     classifier: bool
+    bounds: Bounds | None = None
 
 
 def _noise(mechanism, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -313,6 +337,24 @@ def _sharing_public(candidate: Candidate, model: Any) -> Candidate:
         return candidate.build(X_pub, y_pub, X_priv, y_priv, rng, shared)
 
     return Candidate(candidate.name, build, candidate.details)
+
+
+def _worst_rule(model: Any):
+    """``worst_case(low, high, n, neighbours, norm)`` of a fit shrunk toward the
+    public model with clipped rows (:func:`logistic_worst_case`, ``high`` the
+    row bound), or None where no worst case is known."""
+    if not isinstance(model, ShrunkLogisticRegression) or model.row_bound is None:
+        return None
+    d = np.asarray(model.coef).shape[-1]
+    return functools.partial(
+        _logistic_rule, float(model.C), d, bool(model.fit_intercept),
+        len(model.classes),
+    )
+
+
+def _logistic_rule(C, d, fit_intercept, classes, low, high, n, neighbours, norm):
+    """:func:`logistic_worst_case` as a query's ``worst_case`` rule."""
+    return logistic_worst_case(C, high, d, fit_intercept, classes, neighbours, norm)
 
 
 def _sklearn_interval(domain: Domain) -> Interval:
@@ -409,6 +451,29 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         toward 0 or toward the public model (:data:`STATISTICS_PENALTIES`, in
         units of the noise), chosen like ``select``. Measured on diabetes it
         loses to output perturbation with shrinkage (docs: choosing).
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbouring relation the sensitivity is sampled for
+        (:func:`sensampler.sample_sensitivity`) and the statement holds for:
+        replace one private record, or add or remove one (the private
+        databases sampled then hold ``n - 1`` and ``n`` rows).
+    bounds : "public", float or None, default "public"
+        A bound ``R`` on the L2 norm of each row's features (after a
+        Pipeline's preprocessing), at no privacy cost: ``"public"`` takes the
+        largest of the public rows', a float is a bound you vouch for. The
+        fits shrunk toward the public model of a ``LogisticRegression`` clip
+        every row (sampled, synthetic and private) to it, which bounds their
+        sensitivity over *every* pair of neighbours (Chaudhuri, Monteleoni &
+        Sarwate 2011, Cor. 8: ``2 C sqrt(R^2 + 1)``, see
+        :func:`~sensampler._model_fits.logistic_worst_case`), and their
+        statement gains a worst-case part (``privacy_.worst_case``). Other
+        releases (the unshrunk fit, whose intercept is not penalised; ridge
+        and linear regression, whose targets are unbounded; sufficient
+        statistics) have no worst-case part, as ``selected_["worst case"]``
+        says. ``None``: no clipping, no worst-case part.
+    worst_case_epsilon : float, optional
+        Cap on the worst-case epsilon of a release that has a worst-case
+        part: the noise is raised so that it holds (the mechanisms'
+        ``worst_case_epsilon``); default 10 times ``epsilon``.
     random_state : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seeds the population fit, the tuning, the choice and the sampler: a fixed int gives
         the same sensitivity for any ``n_jobs``. The noise of the private release
@@ -432,19 +497,29 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     mechanism_ : GaussianMechanism or LaplaceMechanism
         The mechanism that released them.
     privacy_ : PrivacyStatement
-        What the release states: epsilon, delta and gamma (random DP).
+        What the release states: epsilon, delta and gamma (random DP), with a
+        worst-case part (``privacy_.worst_case``, for every pair of
+        neighbours) where ``bounds`` gives one; (0, 0)-DP when the public
+        model is released.
     population_ : Distribution
         The population the sensitivity was sampled from.
     selected_ : dict
         What was released and why: ``"candidate"`` (``"public model"``,
         ``"private fit"``, ``"private fit shrunk toward the public model, C=…"``,
-        ``"sufficient statistics, penalty …"``), ``"reason"``, and
+        ``"sufficient statistics, penalty …"``), ``"reason"``,
         ``"candidates"``: each candidate's expected test score, its standard
-        error and its standard deviation over the synthetic data sets. When the
-        public model wins nothing is read from the private data;
-        ``sensitivity_``, ``mechanism_`` and ``privacy_`` then describe the
-        private fit that was not released (the fit was charged when it
-        started, before the choice).
+        error and its standard deviation over the synthetic data sets, and
+        ``"worst case"``: what holds for every pair of neighbours, or why
+        nothing does, in words. When the public model wins nothing is read
+        from the private data and ``privacy_`` states (0, 0)-DP: the choice
+        reads the public data, the population, ``n`` and sensitivities sampled
+        from the population only (``n`` is public under replace-one
+        neighbours; under add-remove ones the choice, like the sampled
+        sensitivity, treats it as public too). ``sensitivity_`` and
+        ``mechanism_`` then describe the first private candidate, not
+        released; an ``accountant`` passed to :meth:`fit` was charged its
+        epsilon when the fit started, before the choice (so that a filter
+        over budget refuses before any work).
     best_params_ : dict
         With ``tune``: the parameters chosen on the public data.
     tuning_results_ : list of dict
@@ -463,7 +538,10 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     searches on the public data and costs nothing.
 
     What is protected: the attributes released, and nothing else. The number of
-    private records ``n`` is public (neighbours replace one record); the class
+    private records ``n`` is public (replace-one neighbours keep it; with
+    ``neighbours="add-remove"`` the sampled sensitivity and the choice still
+    read it, and the statement treats it as public, as
+    :func:`~sensampler.sample_sensitivity` does); the class
     labels are the public data's, and a private label set that differs is
     refused after the fit was recorded, so whether the fit succeeds reveals, with
     no noise, whether every public class occurs in the private labels (one bit:
@@ -502,7 +580,10 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     ...                          public=(X[:100], y[:100]), m=200, random_state=0)
     >>> model.fit(X[100:], y[100:]).predict(X[:2]).shape
     (2,)
-    >>> model.privacy_.epsilon, model.privacy_.gamma < 0.06
+    >>> model.selected_["candidate"], model.privacy_.epsilon  # 100 public rows suffice
+    ('public model', 0.0)
+    >>> forced = model.set_params(select="private").fit(X[100:], y[100:])
+    >>> forced.privacy_.epsilon, forced.privacy_.gamma < 0.06
     (1.0, True)
     """
 
@@ -522,6 +603,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         "augment": ["boolean"],
         "select": [StrOptions(set(SELECTIONS))],
         "fit_method": [StrOptions(set(FIT_METHODS))],
+        "neighbours": [StrOptions(set(NEIGHBOUR_RELATIONS.values))],
+        "bounds": [None, StrOptions({"public"}), Interval(Real, 0, None, closed="neither")],
+        "worst_case_epsilon": [None, _sklearn_interval(EPSILON)],
         "random_state": [
             None,
             Interval(Integral, 0, None, closed="left"),
@@ -549,6 +633,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         augment=False,
         select="auto",
         fit_method="auto",
+        neighbours="replace-one",
+        bounds="public",
+        worst_case_epsilon=None,
         random_state=None,
         n_jobs=None,
     ):
@@ -567,6 +654,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         self.augment = augment
         self.select = select
         self.fit_method = fit_method
+        self.neighbours = neighbours
+        self.bounds = bounds
+        self.worst_case_epsilon = worst_case_epsilon
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -664,6 +754,11 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 f"population must draw rows of {width[0]} columns (features..., "
                 f"target), got records of shape {self.population.record_shape}."
             )
+        if isinstance(self.bounds, Real) and not np.isfinite(self.bounds):
+            raise ValueError(
+                "bounds must be 'public', a finite bound on the rows' feature norm "
+                f"or None, got bounds={self.bounds!r}."
+            )
         plan = sampling_plan(m=self.m, gamma=self.gamma, bound=self.bound)
         grid = self._grid()
         model = clone(self._last()).set_params(**grid[0]) if grid else self._last()
@@ -678,6 +773,19 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         return (
             X, y, X_pub, y_pub, norm, plan, attributes, n_jobs, grid, preprocessing
         )
+
+    def _row_bounds(self, X_pub) -> Bounds | None:
+        """``[0, R]``, the range of the rows' feature norms (``bounds``), or None."""
+        if self.bounds is None:
+            return None
+        if self.bounds == "public":
+            high = float(np.max(np.linalg.norm(X_pub, axis=1)))
+            if not high > 0:  # every public row 0: no bound to take
+                return None
+            note = "L2 norm of each row's features, up to the public rows' largest"
+            return Bounds(0.0, high, "population", note=note)
+        return Bounds(0.0, float(self.bounds), "given", note="L2 norm of each row's "
+                      "features, given")
 
     def _last(self):
         """The estimator released: the last step of a Pipeline, or the estimator."""
@@ -752,14 +860,20 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         """The release's mechanism with the planned gamma and a unit sensitivity:
         its statement is the release's (epsilon, delta, gamma), known before
         sampling; it validates epsilon and delta."""
-        run = SamplingRun(None, plan.gamma, plan.rho, plan.bound, plan.m, plan.k)
+        run = SamplingRun(
+            None, plan.gamma, plan.rho, plan.bound, plan.m, plan.k,
+            neighbours=self.neighbours,
+        )
         unit = SensitivityValue(1.0, "sampled", run, norm, "planned")
         return self._mechanism(unit)
 
     def _mechanism(self, sensitivity):
         if self.mechanism == "laplace":
-            return LaplaceMechanism(sensitivity, self.epsilon)
-        return GaussianMechanism(sensitivity, self.epsilon, self.delta)
+            return LaplaceMechanism(sensitivity, self.epsilon, self.worst_case_epsilon)
+        return GaussianMechanism(
+            sensitivity, self.epsilon, self.delta,
+            worst_case_epsilon=self.worst_case_epsilon,
+        )
 
     # -------------------------------------------------------------------- fit
     def fit(self, X, y, accountant=None):
@@ -782,7 +896,20 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Notes
+        -----
+        BLAS and OpenMP run on one thread during the fit
+        (:func:`threadpoolctl.threadpool_limits`, restored afterwards): the fit
+        runs many small matrix products, which threads slow down (measured on
+        two busy cores: a ``LogisticRegression`` fit on 384 rows took 0.11 s
+        with two BLAS threads, 0.005 s with one).
         """
+        with one_thread():
+            return self._fit(X, y, accountant)
+
+    def _fit(self, X, y, accountant):
+        """:meth:`fit`'s work (BLAS on one thread)."""
         (
             X, y, X_pub, y_pub, norm, plan, names, n_jobs, grid, preprocessing
         ) = self._check_setup(X, y)
@@ -829,7 +956,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             template, names = self._released_template(model, X_pub, y_pub, names)
         setting = _Setting(
             model, template, names, population, n, fixed, (X_pub, y_pub), norm,
-            plan, n_jobs, classifier,
+            plan, n_jobs, classifier, self._row_bounds(X_pub),
         )
         if self._statistics(model):
             estimate, mechanism, release = self._by_statistics(
@@ -851,12 +978,64 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         self.population_ = population
         self.sensitivity_ = estimate
         self.mechanism_ = mechanism
-        self.privacy_ = mechanism.privacy
+        if release is None:
+            # The public model: a function of the public data, the population
+            # fitted on them, n and random_state only (n is public under
+            # replace-one neighbours), so the release is 0-DP.
+            self.privacy_ = PrivacyStatement(
+                PUBLIC_RELEASE, 0.0, 0.0, rho=0.0, neighbours=self.neighbours
+            )
+        else:
+            self.privacy_ = mechanism.privacy
+        self.selected_["worst case"] = self._worst_case_words(model, release, setting)
         return self
 
+    def _worst_case_words(self, model, release, setting) -> str:
+        """What the statement says for every pair of neighbours, in words."""
+        if release is None:
+            return (
+                "the public model reads no private data: 0-DP for every pair of "
+                "neighbours"
+            )
+        worst = self.privacy_.worst_case
+        if worst is not None:
+            return (
+                f"{format_dp(worst.epsilon, worst.delta)} for every pair of "
+                f"neighbours: rows clipped to feature norm {setting.bounds.high:.6g}"
+                " and an L2 penalty toward the public model (Chaudhuri, Monteleoni & "
+                "Sarwate 2011, Cor. 8)"
+            )
+        if self._statistics(model):
+            why = "sufficient statistics of unbounded rows and targets"
+        elif type(model) is LogisticRegression and setting.bounds is None:
+            why = "bounds=None: the rows are not clipped"
+        elif type(model) is LogisticRegression:
+            why = (
+                "the unshrunk fit leaves its intercept unpenalised, so no strongly "
+                "convex objective bounds it"
+            )
+        elif type(model) in (Ridge, LinearRegression):
+            why = "the squared loss of unbounded targets is not Lipschitz"
+        else:
+            why = f"no bound is known for {type(model).__name__}"
+        return f"no worst-case part: {why}; the statement is random DP only"
+
     def _sample(self, query, setting, seed):
-        """The sampled sensitivity of ``query``; an order-dependence refusal of a
-        fitted model is re-raised with what to do about it."""
+        """The sampled sensitivity of ``query``, with its worst case where the
+        query has one and rows are clipped (``setting.bounds``); an
+        order-dependence refusal of a fitted model is re-raised with what to do
+        about it."""
+        estimate = self._sample_only(query, setting, seed)
+        rule = getattr(query, "worst_case", None)
+        if rule is None or setting.bounds is None:
+            return estimate
+        bounds = setting.bounds
+        worst = rule(bounds.low, bounds.high, setting.n, self.neighbours, setting.norm)
+        # the estimate checks that every sampled pair lies within the bound
+        return replace(estimate, bounds=bounds, worst_case=worst)
+
+    def _sample_only(self, query, setting, seed):
+        """:meth:`_sample` without the worst case."""
         try:
             return sample_sensitivity(
                 query,
@@ -866,6 +1045,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 k=setting.plan.k,
                 norm=setting.norm,
                 bound=setting.plan.bound,
+                neighbours=self.neighbours,
                 random_state=seed,
                 n_jobs=setting.n_jobs,
             )
@@ -910,7 +1090,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         shrunk = self._shrunk_models(setting) if self.select != "private" else []
         seeds = select_seed.spawn(len(shrunk) + 2)
         for (label, candidate), seed in zip(shrunk, seeds):
-            query = _Concatenated(candidate, names, setting.fixed)
+            query = _Concatenated(candidate, names, setting.fixed, _worst_rule(candidate))
             options.append((label, candidate, self._sample(query, setting, seed)))
         if not options:
             raise ValueError(
@@ -930,7 +1110,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         if len(options) > 1:
             # Sampled afresh: keeping the run that won a comparison of sampled
             # sensitivities would favour a low draw and weaken gamma.
-            query = _Concatenated(chosen, names, setting.fixed)
+            query = _Concatenated(chosen, names, setting.fixed, _worst_rule(chosen))
             estimate = self._sample(query, setting, seeds[-1])
         mechanism = self._mechanism(estimate)
 
@@ -969,6 +1149,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 or not np.isfinite(params["C"])
             ):
                 return []
+            bound = None if setting.bounds is None else setting.bounds.high
             return [
                 (
                     f"private fit shrunk toward the public model, C={params['C'] * f:g}",
@@ -978,6 +1159,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                         intercept=template.intercept_,
                         fit_intercept=fit_intercept,
                         classes=template.classes_,
+                        row_bound=bound,
                     ),
                 )
                 for f in SHRINK_FACTORS
@@ -1187,6 +1369,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 k=plan.k,
                 norm=norm,
                 bound=plan.bound,
+                neighbours=self.neighbours,
                 random_state=sample_seed,
                 n_jobs=jobs,
             )
