@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from fractions import Fraction
 
-__all__ = ["lower", "upper"]
+__all__ = ["float_up", "lower", "upper"]
 
 
 def upper(value: float, digits: int) -> str:
@@ -41,3 +42,12 @@ def lower(value: float, digits: int) -> str:
         return upper(value, digits)
     text = upper(-value, digits)
     return text[1:] if value > 0 else "-" + text
+
+
+def float_up(value: Fraction) -> float:
+    """The smallest double at least ``value`` (``inf`` beyond the largest double)."""
+    try:
+        out = float(value)
+    except OverflowError:
+        return math.inf
+    return out if Fraction(out) >= value else math.nextafter(out, math.inf)
