@@ -26,6 +26,7 @@ import abc
 import functools
 import inspect
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -664,6 +665,19 @@ def quotient_up(numerator: float, denominator: float) -> float:
     except OverflowError:  # beyond the largest double
         return math.inf
     return value if Fraction(value) >= exact else math.nextafter(value, math.inf)
+
+
+def quotient_down(numerator: float, denominator: float) -> float:
+    """The largest double at most ``numerator / denominator`` (exact, by
+    :class:`~fractions.Fraction`): noise per unit of sensitivity computed so
+    never states more noise than there is. Both finite, ``numerator >= 0``,
+    ``denominator > 0``."""
+    exact = Fraction(numerator) / Fraction(denominator)
+    try:
+        value = float(exact)
+    except OverflowError:  # beyond the largest double
+        return sys.float_info.max
+    return value if Fraction(value) <= exact else math.nextafter(value, 0.0)
 
 
 def floor_scale(worst_case: float, cap: float) -> float:

@@ -22,6 +22,7 @@ from ._base import (
     check_noise_scale,
     check_worst_case_epsilon,
     exposed,
+    quotient_down,
     quotient_up,
     read_only,
     resolve_sensitivity,
@@ -547,14 +548,15 @@ class GaussianMechanism(_Gaussian):
             return None
         if worst == 0:
             return worst_case_statement(self.name, self._sensitivity, 0.0, 0.0, rho=0.0)
-        unit = float(np.min(self._sigma)) / worst
+        least = float(np.min(self._sigma))
+        unit = quotient_down(least, worst)  # rounded down: epsilon never below
         epsilon = gaussian_epsilon(unit, self.delta)
         return worst_case_statement(
             self.name,
             self._sensitivity,
             epsilon,
             self.delta,
-            rho=1.0 / (2.0 * unit * unit),
+            rho=zcdp_of_sigma(worst, least),
             rdp=functools.partial(gaussian_curve, unit),
             noise=Noise("gaussian", (unit,)),
         )
