@@ -1,16 +1,18 @@
-"""Audit findings on the worst-case parts of the Gaussian mechanism: the rho and
-the noise per unit of sensitivity it states for every pair must bound the
-exact ones, Delta_wc^2 / (2 min_j sigma_j^2) and min_j sigma_j / Delta_wc
-(checked with exact fractions)."""
+"""Audit findings on the rho the Gaussian mechanisms state: for every pair (the
+worst case) and for the sampled pairs, it must bound the exact one of the
+noise drawn, Delta^2 / (2 sigma^2), and the noise per unit of sensitivity must
+not exceed min_j sigma_j / Delta (checked with exact fractions). A test marked
+xfail(strict=True) is a finding left open."""
 
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 from sensampler import queries, sample_sensitivity
 from sensampler.bounds import Bounds
 from sensampler.distributions import Normal
-from sensampler.mechanisms import GaussianMechanism
+from sensampler.mechanisms import GaussianMechanism, ZCDPGaussianMechanism
 
 
 def _estimates():
@@ -37,3 +39,23 @@ def test_the_gaussian_worst_case_rho_and_noise_are_rounded_the_safe_way():
                 unit_above.append(epsilon)
     assert rho_below == []
     assert unit_above == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the random-DP rho of the Gaussian mechanisms is 0.5 / unit**2 and "
+    "sigma = unit * Delta, both rounded to nearest: for about half of these the "
+    "stated rho is an ulp or two below Delta**2 / (2 sigma**2) of the noise drawn "
+    "(predates the worst-case parts; fixing it moves every sigma by an ulp)",
+)
+def test_the_zcdp_gaussian_rho_bounds_that_of_its_sigma():
+    rng = np.random.default_rng(20261126)
+    below = []
+    for _ in range(200):
+        sensitivity = float(rng.uniform(0.1, 10.0))
+        rho = float(rng.uniform(0.01, 2.0))
+        mech = ZCDPGaussianMechanism(sensitivity, rho)
+        exact = Fraction(sensitivity) ** 2 / (2 * Fraction(float(mech.sigma)) ** 2)
+        if Fraction(mech.privacy.rho) < exact:
+            below.append((sensitivity, rho))
+    assert below == []
