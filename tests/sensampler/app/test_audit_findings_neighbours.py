@@ -1,6 +1,7 @@
 """Audit findings on releases spent from several budgets under their own
 relations: a refusal must leave every budget as it was, and what a budget
-records must bound the release's guarantee under the budget's relation."""
+records must bound the release's guarantee under the budget's relation. A test
+marked xfail(strict=True) is a finding left open."""
 
 import mpmath
 import numpy as np
@@ -13,7 +14,8 @@ from sensampler.accounting import (
     default_filter,
 )
 from sensampler.app.budget_file import BudgetFile
-from sensampler.app.release import release_statistic
+from sensampler.app.release import release_statistic, release_statistics
+from sensampler.privacy import PrivacyStatement
 
 POP = "normal:loc=170,scale=10"
 DATA = np.random.default_rng(20261126).normal(170, 10, 400).round(2)
@@ -51,3 +53,27 @@ def test_a_budget_file_records_at_least_group_privacy_of_an_add_remove_release(
         exact = (1 + mpmath.exp(mpmath.mpf(epsilon))) * mpmath.mpf(delta)
         assert exact <= mpmath.mpf(entry.delta) <= exact * (1 + 1e-14)
     assert entry.gamma == min(1.0, 2 * release.statement.gamma)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the statements of one run are composed one by one into an in-memory "
+    "filter after its trial, without holding it: a spend by another thread in "
+    "between makes a later statement refuse after the earlier ones were recorded",
+)
+def test_a_spend_between_the_trial_and_the_spend_leaves_nothing_recorded(monkeypatch):
+    budget = PrivacyFilter(1.0, rule="basic")
+    compose = PrivacyFilter.compose
+    other_thread = []
+
+    def interleaved(self, mechanism, count=1):
+        if self is budget and not other_thread:  # another thread's spend lands now
+            other_thread.append(True)
+            compose(self, PrivacyStatement("another thread", 0.4, 0.0))
+        return compose(self, mechanism, count)
+
+    monkeypatch.setattr(PrivacyFilter, "compose", interleaved)
+    with pytest.raises(ExceededPrivacyBudgetError):
+        release_statistics(DATA, ["mean", "sum"], POP, epsilon=0.35, budget=budget,
+                           random_state=0)  # tried: 0.7 of 1, fits
+    assert [entry.mechanism for entry in budget.ledger] == ["another thread"]
