@@ -12,7 +12,12 @@ import pytest
 from sensampler import queries, sample_sensitivity
 from sensampler.bounds import Bounds
 from sensampler.distributions import Normal
-from sensampler.mechanisms import GaussianMechanism, ZCDPGaussianMechanism
+from sensampler.mechanisms import (
+    ExponentialQuantileMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    ZCDPGaussianMechanism,
+)
 
 
 def _estimates():
@@ -59,3 +64,24 @@ def test_the_zcdp_gaussian_rho_bounds_that_of_its_sigma():
         if Fraction(mech.privacy.rho) < exact:
             below.append((sensitivity, rho))
     assert below == []
+
+
+def test_the_rho_of_a_pure_statement_is_never_below_its_square():
+    # epsilon * (epsilon / 2) rounded to nearest: 242 of 500 Laplace statements
+    # stated a rho below epsilon^2 / 2 (Bun & Steinke 2016, Prop. 3.3)
+    rng = np.random.default_rng(20261126)
+    below = []
+    for epsilon in rng.uniform(0.01, 1.9, 300):
+        epsilon = float(epsilon)
+        laplace = LaplaceMechanism(1.0, epsilon).privacy
+        quantile = ExponentialQuantileMechanism(0.5, (0.0, 1.0), epsilon).privacy
+        exact = Fraction(epsilon) ** 2
+        if Fraction(laplace.rho) < exact / 2 or Fraction(quantile.rho) < exact / 8:
+            below.append(epsilon)
+    assert below == []
+    est = next(_estimates())
+    for epsilon in rng.uniform(0.01, 1.0, 50):
+        worst = LaplaceMechanism(est, float(epsilon)).privacy.worst_case
+        assert Fraction(worst.rho) >= min(
+            Fraction(worst.epsilon), Fraction(worst.epsilon) ** 2 / 2
+        )
