@@ -4,7 +4,8 @@ A leaf module (it imports nothing of the package), so that the rich displays
 (:mod:`sensampler._html`) round as the text forms do: what was spent, every
 epsilon, delta, rho and gamma rounded up (:func:`upper`, behind
 :func:`sensampler.privacy.format_upper`), what is left of a budget and a
-confidence ``1 - gamma`` rounded down (:func:`lower`).
+confidence ``1 - gamma`` rounded down (:func:`lower`); and an exact value
+stored as the double at or above it (:func:`float_up`).
 """
 
 from __future__ import annotations
