@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from sensampler import queries, sample_sensitivity
+from sensampler.audit import audit_mechanism
 from sensampler.bounds import Bounds
 from sensampler.distributions import Normal
 from sensampler.mechanisms import (
@@ -94,3 +95,24 @@ def test_the_rho_of_a_pure_statement_is_never_below_its_square():
         assert Fraction(worst.rho) >= min(
             Fraction(worst.epsilon), Fraction(worst.epsilon) ** 2 / 2
         )
+
+
+def test_the_per_coordinate_laplace_worst_case_holds_where_it_is_tight():
+    # the l1 worst case put whole on the coordinate of least noise: the stated
+    # Delta_wc / min_j b_j is reached there, and a statement of half the shift
+    # (a copy that understates its worst case) is caught by the same audit
+    est = sample_sensitivity(queries.quantile([0.25, 0.75]), Normal(170, 10), 200,
+                             gamma=0.05, norm="coordinate",
+                             bounds=Bounds.given(140.0, 200.0), random_state=0)
+    mech = LaplaceMechanism(est, 1.0, worst_case_epsilon=2.0)
+    stated = mech.privacy.worst_case.epsilon
+    j = int(np.argmin(mech.scale))
+    shift = np.zeros(2)
+    shift[j] = est.worst_case
+    kept = lambda out: out[:, j]  # noqa: E731
+    audit = audit_mechanism(mech, np.zeros(2), shift, releases=200_000,
+                            statistic=kept, random_state=1)
+    assert stated == 2.0 and 1.9 < audit.epsilon_lower <= stated
+    weakened = audit_mechanism(mech, np.zeros(2), 2 * shift, releases=200_000,
+                               statistic=kept, random_state=2)
+    assert weakened.epsilon_lower > stated
