@@ -4,15 +4,17 @@ A leaf module (it imports nothing of the package), so that the rich displays
 (:mod:`sensampler._html`) round as the text forms do: what was spent, every
 epsilon, delta, rho and gamma rounded up (:func:`upper`, behind
 :func:`sensampler.privacy.format_upper`), what is left of a budget and a
-confidence ``1 - gamma`` rounded down (:func:`lower`).
+confidence ``1 - gamma`` rounded down (:func:`lower`); and an exact value
+stored as the double at or above it (:func:`float_up`).
 """
 
 from __future__ import annotations
 
 import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from fractions import Fraction
 
-__all__ = ["lower", "upper"]
+__all__ = ["float_up", "lower", "upper"]
 
 
 def upper(value: float, digits: int) -> str:
@@ -41,3 +43,12 @@ def lower(value: float, digits: int) -> str:
         return upper(value, digits)
     text = upper(-value, digits)
     return text[1:] if value > 0 else "-" + text
+
+
+def float_up(value: Fraction) -> float:
+    """The smallest double at least ``value`` (``inf`` beyond the largest double)."""
+    try:
+        out = float(value)
+    except OverflowError:
+        return math.inf
+    return out if Fraction(out) >= value else math.nextafter(out, math.inf)

@@ -58,6 +58,7 @@ import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from numbers import Real
 from typing import Literal
 
@@ -80,7 +81,7 @@ from ._domains import NOISE_KINDS as _NOISE_KINDS
 from ._domains import SOURCES as _SOURCES
 from ._extras import require
 from ._html import privacy_bound_html, statement_html
-from ._rounding import upper
+from ._rounding import float_up, upper
 from ._validation import check_array, check_count
 
 __all__ = [
@@ -891,6 +892,23 @@ def statement_from_dp_event(
     )
 
 
+def _group_delta(epsilon: float, delta: float) -> float:
+    r""":math:`(1 + e^\epsilon)\delta` rounded up to a double, capped at 1.
+
+    The delta of a group of two (Dwork & Roth 2014, Thm. 2.2). Computed exactly
+    with fractions from :math:`e^{\epsilon/2}` rounded up (``math.exp`` is
+    within one ulp, so the next double above bounds it); beyond
+    :math:`\epsilon = 746` the product exceeds 1 for every positive delta
+    (:math:`e^{746} 2^{-1074} > 1`), where ``e^epsilon`` would overflow.
+    """
+    if delta == 0.0:
+        return 0.0
+    if epsilon > 746.0:
+        return 1.0
+    half = Fraction(math.nextafter(math.exp(epsilon / 2.0), math.inf))
+    return min(1.0, float_up((1 + half * half) * Fraction(delta)))
+
+
 def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
     r"""The replace-one statement an add/remove statement implies (group privacy).
 
@@ -959,13 +977,12 @@ def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
     epsilon = delta = pure = None
     if statement.epsilon is not None and statement.delta is not None:
         epsilon = 2.0 * statement.epsilon
-        # (1 + e^eps) delta, capped at 1 (e^eps overflows beyond eps = 709)
-        growth = 1.0 + math.exp(min(statement.epsilon, 709.0))
-        delta = min(1.0, growth * statement.delta)
+        delta = _group_delta(statement.epsilon, statement.delta)
         pure = epsilon if delta == 0.0 else None
     rho = None if statement.rho is None else 4.0 * statement.rho
     if pure is not None:  # min(eps, eps^2 / 2)-zCDP: Bun & Steinke 2016, Prop. 3.3
-        pure_rho = pure_dp_curve(pure, 1.0)
+        exact = Fraction(pure)
+        pure_rho = float_up(exact * min(Fraction(1), exact / 2))
         rho = pure_rho if rho is None else min(rho, pure_rho)
     rdp = None if rho is None else functools.partial(implied_curve, pure, rho)
     noise = statement.noise

@@ -1434,7 +1434,10 @@ def _spend_then(budgets, statements, labels, draw, tried=None):
     spends again: all or nothing, every budget tried before any is spent. A
     budget file stays locked from reading to writing, the draw included.
     ``tried`` (default ``statements``) is what each budget must hold for the
-    spend to go ahead: the whole run, when ``statements`` is its first part."""
+    spend to go ahead: the whole run, when ``statements`` is its first part.
+    A default filter of another kind than :class:`PrivacyFilter` cannot be
+    tried: it is charged before the filters, so that its refusal leaves them
+    as they were (though not the statements of the run it took before)."""
     tried = statements if tried is None else tried
     charged = [(budget, _charged(budget, statements)) for budget in budgets]
     for budget, _ in charged:
@@ -1447,7 +1450,11 @@ def _spend_then(budgets, statements, labels, draw, tried=None):
             _trial(session.filter, _charged(budget, tried), name=budget.path)
             for statement, label in zip(spends, labels):
                 session.spend(statement, label)
-        for budget, spends in charged:
+        # a default of another kind first: it cannot be tried, so it may still
+        # refuse, before the filters (tried above) are charged
+        for budget, spends in sorted(
+            charged, key=lambda pair: isinstance(pair[0], PrivacyFilter)
+        ):
             if not isinstance(budget, BudgetFile):
                 for statement in spends:
                     budget.compose(statement)

@@ -26,6 +26,7 @@ import abc
 import functools
 import inspect
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -38,6 +39,7 @@ import numpy as np
 from .._default_budget import spend_then_release
 from .._domains import DELTA_TARGET, EPSILON
 from .._html import mechanism_html, statement_html
+from .._rounding import float_up
 from .._validation import check_array, check_random_state, check_real
 from ..estimate import (
     Coverage,
@@ -234,15 +236,18 @@ def pure_dp_zcdp(epsilon: float, divisor: float = 2.0) -> float:
     epsilon-zCDP: :math:`D_\alpha \le D_\infty \le \epsilon \le
     \alpha\epsilon` for every alpha > 1 (Rényi divergence grows with its
     order; van Erven & Harremoës 2014, Thm. 3), so the smaller of the two
-    holds. Computed as :math:`\epsilon\min(1, \epsilon/c)`, finite for every
-    finite epsilon (the square overflows above about 1.3e154).
+    holds. Computed exactly as :math:`\epsilon\min(1, \epsilon/c)` and
+    rounded up to a double, so never below it, finite for every finite epsilon.
 
     Examples
     --------
     >>> pure_dp_zcdp(1.0), pure_dp_zcdp(4.0), pure_dp_zcdp(4.0, 8.0)
     (0.5, 4.0, 2.0)
     """
-    return epsilon * min(1.0, epsilon / divisor)
+    if not math.isfinite(epsilon):
+        return epsilon
+    exact = Fraction(epsilon)
+    return float_up(exact * min(Fraction(1), exact / Fraction(divisor)))
 
 
 def bounded_range_rdp(epsilon: float) -> Callable[[float], float]:
@@ -664,6 +669,19 @@ def quotient_up(numerator: float, denominator: float) -> float:
     except OverflowError:  # beyond the largest double
         return math.inf
     return value if Fraction(value) >= exact else math.nextafter(value, math.inf)
+
+
+def quotient_down(numerator: float, denominator: float) -> float:
+    """The largest double at most ``numerator / denominator`` (exact, by
+    :class:`~fractions.Fraction`): noise per unit of sensitivity computed so
+    never states more noise than there is. Both finite, ``numerator >= 0``,
+    ``denominator > 0``."""
+    exact = Fraction(numerator) / Fraction(denominator)
+    try:
+        value = float(exact)
+    except OverflowError:  # beyond the largest double
+        return sys.float_info.max
+    return value if Fraction(value) <= exact else math.nextafter(value, 0.0)
 
 
 def floor_scale(worst_case: float, cap: float) -> float:

@@ -22,6 +22,7 @@ from ._base import (
     check_noise_scale,
     check_worst_case_epsilon,
     exposed,
+    quotient_down,
     quotient_up,
     read_only,
     resolve_sensitivity,
@@ -290,6 +291,29 @@ def _per_coordinate_scales(delta_vec):
     return np.sqrt(delta_vec * delta_vec.sum())
 
 
+def _covering(sigma, unit, sensitivity, per_coordinate):
+    r"""``sigma`` raised by ulps where needed so that it is at least ``unit``
+    times the scale it stands for, exactly: :math:`\sigma \ge \sigma_1\Delta`,
+    or per coordinate :math:`\sigma_j^2 \ge \sigma_1^2\Delta_j\sum_k\Delta_k`
+    (so that :math:`\sum_j \Delta_j^2/\sigma_j^2 \le 1/\sigma_1^2`, see
+    :func:`_per_coordinate_scales`): the products and square root of floats
+    round to nearest, and the statement is that of ``unit``."""
+    if not per_coordinate:
+        exact = Fraction(unit) * Fraction(sensitivity)
+        while math.isfinite(sigma) and Fraction(sigma) < exact:
+            sigma = math.nextafter(sigma, math.inf)
+        return sigma
+    deltas = [Fraction(float(d)) for d in np.ravel(sensitivity)]
+    total = sum(deltas, Fraction(0))
+    square = Fraction(unit) ** 2
+    out = np.array(sigma, dtype=float)
+    flat = out.reshape(-1)
+    for j, d in enumerate(deltas):
+        while math.isfinite(flat[j]) and Fraction(flat[j]) ** 2 < square * d * total:
+            flat[j] = math.nextafter(flat[j], math.inf)
+    return out
+
+
 def zcdp_of_sigma(sensitivity: float, sigma: float) -> float:
     r"""zCDP of Gaussian noise: :math:`\Delta^2/(2\sigma^2)`, rounded up to a double.
 
@@ -348,6 +372,7 @@ class _Gaussian(Mechanism):
             )
         check_noise_scale(unit_sigma, parameters)
         check_noise_scale(sigma, f"sensitivity={delta!r}, {parameters}")
+        sigma = _covering(sigma, unit_sigma, delta, self._sensitivity.per_coordinate)
         rho = 0.5 / (unit_sigma * unit_sigma)  # the rho the statement gives
         if not sys.float_info.min <= rho < math.inf:
             raise ValueError(
@@ -391,8 +416,9 @@ class _Gaussian(Mechanism):
 
     @property
     def rho(self) -> float:
-        r"""zCDP parameter :math:`\Delta_2^2/(2\sigma^2)` (Bun & Steinke 2016, Prop. 1.6)."""
-        return 1.0 / (2.0 * self._unit_sigma**2)
+        r"""zCDP parameter :math:`\Delta_2^2/(2\sigma^2)` (Bun & Steinke 2016, Prop. 1.6),
+        rounded up (every sigma is at least its unit sigma times the scale, exactly)."""
+        return zcdp_of_sigma(1.0, self._unit_sigma)
 
     def _floor_for_rho(self, cap: float, name: str) -> None:
         """Raise sigma so that the worst case is at most ``cap``-zCDP (for an
@@ -547,14 +573,15 @@ class GaussianMechanism(_Gaussian):
             return None
         if worst == 0:
             return worst_case_statement(self.name, self._sensitivity, 0.0, 0.0, rho=0.0)
-        unit = float(np.min(self._sigma)) / worst
+        least = float(np.min(self._sigma))
+        unit = quotient_down(least, worst)  # rounded down: epsilon never below
         epsilon = gaussian_epsilon(unit, self.delta)
         return worst_case_statement(
             self.name,
             self._sensitivity,
             epsilon,
             self.delta,
-            rho=1.0 / (2.0 * unit * unit),
+            rho=zcdp_of_sigma(worst, least),
             rdp=functools.partial(gaussian_curve, unit),
             noise=Noise("gaussian", (unit,)),
         )
@@ -628,7 +655,9 @@ class RenyiGaussianMechanism(_Gaussian):
 class ZCDPGaussianMechanism(_Gaussian):
     r"""Gaussian noise calibrated for rho-zCDP: :math:`\sigma^2 = \Delta_2^2/(2\rho)`.
 
-    Bun & Steinke (2016), Prop. 1.6.
+    Bun & Steinke (2016), Prop. 1.6; sigma per unit of sensitivity is the least
+    double with :math:`1/(2\sigma^2) \le \rho` exactly, and each sigma at least
+    that times its sensitivity, so the rho stated is never below that of the noise.
 
     Parameters
     ----------
@@ -667,7 +696,8 @@ class ZCDPGaussianMechanism(_Gaussian):
             if worst_case_rho is None
             else RHO_TARGET.check("worst_case_rho", worst_case_rho)
         )
-        self._setup(math.sqrt(0.5 / rho), f"rho={rho!r}")  # no 2 rho overflow
+        # the least unit sigma whose rho is at most the one asked, exactly
+        self._setup(zcdp_floor_sigma(1.0, rho), f"rho={rho!r}")
         self._floor_for_rho(self.worst_case_rho, "worst_case_rho")
 
     def _privacy_statement(self) -> PrivacyStatement:

@@ -3,7 +3,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from sensampler._rounding import lower, upper
+from sensampler._rounding import float_up, lower, upper
 
 
 def test_lower_and_upper_bracket_the_exact_value():
@@ -29,3 +29,16 @@ def test_lower_and_upper_print_the_nearest_decimal_on_their_side(
     value, digits, down, up
 ):
     assert (lower(value, digits), upper(value, digits)) == (down, up)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [Fraction(1, 3), Fraction(2, 3), Fraction(1, 10), Fraction(-1, 3), Fraction(5, 4),
+     Fraction(10**400), Fraction(1, 10**400)],
+)
+def test_float_up_is_the_double_at_or_just_above(value):
+    out = float_up(value)
+    assert Fraction(out) >= value if out != float("inf") else value > 2**1023
+    if out != float("inf"):
+        below = np.nextafter(out, -np.inf)
+        assert Fraction(float(below)) < value

@@ -1,6 +1,8 @@
 """Experiments: error-vs-epsilon sweeps, batch runs, data sets shipped with scikit-learn,
 and the source documents' studies."""
 
+# the former submodule, for `from sensampler.experiments import table`
+from ... import table as table
 from ...table import ResultTable
 from .batch import run_batch
 from .datasets import DatasetSplit, load_split
