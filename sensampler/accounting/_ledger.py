@@ -8,6 +8,7 @@ this package imports nothing from :mod:`sensampler.mechanisms`.
 from __future__ import annotations
 
 import abc
+import copy
 import math
 import threading
 from dataclasses import asdict, dataclass, field
@@ -258,6 +259,12 @@ def _worst_case_part(entry: LedgerEntry) -> tuple[float, float] | None:
     return None
 
 
+#: What an accountant holds that changes in place (its ledger list, a filter's
+#: tallies): copied when :meth:`PrivacyAccountant.compose_all` may roll back;
+#: everything else it holds is replaced, never changed.
+_MUTABLE = (list, dict, set)
+
+
 class PrivacyAccountant(abc.ABC):
     """The interface of every accountant and filter.
 
@@ -314,17 +321,51 @@ class PrivacyAccountant(abc.ABC):
             self._amount(statement), count, statement.run, LedgerEntry.of(statement, count)
         )
 
+    def compose_all(self, mechanisms) -> None:
+        """Record one release of each of ``mechanisms``, all or none.
+
+        The statements are read and checked first, then recorded in order
+        while the accountant is held: another thread's spend cannot land
+        between two of them, and when one is refused (over a filter's budget,
+        another relation, a step that cannot be counted) nothing of the others
+        stays recorded.
+
+        Parameters
+        ----------
+        mechanisms : iterable of Mechanism or PrivacyStatement
+            Mechanisms with guaranteed privacy statements, or the statements.
+        """
+        statements = [read_statement(m) for m in mechanisms]
+        parts = [
+            (self._amount(s), 1, s.run, LedgerEntry.of(s, 1)) for s in statements
+        ]
+        with self._lock:
+            saved = {
+                name: copy.copy(value) if isinstance(value, _MUTABLE) else value
+                for name, value in vars(self).items()
+            }
+            try:
+                for part in parts:
+                    self._record_held(*part)
+            except BaseException:
+                vars(self).update(saved)
+                raise
+
     def _record(self, amount, count, run, entry) -> None:
         """Check, then add ``amount`` and ``run``'s gamma, and write ``entry``."""
         with self._lock:
-            self._check_neighbours(entry)
-            gamma = self._gamma.plus(run, count)
-            self._check_gamma(gamma)
-            self._add(amount, count)
-            self._gamma = gamma
-            if entry.neighbours is not None:
-                self._neighbours = entry.neighbours
-            self._ledger.append(entry)
+            self._record_held(amount, count, run, entry)
+
+    def _record_held(self, amount, count, run, entry) -> None:
+        """:meth:`_record`, the lock held."""
+        self._check_neighbours(entry)
+        gamma = self._gamma.plus(run, count)
+        self._check_gamma(gamma)
+        self._add(amount, count)
+        self._gamma = gamma
+        if entry.neighbours is not None:
+            self._neighbours = entry.neighbours
+        self._ledger.append(entry)
 
     def _check_neighbours(self, entry: LedgerEntry) -> None:
         """Refuse a statement under another relation than those recorded."""

@@ -1435,9 +1435,10 @@ def _spend_then(budgets, statements, labels, draw, tried=None):
     budget file stays locked from reading to writing, the draw included.
     ``tried`` (default ``statements``) is what each budget must hold for the
     spend to go ahead: the whole run, when ``statements`` is its first part.
-    A default filter of another kind than :class:`PrivacyFilter` cannot be
-    tried: it is charged before the filters, so that its refusal leaves them
-    as they were (though not the statements of the run it took before)."""
+    Each in-memory budget records the run all or none, held while it does
+    (:meth:`~sensampler.accounting.PrivacyAccountant.compose_all`). A default
+    filter of another kind than :class:`PrivacyFilter` cannot be tried: it is
+    charged before the filters, so that its refusal leaves them as they were."""
     tried = statements if tried is None else tried
     charged = [(budget, _charged(budget, statements)) for budget in budgets]
     for budget, _ in charged:
@@ -1456,8 +1457,7 @@ def _spend_then(budgets, statements, labels, draw, tried=None):
             charged, key=lambda pair: isinstance(pair[0], PrivacyFilter)
         ):
             if not isinstance(budget, BudgetFile):
-                for statement in spends:
-                    budget.compose(statement)
+                budget.compose_all(spends)  # held: all or none
         with exempt():  # spent above: not again by the mechanisms
             return draw()
 

@@ -249,3 +249,49 @@ def test_a_replayed_ledger_keeps_its_neighbouring_relation():
     copy.compose(add_remove)
     with pytest.raises(ValueError, match="cannot compose global"):
         copy.compose(_statements()[0])
+
+
+ALL_OR_NONE = [
+    lambda: PrivacyFilter(10.0, 1e-5, rule="basic"),
+    lambda: PrivacyFilter(10.0, 1e-5, rule="advanced"),
+    lambda: WhitehouseFilter(10.0, 1e-5),
+    lambda: RenyiFilter(10.0, 1e-5),
+    RenyiAccountant,
+    ZCDPAccountant,
+    PLDAccountant,
+]
+
+
+def _state(acc):
+    return (acc.ledger, acc.count, acc.neighbours, acc.report(1e-5))
+
+
+@pytest.mark.parametrize("make", ALL_OR_NONE)
+def test_compose_all_records_all_or_none(make):
+    # Failed before (no compose_all): a release of several statements was
+    # composed one by one, and a refusal kept the statements before it.
+    acc = make()
+    acc.compose(PrivacyStatement("first", 0.2, 0.0))
+    before = _state(acc)
+    refused = [
+        PrivacyStatement("second", 0.2, 0.0),
+        PrivacyStatement("other relation", 0.1, 0.0, neighbours="add-remove"),
+    ]
+    with pytest.raises(ValueError, match="neighbours="):
+        acc.compose_all(refused)
+    assert _state(acc) == before
+    one_by_one = make()
+    together = make()
+    statements = [PrivacyStatement(f"s{i}", 0.1, 0.0) for i in range(3)]
+    for s in statements:
+        one_by_one.compose(s)
+    together.compose_all(statements)
+    assert _state(together) == _state(one_by_one)
+
+
+@pytest.mark.parametrize("make", ALL_OR_NONE[:4])
+def test_compose_all_over_a_filter_budget_records_none(make):
+    acc = make()
+    with pytest.raises(ExceededPrivacyBudgetError):
+        acc.compose_all([PrivacyStatement(f"s{i}", 1.0, 0.0) for i in range(30)])
+    assert acc.count == 0 and acc.ledger == ()
