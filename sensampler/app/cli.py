@@ -71,6 +71,7 @@ from .experiments.specs import (
     build_population,
     check_sampling_memory,
     mechanism_from_name,
+    mechanisms_help,
     parse_population,
     parse_query,
     parse_sensitivities,
@@ -491,7 +492,7 @@ def _add_sweep_parser(sub) -> None:
         "--mechanism",
         choices=list(MECHANISMS),
         default="laplace",
-        help="gaussian: classic calibration (epsilon < 1); analytic: Balle & Wang",
+        help=mechanisms_help(),
     )
     sweep.add_argument(
         "--norm",

@@ -392,7 +392,7 @@ class _Gaussian(Mechanism):
     @property
     def rho(self) -> float:
         r"""zCDP parameter :math:`\Delta_2^2/(2\sigma^2)` (Bun & Steinke 2016, Prop. 1.6)."""
-        return 1.0 / (2.0 * self._unit_sigma**2)
+        return gaussian_curve(self._unit_sigma, 1.0)
 
     def _floor_for_rho(self, cap: float, name: str) -> None:
         """Raise sigma so that the worst case is at most ``cap``-zCDP (for an
@@ -554,7 +554,7 @@ class GaussianMechanism(_Gaussian):
             self._sensitivity,
             epsilon,
             self.delta,
-            rho=1.0 / (2.0 * unit * unit),
+            rho=gaussian_curve(unit, 1.0),
             rdp=functools.partial(gaussian_curve, unit),
             noise=Noise("gaussian", (unit,)),
         )
