@@ -58,7 +58,7 @@ from ..accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
 from ..privacy import NEIGHBOURS, PrivacyStatement, SamplingRun
 from ..table import atomic_write_text
 from ._input_files import check_not_special, open_input
-from ._locks import lock
+from ._locks import lock, open_lock
 
 __all__ = ["BudgetFile", "BudgetFileError", "replay_filter"]
 
@@ -466,14 +466,13 @@ class BudgetSession:
 @contextlib.contextmanager
 def _locked(lock_path: str, timeout: float = LOCK_TIMEOUT):
     """Hold an exclusive OS lock on ``lock_path`` (released on exit or by a crash)."""
-    try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as exc:
-        kind = "is a folder" if os.path.isdir(lock_path) else "cannot be opened"
-        raise BudgetFileError(
-            f"budget file lock {lock_path} {kind} ({exc.strerror or exc}); the "
-            "lock must be a file that sensampler can create or open."
-        ) from None
+    fd = open_lock(
+        lock_path,
+        lambda why: BudgetFileError(
+            f"budget file lock {lock_path} {why}; the lock must be a file that "
+            "sensampler can create or open."
+        ),
+    )
     try:
         deadline = time.monotonic() + timeout
         while True:
