@@ -151,6 +151,25 @@ class LedgerEntry:
         """
         return cls("sampling run", 0.0, 0.0, 0.0, run.gamma, run.run_id, 0)
 
+    def to_run(self, neighbours: str = NEIGHBOURS) -> SamplingRun:
+        """The sampling run of this entry, rebuilt from ``run_id`` and ``gamma``.
+
+        The inverse of :meth:`of_run`, and the run of :meth:`to_statement`'s
+        statement; the run's plan and seed are not in an entry.
+
+        Parameters
+        ----------
+        neighbours : {"replace-one", "add-remove"}, default "replace-one"
+            The relation of an entry that states none.
+
+        Returns
+        -------
+        SamplingRun
+        """
+        return SamplingRun(
+            self.run_id, self.gamma, neighbours=self.neighbours or neighbours
+        )
+
     def to_dict(self) -> dict:
         """The entry as a budget file stores it (:class:`sensampler.app.BudgetFile`).
 
@@ -247,7 +266,7 @@ class LedgerEntry:
         run = (
             None
             if self.gamma == 0.0 and self.run_id is None
-            else SamplingRun(self.run_id, self.gamma, neighbours=neighbours)
+            else self.to_run(neighbours)
         )
         worst_case = None
         if run is not None and self.worst_case_epsilon is not None:

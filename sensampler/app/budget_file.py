@@ -55,7 +55,7 @@ from .._domains import FILTER_RULES, PROBABILITY
 from .._html import budget_file_html
 from .._validation import check_real
 from ..accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
-from ..privacy import NEIGHBOURS, PrivacyStatement, SamplingRun
+from ..privacy import NEIGHBOURS, PrivacyStatement
 from ..table import atomic_write_text
 from ._input_files import check_not_special, open_input
 from ._locks import lock, open_lock
@@ -113,13 +113,10 @@ def replay_filter(
     entries = tuple(entries)
     held = next((e.neighbours for e in entries if e.neighbours), NEIGHBOURS)
     for entry in entries:
-        neighbours = entry.neighbours or held
         if entry.count == 0:  # a sampling run drawn, nothing released
-            budget.record_run(
-                SamplingRun(entry.run_id, entry.gamma, neighbours=neighbours)
-            )
+            budget.record_run(entry.to_run(held))
         else:
-            budget.compose(entry.to_statement(neighbours), entry.count)
+            budget.compose(entry.to_statement(held), entry.count)
     return budget
 
 

@@ -268,6 +268,8 @@ def test_every_entry_is_built_from_a_statement_or_a_run():
     assert budget.ledger[1] == LedgerEntry(
         "sampling run", 0.0, 0.0, 0.0, 0.05, "r", 0
     )
+    back = budget.ledger[1].to_run("add-remove")
+    assert (back.run_id, back.gamma, back.neighbours) == ("r", 0.05, "add-remove")
 
 
 @pytest.mark.parametrize(
