@@ -415,10 +415,13 @@ def build_private_estimator(spec: dict) -> dict:
 
 
 #: Mechanisms named in flags and configs: name -> (class, fixed keyword arguments).
+#: The Gaussian ones fix a variant of ``GAUSSIAN_VARIANTS`` (checked here).
 MECHANISMS = {
     "laplace": (LaplaceMechanism, {}),
-    "gaussian": (GaussianMechanism, {"variant": GAUSSIAN_VARIANTS.check("variant", "classic")}),
-    "analytic": (GaussianMechanism, {"variant": GAUSSIAN_VARIANTS.check("variant", "analytic")}),
+    **{
+        name: (GaussianMechanism, {"variant": GAUSSIAN_VARIANTS.check("variant", v)})
+        for name, v in (("gaussian", "classic"), ("analytic", "analytic"))
+    },
 }
 
 
