@@ -16,6 +16,7 @@ __all__ = [
     "as_seed_sequence",
     "check_choice",
     "check_n_jobs",
+    "check_flag",
 ]
 
 
@@ -71,6 +72,15 @@ def check_count(name, value, *, minimum=1):
             f"{name} must be an integer >= {minimum}, got {name}={value!r}."
         )
     return value
+
+
+def check_flag(name, value) -> bool:
+    """Return ``value`` as a bool (``True``, ``False`` or a numpy bool), or raise
+    TypeError naming it: ``"yes"``, ``1`` or ``None`` are refused, not read as
+    true or false."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {name}={value!r}.")
+    return bool(value)
 
 
 def check_n_jobs(n_jobs):

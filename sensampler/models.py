@@ -1232,7 +1232,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         def features(size, rng):
             return population.sample(size, random_state=rng)[:, :-1]
 
-        with warnings.catch_warnings():
+        # one BLAS thread, as every fit of the sampling work (sensampler._threads):
+        # the same choice for any n_jobs, and small fits run faster so
+        with warnings.catch_warnings(), one_thread():
             warnings.simplefilter("ignore", ConvergenceWarning)
             scores = simulate_scores(
                 pool, truth, features, len(y_pub), setting.n, setting.classifier,

@@ -14,7 +14,7 @@ from typing import Any, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_array
+from ._validation import check_array, check_flag
 
 __all__ = [
     "SensitivityNorm",
@@ -181,8 +181,7 @@ class CallableNorm(SensitivityNorm):
     def __init__(self, func: Callable[[np.ndarray], Any], batched: bool = False):
         if not callable(func):
             raise TypeError(f"norm must be callable, got {func!r}.")
-        if not isinstance(batched, (bool, np.bool_)):
-            raise TypeError(f"batched must be True or False, got batched={batched!r}.")
+        check_flag("batched", batched)
         self.func = func
         self.batched = bool(batched or getattr(func, "batched", False))
         self.name = getattr(func, "__name__", "custom")

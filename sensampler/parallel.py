@@ -27,7 +27,7 @@ from joblib import (
 )
 
 from ._extras import require
-from ._validation import check_n_jobs
+from ._validation import check_flag, check_n_jobs
 
 __all__ = [
     "DASK_WORKER_TIMEOUT",
@@ -433,6 +433,7 @@ def run_tasks(
     """
     n_jobs = check_n_jobs(n_jobs)
     weights = weights or [1] * len(tasks)
+    progress = check_flag("progress", progress)
     bar = progress_bar(sum(weights), desc, unit) if progress else None
     try:
         if len(tasks) == 1 or n_jobs == 1:

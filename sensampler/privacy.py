@@ -862,7 +862,7 @@ def statement_from_dp_event(
             name,
             epsilon,
             0.0,
-            rho=epsilon * min(1.0, epsilon / 2.0),
+            rho=pure_dp_curve(epsilon, 1.0),
             rdp=pure_dp_rdp(epsilon),
             noise=Noise("laplace", (scale,)),
         )

@@ -46,7 +46,7 @@ from numpy.typing import ArrayLike
 from ._structure import first, stack_outputs
 from ._threads import one_thread
 from ._trusted import trust
-from ._validation import check_array, check_choice, check_count
+from ._validation import check_array, check_choice, check_count, check_flag
 
 #: What a query returns for a stack of databases: one array, or a tuple or dict of
 #: arrays (one sensitivity estimate each), with a leading axis of length ``B``.
@@ -196,13 +196,10 @@ class BatchedQuery(Query):
             raise TypeError(f"query must be callable, got {func!r}.")
         if additive is not None:
             check_choice("additive", additive, ADDITIVE_KINDS)
-        if not isinstance(releases_gil, (bool, np.bool_)):
-            raise TypeError(
-                f"releases_gil must be True or False, got releases_gil={releases_gil!r}."
-            )
+        releases_gil = check_flag("releases_gil", releases_gil)
         self.func = func
         self.name = _check_name(name, func, "query")
-        self.releases_gil = bool(releases_gil)
+        self.releases_gil = releases_gil
         self.additive = additive
 
     def evaluate(self, stack: np.ndarray) -> QueryOutput:
@@ -402,8 +399,7 @@ def additive(record_map, *, mean=False, name=None) -> BatchedQuery:
     """
     if not callable(record_map):
         raise TypeError(f"record_map must be callable, got {record_map!r}.")
-    if not isinstance(mean, (bool, np.bool_)):
-        raise TypeError(f"mean must be True or False, got {mean!r}.")
+    check_flag("mean", mean)
 
     def func(stack):
         b, n = stack.shape[:2]

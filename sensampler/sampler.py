@@ -50,7 +50,7 @@ from ._probes import (
 from ._structure import Spec, evaluate
 from ._threads import one_thread
 from ._trusted import is_trusted
-from ._validation import as_seed_sequence, check_count, check_n_jobs
+from ._validation import as_seed_sequence, check_count, check_flag, check_n_jobs
 from .bounds import Bounds, ClippedPopulation, worst_case_sensitivity
 from .distributions import Distribution, PublicSample, as_distribution
 from .estimate import SamplingProblem, SensitivityEstimate, SensitivityEstimates
@@ -629,16 +629,13 @@ def _check_inputs(
     if batch_size is not None:
         batch_size = check_count("batch_size", batch_size)
     n_jobs = check_n_jobs(n_jobs)
-    if not isinstance(order_dependent, (bool, np.bool_)):
-        raise TypeError(
-            "order_dependent must be True or False, got "
-            f"order_dependent={order_dependent!r}."
-        )
+    progress = check_flag("progress", progress)
+    order_dependent = check_flag("order_dependent", order_dependent)
     if bounds is not None:
         dist = _clipped(dist, bounds)
     return _Inputs(
         query, dist, n, norm, m, gamma, k, bound, neighbours, bounds, n_jobs,
-        batch_size, progress, bool(order_dependent),
+        batch_size, progress, order_dependent,
     )
 
 
@@ -848,7 +845,7 @@ class SensitivitySampler:
         self.neighbours = NEIGHBOUR_RELATIONS.check("neighbours", neighbours)
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.progress = progress
+        self.progress = check_flag("progress", progress)
         self.runs_drawn: list[SamplingRun] = []
 
     def sample_sensitivity(

@@ -22,7 +22,7 @@ from numbers import Real
 from .._default_budget import exempt
 from .._rounding import lower
 from .._validation import check_probability, check_real
-from ..privacy import PrivacyBound, format_upper
+from ..privacy import PrivacyBound, PrivacyStatement, format_upper
 from ._ledger import (
     ExceededPrivacyBudgetError,
     LedgerEntry,
@@ -144,7 +144,8 @@ class BudgetFilter(PrivacyAccountant):
         if isinstance(epsilon, (Real, Decimal)) and not isinstance(epsilon, bool):
             eps = exact_real("epsilon", epsilon)
             dlt = exact_real("delta", delta, high=1.0)
-            entry = LedgerEntry("spend", float(eps), float(dlt), None, 0.0, None, 1)
+            statement = PrivacyStatement("spend", float(eps), float(dlt))
+            entry = LedgerEntry.of(statement, 1, states_relation=False)
             self._record(self._number_amount(eps, dlt), 1, None, entry)
         else:
             self.compose(epsilon)

@@ -14,7 +14,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from .._domains import DELTA_STATED, EPSILON_POINT
+from .._domains import DELTA_STATED, EPSILON_POINT, GAMMA
 from .._html import accountant_html, ledger_entry_html
 from .._validation import check_count, check_real
 from ..privacy import (
@@ -31,6 +31,12 @@ __all__ = [
     "PrivacyAccountant",
     "read_statement",
 ]
+
+
+#: Keys of a ledger line in a budget file's JSON (:meth:`LedgerEntry.to_dict`).
+_DICT_KEYS = ("mechanism", "epsilon", "delta", "gamma", "run_id", "count")
+#: Optional keys of that line: the worst-case part of its statement.
+_WORST_KEYS = ("worst_case_epsilon", "worst_case_delta")
 
 
 def _float_up(value: Fraction) -> float:
@@ -92,7 +98,9 @@ class LedgerEntry:
     worst_case_delta: float | None = None
 
     @classmethod
-    def of(cls, statement: PrivacyStatement, count: int) -> LedgerEntry:
+    def of(
+        cls, statement: PrivacyStatement, count: int, *, states_relation: bool = True
+    ) -> LedgerEntry:
         """The entry of ``count`` releases of ``statement``.
 
         Parameters
@@ -101,6 +109,10 @@ class LedgerEntry:
             The statement of one release.
         count : int
             Number of releases.
+        states_relation : bool, default True
+            Whether the entry keeps the statement's neighbouring relation;
+            ``False`` for a spend given as numbers, which states none (its
+            entry is counted in the relation of the ledger it joins).
 
         Returns
         -------
@@ -118,9 +130,106 @@ class LedgerEntry:
             statement.gamma,
             None if run is None else run.run_id,
             count,
-            statement.neighbours,
+            statement.neighbours if states_relation else None,
             None if worst is None else worst.epsilon,
             None if worst is None else worst.delta,
+        )
+
+    @classmethod
+    def of_run(cls, run: SamplingRun) -> LedgerEntry:
+        """The entry of a sampling run drawn, with nothing released.
+
+        Parameters
+        ----------
+        run : SamplingRun
+            The run.
+
+        Returns
+        -------
+        LedgerEntry
+            ``mechanism="sampling run"``, no privacy cost, the run's gamma and
+            identity, ``count=0``, no relation.
+        """
+        return cls("sampling run", 0.0, 0.0, 0.0, run.gamma, run.run_id, 0)
+
+    def to_run(self, neighbours: str = NEIGHBOURS) -> SamplingRun:
+        """The sampling run of this entry, rebuilt from ``run_id`` and ``gamma``.
+
+        The inverse of :meth:`of_run`, and the run of :meth:`to_statement`'s
+        statement; the run's plan and seed are not in an entry.
+
+        Parameters
+        ----------
+        neighbours : {"replace-one", "add-remove"}, default "replace-one"
+            The relation of an entry that states none.
+
+        Returns
+        -------
+        SamplingRun
+        """
+        return SamplingRun(
+            self.run_id, self.gamma, neighbours=self.neighbours or neighbours
+        )
+
+    def to_dict(self) -> dict:
+        """The entry as a budget file stores it (:class:`sensampler.app.BudgetFile`).
+
+        Returns
+        -------
+        dict
+            ``mechanism``, ``epsilon``, ``delta``, ``gamma``, ``run_id`` and
+            ``count``, in this order, then ``worst_case_epsilon`` and
+            ``worst_case_delta`` when the entry states a worst-case part. The
+            Rényi parameter and the relation are not kept (a budget file's
+            ledger is replace-one).
+        """
+        out = {k: getattr(self, k) for k in _DICT_KEYS}
+        if self.worst_case_epsilon is not None:
+            out.update({k: getattr(self, k) for k in _WORST_KEYS})
+        return out
+
+    @classmethod
+    def from_dict(cls, record) -> LedgerEntry:
+        """The entry a budget file's line stores (:meth:`to_dict`), checked.
+
+        Keys other than those of :meth:`to_dict` (a line's label and time) are
+        ignored.
+
+        Parameters
+        ----------
+        record : dict
+            The line.
+
+        Returns
+        -------
+        LedgerEntry
+            With no Rényi parameter and no relation.
+
+        Raises
+        ------
+        TypeError, ValueError
+            When ``record`` is not a well-formed ledger line (named).
+        """
+        if not isinstance(record, dict) or any(k not in record for k in _DICT_KEYS):
+            raise ValueError("an entry lacks one of " + ", ".join(_DICT_KEYS))
+        if not isinstance(record["mechanism"], str):
+            raise TypeError(f"mechanism must be a str, got {record['mechanism']!r}")
+        if record["run_id"] is not None and not isinstance(record["run_id"], str):
+            raise TypeError(f"run_id must be a str or null, got {record['run_id']!r}")
+        check_real("epsilon", record["epsilon"], low=0.0)
+        DELTA_STATED.check("delta", record["delta"])
+        GAMMA.check("gamma", record["gamma"])
+        check_count("count", record["count"], minimum=0)
+        worst = [record.get(k) for k in _WORST_KEYS]
+        if (worst[0] is None) != (worst[1] is None):
+            raise ValueError("an entry has one of " + ", ".join(_WORST_KEYS) + " only")
+        if worst[0] is not None:
+            check_real("worst_case_epsilon", worst[0], low=0.0)
+            DELTA_STATED.check("worst_case_delta", worst[1])
+        return cls(
+            **{k: record[k] for k in _DICT_KEYS},
+            **dict(zip(_WORST_KEYS, worst, strict=True)),
+            rho=None,
         )
 
     def to_statement(self, neighbours: str = NEIGHBOURS) -> PrivacyStatement:
@@ -158,7 +267,7 @@ class LedgerEntry:
         run = (
             None
             if self.gamma == 0.0 and self.run_id is None
-            else SamplingRun(self.run_id, self.gamma, neighbours=neighbours)
+            else self.to_run(neighbours)
         )
         worst_case = None
         if run is not None and self.worst_case_epsilon is not None:
@@ -413,7 +522,7 @@ class PrivacyAccountant(abc.ABC):
             raise TypeError(
                 f"run must be a SamplingRun or an estimate with one, got {run!r}."
             )
-        entry = LedgerEntry("sampling run", 0.0, 0.0, 0.0, run.gamma, run.run_id, 0)
+        entry = LedgerEntry.of_run(run)
         with self._lock:
             gamma = self._gamma.plus(run, 1)
             self._check_gamma(gamma)

@@ -22,7 +22,7 @@ from dataclasses import asdict
 
 import numpy as np
 
-from .._domains import NEIGHBOUR_RELATIONS, PROBABILITY
+from .._domains import PROBABILITY
 from .._memory import check_sampling_fits
 from .._probes import probe_additive, probe_full
 from .._validation import (
@@ -37,6 +37,7 @@ from ..plan import BOUNDS, sampling_plan
 from ..queries import as_query
 from ..sampler import MAX_N, check_neighbours
 from . import plotting
+from ._flags import add_neighbours_flag
 from ._input_files import read_toml
 from .experiments.specs import (
     build_population,
@@ -113,12 +114,7 @@ def add_audit_parser(sub) -> argparse.ArgumentParser:
     )
     p.add_argument("--bound", choices=BOUNDS, help="the plan (default exact)")
     p.add_argument("--norm", help=f"{', '.join(NORM_NAMES)} (default l1)")
-    p.add_argument(
-        "--neighbours",
-        choices=NEIGHBOUR_RELATIONS.values,
-        help="the relation of every sampling run and audit: replace-one (default) "
-        "or add-remove (D of n - 1 records and D with one record added; n >= 2)",
-    )
+    add_neighbours_flag(p, "the relation of every sampling run and audit", default=None)
     p.add_argument(
         "--pairs",
         type=int,

@@ -4,9 +4,32 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-__all__ = ["lock", "exclusive"]
+__all__ = ["lock", "exclusive", "open_lock"]
+
+
+def open_lock(lock_path: str, refuse: Callable[[str], Exception]) -> int:
+    """Open (or create) the lock file ``lock_path`` and return its descriptor.
+
+    Parameters
+    ----------
+    lock_path : str
+        The lock file.
+    refuse : callable
+        Called with why it cannot be opened (``"is a folder (...)"`` or
+        ``"cannot be opened (...)"``); what it returns is raised.
+
+    Returns
+    -------
+    int
+        The open descriptor (closing it releases a lock taken on it).
+    """
+    try:
+        return os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        kind = "is a folder" if os.path.isdir(lock_path) else "cannot be opened"
+        raise refuse(f"{kind} ({exc.strerror or exc})") from None
 
 
 @contextlib.contextmanager
@@ -25,14 +48,13 @@ def exclusive(out_dir: str) -> Iterator[None]:
         folder in its place), naming the folder and the lock.
     """
     lock_path = os.path.join(out_dir, ".lock")
-    try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as exc:
-        kind = "is a folder" if os.path.isdir(lock_path) else "cannot be opened"
-        raise ValueError(
-            f"out_dir={out_dir!r}: its lock {lock_path} {kind} "
-            f"({exc.strerror or exc}); remove it or choose another folder."
-        ) from None
+    fd = open_lock(
+        lock_path,
+        lambda why: ValueError(
+            f"out_dir={out_dir!r}: its lock {lock_path} {why}; remove it or "
+            "choose another folder."
+        ),
+    )
     try:
         try:
             lock(fd)

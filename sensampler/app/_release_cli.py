@@ -12,10 +12,10 @@ import argparse
 import json
 import math
 
-from .._domains import NEIGHBOUR_RELATIONS
 from ..distributions.empirical import check_not_private_file
 from ..plan import BOUNDS
 from ..privacy import format_dp, format_upper
+from ._flags import add_neighbours_flag
 from ._input_files import check_not_special
 from .budget_file import BudgetFile
 from .data_files import read_column
@@ -56,14 +56,12 @@ def add_release_arguments(p: argparse.ArgumentParser) -> None:
         help="cap on each release's worst-case epsilon (default 10 x --epsilon): "
         "the noise is raised to meet it",
     )
-    p.add_argument(
-        "--neighbours",
+    add_neighbours_flag(
+        p,
+        "the neighbouring relation of every statement",
         default="replace-one",
-        choices=NEIGHBOUR_RELATIONS.values,
-        help="the neighbouring relation of every statement: replace-one (default) "
-        "or add-remove (D of n - 1 records and D with one record added; n >= 2; a "
-        "budget file records it converted to replace-one: twice the epsilon and "
-        "the gamma)",
+        note="; a budget file records it converted to replace-one: twice the "
+        "epsilon and the gamma",
     )
     p.add_argument("--epsilon", type=float, required=True, help="each release's epsilon")
     p.add_argument(

@@ -51,22 +51,19 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .._domains import DELTA_STATED, FILTER_RULES, GAMMA, PROBABILITY
+from .._domains import FILTER_RULES, PROBABILITY
 from .._html import budget_file_html
-from .._validation import check_count, check_real
+from .._validation import check_real
 from ..accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
-from ..privacy import NEIGHBOURS, PrivacyStatement, SamplingRun
+from ..privacy import NEIGHBOURS, PrivacyStatement
 from ..table import atomic_write_text
 from ._input_files import check_not_special, open_input
-from ._locks import lock
+from ._locks import lock, open_lock
 
 __all__ = ["BudgetFile", "BudgetFileError", "replay_filter"]
 
 _FORMAT = "sensampler-budget"
 _VERSION = 1
-_ENTRY_KEYS = ("mechanism", "epsilon", "delta", "gamma", "run_id", "count")
-#: Optional keys of an entry: the worst-case part of its statement.
-_WORST_KEYS = ("worst_case_epsilon", "worst_case_delta")
 #: Seconds a spend waits for another process's lock before giving up.
 LOCK_TIMEOUT = 60.0
 #: Largest budget file read (64 MiB: some 200 000 entries).
@@ -116,13 +113,10 @@ def replay_filter(
     entries = tuple(entries)
     held = next((e.neighbours for e in entries if e.neighbours), NEIGHBOURS)
     for entry in entries:
-        neighbours = entry.neighbours or held
         if entry.count == 0:  # a sampling run drawn, nothing released
-            budget.record_run(
-                SamplingRun(entry.run_id, entry.gamma, neighbours=neighbours)
-            )
+            budget.record_run(entry.to_run(held))
         else:
-            budget.compose(entry.to_statement(neighbours), entry.count)
+            budget.compose(entry.to_statement(held), entry.count)
     return budget
 
 
@@ -141,21 +135,9 @@ class _Ledger:
     entries: tuple[dict, ...]
 
     def filter(self) -> PrivacyFilter:
+        entries = [LedgerEntry.from_dict(e) for e in self.entries]  # checked first
         b = self.budget
-        return replay_filter(
-            b["epsilon"],
-            b["delta"],
-            b["rule"],
-            b["gamma"],
-            (
-                LedgerEntry(
-                    **{k: e[k] for k in _ENTRY_KEYS},
-                    **{k: e.get(k) for k in _WORST_KEYS},
-                    rho=None,
-                )
-                for e in self.entries
-            ),
-        )
+        return replay_filter(b["epsilon"], b["delta"], b["rule"], b["gamma"], entries)
 
 
 class BudgetFile:
@@ -308,8 +290,6 @@ class BudgetFile:
             raise bad("no budget or no entries")
         ledger = _Ledger(budget, tuple(entries))
         try:
-            for entry in entries:
-                _check_entry(entry)
             ledger.filter()
         except ExceededPrivacyBudgetError:
             raise bad("its entries exceed its own budget") from None
@@ -359,7 +339,7 @@ class BudgetFile:
                 stamp = datetime.datetime.now(datetime.UTC)
                 time_text = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
                 new = [
-                    {**_entry_dict(entry), "label": label, "time": time_text}
+                    {**entry.to_dict(), "label": label, "time": time_text}
                     for entry, label in session.added
                 ]
                 content = {
@@ -442,33 +422,6 @@ def _remove_stale_temporaries(path: str) -> None:
                 os.unlink(os.path.join(folder, entry))
 
 
-def _check_entry(entry) -> None:
-    """Raise TypeError or ValueError unless ``entry`` is a well-formed ledger line."""
-    if not isinstance(entry, dict) or any(k not in entry for k in _ENTRY_KEYS):
-        raise ValueError("an entry lacks one of " + ", ".join(_ENTRY_KEYS))
-    if not isinstance(entry["mechanism"], str):
-        raise TypeError(f"mechanism must be a str, got {entry['mechanism']!r}")
-    if entry["run_id"] is not None and not isinstance(entry["run_id"], str):
-        raise TypeError(f"run_id must be a str or null, got {entry['run_id']!r}")
-    check_real("epsilon", entry["epsilon"], low=0.0)
-    DELTA_STATED.check("delta", entry["delta"])
-    GAMMA.check("gamma", entry["gamma"])
-    check_count("count", entry["count"], minimum=0)
-    worst = [entry.get(k) for k in _WORST_KEYS]
-    if (worst[0] is None) != (worst[1] is None):
-        raise ValueError("an entry has one of " + ", ".join(_WORST_KEYS) + " only")
-    if worst[0] is not None:
-        check_real("worst_case_epsilon", worst[0], low=0.0)
-        DELTA_STATED.check("worst_case_delta", worst[1])
-
-
-def _entry_dict(entry: LedgerEntry) -> dict:
-    out = {k: getattr(entry, k) for k in _ENTRY_KEYS}
-    if entry.worst_case_epsilon is not None:
-        out.update({k: getattr(entry, k) for k in _WORST_KEYS})
-    return out
-
-
 class BudgetSession:
     """Spends recorded while a :class:`BudgetFile` is locked.
 
@@ -510,14 +463,13 @@ class BudgetSession:
 @contextlib.contextmanager
 def _locked(lock_path: str, timeout: float = LOCK_TIMEOUT):
     """Hold an exclusive OS lock on ``lock_path`` (released on exit or by a crash)."""
-    try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as exc:
-        kind = "is a folder" if os.path.isdir(lock_path) else "cannot be opened"
-        raise BudgetFileError(
-            f"budget file lock {lock_path} {kind} ({exc.strerror or exc}); the "
-            "lock must be a file that sensampler can create or open."
-        ) from None
+    fd = open_lock(
+        lock_path,
+        lambda why: BudgetFileError(
+            f"budget file lock {lock_path} {why}; the lock must be a file that "
+            "sensampler can create or open."
+        ),
+    )
     try:
         deadline = time.monotonic() + timeout
         while True:

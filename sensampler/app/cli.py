@@ -40,7 +40,6 @@ import warnings
 
 import numpy as np
 
-from .._domains import NEIGHBOUR_RELATIONS
 from .._text import text_table
 from .._validation import as_seed_sequence, check_count, check_n_jobs
 from .._version import __version__
@@ -51,6 +50,7 @@ from ..sampler import MAX_N, check_neighbours, sample_sensitivity
 from ..table import ResultTable
 from . import plotting
 from ._audit_cli import add_audit_parser, audit_command
+from ._flags import add_neighbours_flag
 from ._locks import exclusive
 from ._plan_cli import (
     add_release_plan_arguments,
@@ -71,6 +71,7 @@ from .experiments.specs import (
     build_population,
     check_sampling_memory,
     mechanism_from_name,
+    mechanisms_help,
     parse_population,
     parse_query,
     parse_sensitivities,
@@ -456,13 +457,7 @@ def _add_sample_parser(sub) -> None:
     )
     _add_sampling_flags(sample)
     sample.add_argument("--norm", default="l1", help=", ".join(NORM_NAMES))
-    sample.add_argument(
-        "--neighbours",
-        default="replace-one",
-        choices=NEIGHBOUR_RELATIONS.values,
-        help="replace-one: D and D with one record replaced (default); add-remove: "
-        "D of n - 1 records and D with one record added",
-    )
+    add_neighbours_flag(sample, "the relation of the pairs", default="replace-one")
     _add_plan_flags(sample)
     sample.set_defaults(func=_cmd_sample)
 
@@ -491,7 +486,7 @@ def _add_sweep_parser(sub) -> None:
         "--mechanism",
         choices=list(MECHANISMS),
         default="laplace",
-        help="gaussian: classic calibration (epsilon < 1); analytic: Balle & Wang",
+        help=mechanisms_help(),
     )
     sweep.add_argument(
         "--norm",

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import queries
 from .._text import text_table
+from .._validation import check_flag
 from ..estimate import SensitivityEstimate
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..plan import sampling_plan
@@ -78,6 +79,7 @@ def run_demo(
     """Plan, sampled sensitivity and mean, releases and the error-vs-epsilon sweep of
     the heights example; CSV and PNG files (each PNG with a caption file ``.txt``
     beside it) go to ``out_dir``. Returns the file paths."""
+    progress = check_flag("progress", progress)
     os.makedirs(out_dir, exist_ok=True)
     _print_population(out)
     _print_plans(gamma, out)

@@ -31,7 +31,7 @@ import numpy as np
 
 from .._domains import PROBABILITY
 from .._html import coverage_audit_html
-from .._validation import as_seed_sequence, check_count, check_n_jobs
+from .._validation import as_seed_sequence, check_count, check_flag, check_n_jobs
 from ..distributions import as_distribution
 from ..estimate import SensitivityEstimate, SensitivityEstimates
 from ..parallel import child_seed
@@ -258,6 +258,7 @@ def audit_estimate(
         )
     confidence = PROBABILITY.check("confidence", confidence)
     n_jobs = check_n_jobs(n_jobs)
+    progress = check_flag("progress", progress)
     neighbours = check_neighbours(
         estimate.run.neighbours if neighbours is None else neighbours, problem.n
     )

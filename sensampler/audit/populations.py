@@ -17,7 +17,7 @@ import numpy as np
 
 from .._domains import PROBABILITY
 from .._html import comparison_html, population_choice_html
-from .._validation import as_seed_sequence, check_count, check_real
+from .._validation import as_seed_sequence, check_count, check_flag, check_real
 from ..estimate import SensitivityEstimate
 from ..parallel import child_seed
 from ..privacy import NEIGHBOURS, format_upper
@@ -141,6 +141,7 @@ def compare_populations(
         models[name] = population_model(population)
     check_count("pairs", pairs)
     PROBABILITY.check("confidence", confidence)
+    check_flag("progress", progress)
     neighbours = check_neighbours(neighbours, check_count("n", n))
     root = as_seed_sequence(random_state)
 

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._domains import PROBABILITY
-from .._validation import as_seed_sequence
+from .._validation import as_seed_sequence, check_flag
 from ._base import Distribution
 from .univariate import check_weights, weighted_moments
 
@@ -231,9 +231,7 @@ class PublicSample(Empirical):
     ):
         super().__init__(data)
         self.confidence = PROBABILITY.check("confidence", confidence)
-        if not isinstance(smooth, (bool, np.bool_)):
-            raise TypeError(f"smooth must be True or False, got smooth={smooth!r}.")
-        self.smooth = bool(smooth)
+        self.smooth = check_flag("smooth", smooth)
 
     @property
     def rows(self) -> int:

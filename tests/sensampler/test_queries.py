@@ -195,7 +195,7 @@ def test_estimator_query_fits_each_database():
         (
             lambda: queries.additive(np.abs, mean=1),
             TypeError,
-            "mean must be True or False, got 1.",
+            "mean must be True or False, got mean=1.",
         ),
     ],
 )

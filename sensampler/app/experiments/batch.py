@@ -111,7 +111,7 @@ from ..._domains import (
     Interval,
 )
 from ..._threads import one_thread
-from ..._validation import check_n_jobs
+from ..._validation import check_flag, check_n_jobs
 from ...norms import NORM_NAMES
 from ...parallel import iter_tasks, progress_bar
 from ...plan import sampling_plan
@@ -955,6 +955,7 @@ def run_batch(
     """
     out_dir = _check_out_dir(out_dir)
     n_jobs = check_n_jobs(n_jobs)
+    progress = check_flag("progress", progress)
     checked = _check_config(config_path)
     run_dir = os.path.join(out_dir, "runs")
     os.makedirs(run_dir, exist_ok=True)

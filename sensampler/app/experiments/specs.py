@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from ... import distributions, queries
-from ..._domains import DELTA_TARGET
+from ..._domains import DELTA_TARGET, GAUSSIAN_VARIANTS
 from ..._memory import check_database_fits, check_sampling_fits, record_bytes_of
 from ..._structure import split
 from ..._validation import check_choice, check_count, check_real
@@ -37,6 +37,7 @@ __all__ = [
     "DATASET_KINDS",
     "MECHANISMS",
     "mechanism_from_name",
+    "mechanisms_help",
     "accepted_norms",
     "parse_sensitivities",
     "check_sampling_memory",
@@ -414,11 +415,31 @@ def build_private_estimator(spec: dict) -> dict:
 
 
 #: Mechanisms named in flags and configs: name -> (class, fixed keyword arguments).
+#: The Gaussian ones fix a variant of ``GAUSSIAN_VARIANTS`` (checked here).
 MECHANISMS = {
     "laplace": (LaplaceMechanism, {}),
-    "gaussian": (GaussianMechanism, {"variant": "classic"}),
-    "analytic": (GaussianMechanism, {"variant": "analytic"}),
+    **{
+        name: (GaussianMechanism, {"variant": GAUSSIAN_VARIANTS.check("variant", v)})
+        for name, v in (("gaussian", "classic"), ("analytic", "analytic"))
+    },
 }
+
+
+def mechanisms_help() -> str:
+    """What each name of :data:`MECHANISMS` is, for a command line's help.
+
+    Returns
+    -------
+    str
+        ``"laplace: LaplaceMechanism; gaussian: GaussianMechanism(variant=
+        'classic'); ..."``, read from :data:`MECHANISMS` (whose variants are
+        those of ``GAUSSIAN_VARIANTS``).
+    """
+    parts = []
+    for name, (cls, kwargs) in MECHANISMS.items():
+        fixed = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+        parts.append(f"{name}: {cls.__name__}" + (f"({fixed})" if fixed else ""))
+    return "; ".join(parts)
 
 
 def mechanism_from_name(name: str, delta: float | None = None):

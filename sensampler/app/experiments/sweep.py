@@ -16,7 +16,13 @@ from typing import NamedTuple
 import numpy as np
 
 from ..._memory import check_fits, record_bytes_of, sweep_bytes
-from ..._validation import as_seed_sequence, check_array, check_count, check_real
+from ..._validation import (
+    as_seed_sequence,
+    check_array,
+    check_count,
+    check_flag,
+    check_real,
+)
 from ...distributions import as_distribution
 from ...estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
 from ...mechanisms import LaplaceMechanism
@@ -336,6 +342,7 @@ def error_vs_epsilon(
         mechanism, epsilons, sensitivities, repetitions, statistic, score
     )
     source, n, record_shape = _check_data(data, n, repetitions)
+    progress = check_flag("progress", progress)
     root = as_seed_sequence(random_state)
     probe = _probe(query, data if source is None else source, n, root, score)
     settings = _plan_settings(sensitivities, eps, mechanism, probe)

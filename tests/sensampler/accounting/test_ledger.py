@@ -2,6 +2,7 @@
 
 import re
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -295,3 +296,60 @@ def test_compose_all_over_a_filter_budget_records_none(make):
     with pytest.raises(ExceededPrivacyBudgetError):
         acc.compose_all([PrivacyStatement(f"s{i}", 1.0, 0.0) for i in range(30)])
     assert acc.count == 0 and acc.ledger == ()
+
+
+def test_every_entry_is_built_from_a_statement_or_a_run():
+    # A spend given as numbers is the entry of a global statement without its
+    # relation; a run recorded alone is LedgerEntry.of_run(run).
+    budget = PrivacyFilter(1.0, 1e-5, rule="basic")
+    budget.spend(0.25, 1e-7)
+    run = SamplingRun("r", 0.05)
+    budget.record_run(run)
+    spend = PrivacyStatement("spend", 0.25, 1e-7)
+    assert budget.ledger == (
+        LedgerEntry.of(spend, 1, states_relation=False),
+        LedgerEntry.of_run(run),
+    )
+    assert budget.ledger[0].neighbours is None
+    assert budget.ledger[1] == LedgerEntry(
+        "sampling run", 0.0, 0.0, 0.0, 0.05, "r", 0
+    )
+    back = budget.ledger[1].to_run("add-remove")
+    assert (back.run_id, back.gamma, back.neighbours) == ("r", 0.05, "add-remove")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [s for s in _statements() if s.epsilon is not None],  # what a filter spends
+    ids=lambda s: s.mechanism,
+)
+def test_a_ledger_line_round_trips_through_its_dict(statement):
+    entry = LedgerEntry.of(statement, 2)
+    record = entry.to_dict()
+    keys = ["mechanism", "epsilon", "delta", "gamma", "run_id", "count"]
+    if statement.worst_case is not None:
+        keys += ["worst_case_epsilon", "worst_case_delta"]
+    assert list(record) == keys
+    back = LedgerEntry.from_dict({**record, "label": "x", "time": "t"})
+    # the dict keeps neither the Rényi parameter nor the relation
+    assert back == replace(entry, rho=None, neighbours=None)
+    assert back.to_dict() == record
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda r: r.pop("count"), "lacks one of"),
+        (lambda r: r.update(mechanism=3), "mechanism must be a str"),
+        (lambda r: r.update(run_id=3), "run_id must be a str or null"),
+        (lambda r: r.update(delta=2.0), "delta"),
+        (lambda r: r.update(gamma=-0.1), "gamma"),
+        (lambda r: r.update(count=-1), "count"),
+        (lambda r: r.update(worst_case_epsilon=1.0), "worst_case_epsilon"),
+    ],
+)
+def test_from_dict_refuses_a_malformed_line_by_name(change, problem):
+    record = LedgerEntry.of(_statements()[0], 1).to_dict()
+    change(record)
+    with pytest.raises((TypeError, ValueError), match=problem):
+        LedgerEntry.from_dict(record)

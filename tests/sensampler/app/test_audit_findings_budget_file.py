@@ -22,12 +22,15 @@ pytestmark = pytest.mark.skipif(
 
 def _unblock_later(fifo, after=2.0, until=4.0):
     """Open ``fifo`` for writing (without blocking) once a reader waits on it, then
-    close it: a reader blocked in open() then reads end-of-file."""
+    close it: a reader blocked in open() then reads end-of-file. Returns the
+    thread and an event that stops it early (the reader did not wait)."""
+    done = threading.Event()
 
     def run():
-        time.sleep(after)
+        if done.wait(after):
+            return
         deadline = time.monotonic() + until
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not done.is_set():
             try:
                 os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
                 return
@@ -36,17 +39,18 @@ def _unblock_later(fifo, after=2.0, until=4.0):
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    return thread
+    return thread, done
 
 
 def test_a_fifo_budget_file_is_refused_at_once(tmp_path):
     fifo = str(tmp_path / "ledger.json")
     os.mkfifo(fifo)
-    thread = _unblock_later(fifo)
+    thread, done = _unblock_later(fifo)
     start = time.monotonic()
     with pytest.raises(BudgetFileError) as info:
         BudgetFile(fifo).filter()
     elapsed = time.monotonic() - start
+    done.set()
     thread.join()
     # measured: blocked until the writer came, then "not valid JSON"
     assert elapsed < 1.0

@@ -279,3 +279,28 @@ def test_a_write_killed_before_its_rename_leaves_nothing_behind(tmp_path):
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-"))
     assert left == [unrelated.name]
     assert BudgetFile(path).filter().count == 2
+
+
+_WRITTEN_BEFORE = os.path.join(os.path.dirname(__file__), "data", "budget_v1.json")
+
+
+def test_a_file_written_by_an_earlier_version_loads_and_keeps_its_bytes(tmp_path):
+    # budget_v1.json was written by the version whose ledger lines were built
+    # by hand: its entries must still load, and a spend must keep them (and
+    # the checksum's rule) byte for byte.
+    path = tmp_path / "budget.json"
+    original = open(_WRITTEN_BEFORE).read()
+    path.write_text(original)
+    budget = BudgetFile(path)
+    assert budget.filter().spent.epsilon == pytest.approx(0.875)
+    before = json.loads(original)
+    with budget.session() as session:
+        session.spend(_statement(0.0625, run_id="new"), label="after")
+    after = json.loads(path.read_text())
+    assert after["entries"][:-1] == before["entries"]
+    old_text = json.dumps(before["entries"], indent=1)
+    assert old_text[:-2] in json.dumps(after["entries"], indent=1)
+    assert list(after["entries"][-1]) == [
+        "mechanism", "epsilon", "delta", "gamma", "run_id", "count", "label", "time"
+    ]
+    assert BudgetFile(path).filter().spent.epsilon == pytest.approx(0.9375)

@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 from sensampler import __version__
+from sensampler._domains import GAUSSIAN_VARIANTS
 from sensampler.app import cli
 from sensampler.app.cli import main
+from sensampler.app.experiments.specs import MECHANISMS, mechanisms_help
 from sensampler.norms import NORM_NAMES
 from sensampler.plan import BOUNDS
 
@@ -588,6 +590,20 @@ def test_every_bound_flag_offers_the_plans_bounds():
             assert tuple(action.choices) == BOUNDS, command
         elif action.choices is None:  # free text: the help lists every name
             assert all(name in action.help for name in NORM_NAMES), command
+
+
+def test_the_mechanism_help_is_read_from_the_gaussian_variants():
+    # before: the help spelled the variants out by hand
+    parser = cli.build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    (action,) = [a for a in sub.choices["sweep"]._actions if a.dest == "mechanism"]
+    assert action.help == mechanisms_help()
+    variants = {kw["variant"] for _, kw in MECHANISMS.values() if "variant" in kw}
+    assert variants == set(GAUSSIAN_VARIANTS)
+    for name in MECHANISMS:
+        assert f"{name}: " in action.help
+    for variant in GAUSSIAN_VARIANTS:
+        assert f"variant={variant!r}" in action.help
 
 
 @pytest.mark.parametrize("bound", BOUNDS)

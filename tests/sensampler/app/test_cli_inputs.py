@@ -1,16 +1,19 @@
 """No input can take the machine, and each refusal comes in its phase with one clear
 line: files, memory, flags and interruptions of the ``sensampler`` command.
 
-In process through :func:`sensampler.app.cli.main` where possible; in a subprocess
-(with a timeout, and an address-space limit where the old behaviour was to eat
-memory) for FIFOs, devices and signals.
+In process through :func:`sensampler.app.cli.main` where possible (FIFOs with a
+watchdog that opens a writer if the command waits for one); in a subprocess (with a
+timeout, and an address-space limit where the old behaviour was to eat memory) for
+devices and signals.
 """
 
+import contextlib
 import os
 import re
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
@@ -245,7 +248,7 @@ def _sensampler(*argv, limit_bytes=None, timeout=60):
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
-def test_a_fifo_is_refused_by_name_without_hanging(tmp_path, data):
+def test_a_fifo_is_refused_by_name_without_hanging(tmp_path, data, capsys):
     # Each hung, waiting for a writer that never comes.
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -256,11 +259,23 @@ def test_a_fifo_is_refused_by_name_without_hanging(tmp_path, data):
         (["run", str(fifo), "--out", str(tmp_path / "out")], "config"),
         (["sample", "--population-file", str(fifo)], "--population-file"),
     ]
-    for argv, what in cases:
-        out = _sensampler(*argv)
-        lines = out.stderr.strip().splitlines()
-        assert out.returncode == 2 and len(lines) == 1, out.stderr
-        assert f"{what} {fifo} is a FIFO (named pipe), not a regular file" in lines[0]
+    for argv, what in cases:  # in process, a writer opened for it if it waits
+        hung = threading.Event()
+
+        def release(hung=hung):
+            hung.set()
+            with contextlib.suppress(OSError):  # no reader waiting: nothing to free
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+        watchdog = threading.Timer(30.0, release)
+        watchdog.start()
+        try:
+            code, line = _one_line(capsys, *argv)
+        finally:
+            watchdog.cancel()
+        assert not hung.is_set(), f"{argv} waited for a writer"
+        assert code == 2
+        assert f"{what} {fifo} is a FIFO (named pipe), not a regular file" in line
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS, /dev/zero")
