@@ -65,7 +65,12 @@ from ..accounting import (
     PrivacyFilter,
     get_default_filter,
 )
-from ..bounds import Bounds, private_bounds, worst_case_sensitivity
+from ..bounds import (
+    Bounds,
+    check_private_bounds_epsilon,
+    private_bounds,
+    worst_case_sensitivity,
+)
 from ..distributions.empirical import check_not_private
 from ..estimate import SensitivityEstimate
 from ..mechanisms import (
@@ -1175,6 +1180,10 @@ def prepare_releases(
                     f"the query {name!r} has no worst-case sensitivity on clipped "
                     f"records (in the {norm} norm): give a population to sample it."
                 )
+    if private_epsilon is not None:  # reads n only: a pre-pass that can work
+        check_private_bounds_epsilon(
+            private_epsilon, arr.size, neighbours, name="eps0"
+        )
     # planned spends: upper bounds on the real ones, under the same relation
     planned = [
         PrivacyStatement("planned", epsilon, 0.0, source="global", neighbours=neighbours)
