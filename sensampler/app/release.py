@@ -239,7 +239,7 @@ class Release:
         """The guarantee in words: (epsilon, delta)-DP except with probability gamma."""
         s = self.statement
         dp = format_dp(s.epsilon, s.delta)
-        dp += f" for {s.neighbours} neighbours ({_size_words(s.neighbours, self.n)})"
+        dp += f" for {s.neighbours} neighbours ({size_words(s.neighbours, self.n)})"
         if s.source == "global":
             return f"{dp}, for every pair of neighbouring databases (plain DP)"
         text = GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
@@ -402,11 +402,11 @@ class QuantileRelease(Release):
         s = self.statement
         return WORST_CASE_GUARANTEE.format(
             dp=f"{format_dp(s.epsilon, s.delta)} for {s.neighbours} neighbours "
-            f"({_size_words(s.neighbours, self.n)})"
+            f"({size_words(s.neighbours, self.n)})"
         )
 
 
-def _size_words(neighbours: str, n: int) -> str:
+def size_words(neighbours: str, n: int) -> str:
     """The data's size in a guarantee: under add/remove neighbours it is
     published, and not protected, by the release."""
     if neighbours == "add-remove":
