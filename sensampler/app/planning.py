@@ -273,6 +273,9 @@ class QuantileErrorModel:
         on the records' order).
     answers : tuple of float
         The query's exact answer on each database.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The release's relation: the utility's sensitivity is 1 under
+        replace-one and max(q, 1 - q) under add/remove.
 
     Notes
     -----
