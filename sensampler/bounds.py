@@ -54,8 +54,10 @@ __all__ = [
     "PUBLIC_SAMPLE_SIZE",
     "Bounds",
     "ClippedPopulation",
+    "check_private_bounds_epsilon",
     "private_bounds",
     "private_bounds_grid",
+    "smallest_private_bounds_epsilon",
     "worst_case_sensitivity",
 ]
 
@@ -82,6 +84,15 @@ WIDEN = 1.5
 #: Failure probability of each private quantile's accuracy guarantee, which
 #: decides how far from the ends of the data the quantiles are taken.
 PRIVATE_FAILURE = 0.001
+
+#: Largest share q of the records below the lower private quantile (and above
+#: the upper): beyond it the two quantiles close in on the median.
+PRIVATE_MAX_SHARE = 0.25
+
+#: The pre-pass is refused when even at :data:`PRIVATE_MAX_SHARE` its
+#: quantiles cannot be located inside the data with probability at least
+#: 1 - 0.01 each (see :func:`smallest_private_bounds_epsilon`).
+PRIVATE_REFUSAL_FAILURE = 0.01
 
 
 @dataclass(frozen=True)
@@ -297,7 +308,7 @@ def private_bounds_grid() -> np.ndarray:
     """The public candidates of :func:`private_bounds`: 0 and ±10^(j/500).
 
     :data:`GRID_PER_DECADE` candidates per decade (steps of 0.46%) from 1e-6
-    to 1e15 in absolute value, both signs, and 0: 21001 candidates fixed in
+    to 1e15 in absolute value, both signs, and 0: 21003 candidates fixed in
     advance, so choosing among them needs no range known beforehand.
 
     Returns
@@ -314,6 +325,106 @@ def _rank_utility(data: np.ndarray, grid: np.ndarray, target: float) -> np.ndarr
     """``-|#{x <= c} - target|`` for every candidate c (sorted data)."""
     below = np.searchsorted(data, grid, side="right")
     return -np.abs(below - target)
+
+
+def _rank_miss(epsilon: float, sensitivity: float, failure: float) -> float:
+    """Rank error of one exponential-mechanism quantile over the grid, at most
+    ``2 du (ln R + ln(1/beta)) / epsilon`` with probability ``1 - beta`` (Dwork
+    & Roth 2014, Thm. 3.11; R the grid's size)."""
+    size = private_bounds_grid().size
+    return 2 * sensitivity * (math.log(size) - math.log(failure)) / epsilon
+
+
+def _utility_sensitivity(neighbours: str) -> float:
+    """Sensitivity of the rank utility: 1 under replace-one, 2 under add/remove."""
+    return 1.0 if neighbours == "replace-one" else 2.0
+
+
+def smallest_private_bounds_epsilon(n: int, neighbours: str = "replace-one") -> float:
+    r"""The smallest epsilon :func:`private_bounds` accepts for ``n`` records.
+
+    Each of the pre-pass's two quantiles gets half of epsilon; the
+    exponential mechanism over the R = 21 003 candidates of
+    :func:`private_bounds_grid` misses the target rank by at most
+    :math:`M = 2\Delta u(\ln R + \ln(1/eta))/(\epsilon/2)` with probability
+    at least :math:`1 - eta` (Dwork & Roth 2014, Thm. 3.11). The target rank
+    is at most :math:`qn` from the end of the data, with :math:`q \le` 0.25
+    (:data:`PRIVATE_MAX_SHARE`): when :math:`M > qn`, a candidate outside
+    the data (all of equal, worst utility, and there are thousands of them on
+    a grid spanning 42 decades) is no longer excluded, and the bounds may land
+    anywhere up to :math:`10^{15}`. So epsilon must be at least
+    :math:`8\Delta u(\ln R + \ln(1/eta))/n`, with :math:`eta` = 0.01
+    (:data:`PRIVATE_REFUSAL_FAILURE`): about 233/n under replace-one
+    (:math:`\Delta u = 1`) and 466/n under add/remove (:math:`\Delta u = 2`).
+
+    It reads n only, never the data: under replace-one n is public (the
+    neighbours have the same size), and under add/remove every release
+    publishes it (its statement says so).
+
+    Parameters
+    ----------
+    n : int
+        Number of private records, ``>= 1``.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+
+    Returns
+    -------
+    float
+        The smallest epsilon, ``> 0``.
+
+    Examples
+    --------
+    >>> round(smallest_private_bounds_epsilon(1000), 4)
+    0.2329
+    """
+    n = check_count("n", n)
+    neighbours = NEIGHBOUR_RELATIONS.check("neighbours", neighbours)
+    sensitivity = _utility_sensitivity(neighbours)
+    # M(epsilon) <= 0.25 n with M(epsilon) = 2 * M(1) / epsilon for epsilon / 2
+    return 2 * _rank_miss(1.0, sensitivity, PRIVATE_REFUSAL_FAILURE) / (
+        PRIVATE_MAX_SHARE * n
+    )
+
+
+def check_private_bounds_epsilon(
+    epsilon: float, n: int, neighbours: str = "replace-one", *, name: str = "epsilon"
+) -> float:
+    """``epsilon`` checked, and refused below :func:`smallest_private_bounds_epsilon`.
+
+    Reads n only, before anything is drawn or spent.
+
+    Parameters
+    ----------
+    epsilon : float
+        The pre-pass's epsilon.
+    n : int
+        Number of private records.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+    name : str, default "epsilon"
+        The parameter's name in the message.
+
+    Returns
+    -------
+    float
+        ``epsilon``.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter, its value, n and the smallest epsilon that works.
+    """
+    epsilon = EPSILON.check(name, epsilon)
+    smallest = smallest_private_bounds_epsilon(n, neighbours)
+    if epsilon < smallest:
+        raise ValueError(
+            f"{name}={epsilon!r} is too small for private bounds on n={n} records "
+            f"({neighbours} neighbours): each quantile of the pre-pass would miss "
+            "its rank by more than a quarter of the records, so the bounds could "
+            "fall far outside the data; nothing was spent. Use "
+            f"{name} >= {format_upper(smallest, 4)} (about "
+            f"{format_upper(smallest * n, 4)}/n), or public bounds (LOW:HIGH)."
+        )
+    return epsilon
 
 
 def private_bounds(
@@ -342,7 +453,10 @@ def private_bounds(
     :math:`\epsilon' = \epsilon/2`, :math:`\beta` =
     :data:`PRIVATE_FAILURE`), so tail quantiles cannot be located with few
     records or a small epsilon: q is :math:`M/n`, between 0.005 and 0.25 (a
-    public choice: n is public). When the two choices coincide they are set
+    public choice: n is public). An epsilon below
+    :func:`smallest_private_bounds_epsilon` (about 233/n under replace-one),
+    where even q = 0.25 leaves the quantiles free to fall far outside the
+    data, is refused before anything is drawn. When the two choices coincide they are set
     to the grid neighbours. The bounds are then widened (public
     post-processing): for a positive lower quantile l and upper h, to
     :math:`[l/r, h r]` with :math:`r = (h/l)^{1.5}` (for skewed positive data
@@ -374,12 +488,13 @@ def private_bounds(
     arr = np.sort(np.asarray(data, dtype=float).ravel())
     if arr.size == 0 or not np.all(np.isfinite(arr)):
         raise ValueError("data must be a non-empty array of finite numbers.")
+    check_private_bounds_epsilon(epsilon, arr.size, neighbours)
     grid = private_bounds_grid()
-    sensitivity = 1.0 if neighbours == "replace-one" else 2.0
+    sensitivity = _utility_sensitivity(neighbours)
     mech = ExponentialMechanism(sensitivity, epsilon / 2)
     rng = np.random.default_rng(as_seed_sequence(random_state))
-    miss = 2 * sensitivity * (math.log(grid.size) - math.log(PRIVATE_FAILURE))
-    q = min(0.25, max(0.005, miss / (epsilon / 2) / arr.size))
+    miss = _rank_miss(epsilon / 2, sensitivity, PRIVATE_FAILURE)
+    q = min(PRIVATE_MAX_SHARE, max(0.005, miss / arr.size))
     picks = [
         mech.release(_rank_utility(arr, grid, share * arr.size), random_state=rng)
         for share in (q, 1.0 - q)

@@ -235,6 +235,10 @@ class BudgetFilter(PrivacyAccountant):
         """What the repr says of the rule (empty when the class names it)."""
         return ""
 
+    def _worst_case_delta(self) -> float | None:
+        """A filter converts zCDP worst-case parts at its delta budget (when > 0)."""
+        return self.delta_budget or None
+
     def _summary(self):
         spent = self.spent
         return (

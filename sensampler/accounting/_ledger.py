@@ -14,7 +14,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from .._domains import DELTA_STATED, EPSILON_POINT, GAMMA
+from .._domains import DELTA_STATED, DELTA_TARGET, EPSILON_POINT, GAMMA
 from .._html import accountant_html, ledger_entry_html
 from .._validation import check_count, check_real
 from ..privacy import (
@@ -23,6 +23,9 @@ from ..privacy import (
     PrivacyStatement,
     SamplingRun,
     format_upper,
+    pure_dp_rdp,
+    rdp_to_dp,
+    zcdp_to_dp,
 )
 
 __all__ = [
@@ -84,6 +87,10 @@ class LedgerEntry:
         The statement's worst-case part (``statement.worst_case``): plain
         (epsilon, delta)-DP of one release for every pair of neighbours, when
         it states one.
+    worst_case_rho : float or None, default None
+        The zCDP parameter of that worst-case part, when it states one (the
+        zCDP and Rényi Gaussian mechanisms and the discrete Gaussian state
+        their worst case in zCDP only).
     """
 
     mechanism: str
@@ -96,6 +103,7 @@ class LedgerEntry:
     neighbours: str | None = None
     worst_case_epsilon: float | None = None
     worst_case_delta: float | None = None
+    worst_case_rho: float | None = None
 
     @classmethod
     def of(
@@ -133,6 +141,7 @@ class LedgerEntry:
             statement.neighbours if states_relation else None,
             None if worst is None else worst.epsilon,
             None if worst is None else worst.delta,
+            None if worst is None else worst.rho,
         )
 
     @classmethod
@@ -270,11 +279,14 @@ class LedgerEntry:
             else self.to_run(neighbours)
         )
         worst_case = None
-        if run is not None and self.worst_case_epsilon is not None:
+        if run is not None and (
+            self.worst_case_epsilon is not None or self.worst_case_rho is not None
+        ):
             worst_case = PrivacyStatement(
                 f"{self.mechanism} (worst case)",
                 self.worst_case_epsilon,
                 self.worst_case_delta,
+                rho=self.worst_case_rho,
                 neighbours=neighbours,
             )
         return PrivacyStatement(
@@ -355,17 +367,96 @@ class _GammaBook:
         return min(1.0, float(exact))
 
 
-def _worst_case_part(entry: LedgerEntry) -> tuple[float, float] | None:
-    """The (epsilon, delta) of one release of ``entry`` over every pair, or None.
+@dataclass(frozen=True)
+class _WorstPart:
+    """The worst-case part of one release: (epsilon, delta)-DP and/or rho-zCDP."""
+
+    epsilon: float | None
+    delta: float | None
+    rho: float | None
+
+    def curve(self, alpha: float) -> float:
+        """Its Rényi divergence bound at ``alpha``: alpha * rho (rho-zCDP, Bun &
+        Steinke 2016, Def. 1.1) or, for pure epsilon-DP, min(epsilon,
+        alpha epsilon^2 / 2) (Bun & Steinke 2016, Prop. 1.4), the least that
+        holds. Only for a part with rho or delta = 0."""
+        values = [] if self.rho is None else [alpha * self.rho]
+        if self.epsilon is not None and self.delta == 0.0:
+            values.append(pure_dp_rdp(self.epsilon)(alpha))
+        return min(values)
+
+
+def _worst_case_part(entry: LedgerEntry) -> _WorstPart | None:
+    """The worst-case part of one release of ``entry`` over every pair, or None.
 
     A statement with no gamma (a global sensitivity) is its own worst case; a
     sampled one has the worst-case part it stated, or none.
     """
-    if entry.worst_case_epsilon is not None and entry.worst_case_delta is not None:
-        return entry.worst_case_epsilon, entry.worst_case_delta
-    if entry.gamma == 0.0 and entry.epsilon is not None and entry.delta is not None:
-        return entry.epsilon, entry.delta
+    if entry.worst_case_epsilon is not None or entry.worst_case_rho is not None:
+        return _WorstPart(
+            entry.worst_case_epsilon, entry.worst_case_delta, entry.worst_case_rho
+        )
+    if entry.gamma == 0.0 and (entry.epsilon is not None or entry.rho is not None):
+        return _WorstPart(entry.epsilon, entry.delta, entry.rho)
     return None
+
+
+def _compose_worst_case(parts, delta: float | None) -> PrivacyBound:
+    """Compose ``parts`` (pairs of a :class:`_WorstPart` and a count) into one
+    (epsilon, delta)-DP bound over every pair of neighbours.
+
+    - Every part in (epsilon, delta): basic composition (Dwork & Roth 2014,
+      Thm. 3.16), summed exactly, rounded up. ``delta`` is not used.
+    - Some part in zCDP only, and every part with a Rényi bound (rho, or pure
+      DP): the Rényi bounds add under adaptive composition (Mironov 2017,
+      Prop. 1); the sum is converted at ``delta`` by Canonne, Kamath & Steinke
+      (2020), Prop. 12 (:func:`~sensampler.privacy.rdp_to_dp`), and where
+      every part is zCDP the summed rho also by
+      :func:`~sensampler.privacy.zcdp_to_dp`; the smaller epsilon holds.
+    - Otherwise (zCDP parts beside approximate-DP ones): each of the K
+      zCDP-only releases is converted alone at ``delta / K``
+      (:func:`~sensampler.privacy.zcdp_to_dp`), then basic composition of
+      every release: total delta the parts' deltas plus ``delta``.
+    """
+    zcdp_only = sum(count for part, count in parts if part.epsilon is None)
+    if zcdp_only == 0:
+        epsilon = sum((count * Fraction(p.epsilon) for p, count in parts), Fraction(0))
+        total_delta = sum((count * Fraction(p.delta) for p, count in parts), Fraction(0))
+        return PrivacyBound(
+            _float_up(epsilon),
+            min(1.0, _float_up(total_delta)),
+            0.0,
+            "basic composition (worst case)",
+        )
+    if all(p.rho is not None or p.delta == 0.0 for p, _ in parts):
+
+        def curve(alpha: float) -> float:
+            return sum(count * part.curve(alpha) for part, count in parts)
+
+        epsilon = rdp_to_dp(curve, delta)[0]
+        if all(p.rho is not None for p, _ in parts):
+            rho = sum((count * Fraction(p.rho) for p, count in parts), Fraction(0))
+            epsilon = min(epsilon, zcdp_to_dp(_float_up(rho), delta))
+        return PrivacyBound(
+            epsilon, delta, 0.0, "Rényi composition of zCDP and pure DP (worst case)"
+        )
+    share = delta / zcdp_only
+    converted = [
+        (
+            _WorstPart(zcdp_to_dp(p.rho, share), share, p.rho)
+            if p.epsilon is None
+            else p,
+            count,
+        )
+        for p, count in parts
+    ]
+    bound = _compose_worst_case(converted, None)
+    return PrivacyBound(
+        bound.epsilon,
+        bound.delta,
+        0.0,
+        "basic composition, zCDP parts converted one by one (worst case)",
+    )
 
 
 #: What an accountant holds that changes in place (its ledger list, a filter's
@@ -605,36 +696,64 @@ class PrivacyAccountant(abc.ABC):
         """
         return self._report(DELTA_STATED.check("delta", delta))
 
-    def worst_case(self) -> PrivacyBound | None:
+    def worst_case(self, delta: float | None = None) -> PrivacyBound | None:
         """Plain DP of everything recorded, for every pair of neighbours, or None.
 
-        Basic composition (Dwork & Roth 2014, Thm. 3.16) of each release's
-        worst-case part: the (epsilon, delta) of a statement with no gamma,
-        or the ``worst_case`` a sampled statement carries. Summed exactly
-        (fractions), then rounded up to a double. ``None`` when a release
-        recorded states no worst-case part (a sampled sensitivity without
-        bounds): then nothing holds for every pair. gamma is 0: this bound
-        holds whatever the data.
+        Composes each release's worst-case part: the statement itself for one
+        with no gamma, or the ``worst_case`` a sampled statement carries. When
+        every part is an (epsilon, delta) pair, by basic composition (Dwork &
+        Roth 2014, Thm. 3.16), summed exactly and rounded up. A part stated in
+        zCDP only (the zCDP and Rényi Gaussian mechanisms, the discrete
+        Gaussian) is converted at ``delta``: with the other parts in Rényi DP
+        (rho, or pure DP) the Rényi bounds are added and converted once
+        (Mironov 2017, Prop. 1; Canonne, Kamath & Steinke 2020, Prop. 12);
+        beside approximate-DP parts each zCDP release is converted alone at an
+        equal share of ``delta`` and basic composition adds them up. gamma is
+        0: this bound holds whatever the data.
+
+        Parameters
+        ----------
+        delta : float, optional
+            The delta at which zCDP parts are converted, ``0 < delta < 1``.
+            Default: the accountant's own (a filter's delta budget) when it has
+            one above 0. Not used when no part is in zCDP only.
 
         Returns
         -------
         PrivacyBound or None
+            ``None`` when a release recorded states no worst-case part (a
+            sampled sensitivity without bounds): then nothing holds for every
+            pair.
+
+        Raises
+        ------
+        ValueError
+            When a part is in zCDP only and there is no ``delta`` to convert it at.
         """
-        epsilon = delta = Fraction(0)
+        parts = []
         for entry in self._ledger:
             if entry.count == 0:  # a sampling run drawn, nothing released
                 continue
             part = _worst_case_part(entry)
             if part is None:
                 return None
-            epsilon += entry.count * Fraction(part[0])
-            delta += entry.count * Fraction(part[1])
-        return PrivacyBound(
-            _float_up(epsilon),
-            min(1.0, _float_up(delta)),
-            0.0,
-            "basic composition (worst case)",
-        )
+            parts.append((part, entry.count))
+        if delta is None:
+            delta = self._worst_case_delta()
+        else:
+            delta = DELTA_TARGET.check("delta", delta)
+        if delta is None and any(part.epsilon is None for part, _ in parts):
+            raise ValueError(
+                "a release recorded states its worst case in zCDP only: give the "
+                "delta to convert it at, e.g. worst_case(delta=1e-6); got "
+                "delta=None."
+            )
+        return _compose_worst_case(parts, delta)
+
+    def _worst_case_delta(self) -> float | None:
+        """The delta :meth:`worst_case` converts zCDP parts at by default (None:
+        the accountant has none)."""
+        return None
 
     def ledger_records(self) -> list[dict]:
         """The ledger as a list of dicts, one per entry (a table's rows).

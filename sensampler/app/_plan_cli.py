@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from .._domains import NEIGHBOUR_RELATIONS
 from .planning import NOISE_MODELS, prepare_plan
 
 __all__ = ["add_release_plan_arguments", "release_plan_command", "wants_release_plan"]
@@ -60,6 +61,13 @@ def add_release_plan_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=200,
         help="sampling runs (for median, quantile:Q: databases) drawn (default 200)",
+    )
+    g.add_argument(
+        "--neighbours",
+        default="replace-one",
+        choices=NEIGHBOUR_RELATIONS.values,
+        help="the release's neighbouring relation: replace-one (default) or "
+        "add-remove (D of n - 1 records and D with one record added; --n >= 2)",
     )
     g.add_argument("--seed", type=int, default=None, help="seeds the sampling runs")
     g.add_argument("--n-jobs", type=int, default=None, help="sampler workers")
@@ -114,6 +122,7 @@ def release_plan_command(args, say, to_json):
         runs=args.runs,
         random_state=args.seed,
         n_jobs=args.n_jobs,
+        neighbours=args.neighbours,
     )
     prepared = prepare_plan(args.query, args.population, args.n, **settings)
 

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special
 
-from .._domains import DELTA_RELEASE, EPSILON
+from .._domains import DELTA_RELEASE, EPSILON, NEIGHBOUR_RELATIONS
 from .._html import plan_html
 from .._validation import (
     as_seed_sequence,
@@ -62,9 +62,9 @@ from ..mechanisms import ExponentialQuantileMechanism, GaussianMechanism
 from ..mechanisms.quantile import check_bounds
 from ..parallel import child_seed
 from ..plan import sampling_plan
-from ..privacy import format_dp, format_upper
+from ..privacy import NEIGHBOURS, format_dp, format_upper
 from ..queries import as_query
-from ..sampler import MAX_N, sample_sensitivity
+from ..sampler import MAX_N, check_neighbours, sample_sensitivity
 from .experiments.specs import parse_query
 from .release import (
     GUARANTEE,
@@ -73,6 +73,7 @@ from .release import (
     load_population,
     quantile_bounds,
     quantile_level_of,
+    size_words,
 )
 
 __all__ = [
@@ -272,6 +273,9 @@ class QuantileErrorModel:
         on the records' order).
     answers : tuple of float
         The query's exact answer on each database.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The release's relation: the utility's sensitivity is 1 under
+        replace-one and max(q, 1 - q) under add/remove.
 
     Notes
     -----
@@ -303,9 +307,18 @@ class QuantileErrorModel:
     bounds: tuple[float, float]
     databases: tuple[np.ndarray, ...] = field(repr=False)
     answers: tuple[float, ...] = field(repr=False)
+    neighbours: str = NEIGHBOURS
+
+    def _mechanism(self, epsilon: float) -> ExponentialQuantileMechanism:
+        """The release's mechanism at ``epsilon``, for :attr:`neighbours`."""
+        return ExponentialQuantileMechanism(
+            self.level, self.bounds, epsilon, neighbours=self.neighbours
+        )
 
     @classmethod
-    def draw(cls, query, level, bounds, population, n, runs, root):
+    def draw(
+        cls, query, level, bounds, population, n, runs, root, neighbours=NEIGHBOURS
+    ):
         """Draw ``runs`` databases of ``n`` records (database i from child i of
         ``root``) and their exact answers.
 
@@ -323,6 +336,9 @@ class QuantileErrorModel:
             Records per database, and databases.
         root : numpy.random.SeedSequence
             Seeds the databases.
+        neighbours : {"replace-one", "add-remove"}, default "replace-one"
+            The release's relation: the utility's sensitivity is 1 under
+            replace-one and max(q, 1 - q) under add/remove.
 
         Returns
         -------
@@ -335,7 +351,9 @@ class QuantileErrorModel:
             )
             answers.append(float(query(data)))
             databases.append(np.sort(data))
-        return cls(level, tuple(bounds), tuple(databases), tuple(answers))
+        return cls(
+            level, tuple(bounds), tuple(databases), tuple(answers), neighbours
+        )
 
     def laws(self, epsilon: float) -> list[tuple[np.ndarray, np.ndarray]]:
         """The mechanism's output law at ``epsilon`` on each database.
@@ -349,13 +367,13 @@ class QuantileErrorModel:
         -------
         list of (grid, probabilities)
         """
-        mech = ExponentialQuantileMechanism(self.level, self.bounds, epsilon)
+        mech = self._mechanism(epsilon)
         return [mech.output_law(data) for data in self.databases]
 
     @functools.cached_property
     def _classes(self) -> _ErrorClasses:
         """The databases' grid classes and errors (epsilon does not change them)."""
-        mech = ExponentialQuantileMechanism(self.level, self.bounds, 1.0)
+        mech = self._mechanism(1.0)
         grid = mech.grid
         parts = []
         for i, (data, x) in enumerate(zip(self.databases, self.answers)):
@@ -375,7 +393,7 @@ class QuantileErrorModel:
     def _point_chances(self, epsilon: float) -> np.ndarray:
         """Each class's chance per grid point at ``epsilon`` (the mechanism's law,
         database by database)."""
-        mech = ExponentialQuantileMechanism(self.level, self.bounds, epsilon)
+        mech = self._mechanism(epsilon)
         c = self._classes
         chances = np.concatenate([
             mech.class_probabilities(c.sizes[lo:hi], c.distances[lo:hi])
@@ -417,7 +435,7 @@ class QuantileErrorModel:
         classes = self._classes
         chances = self._point_chances(epsilon)
         cumulative = np.concatenate([[0.0], np.cumsum(chances * classes.sizes)])
-        grid = ExponentialQuantileMechanism(self.level, self.bounds, epsilon).grid
+        grid = self._mechanism(epsilon).grid
 
         def sf(t):
             return classes.share_above(chances, cumulative, grid, t)
@@ -476,6 +494,8 @@ class ReleasePlan:
         The exponential mechanism's public bounds (``None`` otherwise).
     bounds_source : str or None
         Where the bounds come from, in words.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbouring relation of the planned release.
     """
 
     query: str
@@ -497,11 +517,13 @@ class ReleasePlan:
     runs: int
     bounds: tuple[float, float] | None = None
     bounds_source: str | None = None
+    neighbours: str = NEIGHBOURS
 
     def __post_init__(self):
         # One discriminator: bounds <=> the exponential mechanism, whose plan has
         # no sampling plan; a plan built by hand cannot state a worst-case
         # guarantee with a sampled sensitivity, nor random DP without a gamma.
+        NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
         sampled = (self.gamma, self.m, self.k, self.bound, self.sensitivity)
         if self.bounds is None and any(value is None for value in sampled):
             raise ValueError(
@@ -524,8 +546,8 @@ class ReleasePlan:
     def guarantee(self) -> str:
         """What the planned release will state, in words (as the release says it)."""
         dp = (
-            f"{format_dp(self.epsilon, self.delta)} for replace-one neighbours "
-            f"(n={self.n} records)"
+            f"{format_dp(self.epsilon, self.delta)} for {self.neighbours} neighbours "
+            f"({size_words(self.neighbours, self.n)})"
         )
         if self.bounds is not None:
             return WORST_CASE_GUARANTEE.format(dp=dp)
@@ -734,6 +756,7 @@ def plan_release(
     random_state=None,
     n_jobs: int | None = None,
     bounds=None,
+    neighbours: str = NEIGHBOURS,
 ) -> ReleasePlan:
     r"""The epsilon a target error needs, or the error an epsilon gives.
 
@@ -785,6 +808,12 @@ def plan_release(
         Public bounds of a quantile query (``median``, ``quantile:Q``), as
         :func:`~sensampler.release.release_statistic` takes them; default:
         the release's default (:func:`~sensampler.release.quantile_bounds`).
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbouring relation of the release, as
+        :func:`~sensampler.release.release_statistic` takes it: the sampling
+        runs draw add/remove pairs (D of n - 1 records and D with one record
+        added; ``n >= 2``), and a quantile query's utility moves by
+        max(q, 1 - q) instead of 1 (:class:`QuantileErrorModel`).
 
     Returns
     -------
@@ -831,6 +860,7 @@ def plan_release(
         random_state=random_state,
         n_jobs=n_jobs,
         bounds=bounds,
+        neighbours=neighbours,
     ).run()
 
 
@@ -875,6 +905,8 @@ class PreparedPlan:
         That mechanism's public bounds.
     bounds_source : str or None
         Where they come from, in words.
+    neighbours : {"replace-one", "add-remove"}
+        The release's neighbouring relation.
     """
 
     query: Any
@@ -895,6 +927,7 @@ class PreparedPlan:
     level: float | None = None
     bounds: tuple[float, float] | None = None
     bounds_source: str | None = None
+    neighbours: str = NEIGHBOURS
 
     def run(self) -> ReleasePlan:
         """Draw the sampling runs (or databases) and solve for epsilon (or the error).
@@ -917,6 +950,7 @@ class PreparedPlan:
                         gamma=self.gamma,
                         norm=norm,
                         bound=self.bound,
+                        neighbours=self.neighbours,
                         random_state=child_seed(self.root, i),
                         n_jobs=self.n_jobs,
                     ).sensitivity.value
@@ -954,6 +988,7 @@ class PreparedPlan:
             target_error=self.target_error,
             measure=self.measure,
             runs=self.runs,
+            neighbours=self.neighbours,
         )
 
     def _run_quantile(self) -> ReleasePlan:
@@ -961,7 +996,7 @@ class PreparedPlan:
         law on databases drawn from the population (:class:`QuantileErrorModel`)."""
         model = QuantileErrorModel.draw(
             self.query, self.level, self.bounds, self.population, self.n,
-            self.runs, self.root,
+            self.runs, self.root, self.neighbours,
         )
         epsilon = self.epsilon
         if self.target_error is not None:
@@ -989,6 +1024,7 @@ class PreparedPlan:
             runs=self.runs,
             bounds=self.bounds,
             bounds_source=self.bounds_source,
+            neighbours=self.neighbours,
         )
 
 
@@ -1009,13 +1045,14 @@ def prepare_plan(
     random_state=None,
     n_jobs: int | None = None,
     bounds=None,
+    neighbours: str = NEIGHBOURS,
 ) -> PreparedPlan:
     """Check every input of :func:`plan_release` and load the population; draw nothing.
 
     Parameters
     ----------
     query, population, n, target_error, epsilon, delta, gamma, mechanism, measure, \
-bound, column, runs, random_state, n_jobs, bounds
+bound, column, runs, random_state, n_jobs, bounds, neighbours
         As in :func:`plan_release`.
 
     Returns
@@ -1040,6 +1077,7 @@ bound, column, runs, random_state, n_jobs, bounds
     n = check_count("n", n)
     if n > MAX_N:
         raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
+    neighbours = check_neighbours(neighbours, n)
     runs = check_count("runs", runs)
     check_n_jobs(n_jobs)
     sampling_plan(gamma=gamma, bound=bound)
@@ -1075,4 +1113,5 @@ bound, column, runs, random_state, n_jobs, bounds
         level=level,
         bounds=None if level is None else tuple(bounds),
         bounds_source=source,
+        neighbours=neighbours,
     )

@@ -65,7 +65,12 @@ from ..accounting import (
     PrivacyFilter,
     get_default_filter,
 )
-from ..bounds import Bounds, private_bounds, worst_case_sensitivity
+from ..bounds import (
+    Bounds,
+    check_private_bounds_epsilon,
+    private_bounds,
+    worst_case_sensitivity,
+)
 from ..distributions.empirical import check_not_private
 from ..estimate import SensitivityEstimate
 from ..mechanisms import (
@@ -234,7 +239,7 @@ class Release:
         """The guarantee in words: (epsilon, delta)-DP except with probability gamma."""
         s = self.statement
         dp = format_dp(s.epsilon, s.delta)
-        dp += f" for {s.neighbours} neighbours ({_size_words(s.neighbours, self.n)})"
+        dp += f" for {s.neighbours} neighbours ({size_words(s.neighbours, self.n)})"
         if s.source == "global":
             return f"{dp}, for every pair of neighbouring databases (plain DP)"
         text = GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
@@ -397,11 +402,11 @@ class QuantileRelease(Release):
         s = self.statement
         return WORST_CASE_GUARANTEE.format(
             dp=f"{format_dp(s.epsilon, s.delta)} for {s.neighbours} neighbours "
-            f"({_size_words(s.neighbours, self.n)})"
+            f"({size_words(s.neighbours, self.n)})"
         )
 
 
-def _size_words(neighbours: str, n: int) -> str:
+def size_words(neighbours: str, n: int) -> str:
     """The data's size in a guarantee: under add/remove neighbours it is
     published, and not protected, by the release."""
     if neighbours == "add-remove":
@@ -1175,6 +1180,10 @@ def prepare_releases(
                     f"the query {name!r} has no worst-case sensitivity on clipped "
                     f"records (in the {norm} norm): give a population to sample it."
                 )
+    if private_epsilon is not None:  # reads n only: a pre-pass that can work
+        check_private_bounds_epsilon(
+            private_epsilon, arr.size, neighbours, name="eps0"
+        )
     # planned spends: upper bounds on the real ones, under the same relation
     planned = [
         PrivacyStatement("planned", epsilon, 0.0, source="global", neighbours=neighbours)

@@ -191,7 +191,11 @@ class _DiscreteMechanism(Mechanism):
 
     def _setup(self, sensitivity, granularity, dimension, exact, floor=False):
         self._sensitivity = resolve_sensitivity(
-            sensitivity, self.accepted_norms, type(self).__name__, floor=floor
+            sensitivity,
+            self.accepted_norms,
+            type(self).__name__,
+            floor=floor,
+            per_coordinate_floor=floor,
         )
         self._grid = _check_granularity(granularity)
         self.granularity = float(granularity)
@@ -345,7 +349,10 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         and the statement's ``worst_case`` is :math:`L_{wc}/t`-DP for every
         pair (the argument of the Notes with :math:`L_{wc}`). Default: 10
         times ``epsilon``. A sampled sensitivity of 0 then states the
-        requested epsilon, never 0.
+        requested epsilon, never 0. Per coordinate, :math:`\Delta_{wc}` is
+        the l1 norm of the change over all d coordinates, so :math:`L_{wc}`
+        is the same grid bound (module docstring, L1; every coordinate has
+        the same scale t), and a sampled coordinate of 0 is floored alike.
 
     Attributes
     ----------
@@ -410,7 +417,7 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         self.grid_sensitivity = steps
         worst = self._sensitivity.worst_case
         self._worst_steps = None
-        if worst is not None and self._steps is None:
+        if worst is not None:  # per coordinate too: worst is then an l1 norm
             ratio = Fraction(float(worst)) / self._grid
             self._worst_steps = 0 if ratio == 0 else math.ceil(ratio) + self.dimension - 1
         floor = (
@@ -553,6 +560,10 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
     small rho, since epsilon grows as its square root), and the statement's
     ``worst_case`` is :math:`S_{wc}/(2\sigma^2)`-zCDP for every pair (the
     same theorem). A sampled sensitivity of 0 then states the requested rho.
+    Per coordinate, :math:`\Delta_{wc}` is the l1 norm of the change over all
+    d coordinates, which bounds its l2 norm: :math:`S_{wc}` is the bound of an
+    l1 sensitivity :math:`\Delta_{wc}` over d coordinates (every coordinate
+    has the same sigma), and a sampled coordinate of 0 is floored alike.
 
     Examples
     --------
@@ -589,9 +600,12 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
         self.grid_sensitivity2 = bound
         worst = self._sensitivity.worst_case
         self._worst_bound2 = None
-        if worst is not None and self._steps is None:
+        if worst is not None:
             ratio = Fraction(float(worst)) / self._grid
-            self._worst_bound2 = _grid_bound2(ratio, self.dimension, norm)
+            # per coordinate, the worst case is the l1 norm of the change
+            self._worst_bound2 = _grid_bound2(
+                ratio, self.dimension, "l1" if self._steps is not None else norm
+            )
         floor = (
             _ceil_to(Fraction(self._worst_bound2) / (2 * Fraction(self.worst_case_rho)))
             if self._worst_bound2

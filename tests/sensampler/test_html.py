@@ -308,11 +308,11 @@ def test_bounds_show_their_source_and_what_they_spent():
     text = words(given._repr_html_())
     assert "low 0" in text and "high 10" in text and "no private record was read" in text
     data = HEIGHTS.sample(500, random_state=0)
-    private = private_bounds(data, 0.1234561, random_state=0)
+    private = private_bounds(data, 0.5234561, random_state=0)
     markup = private._repr_html_()
     text = words(markup)
-    # 0.1234561 rounded up to 6 digits; the statement's card is inside
-    assert "epsilon=0.123457, spent on the private data" in text
+    # 0.5234561 rounded up to 6 digits; the statement's card is inside
+    assert "epsilon=0.523457, spent on the private data" in text
     assert "What is protected" in text and parse(markup).tags.count("div") >= 2
     assert_escaped(dataclasses.replace(given, note=HOSTILE)._repr_html_())
     assert repr(given).startswith("Bounds(low=0.0")  # unchanged

@@ -904,6 +904,8 @@ def _summary(records) -> ResultTable:
                     "gamma": s["gamma"],
                     "norm": s["norm"],
                     "mechanism": s["mechanism"],
+                    # a replace-one run keeps no key (and its old run id)
+                    "neighbours": s.get("neighbours", NEIGHBOURS),
                     "m": est["m"],
                     "sensitivity": row["sensitivity_value"],
                     "epsilon": row["epsilon"],

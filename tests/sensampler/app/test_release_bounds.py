@@ -147,7 +147,7 @@ def test_private_bounds_need_no_population_and_spend_their_epsilon():
 def test_a_private_release_over_budget_spends_nothing():
     budget = PrivacyFilter(0.9, 0.0)
     with pytest.raises(ValueError, match="exceed|budget"):
-        release_statistic(_heights(100), "mean", None, epsilon=0.7,
+        release_statistic(_heights(1000), "mean", None, epsilon=0.7,
                           bounds="private:0.3", budget=budget)
     assert budget.count == 0
 
@@ -280,7 +280,7 @@ def test_a_spend_between_prepare_and_run_refuses_before_the_pre_pass(tmp_path):
     # prepared: the run tries the pre-pass and the release together, under the
     # file's lock, before spending the pre-pass.
     path = tmp_path / "ledger.json"
-    prepared = prepare_releases(_heights(200), ["mean"], None, epsilon=0.6,
+    prepared = prepare_releases(_heights(1000), ["mean"], None, epsilon=0.6,
                                 bounds="private:0.3", budget=BudgetFile(path, epsilon=1.0))
     with BudgetFile(path, epsilon=1.0).session() as session:
         session.spend(PrivacyStatement("elsewhere", 0.2, 0.0), "elsewhere")

@@ -87,7 +87,7 @@ def test_the_plain_dp_release_is_calibrated_and_labelled_for_its_relation():
     # 1 (one bin +1), its replace-one one 2: Laplace scale 1/0.5 = 2 vs 4.
     add_remove, replace_one = (
         release_statistic(
-            DATA, "histogram:4:150:190", None, epsilon=0.5, bounds="private:0.5",
+            DATA, "histogram:4:150:190", None, epsilon=0.5, bounds="private:1.2",
             neighbours=relation, budget=PrivacyFilter(10.0, rule="basic"),
         )
         for relation in ("add-remove", "replace-one")
@@ -101,21 +101,21 @@ def test_the_plain_dp_release_is_calibrated_and_labelled_for_its_relation():
 
 def test_a_replace_one_budget_file_records_the_converted_statements(tmp_path):
     ledger = tmp_path / "ledger.json"
-    budget = BudgetFile(ledger, epsilon=3.0, gamma=0.5)
-    release_statistics(
-        DATA, ["mean", "median"], None, epsilon=0.3, bounds="private:0.2",
+    budget = BudgetFile(ledger, epsilon=5.0, gamma=0.5)
+    release_statistics(  # n = 400: add/remove private bounds need eps0 >= 1.165
+        DATA, ["mean", "median"], None, epsilon=0.3, bounds="private:1.2",
         neighbours="add-remove", budget=budget,
     )
     spent = BudgetFile(ledger).filter()
-    # group privacy: each add/remove epsilon doubles (0.2 + 0.3 + 0.3) * 2 = 1.6
-    assert spent.spent.epsilon == pytest.approx(1.6)
+    # group privacy: each add/remove epsilon doubles (1.2 + 0.3 + 0.3) * 2 = 3.6
+    assert spent.spent.epsilon == pytest.approx(3.6)
     assert spent.neighbours == "replace-one"
     sampled = release_statistic(
         DATA, "mean", POP, epsilon=0.25, gamma=0.05, neighbours="add-remove",
         budget=budget,
     )
     after = BudgetFile(ledger).filter().spent
-    assert after.epsilon == pytest.approx(1.6 + 0.5)
+    assert after.epsilon == pytest.approx(3.6 + 0.5)
     # the run's gamma doubles too (both steps of a replacement: a union bound)
     assert after.gamma == pytest.approx(2 * sampled.statement.gamma)
     assert sampled.statement.neighbours == "add-remove"  # what the release states

@@ -169,12 +169,6 @@ def test_a_per_coordinate_zero_without_bounds_is_still_refused():
             build(est)
 
 
-def test_discrete_mechanisms_refuse_a_per_coordinate_zero_even_with_bounds():
-    # their per-coordinate grid bound states no worst case: no floor exists
-    with pytest.raises(ValueError, match="the sampled sensitivity is 0"):
-        DiscreteLaplaceMechanism(_histogram_zero(), 1.0, granularity=0.01)
-
-
 # ------------------------------------------------------- zCDP and Rényi Gaussian
 def _renyi_gaussian(alpha, shift, sigma):
     """D_alpha(N(shift, sigma^2) || N(0, sigma^2)) by quadrature at 40 digits

@@ -1075,6 +1075,20 @@ def test_run_neighbours_samples_every_run_for_that_relation(tmp_path):
     assert ids == [_run_id(s) for s in plan_runs(load_config(_small(tmp_path)))[0]]
 
 
+def test_the_summary_has_a_neighbours_column(tmp_path):
+    # Before: the relation was in the run files only, not in summary.csv.
+    path = tmp_path / "add_remove.toml"
+    path.write_text(SMALL.replace("[run]\n", '[run]\nneighbours = "add-remove"\n'))
+    summary = run_batch(path, tmp_path / "ar", n_jobs=1)
+    assert {row["neighbours"] for row in summary.rows} == {"add-remove"}
+    default = run_batch(_small(tmp_path), tmp_path / "ro", n_jobs=1)
+    assert {row["neighbours"] for row in default.rows} == {"replace-one"}
+    with open(tmp_path / "ro" / "summary.csv", newline="") as handle:
+        header = next(csv.reader(handle))
+    assert header[:7] == ["population", "query", "n", "gamma", "norm", "mechanism",
+                          "neighbours"]
+
+
 @pytest.mark.parametrize(
     "text, exc, message",
     [
