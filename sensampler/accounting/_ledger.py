@@ -401,6 +401,32 @@ def _worst_case_part(entry: LedgerEntry) -> _WorstPart | None:
     return None
 
 
+#: Bound on |log1p(-1/alpha)| + ln(alpha)/(alpha - 1), doubled, plus slack, for
+#: every order a conversion tries (alpha - 1 >= e^-20: the orders of
+#: :func:`~sensampler.privacy.rdp_to_dp` start at 1.05, the search of
+#: :func:`~sensampler.privacy.zcdp_to_dp` at 1 + e^-20).
+_CONVERSION_TERMS = 44.0
+
+
+def _conversion_up(epsilon: float, terms: int) -> float:
+    """``epsilon``, a Rényi-to-DP conversion (Canonne, Kamath & Steinke 2020,
+    Prop. 12) computed in floating point, raised past its round-off.
+
+    At the order alpha it used, epsilon = R + log1p(-1/alpha) - (ln delta +
+    ln alpha)/(alpha - 1), R the sum of ``terms`` non-negative Rényi bounds.
+    Only log1p(-1/alpha) and -ln(alpha)/(alpha - 1) are negative, so the
+    terms' magnitudes add up to at most epsilon + :data:`_CONVERSION_TERMS`;
+    each of the at most ``terms + 8`` operations errs by half an ulp of a
+    partial sum below that, so ``(terms + 8) 2^-50 (epsilon + 44)`` covers
+    the whole error. The computed value may fall an ulp below the exact
+    one, which would state more privacy than the conversion proves.
+    """
+    if epsilon == math.inf:
+        return epsilon
+    margin = Fraction(terms + 8, 2**50) * (Fraction(epsilon) + Fraction(44))
+    return _float_up(Fraction(epsilon) + margin)
+
+
 def _compose_worst_case(parts, delta: float | None) -> PrivacyBound:
     """Compose ``parts`` (pairs of a :class:`_WorstPart` and a count) into one
     (epsilon, delta)-DP bound over every pair of neighbours.
@@ -433,17 +459,26 @@ def _compose_worst_case(parts, delta: float | None) -> PrivacyBound:
         def curve(alpha: float) -> float:
             return sum(count * part.curve(alpha) for part, count in parts)
 
+        if curve(2.0) == 0.0:  # every part states no loss at all: (0, 0)-DP
+            return PrivacyBound(
+                0.0, 0.0, 0.0, "Rényi composition of zCDP and pure DP (worst case)"
+            )
         epsilon = rdp_to_dp(curve, delta)[0]
         if all(p.rho is not None for p, _ in parts):
             rho = sum((count * Fraction(p.rho) for p, count in parts), Fraction(0))
             epsilon = min(epsilon, zcdp_to_dp(_float_up(rho), delta))
+        epsilon = _conversion_up(epsilon, len(parts))
         return PrivacyBound(
             epsilon, delta, 0.0, "Rényi composition of zCDP and pure DP (worst case)"
         )
     share = delta / zcdp_only
     converted = [
         (
-            _WorstPart(zcdp_to_dp(p.rho, share), share, p.rho)
+            _WorstPart(
+                _conversion_up(zcdp_to_dp(p.rho, share), 1) if p.rho else 0.0,
+                share,
+                p.rho,
+            )
             if p.epsilon is None
             else p,
             count,
