@@ -217,7 +217,8 @@ class LedgerEntry:
         Raises
         ------
         TypeError, ValueError
-            When ``record`` is not a well-formed ledger line (named).
+            When ``record`` is not a well-formed ledger line (named), or is a
+            sampling run (``count=0``) stating a cost.
         """
         if not isinstance(record, dict) or any(k not in record for k in _DICT_KEYS):
             raise ValueError("an entry lacks one of " + ", ".join(_DICT_KEYS))
@@ -235,6 +236,15 @@ class LedgerEntry:
         if worst[0] is not None:
             check_real("worst_case_epsilon", worst[0], low=0.0)
             DELTA_STATED.check("worst_case_delta", worst[1])
+        if record["count"] == 0 and (
+            record["epsilon"] or record["delta"] or worst[0] is not None
+        ):
+            # replayed as a sampling run drawn (record_run): a cost would be lost
+            raise ValueError(
+                "an entry with count=0 is a sampling run drawn and states no cost, "
+                f"got epsilon={record['epsilon']!r}, delta={record['delta']!r}, "
+                f"worst_case_epsilon={worst[0]!r}."
+            )
         return cls(
             **{k: record[k] for k in _DICT_KEYS},
             **dict(zip(_WORST_KEYS, worst, strict=True)),
