@@ -346,14 +346,14 @@ def smallest_private_bounds_epsilon(n: int, neighbours: str = "replace-one") -> 
     Each of the pre-pass's two quantiles gets half of epsilon; the
     exponential mechanism over the R = 21 003 candidates of
     :func:`private_bounds_grid` misses the target rank by at most
-    :math:`M = 2\Delta u(\ln R + \ln(1/eta))/(\epsilon/2)` with probability
-    at least :math:`1 - eta` (Dwork & Roth 2014, Thm. 3.11). The target rank
+    :math:`M = 2\Delta u(\ln R + \ln(1/\beta))/(\epsilon/2)` with probability
+    at least :math:`1 - \beta` (Dwork & Roth 2014, Thm. 3.11). The target rank
     is at most :math:`qn` from the end of the data, with :math:`q \le` 0.25
     (:data:`PRIVATE_MAX_SHARE`): when :math:`M > qn`, a candidate outside
     the data (all of equal, worst utility, and there are thousands of them on
     a grid spanning 42 decades) is no longer excluded, and the bounds may land
     anywhere up to :math:`10^{15}`. So epsilon must be at least
-    :math:`8\Delta u(\ln R + \ln(1/eta))/n`, with :math:`eta` = 0.01
+    :math:`16\Delta u(\ln R + \ln(1/\beta))/n`, with :math:`\beta` = 0.01
     (:data:`PRIVATE_REFUSAL_FAILURE`): about 233/n under replace-one
     (:math:`\Delta u = 1`) and 466/n under add/remove (:math:`\Delta u = 2`).
 
