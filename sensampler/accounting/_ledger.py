@@ -469,7 +469,8 @@ def _compose_worst_case(parts, delta: float | None) -> PrivacyBound:
         def curve(alpha: float) -> float:
             return sum(count * part.curve(alpha) for part, count in parts)
 
-        if curve(2.0) == 0.0:  # every part states no loss at all: (0, 0)-DP
+        if all(p.rho == 0.0 or (p.epsilon == 0.0 and p.delta == 0.0) for p, _ in parts):
+            # every part's Rényi bound is 0 at every order: (0, 0)-DP
             return PrivacyBound(
                 0.0, 0.0, 0.0, "Rényi composition of zCDP and pure DP (worst case)"
             )

@@ -106,9 +106,8 @@ def test_each_share_of_delta_is_converted_rounded_up():
         r = mpmath.mpf(rho)
 
         def f(a, r=r, share=share):
-            return a * r + mpmath.log1p(-1 / a) - (mpmath.log(share) + mpmath.log(a)) / (
-                a - 1
-            )
+            log_term = (mpmath.log(share) + mpmath.log(a)) / (a - 1)
+            return a * r + mpmath.log1p(-1 / a) - log_term
 
         # the continuous optimum, from a fine scan refined by findroot
         start = min(
@@ -116,3 +115,12 @@ def test_each_share_of_delta_is_converted_rounded_up():
         )
         exact = f(mpmath.findroot(lambda a, f=f: mpmath.diff(f, a), start))
         assert total.epsilon >= 0.5 + k * exact
+
+
+def test_a_tiny_pure_part_is_not_read_as_no_loss():
+    # min(eps, alpha eps^2 / 2) underflows to 0 at eps = 1e-200: the part still
+    # costs eps, and the composition more than nothing
+    acc = RenyiAccountant()
+    acc.compose(PrivacyStatement("zcdp", None, None, rho=0.0))
+    acc.compose(PrivacyStatement("pure", 1e-200, 0.0), 3)
+    assert acc.worst_case(1e-6).epsilon > 0.0
