@@ -399,14 +399,16 @@ class _WorstPart:
 def _worst_case_part(entry: LedgerEntry) -> _WorstPart | None:
     """The worst-case part of one release of ``entry`` over every pair, or None.
 
-    A statement with no gamma (a global sensitivity) is its own worst case; a
-    sampled one has the worst-case part it stated, or none.
+    A statement with no gamma and no run (a global sensitivity) is its own
+    worst case; a sampled one has the worst-case part it stated, or none (a
+    run of gamma 0 still states random DP, over data from the model only).
     """
     if entry.worst_case_epsilon is not None or entry.worst_case_rho is not None:
         return _WorstPart(
             entry.worst_case_epsilon, entry.worst_case_delta, entry.worst_case_rho
         )
-    if entry.gamma == 0.0 and (entry.epsilon is not None or entry.rho is not None):
+    global_ = entry.gamma == 0.0 and entry.run_id is None
+    if global_ and (entry.epsilon is not None or entry.rho is not None):
         return _WorstPart(entry.epsilon, entry.delta, entry.rho)
     return None
 
