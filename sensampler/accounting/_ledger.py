@@ -16,6 +16,7 @@ from fractions import Fraction
 
 from .._domains import DELTA_STATED, DELTA_TARGET, EPSILON_POINT, GAMMA
 from .._html import accountant_html, ledger_entry_html
+from .._rounding import float_up
 from .._validation import check_count, check_real
 from ..privacy import (
     NEIGHBOURS,
@@ -40,12 +41,6 @@ __all__ = [
 _DICT_KEYS = ("mechanism", "epsilon", "delta", "gamma", "run_id", "count")
 #: Optional keys of that line: the worst-case part of its statement.
 _WORST_KEYS = ("worst_case_epsilon", "worst_case_delta")
-
-
-def _float_up(value: Fraction) -> float:
-    """The smallest double at least ``value``."""
-    out = float(value)
-    return out if Fraction(out) >= value else math.nextafter(out, math.inf)
 
 
 class ExceededPrivacyBudgetError(ValueError):
@@ -436,7 +431,7 @@ def _conversion_up(epsilon: float, terms: int) -> float:
     if epsilon == math.inf:
         return epsilon
     margin = Fraction(terms + 8, 2**50) * (Fraction(epsilon) + Fraction(44))
-    return _float_up(Fraction(epsilon) + margin)
+    return float_up(Fraction(epsilon) + margin)
 
 
 def _compose_worst_case(parts, delta: float | None) -> PrivacyBound:
@@ -461,8 +456,8 @@ def _compose_worst_case(parts, delta: float | None) -> PrivacyBound:
         epsilon = sum((count * Fraction(p.epsilon) for p, count in parts), Fraction(0))
         total_delta = sum((count * Fraction(p.delta) for p, count in parts), Fraction(0))
         return PrivacyBound(
-            _float_up(epsilon),
-            min(1.0, _float_up(total_delta)),
+            float_up(epsilon),
+            min(1.0, float_up(total_delta)),
             0.0,
             "basic composition (worst case)",
         )
@@ -479,7 +474,7 @@ def _compose_worst_case(parts, delta: float | None) -> PrivacyBound:
         epsilon = rdp_to_dp(curve, delta)[0]
         if all(p.rho is not None for p, _ in parts):
             rho = sum((count * Fraction(p.rho) for p, count in parts), Fraction(0))
-            epsilon = min(epsilon, zcdp_to_dp(_float_up(rho), delta))
+            epsilon = min(epsilon, zcdp_to_dp(float_up(rho), delta))
         epsilon = _conversion_up(epsilon, len(parts))
         return PrivacyBound(
             epsilon, delta, 0.0, "Rényi composition of zCDP and pure DP (worst case)"

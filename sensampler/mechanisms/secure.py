@@ -87,6 +87,7 @@ from .._exact_sampling import (
     discrete_gaussian,
     discrete_laplace,
 )
+from .._rounding import float_up
 from .._validation import check_count
 from ..privacy import PrivacyStatement
 from ._base import (
@@ -123,12 +124,6 @@ _TAIL_65 = 65 * Fraction(6931471805599454, 10**16)
 def _ceil_to(x: Fraction, denominator: int = _PARAMETER_DENOMINATOR) -> Fraction:
     """The smallest multiple of ``1/denominator`` that is >= x (keeps fractions small)."""
     return Fraction(math.ceil(x * denominator), denominator)
-
-
-def _float_up(x: Fraction) -> float:
-    """The smallest double >= x: a stated privacy parameter is never rounded down."""
-    value = float(x)
-    return math.nextafter(value, math.inf) if Fraction(value) < x else value
 
 
 def _sqrt_up(n: int) -> Fraction:
@@ -434,7 +429,7 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
             self._t = max(t, floor)  # the worst-case floor raises the noise
             _check_scale("epsilon", epsilon, (self._t * self._grid) ** 2)
             # a sampled 0 states the requested epsilon (more noise only helps)
-            self.epsilon = _float_up(steps / self._t) if steps else epsilon
+            self.epsilon = float_up(steps / self._t) if steps else epsilon
             # P[|Z| >= M] = 2 e^{-M/t} / (1 + e^{-1/t}) <= 2 e^{-M/t} <= 2**-64
             self._set_margin(math.ceil(self._t * _TAIL_65))
 
@@ -447,7 +442,7 @@ class DiscreteLaplaceMechanism(_DiscreteMechanism):
         worst_case = None
         if self._worst_steps is not None:
             epsilon = (
-                0.0 if self._worst_steps == 0 else _float_up(self._worst_steps / self._t)
+                0.0 if self._worst_steps == 0 else float_up(self._worst_steps / self._t)
             )
             worst_case = worst_case_statement(
                 self.name,
@@ -620,7 +615,7 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
             self._sigma2 = max(sigma2, floor)  # the worst-case floor raises the noise
             _check_scale("rho", rho, self._sigma2 * self._grid**2)
             # a sampled 0 states the requested rho (more noise only helps)
-            self.rho = _float_up(bound / (2 * self._sigma2)) if bound else rho
+            self.rho = float_up(bound / (2 * self._sigma2)) if bound else rho
             # Sub-Gaussian (CKS 2020, Sec. 2: its MGF is at most N(0, sigma^2)'s): P[|Z| >= M] <=
             # 2 e^{-M^2 / (2 sigma^2)} <= 2**-64 for M^2 >= 130 ln 2 sigma^2.
             self._set_margin(math.isqrt(math.ceil(2 * _TAIL_65 * self._sigma2)) + 1)
@@ -665,7 +660,7 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
             rho = (
                 0.0
                 if self._worst_bound2 == 0
-                else _float_up(self._worst_bound2 / (2 * self._sigma2))
+                else float_up(self._worst_bound2 / (2 * self._sigma2))
             )
             worst_case = worst_case_statement(
                 self.name,
