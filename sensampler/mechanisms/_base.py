@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .._curves import zcdp_curve
 from .._default_budget import spend_then_release
 from .._domains import DELTA_TARGET, EPSILON
 from .._html import mechanism_html, statement_html
@@ -68,6 +69,7 @@ __all__ = [
     "floor_scale",
     "quotient_up",
     "worst_case_statement",
+    "zcdp_worst_case_statement",
     "WORST_CASE_FACTOR",
     "exposed",
     "read_only",
@@ -659,16 +661,21 @@ def worst_case_statement(
     )
 
 
+def zcdp_worst_case_statement(
+    name: str, sensitivity: _Sensitivity, rho: float
+) -> PrivacyStatement:
+    """:func:`worst_case_statement` of a part stated in zCDP only: ``rho``-zCDP
+    for every pair, with its Rényi curve (Bun & Steinke 2016, Prop. 1.6)."""
+    return worst_case_statement(
+        name, sensitivity, None, None, rho=rho, rdp=functools.partial(zcdp_curve, rho)
+    )
+
+
 def quotient_up(numerator: float, denominator: float) -> float:
     """The smallest double at least ``numerator / denominator`` (exact, by
     :class:`~fractions.Fraction`): an epsilon computed so is never below the
     exact one. Both finite, ``denominator > 0``."""
-    exact = Fraction(numerator) / Fraction(denominator)
-    try:
-        value = float(exact)
-    except OverflowError:  # beyond the largest double
-        return math.inf
-    return value if Fraction(value) >= exact else math.nextafter(value, math.inf)
+    return float_up(Fraction(numerator) / Fraction(denominator))
 
 
 def quotient_down(numerator: float, denominator: float) -> float:

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._balle_wang import MAX_M
 from .._balle_wang import delta_with_error as _analytic_delta_with_error
-from .._curves import gaussian_curve, zcdp_curve
+from .._curves import gaussian_curve
 from .._domains import EPSILON_POINT, GAUSSIAN_VARIANTS, ORDER, POSITIVE, RHO_TARGET
 from .._scipy import optimize
 from ..privacy import Noise, PrivacyStatement
@@ -27,6 +27,7 @@ from ._base import (
     read_only,
     resolve_sensitivity,
     worst_case_statement,
+    zcdp_worst_case_statement,
 )
 
 __all__ = [
@@ -446,14 +447,7 @@ class _Gaussian(Mechanism):
         if worst is None:
             return None
         rho = zcdp_of_sigma(worst, float(np.min(self._sigma)))
-        return worst_case_statement(
-            self.name,
-            self._sensitivity,
-            None,
-            None,
-            rho=rho,
-            rdp=functools.partial(zcdp_curve, rho),
-        )
+        return zcdp_worst_case_statement(self.name, self._sensitivity, rho)
 
     def _guarantee(self, epsilon, delta, worst_case=None):
         return self._statement(

@@ -99,6 +99,7 @@ from ._base import (
     pure_dp_zcdp,
     resolve_sensitivity,
     worst_case_statement,
+    zcdp_worst_case_statement,
 )
 from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
@@ -662,14 +663,7 @@ class DiscreteGaussianMechanism(_DiscreteMechanism):
                 if self._worst_bound2 == 0
                 else float_up(self._worst_bound2 / (2 * self._sigma2))
             )
-            worst_case = worst_case_statement(
-                self.name,
-                self._sensitivity,
-                None,
-                None,
-                rho=rho,
-                rdp=functools.partial(zcdp_curve, rho),
-            )
+            worst_case = zcdp_worst_case_statement(self.name, self._sensitivity, rho)
         return self._statement(
             None,
             None,
