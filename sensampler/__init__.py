@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time the names load lazily
     from . import accounting, mechanisms, norms, queries
     from .estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
     from .plan import SamplingPlan, certified_gamma, sampling_plan
+    from .quantile_calibration import calibrate_quantile
     from .sampler import SensitivitySampler, sample_sensitivity
 
 #: Public names defined in a submodule: name -> the module that defines it.
@@ -40,6 +41,7 @@ _NAMES = {
     "sample_sensitivity": "sampler",
     "ReleasePlan": "planning",
     "plan_release": "planning",
+    "calibrate_quantile": "quantile_calibration",
 }
 
 #: Public modules, reachable as attributes (``sensampler.accounting``); those
@@ -56,6 +58,7 @@ _SUBMODULES = (
     "parallel",
     "plan",
     "privacy",
+    "quantile_calibration",
     "queries",
     "sampler",
     "table",
@@ -75,6 +78,7 @@ __all__ = [
     "sample_sensitivity",
     "ReleasePlan",
     "plan_release",
+    "calibrate_quantile",
     "queries",
     "norms",
     "mechanisms",

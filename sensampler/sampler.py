@@ -77,13 +77,13 @@ _RUNS_DRAWN = itertools.count(1)
 _RUNS_LOCK = threading.Lock()
 
 
-def _next_ordinal() -> int:
+def next_ordinal() -> int:
     """Count one more sampling run drawn by this process, and return the count."""
     with _RUNS_LOCK:
         return next(_RUNS_DRAWN)
 
 
-def _seed_of(root: np.random.SeedSequence):
+def seed_of(root: np.random.SeedSequence):
     """``(entropy, spawn_key)`` of the root seed, as plain ints."""
     entropy = root.entropy
     if isinstance(entropy, Integral):
@@ -581,7 +581,7 @@ def sample_sensitivity(
     probed = _probe(inputs, root, reproduce)
     joint = _plan(inputs, probed)
     samples, ordinal = _run_chunks(inputs, probed, joint[0], root, reproduce)
-    return _assemble(inputs, probed, joint, _seed_of(root), ordinal, samples)
+    return _assemble(inputs, probed, joint, seed_of(root), ordinal, samples)
 
 
 # ------------------------------------------------------------------------ stages
@@ -740,7 +740,7 @@ def _run_chunks(inputs: _Inputs, probed: _Probed, plan, root, reproduce: str):
     """Draw the plan's m pairs in chunks; ``(samples per part, the run's ordinal)``."""
     jobs, sizes = _chunk_jobs(inputs, probed, plan.m, root, reproduce)
     threads = inputs.query.releases_gil and inputs.dist.releases_gil
-    ordinal = _next_ordinal()
+    ordinal = next_ordinal()
     with one_thread():  # worker threads then share the calling thread's limit
         results = run_tasks(
             _sample_additive_chunk if probed.fast else _sample_chunk,

@@ -404,13 +404,11 @@ class PublicSample(Empirical):
             The run with the largest sensitivity (its population is the posterior
             draw it sampled from).
         """
-        self.check_plan(plan)
+        populations = self.populations(plan, random_state)
         if plan.bound == "exchangeable":  # a joint statement: the rows as they are
-            return run(Empirical(self.data), as_seed_sequence(random_state))
-        runs = self.runs(plan.rho)
-        weights_seed, *seeds = as_seed_sequence(random_state).spawn(runs + 1)
+            return run(*populations[0])
         estimates = []
-        for population, seed in zip(self.posterior(runs, weights_seed), seeds):
+        for population, seed in populations:
             estimate = run(population, seed)
             value = getattr(getattr(estimate, "sensitivity", None), "value", None)
             if value is None or np.ndim(value) != 0:
@@ -421,6 +419,31 @@ class PublicSample(Empirical):
                 )
             estimates.append(estimate)
         return max(estimates, key=lambda e: float(e.sensitivity.value))
+
+    def populations(self, plan: Any, random_state=None) -> list[tuple[Empirical, Any]]:
+        """The populations a sampling plan runs on, each with its seed.
+
+        Checks the plan first (:meth:`check_plan`). ``bound="exchangeable"``: the
+        rows as they are (a joint statement); otherwise B = :meth:`runs`
+        populations drawn from the posterior.
+
+        Parameters
+        ----------
+        plan : SamplingPlan
+            The sampling plan.
+        random_state : None, int, SeedSequence or Generator
+            Seeds the posterior weights and the runs.
+
+        Returns
+        -------
+        list of (Empirical, SeedSequence)
+        """
+        self.check_plan(plan)
+        if plan.bound == "exchangeable":
+            return [(Empirical(self.data), as_seed_sequence(random_state))]
+        runs = self.runs(plan.rho)
+        weights_seed, *seeds = as_seed_sequence(random_state).spawn(runs + 1)
+        return list(zip(self.posterior(runs, weights_seed), seeds))
 
     def _params(self):
         return {**super()._params(), "confidence": self.confidence}

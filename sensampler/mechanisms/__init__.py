@@ -30,7 +30,7 @@ from .gaussian import (
     gaussian_epsilon,
 )
 from .laplace import LaplaceMechanism, laplace_rdp
-from .quantile import ExponentialQuantileMechanism
+from .quantile import ExponentialQuantileMechanism, QuantileCalibration
 from .secure import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "ZCDPGaussianMechanism",
     "ExponentialMechanism",
     "ExponentialQuantileMechanism",
+    "QuantileCalibration",
     "RandomizedResponse",
     "CatastropheMechanism",
     "DiscreteLaplaceMechanism",

@@ -1,0 +1,376 @@
+r"""The exponential quantile mechanism calibrated on its sampled privacy loss.
+
+:class:`~sensampler.mechanisms.ExponentialQuantileMechanism` with weights
+:math:`\exp(-t\,|c_j - qn|)` is :math:`2t\Delta u`-DP for every pair of
+neighbouring databases, so :math:`t = \epsilon/(2\Delta u)` makes it plain
+epsilon-DP. The bound is tight for the worst pair, but on the pairs a
+population model draws the privacy loss is smaller: the record that changes
+usually moves the rank counts on a stretch of the grid that holds little of the
+law's mass, so the normaliser barely moves and the loss is about t, not 2t.
+
+:func:`calibrate_quantile` applies random DP (Rubinstein & Aldà 2017,
+Def. 3) to the mechanism itself: it draws m pairs of neighbouring databases
+from the population model, computes each pair's exact privacy loss
+
+.. math:: L(t) = \max_j \left|\log P_D(t_j) - \log P_{D'}(t_j)\right|
+
+at every candidate scale t, and releases the largest t whose k-th largest
+loss (the sampling plan's order statistic
+:math:`G_{(k)}`, k = m the largest) is at most epsilon. The mechanism
+is then epsilon-DP on every pair except with probability gamma over pairs
+drawn from the population (the sampling plan's certified gamma), and
+:math:`2t\Delta u`-DP for every pair (its worst-case part).
+
+**Why choosing t from the samples keeps gamma.** The candidates are a fixed
+finite set :math:`t_0 < t_1 < \dots < t_J` and each pair's statistic is the
+running maximum :math:`\tilde L(t_i) = \max_{l \le i} L(t_l) \ge L(t_i)`,
+non-decreasing in i. Let :math:`t^+` be the smallest candidate with
+:math:`P(\tilde L(t^+) > \epsilon) > \gamma` (a fixed candidate: it depends
+on the population only). If the released :math:`t \ge t^+`, then the k-th
+largest :math:`\tilde L(t^+)` is at most the k-th largest
+:math:`\tilde L(t) \le \epsilon` while more than gamma of the law lies above
+epsilon: exactly the event the sampling plan bounds for the one fixed
+statistic :math:`\tilde L(t^+)` (:mod:`sensampler.plan`). So the released t
+has :math:`P(L(t) > \epsilon) \le P(\tilde L(t) > \epsilon) \le \gamma`
+with the plan's confidence. :math:`t_0 = \epsilon/(2\Delta u)` (rounded
+down) always passes, since :math:`L(t_0) \le \epsilon` for every pair.
+
+**Exact loss per pair.** The two databases share all records but one (or
+one is the other less one record, add/remove). With the union of their
+records sorted, :math:`z_1 \le \dots \le z_N`, every grid point in
+:math:`(z_k, z_{k+1}]` has the same counts in both databases:
+:math:`c_D = \#\{x \in D : x \le z_k\}`, the cumulative count of D's
+records among the first k. The law and the loss are then computed over these
+N + 1 classes, each weighted by the grid points it holds (the same law the
+mechanism samples, on the same clipped records), in floating point with a
+margin of :data:`MARGIN` times epsilon added to every loss before it is
+compared with epsilon.
+
+References
+----------
+.. [1] B. I. P. Rubinstein and F. Aldà, "Pain-Free Random Differential Privacy
+   with Sensitivity Sampling", ICML 2017.
+.. [2] F. McSherry and K. Talwar, "Mechanism Design via Differential
+   Privacy", FOCS 2007.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ._rounding import float_up
+from ._validation import as_seed_sequence, check_count
+from .bounds import Bounds
+from .distributions import Distribution, PublicSample, as_distribution
+from .mechanisms.quantile import (
+    ExponentialQuantileMechanism,
+    QuantileCalibration,
+)
+from .plan import check_plan_arguments, sampling_plan
+from .privacy import NEIGHBOURS, SamplingRun
+from .sampler import check_neighbours, next_ordinal, seed_of
+
+__all__ = [
+    "DEFAULT_PAIRS",
+    "MARGIN",
+    "STEPS_PER_OCTAVE",
+    "calibrate_quantile",
+    "candidate_scales",
+    "pair_losses",
+    "plain_scale",
+    "select_scale",
+]
+
+#: Candidate scales: :math:`2^{u/16}` for integers u, the same for every
+#: epsilon, kept where :math:`t_0 < 2^{u/16} \le 4 t_0` (a worst case of at
+#: most 4 epsilon) and the cap allows.
+STEPS_PER_OCTAVE = 16
+
+#: Added to every computed loss, relative to epsilon, before it is compared
+#: with epsilon: covers the floating-point error of the log-sum-exp.
+MARGIN = 1e-9
+
+#: Default pairs: at least this many when n is small (a finer order statistic
+#: than the fewest pairs gamma needs), within :data:`_CHUNK_RECORDS` records.
+DEFAULT_PAIRS = 2000
+
+#: Union records per chunk of pairs (bounds the memory of one chunk).
+_CHUNK_RECORDS = 2**21
+
+
+@dataclass(frozen=True)
+class _Classes:
+    """One chunk of pairs, as the law's classes of both databases (P, N + 1)."""
+
+    log_sizes: np.ndarray  # log of the grid points per class (-inf: none)
+    held: np.ndarray  # classes holding a grid point
+    first: np.ndarray  # |c - qn| of the first database, less its minimum
+    second: np.ndarray  # the same for the second
+
+    def losses(self, scales: np.ndarray) -> np.ndarray:
+        """(P, J): each pair's loss at each scale (module docstring)."""
+        out = np.empty((self.held.shape[0], scales.size))
+        for i, t in enumerate(scales):
+            z1 = _logsumexp(self.log_sizes - t * self.first)
+            z2 = _logsumexp(self.log_sizes - t * self.second)
+            ratio = np.abs(t * (self.second - self.first) - (z1 - z2)[:, None])
+            out[:, i] = np.max(np.where(self.held, ratio, 0.0), axis=1)
+        return out
+
+
+def _classes(union, in_first, in_second, mech) -> _Classes:
+    order = np.argsort(union, axis=1, kind="stable")
+    z = np.clip(np.take_along_axis(union, order, axis=1), mech.low, mech.high)
+    first = np.take_along_axis(in_first, order, axis=1)
+    second = np.take_along_axis(in_second, order, axis=1)
+    pairs = z.shape[0]
+    right = np.searchsorted(mech.grid, z, side="right")  # grid points <= z_k
+    edges = np.concatenate(
+        [np.zeros((pairs, 1), int), right, np.full((pairs, 1), mech.grid_size + 1)],
+        axis=1,
+    )
+    sizes = np.diff(edges, axis=1)  # grid points in (z_k, z_{k+1}]
+    zeros = np.zeros((pairs, 1), int)
+    distances = []
+    for member in (first, second):
+        counts = np.concatenate([zeros, np.cumsum(member, axis=1)], axis=1)
+        d = np.abs(counts - mech.q * counts[:, -1:])
+        distances.append(d - d.min(axis=1, keepdims=True))  # cancels in the law
+    with np.errstate(divide="ignore"):
+        log_sizes = np.log(sizes)
+    return _Classes(log_sizes, sizes > 0, *distances)
+
+
+def pair_losses(
+    union: np.ndarray,
+    in_first: np.ndarray,
+    in_second: np.ndarray,
+    mech: ExponentialQuantileMechanism,
+    scales: np.ndarray,
+) -> np.ndarray:
+    r"""The exact privacy loss of ``mech``'s law at each scale, for each pair.
+
+    Parameters
+    ----------
+    union : ndarray of shape (P, N)
+        Each pair's records, both databases' together (the shared ones once).
+    in_first, in_second : ndarray of bool, shape (P, N)
+        Which of them belong to the first and to the second database.
+    mech : ExponentialQuantileMechanism
+        Gives q, the bounds and the grid.
+    scales : ndarray of shape (J,)
+        The weight scales t.
+
+    Returns
+    -------
+    ndarray of shape (P, J)
+        :math:`\max_j |\log P_D(t_j) - \log P_{D'}(t_j)|` per pair and scale
+        (see the module docstring), in floating point.
+    """
+    return _classes(union, in_first, in_second, mech).losses(np.asarray(scales))
+
+
+def _logsumexp(weights: np.ndarray) -> np.ndarray:
+    top = np.max(weights, axis=1, keepdims=True)
+    return top[:, 0] + np.log(np.sum(np.exp(weights - top), axis=1))
+
+
+def _draw_pairs(dist: Distribution, size: int, n: int, neighbours: str, rng):
+    """``size`` pairs as (union, in_first, in_second), drawn as the sampler draws
+    them: D u {x} and D u {x'} (replace-one), or D u {x} and D (add/remove)."""
+    stack = np.asarray(dist.sample_batch(size, n, rng), dtype=float).reshape(size, n)
+    position = rng.integers(n, size=size)
+    rows = np.arange(size)
+    if neighbours == "add-remove":
+        in_first = np.ones((size, n), bool)
+        in_second = in_first.copy()
+        in_second[rows, position] = False
+        return stack, in_first, in_second
+    fresh = np.asarray(dist.sample(size, rng), dtype=float).reshape(size, 1)
+    union = np.concatenate([stack, fresh], axis=1)
+    in_first = np.ones((size, n + 1), bool)
+    in_first[:, n] = False
+    in_second = np.ones((size, n + 1), bool)
+    in_second[rows, position] = False
+    return union, in_first, in_second
+
+
+def _chunks(dist, mech, n: int, m: int, seed):
+    """The m pairs' classes, chunk by chunk (drawn lazily)."""
+    rng = np.random.default_rng(seed)
+    per_chunk = max(1, _CHUNK_RECORDS // (n + 1))
+    for start in range(0, m, per_chunk):
+        drawn = _draw_pairs(dist, min(per_chunk, m - start), n, mech.neighbours, rng)
+        yield _classes(*drawn, mech)
+
+
+def plain_scale(mech: ExponentialQuantileMechanism) -> float:
+    r""":math:`t_0 = \epsilon/(2\Delta u)` rounded down to a double: every pair's
+    loss at it is at most epsilon."""
+    exact = Fraction(mech.epsilon) / (2 * Fraction(mech.utility_sensitivity))
+    t0 = float(exact)
+    return t0 if Fraction(t0) <= exact else math.nextafter(t0, 0.0)
+
+
+def candidate_scales(mech: ExponentialQuantileMechanism, cap: float) -> np.ndarray:
+    r"""The scales :math:`2^{u/16}` above :math:`t_0` (:func:`plain_scale`), at
+    most :math:`4t_0`, whose worst case :math:`2t\Delta u` (rounded up) is at
+    most ``cap``; increasing."""
+    t0 = plain_scale(mech)
+    lowest = math.floor(STEPS_PER_OCTAVE * math.log2(t0))
+    scales = 2.0 ** (np.arange(lowest, lowest + 2 * STEPS_PER_OCTAVE + 2)
+                     / STEPS_PER_OCTAVE)
+    du = Fraction(mech.utility_sensitivity)
+    return np.array(
+        [t for t in scales
+         if t0 < t <= 4 * t0 and float_up(2 * Fraction(float(t)) * du) <= cap],
+        dtype=float,
+    )
+
+
+def select_scale(
+    losses: list[np.ndarray], scales: np.ndarray, mech: ExponentialQuantileMechanism,
+    k: int,
+) -> tuple[float, float] | None:
+    r"""The largest candidate scale whose order statistic of the running-maximum
+    loss is at most epsilon, with that order statistic; ``None`` if none is.
+
+    Parameters
+    ----------
+    losses : list of ndarray of shape (m, J)
+        The pairs' losses at ``scales``, one array per population (a public
+        sample's posterior runs: the largest order statistic is kept).
+    scales : ndarray of shape (J,)
+        :func:`candidate_scales`, increasing.
+    mech : ExponentialQuantileMechanism
+        Its epsilon.
+    k : int
+        The rank released, ``1 <= k <= m`` (k = m: the largest).
+
+    Returns
+    -------
+    (scale, order statistic) or None
+    """
+    if scales.size == 0:
+        return None
+    kth = np.max(
+        [
+            np.partition(np.maximum.accumulate(part, axis=1), k - 1, axis=0)[k - 1]
+            for part in losses
+        ],
+        axis=0,
+    )
+    passing = np.flatnonzero(kth + MARGIN * mech.epsilon <= mech.epsilon)
+    if passing.size == 0:
+        return None
+    return float(scales[passing[-1]]), float(kth[passing[-1]])
+
+
+def calibrate_quantile(
+    q: float,
+    bounds: Bounds | tuple[float, float],
+    epsilon: float,
+    population,
+    n: int,
+    *,
+    gamma: float | None = None,
+    m: int | None = None,
+    k: int | None = None,
+    bound: str = "exact",
+    neighbours: str = NEIGHBOURS,
+    worst_case_epsilon: float | None = None,
+    random_state=None,
+) -> QuantileCalibration | None:
+    r"""Sample the weight scale of the exponential quantile mechanism at random DP.
+
+    Parameters
+    ----------
+    q : float
+        The quantile, ``0 <= q <= 1``.
+    bounds : (low, high) or Bounds
+        The mechanism's public bounds.
+    epsilon : float
+        The random-DP epsilon, ``> 0``.
+    population : Distribution or array_like
+        The public population model of scalar records (a
+        :class:`~sensampler.distributions.PublicSample` runs the plan on its
+        posterior populations and keeps the smallest scale, as
+        :func:`~sensampler.sample_sensitivity` keeps the largest sensitivity).
+    n : int
+        Records in the private database.
+    gamma, m, k, bound
+        The sampling plan, as :func:`~sensampler.sample_sensitivity` takes it.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+    worst_case_epsilon : float, optional
+        Cap on the worst case :math:`2t\Delta u`; default 4 epsilon (the
+        largest candidate), never below epsilon.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the pairs (same seed: same calibration).
+
+    Returns
+    -------
+    QuantileCalibration
+        The scale, with its sampling run (gamma, m, k, seed, the order
+        statistic of the loss released).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the bad argument, before anything is drawn.
+
+    Examples
+    --------
+    >>> from sensampler.distributions import GaussianMixture
+    >>> heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+    >>> cal = calibrate_quantile(0.5, (140, 210), 1.0, heights, 500, gamma=0.05,
+    ...                          random_state=0)
+    >>> bool(0.5 < cal.scale < 1.0), cal.run.m, cal.run.k
+    (True, 59, 59)
+    """
+    mech = ExponentialQuantileMechanism(q, bounds, epsilon, neighbours=neighbours)
+    dist = as_distribution(population)
+    if tuple(dist.record_shape) != ():
+        raise ValueError(
+            "a quantile is calibrated on scalar records, got a population of records "
+            f"of shape {dist.record_shape}."
+        )
+    n = check_count("n", n)
+    neighbours = check_neighbours(neighbours, n)
+    m, gamma, k = check_plan_arguments(m, gamma, k, bound)
+    if m is None:
+        m = max(sampling_plan(gamma=gamma, bound=bound).m,
+                min(DEFAULT_PAIRS, _CHUNK_RECORDS // (n + 1)))
+    plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
+    cap = 4.0 * mech.epsilon if worst_case_epsilon is None else worst_case_epsilon
+    scales = candidate_scales(mech, cap)
+    root = as_seed_sequence(random_state)
+    losses = [
+        np.concatenate([chunk.losses(scales) for chunk in _chunks(p, mech, n, plan.m, s)])
+        if scales.size else np.empty((plan.m, 0))
+        for p, s in _populations(dist, plan, root)
+    ]
+    chosen = select_scale(losses, scales, mech, plan.k)
+    if chosen is None:
+        return None
+    run = SamplingRun(
+        run_id=uuid.uuid4().hex, gamma=plan.gamma, rho=plan.rho, bound=plan.bound,
+        m=plan.m, k=plan.k, seed=seed_of(root), ordinal=next_ordinal(),
+        neighbours=neighbours, released=(chosen[1],),
+    )
+    return QuantileCalibration(
+        mech.q, mech.low, mech.high, mech.epsilon, neighbours, chosen[0], run,
+        dist.basis(plan) if isinstance(dist, PublicSample) else repr(dist),
+    )
+
+
+def _populations(dist: Distribution, plan, root: np.random.SeedSequence):
+    """``(population, seed)`` pairs the plan runs on: ``dist`` itself, or a public
+    sample's posterior draws (:meth:`~sensampler.distributions.PublicSample.populations`)."""
+    if isinstance(dist, PublicSample):
+        return dist.populations(plan, root)
+    return [(dist, root)]
