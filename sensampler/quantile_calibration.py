@@ -78,6 +78,7 @@ from .sampler import check_neighbours, next_ordinal, seed_of
 __all__ = [
     "DEFAULT_PAIRS",
     "MARGIN",
+    "SampledLosses",
     "STEPS_PER_OCTAVE",
     "calibrate_quantile",
     "candidate_scales",
@@ -209,23 +210,49 @@ def _chunks(dist, mech, n: int, m: int, seed):
         yield _classes(*drawn, mech)
 
 
-def plain_scale(mech: ExponentialQuantileMechanism) -> float:
+def plain_scale(epsilon: float, utility_sensitivity: float) -> float:
     r""":math:`t_0 = \epsilon/(2\Delta u)` rounded down to a double: every pair's
-    loss at it is at most epsilon."""
-    exact = Fraction(mech.epsilon) / (2 * Fraction(mech.utility_sensitivity))
+    loss at it is at most epsilon.
+
+    Parameters
+    ----------
+    epsilon, utility_sensitivity : float
+        The mechanism's (:attr:`ExponentialQuantileMechanism.utility_sensitivity`).
+
+    Returns
+    -------
+    float
+    """
+    exact = Fraction(epsilon) / (2 * Fraction(utility_sensitivity))
     t0 = float(exact)
     return t0 if Fraction(t0) <= exact else math.nextafter(t0, 0.0)
 
 
-def candidate_scales(mech: ExponentialQuantileMechanism, cap: float) -> np.ndarray:
-    r"""The scales :math:`2^{u/16}` above :math:`t_0` (:func:`plain_scale`), at
-    most :math:`4t_0`, whose worst case :math:`2t\Delta u` (rounded up) is at
-    most ``cap``; increasing."""
-    t0 = plain_scale(mech)
+def candidate_scales(
+    epsilon: float, utility_sensitivity: float, cap: float | None = None
+) -> np.ndarray:
+    r"""The candidate scales: :math:`2^{u/16}` for integers u, above :math:`t_0`
+    (:func:`plain_scale`), at most :math:`4t_0`, with a worst case
+    :math:`2t\Delta u` (rounded up) at most ``cap``.
+
+    Parameters
+    ----------
+    epsilon, utility_sensitivity : float
+        The mechanism's.
+    cap : float, optional
+        The largest worst-case epsilon allowed; ``None``: 4 epsilon.
+
+    Returns
+    -------
+    ndarray
+        Increasing; empty when the cap allows none (the plain mechanism).
+    """
+    t0 = plain_scale(epsilon, utility_sensitivity)
     lowest = math.floor(STEPS_PER_OCTAVE * math.log2(t0))
     scales = 2.0 ** (np.arange(lowest, lowest + 2 * STEPS_PER_OCTAVE + 2)
                      / STEPS_PER_OCTAVE)
-    du = Fraction(mech.utility_sensitivity)
+    du = Fraction(utility_sensitivity)
+    cap = math.inf if cap is None else cap
     return np.array(
         [t for t in scales
          if t0 < t <= 4 * t0 and float_up(2 * Fraction(float(t)) * du) <= cap],
@@ -330,24 +357,12 @@ def calibrate_quantile(
     >>> cal = calibrate_quantile(0.5, (140, 210), 1.0, heights, 500, gamma=0.05,
     ...                          random_state=0)
     >>> bool(0.5 < cal.scale < 1.0), cal.run.m, cal.run.k
-    (True, 59, 59)
+    (True, 2000, 1931)
     """
-    mech = ExponentialQuantileMechanism(q, bounds, epsilon, neighbours=neighbours)
-    dist = as_distribution(population)
-    if tuple(dist.record_shape) != ():
-        raise ValueError(
-            "a quantile is calibrated on scalar records, got a population of records "
-            f"of shape {dist.record_shape}."
-        )
-    n = check_count("n", n)
-    neighbours = check_neighbours(neighbours, n)
-    m, gamma, k = check_plan_arguments(m, gamma, k, bound)
-    if m is None:
-        m = max(sampling_plan(gamma=gamma, bound=bound).m,
-                min(DEFAULT_PAIRS, _CHUNK_RECORDS // (n + 1)))
-    plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
-    cap = 4.0 * mech.epsilon if worst_case_epsilon is None else worst_case_epsilon
-    scales = candidate_scales(mech, cap)
+    mech, dist, n, plan = _checked(
+        q, bounds, epsilon, population, n, gamma, m, k, bound, neighbours
+    )
+    scales = candidate_scales(mech.epsilon, mech.utility_sensitivity, worst_case_epsilon)
     root = as_seed_sequence(random_state)
     losses = [
         np.concatenate([chunk.losses(scales) for chunk in _chunks(p, mech, n, plan.m, s)])
@@ -360,12 +375,126 @@ def calibrate_quantile(
     run = SamplingRun(
         run_id=uuid.uuid4().hex, gamma=plan.gamma, rho=plan.rho, bound=plan.bound,
         m=plan.m, k=plan.k, seed=seed_of(root), ordinal=next_ordinal(),
-        neighbours=neighbours, released=(chosen[1],),
+        neighbours=mech.neighbours, released=(chosen[1],),
     )
     return QuantileCalibration(
-        mech.q, mech.low, mech.high, mech.epsilon, neighbours, chosen[0], run,
-        dist.basis(plan) if isinstance(dist, PublicSample) else repr(dist),
+        mech.q, mech.low, mech.high, mech.epsilon, mech.neighbours, chosen[0], run,
+        _words(dist, plan),
     )
+
+
+def _checked(q, bounds, epsilon, population, n, gamma, m, k, bound, neighbours):
+    """``(mechanism, population, n, plan)`` with every input checked, nothing drawn;
+    the default m: :data:`DEFAULT_PAIRS` within :data:`_CHUNK_RECORDS` records,
+    at least the fewest pairs gamma needs."""
+    mech = ExponentialQuantileMechanism(q, bounds, epsilon, neighbours=neighbours)
+    dist = as_distribution(population)
+    if tuple(dist.record_shape) != ():
+        raise ValueError(
+            "a quantile is calibrated on scalar records, got a population of records "
+            f"of shape {dist.record_shape}."
+        )
+    n = check_count("n", n)
+    check_neighbours(neighbours, n)
+    m, gamma, k = check_plan_arguments(m, gamma, k, bound)
+    if m is None:
+        m = max(sampling_plan(gamma=gamma, bound=bound).m,
+                min(DEFAULT_PAIRS, _CHUNK_RECORDS // (n + 1)))
+    plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
+    if isinstance(dist, PublicSample):
+        dist.check_plan(plan)
+    return mech, dist, n, plan
+
+
+def _words(dist, plan) -> str:
+    """The population the pairs came from, in words (a public sample's basis)."""
+    return dist.basis(plan) if isinstance(dist, PublicSample) else repr(dist)
+
+
+class SampledLosses:
+    r"""Pairs drawn once from a population, kept to calibrate at any epsilon.
+
+    What :func:`calibrate_quantile` computes for one epsilon, for many: the
+    pairs' classes are kept (``m`` times ``n + 1`` numbers per population) and
+    each scale's losses are computed once, when first needed. For planning
+    (:func:`sensampler.planning.plan_release`), which searches epsilon; a
+    release calibrates with :func:`calibrate_quantile` on pairs of its own.
+
+    Parameters
+    ----------
+    q, bounds, population, n, gamma, m, k, bound, neighbours, random_state
+        As in :func:`calibrate_quantile`.
+
+    Attributes
+    ----------
+    plan : SamplingPlan
+        The sampling plan of every calibration.
+    """
+
+    def __init__(
+        self, q, bounds, population, n, *, gamma=None, m=None, k=None,
+        bound="exact", neighbours=NEIGHBOURS, random_state=None,
+    ):
+        mech, dist, n, self.plan = _checked(
+            q, bounds, 1.0, population, n, gamma, m, k, bound, neighbours
+        )
+        self._q, self._bounds, self._neighbours = mech.q, (mech.low, mech.high), neighbours
+        self._words = _words(dist, self.plan)
+        root = as_seed_sequence(random_state)
+        self._chunks = [
+            list(_chunks(p, mech, n, self.plan.m, s))
+            for p, s in _populations(dist, self.plan, root)
+        ]
+        self._losses: dict[float, list[np.ndarray]] = {}
+
+    def _at(self, scales: np.ndarray) -> list[np.ndarray]:
+        for t in scales:
+            if float(t) not in self._losses:
+                self._losses[float(t)] = [
+                    np.concatenate([c.losses(np.array([t]))[:, 0] for c in chunks])
+                    for chunks in self._chunks
+                ]
+        return [
+            np.stack([self._losses[float(t)][i] for t in scales], axis=1)
+            for i in range(len(self._chunks))
+        ]
+
+    def calibration(
+        self, epsilon: float, worst_case_epsilon: float | None = None
+    ) -> QuantileCalibration | None:
+        """The calibration at ``epsilon`` on the kept pairs (no run identity).
+
+        Parameters
+        ----------
+        epsilon : float
+            ``> 0``.
+        worst_case_epsilon : float, optional
+            As in :func:`calibrate_quantile`.
+
+        Returns
+        -------
+        QuantileCalibration or None
+            As :func:`calibrate_quantile` returns it; its run is anonymous.
+        """
+        mech = ExponentialQuantileMechanism(
+            self._q, self._bounds, epsilon, neighbours=self._neighbours
+        )
+        scales = candidate_scales(
+            mech.epsilon, mech.utility_sensitivity, worst_case_epsilon
+        )
+        plan = self.plan
+        losses = self._at(scales) if scales.size else [np.empty((plan.m, 0))]
+        chosen = select_scale(losses, scales, mech, plan.k)
+        if chosen is None:
+            return None
+        run = SamplingRun(
+            None, plan.gamma, plan.rho, plan.bound, plan.m, plan.k,
+            neighbours=self._neighbours, released=(chosen[1],),
+        )
+        return QuantileCalibration(
+            mech.q, mech.low, mech.high, mech.epsilon, self._neighbours, chosen[0],
+            run, self._words,
+        )
 
 
 def _populations(dist: Distribution, plan, root: np.random.SeedSequence):

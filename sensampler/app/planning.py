@@ -59,10 +59,11 @@ from .._validation import (
 )
 from ..distributions import as_distribution
 from ..mechanisms import ExponentialQuantileMechanism, GaussianMechanism
-from ..mechanisms.quantile import check_bounds
+from ..mechanisms.quantile import QuantileCalibration, check_bounds
 from ..parallel import child_seed
 from ..plan import sampling_plan
 from ..privacy import NEIGHBOURS, format_dp, format_upper
+from ..quantile_calibration import SampledLosses
 from ..queries import as_query
 from ..sampler import MAX_N, check_neighbours, sample_sensitivity
 from .experiments.specs import parse_query
@@ -308,16 +309,43 @@ class QuantileErrorModel:
     databases: tuple[np.ndarray, ...] = field(repr=False)
     answers: tuple[float, ...] = field(repr=False)
     neighbours: str = NEIGHBOURS
+    losses: SampledLosses | None = field(default=None, repr=False, compare=False)
 
-    def _mechanism(self, epsilon: float) -> ExponentialQuantileMechanism:
-        """The release's mechanism at ``epsilon``, for :attr:`neighbours`."""
+    def calibration(self, epsilon: float) -> QuantileCalibration | None:
+        """The release's sampled scale at ``epsilon`` (:attr:`losses`), or None:
+        the plain epsilon-DP mechanism."""
+        return None if self.losses is None else self.losses.calibration(epsilon)
+
+    @functools.cached_property
+    def _plain(self) -> ExponentialQuantileMechanism:
+        """The plain mechanism at epsilon 1: its grid and count classes, which no
+        epsilon or scale changes."""
         return ExponentialQuantileMechanism(
-            self.level, self.bounds, epsilon, neighbours=self.neighbours
+            self.level, self.bounds, 1.0, neighbours=self.neighbours
+        )
+
+    def mechanism(self, epsilon: float) -> ExponentialQuantileMechanism:
+        """The release's mechanism at ``epsilon``, for :attr:`neighbours`.
+
+        Parameters
+        ----------
+        epsilon : float
+            ``> 0``.
+
+        Returns
+        -------
+        ExponentialQuantileMechanism
+            Calibrated with :meth:`calibration` where it gives a scale.
+        """
+        return ExponentialQuantileMechanism(
+            self.level, self.bounds, epsilon, neighbours=self.neighbours,
+            calibration=self.calibration(epsilon),
         )
 
     @classmethod
     def draw(
-        cls, query, level, bounds, population, n, runs, root, neighbours=NEIGHBOURS
+        cls, query, level, bounds, population, n, runs, root, neighbours=NEIGHBOURS,
+        losses=None,
     ):
         """Draw ``runs`` databases of ``n`` records (database i from child i of
         ``root``) and their exact answers.
@@ -339,6 +367,9 @@ class QuantileErrorModel:
         neighbours : {"replace-one", "add-remove"}, default "replace-one"
             The release's relation: the utility's sensitivity is 1 under
             replace-one and max(q, 1 - q) under add/remove.
+        losses : SampledLosses, optional
+            Pairs that calibrate the scale at each epsilon, as the release
+            does with a population model; ``None``: the plain mechanism.
 
         Returns
         -------
@@ -352,7 +383,7 @@ class QuantileErrorModel:
             answers.append(float(query(data)))
             databases.append(np.sort(data))
         return cls(
-            level, tuple(bounds), tuple(databases), tuple(answers), neighbours
+            level, tuple(bounds), tuple(databases), tuple(answers), neighbours, losses
         )
 
     def laws(self, epsilon: float) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -367,13 +398,13 @@ class QuantileErrorModel:
         -------
         list of (grid, probabilities)
         """
-        mech = self._mechanism(epsilon)
+        mech = self.mechanism(epsilon)
         return [mech.output_law(data) for data in self.databases]
 
     @functools.cached_property
     def _classes(self) -> _ErrorClasses:
         """The databases' grid classes and errors (epsilon does not change them)."""
-        mech = self._mechanism(1.0)
+        mech = self._plain
         grid = mech.grid
         parts = []
         for i, (data, x) in enumerate(zip(self.databases, self.answers)):
@@ -393,7 +424,7 @@ class QuantileErrorModel:
     def _point_chances(self, epsilon: float) -> np.ndarray:
         """Each class's chance per grid point at ``epsilon`` (the mechanism's law,
         database by database)."""
-        mech = self._mechanism(epsilon)
+        mech = self.mechanism(epsilon)
         c = self._classes
         chances = np.concatenate([
             mech.class_probabilities(c.sizes[lo:hi], c.distances[lo:hi])
@@ -435,7 +466,7 @@ class QuantileErrorModel:
         classes = self._classes
         chances = self._point_chances(epsilon)
         cumulative = np.concatenate([[0.0], np.cumsum(chances * classes.sizes)])
-        grid = self._mechanism(epsilon).grid
+        grid = self._plain.grid
 
         def sf(t):
             return classes.share_above(chances, cumulative, grid, t)
@@ -496,6 +527,10 @@ class ReleasePlan:
         Where the bounds come from, in words.
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbouring relation of the planned release.
+    worst_case_epsilon : float or None
+        The exponential mechanism's epsilon for every pair of neighbours
+        (epsilon for the plain mechanism, up to 4 epsilon for a sampled
+        scale); ``None`` otherwise.
     """
 
     query: str
@@ -518,11 +553,13 @@ class ReleasePlan:
     bounds: tuple[float, float] | None = None
     bounds_source: str | None = None
     neighbours: str = NEIGHBOURS
+    worst_case_epsilon: float | None = None
 
     def __post_init__(self):
-        # One discriminator: bounds <=> the exponential mechanism, whose plan has
-        # no sampling plan; a plan built by hand cannot state a worst-case
-        # guarantee with a sampled sensitivity, nor random DP without a gamma.
+        # One discriminator: bounds <=> the exponential mechanism, which samples
+        # no sensitivity; its scale is sampled (gamma, m, k and bound given) or
+        # plain (all None). A plan built by hand cannot state random DP without
+        # a gamma, nor a sensitivity for the exponential mechanism.
         NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
         sampled = (self.gamma, self.m, self.k, self.bound, self.sensitivity)
         if self.bounds is None and any(value is None for value in sampled):
@@ -530,11 +567,15 @@ class ReleasePlan:
                 "a plan without bounds samples a sensitivity: gamma, m, k, bound "
                 f"and sensitivity must be given, got {sampled!r}."
             )
-        if self.bounds is not None and any(value is not None for value in sampled):
+        scale = sampled[:4]
+        if self.bounds is not None and (
+            self.sensitivity is not None
+            or len({value is None for value in scale}) != 1
+        ):
             raise ValueError(
                 "a plan with bounds (the exponential mechanism) samples no "
-                "sensitivity: gamma, m, k, bound and sensitivity must be None, got "
-                f"{sampled!r}."
+                "sensitivity, and its scale is sampled (gamma, m, k and bound "
+                f"given) or plain (all None): got {sampled!r}."
             )
 
     @property
@@ -549,17 +590,18 @@ class ReleasePlan:
             f"{format_dp(self.epsilon, self.delta)} for {self.neighbours} neighbours "
             f"({size_words(self.neighbours, self.n)})"
         )
-        if self.bounds is not None:
+        if self.gamma is None:
             return WORST_CASE_GUARANTEE.format(dp=dp)
         return GUARANTEE.format(dp=dp, gamma=format_upper(self.gamma, 4))
 
     @property
     def sampling_plan(self) -> str:
         """The sampling plan in words, or why there is none."""
-        if self.bounds is not None:
+        if self.gamma is None:
             return NO_SAMPLING_PLAN
         gamma = format_upper(self.gamma, 4)  # rounded up: never a smaller gamma
-        return f"m={self.m}, k={self.k}, gamma={gamma} ({self.bound})"
+        what = "" if self.bounds is None else ", of the exponential mechanism's scale"
+        return f"m={self.m}, k={self.k}, gamma={gamma} ({self.bound}){what}"
 
     @property
     def error_meaning(self) -> str:
@@ -614,6 +656,8 @@ class ReleasePlan:
             low, high = self.bounds
             how = [
                 f"  bounds          [{low:.6g}, {high:.6g}], {self.bounds_source}",
+                f"  worst case      {format_dp(self.worst_case_epsilon, 0.0)} for every "
+                "pair of neighbours",
                 f"  sampling plan   {self.sampling_plan}",
                 f"  error law       exact on each of {self.runs} databases drawn "
                 "from the population model",
@@ -678,7 +722,11 @@ def _quantile_error(model: QuantileErrorModel, measure, epsilon) -> float:
 
 def _epsilon_for(error, target) -> float:
     """The epsilon whose error (``error(epsilon)``) is ``target``: the error
-    decreases in epsilon, so a root finder on log epsilon brackets it."""
+    decreases in epsilon, so a root finder on log epsilon brackets it.
+
+    Where the error steps down past the target (a quantile's sampled scale
+    takes one of fixed values), the root is the step, and the epsilon returned
+    is just past it: its error is at most the target."""
     low, high = math.log(EPSILON_RANGE[0]), math.log(EPSILON_RANGE[1])
 
     def gap(log_eps):
@@ -693,7 +741,11 @@ def _epsilon_for(error, target) -> float:
             f"population (the error there goes from {error(EPSILON_RANGE[0]):.3g} "
             f"to {error(EPSILON_RANGE[1]):.3g}); choose another target."
         )
-    return math.exp(optimize.brentq(gap, low, high, xtol=1e-13, rtol=1e-13))
+    root = optimize.brentq(gap, low, high, xtol=1e-13, rtol=1e-13)
+    for step in (0.0, 1e-12, 1e-11, 1e-10, 1e-9):  # past a step, if the root is one
+        if gap(root + step) <= 0.0:
+            return math.exp(root + step)
+    return math.exp(root + 1e-9)
 
 
 #: The epsilons a plan may return.
@@ -994,9 +1046,14 @@ class PreparedPlan:
     def _run_quantile(self) -> ReleasePlan:
         """The plan of a quantile query: the exponential mechanism's exact error
         law on databases drawn from the population (:class:`QuantileErrorModel`)."""
+        losses = SampledLosses(
+            self.level, self.bounds, self.population, self.n, gamma=self.gamma,
+            bound=self.bound, neighbours=self.neighbours,
+            random_state=child_seed(self.root, self.runs),  # apart from the databases
+        )
         model = QuantileErrorModel.draw(
             self.query, self.level, self.bounds, self.population, self.n,
-            self.runs, self.root, self.neighbours,
+            self.runs, self.root, self.neighbours, losses,
         )
         epsilon = self.epsilon
         if self.target_error is not None:
@@ -1004,6 +1061,8 @@ class PreparedPlan:
                 lambda eps: _quantile_error(model, self.measure, eps),
                 self.target_error,
             )
+        mech = model.mechanism(epsilon)
+        run = None if mech.calibration is None else mech.calibration.run
         return ReleasePlan(
             query=self.name,
             population=self.population_name,
@@ -1011,11 +1070,12 @@ class PreparedPlan:
             mechanism="exponential",
             epsilon=float(epsilon),
             delta=0.0,
-            gamma=None,
-            m=None,
-            k=None,
-            bound=None,
+            gamma=None if run is None else run.gamma,
+            m=None if run is None else run.m,
+            k=None if run is None else run.k,
+            bound=None if run is None else run.bound,
             sensitivity=None,
+            worst_case_epsilon=mech.worst_case_epsilon,
             sensitivities=(),
             expected_error=model.mean_error(epsilon),
             error_90=model.error_quantile(0.9, epsilon),

@@ -81,6 +81,7 @@ from ..mechanisms import (
     LaplaceMechanism,
     analytic_gaussian_sigma,
 )
+from ..mechanisms.quantile import QuantileCalibration, utility_sensitivity
 from ..mechanisms.secure import FLOAT_POSITIONS
 from ..parallel import child_seed
 from ..plan import sampling_plan
@@ -93,6 +94,7 @@ from ..privacy import (
     to_replace_one,
     zcdp_to_dp,
 )
+from ..quantile_calibration import calibrate_quantile, candidate_scales, plain_scale
 from ..queries import Query, as_query, identity
 from ..sampler import check_neighbours, sample_sensitivity
 from ._input_files import read_toml
@@ -382,28 +384,61 @@ class Release:
 class QuantileRelease(Release):
     """A quantile released by the exponential mechanism over bounds.
 
-    Its statement is plain epsilon-DP for every pair of neighbouring databases
-    (:class:`~sensampler.mechanisms.ExponentialQuantileMechanism`): nothing is
-    sampled, so there is no gamma and ``estimate`` is ``None``. The fields are
-    :class:`Release`'s: ``mechanism`` is ``"exponential"``, ``noise`` the
-    mechanism's utility, its sensitivity and the range in words, ``bounds`` the
-    range the records were clipped to and the output lies in, and ``price`` is
-    ``None`` (the statement is already the worst case).
+    :class:`~sensampler.mechanisms.ExponentialQuantileMechanism`, with a
+    population model calibrated on its sampled privacy loss
+    (:func:`~sensampler.quantile_calibration.calibrate_quantile`): the
+    statement is then (epsilon, 0)-random DP with the calibration's gamma, and
+    its worst-case part plain DP for every pair (at most 4 epsilon). Without a
+    population (private bounds only), or where no sampled scale beats the
+    plain one, it is plain epsilon-DP for every pair, with no gamma.
+    ``estimate`` is ``None`` (no sensitivity is sampled); ``mechanism`` is
+    ``"exponential"``, ``noise`` the mechanism's utility, scale and range in
+    words, ``bounds`` the range the records were clipped to and the output
+    lies in, and ``price`` is ``None``.
 
     Parameters
     ----------
     query, value, statement, estimate, mechanism, noise, n, bounds, price, basis
-        As in :class:`Release` (``basis`` is empty: nothing is sampled).
+        As in :class:`Release`.
+    calibration : QuantileCalibration or None
+        The sampled scale and its run, or ``None`` (plain epsilon-DP).
     """
+
+    calibration: QuantileCalibration | None = None
 
     @property
     def guarantee(self) -> str:
-        """The guarantee in words: plain (epsilon, 0)-DP, for every database."""
+        """The guarantee in words: random DP with gamma (a calibrated scale), or
+        plain (epsilon, 0)-DP for every database."""
         s = self.statement
+        if s.source == "sampled":
+            return super().guarantee
         return WORST_CASE_GUARANTEE.format(
             dp=f"{format_dp(s.epsilon, s.delta)} for {s.neighbours} neighbours "
             f"({size_words(s.neighbours, self.n)})"
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        """:meth:`Release.to_dict`, with the calibration's scale and run.
+
+        Returns
+        -------
+        dict
+        """
+        out = super().to_dict()
+        cal = self.calibration
+        if cal is None:
+            return out
+        run = cal.run
+        return {
+            **out,
+            "scale": cal.scale,
+            "run_id": run.run_id,
+            "seed": None if run.seed is None else [run.seed[0], list(run.seed[1])],
+            "m": run.m,
+            "k": run.k,
+            "bound": run.bound,
+        }
 
 
 def size_words(neighbours: str, n: int) -> str:
@@ -526,11 +561,15 @@ def _check_public_sample(population, data: np.ndarray, plan) -> None:
         population.check_plan(plan)
 
 
-def _basis(population, estimate: SensitivityEstimate) -> str:
-    """What the release's gamma rests on beyond the population model."""
-    if isinstance(population, distributions.PublicSample):
+def _basis(population, estimate, calibration) -> str:
+    """What the release's gamma rests on beyond the population model: for a
+    public sample, the sample and the confidence over it (of the sampled
+    sensitivity, or of a quantile's calibration); nothing for a plain release."""
+    if not isinstance(population, distributions.PublicSample):
+        return ""
+    if estimate is not None:
         return population.basis(estimate.plan)
-    return ""
+    return "" if calibration is None else calibration.population
 
 
 def _check_budget(budget):
@@ -628,29 +667,68 @@ def quantile_bounds(population, bounds=DEFAULT_BOUNDS) -> tuple[float, float, st
     return known.low, known.high, known.describe()
 
 
-def _quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS):
+def _quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS, calibration=None):
     """(mechanism, its statement, the noise in words) of a one-quantile query
     (:func:`quantile_level_of`) over ``bounds``, or None for any other query or
     without bounds (a quantile is then released like any statistic: random DP).
 
     The exponential mechanism over the bounds (Smith 2011): plain epsilon-DP
-    for every pair of ``neighbours``, where a sampled sensitivity of a quantile
-    would be random DP only, and often far larger than the quantile's spread.
+    for every pair of ``neighbours``, or with ``calibration`` its scale sampled
+    from the population model (random DP, with a worst case of its own); a
+    sampled sensitivity of a quantile would be random DP only, and often far
+    larger than the quantile's spread.
     """
     level = quantile_level_of(query)
     if level is None or bounds is None:
         return None
     mech = ExponentialQuantileMechanism(
-        level, (bounds.low, bounds.high), epsilon, neighbours=neighbours
+        level, (bounds.low, bounds.high), epsilon, neighbours=neighbours,
+        calibration=calibration,
     )
     step = (mech.high - mech.low) / mech.grid_size
+    weights = (
+        f"weights exp(-t|rank - {level:g}n|), t = {float(mech.scale):.6g}"
+        if calibration is None
+        else f"weights exp(-t|rank - {level:g}n|), t = {calibration.scale:.6g} "
+        f"({calibration.scale / plain_scale(epsilon, mech.utility_sensitivity):.3g} "
+        "times the plain scale), the "
+        f"largest whose exact privacy loss on m={calibration.run.m} pairs drawn from "
+        f"the population model has order statistic k={calibration.run.k} at most "
+        f"epsilon (run {calibration.run.run_id})"
+    )
     noise = (
         f"utility -|rank - {level:g}n| of sensitivity "
-        f"{mech.utility_sensitivity:g}, over [{bounds.low:.6g}, {bounds.high:.6g}]; "
-        f"sampled exactly on a grid of {mech.grid_size + 1} points (step "
-        f"{step:.3g}) from the OS's secure generator, whatever the noise mechanism"
+        f"{mech.utility_sensitivity:g}, {weights}, over [{bounds.low:.6g}, "
+        f"{bounds.high:.6g}]; sampled exactly on a grid of {mech.grid_size + 1} "
+        f"points (step {step:.3g}) from the OS's secure generator, whatever the "
+        "noise mechanism"
     )
     return mech, mech.privacy, noise
+
+
+def _samples_a_scale(query, epsilon, neighbours, population, worst_case_epsilon):
+    """Whether a one-quantile query's release may sample its scale: with a
+    population, where the worst-case cap allows a scale above the plain one (a
+    cap at epsilon keeps the plain epsilon-DP mechanism, with no gamma)."""
+    level = quantile_level_of(query)
+    if level is None or population is None:
+        return False
+    du = utility_sensitivity(level, neighbours)
+    return candidate_scales(epsilon, du, worst_case_epsilon).size > 0
+
+
+def _calibration(query, bounds, epsilon, population, n, *, seed, **plan):
+    """The sampled scale of a one-quantile query's mechanism
+    (:func:`~sensampler.quantile_calibration.calibrate_quantile`), or None: no
+    quantile, no bounds or no population (plain epsilon-DP), or no sampled
+    scale above the plain one."""
+    level = quantile_level_of(query)
+    if level is None or bounds is None or population is None:
+        return None
+    return calibrate_quantile(
+        level, (bounds.low, bounds.high), epsilon, population, n,
+        random_state=seed, **plan,
+    )
 
 
 def _price(name, estimate, epsilon, delta) -> str | None:
@@ -878,9 +956,17 @@ class PreparedRelease:
         if self.private_epsilon is not None:
             bounds = self._private_bounds()
             answers = _answers(self.names, self.queries, bounds.clip(self.data))
+        calibrations = [
+            _calibration(
+                q, bounds, self.epsilon, self.population, self.data.size,
+                seed=child_seed(self.root, i), gamma=self.gamma, bound=self.bound,
+                neighbours=self.neighbours, worst_case_epsilon=self.worst_case_epsilon,
+            )
+            for i, q in enumerate(self.queries)
+        ]
         quantiles = [
-            _quantile_mechanism(q, bounds, self.epsilon, self.neighbours)
-            for q in self.queries
+            _quantile_mechanism(q, bounds, self.epsilon, self.neighbours, cal)
+            for q, cal in zip(self.queries, calibrations)
         ]
         if self.population is None:  # plain DP: the worst case is the sensitivity
             estimates = [None] * len(self.queries)
@@ -957,10 +1043,11 @@ class PreparedRelease:
                 None if quantile is not None else _price(
                     self.mechanism, est, self.epsilon, self.delta
                 ),
-                "" if est is None else _basis(self.population, est),
+                _basis(self.population, est, cal),
+                *(() if quantile is None else (cal,)),
             )
-            for name, value, (_, statement, noise), est, quantile in zip(
-                self.names, values, built, estimates, quantiles
+            for name, value, (_, statement, noise), est, quantile, cal in zip(
+                self.names, values, built, estimates, quantiles, calibrations
             )
         )
 
@@ -1160,7 +1247,8 @@ def prepare_releases(
     )
     answers = _answers(names, parsed, arr if known is None else known.clip(arr))
     _check_grid(names, answers, mechanism, granularity)
-    # quantile queries over bounds: the exponential mechanism, plain DP
+    # quantile queries over bounds: the exponential mechanism (plain DP, or
+    # random DP with a scale sampled from the population)
     exponential = [
         getattr(q, "quantile_level", None) is not None
         and (known is not None or private_epsilon is not None)
@@ -1187,7 +1275,8 @@ def prepare_releases(
     # planned spends: upper bounds on the real ones, under the same relation
     planned = [
         PrivacyStatement("planned", epsilon, 0.0, source="global", neighbours=neighbours)
-        if plain
+        if plain and not _samples_a_scale(q, epsilon, neighbours, population,
+                                          worst_case_epsilon)
         else PrivacyStatement(
             "planned",
             epsilon,
@@ -1198,7 +1287,7 @@ def prepare_releases(
             source="global" if population is None else "sampled",
             neighbours=neighbours,
         )
-        for i, plain in enumerate(exponential)
+        for i, (q, plain) in enumerate(zip(parsed, exponential))
     ]
     if private_epsilon is not None:
         planned.insert(

@@ -44,13 +44,15 @@ def _bound(name: str, value) -> float:
     return value
 
 
-def utility_sensitivity(q: float, neighbours: str) -> Fraction:
-    r""":math:`\Delta u` of the rank utility, exactly: 1 for replace-one,
+def utility_sensitivity(q: float, neighbours: str) -> float:
+    r""":math:`\Delta u` of the rank utility: 1 for replace-one,
     :math:`\max(q, 1-q)` for add/remove (derived in
-    :class:`ExponentialQuantileMechanism`)."""
+    :class:`ExponentialQuantileMechanism`), rounded up to a double (the
+    sampler uses this float's exact value, so a rounding never weakens the
+    guarantee)."""
     if neighbours == "replace-one":
-        return Fraction(1)
-    return max(Fraction(q), 1 - Fraction(q))
+        return 1.0
+    return float_up(max(Fraction(q), 1 - Fraction(q)))
 
 
 def check_bounds(bounds) -> tuple[float, float]:
@@ -322,7 +324,7 @@ class ExponentialQuantileMechanism(Mechanism):
         self.low, self.high = check_bounds(bounds)
         self.epsilon = check_epsilon(epsilon)
         self.neighbours = NEIGHBOUR_RELATIONS.check("neighbours", neighbours)
-        self.utility_sensitivity = float_up(utility_sensitivity(self.q, self.neighbours))
+        self.utility_sensitivity = utility_sensitivity(self.q, self.neighbours)
         self.calibration = self._check_calibration(calibration)
 
     def _check_calibration(self, calibration) -> QuantileCalibration | None:

@@ -1,5 +1,7 @@
 """Quantile queries release through the exponential mechanism over public bounds:
-plain epsilon-DP for every pair of neighbours, no sampling, no gamma."""
+its scale sampled from the population model (random DP with gamma, and a worst
+case of at most 4 epsilon for every pair), or plain epsilon-DP for every pair
+(no population, or a worst-case cap at epsilon)."""
 
 import csv
 import json
@@ -48,23 +50,44 @@ def test_an_outlier_is_never_published_by_the_top_quantile():
         r = release_statistic(data, "quantile:1", POP, epsilon=0.5, random_state=0)
         # N(170, 10)'s 0.9995 quantile is 202.9; the output never leaves the bounds
         assert r.bounds.low <= r.value <= r.bounds.high < 203
-    assert r.statement.gamma == 0.0 and r.statement.source == "global"
+    assert 0 < r.statement.gamma <= 0.05 and r.statement.source == "sampled"
+    assert 0.5 <= r.statement.worst_case.epsilon <= 2.0
+    plain = release_statistic(data, "quantile:1", POP, epsilon=0.5,
+                              worst_case_epsilon=0.5)
+    assert plain.statement.gamma == 0.0 and plain.statement.source == "global"
+    assert plain.calibration is None and plain.value < 203
 
 
 def test_median_uses_the_exponential_mechanism_with_model_bounds():
     data = HEIGHTS.sample(500, random_state=1)
     r = release_statistic(data, "median", HEIGHTS, epsilon=1.0, random_state=0)
     assert isinstance(r, QuantileRelease) and r.mechanism == "exponential"
-    assert r.estimate is None and r.statement.run is None
-    assert str(r.statement) == (
-        "exponential quantile: epsilon=1-DP (replace-one neighbours)"
-    )
+    assert r.estimate is None and r.statement.run is r.calibration.run
+    worst = r.statement.worst_case.epsilon
+    assert worst == pytest.approx(2 * r.calibration.scale) and 1.0 < worst <= 4.0
+    assert re.fullmatch(
+        r"exponential quantile: epsilon=1-DP, except with probability gamma="
+        r"0\.049\d* over the data drawn from the population model \(random DP, "
+        r"replace-one neighbours\); worst case: epsilon=1\.\d+-DP for every pair "
+        r"of neighbours",
+        str(r.statement),
+    ), str(r.statement)
     # bounds: the model's quantiles at coverage 0.999, from a large public sample
     draws = HEIGHTS.sample(1_000_000, random_state=5)
     low, high = np.quantile(draws, [0.0005, 0.9995])
     assert (r.bounds.low, r.bounds.high) == pytest.approx((low, high), abs=0.3)
     assert r.bounds.source == "population" and r.bounds.epsilon == 0.0
-    assert r.guarantee == (
+    assert r.guarantee.startswith(
+        "epsilon=1-DP for replace-one neighbours (n=500 records), except with "
+        "probability gamma="
+    )
+    # a worst-case cap at epsilon: the plain mechanism, for every pair
+    plain = release_statistic(data, "median", HEIGHTS, epsilon=1.0,
+                              worst_case_epsilon=1.0)
+    assert str(plain.statement) == (
+        "exponential quantile: epsilon=1-DP (replace-one neighbours)"
+    )
+    assert plain.guarantee == (
         "epsilon=1-DP for replace-one neighbours (n=500 records), for every pair "
         "of neighbouring databases (worst case: no gamma)"
     )
@@ -131,14 +154,29 @@ def test_other_queries_keep_the_sampled_sensitivity():
     assert all(type(r) is Release and r.statement.run is not None for r in both)
 
 
-def test_budget_file_records_a_plain_dp_spend(tmp_path):
+def test_budget_file_records_a_plain_dp_spend_under_a_cap_at_epsilon(tmp_path):
     budget = BudgetFile(tmp_path / "l.json", epsilon=1.0, gamma=0.05)
     rs = release_statistics(_heights(), ["median", "quantile:0.9"], POP,
-                            epsilon=0.5, budget=budget, random_state=0)
+                            epsilon=0.5, budget=budget, random_state=0,
+                            worst_case_epsilon=0.5)
     spent = BudgetFile(tmp_path / "l.json").filter()
     assert spent.spent.epsilon == pytest.approx(1.0) and spent.gamma == 0.0
     assert [r.statement.gamma for r in rs] == [0.0, 0.0]
     assert "median (exponential)" in (tmp_path / "l.json").read_text()
+
+
+def test_budget_file_records_a_calibrated_quantile_with_its_gamma(tmp_path):
+    budget = BudgetFile(tmp_path / "l.json", epsilon=1.0, gamma=0.1)
+    r = release_statistic(_heights(), "median", POP, epsilon=0.5, budget=budget)
+    spent = BudgetFile(tmp_path / "l.json").filter()
+    assert spent.spent.epsilon == pytest.approx(0.5)
+    assert spent.gamma == pytest.approx(r.statement.gamma) and 0 < spent.gamma <= 0.05
+    assert spent.worst_case().epsilon == r.statement.worst_case.epsilon
+    # the gamma budget holds two such releases, not three: nothing is drawn then
+    release_statistic(_heights(), "median", POP, epsilon=0.1, budget=budget)
+    with pytest.raises(ValueError, match="exceed|budget"):
+        release_statistic(_heights(), "median", POP, epsilon=0.1, budget=budget)
+    assert BudgetFile(tmp_path / "l.json").filter().count == 2
 
 
 def test_command_prints_the_plain_statement_and_the_bounds(tmp_path, capsys):
@@ -147,13 +185,23 @@ def test_command_prints_the_plain_statement_and_the_bounds(tmp_path, capsys):
                  POP, "--query", "median", "--epsilon", "0.5"])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "for every pair of neighbouring databases (worst case: no gamma)" in out
+    assert "except with probability gamma=" in out
+    assert re.search(r"worst case epsilon=[0-9.]+-DP for every pair", out), out
     assert "exponential quantile, utility -|rank - 0.5n| of sensitivity 1" in out
+    assert "times the plain scale" in out
     assert "bounds     [" in out and "987654" not in out
+    code = main(["release", "--data", private, "--column", "height", "--population",
+                 POP, "--query", "median", "--epsilon", "0.5",
+                 "--worst-case-epsilon", "0.5"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "for every pair of neighbouring databases (worst case: no gamma)" in out
     code = main(["release", "--data", private, "--column", "height", "--population",
                  POP, "--query", "quantile:1", "--epsilon", "0.5", "--json"])
     record = json.loads(capsys.readouterr()[0])["releases"][0]
-    assert code == 0 and record["gamma"] == 0.0 and record["answer"] < 203
+    assert code == 0 and 0 < record["gamma"] <= 0.05 and record["answer"] < 203
+    assert record["scale"] > 0.25 and record["m"] >= record["k"] > 0
+    assert record["worst_case"]["epsilon"] == pytest.approx(2 * record["scale"])
 
 
 def test_the_outlier_moves_the_top_quantile_within_its_statement():
@@ -169,3 +217,12 @@ def test_the_outlier_moves_the_top_quantile_within_its_statement():
     result = audit_mechanism(mech, with_outlier, without, releases=4_000,
                              random_state=11)
     assert not result.violated and result.epsilon_lower <= 0.5
+    # the release's own calibrated mechanism, audited at its worst case
+    r = release_statistic(with_outlier, "quantile:1", POP, epsilon=0.5)
+    calibrated = ExponentialQuantileMechanism(
+        1.0, (bounds.low, bounds.high), 0.5, calibration=r.calibration
+    )
+    worst = calibrated.privacy.worst_case
+    result = audit_mechanism(calibrated, with_outlier, without, releases=4_000,
+                             random_state=11)
+    assert result.epsilon_lower <= worst.epsilon
