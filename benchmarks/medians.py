@@ -157,37 +157,39 @@ def _random_dp(mech) -> str:
             f"worst case eps_wc={mech.worst_case_epsilon:.4g}-DP")
 
 
-def _fresh_pairs(size, neighbours, rng, direction="remove"):
+def _fresh_pairs(population, n, size, neighbours, rng, direction="remove"):
     """``size`` pairs of neighbouring databases as (union, in_first, in_second).
 
     Replace-one: D and D with one record, at a uniform position, replaced by a
     fresh record; add/remove ``"remove"``: D and D less one record (the pairs
     ``calibrate_quantile`` draws); ``"add"``: D and D plus a fresh record.
-    D has N records drawn from the model.
+    D has n records drawn from ``population``.
     """
-    base = HEIGHTS.sample_batch(size, N, rng).reshape(size, N)
-    rows, position = np.arange(size), rng.integers(N, size=size)
+    base = population.sample_batch(size, n, rng).reshape(size, n)
+    rows, position = np.arange(size), rng.integers(n, size=size)
     if neighbours == "add-remove" and direction == "remove":
-        in_second = np.ones((size, N), bool)
+        in_second = np.ones((size, n), bool)
         in_second[rows, position] = False
-        return base, np.ones((size, N), bool), in_second
-    fresh = HEIGHTS.sample(size, rng).reshape(size, 1)
+        return base, np.ones((size, n), bool), in_second
+    fresh = population.sample(size, rng).reshape(size, 1)
     union = np.concatenate([base, fresh], axis=1)
-    in_first = np.ones((size, N + 1), bool)
-    in_first[:, N] = False
-    in_second = np.ones((size, N + 1), bool)
+    in_first = np.ones((size, n + 1), bool)
+    in_first[:, n] = False
+    in_second = np.ones((size, n + 1), bool)
     if neighbours == "replace-one":
         in_second[rows, position] = False
     return union, in_first, in_second
 
 
-def _miss_share(mech, pairs, rng, direction="remove") -> tuple[float, float]:
-    """Share of ``pairs`` fresh pairs whose exact loss at ``mech``'s scale
-    exceeds its epsilon, with its binomial SE."""
+def _miss_share(
+    mech, pairs, rng, direction="remove", population=HEIGHTS, n=N
+) -> tuple[float, float]:
+    """Share of ``pairs`` fresh pairs (:func:`_fresh_pairs`) whose exact loss at
+    ``mech``'s scale exceeds its epsilon, with its binomial SE."""
     misses = 0
     for start in range(0, pairs, PAIRS_PER_CHUNK):
         size = min(PAIRS_PER_CHUNK, pairs - start)
-        drawn = _fresh_pairs(size, mech.neighbours, rng, direction)
+        drawn = _fresh_pairs(population, n, size, mech.neighbours, rng, direction)
         loss = pair_losses(*drawn, mech, np.array([float(mech.scale)]))[:, 0]
         misses += int(np.sum(loss > mech.epsilon))
     share = misses / pairs
