@@ -15,8 +15,11 @@ of neighbouring data, at the price of bounds (clipping) chosen by the user.
   these, with the peers that import): sensampler's public release path
   (the mean by Laplace on a sampled sensitivity, random DP; the median by the
   exponential mechanism over the model's 0.001/0.999 quantiles, pure DP for
-  every pair) and the median as it was released before (Laplace on a sampled
-  sensitivity), against diffprivlib's ``tools.mean``/``tools.median`` and
+  every pair), the same mechanism calibrated at random DP on the model
+  (``calibrate_quantile``, gamma 0.05, a fixed seed: eps-DP except with
+  probability gamma over pairs drawn from the model, and its worst case
+  2 t du-DP for every pair, printed) and the median as it was released before
+  (Laplace on a sampled sensitivity), against diffprivlib's ``tools.mean``/``tools.median`` and
   OpenDP's clamped mean and ``private_quantile`` with hand bounds. Every row
   names its method and its guarantee; mean and median absolute error.
 * incomes mean without public data (n = 1000, total epsilon 1, in
@@ -70,10 +73,12 @@ from sklearn.linear_model import LogisticRegression, Ridge
 
 from sensampler import queries, sample_sensitivity
 from sensampler._threads import one_thread
+from sensampler.bounds import Bounds
 from sensampler.distributions import GaussianMixture, LogNormal
 from sensampler.experiments import load_split
-from sensampler.mechanisms import LaplaceMechanism
+from sensampler.mechanisms import ExponentialQuantileMechanism, LaplaceMechanism
 from sensampler.models import PrivateEstimator
+from sensampler.quantile_calibration import calibrate_quantile, plain_scale
 from sensampler.release import release_statistic
 
 EXTRA = "pip install 'sensampler[peers]'"
@@ -175,6 +180,23 @@ RANDOM_DP_FLOORED = (
     "<= {cap:g}-DP for every pair (the default floor, 10 eps)"
 )
 PURE_DP = "pure DP: eps={eps:g}-DP for every pair (worst case)"
+#: The exponential median calibrated at random DP: its worst case is its own.
+RANDOM_DP_CALIBRATED = (
+    "random DP: (eps={eps:g}, 0)-DP except w.p. gamma={gamma}; worst case "
+    "{wc:.4g}-DP for every pair (weight scale {ratio:.3g} x the plain one)"
+)
+#: Seed of the pairs the median's calibration draws (fixed: one calibration).
+CALIBRATION_SEED = 2017
+
+
+def _calibrated_median(population, n, eps):
+    """The exponential median over the model's bounds (the release's "auto"),
+    its weight scale calibrated at random DP on pairs drawn from the model."""
+    bounds = Bounds.from_population(population)
+    calibration = calibrate_quantile(
+        0.5, bounds, eps, population, n, gamma=GAMMA, random_state=CALIBRATION_SEED
+    )
+    return ExponentialQuantileMechanism(0.5, bounds, eps, calibration=calibration)
 
 
 def _statistics_peers():
@@ -241,6 +263,8 @@ def _statistics_cell(peers, name, population, n, bounds, eps, reps, seed):
         s: _opendp_statistic(dp, n, bounds, eps, s) for s in ("mean", "median")
     }
     errors = {}
+    calibrated = _calibrated_median(population, n, eps)
+    calibrated_rng = np.random.default_rng([seed, 1])  # the other rows' draws unchanged
 
     def add(key, value, truth):
         errors.setdefault(key, []).append(abs(float(value) - truth))
@@ -254,6 +278,8 @@ def _statistics_cell(peers, name, population, n, bounds, eps, reps, seed):
                 random_state=rng,
             )
             add(("sensampler", statistic), release.value, truth[statistic])
+        add(("calibrated", "median"),
+            calibrated.release(data, random_state=calibrated_rng), truth["median"])
         # the median as released before: Laplace on a sampled sensitivity
         estimate = sample_sensitivity(
             queries.median, population, n, gamma=GAMMA, norm="l1", random_state=rng
@@ -279,6 +305,12 @@ def _statistics_cell(peers, name, population, n, bounds, eps, reps, seed):
         ("sensampler", "median"): (
             "sensampler median, exponential mechanism over the model's "
             "0.001/0.999 quantiles", pure),
+        ("calibrated", "median"): (
+            "sensampler median, exponential mechanism over the model's bounds, "
+            "weight scale calibrated at random DP",
+            RANDOM_DP_CALIBRATED.format(
+                eps=eps, gamma=GAMMA, wc=calibrated.worst_case_epsilon,
+                ratio=calibrated.calibration.scale / plain_scale(calibrated))),
         ("laplace", "median"): (
             "sensampler median, Laplace on sampled sensitivity (before)", rand),
         ("dpl", "mean"): (f"diffprivlib mean, {hand}", pure),
