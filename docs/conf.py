@@ -81,6 +81,7 @@ API_MODULES = {
     "sensampler.parallel": "Chunking, seeding and parallel dispatch",
     "sensampler.audit": "Audits of mechanisms and sampled sensitivities",
     "sensampler.bounds": "Clipping bounds and worst-case sensitivities",
+    "sensampler.quantile_calibration": "The exponential quantile mechanism at random DP",
     "sensampler.models": "Private scikit-learn estimators",
     "sensampler.app.release": "Releasing a statistic of your data",
     "sensampler.app.planning": "Planning a release from a target error",

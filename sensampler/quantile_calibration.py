@@ -2,14 +2,15 @@ r"""The exponential quantile mechanism calibrated on its sampled privacy loss.
 
 :class:`~sensampler.mechanisms.ExponentialQuantileMechanism` with weights
 :math:`\exp(-t\,|c_j - qn|)` is :math:`2t\Delta u`-DP for every pair of
-neighbouring databases, so :math:`t = \epsilon/(2\Delta u)` makes it plain
+neighbouring databases (McSherry & Talwar 2007 [2]_, Thm. 6, at weight scale
+t), so :math:`t = \epsilon/(2\Delta u)` makes it plain
 epsilon-DP. The bound is tight for the worst pair, but on the pairs a
 population model draws the privacy loss is smaller: the record that changes
 usually moves the rank counts on a stretch of the grid that holds little of the
 law's mass, so the normaliser barely moves and the loss is about t, not 2t.
 
-:func:`calibrate_quantile` applies random DP (Rubinstein & Aldà 2017,
-Def. 3) to the mechanism itself: it draws m pairs of neighbouring databases
+:func:`calibrate_quantile` applies random DP (Rubinstein & Aldà 2017 [1]_,
+Def. 2) to the mechanism itself: it draws m pairs of neighbouring databases
 from the population model, computes each pair's exact privacy loss
 
 .. math:: L(t) = \max_j \left|\log P_D(t_j) - \log P_{D'}(t_j)\right|

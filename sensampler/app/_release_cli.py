@@ -53,8 +53,9 @@ def add_release_arguments(p: argparse.ArgumentParser) -> None:
         "--worst-case-epsilon",
         type=float,
         default=None,
-        help="cap on each release's worst-case epsilon (default 10 x --epsilon): "
-        "the noise is raised to meet it",
+        help="cap on each release's worst-case epsilon (default 10 x --epsilon; "
+        "a quantile's is at most 4 x): the noise is raised to meet it; equal to "
+        "--epsilon, a quantile is plain epsilon-DP (no gamma)",
     )
     add_neighbours_flag(
         p,

@@ -33,8 +33,12 @@ with that mechanism, whose error does not scale with a sensitivity:
 population and computes, on each, the exact law of the mechanism's output
 (:meth:`~sensampler.mechanisms.ExponentialQuantileMechanism.output_law`, the
 law :meth:`~sensampler.mechanisms.ExponentialQuantileMechanism.release`
-samples). Such a plan states plain epsilon-DP for every pair of neighbouring
-databases: no sensitivity is sampled, and m, k and gamma do not apply.
+samples), with the weight scale the release calibrates on the population
+(:class:`~sensampler.quantile_calibration.SampledLosses`: one set of pairs
+drawn once, the scale chosen at each epsilon as the release chooses it). Such a
+plan states the release's random DP (gamma, m and k of the scale's sampling
+plan) and its worst case; no sensitivity is sampled. Where no scale beats the
+plain one, the plan states plain epsilon-DP and m, k and gamma do not apply.
 """
 
 from __future__ import annotations
@@ -277,6 +281,9 @@ class QuantileErrorModel:
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The release's relation: the utility's sensitivity is 1 under
         replace-one and max(q, 1 - q) under add/remove.
+    losses : SampledLosses or None, default None
+        Pairs drawn from the population that give the release's sampled scale
+        at each epsilon (:meth:`calibration`); ``None``: the plain mechanism.
 
     Notes
     -----
@@ -312,8 +319,18 @@ class QuantileErrorModel:
     losses: SampledLosses | None = field(default=None, repr=False, compare=False)
 
     def calibration(self, epsilon: float) -> QuantileCalibration | None:
-        """The release's sampled scale at ``epsilon`` (:attr:`losses`), or None:
-        the plain epsilon-DP mechanism."""
+        """The release's sampled scale at ``epsilon`` (:attr:`losses`).
+
+        Parameters
+        ----------
+        epsilon : float
+            ``> 0``.
+
+        Returns
+        -------
+        QuantileCalibration or None
+            ``None``: the plain epsilon-DP mechanism.
+        """
         return None if self.losses is None else self.losses.calibration(epsilon)
 
     @functools.cached_property
@@ -498,12 +515,13 @@ class ReleasePlan:
         The epsilon (and delta) of the release.
     gamma : float or None
         The sampling plan's certified gamma; ``None`` for the exponential
-        mechanism, which samples no sensitivity (plain DP, no gamma).
+        mechanism's plain scale (plain DP, no gamma).
     m, k : int or None
         The sampling plan: pairs sampled and the rank of the released
-        sensitivity; ``None`` for the exponential mechanism.
+        sensitivity (of the privacy loss, for the exponential mechanism's
+        sampled scale); ``None`` for its plain scale.
     bound : str or None
-        The sampling plan's bound; ``None`` for the exponential mechanism.
+        The sampling plan's bound; ``None`` for the plain scale.
     sensitivity : float or None
         Mean over the runs of the sampled sensitivity G_(k); ``None`` for the
         exponential mechanism.

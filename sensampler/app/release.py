@@ -30,10 +30,14 @@ the epsilon, twice the gamma); a filter holding add/remove statements refuses
 a replace-one release, which implies no add/remove guarantee.
 
 Quantile queries (``median``, ``quantile:Q`` with one Q) are the exception:
-they sample nothing and release through the exponential mechanism over public
-bounds (:class:`~sensampler.mechanisms.ExponentialQuantileMechanism`; by
-default the population model's 0.001 and 0.999 quantiles), which is plain
-epsilon-DP for every pair of neighbouring databases (:class:`QuantileRelease`).
+they sample no sensitivity and release through the exponential mechanism over
+public bounds (:class:`~sensampler.mechanisms.ExponentialQuantileMechanism`; by
+default the population model's 0.0005 and 0.9995 quantiles), its weight scale
+calibrated on pairs of neighbouring databases drawn from the population model
+(:func:`~sensampler.quantile_calibration.calibrate_quantile`): epsilon-DP
+except with probability gamma (random DP), and at most 4 epsilon-DP for every
+pair (:class:`QuantileRelease`). Without a population, or with a worst-case
+cap at epsilon, it is the plain epsilon-DP mechanism, for every pair.
 
 ``random_state`` seeds the sampling run only (it is stated, so the run can be
 drawn again). The noise is never seeded: it comes from fresh operating-system
@@ -341,6 +345,12 @@ class Release:
             f"{self.query}: {answer}",
             f"  guarantee  {self.guarantee}",
         ]
+        if est is None and self.statement.gamma > 0:  # a quantile's sampled scale
+            head.append(
+                "             (gamma is not delta: with probability gamma the "
+                "sampled calibration is too weak for the data, and only the worst "
+                "case below is guaranteed)"
+            )
         floor = [f"  worst case {self.worst_case}"]
         if self.bounds is not None:
             floor.append(f"  bounds     {self.bounds.describe()}")
@@ -1183,11 +1193,15 @@ def prepare_releases(
         has a floor; ``None``: random DP only, and a sampled sensitivity of 0
         is refused.
         The quantile queries (``median``, ``quantile:Q``) are released by the
-        exponential mechanism over these bounds (plain epsilon-DP, nothing
-        sampled); without bounds, like any statistic (random DP).
+        exponential mechanism over these bounds, its scale calibrated on the
+        population model (random DP with gamma, and a worst case of at most 4
+        epsilon: :class:`QuantileRelease`), or plain epsilon-DP without a
+        population; without bounds, like any statistic (random DP).
     worst_case_epsilon : float, optional
         Cap on each release's worst-case epsilon (default: 10 times
-        ``epsilon``): the noise is raised to meet it.
+        ``epsilon``; a quantile's scale keeps its own within 4 times): the
+        noise is raised to meet it. Equal to ``epsilon``, a quantile is
+        released by the plain epsilon-DP mechanism (no gamma).
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbouring relation of every statement: the sampled
         sensitivity, the worst-case part, the quantile mechanism and a
@@ -1398,11 +1412,15 @@ def release_statistics(
         has a floor; ``None``: random DP only, and a sampled sensitivity of 0
         is refused.
         The quantile queries (``median``, ``quantile:Q``) are released by the
-        exponential mechanism over these bounds (plain epsilon-DP, nothing
-        sampled); without bounds, like any statistic (random DP).
+        exponential mechanism over these bounds, its scale calibrated on the
+        population model (random DP with gamma, and a worst case of at most 4
+        epsilon: :class:`QuantileRelease`), or plain epsilon-DP without a
+        population; without bounds, like any statistic (random DP).
     worst_case_epsilon : float, optional
         Cap on each release's worst-case epsilon (default: 10 times
-        ``epsilon``): the noise is raised to meet it.
+        ``epsilon``; a quantile's scale keeps its own within 4 times): the
+        noise is raised to meet it. Equal to ``epsilon``, a quantile is
+        released by the plain epsilon-DP mechanism (no gamma).
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbouring relation of every statement: the sampled
         sensitivity, the worst-case part, the quantile mechanism and a
@@ -1650,11 +1668,15 @@ def release_statistic(
         has a floor; ``None``: random DP only, and a sampled sensitivity of 0
         is refused.
         The quantile queries (``median``, ``quantile:Q``) are released by the
-        exponential mechanism over these bounds (plain epsilon-DP, nothing
-        sampled); without bounds, like any statistic (random DP).
+        exponential mechanism over these bounds, its scale calibrated on the
+        population model (random DP with gamma, and a worst case of at most 4
+        epsilon: :class:`QuantileRelease`), or plain epsilon-DP without a
+        population; without bounds, like any statistic (random DP).
     worst_case_epsilon : float, optional
         Cap on each release's worst-case epsilon (default: 10 times
-        ``epsilon``): the noise is raised to meet it.
+        ``epsilon``; a quantile's scale keeps its own within 4 times): the
+        noise is raised to meet it. Equal to ``epsilon``, a quantile is
+        released by the plain epsilon-DP mechanism (no gamma).
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbouring relation of every statement: the sampled
         sensitivity, the worst-case part, the quantile mechanism and a
