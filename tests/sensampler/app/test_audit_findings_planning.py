@@ -20,9 +20,10 @@ def test_a_median_plan_is_for_the_mechanism_the_release_uses():
     except ValueError:
         return  # refused, naming the exponential mechanism: a valid fix
     assert plan.mechanism == "exponential"
-    # no sampled sensitivity: gamma does not apply (None), and the plan states
-    # the release's plain-DP guarantee
-    assert plan.gamma is None and "no gamma" in plan.guarantee
+    # no sampled sensitivity; the release's scale is calibrated on the
+    # population, and the plan states that guarantee, with the scale's gamma
+    assert plan.sensitivity is None and plan.sensitivities == ()
+    assert 0 < plan.gamma <= 0.05 and "except with probability gamma" in plan.guarantee
 
 
 def test_a_plan_prints_gamma_as_the_release_states_it():

@@ -37,15 +37,16 @@ def test_plan_of_a_median_plans_the_exponential_mechanism_the_release_uses(capsy
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "mechanism       exponential, epsilon=" in out
-    assert "for every pair of neighbouring databases (worst case: no gamma)" in out
-    assert "m, k and gamma do not apply" in out and "m=113" not in out
+    assert "except with probability gamma=" in out and "worst case      epsilon=" in out
+    assert "m=2000, k=1931" in out and "of the exponential mechanism's scale" in out
     assert main([*args, "--json"]) == 0
     plan = json.loads(capsys.readouterr().out)
     heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
     expected = plan_release("median", heights, 500, target_error=0.2, runs=50,
                             random_state=7)
     assert plan["mechanism"] == "exponential" and plan["epsilon"] == expected.epsilon
-    assert plan["m"] is None and plan["k"] is None and plan["gamma"] is None
+    assert (plan["m"], plan["k"]) == (expected.m, expected.k) == (2000, 1931)
+    assert plan["gamma"] == expected.gamma and plan["sensitivity"] is None
     assert plan["bounds"] == list(expected.bounds)
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from sensampler import queries, sample_sensitivity
 from sensampler.app.cli import main
-from sensampler.app.planning import plan_release
+from sensampler.app.experiments.specs import parse_query
+from sensampler.app.planning import QuantileErrorModel, plan_release
 from sensampler.distributions import GaussianMixture
 from sensampler.parallel import child_seed
 from sensampler.privacy import NEIGHBOURS
@@ -37,20 +38,29 @@ def test_the_sampled_plan_draws_add_remove_pairs():
 
 @pytest.mark.parametrize("q", [0.5, 0.9])
 def test_the_quantile_plan_uses_the_add_remove_utility_sensitivity(q):
-    # The exponential mechanism weighs exp(eps u / (2 du)): under add/remove
+    # The plain exponential mechanism weighs exp(eps u / (2 du)): under add/remove
     # du = max(q, 1 - q) instead of 1, so its law at eps is the replace-one law
     # at eps / max(q, 1 - q), on the same databases.
-    query = "median" if q == 0.5 else f"quantile:{q}"
+    name = "median" if q == 0.5 else f"quantile:{q}"
+    query = parse_query(name)
     du = max(q, 1 - q)
-    add_remove = plan_release(query, HEIGHTS, 200, epsilon=0.5, runs=3, random_state=1,
-                              neighbours="add-remove")
-    replace_one = plan_release(query, HEIGHTS, 200, epsilon=0.5 / du, runs=3,
-                               random_state=1)
-    assert add_remove.expected_error == pytest.approx(replace_one.expected_error,
-                                                      rel=1e-9)
-    assert add_remove.error_90 == pytest.approx(replace_one.error_90, rel=1e-9)
-    assert add_remove.mechanism == "exponential"
-    assert "add-remove neighbours" in add_remove.guarantee
+    root = np.random.SeedSequence(1)
+    add_remove, replace_one = (
+        QuantileErrorModel.draw(query, q, (140.0, 210.0), HEIGHTS, 200, 3, root, relation)
+        for relation in ("add-remove", "replace-one")
+    )
+    assert add_remove.mean_error(0.5) == pytest.approx(
+        replace_one.mean_error(0.5 / du), rel=1e-9
+    )
+    assert add_remove.error_quantile(0.9, 0.5) == pytest.approx(
+        replace_one.error_quantile(0.9, 0.5 / du), rel=1e-9
+    )
+    # the plan calibrates the scale on add/remove pairs; its worst case 2 t du
+    plan = plan_release(name, HEIGHTS, 200, epsilon=0.5, runs=3,
+                        random_state=1, neighbours="add-remove")
+    assert plan.mechanism == "exponential"
+    assert "add-remove neighbours" in plan.guarantee
+    assert 0.5 <= plan.worst_case_epsilon <= 2.0
 
 
 def test_add_remove_needs_two_records_and_a_known_relation():
