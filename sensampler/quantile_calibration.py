@@ -64,6 +64,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ._memory import check_fits
 from ._rounding import float_up
 from ._validation import as_seed_sequence, check_count
 from .bounds import Bounds
@@ -83,6 +84,8 @@ __all__ = [
     "STEPS_PER_OCTAVE",
     "calibrate_quantile",
     "candidate_scales",
+    "check_calibration",
+    "margin",
     "pair_losses",
     "plain_scale",
     "select_scale",
@@ -94,8 +97,12 @@ __all__ = [
 STEPS_PER_OCTAVE = 16
 
 #: Added to every computed loss, relative to epsilon, before it is compared
-#: with epsilon: covers the floating-point error of the log-sum-exp.
+#: with epsilon, beside :func:`margin`'s term for n and t.
 MARGIN = 1e-9
+
+#: Bytes a union record holds at the peak of :func:`pair_losses` (its copies,
+#: labels, counts, distances, weights and the temporaries of one scale).
+_BYTES_PER_RECORD = 160
 
 #: Default pairs: at least this many when n is small (a finer order statistic
 #: than the fewest pairs gamma needs), within :data:`_CHUNK_RECORDS` records.
@@ -118,11 +125,18 @@ class _Classes:
         """(P, J): each pair's loss at each scale (module docstring)."""
         out = np.empty((self.held.shape[0], scales.size))
         for i, t in enumerate(scales):
+            out[:, i] = self._at(float(t))
+        return out
+
+    def _at(self, t: float) -> np.ndarray:
+        # an overflow (t near the largest double) gives inf or NaN: a loss that
+        # never passes, so the scale is not chosen
+        with np.errstate(over="ignore", invalid="ignore"):
             z1 = _logsumexp(self.log_sizes - t * self.first)
             z2 = _logsumexp(self.log_sizes - t * self.second)
             ratio = np.abs(t * (self.second - self.first) - (z1 - z2)[:, None])
-            out[:, i] = np.max(np.where(self.held, ratio, 0.0), axis=1)
-        return out
+            ratio[np.isnan(ratio)] = np.inf
+            return np.max(np.where(self.held, ratio, 0.0), axis=1)
 
 
 def _classes(union, in_first, in_second, mech) -> _Classes:
@@ -179,7 +193,8 @@ def pair_losses(
 
 def _logsumexp(weights: np.ndarray) -> np.ndarray:
     top = np.max(weights, axis=1, keepdims=True)
-    return top[:, 0] + np.log(np.sum(np.exp(weights - top), axis=1))
+    with np.errstate(invalid="ignore"):
+        return top[:, 0] + np.log(np.sum(np.exp(weights - top), axis=1))
 
 
 def _draw_pairs(dist: Distribution, size: int, n: int, neighbours: str, rng):
@@ -189,17 +204,29 @@ def _draw_pairs(dist: Distribution, size: int, n: int, neighbours: str, rng):
     position = rng.integers(n, size=size)
     rows = np.arange(size)
     if neighbours == "add-remove":
+        _check_drawn(stack)
         in_first = np.ones((size, n), bool)
         in_second = in_first.copy()
         in_second[rows, position] = False
         return stack, in_first, in_second
     fresh = np.asarray(dist.sample(size, rng), dtype=float).reshape(size, 1)
     union = np.concatenate([stack, fresh], axis=1)
+    _check_drawn(union)
     in_first = np.ones((size, n + 1), bool)
     in_first[:, n] = False
     in_second = np.ones((size, n + 1), bool)
     in_second[rows, position] = False
     return union, in_first, in_second
+
+
+def _check_drawn(records: np.ndarray) -> None:
+    """Refuse NaN records (infinite ones are clipped to the bounds, as the
+    mechanism clips them)."""
+    if np.isnan(records).any():
+        raise ValueError(
+            "the population model drew a NaN record: a quantile's scale cannot be "
+            "calibrated on it."
+        )
 
 
 def _chunks(dist, mech, n: int, m: int, seed):
@@ -234,7 +261,7 @@ def candidate_scales(
 ) -> np.ndarray:
     r"""The candidate scales: :math:`2^{u/16}` for integers u, above :math:`t_0`
     (:func:`plain_scale`), at most :math:`4t_0`, with a worst case
-    :math:`2t\Delta u` (rounded up) at most ``cap``.
+    :math:`2t\Delta u` (rounded up) finite and at most ``cap``.
 
     Parameters
     ----------
@@ -250,20 +277,35 @@ def candidate_scales(
     """
     t0 = plain_scale(epsilon, utility_sensitivity)
     lowest = math.floor(STEPS_PER_OCTAVE * math.log2(t0))
-    scales = 2.0 ** (np.arange(lowest, lowest + 2 * STEPS_PER_OCTAVE + 2)
-                     / STEPS_PER_OCTAVE)
+    with np.errstate(over="ignore"):  # beyond the largest double: inf, dropped
+        scales = 2.0 ** (np.arange(lowest, lowest + 2 * STEPS_PER_OCTAVE + 2)
+                         / STEPS_PER_OCTAVE)
     du = Fraction(utility_sensitivity)
     cap = math.inf if cap is None else cap
+    worst = {float(t): float_up(2 * Fraction(float(t)) * du)
+             for t in scales[np.isfinite(scales)]}
     return np.array(
-        [t for t in scales
-         if t0 < t <= 4 * t0 and float_up(2 * Fraction(float(t)) * du) <= cap],
+        [t for t, w in worst.items() if t0 < t <= 4 * t0 and math.isfinite(w)
+         and w <= cap],
         dtype=float,
     )
 
 
+def margin(epsilon: float, scales: np.ndarray, n: int) -> np.ndarray:
+    r"""What is added to a computed loss at each scale before the comparison with
+    epsilon: :data:`MARGIN` epsilon, plus :math:`(1 + t)(n + 2)\,2^{-44}`.
+
+    The distances :math:`|c - qn|` (of size up to n) are exact to a few units
+    in the last place, :math:`(n + 2) 2^{-52}`, and enter the loss times t; the
+    log-sum-exp of n + 2 terms adds as much relative error. Both are far below
+    the second term.
+    """
+    return MARGIN * epsilon + (1.0 + scales) * ((n + 2) * 2.0**-44)
+
+
 def select_scale(
     losses: list[np.ndarray], scales: np.ndarray, mech: ExponentialQuantileMechanism,
-    k: int,
+    k: int, n: int,
 ) -> tuple[float, float] | None:
     r"""The largest candidate scale whose order statistic of the running-maximum
     loss is at most epsilon, with that order statistic; ``None`` if none is.
@@ -279,6 +321,8 @@ def select_scale(
         Its epsilon.
     k : int
         The rank released, ``1 <= k <= m`` (k = m: the largest).
+    n : int
+        Records per database (sets the floating-point :func:`margin`).
 
     Returns
     -------
@@ -293,7 +337,7 @@ def select_scale(
         ],
         axis=0,
     )
-    passing = np.flatnonzero(kth + MARGIN * mech.epsilon <= mech.epsilon)
+    passing = np.flatnonzero(kth + margin(mech.epsilon, scales, n) <= mech.epsilon)
     if passing.size == 0:
         return None
     return float(scales[passing[-1]]), float(kth[passing[-1]])
@@ -360,8 +404,9 @@ def calibrate_quantile(
     >>> bool(0.5 < cal.scale < 1.0), cal.run.m, cal.run.k
     (True, 2000, 1931)
     """
-    mech, dist, n, plan = _checked(
-        q, bounds, epsilon, population, n, gamma, m, k, bound, neighbours
+    mech, dist, n, plan = check_calibration(
+        q, bounds, epsilon, population, n, gamma=gamma, m=m, k=k, bound=bound,
+        neighbours=neighbours,
     )
     scales = candidate_scales(mech.epsilon, mech.utility_sensitivity, worst_case_epsilon)
     root = as_seed_sequence(random_state)
@@ -370,7 +415,7 @@ def calibrate_quantile(
         if scales.size else np.empty((plan.m, 0))
         for p, s in _populations(dist, plan, root)
     ]
-    chosen = select_scale(losses, scales, mech, plan.k)
+    chosen = select_scale(losses, scales, mech, plan.k, n)
     if chosen is None:
         return None
     run = SamplingRun(
@@ -384,10 +429,40 @@ def calibrate_quantile(
     )
 
 
-def _checked(q, bounds, epsilon, population, n, gamma, m, k, bound, neighbours):
-    """``(mechanism, population, n, plan)`` with every input checked, nothing drawn;
-    the default m: :data:`DEFAULT_PAIRS` within :data:`_CHUNK_RECORDS` records,
-    at least the fewest pairs gamma needs."""
+def check_calibration(
+    q: float,
+    bounds,
+    epsilon: float,
+    population,
+    n: int,
+    *,
+    gamma: float | None = None,
+    m: int | None = None,
+    k: int | None = None,
+    bound: str = "exact",
+    neighbours: str = NEIGHBOURS,
+):
+    """Check every input of :func:`calibrate_quantile`, and its memory; draw nothing.
+
+    The default m: :data:`DEFAULT_PAIRS` within :data:`_CHUNK_RECORDS` records,
+    at least the fewest pairs gamma needs.
+
+    Parameters
+    ----------
+    q, bounds, epsilon, population, n, gamma, m, k, bound, neighbours
+        As in :func:`calibrate_quantile`.
+
+    Returns
+    -------
+    (mechanism, population, n, plan)
+        The plain mechanism, the population as a Distribution, n and the
+        sampling plan.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the bad argument; or when the pairs would not fit in memory.
+    """
     mech = ExponentialQuantileMechanism(q, bounds, epsilon, neighbours=neighbours)
     dist = as_distribution(population)
     if tuple(dist.record_shape) != ():
@@ -404,6 +479,14 @@ def _checked(q, bounds, epsilon, population, n, gamma, m, k, bound, neighbours):
     plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
     if isinstance(dist, PublicSample):
         dist.check_plan(plan)
+    pairs = min(plan.m, max(1, _CHUNK_RECORDS // (n + 1)))
+    check_fits(
+        f"the pairs of a quantile's calibration (n={n} records, {pairs} pair(s) at "
+        "a time)",
+        pairs * (n + 2) * _BYTES_PER_RECORD + plan.m * 8 * (2 * STEPS_PER_OCTAVE + 2),
+        "lower n, or give worst_case_epsilon=epsilon (the plain mechanism samples "
+        "nothing)",
+    )
     return mech, dist, n, plan
 
 
@@ -436,10 +519,12 @@ class SampledLosses:
         self, q, bounds, population, n, *, gamma=None, m=None, k=None,
         bound="exact", neighbours=NEIGHBOURS, random_state=None,
     ):
-        mech, dist, n, self.plan = _checked(
-            q, bounds, 1.0, population, n, gamma, m, k, bound, neighbours
+        mech, dist, n, self.plan = check_calibration(
+            q, bounds, 1.0, population, n, gamma=gamma, m=m, k=k, bound=bound,
+            neighbours=neighbours,
         )
         self._q, self._bounds, self._neighbours = mech.q, (mech.low, mech.high), neighbours
+        self._n = n
         self._words = _words(dist, self.plan)
         root = as_seed_sequence(random_state)
         self._chunks = [
@@ -485,7 +570,7 @@ class SampledLosses:
         )
         plan = self.plan
         losses = self._at(scales) if scales.size else [np.empty((plan.m, 0))]
-        chosen = select_scale(losses, scales, mech, plan.k)
+        chosen = select_scale(losses, scales, mech, plan.k, self._n)
         if chosen is None:
             return None
         run = SamplingRun(

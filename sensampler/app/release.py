@@ -98,7 +98,12 @@ from ..privacy import (
     to_replace_one,
     zcdp_to_dp,
 )
-from ..quantile_calibration import calibrate_quantile, candidate_scales, plain_scale
+from ..quantile_calibration import (
+    calibrate_quantile,
+    candidate_scales,
+    check_calibration,
+    plain_scale,
+)
 from ..queries import Query, as_query, identity
 from ..sampler import check_neighbours, sample_sensitivity
 from ._input_files import read_toml
@@ -1271,6 +1276,12 @@ def prepare_releases(
     if known is not None:  # degenerate bounds are refused before any spend
         for query in parsed:
             _quantile_mechanism(query, known, epsilon, neighbours)
+    for query in parsed:  # a calibration's inputs and memory, before any spend
+        if _samples_a_scale(query, epsilon, neighbours, population, worst_case_epsilon):
+            check_calibration(
+                quantile_level_of(query), (0.0, 1.0), epsilon, population, arr.size,
+                gamma=gamma, bound=bound, neighbours=neighbours,
+            )
     if population is None:
         unit = Bounds.given(0.0, 1.0)
         norm = RELEASE_MECHANISMS[mechanism]

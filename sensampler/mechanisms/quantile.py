@@ -144,6 +144,10 @@ class QuantileCalibration:
     population: str = ""
 
     def __post_init__(self):
+        PROBABILITY_CLOSED.check("q", self.q)
+        check_bounds((self.low, self.high))
+        check_epsilon(self.epsilon)
+        NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
         if not isinstance(self.run, SamplingRun):
             raise TypeError(f"run must be a SamplingRun, got {self.run!r}.")
         if not (isinstance(self.scale, float) and math.isfinite(self.scale)
@@ -153,6 +157,14 @@ class QuantileCalibration:
             raise ValueError(
                 f"neighbours={self.neighbours!r} differ from the run's, "
                 f"{self.run.neighbours!r}."
+            )
+        if len(self.run.released) > 1 or any(
+            loss > self.epsilon for loss in self.run.released
+        ):
+            raise ValueError(
+                "run.released must hold the order statistic of the privacy loss at "
+                f"the scale, at most epsilon={self.epsilon!r}, got "
+                f"{self.run.released!r}."
             )
 
 
