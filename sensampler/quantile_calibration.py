@@ -44,7 +44,9 @@ records among the first k. The law and the loss are then computed over these
 N + 1 classes, each weighted by the grid points it holds (the same law the
 mechanism samples, on the same clipped records), in floating point with a
 margin of :data:`MARGIN` times epsilon added to every loss before it is
-compared with epsilon.
+compared with epsilon. The log-ratio of the normalisers is computed with an
+error relative to t (``log1p``/``expm1`` where the log-ratios are small), so
+the margin covers it at every epsilon, 1e-300 as well as 1.
 
 References
 ----------
@@ -57,6 +59,7 @@ References
 from __future__ import annotations
 
 import math
+import sys
 import uuid
 from dataclasses import dataclass
 from fractions import Fraction
@@ -109,18 +112,40 @@ class _Classes:
 
     log_sizes: np.ndarray  # log of the grid points per class (-inf: none)
     held: np.ndarray  # classes holding a grid point
-    first: np.ndarray  # |c - qn| of the first database, less its minimum
+    first: np.ndarray  # |c - qn| of the first database, less its minimum (held)
     second: np.ndarray  # the same for the second
 
     def losses(self, scales: np.ndarray) -> np.ndarray:
         """(P, J): each pair's loss at each scale (module docstring)."""
         out = np.empty((self.held.shape[0], scales.size))
         for i, t in enumerate(scales):
-            z1 = _logsumexp(self.log_sizes - t * self.first)
-            z2 = _logsumexp(self.log_sizes - t * self.second)
-            ratio = np.abs(t * (self.second - self.first) - (z1 - z2)[:, None])
+            # t x distance beyond a double: weight 0 (NaN of empty classes: unused)
+            with np.errstate(over="ignore", invalid="ignore"):
+                shift = np.where(self.held, t * (self.second - self.first), 0.0)
+                ratio = np.abs(shift - self._log_normaliser_ratio(t, shift)[:, None])
             out[:, i] = np.max(np.where(self.held, ratio, 0.0), axis=1)
         return out
+
+    def _log_normaliser_ratio(self, t: float, shift: np.ndarray) -> np.ndarray:
+        r""":math:`\log Z_D - \log Z_{D'} = \log E_{P_{D'}}[e^{s}]`, s = ``shift``.
+
+        The difference of two log-sum-exps has an absolute error of a few ulps
+        of :math:`\log G \approx 10`, far above ``MARGIN * epsilon`` for a tiny
+        epsilon; where :math:`|s| \le 1` it is computed as
+        :math:`\mathrm{log1p}(E_{P_{D'}}[\mathrm{expm1}(s)])`, with an error
+        relative to the scale instead.
+        """
+        first, second = self._log_weights(t, self.first), self._log_weights(t, self.second)
+        z1, z2 = _logsumexp(first), _logsumexp(second)
+        small = np.max(np.abs(shift), axis=1) <= 1.0
+        law = np.exp(second - z2[:, None])  # P_D'
+        mean = np.sum(law * np.expm1(np.clip(shift, -1.0, 1.0)), axis=1)
+        return np.where(small, np.log1p(mean), z1 - z2)
+
+    def _log_weights(self, t: float, distances: np.ndarray) -> np.ndarray:
+        """log(grid points x weight) per class; -inf for the empty ones (their
+        distances may lie below the least held one: t x distance could be -inf)."""
+        return np.where(self.held, self.log_sizes - t * distances, -np.inf)
 
 
 def _classes(union, in_first, in_second, mech) -> _Classes:
@@ -140,7 +165,10 @@ def _classes(union, in_first, in_second, mech) -> _Classes:
     for member in (first, second):
         counts = np.concatenate([zeros, np.cumsum(member, axis=1)], axis=1)
         d = np.abs(counts - mech.q * counts[:, -1:])
-        distances.append(d - d.min(axis=1, keepdims=True))  # cancels in the law
+        # less its least over the classes holding a grid point: cancels in the
+        # law, and keeps a log-weight of the largest class finite at any t
+        distances.append(d - np.min(np.where(sizes > 0, d, np.inf), axis=1,
+                                    keepdims=True))
     with np.errstate(divide="ignore"):
         log_sizes = np.log(sizes)
     return _Classes(log_sizes, sizes > 0, *distances)
@@ -183,7 +211,7 @@ def _logsumexp(weights: np.ndarray) -> np.ndarray:
 def _draw_pairs(dist: Distribution, size: int, n: int, neighbours: str, rng):
     """``size`` pairs as (union, in_first, in_second), drawn as the sampler draws
     them: D u {x} and D u {x'} (replace-one), or D u {x} and D (add/remove)."""
-    stack = np.asarray(dist.sample_batch(size, n, rng), dtype=float).reshape(size, n)
+    stack = _finite(dist.sample_batch(size, n, rng)).reshape(size, n)
     position = rng.integers(n, size=size)
     rows = np.arange(size)
     if neighbours == "add-remove":
@@ -191,13 +219,25 @@ def _draw_pairs(dist: Distribution, size: int, n: int, neighbours: str, rng):
         in_second = in_first.copy()
         in_second[rows, position] = False
         return stack, in_first, in_second
-    fresh = np.asarray(dist.sample(size, rng), dtype=float).reshape(size, 1)
+    fresh = _finite(dist.sample(size, rng)).reshape(size, 1)
     union = np.concatenate([stack, fresh], axis=1)
     in_first = np.ones((size, n + 1), bool)
     in_first[:, n] = False
     in_second = np.ones((size, n + 1), bool)
     in_second[rows, position] = False
     return union, in_first, in_second
+
+
+def _finite(records) -> np.ndarray:
+    """The population's draws as floats, refused if one is NaN or infinite (the
+    mechanism releases finite data only: such a pair is no pair of databases)."""
+    records = np.asarray(records, dtype=float)
+    if not np.all(np.isfinite(records)):
+        raise ValueError(
+            "population drew NaN or infinite records: the mechanism takes finite "
+            "data only, so the population model does not describe them."
+        )
+    return records
 
 
 def _chunks(dist, mech, n: int, m: int, seed):
@@ -220,15 +260,19 @@ def plain_scale(mech: ExponentialQuantileMechanism) -> float:
 def candidate_scales(mech: ExponentialQuantileMechanism, cap: float) -> np.ndarray:
     r"""The scales :math:`2^{u/16}` above :math:`t_0` (:func:`plain_scale`), at
     most :math:`4t_0`, whose worst case :math:`2t\Delta u` (rounded up) is at
-    most ``cap``; increasing."""
+    most ``cap`` and finite; increasing (empty when :math:`t_0` rounds to 0)."""
     t0 = plain_scale(mech)
+    if t0 == 0.0:  # epsilon / (2 du) below the smallest double: no scale above it
+        return np.empty(0)
     lowest = math.floor(STEPS_PER_OCTAVE * math.log2(t0))
-    scales = 2.0 ** (np.arange(lowest, lowest + 2 * STEPS_PER_OCTAVE + 2)
-                     / STEPS_PER_OCTAVE)
+    with np.errstate(over="ignore"):  # beyond the largest double: inf, left out
+        scales = 2.0 ** (np.arange(lowest, lowest + 2 * STEPS_PER_OCTAVE + 2)
+                         / STEPS_PER_OCTAVE)
     du = Fraction(mech.utility_sensitivity)
     return np.array(
         [t for t in scales
-         if t0 < t <= 4 * t0 and float_up(2 * Fraction(float(t)) * du) <= cap],
+         if t0 < t <= 4 * t0 and math.isfinite(t)
+         and float_up(2 * Fraction(float(t)) * du) <= min(cap, sys.float_info.max)],
         dtype=float,
     )
 
@@ -330,7 +374,7 @@ def calibrate_quantile(
     >>> cal = calibrate_quantile(0.5, (140, 210), 1.0, heights, 500, gamma=0.05,
     ...                          random_state=0)
     >>> bool(0.5 < cal.scale < 1.0), cal.run.m, cal.run.k
-    (True, 59, 59)
+    (True, 2000, 1931)
     """
     mech = ExponentialQuantileMechanism(q, bounds, epsilon, neighbours=neighbours)
     dist = as_distribution(population)
