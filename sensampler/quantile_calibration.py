@@ -66,6 +66,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from ._domains import EPSILON_STATED
+from ._memory import check_fits
 from ._rounding import float_up
 from ._validation import as_seed_sequence, check_count
 from .bounds import Bounds
@@ -104,6 +106,15 @@ DEFAULT_PAIRS = 2000
 
 #: Union records per chunk of pairs (bounds the memory of one chunk).
 _CHUNK_RECORDS = 2**21
+
+#: Peak bytes per union record of a chunk (measured 110 to 150 with
+#: ``tracemalloc``, n = 10 to 3e6: the records, their order, the sorted and
+#: clipped copy, both databases' counts and distances), rounded up.
+_RECORD_BYTES = 160
+
+#: Copies of one run's (m, J) losses held besides the runs' own: the chunks'
+#: before their concatenation, the running maximum and its partition.
+_LOSS_COPIES = 3
 
 
 @dataclass(frozen=True)
@@ -351,8 +362,8 @@ def calibrate_quantile(
         The sampling plan, as :func:`~sensampler.sample_sensitivity` takes it.
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
     worst_case_epsilon : float, optional
-        Cap on the worst case :math:`2t\Delta u`; default 4 epsilon (the
-        largest candidate), never below epsilon.
+        Cap on the worst case :math:`2t\Delta u`, ``>= epsilon``; default 4
+        epsilon (the largest candidate).
     random_state : None, int, SeedSequence or Generator
         Seeds the pairs (same seed: same calibration).
 
@@ -365,7 +376,9 @@ def calibrate_quantile(
     Raises
     ------
     TypeError, ValueError
-        Naming the bad argument, before anything is drawn.
+        Naming the bad argument, before anything is drawn; ValueError also
+        when the work would not fit in the memory available (lower n or m),
+        and when the population draws a NaN or infinite record.
 
     Examples
     --------
@@ -390,9 +403,9 @@ def calibrate_quantile(
         m = max(sampling_plan(gamma=gamma, bound=bound).m,
                 min(DEFAULT_PAIRS, _CHUNK_RECORDS // (n + 1)))
     plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
-    cap = 4.0 * mech.epsilon if worst_case_epsilon is None else worst_case_epsilon
-    scales = candidate_scales(mech, cap)
+    scales = candidate_scales(mech, _cap(worst_case_epsilon, mech.epsilon))
     root = as_seed_sequence(random_state)
+    _check_memory(n, plan.m, scales.size, _runs(dist, plan))
     losses = [
         np.concatenate([chunk.losses(scales) for chunk in _chunks(p, mech, n, plan.m, s)])
         if scales.size else np.empty((plan.m, 0))
@@ -409,6 +422,41 @@ def calibrate_quantile(
     return QuantileCalibration(
         mech.q, mech.low, mech.high, mech.epsilon, neighbours, chosen[0], run,
         dist.basis(plan) if isinstance(dist, PublicSample) else repr(dist),
+    )
+
+
+def _cap(worst_case_epsilon, epsilon: float) -> float:
+    """The cap on the worst case, checked: default 4 epsilon, never below epsilon."""
+    if worst_case_epsilon is None:
+        return 4.0 * epsilon
+    cap = EPSILON_STATED.check("worst_case_epsilon", worst_case_epsilon)
+    if cap < epsilon:
+        raise ValueError(
+            f"worst_case_epsilon must be >= epsilon={epsilon!r} (the worst case "
+            f"of every candidate scale is above it), got worst_case_epsilon={cap!r}."
+        )
+    return cap
+
+
+def _runs(dist: Distribution, plan) -> int:
+    """The plan's runs: a public sample's posterior populations, else one."""
+    if isinstance(dist, PublicSample) and plan.bound != "exchangeable":
+        dist.check_plan(plan)
+        return dist.runs(plan.rho)
+    return 1
+
+
+def _check_memory(n: int, m: int, scales: int, runs: int) -> None:
+    """Refuse, before anything is drawn, a calibration whose model exceeds the
+    memory available (:func:`sensampler._memory.check_fits`): a chunk's
+    records at :data:`_RECORD_BYTES` each, and the (m, J) losses of every run
+    with :data:`_LOSS_COPIES` more."""
+    records = min(max(1, _CHUNK_RECORDS // (n + 1)), m) * (n + 1)
+    losses = 8 * m * scales * (runs + _LOSS_COPIES)
+    check_fits(
+        f"n={n} records, m={m} pairs and {scales} scales ({runs} run(s))",
+        _RECORD_BYTES * records + losses,
+        "lower n or m",
     )
 
 

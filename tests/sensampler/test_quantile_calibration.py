@@ -10,12 +10,14 @@ tight pair and bounds an empirical audit.
 import collections
 import math
 import re
+import tracemalloc
 from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
 import pytest
 
+from sensampler import quantile_calibration
 from sensampler.audit import audit_mechanism
 from sensampler.distributions import (
     Bernoulli,
@@ -419,6 +421,14 @@ class _Counting(Distribution):
         (dict(bounds=(1.0, 0.0)), ValueError, "bounds must have low < high"),
         (dict(random_state=-1), ValueError, "random_state must be >= 0"),
         (dict(random_state="seed"), TypeError, "random_state must be"),
+        (dict(worst_case_epsilon="2"), TypeError, "worst_case_epsilon must be"),
+        (dict(worst_case_epsilon=math.nan), ValueError, "worst_case_epsilon must be"),
+        (dict(worst_case_epsilon=0.5), ValueError,
+         "worst_case_epsilon must be >= epsilon=1.0"),
+        # the memory model: a chunk's records, the losses of m pairs
+        (dict(n=10**12), ValueError, "n=1000000000000 records, m=113 pairs and 32 "
+                                     "scales (1 run(s)) need about"),
+        (dict(m=10**9, n=10), ValueError, "lower n or m"),
     ],
 )
 def test_bad_inputs_are_refused_before_drawing(change, error, message):
@@ -443,6 +453,7 @@ def test_the_default_pairs_and_the_cap():
     assert cal.population == repr(HEIGHTS)
     # a cap below every candidate's worst case: no calibration
     assert _calibration(worst_case_epsilon=1.0) is None
+    assert _calibration(worst_case_epsilon=math.inf).scale == cal.scale
     capped = _calibration(worst_case_epsilon=1.1)
     assert capped is not None
     mech = ExponentialQuantileMechanism(0.5, (140, 210), 1.0, calibration=capped)
@@ -548,3 +559,25 @@ def test_an_audit_stays_below_the_worst_case(heights_calibration):
         assert result.stated == 1.0 and result.epsilon_lower <= worst
     exact = exact_loss(*spread, 0.5, 140.0, 210.0, cal.scale)
     assert result.epsilon_lower > 0.7 * float(exact) and result.epsilon_lower > 0.4 * worst
+
+
+def _peak(call):
+    """Peak bytes traced (numpy reports its buffers to tracemalloc) during call()."""
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        call()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("n, m", [(200, 2000), (3, 60_000)])
+def test_the_memory_model_is_not_below_a_measured_footprint(n, m):
+    # a chunk's records (n = 200: 402 000) or the losses (m = 60 000 pairs at
+    # 32 scales) dominate; the model refused n = 1e12 above
+    peak = _peak(lambda: _calibration(n=n, m=m))
+    records = min(max(1, quantile_calibration._CHUNK_RECORDS // (n + 1)), m) * (n + 1)
+    losses = 8 * m * 32 * (1 + quantile_calibration._LOSS_COPIES)
+    model = quantile_calibration._RECORD_BYTES * records + losses
+    assert 0.3 * model < peak <= model
