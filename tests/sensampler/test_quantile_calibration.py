@@ -29,7 +29,7 @@ from sensampler.distributions import (
     PublicSample,
     Uniform,
 )
-from sensampler.mechanisms import ExponentialQuantileMechanism, QuantileCalibration
+from sensampler.mechanisms import ExponentialQuantileMechanism
 from sensampler.plan import sampling_plan
 from sensampler.quantile_calibration import (
     DEFAULT_PAIRS,
@@ -304,88 +304,12 @@ def test_the_worst_case_is_reached_and_never_exceeded(heights_calibration):
     assert largest <= worst
 
 
-def test_the_calibrated_statement(heights_calibration):
-    cal = heights_calibration
-    mech = ExponentialQuantileMechanism(0.5, (140.0, 210.0), 1.0, calibration=cal)
-    s = mech.privacy
-    assert (s.epsilon, s.delta, s.source, s.gamma, s.run) == (
-        1.0, 0.0, "sampled", cal.run.gamma, cal.run)
-    assert mech.scale == Fraction(cal.scale)  # the float, exactly
-    exact_worst = 2 * Fraction(cal.scale) * Fraction(mech.utility_sensitivity)
-    worst = mech.worst_case_epsilon
-    assert Fraction(worst) >= exact_worst > Fraction(math.nextafter(worst, 0.0))
-    w = s.worst_case
-    assert (w.epsilon, w.delta, w.gamma, w.source) == (worst, 0.0, 0.0, "global")
-    # rho rounded up: epsilon^2 / 2 (random DP part), worst^2 / 8 (bounded range)
-    assert Fraction(s.rho) >= Fraction(1, 2)
-    assert Fraction(w.rho) >= Fraction(worst) ** 2 / 8
-    assert Fraction(math.nextafter(w.rho, 0.0)) < Fraction(worst) ** 2 / 8
-    w.to_dp_event(neighbours="replace-one")  # a plain DP event: no gamma
-    with pytest.raises(ValueError, match="gamma"):
-        s.to_dp_event(neighbours="replace-one")
-    # releases sample the law at the calibrated scale
-    data = HEIGHTS.sample(200, np.random.default_rng(1))
-    _, law = mech.output_law(data)
-    _, plain_law = ExponentialQuantileMechanism(0.5, (140.0, 210.0), 1.0).output_law(
-        data)
-    assert law.max() > plain_law.max()  # sharper
-    rng = np.random.default_rng(2)
-    draws = 1000
-    out = np.array([mech.release(data, random_state=rng) for _ in range(draws)])
-    grid = mech.grid
-    near = np.abs(grid - np.median(data)) < 1.0
-    p = law[near].sum()
-    assert abs(np.mean(np.abs(out - np.median(data)) < 1.0) - p) < 6 * math.sqrt(
-        p * (1 - p) / draws)
-
-
 # ------------------------------------------------------------ 4. validation
 def _calibration(**changes):
     arguments = dict(q=0.5, bounds=(140.0, 210.0), epsilon=1.0, population=HEIGHTS,
                      n=50, gamma=0.05, random_state=0)
     arguments.update(changes)
     return calibrate_quantile(**arguments)
-
-
-@pytest.mark.parametrize(
-    "change, name",
-    [
-        (dict(q=0.4), "q"),
-        (dict(bounds=(140.0, 211.0)), "high"),
-        (dict(epsilon=1.5), "epsilon"),
-        (dict(neighbours="add-remove"), "neighbours"),
-    ],
-)
-def test_a_calibration_of_another_mechanism_is_refused(change, name):
-    cal = _calibration()
-    arguments = dict(q=0.5, bounds=(140.0, 210.0), epsilon=1.0,
-                     neighbours="replace-one")
-    arguments.update(change)
-    with pytest.raises(ValueError, match="calibration was made for") as info:
-        ExponentialQuantileMechanism(arguments.pop("q"), arguments.pop("bounds"),
-                                     **arguments, calibration=cal)
-    assert name in str(info.value)
-
-
-def test_a_calibration_must_be_one():
-    cal = _calibration()
-    with pytest.raises(TypeError, match="calibration must be a QuantileCalibration"):
-        ExponentialQuantileMechanism(0.5, (140, 210), 1.0, calibration=cal.scale)
-    mech = ExponentialQuantileMechanism(0.5, (140, 210), 1.0, calibration=cal)
-    with pytest.raises(AttributeError, match="immutable"):
-        mech.calibration = None
-    with pytest.raises(ValueError, match="calibration was made for"):
-        mech.recalibrate(epsilon=2.0)
-    assert mech.recalibrate(calibration=None).privacy.source == "global"
-    # a scale below the plain one is refused; the record checks its own fields
-    low = QuantileCalibration(0.5, 140.0, 210.0, 1.0, "replace-one", 0.25, cal.run)
-    with pytest.raises(ValueError, match="below the plain"):
-        ExponentialQuantileMechanism(0.5, (140, 210), 1.0, calibration=low)
-    for scale in (math.nan, math.inf, 0.0, -1.0, 1):
-        with pytest.raises(ValueError, match="scale must be a finite float"):
-            QuantileCalibration(0.5, 140.0, 210.0, 1.0, "replace-one", scale, cal.run)
-    with pytest.raises(ValueError, match="differ from the run's"):
-        QuantileCalibration(0.5, 140.0, 210.0, 1.0, "add-remove", 0.6, cal.run)
 
 
 class _Counting(Distribution):
