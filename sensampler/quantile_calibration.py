@@ -83,6 +83,7 @@ from .sampler import check_neighbours, next_ordinal, seed_of
 __all__ = [
     "DEFAULT_PAIRS",
     "MARGIN",
+    "SMALLEST_SCALE",
     "STEPS_PER_OCTAVE",
     "calibrate_quantile",
     "candidate_scales",
@@ -99,6 +100,11 @@ STEPS_PER_OCTAVE = 16
 #: Added to every computed loss, relative to epsilon, before it is compared
 #: with epsilon: covers the floating-point error of the log-sum-exp.
 MARGIN = 1e-9
+
+#: No candidates below this plain scale (epsilon below about 2e-301): the
+#: losses' products would be subnormal numbers, whose relative error (4.8e-9
+#: at epsilon = 1e-315, 6% at 1e-322) exceeds the margin.
+SMALLEST_SCALE = 2.0**-1000
 
 #: Default pairs: at least this many when n is small (a finer order statistic
 #: than the fewest pairs gamma needs), within :data:`_CHUNK_RECORDS` records.
@@ -271,9 +277,9 @@ def plain_scale(mech: ExponentialQuantileMechanism) -> float:
 def candidate_scales(mech: ExponentialQuantileMechanism, cap: float) -> np.ndarray:
     r"""The scales :math:`2^{u/16}` above :math:`t_0` (:func:`plain_scale`), at
     most :math:`4t_0`, whose worst case :math:`2t\Delta u` (rounded up) is at
-    most ``cap`` and finite; increasing (empty when :math:`t_0` rounds to 0)."""
+    most ``cap`` and finite; increasing. Empty when :math:`t_0 <` :data:`SMALLEST_SCALE`."""
     t0 = plain_scale(mech)
-    if t0 == 0.0:  # epsilon / (2 du) below the smallest double: no scale above it
+    if t0 < SMALLEST_SCALE:
         return np.empty(0)
     lowest = math.floor(STEPS_PER_OCTAVE * math.log2(t0))
     with np.errstate(over="ignore"):  # beyond the largest double: inf, left out

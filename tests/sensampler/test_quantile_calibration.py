@@ -384,16 +384,19 @@ def test_the_default_pairs_and_the_cap():
     assert mech.worst_case_epsilon <= 1.1 and capped.scale <= cal.scale
 
 
-@pytest.mark.parametrize("epsilon", [5e-324, 1e-310, 1e308, 1.7976931348623157e308])
+@pytest.mark.parametrize(
+    "epsilon", [5e-324, 1e-315, 2e-301, 1e-300, 1e308, 1.7976931348623157e308]
+)
 def test_epsilon_at_the_ends_of_the_doubles(epsilon):
     # Failed before: 5e-324 raised a math domain error (t0 rounds to 0), 1e308
-    # an OverflowError (candidates beyond the largest double).
+    # an OverflowError (candidates beyond the largest double), and 1e-315 was
+    # calibrated on losses off by 5e-9 of themselves (subnormal products).
     mech = ExponentialQuantileMechanism(0.5, (0.0, 1.0), epsilon)
     scales = candidate_scales(mech, math.inf)
     assert np.all(np.isfinite(scales)) and np.all(scales > plain_scale(mech))
     cal = calibrate_quantile(0.5, (0.0, 1.0), epsilon, Uniform(0.0, 1.0), 20,
                              gamma=0.05, random_state=0)
-    if epsilon == 5e-324:
+    if epsilon < 2 * 2.0**-1000:  # t0 = epsilon / 2 below SMALLEST_SCALE
         assert scales.size == 0 and cal is None
         return
     calibrated = ExponentialQuantileMechanism(0.5, (0.0, 1.0), epsilon,
