@@ -427,7 +427,7 @@ def calibrate_quantile(
     )
     return QuantileCalibration(
         mech.q, mech.low, mech.high, mech.epsilon, neighbours, chosen[0], run,
-        dist.basis(plan) if isinstance(dist, PublicSample) else repr(dist),
+        dist.basis(plan) if isinstance(dist, PublicSample) else repr(dist), n,
     )
 
 
