@@ -17,6 +17,8 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sensampler import quantile_calibration
 from sensampler.audit import audit_mechanism
@@ -179,6 +181,28 @@ def test_pair_losses_are_exact_relative_to_the_scale_at_every_epsilon(epsilon):
     for loss, pair in zip(got, pairs):
         exact = exact_loss(pair[3], pair[4], 0.5, 0.0, 1.0, t)
         assert abs(mp.mpf(float(loss)) - exact) <= MARGIN * epsilon * 1e-3
+
+
+VALUES = [-0.5, 0.0, 0.1, 0.1, 0.3, 0.30001, 0.5, 0.9, 1.0, 2.0]  # ties, clipped
+
+
+@settings(max_examples=60)
+@given(
+    data=st.lists(st.sampled_from(VALUES), min_size=2, max_size=12),
+    fresh=st.sampled_from(VALUES),
+    q=st.sampled_from([0.0, 0.25, 0.3, 0.5, 0.7, 1.0]),
+    neighbours=st.sampled_from(["replace-one", "add-remove"]),
+    power=st.integers(-990, 9),
+    mantissa=st.floats(1.0, 2.0),
+)
+def test_pair_losses_on_any_small_pair(data, fresh, q, neighbours, power, mantissa):
+    t = mantissa * 2.0**power
+    pair = (replace_one(data, 0, fresh) if neighbours == "replace-one"
+            else add_remove(data, 0))
+    mech = ExponentialQuantileMechanism(q, (0.0, 1.0), 1.0, neighbours=neighbours)
+    got = pair_losses(*batch([pair]), mech, np.array([t]))[0, 0]
+    assert abs(mp.mpf(float(got)) - exact_loss(pair[3], pair[4], q, 0.0, 1.0, t)) <= (
+        1e-10 * t)
 
 
 def test_a_tiny_epsilon_keeps_gamma_on_fresh_pairs():
