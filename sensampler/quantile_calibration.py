@@ -152,12 +152,17 @@ class _Classes:
         :math:`\mathrm{log1p}(E_{P_{D'}}[\mathrm{expm1}(s)])`, with an error
         relative to the scale instead.
         """
-        first, second = self._log_weights(t, self.first), self._log_weights(t, self.second)
-        z1, z2 = _logsumexp(first), _logsumexp(second)
+        second = self._log_weights(t, self.second)
+        z2 = _logsumexp(second)
         small = np.max(np.abs(shift), axis=1) <= 1.0
-        law = np.exp(second - z2[:, None])  # P_D'
-        mean = np.sum(law * np.expm1(np.clip(shift, -1.0, 1.0)), axis=1)
-        return np.where(small, np.log1p(mean), z1 - z2)
+        out = np.zeros(small.size)
+        if np.any(small):
+            law = np.exp(second - z2[:, None])  # P_D'
+            mean = np.sum(law * np.expm1(np.clip(shift, -1.0, 1.0)), axis=1)
+            out = np.where(small, np.log1p(mean), out)
+        if not np.all(small):
+            out = np.where(small, out, _logsumexp(self._log_weights(t, self.first)) - z2)
+        return out
 
     def _log_weights(self, t: float, distances: np.ndarray) -> np.ndarray:
         """log(grid points x weight) per class; -inf for the empty ones (their
