@@ -455,6 +455,19 @@ def test_a_population_drawing_nan_is_refused():
                            random_state=0)
 
 
+def test_a_public_sample_too_small_and_a_degenerate_population():
+    with pytest.raises(ValueError, match="the public sample has 10 row"):
+        calibrate_quantile(0.5, (140.0, 210.0), 1.0, PublicSample(np.linspace(
+            150.0, 190.0, 10)), 100, gamma=0.05, m=300, random_state=0)
+    # one row: every pair is two equal databases, loss 0; the largest scale,
+    # with its worst case of 4 epsilon stated
+    cal = calibrate_quantile(0.5, (140.0, 210.0), 1.0, [170.0], 100, gamma=0.05,
+                             m=300, random_state=0)
+    assert cal.run.released == (0.0,)
+    mech = ExponentialQuantileMechanism(0.5, (140.0, 210.0), 1.0, calibration=cal)
+    assert mech.worst_case_epsilon == 4.0 and mech.privacy.worst_case.epsilon == 4.0
+
+
 @pytest.mark.parametrize("bound", ["exact", "exchangeable"])
 def test_a_public_sample_population(bound):
     rows = HEIGHTS.sample(60, np.random.default_rng(4))
