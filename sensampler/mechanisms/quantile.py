@@ -554,8 +554,8 @@ class ExponentialQuantileMechanism(Mechanism):
 
         The sampled scale keeps gamma for databases of n records only (the
         loss grows with n once records crowd the grid: a scale sampled at
-        n = 500 on the heights loses more than epsilon on 13.5% of the pairs
-        at n = 20 000, gamma = 0.05). At replace-one the size is public, the
+        n = 500 on the heights, gamma = 0.05, loses more than epsilon on 54 of
+        400 fresh pairs at n = 20 000, 13.5%). At replace-one the size is public, the
         same for both databases of a pair; at add/remove it is not (refusing
         one size would tell it), so it is not checked there.
         """
