@@ -554,10 +554,10 @@ class ExponentialQuantileMechanism(Mechanism):
 
         The sampled scale keeps gamma for databases of n records only (the
         loss grows with n once records crowd the grid: a scale sampled at
-        n = 500 on the heights, gamma = 0.05, loses more than epsilon on 54 of
-        400 fresh pairs at n = 20 000, 13.5%). At replace-one the size is public, the
-        same for both databases of a pair; at add/remove it is not (refusing
-        one size would tell it), so it is not checked there.
+        n = 500 on the heights, gamma = 0.05, loses more than epsilon on 54
+        of 400 fresh pairs at n = 20 000, 13.5%). At replace-one the size is
+        public, the same for both databases of a pair; at add/remove it is
+        not (refusing one size would tell it), so it is not checked there.
         """
         cal = self.calibration
         if (cal is not None and cal.n is not None and self.neighbours == "replace-one"
