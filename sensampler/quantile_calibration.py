@@ -64,6 +64,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ._domains import EPSILON_STATED
 from ._memory import check_fits
 from ._rounding import float_up
 from ._validation import as_seed_sequence, check_count
@@ -80,11 +81,13 @@ from .sampler import check_neighbours, next_ordinal, seed_of
 __all__ = [
     "DEFAULT_PAIRS",
     "MARGIN",
+    "SMALLEST_SCALE",
     "SampledLosses",
     "STEPS_PER_OCTAVE",
     "calibrate_quantile",
     "candidate_scales",
     "check_calibration",
+    "check_cap",
     "margin",
     "pair_losses",
     "plain_scale",
@@ -100,9 +103,19 @@ STEPS_PER_OCTAVE = 16
 #: with epsilon, beside :func:`margin`'s term for n and t.
 MARGIN = 1e-9
 
-#: Bytes a union record holds at the peak of :func:`pair_losses` (its copies,
-#: labels, counts, distances, weights and the temporaries of one scale).
-_BYTES_PER_RECORD = 160
+#: No candidates below this plain scale (epsilon below about 2e-301): the
+#: losses' products would be subnormal numbers, whose relative error (4.8e-9
+#: at epsilon = 1e-315, 6% at 1e-322) exceeds the margin.
+SMALLEST_SCALE = 2.0**-1000
+
+#: Copies of one run's (m, J) losses held besides the runs' own: the chunks'
+#: before their concatenation, the running maximum and its partition.
+_LOSS_COPIES = 3
+
+#: Peak bytes per union record of a chunk (measured 110 to 150 with
+#: ``tracemalloc``, n = 10 to 3e6: the records, their order, the sorted and
+#: clipped copy, both databases' counts and distances), rounded up.
+_RECORD_BYTES = 160
 
 #: Default pairs: at least this many when n is small (a finer order statistic
 #: than the fewest pairs gamma needs), within :data:`_CHUNK_RECORDS` records.
@@ -118,7 +131,7 @@ class _Classes:
 
     log_sizes: np.ndarray  # log of the grid points per class (-inf: none)
     held: np.ndarray  # classes holding a grid point
-    first: np.ndarray  # |c - qn| of the first database, less its minimum
+    first: np.ndarray  # |c - qn| of the first database, less its minimum (held)
     second: np.ndarray  # the same for the second
 
     def losses(self, scales: np.ndarray) -> np.ndarray:
@@ -129,14 +142,39 @@ class _Classes:
         return out
 
     def _at(self, t: float) -> np.ndarray:
-        # an overflow (t near the largest double) gives inf or NaN: a loss that
-        # never passes, so the scale is not chosen
+        # t x distance beyond a double: weight 0 (NaN of empty classes: unused);
+        # a NaN loss counts as infinite: it never passes
         with np.errstate(over="ignore", invalid="ignore"):
-            z1 = _logsumexp(self.log_sizes - t * self.first)
-            z2 = _logsumexp(self.log_sizes - t * self.second)
-            ratio = np.abs(t * (self.second - self.first) - (z1 - z2)[:, None])
-            ratio[np.isnan(ratio)] = np.inf
-            return np.max(np.where(self.held, ratio, 0.0), axis=1)
+            shift = np.where(self.held, t * (self.second - self.first), 0.0)
+            ratio = np.abs(shift - self._log_normaliser_ratio(t, shift)[:, None])
+        ratio[np.isnan(ratio)] = np.inf
+        return np.max(np.where(self.held, ratio, 0.0), axis=1)
+
+    def _log_normaliser_ratio(self, t: float, shift: np.ndarray) -> np.ndarray:
+        r""":math:`\log Z_D - \log Z_{D'} = \log E_{P_{D'}}[e^{s}]`, s = ``shift``.
+
+        The difference of two log-sum-exps has an absolute error of a few ulps
+        of :math:`\log G \approx 10`, far above ``MARGIN * epsilon`` for a tiny
+        epsilon; where :math:`|s| \le 1` it is computed as
+        :math:`\mathrm{log1p}(E_{P_{D'}}[\mathrm{expm1}(s)])`, with an error
+        relative to the scale instead.
+        """
+        second = self._log_weights(t, self.second)
+        z2 = _logsumexp(second)
+        small = np.max(np.abs(shift), axis=1) <= 1.0
+        out = np.zeros(small.size)
+        if np.any(small):
+            law = np.exp(second - z2[:, None])  # P_D'
+            mean = np.sum(law * np.expm1(np.clip(shift, -1.0, 1.0)), axis=1)
+            out = np.where(small, np.log1p(mean), out)
+        if not np.all(small):
+            out = np.where(small, out, _logsumexp(self._log_weights(t, self.first)) - z2)
+        return out
+
+    def _log_weights(self, t: float, distances: np.ndarray) -> np.ndarray:
+        """log(grid points x weight) per class; -inf for the empty ones (their
+        distances may lie below the least held one: t x distance could be -inf)."""
+        return np.where(self.held, self.log_sizes - t * distances, -np.inf)
 
 
 def _classes(union, in_first, in_second, mech) -> _Classes:
@@ -156,7 +194,10 @@ def _classes(union, in_first, in_second, mech) -> _Classes:
     for member in (first, second):
         counts = np.concatenate([zeros, np.cumsum(member, axis=1)], axis=1)
         d = np.abs(counts - mech.q * counts[:, -1:])
-        distances.append(d - d.min(axis=1, keepdims=True))  # cancels in the law
+        # less its least over the classes holding a grid point: cancels in the
+        # law, and keeps a log-weight of the largest class finite at any t
+        distances.append(d - np.min(np.where(sizes > 0, d, np.inf), axis=1,
+                                    keepdims=True))
     with np.errstate(divide="ignore"):
         log_sizes = np.log(sizes)
     return _Classes(log_sizes, sizes > 0, *distances)
@@ -200,18 +241,16 @@ def _logsumexp(weights: np.ndarray) -> np.ndarray:
 def _draw_pairs(dist: Distribution, size: int, n: int, neighbours: str, rng):
     """``size`` pairs as (union, in_first, in_second), drawn as the sampler draws
     them: D u {x} and D u {x'} (replace-one), or D u {x} and D (add/remove)."""
-    stack = np.asarray(dist.sample_batch(size, n, rng), dtype=float).reshape(size, n)
+    stack = _finite(dist.sample_batch(size, n, rng)).reshape(size, n)
     position = rng.integers(n, size=size)
     rows = np.arange(size)
     if neighbours == "add-remove":
-        _check_drawn(stack)
         in_first = np.ones((size, n), bool)
         in_second = in_first.copy()
         in_second[rows, position] = False
         return stack, in_first, in_second
-    fresh = np.asarray(dist.sample(size, rng), dtype=float).reshape(size, 1)
+    fresh = _finite(dist.sample(size, rng)).reshape(size, 1)
     union = np.concatenate([stack, fresh], axis=1)
-    _check_drawn(union)
     in_first = np.ones((size, n + 1), bool)
     in_first[:, n] = False
     in_second = np.ones((size, n + 1), bool)
@@ -219,14 +258,16 @@ def _draw_pairs(dist: Distribution, size: int, n: int, neighbours: str, rng):
     return union, in_first, in_second
 
 
-def _check_drawn(records: np.ndarray) -> None:
-    """Refuse NaN records (infinite ones are clipped to the bounds, as the
-    mechanism clips them)."""
-    if np.isnan(records).any():
+def _finite(records) -> np.ndarray:
+    """The population's draws as floats, refused if one is NaN or infinite (the
+    mechanism releases finite data only: such a pair is no pair of databases)."""
+    records = np.asarray(records, dtype=float)
+    if not np.all(np.isfinite(records)):
         raise ValueError(
-            "the population model drew a NaN record: a quantile's scale cannot be "
-            "calibrated on it."
+            "population drew NaN or infinite records: the mechanism takes finite "
+            "data only, so the population model does not describe them."
         )
+    return records
 
 
 def _chunks(dist, mech, n: int, m: int, seed):
@@ -273,9 +314,12 @@ def candidate_scales(
     Returns
     -------
     ndarray
-        Increasing; empty when the cap allows none (the plain mechanism).
+        Increasing; empty when the cap allows none, or :math:`t_0 <`
+        :data:`SMALLEST_SCALE` (the plain mechanism).
     """
     t0 = plain_scale(epsilon, utility_sensitivity)
+    if t0 < SMALLEST_SCALE:
+        return np.empty(0)
     lowest = math.floor(STEPS_PER_OCTAVE * math.log2(t0))
     with np.errstate(over="ignore"):  # beyond the largest double: inf, dropped
         scales = 2.0 ** (np.arange(lowest, lowest + 2 * STEPS_PER_OCTAVE + 2)
@@ -293,14 +337,15 @@ def candidate_scales(
 
 def margin(epsilon: float, scales: np.ndarray, n: int) -> np.ndarray:
     r"""What is added to a computed loss at each scale before the comparison with
-    epsilon: :data:`MARGIN` epsilon, plus :math:`(1 + t)(n + 2)\,2^{-44}`.
+    epsilon: :data:`MARGIN` epsilon, plus :math:`t\,(n + 2)\,2^{-44}`.
 
     The distances :math:`|c - qn|` (of size up to n) are exact to a few units
     in the last place, :math:`(n + 2) 2^{-52}`, and enter the loss times t; the
-    log-sum-exp of n + 2 terms adds as much relative error. Both are far below
-    the second term.
+    normalisers' log-ratio is computed with an error relative to t (a few ulps
+    of t where the log-ratios are at most 1, else of its log-sum-exps of size
+    about :math:`\log G`, then below :math:`t (n + 2) 2^{-44}` since t > 1/2).
     """
-    return MARGIN * epsilon + (1.0 + scales) * ((n + 2) * 2.0**-44)
+    return MARGIN * epsilon + scales * ((n + 2) * 2.0**-44)
 
 
 def select_scale(
@@ -408,7 +453,9 @@ def calibrate_quantile(
         q, bounds, epsilon, population, n, gamma=gamma, m=m, k=k, bound=bound,
         neighbours=neighbours,
     )
-    scales = candidate_scales(mech.epsilon, mech.utility_sensitivity, worst_case_epsilon)
+    scales = candidate_scales(
+        mech.epsilon, mech.utility_sensitivity, check_cap(worst_case_epsilon, epsilon)
+    )
     root = as_seed_sequence(random_state)
     losses = [
         np.concatenate([chunk.losses(scales) for chunk in _chunks(p, mech, n, plan.m, s)])
@@ -425,8 +472,33 @@ def calibrate_quantile(
     )
     return QuantileCalibration(
         mech.q, mech.low, mech.high, mech.epsilon, mech.neighbours, chosen[0], run,
-        _words(dist, plan),
+        _words(dist, plan), n,
     )
+
+
+def check_cap(worst_case_epsilon, epsilon: float) -> float | None:
+    """``worst_case_epsilon`` checked: ``None`` (4 epsilon, the largest
+    candidate), or a number at least epsilon (every candidate's worst case is
+    above epsilon).
+
+    Parameters
+    ----------
+    worst_case_epsilon : float or None
+    epsilon : float
+
+    Returns
+    -------
+    float or None
+    """
+    if worst_case_epsilon is None:
+        return None
+    cap = EPSILON_STATED.check("worst_case_epsilon", worst_case_epsilon)
+    if cap < epsilon:
+        raise ValueError(
+            f"worst_case_epsilon must be >= epsilon={epsilon!r} (the worst case "
+            f"of every candidate scale is above it), got worst_case_epsilon={cap!r}."
+        )
+    return cap
 
 
 def check_calibration(
@@ -480,12 +552,19 @@ def check_calibration(
     if isinstance(dist, PublicSample):
         dist.check_plan(plan)
     pairs = min(plan.m, max(1, _CHUNK_RECORDS // (n + 1)))
+    runs = (
+        dist.runs(plan.rho)
+        if isinstance(dist, PublicSample) and plan.bound != "exchangeable"
+        else 1
+    )
+    scales = 2 * STEPS_PER_OCTAVE + 2
     check_fits(
         f"the pairs of a quantile's calibration (n={n} records, {pairs} pair(s) at "
-        "a time)",
-        pairs * (n + 2) * _BYTES_PER_RECORD + plan.m * 8 * (2 * STEPS_PER_OCTAVE + 2),
-        "lower n, or give worst_case_epsilon=epsilon (the plain mechanism samples "
-        "nothing)",
+        f"a time, m={plan.m} pairs, {runs} run(s))",
+        pairs * (n + 2) * _RECORD_BYTES
+        + 8 * plan.m * scales * (runs + _LOSS_COPIES),
+        "lower n or m, or give worst_case_epsilon=epsilon (the plain mechanism "
+        "samples nothing)",
     )
     return mech, dist, n, plan
 
@@ -566,7 +645,8 @@ class SampledLosses:
             self._q, self._bounds, epsilon, neighbours=self._neighbours
         )
         scales = candidate_scales(
-            mech.epsilon, mech.utility_sensitivity, worst_case_epsilon
+            mech.epsilon, mech.utility_sensitivity,
+            check_cap(worst_case_epsilon, mech.epsilon),
         )
         plan = self.plan
         losses = self._at(scales) if scales.size else [np.empty((plan.m, 0))]
@@ -579,7 +659,7 @@ class SampledLosses:
         )
         return QuantileCalibration(
             mech.q, mech.low, mech.high, mech.epsilon, self._neighbours, chosen[0],
-            run, self._words,
+            run, self._words, self._n,
         )
 
 

@@ -732,17 +732,23 @@ def _samples_a_scale(query, epsilon, neighbours, population, worst_case_epsilon)
     return candidate_scales(epsilon, du, worst_case_epsilon).size > 0
 
 
-def _calibration(query, bounds, epsilon, population, n, *, seed, **plan):
+def _calibration(
+    query, bounds, epsilon, population, n, *, seed, neighbours, worst_case_epsilon,
+    **plan,
+):
     """The sampled scale of a one-quantile query's mechanism
     (:func:`~sensampler.quantile_calibration.calibrate_quantile`), or None: no
-    quantile, no bounds or no population (plain epsilon-DP), or no sampled
-    scale above the plain one."""
-    level = quantile_level_of(query)
-    if level is None or bounds is None or population is None:
+    quantile, no bounds, no population or a cap that allows no sampled scale
+    (:func:`_samples_a_scale`; plain epsilon-DP), or no sampled scale above the
+    plain one."""
+    if bounds is None or not _samples_a_scale(
+        query, epsilon, neighbours, population, worst_case_epsilon
+    ):
         return None
     return calibrate_quantile(
-        level, (bounds.low, bounds.high), epsilon, population, n,
-        random_state=seed, **plan,
+        quantile_level_of(query), (bounds.low, bounds.high), epsilon, population, n,
+        random_state=seed, neighbours=neighbours,
+        worst_case_epsilon=worst_case_epsilon, **plan,
     )
 
 
@@ -979,8 +985,13 @@ class PreparedRelease:
             )
             for i, q in enumerate(self.queries)
         ]
+        # the plain mechanism under a cap below epsilon: at the cap, which it
+        # then states (its worst case is its epsilon)
+        plain = min(self.epsilon, self.worst_case_epsilon or math.inf)
         quantiles = [
-            _quantile_mechanism(q, bounds, self.epsilon, self.neighbours, cal)
+            _quantile_mechanism(
+                q, bounds, self.epsilon if cal else plain, self.neighbours, cal
+            )
             for q, cal in zip(self.queries, calibrations)
         ]
         if self.population is None:  # plain DP: the worst case is the sensitivity

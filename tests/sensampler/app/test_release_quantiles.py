@@ -165,6 +165,15 @@ def test_budget_file_records_a_plain_dp_spend_under_a_cap_at_epsilon(tmp_path):
     assert "median (exponential)" in (tmp_path / "l.json").read_text()
 
 
+def test_a_cap_below_epsilon_releases_the_plain_mechanism_at_the_cap():
+    # before: the plain mechanism at epsilon stated a worst case above the cap
+    r = release_statistic(_heights(), "median", POP, epsilon=1.0, worst_case_epsilon=0.4)
+    assert r.statement.source == "global" and r.statement.epsilon == 0.4
+    assert r.worst_case == (
+        "the guarantee above holds for every pair (no sampled sensitivity)"
+    )
+
+
 def test_budget_file_records_a_calibrated_quantile_with_its_gamma(tmp_path):
     budget = BudgetFile(tmp_path / "l.json", epsilon=1.0, gamma=0.1)
     r = release_statistic(_heights(), "median", POP, epsilon=0.5, budget=budget)

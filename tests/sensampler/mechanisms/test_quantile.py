@@ -1,6 +1,7 @@
 """The exponential quantile mechanism against an independent high-precision law,
 a brute-force utility sensitivity and an empirical audit (with its power)."""
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -17,7 +18,9 @@ from scipy import stats
 
 from sensampler.accounting import PrivacyFilter
 from sensampler.audit import audit_mechanism
-from sensampler.mechanisms import ExponentialQuantileMechanism
+from sensampler.distributions import Normal
+from sensampler.mechanisms import ExponentialQuantileMechanism, QuantileCalibration
+from sensampler.quantile_calibration import calibrate_quantile
 
 mp.mp.dps = 50
 
@@ -402,3 +405,143 @@ def test_a_filter_passes_the_secure_generator_by_default():
     )
     with pytest.raises(TypeError, match="random_state"):
         mech.check_release([0.2], random_state="seed")
+
+
+# --------------------------------------------------- calibrated on a population
+@pytest.fixture(scope="module")
+def calibration():
+    """A scale sampled on [0, 1] (n = 100, gamma = 0.05): t about 1.2 t0."""
+    return calibrate_quantile(0.5, (0.0, 1.0), 1.0, Normal(0.5, 0.15), 100,
+                              gamma=0.05, random_state=20261126)
+
+
+def test_the_calibrated_statement_states_its_worst_case_rounded_up(calibration):
+    cal = calibration
+    mech = ExponentialQuantileMechanism(0.5, (0.0, 1.0), 1.0, calibration=cal)
+    s = mech.privacy
+    assert (s.epsilon, s.delta, s.source, s.gamma, s.run, s.neighbours) == (
+        1.0, 0.0, "sampled", cal.run.gamma, cal.run, "replace-one")
+    assert 0.0 < s.gamma < 0.05
+    assert mech.scale == Fraction(cal.scale) > Fraction(1, 2)  # the float, exactly
+    worst = mech.worst_case_epsilon
+    exact = 2 * Fraction(cal.scale)  # 2 t du, du = 1
+    assert Fraction(worst) >= exact > Fraction(math.nextafter(worst, 0.0))
+    w = s.worst_case
+    assert (w.epsilon, w.delta, w.gamma, w.source, w.run) == (
+        worst, 0.0, 0.0, "global", None)
+    # rho rounded up: epsilon^2 / 2 for the random-DP part, worst^2 / 8 for the
+    # bounded-range worst case
+    assert Fraction(s.rho) >= Fraction(1, 2)
+    assert Fraction(w.rho) >= Fraction(worst) ** 2 / 8
+    assert Fraction(math.nextafter(w.rho, 0.0)) < Fraction(worst) ** 2 / 8
+    assert "worst case: epsilon=" in str(s) and "gamma=" in str(s)
+    w.to_dp_event(neighbours="replace-one")  # a plain DP event: no allow_gamma
+    with pytest.raises(ValueError, match="gamma"):
+        s.to_dp_event(neighbours="replace-one")
+
+
+def test_the_calibrated_worst_case_is_tight_and_holds_for_every_small_pair(
+    calibration,
+):
+    # at 50 digits: weights exp(-t |c - qn|) are those of epsilon = 2t, du = 1
+    t = calibration.scale
+    mech = ExponentialQuantileMechanism(0.5, (0.0, 1.0), 1.0, calibration=calibration)
+    worst = mech.worst_case_epsilon
+    tight = realised_epsilon((0.001, 0.002, 0.999), (0.0005, 0.001, 0.002), 0.5,
+                             2 * t, 1.0)
+    assert 0.99 * worst < tight <= worst and tight > 1.0
+    grid = [0.1, 0.5, 0.9]
+    for data in itertools.product(grid, repeat=2):
+        for x in grid:
+            assert realised_epsilon(data, (x, data[1]), 0.5, 2 * t, 1.0) <= worst
+
+
+def test_a_calibrated_release_samples_the_law_at_the_sampled_scale(calibration):
+    t = calibration.scale
+    unsized = dataclasses.replace(calibration, n=None)  # five records, unchecked
+    mech = ExponentialQuantileMechanism(0.5, (0.0, 1.0), 1.0, calibration=unsized)
+    data = [0.1, 0.25, 0.4, 0.8, 1.7]
+    law = exact_law(data, 0.5, 0.0, 1.0, 2 * t, 1.0)
+    _, probabilities = mech.output_law(data)
+    for j in (0, 1000, G // 2, G):
+        m, p = law[count_below(data, 0.0, 1.0, mp.mpf(j) / G)]
+        assert probabilities[j] == pytest.approx(float(p / m), rel=1e-12)
+    rng = np.random.default_rng(4)
+    draws = 5000
+    out = np.array([mech.release(data, random_state=rng) for _ in range(draws)])
+    counts = np.searchsorted(np.sort(np.clip(data, 0, 1)), out, side="left")
+    for c, (_, p) in law.items():
+        p = float(p)
+        assert abs(np.mean(counts == c) - p) < 6 * math.sqrt(p * (1 - p) / draws) + 1e-12
+
+
+@pytest.mark.parametrize(
+    "change, name",
+    [
+        (dict(q=0.4), "q"),
+        (dict(bounds=(0.0, 2.0)), "high"),
+        (dict(epsilon=1.5), "epsilon"),
+        (dict(neighbours="add-remove"), "neighbours"),
+    ],
+)
+def test_a_calibration_of_another_mechanism_is_refused(calibration, change, name):
+    arguments = {"q": 0.5, "bounds": (0.0, 1.0), "epsilon": 1.0,
+                 "neighbours": "replace-one", **change}
+    with pytest.raises(ValueError, match="calibration was made for") as info:
+        ExponentialQuantileMechanism(**arguments, calibration=calibration)
+    assert name in str(info.value)
+
+
+def test_a_calibration_is_a_checked_record(calibration):
+    cal = calibration
+    with pytest.raises(TypeError, match="calibration must be a QuantileCalibration"):
+        ExponentialQuantileMechanism(0.5, (0, 1), 1.0, calibration=cal.scale)
+    mech = ExponentialQuantileMechanism(0.5, (0, 1), 1.0, calibration=cal)
+    with pytest.raises(AttributeError, match="immutable"):
+        mech.calibration = None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cal.scale = 10.0
+    with pytest.raises(ValueError, match="calibration was made for"):
+        mech.recalibrate(epsilon=2.0)  # a scale for epsilon = 1 only
+    plain = mech.recalibrate(calibration=None)
+    assert plain.privacy.source == "global" and plain.worst_case_epsilon == 1.0
+    clone = pickle.loads(pickle.dumps(mech))
+    assert clone.privacy == mech.privacy and clone.scale == mech.scale
+    # a scale below the plain one is refused; the record checks its own fields
+    low = QuantileCalibration(0.5, 0.0, 1.0, 1.0, "replace-one", 0.25, cal.run)
+    with pytest.raises(ValueError, match="below the plain"):
+        ExponentialQuantileMechanism(0.5, (0, 1), 1.0, calibration=low)
+    for scale in (math.nan, math.inf, 0.0, -1.0, 1):
+        with pytest.raises(ValueError, match="scale must be a finite float"):
+            QuantileCalibration(0.5, 0.0, 1.0, 1.0, "replace-one", scale, cal.run)
+    with pytest.raises(ValueError, match="differ from the run's"):
+        QuantileCalibration(0.5, 0.0, 1.0, 1.0, "add-remove", 0.6, cal.run)
+    with pytest.raises(TypeError, match="run must be a SamplingRun"):
+        QuantileCalibration(0.5, 0.0, 1.0, 1.0, "replace-one", 0.6, None)
+
+
+def test_a_calibrated_release_takes_databases_of_its_n_only(calibration):
+    # Failed before: the calibration recorded no n, and a scale sampled for
+    # n = 500 was used at any size (on the heights, 13.5% of the pairs of
+    # 20 000 records lose more than epsilon, gamma = 0.05).
+    assert calibration.n == 100
+    mech = ExponentialQuantileMechanism(0.5, (0.0, 1.0), 1.0, calibration=calibration)
+    data = np.random.default_rng(0).uniform(size=101)
+    budget = PrivacyFilter(10.0)
+    for random_state in (np.random.default_rng(0), random.Random(0), None):
+        with pytest.raises(ValueError, match=re.escape(
+            "value holds 101 records, but the calibration's scale was sampled for "
+            "databases of n=100 records"
+        )):
+            budget.release(mech, data, random_state=random_state)
+    assert budget.count == 0
+    assert 0.0 <= budget.release(mech, data[:100], random_state=1) <= 1.0
+    # add/remove: the size is private, a refusal would tell it; not checked
+    other = calibrate_quantile(0.5, (0.0, 1.0), 1.0, Normal(0.5, 0.15), 100,
+                               gamma=0.05, m=200, neighbours="add-remove",
+                               random_state=0)
+    mech = ExponentialQuantileMechanism(0.5, (0.0, 1.0), 1.0, neighbours="add-remove",
+                                        calibration=other)
+    assert 0.0 <= mech.release(data, random_state=1) <= 1.0
+    with pytest.raises(ValueError, match="n must be an integer >= 1"):
+        dataclasses.replace(calibration, n=0)
