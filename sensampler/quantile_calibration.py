@@ -344,6 +344,20 @@ def margin(epsilon: float, scales: np.ndarray, n: int) -> np.ndarray:
     normalisers' log-ratio is computed with an error relative to t (a few ulps
     of t where the log-ratios are at most 1, else of its log-sum-exps of size
     about :math:`\log G`, then below :math:`t (n + 2) 2^{-44}` since t > 1/2).
+
+    Parameters
+    ----------
+    epsilon : float
+        The mechanism's epsilon.
+    scales : ndarray
+        The scales t.
+    n : int
+        Records per database.
+
+    Returns
+    -------
+    ndarray
+        The margin at each scale.
     """
     return MARGIN * epsilon + scales * ((n + 2) * 2.0**-44)
 

@@ -418,7 +418,8 @@ def test_epsilon_at_the_ends_of_the_doubles(epsilon):
     # calibrated on losses off by 5e-9 of themselves (subnormal products).
     mech = ExponentialQuantileMechanism(0.5, (0.0, 1.0), epsilon)
     scales = candidate_scales(mech.epsilon, mech.utility_sensitivity, math.inf)
-    assert np.all(np.isfinite(scales)) and np.all(scales > plain_scale(mech.epsilon, mech.utility_sensitivity))
+    t0 = plain_scale(mech.epsilon, mech.utility_sensitivity)
+    assert np.all(np.isfinite(scales)) and np.all(scales > t0)
     cal = calibrate_quantile(0.5, (0.0, 1.0), epsilon, Uniform(0.0, 1.0), 20,
                              gamma=0.05, random_state=0)
     if epsilon < 2 * 2.0**-1000:  # t0 = epsilon / 2 below SMALLEST_SCALE
