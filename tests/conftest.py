@@ -2,6 +2,7 @@
 
 import math
 import os
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -84,3 +85,14 @@ def assert_moments(dist, seed, n=200_000):
     assert_close_in_se(x.mean(axis=0), mean, np.sqrt(var / n))
     sq = (x - mean) ** 2
     assert_close_in_se(sq.mean(axis=0), var, sq.std(axis=0) / np.sqrt(n) + 1e-12)
+
+
+def traced_peak(call):
+    """Peak bytes traced (numpy reports its buffers to tracemalloc) during call()."""
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        call()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()

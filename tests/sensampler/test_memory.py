@@ -5,7 +5,6 @@ import os
 import re
 import subprocess
 import sys
-import tracemalloc
 
 import pytest
 
@@ -13,6 +12,7 @@ from sensampler import _memory, queries, sample_sensitivity
 from sensampler.distributions import GaussianMixture, Normal
 from sensampler.experiments import error_vs_epsilon
 from sensampler.parallel import DEFAULT_CHUNK_BYTES
+from tests.conftest import traced_peak
 
 GiB = 2**30
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -34,21 +34,10 @@ def small_machine(monkeypatch):
     monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * GiB)
 
 
-def _peak(call):
-    """Peak bytes traced (numpy reports its buffers to tracemalloc) during call()."""
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        call()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
-
-
 def test_the_sampler_model_is_not_below_a_measured_footprint():
     # Failed before: the check counted 16 bytes a sensitivity, 32 are held.
     m = 200_000
-    peak = _peak(
+    peak = traced_peak(
         lambda: sample_sensitivity(queries.mean, Normal(), 100, m=m, random_state=0)
     )
     # Three float64 copies of the m sensitivities at the peak (the chunks'
@@ -67,7 +56,7 @@ def test_the_sweep_model_is_not_below_a_measured_footprint():
     population = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
     n, repetitions = 20_000, 50
     for query in (queries.mean, queries.histogram(10, range=(150.0, 200.0))):
-        peak = _peak(
+        peak = traced_peak(
             lambda q=query: error_vs_epsilon(
                 q, population, n, [1.0], {"x": 1.0}, repetitions=repetitions,
                 random_state=0, n_jobs=1,
@@ -81,7 +70,7 @@ def test_the_sweep_model_is_not_below_a_measured_footprint():
 def test_the_sweep_model_counts_answers_and_rows():
     # queries.identity answers with a whole database: 5 rows per coordinate.
     n, repetitions = 300, 5
-    peak = _peak(
+    peak = traced_peak(
         lambda: error_vs_epsilon(
             queries.identity, Normal(), n, [1.0, 2.0], {"x": 1.0},
             repetitions=repetitions, random_state=0, n_jobs=1,

@@ -11,7 +11,6 @@ import collections
 import dataclasses
 import math
 import re
-import tracemalloc
 from fractions import Fraction
 
 import mpmath as mp
@@ -43,7 +42,7 @@ from sensampler.quantile_calibration import (
     plain_scale,
     select_scale,
 )
-from tests.conftest import assert_below_in_se
+from tests.conftest import assert_below_in_se, traced_peak
 
 G = ExponentialQuantileMechanism.grid_size
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
@@ -528,22 +527,11 @@ def test_an_audit_stays_below_the_worst_case(heights_calibration):
     assert result.epsilon_lower > 0.7 * float(exact) and result.epsilon_lower > 0.4 * worst
 
 
-def _peak(call):
-    """Peak bytes traced (numpy reports its buffers to tracemalloc) during call()."""
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        call()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
-
-
 @pytest.mark.parametrize("n, m", [(200, 2000), (3, 60_000)])
 def test_the_memory_model_is_not_below_a_measured_footprint(n, m):
     # a chunk's records (n = 200: 402 000) or the losses (m = 60 000 pairs at
     # 32 scales) dominate; the model refused n = 1e12 above
-    peak = _peak(lambda: _calibration(n=n, m=m))
+    peak = traced_peak(lambda: _calibration(n=n, m=m))
     records = min(max(1, quantile_calibration._CHUNK_RECORDS // (n + 1)), m) * (n + 2)
     scales = 2 * quantile_calibration.STEPS_PER_OCTAVE + 2
     losses = 8 * m * scales * (1 + quantile_calibration._LOSS_COPIES)
