@@ -86,6 +86,11 @@ class LedgerEntry:
         The zCDP parameter of that worst-case part, when it states one (the
         zCDP and Rényi Gaussian mechanisms and the discrete Gaussian state
         their worst case in zCDP only).
+    sampled : bool, default False
+        The statement was calibrated with a sampled sensitivity (random DP);
+        set for any entry with a gamma or a run identity. It tells a sampled
+        entry of gamma 0 and no run identity, which is no worst case, from a
+        global statement, which is its own.
     """
 
     mechanism: str
@@ -99,6 +104,12 @@ class LedgerEntry:
     worst_case_epsilon: float | None = None
     worst_case_delta: float | None = None
     worst_case_rho: float | None = None
+    sampled: bool = False
+
+    def __post_init__(self):
+        # a gamma or a run identity is a sampled statement's, whatever was given
+        if self.gamma > 0.0 or self.run_id is not None:
+            object.__setattr__(self, "sampled", True)
 
     @classmethod
     def of(
@@ -137,6 +148,7 @@ class LedgerEntry:
             None if worst is None else worst.epsilon,
             None if worst is None else worst.delta,
             None if worst is None else worst.rho,
+            run is not None,
         )
 
     @classmethod
@@ -154,7 +166,7 @@ class LedgerEntry:
             ``mechanism="sampling run"``, no privacy cost, the run's gamma and
             identity, ``count=0``, no relation.
         """
-        return cls("sampling run", 0.0, 0.0, 0.0, run.gamma, run.run_id, 0)
+        return cls("sampling run", 0.0, 0.0, 0.0, run.gamma, run.run_id, 0, sampled=True)
 
     def to_run(self, neighbours: str = NEIGHBOURS) -> SamplingRun:
         """The sampling run of this entry, rebuilt from ``run_id`` and ``gamma``.
@@ -183,13 +195,17 @@ class LedgerEntry:
         dict
             ``mechanism``, ``epsilon``, ``delta``, ``gamma``, ``run_id`` and
             ``count``, in this order, then ``worst_case_epsilon`` and
-            ``worst_case_delta`` when the entry states a worst-case part. The
-            Rényi parameter and the relation are not kept (a budget file's
-            ledger is replace-one).
+            ``worst_case_delta`` when the entry states a worst-case part, and
+            ``"sampled": true`` for a sampled entry of gamma 0 and no run
+            identity (the one case the other keys do not tell from a global
+            statement). The Rényi parameter and the relation are not kept (a
+            budget file's ledger is replace-one).
         """
         out = {k: getattr(self, k) for k in _DICT_KEYS}
         if self.worst_case_epsilon is not None:
             out.update({k: getattr(self, k) for k in _WORST_KEYS})
+        if self.sampled and self.gamma == 0.0 and self.run_id is None:
+            out["sampled"] = True
         return out
 
     @classmethod
@@ -240,17 +256,21 @@ class LedgerEntry:
                 f"got epsilon={record['epsilon']!r}, delta={record['delta']!r}, "
                 f"worst_case_epsilon={worst[0]!r}."
             )
+        sampled = record.get("sampled", False)
+        if not isinstance(sampled, bool):
+            raise TypeError(f"sampled must be true or false, got {sampled!r}")
         return cls(
             **{k: record[k] for k in _DICT_KEYS},
             **dict(zip(_WORST_KEYS, worst, strict=True)),
             rho=None,
+            sampled=sampled,
         )
 
     def to_statement(self, neighbours: str = NEIGHBOURS) -> PrivacyStatement:
         """The statement of one release of this entry, as :meth:`of` read it.
 
         Sampled (its run rebuilt from ``run_id`` and ``gamma``) when the entry
-        has a gamma or a run, global otherwise; under the entry's relation
+        is (:attr:`sampled`), global otherwise; under the entry's relation
         (``neighbours`` when it states none, as a spend given as numbers). The
         Rényi curve, the noise and the run's plan and seed are not in an
         entry, so they are not in the statement.
@@ -278,11 +298,7 @@ class LedgerEntry:
                 "no release; record it with record_run."
             )
         neighbours = self.neighbours or neighbours
-        run = (
-            None
-            if self.gamma == 0.0 and self.run_id is None
-            else self.to_run(neighbours)
-        )
+        run = self.to_run(neighbours) if self.sampled else None
         worst_case = None
         if run is not None and (
             self.worst_case_epsilon is not None or self.worst_case_rho is not None
@@ -402,8 +418,7 @@ def _worst_case_part(entry: LedgerEntry) -> _WorstPart | None:
         return _WorstPart(
             entry.worst_case_epsilon, entry.worst_case_delta, entry.worst_case_rho
         )
-    global_ = entry.gamma == 0.0 and entry.run_id is None
-    if global_ and (entry.epsilon is not None or entry.rho is not None):
+    if not entry.sampled and (entry.epsilon is not None or entry.rho is not None):
         return _WorstPart(entry.epsilon, entry.delta, entry.rho)
     return None
 

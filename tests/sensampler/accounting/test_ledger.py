@@ -103,6 +103,7 @@ def test_ledger_exports_as_a_table(make):
             "worst_case_epsilon": None,
             "worst_case_delta": None,
             "worst_case_rho": None,
+            "sampled": True,
         }
     ]
     assert list(records[0]) == list(LedgerEntry.__annotations__)
