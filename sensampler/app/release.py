@@ -409,7 +409,8 @@ class QuantileRelease(Release):
     ``estimate`` is ``None`` (no sensitivity is sampled); ``mechanism`` is
     ``"exponential"``, ``noise`` the mechanism's utility, scale and range in
     words, ``bounds`` the range the records were clipped to and the output
-    lies in, and ``price`` is ``None``.
+    lies in, and ``price`` the plain scale a worst-case guarantee at epsilon
+    would need (``None`` for the plain mechanism).
 
     Parameters
     ----------
@@ -752,6 +753,19 @@ def _calibration(
     )
 
 
+def _quantile_price(mech, epsilon) -> str | None:
+    """A calibrated quantile's price of a worst-case guarantee at epsilon, in
+    words: the plain mechanism's scale; None for the plain mechanism."""
+    if mech.calibration is None:
+        return None
+    plain = plain_scale(epsilon, mech.utility_sensitivity)
+    return (
+        f"a worst-case guarantee at {format_dp(epsilon, 0.0)} with the same bounds "
+        f"would need the plain scale t = {plain:.6g}, {mech.calibration.scale / plain:.3g} "
+        f"times smaller (--worst-case-epsilon {epsilon:g})"
+    )
+
+
 def _price(name, estimate, epsilon, delta) -> str | None:
     """The noise a plain-DP release with the same bounds would need, in words."""
     worst = getattr(estimate, "worst_case", None)
@@ -1066,9 +1080,9 @@ class PreparedRelease:
                 noise,
                 self.data.size,
                 bounds,
-                None if quantile is not None else _price(
-                    self.mechanism, est, self.epsilon, self.delta
-                ),
+                _price(self.mechanism, est, self.epsilon, self.delta)
+                if quantile is None
+                else _quantile_price(quantile[0], self.epsilon),
                 _basis(self.population, est, cal),
                 *(() if quantile is None else (cal,)),
             )

@@ -198,6 +198,9 @@ def test_command_prints_the_plain_statement_and_the_bounds(tmp_path, capsys):
     assert re.search(r"worst case epsilon=[0-9.]+-DP for every pair", out), out
     assert "exponential quantile, utility -|rank - 0.5n| of sensitivity 1" in out
     assert "times the plain scale" in out
+    assert re.search(r"price      a worst-case guarantee at epsilon=0.5-DP with the "
+                     r"same bounds would need the plain scale t = 0.25, [0-9.]+ times "
+                     r"smaller \(--worst-case-epsilon 0.5\)", out), out
     assert "bounds     [" in out and "987654" not in out
     code = main(["release", "--data", private, "--column", "height", "--population",
                  POP, "--query", "median", "--epsilon", "0.5",
