@@ -537,3 +537,42 @@ def test_the_memory_model_is_not_below_a_measured_footprint(n, m):
     losses = 8 * m * scales * (1 + quantile_calibration._LOSS_COPIES)
     model = quantile_calibration._RECORD_BYTES * records + losses
     assert 0.3 * model < peak <= model
+
+
+def _grid_loss(first, second, mech, t):
+    """The loss over the whole grid, in floating point, from each database's law."""
+    grid = mech.grid
+    logs = []
+    for data in (first, second):
+        counts = np.searchsorted(np.sort(np.clip(data, mech.low, mech.high)), grid)
+        weights = -t * np.abs(counts - mech.q * data.size)
+        logs.append(weights - np.logaddexp.reduce(weights))
+    return float(np.max(np.abs(logs[0] - logs[1])))
+
+
+@pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
+@pytest.mark.parametrize("where", ["tail", "centre", "across"])
+def test_pair_losses_on_a_window_match_the_whole_grid(neighbours, where):
+    # at large n and t the losses are computed on a window of classes around the
+    # quantile and, for the rest, from their extreme shifts: the same losses
+    rng = np.random.default_rng(11)
+    n = 400
+    mech = ExponentialQuantileMechanism(0.3, (140.0, 210.0), 1.0, neighbours=neighbours)
+    data = np.sort(HEIGHTS.sample(n, random_state=rng))
+    position = {"tail": 2, "centre": 120, "across": 3}[where]
+    fresh = {"tail": data[0] - 1.0, "centre": data[121] + 1e-3, "across": 205.0}[where]
+    if neighbours == "add-remove":
+        union = data[None, :]
+        in_first = np.ones((1, n), bool)
+        in_second = in_first.copy()
+        in_second[0, position] = False
+        second = np.delete(data, position)
+    else:
+        union = np.append(data, fresh)[None, :]
+        in_first = np.arange(n + 1)[None, :] != n
+        in_second = np.arange(n + 1)[None, :] != position
+        second = np.append(np.delete(data, position), fresh)
+    scales = np.array([0.05, 0.5, 2.0, 8.0, 40.0])
+    losses = pair_losses(union, in_first, in_second, mech, scales)[0]
+    expected = [_grid_loss(data, second, mech, t) for t in scales]
+    np.testing.assert_allclose(losses, expected, rtol=1e-9, atol=1e-12)
