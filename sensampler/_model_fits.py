@@ -31,8 +31,6 @@ __all__ = [
     "ShrunkRidge",
     "Statistics",
     "clip_rows",
-    "clip_to",
-    "public_clip",
     "logistic_worst_case",
     "scrub",
     "Candidate",
@@ -149,43 +147,6 @@ def clip_rows(X: np.ndarray, bound: float) -> np.ndarray:
     with np.errstate(divide="ignore"):
         factor = np.where(norms > bound, bound / norms, 1.0)
     return X * factor[:, None]
-
-
-def public_clip(
-    X_pub: np.ndarray, y_pub: np.ndarray, quantile: float
-) -> tuple[np.ndarray, float, float, float]:
-    """Clipping read off public rows: ``(row_centre, row_bound, target_centre,
-    target_bound)`` for :class:`ShrunkRidge`'s ``clip``.
-
-    Parameters
-    ----------
-    X_pub, y_pub : arrays of shape (N, d) and (N,)
-        Public rows.
-    quantile : float
-        ``0 < quantile <= 1``: the bounds are this quantile of the public rows'
-        L2 distances from their mean and of the public targets' distances from
-        their median.
-
-    Returns
-    -------
-    tuple
-        A function of the public data only (no privacy cost).
-    """
-    X_pub = np.asarray(X_pub, dtype=float)
-    y_pub = np.asarray(y_pub, dtype=float)
-    row_centre = X_pub.mean(axis=0)
-    target_centre = float(np.median(y_pub))
-    row_bound = float(np.quantile(np.linalg.norm(X_pub - row_centre, axis=1), quantile))
-    target_bound = float(np.quantile(np.abs(y_pub - target_centre), quantile))
-    return row_centre, row_bound, target_centre, target_bound
-
-
-def clip_to(X, y, row_centre, row_bound, target_centre, target_bound):
-    """``X`` and ``y`` clipped as :class:`ShrunkRidge`'s ``clip`` says."""
-    centre = np.asarray(row_centre, dtype=float)
-    X = centre + clip_rows(np.asarray(X, dtype=float) - centre, row_bound)
-    y = np.clip(y, target_centre - target_bound, target_centre + target_bound)
-    return X, y
 
 
 def logistic_worst_case(
@@ -310,26 +271,16 @@ class ShrunkRidge(RegressorMixin, BaseEstimator):
     coef : array of shape (d,), optional
         The centre (default 0: plain ridge regression).
     fit_intercept : bool, default True
-    clip : tuple (row_centre, row_bound, target_centre, target_bound), optional
-        Clip before fitting: each row of ``X`` to L2 distance at most
-        ``row_bound`` from ``row_centre`` (shrunk toward it along the line,
-        :func:`clip_rows`), and each target to ``target_centre +- target_bound``.
-        The fit is then a fixed function of the clipped rows, whose sampled
-        sensitivity is smaller where the rows' sensitivity has a heavy tail
-        (a far row with a large residual moves a least-squares fit most).
     """
 
-    def __init__(self, alpha=1.0, coef=None, fit_intercept=True, clip=None):
+    def __init__(self, alpha=1.0, coef=None, fit_intercept=True):
         self.alpha = alpha
         self.coef = coef
         self.fit_intercept = fit_intercept
-        self.clip = clip
 
     def fit(self, X, y):
         X = np.asarray(X, dtype=float)
         y = np.asarray(y, dtype=float)
-        if self.clip is not None:
-            X, y = clip_to(X, y, *self.clip)
         d = X.shape[1]
         centre = np.zeros(d) if self.coef is None else np.reshape(self.coef, (d,))
         r = y - X @ centre

@@ -83,7 +83,6 @@ from ._model_fits import (
     ShrunkRidge,
     Statistics,
     logistic_worst_case,
-    public_clip,
     scrub,
     simulate_scores,
 )
@@ -134,15 +133,6 @@ SELECTION_REPEATS = 24
 #: the shrunk fit's ``C`` (logistic) is the estimator's ``C`` times these, its
 #: ``alpha`` (ridge) the estimator's ``alpha`` divided by them.
 SHRINK_FACTORS = (1.0, 0.3, 0.1, 0.03, 0.01)
-#: Quantile at which the fits of a linear regression shrunk toward the public
-#: model clip their rows and targets (:func:`~sensampler._model_fits.public_clip`:
-#: rows by their L2 distance from the public mean, targets by their distance from
-#: the public median), a function of the public data only. Measured on diabetes
-#: (10 % public, 5 splits, ``benchmarks/clipping.py``): at alpha = 10, 33 and
-#: 100 clipping at 0.75 lowers the sampled sensitivity by 25-35 % while the
-#: noise-free fit recovers 80 %, 89 %, 89 % of the private data's value against
-#: 82 %, 90 %, 89 % unclipped.
-CLIP_QUANTILE = 0.75
 #: Penalties tried on the released sufficient statistics, in units of the
 #: spectral size of their noise, sigma * sqrt(p) (p coefficients).
 STATISTICS_PENALTIES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
@@ -1025,10 +1015,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 "convex objective bounds it"
             )
         elif type(model) in (Ridge, LinearRegression):
-            why = (
-                "the squared loss of unbounded targets is not Lipschitz, and no "
-                "bound is computed for targets clipped at a public quantile"
-            )
+            why = "the squared loss of unbounded targets is not Lipschitz"
         else:
             why = f"no bound is known for {type(model).__name__}"
         return f"no worst-case part: {why}; the statement is random DP only"
@@ -1179,14 +1166,11 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             ]
         if type(model) in (Ridge, LinearRegression) and np.ndim(template.coef_) == 1:
             alpha = float(params.get("alpha", 1.0))
-            clip = public_clip(*setting.public, CLIP_QUANTILE)
             return [
                 (
-                    f"private fit shrunk toward the public model, alpha={alpha / f:g}, "
-                    f"rows and targets clipped at the public {CLIP_QUANTILE:g}-quantile",
+                    f"private fit shrunk toward the public model, alpha={alpha / f:g}",
                     ShrunkRidge(
-                        alpha=alpha / f, coef=template.coef_,
-                        fit_intercept=fit_intercept, clip=clip,
+                        alpha=alpha / f, coef=template.coef_, fit_intercept=fit_intercept
                     ),
                 )
                 for f in SHRINK_FACTORS

@@ -562,23 +562,3 @@ def test_public_rows_that_are_the_private_rows_are_refused_before_any_spend(
             X, y, accountant=budget
         )
     assert len(budget.ledger) == 0
-
-
-def test_shrunk_linear_fits_clip_at_a_public_quantile():
-    from sensampler._model_fits import public_clip
-    from sensampler.models import CLIP_QUANTILE
-
-    X, y = _regression(100)
-    model = _ridge().fit(X, y)
-    names = list(model.selected_["candidates"])
-    assert names[:2] == ["public model", "private fit"]
-    assert len(names) == 2 + 5
-    assert all(
-        name.endswith(f"rows and targets clipped at the public {CLIP_QUANTILE:g}-quantile")
-        for name in names[2:]
-    )
-    forced = _ridge(select="shrunk").fit(X, y)
-    assert "clipped" in forced.selected_["candidate"]
-    clip = public_clip(*forced.public, CLIP_QUANTILE)
-    assert forced.selected_["worst case"].startswith("no worst-case part: the squared loss")
-    assert clip[1] < np.max(np.linalg.norm(forced.public[0] - clip[0], axis=1))
