@@ -265,8 +265,10 @@ class PublicSample(Empirical):
                 f"than the sampling plan's rho={rho:.4g}; lower the confidence or "
                 "raise the plan's m."
             )
-        union = max(1, math.ceil(1.0 / (alpha - rho) - 1.0 - 1e-9))
-        return next(b for b in range(1, union + 1) if self.alpha(b, rho) <= alpha)
+        runs = 1  # alpha(B, rho) < 1 / ((B + 1)(1 - rho)): the loop ends
+        while self.alpha(runs, rho) > alpha:
+            runs += 1
+        return runs
 
     @staticmethod
     def alpha(runs: int, rho: float) -> float:

@@ -99,6 +99,8 @@ def test_posterior_runs_are_the_fewest_that_leave_the_confidence():
     assert [PublicSample([0.0], confidence=c).runs(plan.rho) for c in (0.9, 0.95, 0.99)] == [
         10, 20, 100
     ]
+    # rho = 0: 1/(B + 1) <= 1 - 0.9 (0.09999999999999998 in floating point) needs 10
+    assert PublicSample([0.0]).runs(0.0) == 10
     with pytest.raises(ValueError, match="lower the confidence or raise the plan"):
         PublicSample(np.arange(60.0), confidence=0.995).runs(plan.rho)
 
