@@ -438,7 +438,7 @@ def test_the_statement_says_what_a_bootstrap_rests_on(files, capsys):
     assert code == 0, err
     release = _strict(out)["releases"][0]
     assert release["basis"].startswith(
-        "gamma for this public sample of 1500 rows at confidence 0.9 (smoothed Bayesian "
+        "gamma for this public sample of 1500 rows at confidence 0.908 (smoothed Bayesian "
         "bootstrap, Rubin 1981"
     )
     assert release["guarantee"].endswith(release["basis"])
