@@ -1301,12 +1301,17 @@ def prepare_releases(
     if known is not None:  # degenerate bounds are refused before any spend
         for query in parsed:
             _quantile_mechanism(query, known, epsilon, neighbours)
-    for query in parsed:  # a calibration's inputs and memory, before any spend
-        if _samples_a_scale(query, epsilon, neighbours, population, worst_case_epsilon):
-            check_calibration(
-                quantile_level_of(query), (0.0, 1.0), epsilon, population, arr.size,
-                gamma=gamma, bound=bound, neighbours=neighbours,
-            )
+    # a calibration's inputs and memory, before any spend; its plan (its own m)
+    # gives the gamma it spends
+    plans = [
+        check_calibration(
+            quantile_level_of(query), (0.0, 1.0), epsilon, population, arr.size,
+            gamma=gamma, bound=bound, neighbours=neighbours,
+        )[3]
+        if _samples_a_scale(query, epsilon, neighbours, population, worst_case_epsilon)
+        else plan
+        for query in parsed
+    ]
     if population is None:
         unit = Bounds.given(0.0, 1.0)
         norm = RELEASE_MECHANISMS[mechanism]
@@ -1333,11 +1338,11 @@ def prepare_releases(
             delta,
             run=None
             if population is None
-            else SamplingRun(f"planned-{i}", plan.gamma, neighbours=neighbours),
+            else SamplingRun(f"planned-{i}", run_plan.gamma, neighbours=neighbours),
             source="global" if population is None else "sampled",
             neighbours=neighbours,
         )
-        for i, (q, plain) in enumerate(zip(parsed, exponential))
+        for i, (q, plain, run_plan) in enumerate(zip(parsed, exponential, plans))
     ]
     if private_epsilon is not None:
         planned.insert(
