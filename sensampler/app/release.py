@@ -1327,15 +1327,20 @@ def prepare_releases(
         check_private_bounds_epsilon(
             private_epsilon, arr.size, neighbours, name="eps0"
         )
-    # planned spends: upper bounds on the real ones, under the same relation
+    # planned spends: upper bounds on the real ones, under the same relation; an
+    # exponential quantile's as it spends them (no delta; the plain mechanism at
+    # a cap below epsilon), since a filter's "auto" rule is chosen on the first
+    plain_epsilon = min(epsilon, worst_case_epsilon or math.inf)
     planned = [
-        PrivacyStatement("planned", epsilon, 0.0, source="global", neighbours=neighbours)
+        PrivacyStatement(
+            "planned", plain_epsilon, 0.0, source="global", neighbours=neighbours
+        )
         if plain and not _samples_a_scale(q, epsilon, neighbours, population,
                                           worst_case_epsilon)
         else PrivacyStatement(
             "planned",
             epsilon,
-            delta,
+            0.0 if plain else delta,
             run=None
             if population is None
             else SamplingRun(f"planned-{i}", run_plan.gamma, neighbours=neighbours),

@@ -4,8 +4,6 @@ private bounds, public samples, reports, reproducibility and the command line.
 Each test is an attempt to make a release state, spend or print less than holds."""
 
 import csv
-import json
-import math
 
 import numpy as np
 import pytest
@@ -14,9 +12,7 @@ from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from sensampler.app.budget_file import BudgetFile
 from sensampler.app.cli import main
 from sensampler.app.release import (
-    QuantileRelease,
     prepare_releases,
-    release_statistic,
     release_statistics,
 )
 from sensampler.distributions import Normal
@@ -93,6 +89,27 @@ def test_several_calibrated_quantiles_count_gamma_once_each_all_or_nothing(tmp_p
                            budget=BudgetFile(tmp_path / "m.json", epsilon=10.0,
                                              gamma=1.5 * g), random_state=0)
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("cap, epsilon", [(None, 0.1), (0.5, 1.0)])
+def test_a_filter_s_auto_rule_is_planned_on_the_quantile_s_own_spend(cap, epsilon):
+    # before: a quantile was planned at (epsilon, delta) of the Gaussian release
+    # (or at epsilon under a cap below it), and spent (epsilon, 0) (or the cap):
+    # the filter's "auto" rule, chosen on the first spend, was basic in the plan
+    # and advanced in the run, whose delta/2 then refused the means
+    budget = PrivacyFilter(100.0, 1e-5, gamma=0.9)
+    assert budget._choose_rule(cap or epsilon, 0.0) == "advanced"
+    assert budget._choose_rule(epsilon, 1e-6 if cap is None else 0.0) == "basic"
+    with pytest.raises(ExceededPrivacyBudgetError, match="delta/2"):
+        prepare_releases(_heights(), ["median"] + ["mean"] * 7, POP, epsilon=epsilon,
+                         delta=1e-6, mechanism="gaussian", gamma=0.1, budget=budget,
+                         worst_case_epsilon=cap)
+    assert budget.count == 0
+    prepared = prepare_releases(_heights(), ["median", "mean"], POP, epsilon=epsilon,
+                                delta=1e-6, mechanism="gaussian", gamma=0.1,
+                                worst_case_epsilon=cap)
+    assert (prepared.planned[0].epsilon, prepared.planned[0].delta) == (
+        min(epsilon, cap or epsilon), 0.0)
 
 
 # ---------------------------------------------------------------- the CLI
