@@ -762,7 +762,7 @@ def _quantile_price(mech, epsilon) -> str | None:
     return (
         f"a worst-case guarantee at {format_dp(epsilon, 0.0)} with the same bounds "
         f"would need the plain scale t = {plain:.6g}, {mech.calibration.scale / plain:.3g} "
-        f"times smaller (--worst-case-epsilon {epsilon:g})"
+        f"times smaller (--worst-case-epsilon {float(epsilon)!r})"  # exact: no cap below
     )
 
 
@@ -1308,9 +1308,11 @@ def prepare_releases(
             quantile_level_of(query), (0.0, 1.0), epsilon, population, arr.size,
             gamma=gamma, bound=bound, neighbours=neighbours,
         )[3]
-        if _samples_a_scale(query, epsilon, neighbours, population, worst_case_epsilon)
+        if expo and _samples_a_scale(
+            query, epsilon, neighbours, population, worst_case_epsilon
+        )
         else plan
-        for query in parsed
+        for query, expo in zip(parsed, exponential)
     ]
     if population is None:
         unit = Bounds.given(0.0, 1.0)

@@ -4,6 +4,9 @@ private bounds, public samples, reports, reproducibility and the command line.
 Each test is an attempt to make a release state, spend or print less than holds."""
 
 import csv
+import json
+import math
+import re
 
 import numpy as np
 import pytest
@@ -12,7 +15,9 @@ from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from sensampler.app.budget_file import BudgetFile
 from sensampler.app.cli import main
 from sensampler.app.release import (
+    QuantileRelease,
     prepare_releases,
+    release_statistic,
     release_statistics,
 )
 from sensampler.distributions import Normal
@@ -130,3 +135,146 @@ def test_bad_worst_case_epsilon_exits_2_in_one_line_spending_nothing(
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "worst_case_epsilon" in err
     assert (ledger.read_text() if ledger.exists() else None) == before
+
+
+def test_a_quantile_without_bounds_is_planned_as_the_sensitivity_it_samples():
+    # no bounds: a quantile samples a sensitivity like any statistic (no calibration)
+    prepared = prepare_releases(_heights(), ["median"], POP, epsilon=0.5, bounds=None,
+                                random_state=0)
+    (r,) = prepared.run()
+    assert r.calibration is None if isinstance(r, QuantileRelease) else True
+    assert prepared.planned[0].gamma == r.statement.gamma == sampling_plan(
+        gamma=0.05).gamma
+
+
+# ------------------------------------------------------------ relations
+
+
+def test_an_add_remove_quantile_in_a_replace_one_budget_file(tmp_path):
+    path = tmp_path / "l.json"
+    r = release_statistic(_heights(), "median", POP, epsilon=0.5, random_state=0,
+                          neighbours="add-remove",
+                          budget=BudgetFile(path, epsilon=10.0, gamma=0.5))
+    s = r.statement
+    assert s.neighbours == "add-remove" and s.source == "sampled"
+    assert s.gamma == _calibration_gamma(neighbours="add-remove")
+    # group privacy: twice epsilon, gamma and the worst case (Dwork & Roth, Thm. 2.2)
+    spent = BudgetFile(path).filter()
+    assert spent.spent.epsilon == 2 * 0.5 and spent.spent.delta == 0.0
+    assert spent.gamma == pytest.approx(2 * s.gamma, rel=1e-15)
+    assert spent.worst_case().epsilon == 2 * s.worst_case.epsilon
+    # the worst case: 2 t du, du = 1/2 at the median under add/remove
+    assert s.worst_case.epsilon == pytest.approx(r.calibration.scale, rel=1e-15)
+    entry = json.loads(path.read_text())["entries"][0]
+    assert entry["worst_case_epsilon"] >= 2 * s.worst_case.epsilon
+    assert entry["gamma"] >= 2 * s.gamma
+
+
+def test_dp_events_of_a_calibrated_quantile_and_of_its_worst_case():
+    pytest.importorskip("dp_accounting")
+    for neighbours in ("replace-one", "add-remove"):
+        r = release_statistic(_heights(), "median", POP, epsilon=0.5,
+                              random_state=0, neighbours=neighbours)
+        s, worst = r.statement, r.statement.worst_case
+        with pytest.raises(ValueError, match="gamma"):
+            s.to_dp_event(neighbours="replace-one")  # gamma is never dropped silently
+        # pure epsilon-DP: epsilon^2 / 2-zCDP (Bun & Steinke 2016, Prop. 3.3);
+        # the worst case eta-bounded range: eta^2 / 8 (Cesar & Rogers 2021)
+        factor = 1 if neighbours == "replace-one" else 2  # group privacy
+        event = s.to_dp_event(allow_gamma=True, neighbours="replace-one")
+        assert event.rho == pytest.approx((factor * 0.5) ** 2 / 2, rel=1e-12)
+        event = worst.to_dp_event(neighbours="replace-one")
+        eta = factor * worst.epsilon
+        assert eta ** 2 / 8 <= event.rho <= eta ** 2 / 8 * (1 + 1e-12)
+        if neighbours == "add-remove":
+            with pytest.raises(ValueError, match="add-remove"):
+                worst.to_dp_event()
+
+
+# -------------------------------------------------------- public samples
+
+
+def test_a_public_sample_population_refuses_too_few_rows_before_any_spend(tmp_path):
+    private = _csv(tmp_path / "p.csv", _heights())
+    public = _csv(tmp_path / "pub.csv", _heights(20, seed=2))
+    ledger = tmp_path / "l.json"
+    for bounds in ("auto", "private:1", "130:210"):
+        with pytest.raises(ValueError, match="public sample has 20 row"):
+            release_statistic(_heights(), "median", f"bootstrap:{public}", column="h",
+                              epsilon=0.5, bounds=bounds,
+                              budget=BudgetFile(ledger, epsilon=10.0, gamma=0.5))
+        assert not ledger.exists()
+    code = main(["release", "--data", private, "--column", "h", "--population",
+                 f"bootstrap:{public}", "--query", "median", "--epsilon", "0.5",
+                 "--bounds", "private:1", "--budget-file", str(ledger),
+                 "--budget-epsilon", "10", "--budget-gamma", "0.5"])
+    assert code != 0 and not ledger.exists()
+
+
+def test_a_public_sample_states_its_basis_and_runs_on_posterior_populations(tmp_path):
+    public = _heights(60, seed=2)
+    r = release_statistic(_heights(), "median", public, epsilon=0.5, random_state=0)
+    assert isinstance(r, QuantileRelease) and r.statement.source == "sampled"
+    assert r.basis == r.calibration.population
+    assert r.basis.startswith("gamma for this public sample of 60 rows at confidence")
+    assert "posterior populations" in r.basis and r.basis in r.guarantee
+    # the posterior runs keep the smallest scale: never above the model's own
+    # calibration on the same seed's first run alone
+    assert r.to_dict()["basis"] == r.basis and r.calibration.run.m >= r.calibration.run.k
+    assert r.calibration.n == 300
+
+
+# ------------------------------------------------------- what is printed
+
+
+def test_the_report_card_and_json_leak_no_answer_and_round_up(tmp_path):
+    data = _heights(301)
+    report = tmp_path / "r.html"
+    r = release_statistic(data, "median", POP, epsilon=1 / 3, random_state=0,
+                          report=report)
+    exact = float(np.median(data))
+    texts = {
+        "text": r.text(), "html": r._repr_html_(), "report": report.read_text(),
+        "json": json.dumps(r.to_dict()),
+    }
+    for name, text in texts.items():
+        numbers = [float(x) for x in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", text)]
+        assert not any(abs(x - exact) < 1e-3 for x in numbers), name
+        # every epsilon and gamma printed with fewer digits is rounded up
+        for stated in (1 / 3, r.statement.gamma, r.statement.worst_case.epsilon):
+            assert not any(x < stated and math.isclose(x, stated, rel_tol=1e-3)
+                           and x != round(stated, 17) for x in numbers
+                           if "e" not in f"{x}"), (name, stated)
+    assert "0.333334" in texts["text"] and "0.333333-DP" not in texts["text"]
+
+
+def test_the_suggested_flag_of_the_price_gives_the_plain_mechanism_at_epsilon(capsys):
+    # before: "--worst-case-epsilon 0.333333", a cap below epsilon=1/3
+    r = release_statistic(_heights(), "median", POP, epsilon=1 / 3, random_state=0)
+    flag = float(re.search(r"--worst-case-epsilon (\S+)\)", r.price).group(1))
+    plain = release_statistic(_heights(), "median", POP, epsilon=1 / 3,
+                              worst_case_epsilon=flag)
+    assert plain.statement.epsilon == 1 / 3 and plain.statement.source == "global"
+
+
+# ------------------------------------------------------ reproducibility
+
+
+def test_the_same_seed_gives_the_same_calibration_for_any_n_jobs(tmp_path, capsys):
+    runs = [
+        release_statistic(_heights(), "quantile:0.9", population, epsilon=0.3,
+                          random_state=7, n_jobs=n_jobs).calibration
+        for population in (POP, _heights(200, seed=2)) for n_jobs in (1, 2)
+    ]
+    for a, b in (runs[:2], runs[2:]):
+        assert (a.scale, a.run.released, a.run.seed) == (b.scale, b.run.released,
+                                                          b.run.seed)
+    private = _csv(tmp_path / "p.csv", _heights())
+    records = []
+    for _ in range(2):
+        assert main(["release", "--data", private, "--column", "h", "--population",
+                     POP, "--query", "median", "--epsilon", "0.5", "--seed", "3",
+                     "--json"]) == 0
+        record = json.loads(capsys.readouterr()[0])["releases"][0]
+        records.append((record["scale"], record["seed"], record["gamma"]))
+    assert records[0] == records[1] and records[0][1][0] == 3
