@@ -22,6 +22,7 @@ from sensampler.app.release import (
 )
 from sensampler.distributions import Normal
 from sensampler.plan import sampling_plan
+from sensampler.privacy import to_replace_one
 from sensampler.quantile_calibration import check_calibration
 
 POP = "normal:loc=170,scale=10"
@@ -278,3 +279,20 @@ def test_the_same_seed_gives_the_same_calibration_for_any_n_jobs(tmp_path, capsy
         record = json.loads(capsys.readouterr()[0])["releases"][0]
         records.append((record["scale"], record["seed"], record["gamma"]))
     assert records[0] == records[1] and records[0][1][0] == 3
+
+
+@pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
+def test_a_budget_file_exactly_at_the_planned_amount_holds_the_run(tmp_path, neighbours):
+    queries = ["median", "quantile:0.9", "mean"]
+    prepared = prepare_releases(_heights(), queries, POP, epsilon=0.5,
+                                neighbours=neighbours)
+    planned = [to_replace_one(s) for s in prepared.planned]  # the file's relation
+    epsilon = math.fsum(s.epsilon for s in planned)
+    gamma = math.fsum(s.gamma for s in planned)
+    path = tmp_path / "l.json"
+    rs = release_statistics(_heights(), queries, POP, epsilon=0.5, random_state=0,
+                            neighbours=neighbours,
+                            budget=BudgetFile(path, epsilon=epsilon, gamma=gamma))
+    spent = BudgetFile(path).filter()
+    assert spent.count == 3 and spent.gamma <= gamma
+    assert [type(r) for r in rs][:2] == [QuantileRelease, QuantileRelease]
