@@ -10,9 +10,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from sensampler.distributions import Normal
+from sensampler._validation import as_seed_sequence
+from sensampler.distributions import Normal, PublicSample
 from sensampler.mechanisms import ExponentialQuantileMechanism
-from sensampler.quantile_calibration import calibrate_quantile, plain_scale
+from sensampler.quantile_calibration import (
+    calibrate_quantile,
+    check_calibration,
+    plain_scale,
+)
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +83,21 @@ def test_mutation_copies_and_the_calibrations_n(cal):
         args = dict(q=0.5, bounds=(130, 210), epsilon=1.0, calibration=cal) | change
         with pytest.raises(ValueError, match="calibration was made for"):
             ExponentialQuantileMechanism(**args)
+
+
+def test_a_public_sample_keeps_the_smallest_scale_of_its_posterior_runs():
+    # gamma for this public sample: every posterior population's run must pass
+    pub = PublicSample(np.random.default_rng(2).normal(170, 10, 60))
+    cal = calibrate_quantile(0.5, (130, 210), 0.5, pub, 300, gamma=0.05, m=400,
+                             random_state=3)
+    plan = check_calibration(0.5, (130, 210), 0.5, pub, 300, gamma=0.05, m=400)[3]
+    alone = [
+        calibrate_quantile(0.5, (130, 210), 0.5, population, 300, gamma=0.05, m=400,
+                           random_state=seed)
+        for population, seed in pub.populations(plan, as_seed_sequence(3))
+    ]
+    assert len(alone) > 1 and all(c is not None for c in alone)
+    assert cal.scale == min(c.scale for c in alone)
+    assert cal.run.released[0] >= max(c.run.released[0] for c in alone if
+                                      c.scale == cal.scale)
+    assert cal.population == pub.basis(plan) and "60 rows" in cal.population
