@@ -762,7 +762,7 @@ def _quantile_price(mech, epsilon) -> str | None:
     return (
         f"a worst-case guarantee at {format_dp(epsilon, 0.0)} with the same bounds "
         f"would need the plain scale t = {plain:.6g}, {mech.calibration.scale / plain:.3g} "
-        f"times smaller (--worst-case-epsilon {epsilon:g})"
+        f"times smaller (--worst-case-epsilon {float(epsilon)!r})"  # exact: no cap below
     )
 
 
@@ -1301,12 +1301,19 @@ def prepare_releases(
     if known is not None:  # degenerate bounds are refused before any spend
         for query in parsed:
             _quantile_mechanism(query, known, epsilon, neighbours)
-    for query in parsed:  # a calibration's inputs and memory, before any spend
-        if _samples_a_scale(query, epsilon, neighbours, population, worst_case_epsilon):
-            check_calibration(
-                quantile_level_of(query), (0.0, 1.0), epsilon, population, arr.size,
-                gamma=gamma, bound=bound, neighbours=neighbours,
-            )
+    # a calibration's inputs and memory, before any spend; its plan (its own m)
+    # gives the gamma it spends
+    plans = [
+        check_calibration(
+            quantile_level_of(query), (0.0, 1.0), epsilon, population, arr.size,
+            gamma=gamma, bound=bound, neighbours=neighbours,
+        )[3]
+        if expo and _samples_a_scale(
+            query, epsilon, neighbours, population, worst_case_epsilon
+        )
+        else plan
+        for query, expo in zip(parsed, exponential)
+    ]
     if population is None:
         unit = Bounds.given(0.0, 1.0)
         norm = RELEASE_MECHANISMS[mechanism]
@@ -1322,22 +1329,27 @@ def prepare_releases(
         check_private_bounds_epsilon(
             private_epsilon, arr.size, neighbours, name="eps0"
         )
-    # planned spends: upper bounds on the real ones, under the same relation
+    # planned spends: upper bounds on the real ones, under the same relation; an
+    # exponential quantile's as it spends them (no delta; the plain mechanism at
+    # a cap below epsilon), since a filter's "auto" rule is chosen on the first
+    plain_epsilon = min(epsilon, worst_case_epsilon or math.inf)
     planned = [
-        PrivacyStatement("planned", epsilon, 0.0, source="global", neighbours=neighbours)
+        PrivacyStatement(
+            "planned", plain_epsilon, 0.0, source="global", neighbours=neighbours
+        )
         if plain and not _samples_a_scale(q, epsilon, neighbours, population,
                                           worst_case_epsilon)
         else PrivacyStatement(
             "planned",
             epsilon,
-            delta,
+            0.0 if plain else delta,
             run=None
             if population is None
-            else SamplingRun(f"planned-{i}", plan.gamma, neighbours=neighbours),
+            else SamplingRun(f"planned-{i}", run_plan.gamma, neighbours=neighbours),
             source="global" if population is None else "sampled",
             neighbours=neighbours,
         )
-        for i, (q, plain) in enumerate(zip(parsed, exponential))
+        for i, (q, plain, run_plan) in enumerate(zip(parsed, exponential, plans))
     ]
     if private_epsilon is not None:
         planned.insert(

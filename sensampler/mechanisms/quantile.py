@@ -127,10 +127,11 @@ class QuantileCalibration:
     scale : float
         t: candidate :math:`t_j` has weight :math:`\exp(-t\,|c_j - qn|)`;
         at least :math:`\epsilon/(2\Delta u)`, the scale of the plain
-        epsilon-DP mechanism.
+        epsilon-DP mechanism, and at most 4 times it (a worst case of at most
+        4 epsilon; the mechanism checks both).
     run : SamplingRun
-        The sampling run: its plan (m, k), gamma, seed and the order statistic
-        of the privacy loss it released.
+        The sampling run: its plan (m, k), gamma (> 0), seed and the order
+        statistic of the privacy loss it released (exactly one).
     population : str
         The population model the pairs were drawn from, in words.
     n : int, optional
@@ -166,7 +167,14 @@ class QuantileCalibration:
                 f"neighbours={self.neighbours!r} differ from the run's, "
                 f"{self.run.neighbours!r}."
             )
-        if len(self.run.released) > 1 or any(
+        if not isinstance(self.population, str):
+            raise TypeError(f"population must be a str, got {self.population!r}.")
+        if self.run.gamma == 0.0:  # no plan certifies it: plain DP at a sampled scale
+            raise ValueError(
+                "run.gamma must be > 0: a sampled scale holds except with the "
+                f"probability its plan certifies, got gamma={self.run.gamma!r}."
+            )
+        if len(self.run.released) != 1 or any(
             loss > self.epsilon for loss in self.run.released
         ):
             raise ValueError(
@@ -372,6 +380,13 @@ class ExponentialQuantileMechanism(Mechanism):
             raise ValueError(
                 f"calibration.scale={calibration.scale!r} is below the plain "
                 "epsilon-DP scale epsilon / (2 * utility_sensitivity): make it with "
+                "calibrate_quantile."
+            )
+        plain = Fraction(self.epsilon) / (2 * Fraction(self.utility_sensitivity))
+        if Fraction(calibration.scale) > 4 * plain:  # no candidate lies above it
+            raise ValueError(
+                f"calibration.scale={calibration.scale!r} is above 4 times the plain "
+                "epsilon-DP scale (a worst case above 4 epsilon): make it with "
                 "calibrate_quantile."
             )
         return calibration
