@@ -416,8 +416,9 @@ def statement_words(statement) -> list[tuple[str, str]]:
                 "What gamma means",
                 f"gamma={gamma}: the guarantee holds except with probability gamma "
                 "over the data drawn from the population model, the chance that the "
-                "sampled sensitivity is too small for the data; then nothing is "
-                "guaranteed. gamma is not delta.",
+                "calibration sampled from the model (a sensitivity, or a quantile "
+                "mechanism's scale) is too weak for the data; then only the worst "
+                "case below holds, if there is one. gamma is not delta.",
             )
         )
         if worst is not None:
