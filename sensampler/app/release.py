@@ -404,8 +404,10 @@ class QuantileRelease(Release):
     (:func:`~sensampler.quantile_calibration.calibrate_quantile`): the
     statement is then (epsilon, 0)-random DP with the calibration's gamma, and
     its worst-case part plain DP for every pair (at most 4 epsilon). Without a
-    population (private bounds only), or where no sampled scale beats the
-    plain one, it is plain epsilon-DP for every pair, with no gamma.
+    population, over private bounds (drawn from the data, where the
+    calibration's gamma needs bounds fixed before them), under a worst-case cap
+    at epsilon, or where no sampled scale beats the plain one, it is plain
+    epsilon-DP for every pair, with no gamma.
     ``estimate`` is ``None`` (no sensitivity is sampled); ``mechanism`` is
     ``"exponential"``, ``noise`` the mechanism's utility, scale and range in
     words, ``bounds`` the range the records were clipped to and the output
@@ -722,12 +724,17 @@ def _quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS, calibrati
     return mech, mech.privacy, noise
 
 
-def _samples_a_scale(query, epsilon, neighbours, population, worst_case_epsilon):
+def _samples_a_scale(
+    query, epsilon, neighbours, population, worst_case_epsilon, private=False
+):
     """Whether a one-quantile query's release may sample its scale: with a
     population, where the worst-case cap allows a scale above the plain one (a
-    cap at epsilon keeps the plain epsilon-DP mechanism, with no gamma)."""
+    cap at epsilon keeps the plain epsilon-DP mechanism, with no gamma), and
+    never over private bounds (``private``): the calibration's gamma holds for
+    bounds fixed before the data are drawn, and private bounds are drawn from
+    the data themselves."""
     level = quantile_level_of(query)
-    if level is None or population is None:
+    if level is None or population is None or private:
         return False
     du = utility_sensitivity(level, neighbours)
     return candidate_scales(epsilon, du, worst_case_epsilon).size > 0
@@ -735,7 +742,7 @@ def _samples_a_scale(query, epsilon, neighbours, population, worst_case_epsilon)
 
 def _calibration(
     query, bounds, epsilon, population, n, *, seed, neighbours, worst_case_epsilon,
-    **plan,
+    private, **plan,
 ):
     """The sampled scale of a one-quantile query's mechanism
     (:func:`~sensampler.quantile_calibration.calibrate_quantile`), or None: no
@@ -743,7 +750,7 @@ def _calibration(
     (:func:`_samples_a_scale`; plain epsilon-DP), or no sampled scale above the
     plain one."""
     if bounds is None or not _samples_a_scale(
-        query, epsilon, neighbours, population, worst_case_epsilon
+        query, epsilon, neighbours, population, worst_case_epsilon, private
     ):
         return None
     return calibrate_quantile(
@@ -996,6 +1003,7 @@ class PreparedRelease:
                 q, bounds, self.epsilon, self.population, self.data.size,
                 seed=child_seed(self.root, i), gamma=self.gamma, bound=self.bound,
                 neighbours=self.neighbours, worst_case_epsilon=self.worst_case_epsilon,
+                private=self.private_epsilon is not None,
             )
             for i, q in enumerate(self.queries)
         ]
@@ -1303,13 +1311,14 @@ def prepare_releases(
             _quantile_mechanism(query, known, epsilon, neighbours)
     # a calibration's inputs and memory, before any spend; its plan (its own m)
     # gives the gamma it spends
+    private = private_epsilon is not None
     plans = [
         check_calibration(
             quantile_level_of(query), (0.0, 1.0), epsilon, population, arr.size,
             gamma=gamma, bound=bound, neighbours=neighbours,
         )[3]
         if expo and _samples_a_scale(
-            query, epsilon, neighbours, population, worst_case_epsilon
+            query, epsilon, neighbours, population, worst_case_epsilon, private
         )
         else plan
         for query, expo in zip(parsed, exponential)
@@ -1338,7 +1347,7 @@ def prepare_releases(
             "planned", plain_epsilon, 0.0, source="global", neighbours=neighbours
         )
         if plain and not _samples_a_scale(q, epsilon, neighbours, population,
-                                          worst_case_epsilon)
+                                          worst_case_epsilon, private)
         else PrivacyStatement(
             "planned",
             epsilon,

@@ -238,3 +238,13 @@ def test_the_outlier_moves_the_top_quantile_within_its_statement():
     result = audit_mechanism(calibrated, with_outlier, without, releases=4_000,
                              random_state=11)
     assert result.epsilon_lower <= worst.epsilon
+
+
+def test_a_quantile_over_private_bounds_is_the_plain_mechanism():
+    # before: it was calibrated on the population over bounds drawn from the data
+    # themselves, where the calibration's gamma needs bounds fixed before them
+    budget = PrivacyFilter(2.0, 0.0)
+    r = release_statistic(_heights(1000), "median", POP, epsilon=1.0,
+                          bounds="private:0.5", budget=budget)
+    assert r.calibration is None and r.statement.source == "global"
+    assert r.statement.gamma == 0.0 and budget.spent.epsilon == pytest.approx(1.5)
