@@ -490,7 +490,7 @@ def _check_sampling(name, query, population, n, mechanism, gamma, bound, n_jobs)
 
 
 def _check_runs(
-    names, parsed, population, n, *, mechanism, gamma, bound, n_jobs
+    names, parsed, population, n, *, mechanism, gamma, bound, n_jobs, exponential
 ) -> None:
     """What the sampling runs need, checked before any answer or sample.
 
@@ -498,9 +498,11 @@ def _check_runs(
     reads records by position, and the sampler refuses it after sampling. Each
     run must fit in memory with ``n_jobs`` workers
     (:func:`~sensampler.experiments.specs.check_sampling_memory`, which also
-    meets the query with the population on a probe database).
+    meets the query with the population on a probe database); a quantile
+    released by the exponential mechanism (``exponential``) samples no
+    sensitivity.
     """
-    for name, query in zip(names, parsed):
+    for name, query, plain in zip(names, parsed, exponential):
         if query is identity:
             raise ValueError(
                 f"query {name!r} publishes the records themselves, by position, "
@@ -508,7 +510,7 @@ def _check_runs(
                 "and be published exactly); release a statistic: "
                 f"{', '.join(RELEASE_QUERY_NAMES)}."
             )
-        if population is not None:  # without one nothing is sampled
+        if population is not None and not plain:  # else nothing is sampled
             _check_sampling(name, query, population, n, mechanism, gamma, bound, n_jobs)
 
 
@@ -1293,12 +1295,6 @@ def prepare_releases(
     budget = _check_budget(budget)
     root = as_seed_sequence(random_state)
     n_jobs = check_n_jobs(n_jobs)
-    _check_runs(
-        names, parsed, population, arr.size,
-        mechanism=mechanism, gamma=gamma, bound=bound, n_jobs=n_jobs,
-    )
-    answers = _answers(names, parsed, arr if known is None else known.clip(arr))
-    _check_grid(names, answers, mechanism, granularity)
     # quantile queries over bounds: the exponential mechanism (plain DP, or
     # random DP with a scale sampled from the population)
     exponential = [
@@ -1306,6 +1302,13 @@ def prepare_releases(
         and (known is not None or private_epsilon is not None)
         for q in parsed
     ]
+    _check_runs(
+        names, parsed, population, arr.size,
+        mechanism=mechanism, gamma=gamma, bound=bound, n_jobs=n_jobs,
+        exponential=exponential,
+    )
+    answers = _answers(names, parsed, arr if known is None else known.clip(arr))
+    _check_grid(names, answers, mechanism, granularity)
     if known is not None:  # degenerate bounds are refused before any spend
         for query in parsed:
             _quantile_mechanism(query, known, epsilon, neighbours)

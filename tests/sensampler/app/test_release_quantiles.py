@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from sensampler import queries
+from sensampler import _memory, queries
 from sensampler.accounting import PrivacyFilter
 from sensampler.app.budget_file import BudgetFile
 from sensampler.app.cli import main
@@ -248,3 +248,16 @@ def test_a_quantile_over_private_bounds_is_the_plain_mechanism():
                           bounds="private:0.5", budget=budget)
     assert r.calibration is None and r.statement.source == "global"
     assert r.statement.gamma == 0.0 and budget.spent.epsilon == pytest.approx(1.5)
+
+
+def test_a_plain_quantile_needs_no_memory_for_a_sensitivity_it_does_not_sample(
+    monkeypatch,
+):
+    # before: prepare_releases checked the memory of a sensitivity run for the
+    # median, which the exponential mechanism never draws, and refused it
+    monkeypatch.setattr(_memory, "available_memory", lambda: (2**25, "{} (test)"))
+    data = np.random.default_rng(3).normal(170, 10, 3_000_000)
+    with pytest.raises(ValueError, match="need about"):  # a variance samples
+        prepare_releases(data, ["variance"], POP, epsilon=1.0, worst_case_epsilon=1.0)
+    r = release_statistic(data, "median", POP, epsilon=1.0, worst_case_epsilon=1.0)
+    assert r.calibration is None and abs(r.value - np.median(data)) < 1.0
