@@ -40,7 +40,8 @@ def add_release_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="bootstrap:PUBLIC_FILE (the same column of a public CSV/Parquet "
         "file, resampled), a model such as 'normal:loc=170,scale=10', or a "
-        "TOML file with a [population] table; optional with --bounds private:EPS0",
+        "TOML file with a [population] table; optional, and not used, with --bounds "
+        "private:EPS0",
     )
     p.add_argument(
         "--bounds",

@@ -726,17 +726,13 @@ def _quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS, calibrati
     return mech, mech.privacy, noise
 
 
-def _samples_a_scale(
-    query, epsilon, neighbours, population, worst_case_epsilon, private=False
-):
+def _samples_a_scale(query, epsilon, neighbours, population, worst_case_epsilon):
     """Whether a one-quantile query's release may sample its scale: with a
-    population, where the worst-case cap allows a scale above the plain one (a
-    cap at epsilon keeps the plain epsilon-DP mechanism, with no gamma), and
-    never over private bounds (``private``): the calibration's gamma holds for
-    bounds fixed before the data are drawn, and private bounds are drawn from
-    the data themselves."""
+    population (none over private bounds: see :func:`prepare_releases`), where
+    the worst-case cap allows a scale above the plain one (a cap at epsilon
+    keeps the plain epsilon-DP mechanism, with no gamma)."""
     level = quantile_level_of(query)
-    if level is None or population is None or private:
+    if level is None or population is None:
         return False
     du = utility_sensitivity(level, neighbours)
     return candidate_scales(epsilon, du, worst_case_epsilon).size > 0
@@ -744,7 +740,7 @@ def _samples_a_scale(
 
 def _calibration(
     query, bounds, epsilon, population, n, *, seed, neighbours, worst_case_epsilon,
-    private, **plan,
+    **plan,
 ):
     """The sampled scale of a one-quantile query's mechanism
     (:func:`~sensampler.quantile_calibration.calibrate_quantile`), or None: no
@@ -752,7 +748,7 @@ def _calibration(
     (:func:`_samples_a_scale`; plain epsilon-DP), or no sampled scale above the
     plain one."""
     if bounds is None or not _samples_a_scale(
-        query, epsilon, neighbours, population, worst_case_epsilon, private
+        query, epsilon, neighbours, population, worst_case_epsilon
     ):
         return None
     return calibrate_quantile(
@@ -1005,7 +1001,6 @@ class PreparedRelease:
                 q, bounds, self.epsilon, self.population, self.data.size,
                 seed=child_seed(self.root, i), gamma=self.gamma, bound=self.bound,
                 neighbours=self.neighbours, worst_case_epsilon=self.worst_case_epsilon,
-                private=self.private_epsilon is not None,
             )
             for i, q in enumerate(self.queries)
         ]
@@ -1226,9 +1221,10 @@ def prepare_releases(
         database (:mod:`sensampler.bounds`). ``"auto"`` (default): from the
         population model, at no privacy cost; ``"LOW:HIGH"`` or a pair:
         given; ``"private:EPS0"``: estimated from the data under
-        EPS0-DP (spent from the budget first), and then ``population`` may
-        be ``None`` (a plain-DP release calibrated with the worst-case
-        sensitivity). With bounds, each release also states plain DP for
+        EPS0-DP (spent from the budget first), and then the release is plain
+        DP, calibrated with the worst-case sensitivity over them: ``population``
+        may be ``None``, and is not used if given (random DP holds for bounds
+        fixed before the data are drawn). With bounds, each release also states plain DP for
         every pair of neighbours (``statement.worst_case``) and its noise
         has a floor; ``None``: random DP only, and a sampled sensitivity of 0
         is refused.
@@ -1290,6 +1286,11 @@ def prepare_releases(
             "bounds are estimated from the data (bounds='private:EPS0'): the "
             "release is then plain DP."
         )
+    if private_epsilon is not None:
+        # Random DP holds for bounds fixed before the data are drawn; private
+        # bounds are drawn from the data: the release is plain DP, calibrated
+        # with the worst case over them, and samples nothing from a population.
+        population = None
     if worst_case_epsilon is not None:
         worst_case_epsilon = EPSILON.check("worst_case_epsilon", worst_case_epsilon)
     budget = _check_budget(budget)
@@ -1314,14 +1315,13 @@ def prepare_releases(
             _quantile_mechanism(query, known, epsilon, neighbours)
     # a calibration's inputs and memory, before any spend; its plan (its own m)
     # gives the gamma it spends
-    private = private_epsilon is not None
     plans = [
         check_calibration(
             quantile_level_of(query), (0.0, 1.0), epsilon, population, arr.size,
             gamma=gamma, bound=bound, neighbours=neighbours,
         )[3]
         if expo and _samples_a_scale(
-            query, epsilon, neighbours, population, worst_case_epsilon, private
+            query, epsilon, neighbours, population, worst_case_epsilon
         )
         else plan
         for query, expo in zip(parsed, exponential)
@@ -1350,7 +1350,7 @@ def prepare_releases(
             "planned", plain_epsilon, 0.0, source="global", neighbours=neighbours
         )
         if plain and not _samples_a_scale(q, epsilon, neighbours, population,
-                                          worst_case_epsilon, private)
+                                          worst_case_epsilon)
         else PrivacyStatement(
             "planned",
             epsilon,
@@ -1465,9 +1465,10 @@ def release_statistics(
         database (:mod:`sensampler.bounds`). ``"auto"`` (default): from the
         population model, at no privacy cost; ``"LOW:HIGH"`` or a pair:
         given; ``"private:EPS0"``: estimated from the data under
-        EPS0-DP (spent from the budget first), and then ``population`` may
-        be ``None`` (a plain-DP release calibrated with the worst-case
-        sensitivity). With bounds, each release also states plain DP for
+        EPS0-DP (spent from the budget first), and then the release is plain
+        DP, calibrated with the worst-case sensitivity over them: ``population``
+        may be ``None``, and is not used if given (random DP holds for bounds
+        fixed before the data are drawn). With bounds, each release also states plain DP for
         every pair of neighbours (``statement.worst_case``) and its noise
         has a floor; ``None``: random DP only, and a sampled sensitivity of 0
         is refused.
@@ -1721,9 +1722,10 @@ def release_statistic(
         database (:mod:`sensampler.bounds`). ``"auto"`` (default): from the
         population model, at no privacy cost; ``"LOW:HIGH"`` or a pair:
         given; ``"private:EPS0"``: estimated from the data under
-        EPS0-DP (spent from the budget first), and then ``population`` may
-        be ``None`` (a plain-DP release calibrated with the worst-case
-        sensitivity). With bounds, each release also states plain DP for
+        EPS0-DP (spent from the budget first), and then the release is plain
+        DP, calibrated with the worst-case sensitivity over them: ``population``
+        may be ``None``, and is not used if given (random DP holds for bounds
+        fixed before the data are drawn). With bounds, each release also states plain DP for
         every pair of neighbours (``statement.worst_case``) and its noise
         has a floor; ``None``: random DP only, and a sampled sensitivity of 0
         is refused.

@@ -72,17 +72,17 @@ def test_the_planned_gamma_bounds_what_the_calibration_spends():
 
 def test_the_private_bounds_pre_pass_is_not_spent_for_a_refused_gamma():
     # before: the pre-pass's eps0 was spent, then the calibrated median refused;
-    # over private bounds the median is now the plain mechanism (no gamma): a
-    # sampled mean's gamma is what a gamma budget below it refuses, before eps0
-    budget = PrivacyFilter(10.0, 0.0, gamma=sampling_plan(gamma=0.05).gamma / 2)
+    # over private bounds nothing is sampled now (plain DP, no gamma), and a
+    # budget too small for eps0 and the releases refuses before eps0 is spent
+    budget = PrivacyFilter(1.2, 0.0)
     with pytest.raises(ExceededPrivacyBudgetError):
         prepare_releases(_heights(), ["median", "mean"], POP, epsilon=0.5,
                          budget=budget, bounds="private:1")
     assert budget.count == 0 and budget.spent.epsilon == 0.0
     plain = PrivacyFilter(10.0, 0.0, gamma=1e-9)  # no room for any sampled gamma
-    prepare_releases(_heights(), ["median"], POP, epsilon=0.5, budget=plain,
+    prepare_releases(_heights(), ["median", "mean"], POP, epsilon=0.5, budget=plain,
                      bounds="private:1").run()
-    assert plain.spent.epsilon == pytest.approx(1.5) and plain.spent.gamma == 0.0
+    assert plain.spent.epsilon == pytest.approx(2.0) and plain.spent.gamma == 0.0
 
 
 def test_several_calibrated_quantiles_count_gamma_once_each_all_or_nothing(tmp_path):

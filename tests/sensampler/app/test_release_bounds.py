@@ -311,3 +311,16 @@ def test_cli_a_sampled_zero_without_bounds_spends_and_writes_nothing(tmp_path, c
     before = ledger.read_bytes()
     assert main(args) == 1
     assert ledger.read_bytes() == before
+
+
+def test_private_bounds_with_a_population_release_plain_dp():
+    # before: the mean's sensitivity was sampled from the population on records
+    # clipped to bounds drawn from the data themselves, a random-DP statement
+    # whose gamma holds for bounds fixed before the data only
+    data = np.random.default_rng(0).lognormal(10.0, 1.0, 1000)
+    budget = PrivacyFilter(1.0, 0.0)
+    r = release_statistic(data, "mean", "lognormal:mu=10,sigma=1", epsilon=0.7,
+                          bounds="private:0.3", budget=budget, random_state=0)
+    assert r.estimate is None and r.statement.source == "global"
+    assert r.statement.gamma == 0.0 and budget.spent.gamma == 0.0
+    assert budget.worst_case().epsilon == pytest.approx(1.0)
