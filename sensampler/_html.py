@@ -687,16 +687,17 @@ def release_html(release, statement_card: str) -> str:
         if value.ndim == 0
         else np.array2string(value, precision=6)
     )
+    rows = [
+        ("released value", answer),
+        ("mechanism", release.mechanism),
+        ("noise", release.noise),
+        ("n", release.n),
+    ]
+    if getattr(release, "basis", ""):  # what gamma rests on: a public sample
+        rows.append(("gamma rests on", release.basis))
     return card(
         f"Release: {release.query}",
-        rows_html(
-            [
-                ("released value", answer),
-                ("mechanism", release.mechanism),
-                ("noise", release.noise),
-                ("n", release.n),
-            ]
-        ),
+        rows_html(rows),
         statement_card,
         kind="release",
     )

@@ -247,7 +247,9 @@ def release_report(
         (
             "What each release states",
             "".join(
-                statement_html(r.statement) for r in releases
+                statement_html(r.statement)
+                + (paragraph(f"{r.query}: gamma rests on {r.basis}.") if r.basis else "")
+                for r in releases
             ),
         ),
         (

@@ -1,6 +1,7 @@
 """Release and audit reports: one self-contained page, figures inline, no private record."""
 
 import dataclasses
+import html
 import json
 import re
 import types
@@ -13,7 +14,7 @@ from sensampler.accounting import PrivacyFilter
 from sensampler.app.cli import main
 from sensampler.app.release import release_statistic
 from sensampler.app.report import NO_PRIVATE_RECORD, check_report_path, release_report
-from sensampler.distributions import GaussianMixture
+from sensampler.distributions import GaussianMixture, PublicSample
 from sensampler.privacy import PrivacyStatement
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
@@ -229,3 +230,16 @@ def test_a_median_release_reports_its_mechanism_without_a_sampled_sensitivity(tm
     assert f"{release.value:.6g}" in page.text
     assert "No sensitivity was sampled" in page.text
     assert f"{PLANTED:.6f}"[:8] not in text
+
+
+def test_a_public_sample_s_basis_is_on_the_card_and_the_page(tmp_path):
+    # before: the confidence over the public sample that gamma rests on was in
+    # the text and JSON only, not in the notebook card nor the report
+    public = np.random.default_rng(7).normal(170, 10, 200)
+    data = np.random.default_rng(8).normal(170, 10, 300)
+    r = release_statistic(data, "mean", PublicSample(public), epsilon=1.0,
+                          random_state=0)
+    assert "at confidence" in r.basis
+    assert "gamma rests on" in r._repr_html_() and "at confidence" in r._repr_html_()
+    page = release_report([r])
+    assert f"mean: gamma rests on {html.escape(r.basis)}" in page
