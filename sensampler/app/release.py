@@ -36,7 +36,8 @@ default the population model's 0.0005 and 0.9995 quantiles), its weight scale
 calibrated on pairs of neighbouring databases drawn from the population model
 (:func:`~sensampler.quantile_calibration.calibrate_quantile`): epsilon-DP
 except with probability gamma (random DP), and at most 4 epsilon-DP for every
-pair (:class:`QuantileRelease`). Without a population, or with a worst-case
+pair (:class:`QuantileRelease`). Without a population, over private bounds
+(a release over them is plain DP and samples nothing), or with a worst-case
 cap at epsilon, it is the plain epsilon-DP mechanism, for every pair.
 
 ``random_state`` seeds the sampling run only (it is stated, so the run can be
