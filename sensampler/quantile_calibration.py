@@ -536,26 +536,41 @@ def calibrate_quantile(
         q, bounds, epsilon, population, n, gamma=gamma, m=m, k=k, bound=bound,
         neighbours=neighbours,
     )
-    scales = candidate_scales(
-        mech.epsilon, mech.utility_sensitivity, check_cap(worst_case_epsilon, epsilon)
-    )
+    scales = _scales(mech, worst_case_epsilon)
     root = as_seed_sequence(random_state)
     losses = [
         np.concatenate([chunk.losses(scales) for chunk in _chunks(p, mech, n, plan.m, s)])
         if scales.size else np.empty((plan.m, 0))
         for p, s in _populations(dist, plan, root)
     ]
+    return _chosen(
+        mech, scales, losses, plan, n, _words(dist, plan),
+        lambda: {"run_id": uuid.uuid4().hex, "seed": seed_of(root),
+                 "ordinal": next_ordinal()},
+    )
+
+
+def _scales(mech: ExponentialQuantileMechanism, worst_case_epsilon) -> np.ndarray:
+    """:func:`candidate_scales` of ``mech`` under the checked cap."""
+    return candidate_scales(
+        mech.epsilon, mech.utility_sensitivity,
+        check_cap(worst_case_epsilon, mech.epsilon),
+    )
+
+
+def _chosen(mech, scales, losses, plan, n, words, identity):
+    """The calibration :func:`select_scale` gives on ``losses``, or None; its run
+    has the plan's numbers and ``identity()`` (run id, seed, ordinal)."""
     chosen = select_scale(losses, scales, mech, plan.k, n)
     if chosen is None:
         return None
     run = SamplingRun(
-        run_id=uuid.uuid4().hex, gamma=plan.gamma, rho=plan.rho, bound=plan.bound,
-        m=plan.m, k=plan.k, seed=seed_of(root), ordinal=next_ordinal(),
-        neighbours=mech.neighbours, released=(chosen[1],),
+        gamma=plan.gamma, rho=plan.rho, bound=plan.bound, m=plan.m, k=plan.k,
+        neighbours=mech.neighbours, released=(chosen[1],), **identity(),
     )
     return QuantileCalibration(
         mech.q, mech.low, mech.high, mech.epsilon, mech.neighbours, chosen[0], run,
-        _words(dist, plan), n,
+        words, n,
     )
 
 
@@ -727,22 +742,11 @@ class SampledLosses:
         mech = ExponentialQuantileMechanism(
             self._q, self._bounds, epsilon, neighbours=self._neighbours
         )
-        scales = candidate_scales(
-            mech.epsilon, mech.utility_sensitivity,
-            check_cap(worst_case_epsilon, mech.epsilon),
-        )
+        scales = _scales(mech, worst_case_epsilon)
         plan = self.plan
         losses = self._at(scales) if scales.size else [np.empty((plan.m, 0))]
-        chosen = select_scale(losses, scales, mech, plan.k, self._n)
-        if chosen is None:
-            return None
-        run = SamplingRun(
-            None, plan.gamma, plan.rho, plan.bound, plan.m, plan.k,
-            neighbours=self._neighbours, released=(chosen[1],),
-        )
-        return QuantileCalibration(
-            mech.q, mech.low, mech.high, mech.epsilon, self._neighbours, chosen[0],
-            run, self._words, self._n,
+        return _chosen(
+            mech, scales, losses, plan, self._n, self._words, lambda: {"run_id": None}
         )
 
 

@@ -1316,16 +1316,20 @@ def prepare_releases(
             _quantile_mechanism(query, known, epsilon, neighbours)
     # a calibration's inputs and memory, before any spend; its plan (its own m)
     # gives the gamma it spends
+    scaled = [
+        expo and _samples_a_scale(
+            query, epsilon, neighbours, population, worst_case_epsilon
+        )
+        for query, expo in zip(parsed, exponential)
+    ]
     plans = [
         check_calibration(
             quantile_level_of(query), (0.0, 1.0), epsilon, population, arr.size,
             gamma=gamma, bound=bound, neighbours=neighbours,
         )[3]
-        if expo and _samples_a_scale(
-            query, epsilon, neighbours, population, worst_case_epsilon
-        )
+        if sampled_scale
         else plan
-        for query, expo in zip(parsed, exponential)
+        for query, sampled_scale in zip(parsed, scaled)
     ]
     if population is None:
         unit = Bounds.given(0.0, 1.0)
@@ -1350,8 +1354,7 @@ def prepare_releases(
         PrivacyStatement(
             "planned", plain_epsilon, 0.0, source="global", neighbours=neighbours
         )
-        if plain and not _samples_a_scale(q, epsilon, neighbours, population,
-                                          worst_case_epsilon)
+        if plain and not sampled_scale
         else PrivacyStatement(
             "planned",
             epsilon,
@@ -1362,7 +1365,9 @@ def prepare_releases(
             source="global" if population is None else "sampled",
             neighbours=neighbours,
         )
-        for i, (q, plain, run_plan) in enumerate(zip(parsed, exponential, plans))
+        for i, (plain, sampled_scale, run_plan) in enumerate(
+            zip(exponential, scaled, plans)
+        )
     ]
     if private_epsilon is not None:
         planned.insert(
