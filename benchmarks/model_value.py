@@ -7,10 +7,37 @@ private data's value recovered carries the noise of one release per split
 prints the fraction recovered, (score - public only) / (ceiling - public only),
 with its standard error over the S x R fits, each paired with its split's
 public-only score, the mean sampled sensitivity of the released candidate and
-the candidates chosen.
+the candidates chosen. The ceiling is the better of the non-private fits on
+the private rows and on the public and private rows together.
+
+Three studies of where the value is bounded (no release is made):
+
+``--curve``
+    The fraction recovered *without* privacy by the public rows and m of the
+    private ones (20 random subsets per split): how many private rows a release
+    is worth.
+``--oracle``
+    Every candidate ``PrivateEstimator`` compares, built on the *real* public
+    and private rows with its own sampled noise (``--draws`` draws) and scored
+    on the test rows, beside its simulated score and the one chosen: whether
+    the choice or the candidates bound the value.
+``--newton``
+    A family not built: one Newton step from the public model on the private
+    gradient at the public coefficients, sum_i z_i r_i with z = (x, 1) clipped
+    to the largest public row norm and r the residual (logistic: sigmoid(z.w0)
+    - y; ridge: z.w0 - y clipped to 3 times the largest public residual),
+    released by the Gaussian mechanism with its sampled L2 sensitivity
+    (``PublicSample`` of the public rows, gamma 0.05), solved with the public
+    curvature (public Hessian + n times kappa times the public second moment of
+    z, kappa in {0.03, 0.1} for logistic, 1 for ridge) damped by lambda times
+    the noise's size sigma sqrt(p); the best (kappa, lambda) chosen with the
+    test rows (an oracle).
 
     python benchmarks/model_value.py load_diabetes --epsilon 1 3 --splits 5 --fits 4
     python benchmarks/model_value.py load_breast_cancer --epsilon 1 --fits 2  # slow
+    python benchmarks/model_value.py load_breast_cancer --curve
+    python benchmarks/model_value.py load_breast_cancer --epsilon 1 --oracle
+    python benchmarks/model_value.py load_breast_cancer --epsilon 1 3 --newton
 """
 
 from __future__ import annotations
@@ -20,48 +47,38 @@ import time
 import warnings
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 
+from sensampler import sample_sensitivity
 from sensampler._threads import one_thread
+from sensampler.distributions import PublicSample
 from sensampler.experiments import load_split
+from sensampler.mechanisms import GaussianMechanism
 from sensampler.models import PrivateEstimator
+from sensampler.queries import additive
+
+SUBSETS = (10, 25, 50, 100, 200)
+DAMPING = (0.1, 0.3, 1.0, 3.0)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("loader", choices=["load_diabetes", "load_breast_cancer"])
-    parser.add_argument("--epsilon", type=float, nargs="+", default=[1.0, 3.0])
-    parser.add_argument("--splits", type=int, default=5)
-    parser.add_argument("--fits", type=int, default=4, help="fits per split")
-    parser.add_argument("--public", type=float, default=0.1, help="public share")
-    args = parser.parse_args()
-    warnings.simplefilter("ignore")
-    if args.loader == "load_diabetes":
-        base, sign = Ridge(alpha=1.0), -1.0
+class Instrumented(PrivateEstimator):
+    """PrivateEstimator keeping the candidates its choice compared (``compared_``)."""
 
-        def score(model, test):
-            return float(np.mean((model.predict(test[0]) - test[1]) ** 2))
-    else:
-        base, sign = LogisticRegression(max_iter=1000), 1.0
+    def _choose(self, candidates, setting, seed):
+        self.compared_ = candidates
+        self.setting_ = setting
+        return super()._choose(candidates, setting, seed)
 
-        def score(model, test):
-            return float(np.mean(model.predict(test[0]) == test[1]))
 
-    cache = []
-    for seed in range(args.splits):
-        split = load_split(args.loader, public=args.public, seed=seed)
-        cache.append([(p[:, :-1], p[:, -1]) for p in (split.public, split.train, split.test)])
-    public = np.array([score(clone(base).fit(*p), te) for p, _, te in cache])
-    private = np.array([score(clone(base).fit(*tr), te) for _, tr, te in cache])
-    both = np.array([
-        score(clone(base).fit(*[np.concatenate(z) for z in zip(p, tr)]), te)
-        for p, tr, te in cache
-    ])
-    ceiling = sign * max(sign * private.mean(), sign * both.mean())
-    gap = ceiling - public.mean()
-    print(f"{args.loader}, {args.public:.0%} public: public only {public.mean():.4g}, "
-          f"ceiling {ceiling:.4g}; {args.splits} splits x {args.fits} fits")
+def fraction(values, public, gap):
+    """Mean and standard error of (value - public) / gap."""
+    v = (np.asarray(values) - public) / gap
+    return v.mean(), v.std(ddof=1) / np.sqrt(v.size) if v.size > 1 else 0.0
+
+
+def releases(args, base, score, cache, public, gap):
     with one_thread():
         for epsilon in args.epsilon:
             start = time.perf_counter()
@@ -81,6 +98,177 @@ def main():
             print(f"eps={epsilon:g}: recovered {v.mean():.0%} ± {se:.0%}"
                   f"  sensitivity {np.mean(sensitivities):.3g}"
                   f"  ({time.perf_counter() - start:.0f} s)  chose: {picks}")
+
+
+def curve(base, score, cache, public, gap):
+    rows = {}
+    for seed, (pub, train, test) in enumerate(cache):
+        n = len(train[1])
+        for m in [s for s in SUBSETS if s < n] + [n]:
+            values = []
+            for r in range(20):
+                pick = np.random.default_rng(r).choice(n, m, replace=False)
+                X = np.concatenate([pub[0], train[0][pick]])
+                y = np.concatenate([pub[1], train[1][pick]])
+                values.append(score(clone(base).fit(X, y), test))
+            key = m if m < n else "all"
+            rows.setdefault(key, []).append((np.mean(values) - public[seed]) / gap)
+    print("without privacy, public rows + m private rows: " + ", ".join(
+        f"m={m}: {np.mean(v):.0%}" for m, v in rows.items()))
+
+
+def oracle(args, base, score, cache, public, gap):
+    with one_thread():
+        for epsilon in args.epsilon:
+            best, chosen = [], []
+            for seed, (pub, train, test) in enumerate(cache):
+                model = Instrumented(
+                    base, epsilon=epsilon, delta=1e-5, gamma=0.05, public=pub,
+                    random_state=seed,
+                ).fit(*train)
+                table = model.selected_["candidates"]
+                real = {"public model": public[seed]}
+                for candidate in model.compared_:
+                    values = []
+                    for r in range(args.draws):
+                        shared = {"public": model.setting_.template}
+                        built = candidate.build(
+                            *pub, *train, np.random.default_rng(r), shared
+                        )
+                        values.append(score(built, test))
+                    real[candidate.name] = float(np.mean(values))
+                name = model.selected_["candidate"]
+                print(f"eps={epsilon:g} split {seed}: public {public[seed]:.4g}, chose "
+                      f"{name}")
+                for key, value in real.items():
+                    simulated = next(iter(table[key].values())) if key in table else np.nan
+                    print(f"    {key[:62]:62s} simulated {simulated:9.4g}  real {value:9.4g}"
+                          f"  recovered {(value - public[seed]) / gap:6.0%}")
+                best.append(max(real.values(), key=lambda v: v * args.sign))
+                chosen.append(real[name])
+            print(f"eps={epsilon:g}: chosen {fraction(chosen, public, gap)[0]:.0%}, "
+                  f"best candidate (oracle) {fraction(best, public, gap)[0]:.0%} "
+                  f"± {fraction(best, public, gap)[1]:.0%}")
+
+
+def newton(args, base, score, cache, public, gap, classifier):
+    kappas = (0.03, 0.1) if classifier else (1.0,)
+    results = {}
+    with one_thread():
+        for seed, (pub, train, test) in enumerate(cache):
+            (X_pub, y_pub), (X, y) = pub, train
+            fitted = clone(base).fit(X_pub, y_pub)
+            w0 = np.concatenate([np.ravel(fitted.coef_), np.ravel(fitted.intercept_)])
+            bound = np.max(np.linalg.norm(X_pub, axis=1))
+            cap = 3 * np.max(np.abs(y_pub - fitted.predict(X_pub)))
+
+            def gradients(rows, w0=w0, bound=bound, cap=cap):
+                norms = np.linalg.norm(rows[:, :-1], axis=1, keepdims=True)
+                Z = np.column_stack([
+                    rows[:, :-1] * np.minimum(1, bound / np.maximum(norms, 1e-300)),
+                    np.ones(len(rows)),
+                ])
+                residual = (
+                    expit(Z @ w0) - rows[:, -1] if classifier
+                    else np.clip(Z @ w0 - rows[:, -1], -cap, cap)
+                )
+                return Z * residual[:, None]
+
+            n, p = len(y), w0.size
+            estimate = sample_sensitivity(
+                additive(gradients), PublicSample(np.column_stack([X_pub, y_pub])), n,
+                gamma=0.05, norm="l2", random_state=seed,
+            )
+            g = gradients(np.column_stack([X, y])).sum(axis=0)
+            Z_pub = np.column_stack([X_pub, np.ones(len(y_pub))])
+            weight = expit(Z_pub @ w0) * (1 - expit(Z_pub @ w0)) if classifier else 1.0
+            penalty = np.eye(p) * (1.0 / fitted.C if classifier else fitted.alpha)
+            penalty[-1, -1] = 0.0
+            curvature = penalty + (Z_pub * np.reshape(weight, (-1, 1))).T @ Z_pub
+            moment = Z_pub.T @ Z_pub / len(y_pub)
+
+            class Linear:
+                def __init__(self, w):
+                    self.w = w
+
+                def predict(self, X):
+                    z = np.column_stack([X, np.ones(len(X))]) @ self.w
+                    return (z > 0).astype(float) if classifier else z
+
+            for epsilon in args.epsilon:
+                sigma = float(GaussianMechanism(
+                    epsilon=epsilon, delta=1e-5,
+                    sensitivity=float(estimate.sensitivity.value),
+                ).scale)
+                for kappa in kappas:
+                    for lam in DAMPING:
+                        H = (curvature + kappa * n * moment
+                             + lam * sigma * np.sqrt(p) * np.eye(p))
+                        values = [
+                            score(Linear(w0 - np.linalg.solve(
+                                H, g + np.random.default_rng(r).normal(0, sigma, p))),
+                                test)
+                            for r in range(args.draws)
+                        ]
+                        results.setdefault((epsilon, kappa, lam), []).append(
+                            np.mean(values))
+    for epsilon in args.epsilon:
+        cells = {k[1:]: fraction(v, public, gap) for k, v in results.items()
+                 if k[0] == epsilon}
+        (kappa, lam), (mean, se) = max(cells.items(), key=lambda kv: kv[1][0])
+        print(f"eps={epsilon:g}: one Newton step, best of {len(cells)} (kappa, lambda) "
+              f"with the test rows: kappa={kappa:g}, lambda={lam:g}: {mean:.0%} ± {se:.0%}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("loader", choices=["load_diabetes", "load_breast_cancer"])
+    parser.add_argument("--epsilon", type=float, nargs="+", default=[1.0, 3.0])
+    parser.add_argument("--splits", type=int, default=5)
+    parser.add_argument("--fits", type=int, default=4, help="fits per split")
+    parser.add_argument("--public", type=float, default=0.1, help="public share")
+    parser.add_argument("--draws", type=int, default=20,
+                        help="noise draws per candidate (--oracle, --newton)")
+    study = parser.add_mutually_exclusive_group()
+    study.add_argument("--curve", action="store_true")
+    study.add_argument("--oracle", action="store_true")
+    study.add_argument("--newton", action="store_true")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    classifier = args.loader == "load_breast_cancer"
+    if classifier:
+        base, args.sign = LogisticRegression(max_iter=1000), 1.0
+
+        def score(model, test):
+            return float(np.mean(model.predict(test[0]) == test[1]))
+    else:
+        base, args.sign = Ridge(alpha=1.0), -1.0
+
+        def score(model, test):
+            return float(np.mean((model.predict(test[0]) - test[1]) ** 2))
+
+    cache = []
+    for seed in range(args.splits):
+        split = load_split(args.loader, public=args.public, seed=seed)
+        cache.append([(p[:, :-1], p[:, -1]) for p in (split.public, split.train, split.test)])
+    public = np.array([score(clone(base).fit(*p), te) for p, _, te in cache])
+    private = np.array([score(clone(base).fit(*tr), te) for _, tr, te in cache])
+    both = np.array([
+        score(clone(base).fit(*[np.concatenate(z) for z in zip(p, tr)]), te)
+        for p, tr, te in cache
+    ])
+    ceiling = args.sign * max(args.sign * private.mean(), args.sign * both.mean())
+    gap = ceiling - public.mean()
+    print(f"{args.loader}, {args.public:.0%} public: public only {public.mean():.4g}, "
+          f"ceiling {ceiling:.4g}; {args.splits} splits")
+    if args.curve:
+        curve(base, score, cache, public, gap)
+    elif args.oracle:
+        oracle(args, base, score, cache, public, gap)
+    elif args.newton:
+        newton(args, base, score, cache, public, gap, classifier)
+    else:
+        releases(args, base, score, cache, public, gap)
 
 
 if __name__ == "__main__":
