@@ -87,7 +87,7 @@ def releases(args, base, score, cache, public, gap):
                 for r in range(args.fits):
                     model = PrivateEstimator(
                         base, epsilon=epsilon, delta=1e-5, gamma=0.05, public=pub,
-                        random_state=seed + 100 * r,
+                        m=args.m, random_state=seed + 100 * r,
                     ).fit(*train)
                     recovered.append((score(model, test) - public[seed]) / gap)
                     sensitivities.append(float(model.sensitivity_.sensitivity.value))
@@ -124,7 +124,7 @@ def oracle(args, base, score, cache, public, gap):
             for seed, (pub, train, test) in enumerate(cache):
                 model = Instrumented(
                     base, epsilon=epsilon, delta=1e-5, gamma=0.05, public=pub,
-                    random_state=seed,
+                    m=args.m, random_state=seed,
                 ).fit(*train)
                 table = model.selected_["candidates"]
                 real = {"public model": public[seed]}
@@ -227,6 +227,8 @@ def main():
     parser.add_argument("--splits", type=int, default=5)
     parser.add_argument("--fits", type=int, default=4, help="fits per split")
     parser.add_argument("--public", type=float, default=0.1, help="public share")
+    parser.add_argument("--m", type=int, default=None,
+                        help="pairs per sampling run (PrivateEstimator's m)")
     parser.add_argument("--draws", type=int, default=20,
                         help="noise draws per candidate (--oracle, --newton)")
     study = parser.add_mutually_exclusive_group()

@@ -719,22 +719,22 @@ def plan_html(plan) -> str:
         ("90% of errors", f"<= {plan.error_90:.6g}"),
     ]
     rows.append(("sampling plan", plan.sampling_plan))
-    if plan.bounds is None:
-        rows += [
-            ("sensitivity", f"{plan.sensitivity:.6g} (mean over {plan.runs} runs)"),
-        ]
+    if plan.bounds is not None:
+        rows.append(("bounds", plan.bounds_words))
+    if plan.worst_case is not None:
+        rows.append(("worst case", plan.worst_case))
+    if plan.exponential:
+        rows.append(("error law", f"exact on each of {plan.runs} databases"))
+        figure = ""
+    else:
+        rows.append(
+            ("sensitivity", f"{plan.sensitivity:.6g} (mean over {plan.runs} runs)")
+        )
         figure = histogram_svg(
             plan.sensitivities,
             [(plan.sensitivity, f"mean = {plan.sensitivity:.4g}", BLUE)],
             label="the sampled sensitivity G_(k) of each planning run",
         )
-    else:
-        low, high = plan.bounds
-        rows += [
-            ("bounds", f"[{low:.6g}, {high:.6g}], {plan.bounds_source}"),
-            ("error law", f"exact on each of {plan.runs} databases"),
-        ]
-        figure = ""
     if plan.target_error is not None:
         rows.insert(3, ("target", f"{plan.target_error:.6g} ({plan.measure})"))
     meaning = plan.error_meaning

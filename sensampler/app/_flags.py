@@ -6,7 +6,7 @@ import argparse
 
 from .._domains import NEIGHBOUR_RELATIONS
 
-__all__ = ["add_neighbours_flag"]
+__all__ = ["add_floor_flags", "add_neighbours_flag", "bounds_of"]
 
 
 def add_neighbours_flag(
@@ -33,3 +33,48 @@ def add_neighbours_flag(
         help=f"{about}: replace-one (D and D with one record replaced; the default) "
         f"or add-remove (D of n - 1 records and D with one record added; n >= 2{note})",
     )
+
+
+def add_floor_flags(
+    p: argparse.ArgumentParser, *, default: str | None, private: bool
+) -> None:
+    """Add ``--bounds`` and ``--worst-case-epsilon``: the clipping bounds and the
+    cap on the worst-case epsilon, which set a release's noise floor.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser (or argument group).
+    default : str or None
+        ``--bounds``'s default (``None``: read as auto, later).
+    private : bool
+        Whether ``private:EPS0`` is offered (a release), or not (a plan, which
+        reads no private data).
+    """
+    estimated = (
+        ", private:EPS0 (estimated from the data under EPS0-DP, spent too)"
+        if private
+        else ""
+    )
+    p.add_argument(
+        "--bounds",
+        default=default,
+        help="clip the records to bounds: auto (default: from the population "
+        f"model, at no privacy cost), LOW:HIGH (given){estimated}, or none "
+        "(random DP only)",
+    )
+    p.add_argument(
+        "--worst-case-epsilon",
+        type=float,
+        default=None,
+        help="cap on each release's worst-case epsilon (default 10 x --epsilon; "
+        "a quantile's is at most 4 x): the noise is raised to meet it; equal to "
+        "--epsilon, a quantile is plain epsilon-DP (no gamma)",
+    )
+
+
+def bounds_of(text: str | None) -> str | None:
+    """``--bounds`` as the API takes it: ``"none"`` is None, no flag is auto."""
+    if text is None:
+        return "auto"
+    return None if text.strip().lower() == "none" else text

@@ -11,12 +11,15 @@ from __future__ import annotations
 import argparse
 
 from .._domains import NEIGHBOUR_RELATIONS
+from ._flags import add_floor_flags, bounds_of
 from .planning import NOISE_MODELS, prepare_plan
 
 __all__ = ["add_release_plan_arguments", "release_plan_command", "wants_release_plan"]
 
 #: The flags that make ``sensampler plan`` plan a release (not a sampling plan).
-RELEASE_PLAN_FLAGS = ("query", "population", "n", "target_error", "epsilon")
+RELEASE_PLAN_FLAGS = (
+    "query", "population", "n", "target_error", "epsilon", "bounds", "worst_case_epsilon",
+)
 
 
 def add_release_plan_arguments(p: argparse.ArgumentParser) -> None:
@@ -69,6 +72,7 @@ def add_release_plan_arguments(p: argparse.ArgumentParser) -> None:
         help="the release's neighbouring relation: replace-one (default) or "
         "add-remove (D of n - 1 records and D with one record added; --n >= 2)",
     )
+    add_floor_flags(g, default=None, private=False)
     g.add_argument("--seed", type=int, default=None, help="seeds the sampling runs")
     g.add_argument("--n-jobs", type=int, default=None, help="sampler workers")
 
@@ -123,6 +127,8 @@ def release_plan_command(args, say, to_json):
         random_state=args.seed,
         n_jobs=args.n_jobs,
         neighbours=args.neighbours,
+        bounds=bounds_of(args.bounds),
+        worst_case_epsilon=args.worst_case_epsilon,
     )
     prepared = prepare_plan(args.query, args.population, args.n, **settings)
 

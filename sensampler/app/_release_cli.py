@@ -15,7 +15,7 @@ import math
 from ..distributions.empirical import check_not_private_file
 from ..plan import BOUNDS
 from ..privacy import format_dp, format_upper
-from ._flags import add_neighbours_flag
+from ._flags import add_floor_flags, add_neighbours_flag, bounds_of
 from ._input_files import check_not_special
 from .budget_file import BudgetFile
 from .data_files import read_column
@@ -43,21 +43,7 @@ def add_release_arguments(p: argparse.ArgumentParser) -> None:
         "TOML file with a [population] table; optional, and not used, with --bounds "
         "private:EPS0",
     )
-    p.add_argument(
-        "--bounds",
-        default="auto",
-        help="clip the records to bounds: auto (default: from the population "
-        "model, at no privacy cost), LOW:HIGH (given), private:EPS0 (estimated "
-        "from the data under EPS0-DP, spent too), or none (random DP only)",
-    )
-    p.add_argument(
-        "--worst-case-epsilon",
-        type=float,
-        default=None,
-        help="cap on each release's worst-case epsilon (default 10 x --epsilon; "
-        "a quantile's is at most 4 x): the noise is raised to meet it; equal to "
-        "--epsilon, a quantile is plain epsilon-DP (no gamma)",
-    )
+    add_floor_flags(p, default="auto", private=True)
     add_neighbours_flag(
         p,
         "the neighbouring relation of every statement",
@@ -147,10 +133,9 @@ def release_command(args):
         check_not_private_file(args.population[len("bootstrap:") :], args.data)
     budget = _budget(args)
     queries = args.query or ["mean"]
-    bounds = None if args.bounds.strip().lower() == "none" else args.bounds
     settings = dict(
         population=args.population,
-        bounds=bounds,
+        bounds=bounds_of(args.bounds),
         worst_case_epsilon=args.worst_case_epsilon,
         epsilon=args.epsilon,
         delta=args.delta,

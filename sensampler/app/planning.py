@@ -39,6 +39,14 @@ drawn once, the scale chosen at each epsilon as the release chooses it). Such a
 plan states the release's random DP (gamma, m and k of the scale's sampling
 plan) and its worst case; no sensitivity is sampled. Where no scale beats the
 plain one, the plan states plain epsilon-DP and m, k and gamma do not apply.
+
+**Bounds and the worst-case floor follow the release.** A release clips the
+records to its bounds (by default read from the population model) in the data
+and in every sampled database, and raises its noise so that its worst-case
+epsilon stays within ``worst_case_epsilon`` (10 times epsilon by default). The
+plan does the same: its sampling runs draw clipped databases, and each run's
+noise is raised to that floor, so that a floor which binds (a heavy tail, wide
+bounds, a low cap) shows in the planned error.
 """
 
 from __future__ import annotations
@@ -61,8 +69,10 @@ from .._validation import (
     check_probability,
     check_real,
 )
+from ..bounds import Bounds
 from ..distributions import as_distribution
 from ..mechanisms import ExponentialQuantileMechanism, GaussianMechanism
+from ..mechanisms._base import WORST_CASE_FACTOR
 from ..mechanisms.quantile import QuantileCalibration, check_bounds
 from ..parallel import child_seed
 from ..plan import sampling_plan
@@ -72,6 +82,7 @@ from ..queries import as_query
 from ..sampler import MAX_N, check_neighbours, sample_sensitivity
 from .experiments.specs import parse_query
 from .release import (
+    DEFAULT_BOUNDS,
     GUARANTEE,
     RELEASE_MECHANISMS,
     WORST_CASE_GUARANTEE,
@@ -284,6 +295,10 @@ class QuantileErrorModel:
     losses : SampledLosses or None, default None
         Pairs drawn from the population that give the release's sampled scale
         at each epsilon (:meth:`calibration`); ``None``: the plain mechanism.
+    worst_case_epsilon : float or None, default None
+        The release's cap on its worst-case epsilon: the sampled scale keeps
+        within it; at or below epsilon the release is the plain mechanism at
+        ``min(epsilon, worst_case_epsilon)``, as the release answers it.
 
     Notes
     -----
@@ -317,6 +332,7 @@ class QuantileErrorModel:
     answers: tuple[float, ...] = field(repr=False)
     neighbours: str = NEIGHBOURS
     losses: SampledLosses | None = field(default=None, repr=False, compare=False)
+    worst_case_epsilon: float | None = None
 
     def calibration(self, epsilon: float) -> QuantileCalibration | None:
         """The release's sampled scale at ``epsilon`` (:attr:`losses`).
@@ -331,7 +347,10 @@ class QuantileErrorModel:
         QuantileCalibration or None
             ``None``: the plain epsilon-DP mechanism.
         """
-        return None if self.losses is None else self.losses.calibration(epsilon)
+        cap = self.worst_case_epsilon
+        if self.losses is None or (cap is not None and cap <= epsilon):
+            return None
+        return self.losses.calibration(epsilon, cap)
 
     @functools.cached_property
     def _plain(self) -> ExponentialQuantileMechanism:
@@ -352,17 +371,19 @@ class QuantileErrorModel:
         Returns
         -------
         ExponentialQuantileMechanism
-            Calibrated with :meth:`calibration` where it gives a scale.
+            Calibrated with :meth:`calibration` where it gives a scale; the
+            plain mechanism at the cap where :attr:`worst_case_epsilon` is
+            below ``epsilon``.
         """
         return ExponentialQuantileMechanism(
-            self.level, self.bounds, epsilon, neighbours=self.neighbours,
-            calibration=self.calibration(epsilon),
+            self.level, self.bounds, min(epsilon, self.worst_case_epsilon or math.inf),
+            neighbours=self.neighbours, calibration=self.calibration(epsilon),
         )
 
     @classmethod
     def draw(
         cls, query, level, bounds, population, n, runs, root, neighbours=NEIGHBOURS,
-        losses=None,
+        losses=None, worst_case_epsilon=None,
     ):
         """Draw ``runs`` databases of ``n`` records (database i from child i of
         ``root``) and their exact answers.
@@ -387,6 +408,8 @@ class QuantileErrorModel:
         losses : SampledLosses, optional
             Pairs that calibrate the scale at each epsilon, as the release
             does with a population model; ``None``: the plain mechanism.
+        worst_case_epsilon : float, optional
+            The release's cap (see the class).
 
         Returns
         -------
@@ -400,7 +423,8 @@ class QuantileErrorModel:
             answers.append(float(query(data)))
             databases.append(np.sort(data))
         return cls(
-            level, tuple(bounds), tuple(databases), tuple(answers), neighbours, losses
+            level, tuple(bounds), tuple(databases), tuple(answers), neighbours, losses,
+            worst_case_epsilon,
         )
 
     def laws(self, epsilon: float) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -540,15 +564,19 @@ class ReleasePlan:
         Sampling runs (for the exponential mechanism: databases) drawn from the
         population model.
     bounds : (float, float) or None
-        The exponential mechanism's public bounds (``None`` otherwise).
+        The release's public bounds: the records are clipped to them (and
+        they are the exponential mechanism's range); ``None``: no bounds.
     bounds_source : str or None
         Where the bounds come from, in words.
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbouring relation of the planned release.
     worst_case_epsilon : float or None
-        The exponential mechanism's epsilon for every pair of neighbours
-        (epsilon for the plain mechanism, up to 4 epsilon for a sampled
-        scale); ``None`` otherwise.
+        The epsilon the release states for every pair of neighbours: the
+        exponential mechanism's (epsilon for the plain mechanism, up to 4
+        epsilon for a sampled scale); for a sampled sensitivity over bounds,
+        the cap its worst-case part stays within (the noise is raised to meet
+        it; the release states the cap or less). ``None`` without bounds or
+        for a query with no worst case.
     """
 
     query: str
@@ -574,27 +602,35 @@ class ReleasePlan:
     worst_case_epsilon: float | None = None
 
     def __post_init__(self):
-        # One discriminator: bounds <=> the exponential mechanism, which samples
-        # no sensitivity; its scale is sampled (gamma, m, k and bound given) or
-        # plain (all None). A plan built by hand cannot state random DP without
-        # a gamma, nor a sensitivity for the exponential mechanism.
+        # One discriminator: the exponential mechanism samples no sensitivity
+        # and has bounds; its scale is sampled (gamma, m, k and bound given) or
+        # plain (all None). Every other mechanism samples a sensitivity. A plan
+        # built by hand cannot state random DP without a gamma, nor a
+        # sensitivity for the exponential mechanism.
         NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
         sampled = (self.gamma, self.m, self.k, self.bound, self.sensitivity)
-        if self.bounds is None and any(value is None for value in sampled):
+        if not self.exponential and any(value is None for value in sampled):
             raise ValueError(
-                "a plan without bounds samples a sensitivity: gamma, m, k, bound "
-                f"and sensitivity must be given, got {sampled!r}."
+                f"a plan of the {self.mechanism} mechanism samples a sensitivity: "
+                f"gamma, m, k, bound and sensitivity must be given, got {sampled!r}."
             )
         scale = sampled[:4]
-        if self.bounds is not None and (
-            self.sensitivity is not None
+        if self.exponential and (
+            self.bounds is None
+            or self.sensitivity is not None
             or len({value is None for value in scale}) != 1
         ):
             raise ValueError(
-                "a plan with bounds (the exponential mechanism) samples no "
+                "a plan of the exponential mechanism has bounds, samples no "
                 "sensitivity, and its scale is sampled (gamma, m, k and bound "
-                f"given) or plain (all None): got {sampled!r}."
+                f"given) or plain (all None): got bounds={self.bounds!r}, "
+                f"{sampled!r}."
             )
+
+    @property
+    def exponential(self) -> bool:
+        """Whether the release is the exponential quantile mechanism."""
+        return self.mechanism == "exponential"
 
     @property
     def note(self) -> str:
@@ -618,13 +654,34 @@ class ReleasePlan:
         if self.gamma is None:
             return NO_SAMPLING_PLAN
         gamma = format_upper(self.gamma, 4)  # rounded up: never a smaller gamma
-        what = "" if self.bounds is None else ", of the exponential mechanism's scale"
+        what = ", of the exponential mechanism's scale" if self.exponential else ""
         return f"m={self.m}, k={self.k}, gamma={gamma} ({self.bound}){what}"
+
+    @property
+    def bounds_words(self) -> str | None:
+        """The bounds and their source, in words (``None`` without bounds)."""
+        if self.bounds is None:
+            return None
+        low, high = self.bounds
+        return self.bounds_source or f"[{low:.6g}, {high:.6g}]"
+
+    @property
+    def worst_case(self) -> str | None:
+        """What the release will state for every pair of neighbours, in words
+        (``None`` where it states nothing)."""
+        if self.worst_case_epsilon is None:
+            return None
+        if self.exponential:
+            return f"{format_dp(self.worst_case_epsilon, 0.0)} for every pair of neighbours"
+        return (
+            f"at most {format_dp(self.worst_case_epsilon, self.delta)} for every pair "
+            "of neighbours (the cap: the noise is raised to meet it)"
+        )
 
     @property
     def error_meaning(self) -> str:
         """What the error is, in words."""
-        return ERROR_MEANING if self.bounds is None else QUANTILE_ERROR_MEANING
+        return QUANTILE_ERROR_MEANING if self.exponential else ERROR_MEANING
 
     def to_dict(self) -> dict[str, Any]:
         """The plan in plain numbers and strings (JSON-friendly).
@@ -633,8 +690,8 @@ class ReleasePlan:
         -------
         dict
             Every field but the per-run sensitivities (``None``, JSON null,
-            where it does not apply), the guarantee, the error's meaning,
-            the sampling plan in words and :attr:`note`.
+            where it does not apply), the guarantee, the worst case, the
+            error's meaning, the sampling plan in words and :attr:`note`.
         """
         out = {
             name: getattr(self, name)
@@ -644,6 +701,7 @@ class ReleasePlan:
         if self.bounds is not None:
             out["bounds"] = list(self.bounds)
         out["guarantee"] = self.guarantee
+        out["worst_case"] = self.worst_case
         out["sampling_plan"] = self.sampling_plan
         out["error"] = self.error_meaning
         out["note"] = self.note
@@ -664,21 +722,26 @@ class ReleasePlan:
             if self.target_error is None
             else f" (target {_measure_words(self.measure)} {self.target_error:.6g})"
         )
-        if self.bounds is None:
+        floor = []
+        if self.bounds is not None:
+            floor.append(f"  bounds          {self.bounds_words}")
+        if self.worst_case_epsilon is not None:
+            floor.append(
+                f"  worst case      {self.worst_case}"
+            )
+        if self.exponential:
+            how = [
+                *floor,
+                f"  sampling plan   {self.sampling_plan}",
+                f"  error law       exact on each of {self.runs} databases drawn "
+                "from the population model",
+            ]
+        else:
             how = [
                 f"  sampling plan   {self.sampling_plan}",
                 f"  sensitivity     {self.sensitivity:.6g} (mean over {self.runs} "
                 "sampling runs)",
-            ]
-        else:
-            low, high = self.bounds
-            how = [
-                f"  bounds          [{low:.6g}, {high:.6g}], {self.bounds_source}",
-                f"  worst case      {format_dp(self.worst_case_epsilon, 0.0)} for every "
-                "pair of neighbours",
-                f"  sampling plan   {self.sampling_plan}",
-                f"  error law       exact on each of {self.runs} databases drawn "
-                "from the population model",
+                *floor,
             ]
         return "\n".join(
             [
@@ -730,6 +793,28 @@ def _error(model, measure, epsilon, delta, sensitivities) -> float:
     if measure == "mean":
         return model.mean_error(epsilon, delta, sensitivities)
     return _error_quantile(model, measure, epsilon, delta, sensitivities)
+
+
+def _floored(model, epsilon, delta, sensitivities, worst, cap) -> np.ndarray:
+    r"""Each run's sensitivity, raised so that the noise meets the release's floor.
+
+    A release with a worst-case sensitivity :math:`\Delta_{wc}` (records
+    clipped to bounds) raises its noise scale to
+    :math:`\Delta_{wc}\,s(\epsilon_{cap}, \delta)`, the scale at which its
+    worst case is :math:`\epsilon_{cap}`-DP (``cap``, by default
+    :data:`~sensampler.mechanisms._base.WORST_CASE_FACTOR` times epsilon;
+    :func:`~sensampler.mechanisms.laplace.floored_laplace_scale`, and
+    :class:`~sensampler.mechanisms.GaussianMechanism` with the analytic sigma).
+    In units of :math:`s(\epsilon, \delta)`, a run's scale is then that of the
+    sensitivity :math:`\max(\Delta_r, \Delta_{wc}\,s(\epsilon_{cap},
+    \delta) / s(\epsilon, \delta))`. Without a worst case, unchanged.
+    """
+    values = np.asarray(sensitivities, dtype=float)
+    if worst is None:
+        return values
+    cap = WORST_CASE_FACTOR * epsilon if cap is None else cap
+    floor = worst * model.unit_scale(cap, delta) / model.unit_scale(epsilon, delta)
+    return np.maximum(values, floor)
 
 
 def _quantile_error(model: QuantileErrorModel, measure, epsilon) -> float:
@@ -825,8 +910,9 @@ def plan_release(
     runs: int = 200,
     random_state=None,
     n_jobs: int | None = None,
-    bounds=None,
+    bounds=DEFAULT_BOUNDS,
     neighbours: str = NEIGHBOURS,
+    worst_case_epsilon: float | None = None,
 ) -> ReleasePlan:
     r"""The epsilon a target error needs, or the error an epsilon gives.
 
@@ -874,28 +960,42 @@ def plan_release(
         Seeds the sampling runs (run i uses child i).
     n_jobs : int, optional
         Workers of the sampler.
-    bounds : (low, high) or object with ``.low`` and ``.high``, optional
-        Public bounds of a quantile query (``median``, ``quantile:Q``), as
-        :func:`~sensampler.release.release_statistic` takes them; default:
-        the release's default (:func:`~sensampler.release.quantile_bounds`).
+    bounds : "auto", "LOW:HIGH", (low, high), Bounds or None, default "auto"
+        The release's public bounds, as
+        :func:`~sensampler.release.release_statistic` takes them
+        (:func:`~sensampler.release.quantile_bounds`; private bounds are
+        refused: a plan reads no private data): the sampling runs clip their
+        records to them, and the noise has the release's worst-case floor; a
+        quantile query is planned with the exponential mechanism over them.
+        ``None``: no bounds (random DP only; a quantile is then planned like
+        any statistic, as the release answers it).
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbouring relation of the release, as
         :func:`~sensampler.release.release_statistic` takes it: the sampling
         runs draw add/remove pairs (D of n - 1 records and D with one record
         added; ``n >= 2``), and a quantile query's utility moves by
         max(q, 1 - q) instead of 1 (:class:`QuantileErrorModel`).
+    worst_case_epsilon : float, optional
+        The release's cap on its worst-case epsilon, as
+        :func:`~sensampler.release.release_statistic` takes it (default 10
+        times epsilon; a quantile's scale keeps within 4 times): with bounds,
+        each run's noise is raised to the floor that meets it, as the
+        release's is. A fixed cap puts a floor under the error, which a target
+        below it cannot reach.
 
     Returns
     -------
     ReleasePlan
         ``.epsilon``, ``.expected_error``, ``.error_90``, the sampling plan
-        (``.m``, ``.k``, ``.gamma``) and the mechanism.
+        (``.m``, ``.k``, ``.gamma``), the bounds, the worst case and the
+        mechanism.
 
     Notes
     -----
     The error is the noise only, :math:`|M(D) - f(D)|`. A mechanism adding
     :math:`\Delta\,s(\epsilon,\delta)\,Z` has, over the runs' sensitivities
-    :math:`\Delta_1, \dots, \Delta_R`, the expected error
+    :math:`\Delta_1, \dots, \Delta_R` (each raised to the worst-case floor,
+    :func:`_floored`), the expected error
     :math:`s(\epsilon,\delta)\,E|Z|\,\frac1R\sum_r \Delta_r` and the tail
     :math:`P[|\mathrm{error}| > t] = \frac1R \sum_r P[|Z| > t / (\Delta_r
     s(\epsilon, \delta))]`. For Laplace, :math:`s = 1/\epsilon` and
@@ -931,6 +1031,7 @@ def plan_release(
         n_jobs=n_jobs,
         bounds=bounds,
         neighbours=neighbours,
+        worst_case_epsilon=worst_case_epsilon,
     ).run()
 
 
@@ -970,13 +1071,17 @@ class PreparedPlan:
         Workers of the sampler.
     level : float or None
         The quantile level of a query the release answers by the exponential
-        mechanism (:func:`~sensampler.release.quantile_level_of`), else None.
+        mechanism (:func:`~sensampler.release.quantile_level_of`, over bounds),
+        else None.
     bounds : (float, float) or None
-        That mechanism's public bounds.
+        The release's public bounds (the records are clipped to them; the
+        exponential mechanism's range), or None.
     bounds_source : str or None
         Where they come from, in words.
     neighbours : {"replace-one", "add-remove"}
         The release's neighbouring relation.
+    worst_case_epsilon : float or None
+        The release's cap on its worst-case epsilon, as given.
     """
 
     query: Any
@@ -998,6 +1103,7 @@ class PreparedPlan:
     bounds: tuple[float, float] | None = None
     bounds_source: str | None = None
     neighbours: str = NEIGHBOURS
+    worst_case_epsilon: float | None = None
 
     def run(self) -> ReleasePlan:
         """Draw the sampling runs (or databases) and solve for epsilon (or the error).
@@ -1010,33 +1116,40 @@ class PreparedPlan:
             return self._run_quantile()
         model = self.model
         norm = RELEASE_MECHANISMS.get(model.name, "l1")
-        sensitivities = tuple(
-            float(
-                np.max(
-                    sample_sensitivity(
-                        self.query,
-                        self.population,
-                        self.n,
-                        gamma=self.gamma,
-                        norm=norm,
-                        bound=self.bound,
-                        neighbours=self.neighbours,
-                        random_state=child_seed(self.root, i),
-                        n_jobs=self.n_jobs,
-                    ).sensitivity.value
-                )
+        bounds = None if self.bounds is None else Bounds.given(*self.bounds)
+        estimates = [
+            sample_sensitivity(
+                self.query,
+                self.population,
+                self.n,
+                gamma=self.gamma,
+                norm=norm,
+                bound=self.bound,
+                neighbours=self.neighbours,
+                bounds=bounds,
+                random_state=child_seed(self.root, i),
+                n_jobs=self.n_jobs,
             )
             for i in range(self.runs)
+        ]
+        sensitivities = tuple(
+            float(np.max(estimate.sensitivity.value)) for estimate in estimates
         )
-        if not any(s > 0.0 for s in sensitivities):
+        # the same for every run: the query, the bounds and n fix it
+        worst = estimates[0].worst_case
+        if not any(s > 0.0 for s in sensitivities) and not worst:
             raise ValueError(
                 f"every sampled sensitivity of {self.name} on the population is 0: "
                 "its noise would be 0 at any epsilon, so no error can be planned."
             )
         epsilon, delta = self.epsilon, self.delta
+
+        def floored(eps):
+            return _floored(model, eps, delta, sensitivities, worst, self.worst_case_epsilon)
+
         if self.target_error is not None:
             epsilon = _epsilon_for(
-                lambda eps: _error(model, self.measure, eps, delta, sensitivities),
+                lambda eps: _error(model, self.measure, eps, delta, floored(eps)),
                 self.target_error,
             )
         plan = sampling_plan(gamma=self.gamma, bound=self.bound)
@@ -1053,12 +1166,17 @@ class PreparedPlan:
             bound=plan.bound,
             sensitivity=float(np.mean(sensitivities)),
             sensitivities=sensitivities,
-            expected_error=model.mean_error(epsilon, delta, sensitivities),
-            error_90=_error_quantile(model, 0.9, epsilon, delta, sensitivities),
+            expected_error=model.mean_error(epsilon, delta, floored(epsilon)),
+            error_90=_error_quantile(model, 0.9, epsilon, delta, floored(epsilon)),
             target_error=self.target_error,
             measure=self.measure,
             runs=self.runs,
+            bounds=self.bounds,
+            bounds_source=self.bounds_source,
             neighbours=self.neighbours,
+            worst_case_epsilon=None if worst is None else (
+                self.worst_case_epsilon or WORST_CASE_FACTOR * epsilon
+            ),
         )
 
     def _run_quantile(self) -> ReleasePlan:
@@ -1071,7 +1189,7 @@ class PreparedPlan:
         )
         model = QuantileErrorModel.draw(
             self.query, self.level, self.bounds, self.population, self.n,
-            self.runs, self.root, self.neighbours, losses,
+            self.runs, self.root, self.neighbours, losses, self.worst_case_epsilon,
         )
         epsilon = self.epsilon
         if self.target_error is not None:
@@ -1122,15 +1240,16 @@ def prepare_plan(
     runs: int = 200,
     random_state=None,
     n_jobs: int | None = None,
-    bounds=None,
+    bounds=DEFAULT_BOUNDS,
     neighbours: str = NEIGHBOURS,
+    worst_case_epsilon: float | None = None,
 ) -> PreparedPlan:
     """Check every input of :func:`plan_release` and load the population; draw nothing.
 
     Parameters
     ----------
     query, population, n, target_error, epsilon, delta, gamma, mechanism, measure, \
-bound, column, runs, random_state, n_jobs, bounds, neighbours
+bound, column, runs, random_state, n_jobs, bounds, neighbours, worst_case_epsilon
         As in :func:`plan_release`.
 
     Returns
@@ -1165,13 +1284,16 @@ bound, column, runs, random_state, n_jobs, bounds, neighbours
         else getattr(query, "name", getattr(query, "__name__", "query"))
     )
     query = as_query(parse_query(query) if isinstance(query, str) else query)
+    if worst_case_epsilon is not None:
+        worst_case_epsilon = EPSILON.check("worst_case_epsilon", worst_case_epsilon)
     population, population_name = _population(population, column)
-    level = quantile_level_of(query)  # the release's rule: which mechanism
-    if bounds is not None:
-        bounds = check_bounds(bounds)
     source = None
-    if level is not None:
+    if bounds is not None:
+        if not isinstance(bounds, str):
+            bounds = check_bounds(bounds)
         *bounds, source = quantile_bounds(population, bounds)
+    # the release's rule: a quantile over bounds is the exponential mechanism
+    level = None if bounds is None else quantile_level_of(query)
     return PreparedPlan(
         query=query,
         name=str(name),
@@ -1189,7 +1311,8 @@ bound, column, runs, random_state, n_jobs, bounds, neighbours
         root=as_seed_sequence(random_state),
         n_jobs=n_jobs,
         level=level,
-        bounds=None if level is None else tuple(bounds),
+        bounds=None if bounds is None else tuple(bounds),
         bounds_source=source,
         neighbours=neighbours,
+        worst_case_epsilon=worst_case_epsilon,
     )

@@ -203,12 +203,14 @@ def test_a_quantile_plan_names_the_release_mechanism_bounds_and_guarantee():
 
 def test_a_plan_cannot_state_a_guarantee_its_fields_do_not_carry():
     plan = plan_release("median", HEIGHTS, N, epsilon=1.0, runs=3, random_state=0)
-    with pytest.raises(ValueError, match="a plan with bounds"):
+    with pytest.raises(ValueError, match="a plan of the exponential mechanism has"):
         dataclasses.replace(plan, gamma=None)  # a sampled scale needs its gamma
-    with pytest.raises(ValueError, match="a plan with bounds"):
+    with pytest.raises(ValueError, match="a plan of the exponential mechanism has"):
         dataclasses.replace(plan, sensitivity=1.0)
-    with pytest.raises(ValueError, match="a plan without bounds samples"):
+    with pytest.raises(ValueError, match="a plan of the exponential mechanism has"):
         dataclasses.replace(plan, bounds=None)
+    with pytest.raises(ValueError, match="a plan of the laplace mechanism samples"):
+        dataclasses.replace(plan, mechanism="laplace")
 
 
 def test_a_median_is_planned_as_released_whatever_the_noise_mechanism():
@@ -359,9 +361,23 @@ def test_bad_n_and_query_are_refused():
 
 
 def test_a_population_that_never_moves_the_query_cannot_be_planned():
-    # Replace-one neighbours keep n fixed: the count never moves, its noise is 0.
+    # Replace-one neighbours keep n fixed: the count never moves; without bounds
+    # its noise is 0.
     with pytest.raises(ValueError, match="every sampled sensitivity of count"):
-        plan_release("count", HEIGHTS, 50, target_error=0.1, runs=3, random_state=0)
+        plan_release("count", HEIGHTS, 50, target_error=0.1, runs=3, random_state=0,
+                     bounds=None)
+
+
+def test_a_sampled_sensitivity_of_0_is_planned_at_the_release_s_floor():
+    # Over bounds the release raises a sampled 0 to the worst-case floor
+    # (worst case 1 / (10 epsilon)): the plan says so. Before: refused as if
+    # no noise were added.
+    plan = plan_release("count", HEIGHTS, 50, epsilon=1.0, runs=3, random_state=0)
+    release = release_statistic(HEIGHTS.sample(50, random_state=1), "count",
+                                epsilon=1.0, population=HEIGHTS, random_state=0)
+    assert release.noise == "Laplace noise of scale 0.1"
+    assert plan.expected_error == pytest.approx(0.1, rel=1e-12)
+    assert plan.worst_case_epsilon == release.statement.worst_case.epsilon == 10.0
 
 
 def test_a_quantile_target_below_its_error_floor_names_the_reachable_range():

@@ -10,6 +10,7 @@ from sensampler import queries, sample_sensitivity
 from sensampler.app.cli import main
 from sensampler.app.experiments.specs import parse_query
 from sensampler.app.planning import QuantileErrorModel, plan_release
+from sensampler.bounds import Bounds
 from sensampler.distributions import GaussianMixture
 from sensampler.parallel import child_seed
 from sensampler.privacy import NEIGHBOURS
@@ -25,6 +26,7 @@ def test_the_sampled_plan_draws_add_remove_pairs():
     expected = [
         float(sample_sensitivity(queries.mean, HEIGHTS, 300, gamma=0.05, norm="l1",
                                  neighbours="add-remove",
+                                 bounds=Bounds.given(*plan.bounds),
                                  random_state=child_seed(root, i)).sensitivity.value)
         for i in range(4)
     ]
