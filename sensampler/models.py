@@ -110,6 +110,7 @@ __all__ = [
     "PrivateEstimator",
     "POPULATIONS",
     "TUNING_RELEASES",
+    "RELEASE_PAIRS",
     "SELECTIONS",
     "FIT_METHODS",
     "SKLEARN_CHECKS_NOT_APPLICABLE",
@@ -129,6 +130,14 @@ SELECTIONS = ("auto", "public", "private", "shrunk")
 FIT_METHODS = ("auto", "output", "statistics")
 #: Synthetic (public, private) data sets the choice among candidates draws.
 SELECTION_REPEATS = 24
+#: Pairs of the sampling run of the *released* sensitivity when ``m`` is not
+#: given (the comparisons among candidates use the fewest that certify gamma):
+#: at the same gamma its order statistic (k = 971 of 1000 at gamma 0.05, the
+#: smallest k the plan certifies) sits nearer the (1 - gamma)-quantile than the
+#: largest of 113 pairs. Measured on the shrunk fits of diabetes (alpha = 100)
+#: and breast cancer (C = 0.01): 0.65 times the sensitivity, at 3.5 s and 26 s
+#: per fit (``benchmarks/model_value.py``).
+RELEASE_PAIRS = 1000
 #: Strengths of the pull toward the public model tried by output perturbation:
 #: the shrunk fit's ``C`` (logistic) is the estimator's ``C`` times these, its
 #: ``alpha`` (ridge) the estimator's ``alpha`` divided by them.
@@ -314,10 +323,11 @@ class _Setting:
     fixed: np.ndarray
     public: tuple[np.ndarray, np.ndarray]
     norm: str
-    plan: Any
+    plan: Any  # the sampling plan of the comparisons among candidates
     n_jobs: int
     classifier: bool
-    bounds: Bounds | None = None
+    bounds: Bounds | None
+    released: Any  # the sampling plan of the released sensitivity
 
 
 def _noise(mechanism, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -405,8 +415,12 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     mechanism : {"gaussian", "laplace"}, default "gaussian"
         Gaussian with the analytic calibration of Balle & Wang (2018), or Laplace.
     m : int, optional
-        Pairs of neighbouring training sets sampled; default: the fewest that
-        certify ``gamma`` with ``bound``.
+        Pairs of neighbouring training sets sampled per run. Default: the
+        fewest that certify ``gamma`` with ``bound`` for the comparisons among
+        candidates (``select``, ``tune``), and :data:`RELEASE_PAIRS` (or the
+        fewest, if more) for the released sensitivity, whose order statistic
+        is then the smallest rank certifying ``gamma``: less noise at the same
+        gamma.
     bound : {"exact", "exchangeable", "dkw"}, default "exact"
         The sampling plan's bound (:func:`sensampler.sampling_plan`).
     tune : dict of str to list, optional
@@ -760,6 +774,10 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 f"or None, got bounds={self.bounds!r}."
             )
         plan = sampling_plan(m=self.m, gamma=self.gamma, bound=self.bound)
+        if self.m is None and plan.m < RELEASE_PAIRS:
+            plan = (plan, sampling_plan(m=RELEASE_PAIRS, gamma=self.gamma, bound=self.bound))
+        else:
+            plan = (plan, plan)
         grid = self._grid()
         model = clone(self._last()).set_params(**grid[0]) if grid else self._last()
         attributes = self._attribute_names(model)
@@ -911,7 +929,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     def _fit(self, X, y, accountant):
         """:meth:`fit`'s work (BLAS on one thread)."""
         (
-            X, y, X_pub, y_pub, norm, plan, names, n_jobs, grid, preprocessing
+            X, y, X_pub, y_pub, norm, (plan, release_plan), names, n_jobs, grid,
+            preprocessing,
         ) = self._check_setup(X, y)
         if accountant is not None and not callable(getattr(accountant, "compose", None)):
             raise TypeError(
@@ -922,7 +941,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         template, names = self._released_template(
             model.set_params(**grid[0]) if grid else model, X_pub, y_pub, names
         )
-        probe = self._probe(plan, norm)
+        probe = self._probe(release_plan, norm)
         root = as_seed_sequence(self.random_state)
         # The fourth child once seeded the noise; kept so the others stay put.
         fit_seed, tune_seed, sample_seed, _ = root.spawn(4)
@@ -940,6 +959,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         if isinstance(population, PublicSample):
             check_not_private(population.data, np.column_stack([X, y]))
             population.check_plan(plan)
+            population.check_plan(release_plan)
         if accountant is not None:
             accountant.compose(probe)  # raises, spending nothing, over budget
         n = check_count("n", len(X))
@@ -956,7 +976,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             template, names = self._released_template(model, X_pub, y_pub, names)
         setting = _Setting(
             model, template, names, population, n, fixed, (X_pub, y_pub), norm,
-            plan, n_jobs, classifier, self._row_bounds(X_pub),
+            plan, n_jobs, classifier, self._row_bounds(X_pub), release_plan,
         )
         if self._statistics(model):
             estimate, mechanism, release = self._by_statistics(
@@ -1020,12 +1040,13 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             why = f"no bound is known for {type(model).__name__}"
         return f"no worst-case part: {why}; the statement is random DP only"
 
-    def _sample(self, query, setting, seed):
-        """The sampled sensitivity of ``query``, with its worst case where the
+    def _sample(self, query, setting, seed, plan=None):
+        """The sampled sensitivity of ``query`` under ``plan`` (default: the
+        comparisons' plan, ``setting.plan``), with its worst case where the
         query has one and rows are clipped (``setting.bounds``); an
         order-dependence refusal of a fitted model is re-raised with what to do
         about it."""
-        estimate = self._sample_only(query, setting, seed)
+        estimate = self._sample_only(query, setting, seed, plan or setting.plan)
         rule = getattr(query, "worst_case", None)
         if rule is None or setting.bounds is None:
             return estimate
@@ -1034,17 +1055,17 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         # the estimate checks that every sampled pair lies within the bound
         return replace(estimate, bounds=bounds, worst_case=worst)
 
-    def _sample_only(self, query, setting, seed):
+    def _sample_only(self, query, setting, seed, plan):
         """:meth:`_sample` without the worst case."""
         try:
             return sample_sensitivity(
                 query,
                 setting.population,
                 setting.n,
-                m=setting.plan.m,
-                k=setting.plan.k,
+                m=plan.m,
+                k=plan.k,
                 norm=setting.norm,
-                bound=setting.plan.bound,
+                bound=plan.bound,
                 neighbours=self.neighbours,
                 random_state=seed,
                 n_jobs=setting.n_jobs,
@@ -1107,11 +1128,12 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         if index is None:  # the public model: nothing read from the private data
             return options[0][2], mechanisms[0], None
         label, chosen, estimate = options[index]
-        if len(options) > 1:
-            # Sampled afresh: keeping the run that won a comparison of sampled
-            # sensitivities would favour a low draw and weaken gamma.
+        if len(options) > 1 or setting.released is not setting.plan:
+            # Sampled afresh, with the release's plan: keeping the run that won
+            # a comparison of sampled sensitivities would favour a low draw and
+            # weaken gamma.
             query = _Concatenated(chosen, names, setting.fixed, _worst_rule(chosen))
-            estimate = self._sample(query, setting, seeds[-1])
+            estimate = self._sample(query, setting, seeds[-1], setting.released)
         mechanism = self._mechanism(estimate)
 
         def release(X, y):
@@ -1289,7 +1311,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             1.0 / rms if rms > 0 else 1.0,
         )
         query = additive(stats.record_map, name="sufficient statistics X^T X, X^T y")
-        estimate = self._sample(query, setting, sample_seed)
+        estimate = self._sample(query, setting, sample_seed, setting.released)
         mechanism = self._mechanism(estimate)
         spread = float(mechanism.scale) * np.sqrt(stats.p)
         alpha = float(params.get("alpha", 0.0))
