@@ -46,7 +46,8 @@ CLI = ["plan", "--query", "mean", "--population", "normal:loc=0,scale=1", "--n",
 
 
 def _release(query, **kw):
-    return release_statistic(DATA, query, population=HEIGHTS, random_state=0, **kw)
+    kw.setdefault("random_state", 0)
+    return release_statistic(DATA, query, population=HEIGHTS, **kw)
 
 
 # --- findings ------------------------------------------------------------------
@@ -122,12 +123,17 @@ def test_a_cap_whose_floor_overflows_is_refused_before_drawing(capsys):
 
 @pytest.mark.parametrize("measure", ["mean", 0.9])
 def test_a_noise_scale_that_overflows_is_refused_as_the_release_refuses_it(measure):
-    # a sampled sensitivity of about 1e303 at epsilon 1e-6: a scale of 1e309
-    kw = dict(epsilon=1e-6, bounds=(0.0, 1e303))
-    with pytest.raises(ValueError, match="not finite"):
-        plan_release("sum", HEIGHTS, N, runs=2, random_state=0, measure=measure, **kw)
+    # a worst case of 1e304 at epsilon 1e-6: a floor of 1e304 / 1e-5 = 1e309
+    kw = dict(epsilon=1e-6, bounds=(0.0, 1e304))
+    with pytest.raises(ValueError, match=r"worst_case=1e\+304, epsilon=1e-06 .*not finite"):
+        prepare_plan("sum", HEIGHTS, N, measure=measure, **kw)
     with pytest.raises(ValueError, match="not finite"):
         _release("sum", **kw)
+    # a floor of 1e308: finite, but the error's 90% quantile (2.3e308) is not
+    # (the release itself publishes inf there: its noise overflows)
+    with pytest.raises(ValueError, match="overflows a double"):
+        plan_release("sum", HEIGHTS, N, runs=2, random_state=0, measure=measure,
+                     epsilon=1e-6, bounds=(0.0, 1e303))
     # a target that such scales cannot meet is still solved where they are finite
     plan = plan_release("sum", HEIGHTS, N, target_error=1e300, bounds=(0.0, 1e303),
                         runs=2, random_state=0, measure=measure)
