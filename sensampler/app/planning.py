@@ -1005,6 +1005,22 @@ def _public_bounds(bounds):
         raise ValueError(f"{str(exc).rstrip('.')} (bounds={bounds!r}).") from None
 
 
+def _bounds_from(population, bounds) -> tuple[float, float, str]:
+    """:func:`~sensampler.release.quantile_bounds` of checked public ``bounds``;
+    a population model that gives ``"auto"`` no width is refused without
+    offering private bounds, which a plan refuses."""
+    try:
+        return quantile_bounds(population, bounds)
+    except ValueError as exc:
+        if bounds != DEFAULT_BOUNDS:
+            raise
+        detail = str(exc).split("; give")[0]
+        raise ValueError(
+            f"bounds='auto': {detail}; give public bounds ('LOW:HIGH') or None "
+            "(a plan reads no private data)."
+        ) from None
+
+
 def _check_floor(query, bounds, n, neighbours, model, delta, epsilon, cap) -> None:
     r"""Refuse, before drawing, a worst-case floor whose noise scale overflows, as
     the release refuses it (:func:`~sensampler.mechanisms._base.check_noise_scale`):
@@ -1451,7 +1467,7 @@ bound, column, runs, random_state, n_jobs, bounds, neighbours, worst_case_epsilo
     population, population_name = _population(population, column)
     source = None
     if bounds is not None:
-        *bounds, source = quantile_bounds(population, _public_bounds(bounds))
+        *bounds, source = _bounds_from(population, _public_bounds(bounds))
     # the release's rule: a quantile over bounds is the exponential mechanism
     level = None if bounds is None else quantile_level_of(query)
     if level is None and bounds is not None:

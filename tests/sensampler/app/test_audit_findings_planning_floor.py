@@ -10,8 +10,9 @@ Findings (each test failed before its fix):
   on its own pairs (seed 7: 1.18921), the release samples its own and stated more
   (1.24186): the plan now states the most the release may state (the largest
   candidate scale under the cap);
-- bad ``bounds`` strings were refused with messages offering ``private:EPS0``
-  (which a plan refuses) or naming ``low`` instead of ``bounds``; ``" AUTO "`` was
+- bad ``bounds`` strings, and a population model that gives ``"auto"`` no width,
+  were refused with messages offering ``private:EPS0`` (which a plan refuses) or
+  naming ``low`` instead of ``bounds``; ``" AUTO "`` was
   refused on the command line, where ``" None "`` was accepted;
 - a cap whose floor overflows (``worst_case_epsilon=1e-320``), or a noise scale
   that overflows at the planned epsilon, crashed in the root finder ("The function
@@ -32,6 +33,7 @@ import math
 import numpy as np
 import pytest
 
+from sensampler import queries
 from sensampler.app.cli import main
 from sensampler.app.planning import plan_release, prepare_plan
 from sensampler.app.release import release_statistic
@@ -93,6 +95,14 @@ def test_bad_bounds_strings_name_bounds_and_never_offer_private_bounds(text):
     assert "--bounds private" not in message and "or 'private:EPS0'" not in message
     if text.startswith("private:"):
         assert "a plan never reads" in message
+
+
+def test_a_population_that_gives_auto_no_width_does_not_offer_private_bounds():
+    with pytest.raises(ValueError) as info:
+        prepare_plan("mean", np.full(50, 5.0), N, epsilon=1.0)
+    message = str(info.value)
+    assert "no width" in message and "bounds='auto'" in message, message
+    assert "private" not in message.replace("a plan reads no private data", "")
 
 
 @pytest.mark.parametrize("text", ["2:1", "a:b", "nan:1", "private:abc", ""])
@@ -213,6 +223,27 @@ def test_one_run_plans_the_release_s_noise_exactly(mechanism, delta, query, kw):
     # Gaussian's to 1e-12 of it: see the xfail below)
     assert release.statement.worst_case.epsilon <= plan.worst_case_epsilon * (1 + 1e-12)
     assert plan.bounds == (release.bounds.low, release.bounds.high)
+
+
+def _trimmed_mean(x):
+    return float(np.mean(np.sort(np.asarray(x))[5:-5]))
+
+
+@pytest.mark.parametrize("mechanism,delta", [("laplace", 0.0), ("gaussian", 1e-6)])
+def test_a_vector_query_and_one_with_no_worst_case_are_planned_as_released(
+    mechanism, delta
+):
+    # two quantiles at once: a sampled sensitivity with a worst case (the floor
+    # binds at a cap of 0.3); a callable: no worst case, no floor, whatever the cap
+    for query, worst in [(queries.quantile([0.25, 0.75]), True), (_trimmed_mean, False)]:
+        settings = dict(epsilon=1.0, delta=delta, mechanism=mechanism,
+                        worst_case_epsilon=0.3)
+        plan = plan_release(query, HEIGHTS, N, runs=1, random_state=0, **settings)
+        release = _release(query, **settings)
+        noise = _rebuilt(release, mechanism, 1.0, delta, 0.3)
+        assert plan.expected_error == pytest.approx(noise, rel=1e-12)
+        assert (plan.worst_case_epsilon == 0.3) == worst
+        assert (release.statement.worst_case is not None) == worst
 
 
 def test_without_bounds_the_plan_has_no_floor_as_the_release():
