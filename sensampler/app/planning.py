@@ -696,14 +696,18 @@ class ReleasePlan:
         return ACCOUNTS_FOR_NOTHING
 
     @property
+    def stated_epsilon(self) -> float:
+        """The epsilon the release states and spends: :attr:`epsilon`, or the cap
+        where the exponential mechanism's plain scale is held below it."""
+        if self.gamma is None and self.worst_case_epsilon is not None:
+            return min(self.epsilon, self.worst_case_epsilon)
+        return self.epsilon
+
+    @property
     def guarantee(self) -> str:
         """What the planned release will state, in words (as the release says it)."""
-        epsilon = self.epsilon
-        if self.gamma is None and self.worst_case_epsilon is not None:
-            # the plain mechanism at a cap below epsilon states the cap
-            epsilon = min(epsilon, self.worst_case_epsilon)
         dp = (
-            f"{format_dp(epsilon, self.delta)} for {self.neighbours} neighbours "
+            f"{format_dp(self.stated_epsilon, self.delta)} for {self.neighbours} neighbours "
             f"({size_words(self.neighbours, self.n)})"
         )
         if self.gamma is None:
@@ -718,6 +722,17 @@ class ReleasePlan:
         gamma = format_upper(self.gamma, 4)  # rounded up: never a smaller gamma
         what = ", of the exponential mechanism's scale" if self.exponential else ""
         return f"m={self.m}, k={self.k}, gamma={gamma} ({self.bound}){what}"
+
+    @property
+    def cap_words(self) -> str:
+        """Where the release states less than :attr:`epsilon` (a quantile's cap
+        below it), in words; else empty."""
+        if self.stated_epsilon == self.epsilon:
+            return ""
+        return (
+            f" (the plain mechanism at the cap: states and spends "
+            f"{format_dp(self.stated_epsilon, 0.0)})"
+        )
 
     @property
     def bounds_words(self) -> str | None:
@@ -768,6 +783,7 @@ class ReleasePlan:
         }
         if self.bounds is not None:
             out["bounds"] = list(self.bounds)
+        out["stated_epsilon"] = self.stated_epsilon
         out["guarantee"] = self.guarantee
         out["worst_case"] = self.worst_case
         out["sampling_plan"] = self.sampling_plan
@@ -784,7 +800,7 @@ class ReleasePlan:
         """
         dp = f"epsilon={self.epsilon:.6g}" + (
             f", delta={self.delta:.3g}" if self.delta else ""
-        )
+        ) + self.cap_words
         target = (
             ""
             if self.target_error is None

@@ -63,6 +63,9 @@ def test_a_quantile_capped_below_epsilon_states_the_epsilon_the_release_states()
     assert plan.guarantee == release.guarantee  # before: epsilon=1-DP
     assert "epsilon=0.5-DP" in plan.text() and "epsilon=0.5-DP" in plan._repr_html_()
     assert "epsilon=0.5-DP" in plan.to_dict()["guarantee"]
+    assert plan.stated_epsilon == plan.to_dict()["stated_epsilon"] == 0.5
+    words = "the plain mechanism at the cap: states and spends epsilon=0.5-DP"
+    assert words in plan.text() and words in plan._repr_html_()
 
 
 def test_a_sampled_quantile_scale_states_the_most_the_release_may_state():
