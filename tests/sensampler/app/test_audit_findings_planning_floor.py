@@ -277,14 +277,18 @@ def test_the_gaussian_worst_case_stays_within_its_cap():
     assert mech.privacy.worst_case.epsilon <= cap
 
 
-def test_the_quantile_plan_at_every_cap_matches_the_release_s_rule():
+@pytest.mark.parametrize(
+    "query,neighbours", [("median", "replace-one"), ("quantile:0.9", "add-remove")]
+)
+def test_the_quantile_plan_at_every_cap_matches_the_release_s_rule(query, neighbours):
     # cap < epsilon: plain at the cap; cap == epsilon: plain; cap between epsilon
     # and 4 epsilon: a sampled scale within it; above: at most 4 epsilon
     for cap, plain in [(0.5, True), (1.0, True), (1.5, False), (3.0, False),
                        (20.0, False)]:
-        plan = plan_release("median", HEIGHTS, N, epsilon=1.0, runs=2,
-                            random_state=0, worst_case_epsilon=cap)
-        release = _release("median", epsilon=1.0, worst_case_epsilon=cap)
+        kw = dict(epsilon=1.0, worst_case_epsilon=cap, neighbours=neighbours)
+        plan = plan_release(query, HEIGHTS, N, runs=2, random_state=0, **kw)
+        release = _release(query, **kw)
+        assert plan.guarantee == release.guarantee
         assert (plan.gamma is None) == plain == (release.statement.run is None)
         stated = release.statement.epsilon if plain else (
             release.statement.worst_case.epsilon)
