@@ -1480,10 +1480,12 @@ bound, column, runs, random_state, n_jobs, bounds, neighbours, worst_case_epsilo
     query = as_query(parse_query(query) if isinstance(query, str) else query)
     if worst_case_epsilon is not None:
         worst_case_epsilon = EPSILON.check("worst_case_epsilon", worst_case_epsilon)
+    if bounds is not None:
+        bounds = _public_bounds(bounds)
     population, population_name = _population(population, column)
     source = None
     if bounds is not None:
-        *bounds, source = _bounds_from(population, _public_bounds(bounds))
+        *bounds, source = _bounds_from(population, bounds)
     # the release's rule: a quantile over bounds is the exponential mechanism
     level = None if bounds is None else quantile_level_of(query)
     if level is None and bounds is not None:

@@ -108,6 +108,13 @@ def test_a_population_that_gives_auto_no_width_does_not_offer_private_bounds():
     assert "private" not in message.replace("a plan reads no private data", "")
 
 
+def test_bad_bounds_are_refused_before_the_population_is_read(tmp_path):
+    # before: the population file was read first (here: its absence reported)
+    with pytest.raises(ValueError, match="got bounds='a:b'"):
+        prepare_plan("mean", f"bootstrap:{tmp_path / 'absent.csv'}", N, epsilon=1.0,
+                     bounds="a:b")
+
+
 @pytest.mark.parametrize("text", ["2:1", "a:b", "nan:1", "private:abc", ""])
 def test_bad_bounds_on_the_command_line_exit_2_with_one_line(text, capsys):
     assert main(CLI + [f"--bounds={text}"]) == 2
