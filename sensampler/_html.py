@@ -712,7 +712,8 @@ def plan_html(plan) -> str:
         (
             "epsilon",
             upper(plan.epsilon, 6)
-            + (f", delta={upper(plan.delta, 3)}" if plan.delta else ""),
+            + (f", delta={upper(plan.delta, 3)}" if plan.delta else "")
+            + plan.cap_words,
         ),
         ("guarantee", plan.guarantee),
         ("expected error", f"{plan.expected_error:.6g}"),

@@ -74,7 +74,9 @@ def add_floor_flags(
 
 
 def bounds_of(text: str | None) -> str | None:
-    """``--bounds`` as the API takes it: ``"none"`` is None, no flag is auto."""
+    """``--bounds`` as the API takes it: ``"none"`` is None, no flag is auto;
+    both words in any case, with spaces around them."""
     if text is None:
         return "auto"
-    return None if text.strip().lower() == "none" else text
+    word = text.strip().lower()
+    return {"auto": "auto", "none": None}.get(word, text)

@@ -53,8 +53,9 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -69,15 +70,15 @@ from .._validation import (
     check_probability,
     check_real,
 )
-from ..bounds import Bounds
+from ..bounds import Bounds, worst_case_sensitivity
 from ..distributions import as_distribution
 from ..mechanisms import ExponentialQuantileMechanism, GaussianMechanism
-from ..mechanisms._base import WORST_CASE_FACTOR
+from ..mechanisms._base import WORST_CASE_FACTOR, check_noise_scale
 from ..mechanisms.quantile import QuantileCalibration, check_bounds
 from ..parallel import child_seed
 from ..plan import sampling_plan
 from ..privacy import NEIGHBOURS, format_dp, format_upper
-from ..quantile_calibration import SampledLosses
+from ..quantile_calibration import SampledLosses, candidate_scales
 from ..queries import as_query
 from ..sampler import MAX_N, check_neighbours, sample_sensitivity
 from .experiments.specs import parse_query
@@ -380,6 +381,35 @@ class QuantileErrorModel:
             neighbours=self.neighbours, calibration=self.calibration(epsilon),
         )
 
+    def largest_worst_case(self, epsilon: float) -> float:
+        """The most the release at ``epsilon`` may state for every pair of neighbours.
+
+        The plain mechanism's worst case is its epsilon (at the cap, where it is
+        below epsilon). A sampled scale is chosen by the release on pairs of its
+        own, so it may be any candidate (:func:`~sensampler.quantile_calibration.
+        candidate_scales`, within the cap), not only the one the plan's pairs
+        give: the worst case of the largest candidate.
+
+        Parameters
+        ----------
+        epsilon : float
+            ``> 0``.
+
+        Returns
+        -------
+        float
+        """
+        mech = self.mechanism(epsilon)
+        if mech.calibration is None:
+            return mech.worst_case_epsilon
+        top = candidate_scales(
+            mech.epsilon, mech.utility_sensitivity, self.worst_case_epsilon
+        )[-1]
+        return ExponentialQuantileMechanism(
+            self.level, self.bounds, epsilon, neighbours=self.neighbours,
+            calibration=replace(mech.calibration, scale=float(top)),
+        ).worst_case_epsilon
+
     @classmethod
     def draw(
         cls, query, level, bounds, population, n, runs, root, neighbours=NEIGHBOURS,
@@ -571,12 +601,14 @@ class ReleasePlan:
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbouring relation of the planned release.
     worst_case_epsilon : float or None
-        The epsilon the release states for every pair of neighbours: the
-        exponential mechanism's (epsilon for the plain mechanism, up to 4
-        epsilon for a sampled scale); for a sampled sensitivity over bounds,
-        the cap its worst-case part stays within (the noise is raised to meet
-        it; the release states the cap or less). ``None`` without bounds or
-        for a query with no worst case.
+        The most the release states for every pair of neighbours: for the
+        exponential mechanism's plain scale, its epsilon (at the cap, where the
+        cap is below epsilon: then also the guarantee's); for its sampled scale,
+        the worst case of the largest scale the release may sample on its own
+        pairs (at most 4 epsilon, and within the cap); for a sampled
+        sensitivity over bounds, the cap its worst-case part stays within (the
+        noise is raised to meet it). ``None`` without bounds or for a query
+        with no worst case.
     """
 
     query: str
@@ -626,6 +658,32 @@ class ReleasePlan:
                 f"given) or plain (all None): got bounds={self.bounds!r}, "
                 f"{sampled!r}."
             )
+        self._check_numbers()
+
+    def _check_numbers(self) -> None:
+        """The numbers a plan prints and exports (strict JSON) are finite, and it
+        states a worst case only over bounds, as its mechanism can hold it."""
+        EPSILON.check("epsilon", self.epsilon)
+        for name in ("expected_error", "error_90"):
+            check_real(name, getattr(self, name), low=0.0)
+        if self.bounds is not None:
+            check_bounds(self.bounds)
+        worst = self.worst_case_epsilon
+        if worst is None:
+            return
+        EPSILON.check("worst_case_epsilon", worst)
+        if self.bounds is None:
+            raise ValueError(
+                "a plan without bounds has no worst case: worst_case_epsilon must "
+                f"be None, got worst_case_epsilon={worst!r}."
+            )
+        if self.exponential and (worst > self.epsilon) != (self.gamma is not None):
+            raise ValueError(
+                "the exponential mechanism's worst case is its epsilon (or less, "
+                "at a cap) for the plain scale, and above it for a sampled one: "
+                f"got worst_case_epsilon={worst!r}, epsilon={self.epsilon!r}, "
+                f"gamma={self.gamma!r}."
+            )
 
     @property
     def exponential(self) -> bool:
@@ -638,10 +696,18 @@ class ReleasePlan:
         return ACCOUNTS_FOR_NOTHING
 
     @property
+    def stated_epsilon(self) -> float:
+        """The epsilon the release states and spends: :attr:`epsilon`, or the cap
+        where the exponential mechanism's plain scale is held below it."""
+        if self.gamma is None and self.worst_case_epsilon is not None:
+            return min(self.epsilon, self.worst_case_epsilon)
+        return self.epsilon
+
+    @property
     def guarantee(self) -> str:
         """What the planned release will state, in words (as the release says it)."""
         dp = (
-            f"{format_dp(self.epsilon, self.delta)} for {self.neighbours} neighbours "
+            f"{format_dp(self.stated_epsilon, self.delta)} for {self.neighbours} neighbours "
             f"({size_words(self.neighbours, self.n)})"
         )
         if self.gamma is None:
@@ -658,6 +724,17 @@ class ReleasePlan:
         return f"m={self.m}, k={self.k}, gamma={gamma} ({self.bound}){what}"
 
     @property
+    def cap_words(self) -> str:
+        """Where the release states less than :attr:`epsilon` (a quantile's cap
+        below it), in words; else empty."""
+        if self.stated_epsilon == self.epsilon:
+            return ""
+        return (
+            f" (the plain mechanism at the cap: states and spends "
+            f"{format_dp(self.stated_epsilon, 0.0)})"
+        )
+
+    @property
     def bounds_words(self) -> str | None:
         """The bounds and their source, in words (``None`` without bounds)."""
         if self.bounds is None:
@@ -671,8 +748,14 @@ class ReleasePlan:
         (``None`` where it states nothing)."""
         if self.worst_case_epsilon is None:
             return None
-        if self.exponential:
+        if self.exponential and self.gamma is None:
             return f"{format_dp(self.worst_case_epsilon, 0.0)} for every pair of neighbours"
+        if self.exponential:
+            return (
+                f"at most {format_dp(self.worst_case_epsilon, 0.0)} for every pair "
+                "of neighbours (the largest scale the release may sample on its own "
+                "pairs)"
+            )
         return (
             f"at most {format_dp(self.worst_case_epsilon, self.delta)} for every pair "
             "of neighbours (the cap: the noise is raised to meet it)"
@@ -700,6 +783,7 @@ class ReleasePlan:
         }
         if self.bounds is not None:
             out["bounds"] = list(self.bounds)
+        out["stated_epsilon"] = self.stated_epsilon
         out["guarantee"] = self.guarantee
         out["worst_case"] = self.worst_case
         out["sampling_plan"] = self.sampling_plan
@@ -716,7 +800,7 @@ class ReleasePlan:
         """
         dp = f"epsilon={self.epsilon:.6g}" + (
             f", delta={self.delta:.3g}" if self.delta else ""
-        )
+        ) + self.cap_words
         target = (
             ""
             if self.target_error is None
@@ -769,9 +853,12 @@ def _measure_words(measure) -> str:
 
 def _quantile_of_error(sf, q, start) -> float:
     """The ``q``-quantile of an error of survival function ``sf``: the root of
-    ``sf(t) = 1 - q``, bracketed by doubling ``start``."""
+    ``sf(t) = 1 - q``, bracketed by doubling ``start``; ``inf`` where it lies
+    beyond the largest double (a noise scale near it)."""
     hi = start or 1.0
     while sf(hi) > 1.0 - q:
+        if hi > sys.float_info.max / 2.0:
+            return math.inf
         hi *= 2.0
     return optimize.brentq(
         lambda t: sf(t) - (1.0 - q), 0.0, hi, xtol=1e-14, rtol=1e-12
@@ -817,24 +904,44 @@ def _floored(model, epsilon, delta, sensitivities, worst, cap) -> np.ndarray:
     return np.maximum(values, floor)
 
 
+def _finite_noise(model, epsilon, delta, sensitivities) -> bool:
+    """Whether every run's noise scale is finite (else the release refuses it)."""
+    with np.errstate(over="ignore"):
+        scales = np.asarray(sensitivities) * model.unit_scale(epsilon, delta)
+    return bool(np.all(np.isfinite(scales)))
+
+
 def _quantile_error(model: QuantileErrorModel, measure, epsilon) -> float:
     if measure == "mean":
         return model.mean_error(epsilon)
     return model.error_quantile(measure, epsilon)
 
 
-def _epsilon_for(error, target) -> float:
+def _epsilon_for(error, target, cap=None) -> float:
     """The epsilon whose error (``error(epsilon)``) is ``target``: the error
     decreases in epsilon, so a root finder on log epsilon brackets it.
 
     Where the error steps down past the target (a quantile's sampled scale
     takes one of fixed values), the root is the step, and the epsilon returned
-    is just past it: its error is at most the target."""
+    is just past it: its error is at most the target. ``error`` is ``inf``
+    where the noise overflows (the release refuses it). ``cap``: a fixed
+    worst-case cap that puts a floor under the error, named where a target
+    lies below it."""
     low, high = math.log(EPSILON_RANGE[0]), math.log(EPSILON_RANGE[1])
 
     def gap(log_eps):
-        return math.log(error(math.exp(log_eps))) - math.log(target)
+        value = error(math.exp(log_eps))
+        # an overflowing noise misses any target: a finite gap keeps brentq exact
+        return math.log(value) - math.log(target) if value < math.inf else 1e3
 
+    if gap(high) > 0.0 and cap is not None:
+        raise ValueError(
+            f"target_error={target!r} is below the error the cap "
+            f"worst_case_epsilon={cap!r} allows at any epsilon (the noise is held "
+            f"at or above the cap's floor: {error(EPSILON_RANGE[1]):.3g} at "
+            f"epsilon={EPSILON_RANGE[1]:g}); raise worst_case_epsilon or choose "
+            "another target."
+        )
     if gap(high) > 0.0 or gap(low) < 0.0:
         # a quantile's error has a floor (the records' spacing) and a ceiling
         # (the bounds): say where the reachable targets lie
@@ -885,6 +992,69 @@ def _check_mechanism(mechanism, delta):
             f"delta={delta!r}."
         )
     return model, delta
+
+
+def _public_bounds(bounds):
+    """``bounds`` as :func:`~sensampler.release.quantile_bounds` takes them,
+    checked: ``"auto"``, or a (low, high) pair (from ``"LOW:HIGH"``); private
+    bounds and anything else are refused, naming ``bounds``."""
+    if not isinstance(bounds, str):
+        return check_bounds(bounds)
+    text = bounds.strip()
+    if text == DEFAULT_BOUNDS:
+        return text
+    if text.startswith("private:"):
+        raise ValueError(
+            f"bounds={bounds!r} are estimated from the private data, which a plan "
+            "never reads: give public bounds ('auto' or 'LOW:HIGH')."
+        )
+    try:
+        low, high = (float(part) for part in text.split(":"))
+    except ValueError:
+        raise ValueError(
+            "bounds must be 'auto', 'LOW:HIGH', a (low, high) pair or None (a plan "
+            f"reads no private data), got bounds={bounds!r}."
+        ) from None
+    try:
+        return check_bounds((low, high))
+    except ValueError as exc:
+        raise ValueError(f"{str(exc).rstrip('.')} (bounds={bounds!r}).") from None
+
+
+def _bounds_from(population, bounds) -> tuple[float, float, str]:
+    """:func:`~sensampler.release.quantile_bounds` of checked public ``bounds``;
+    a population model that gives ``"auto"`` no width is refused without
+    offering private bounds, which a plan refuses."""
+    try:
+        return quantile_bounds(population, bounds)
+    except ValueError as exc:
+        if bounds != DEFAULT_BOUNDS:
+            raise
+        detail = str(exc).split("; give")[0]
+        raise ValueError(
+            f"bounds='auto': {detail}; give public bounds ('LOW:HIGH') or None "
+            "(a plan reads no private data)."
+        ) from None
+
+
+def _check_floor(query, bounds, n, neighbours, model, delta, epsilon, cap) -> None:
+    r"""Refuse, before drawing, a worst-case floor whose noise scale overflows, as
+    the release refuses it (:func:`~sensampler.mechanisms._base.check_noise_scale`):
+    the floor :math:`\Delta_{wc}\,s(\epsilon_{cap}, \delta)` of a given cap (or of
+    the default one at a given epsilon) does not depend on the sampling runs."""
+    worst = worst_case_sensitivity(
+        query, Bounds.given(*bounds), n, neighbours,
+        RELEASE_MECHANISMS.get(model.name, "l1"),
+    )
+    if worst is None or (cap is None and epsilon is None):
+        return
+    name, value = (
+        ("worst_case_epsilon", cap) if cap is not None else ("epsilon", epsilon)
+    )
+    cap = WORST_CASE_FACTOR * epsilon if cap is None else cap
+    check_noise_scale(
+        worst * model.unit_scale(cap, delta), f"worst_case={worst!r}, {name}={value!r}"
+    )
 
 
 def _population(population, column):
@@ -1143,14 +1313,37 @@ class PreparedPlan:
                 "its noise would be 0 at any epsilon, so no error can be planned."
             )
         epsilon, delta = self.epsilon, self.delta
+        cap = self.worst_case_epsilon
 
         def floored(eps):
-            return _floored(model, eps, delta, sensitivities, worst, self.worst_case_epsilon)
+            return _floored(model, eps, delta, sensitivities, worst, cap)
+
+        def error(eps):
+            values = floored(eps)
+            if not _finite_noise(model, eps, delta, values):
+                return math.inf  # the release refuses it: no target is met there
+            return _error(model, self.measure, eps, delta, values)
 
         if self.target_error is not None:
             epsilon = _epsilon_for(
-                lambda eps: _error(model, self.measure, eps, delta, floored(eps)),
-                self.target_error,
+                error, self.target_error, None if worst is None else cap
+            )
+        values = floored(epsilon)
+        if not _finite_noise(model, epsilon, delta, values):
+            check_noise_scale(  # refused, as the release refuses it
+                math.inf,
+                f"the sampled sensitivities (up to {max(sensitivities)!r}), "
+                f"epsilon={epsilon!r}",
+            )
+        errors = (
+            model.mean_error(epsilon, delta, values),
+            _error_quantile(model, 0.9, epsilon, delta, values),
+        )
+        if not all(math.isfinite(value) for value in errors):
+            raise ValueError(
+                f"the error at epsilon={epsilon!r} overflows a double (a noise scale "
+                f"of {float(np.max(values)) * model.unit_scale(epsilon, delta):.3g}): "
+                "narrow the bounds or raise epsilon."
             )
         plan = sampling_plan(gamma=self.gamma, bound=self.bound)
         return ReleasePlan(
@@ -1166,8 +1359,8 @@ class PreparedPlan:
             bound=plan.bound,
             sensitivity=float(np.mean(sensitivities)),
             sensitivities=sensitivities,
-            expected_error=model.mean_error(epsilon, delta, floored(epsilon)),
-            error_90=_error_quantile(model, 0.9, epsilon, delta, floored(epsilon)),
+            expected_error=errors[0],
+            error_90=errors[1],
             target_error=self.target_error,
             measure=self.measure,
             runs=self.runs,
@@ -1196,6 +1389,7 @@ class PreparedPlan:
             epsilon = _epsilon_for(
                 lambda eps: _quantile_error(model, self.measure, eps),
                 self.target_error,
+                self.worst_case_epsilon,
             )
         mech = model.mechanism(epsilon)
         run = None if mech.calibration is None else mech.calibration.run
@@ -1211,7 +1405,7 @@ class PreparedPlan:
             k=None if run is None else run.k,
             bound=None if run is None else run.bound,
             sensitivity=None,
-            worst_case_epsilon=mech.worst_case_epsilon,
+            worst_case_epsilon=model.largest_worst_case(epsilon),
             sensitivities=(),
             expected_error=model.mean_error(epsilon),
             error_90=model.error_quantile(0.9, epsilon),
@@ -1286,14 +1480,17 @@ bound, column, runs, random_state, n_jobs, bounds, neighbours, worst_case_epsilo
     query = as_query(parse_query(query) if isinstance(query, str) else query)
     if worst_case_epsilon is not None:
         worst_case_epsilon = EPSILON.check("worst_case_epsilon", worst_case_epsilon)
+    if bounds is not None:
+        bounds = _public_bounds(bounds)
     population, population_name = _population(population, column)
     source = None
     if bounds is not None:
-        if not isinstance(bounds, str):
-            bounds = check_bounds(bounds)
-        *bounds, source = quantile_bounds(population, bounds)
+        *bounds, source = _bounds_from(population, bounds)
     # the release's rule: a quantile over bounds is the exponential mechanism
     level = None if bounds is None else quantile_level_of(query)
+    if level is None and bounds is not None:
+        _check_floor(query, bounds, n, neighbours, model, delta, epsilon,
+                     worst_case_epsilon)
     return PreparedPlan(
         query=query,
         name=str(name),

@@ -37,7 +37,7 @@ def test_plan_of_a_median_plans_the_exponential_mechanism_the_release_uses(capsy
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "mechanism       exponential, epsilon=" in out
-    assert "except with probability gamma=" in out and "worst case      epsilon=" in out
+    assert "except with probability gamma=" in out and "worst case      at most epsilon=" in out
     assert "m=2000, k=1931" in out and "of the exponential mechanism's scale" in out
     assert main([*args, "--json"]) == 0
     plan = json.loads(capsys.readouterr().out)

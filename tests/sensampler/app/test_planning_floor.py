@@ -88,7 +88,8 @@ def test_a_target_is_solved_through_the_floor_and_refused_below_it():
     plan = plan_release("mean", INCOMES, N, target_error=2e4, **kw)
     again = plan_release("mean", INCOMES, N, epsilon=plan.epsilon, **kw)
     assert again.expected_error == pytest.approx(2e4, rel=1e-9)
-    with pytest.raises(ValueError, match=r"target_error=5000\.0 needs an epsilon outside"):
+    with pytest.raises(ValueError, match=r"target_error=5000\.0 is below the error "
+                       r"the cap worst_case_epsilon=1\.0 allows at any epsilon"):
         plan_release("mean", INCOMES, N, target_error=5e3, **kw)
 
 
