@@ -555,9 +555,21 @@ class GaussianMechanism(_Gaussian):
                 f"worst_case={worst!r}, worst_case_epsilon={self.worst_case_epsilon!r}",
             )
             self._raise_sigma(floor)
+            # The analytic sigma inverts Balle & Wang's condition to a few ulps
+            # and the stated epsilon is certified (rounded up): it can land that
+            # far above the cap. Raise sigma by a relative 2^-40 until it does not.
+            while worst > 0 and self._worst_case_unit(worst)[1] > self.worst_case_epsilon:
+                self._raise_sigma(float(np.min(self._sigma)) * (1.0 + 2.0**-40))
 
     def _privacy_statement(self) -> PrivacyStatement:
         return self._guarantee(self.epsilon, self.delta, self._worst_case_statement())
+
+    def _worst_case_unit(self, worst: float) -> tuple[float, float]:
+        """``(sigma per unit of the worst-case sensitivity, its epsilon)``: the
+        least sigma over ``worst`` rounded down, so the epsilon is never below
+        the exact one."""
+        unit = quotient_down(float(np.min(self._sigma)), worst)
+        return unit, gaussian_epsilon(unit, self.delta)
 
     def _worst_case_statement(self) -> PrivacyStatement | None:
         """(epsilon_wc, delta)-DP for every pair from the same sigma, or None
@@ -567,15 +579,13 @@ class GaussianMechanism(_Gaussian):
             return None
         if worst == 0:
             return worst_case_statement(self.name, self._sensitivity, 0.0, 0.0, rho=0.0)
-        least = float(np.min(self._sigma))
-        unit = quotient_down(least, worst)  # rounded down: epsilon never below
-        epsilon = gaussian_epsilon(unit, self.delta)
+        unit, epsilon = self._worst_case_unit(worst)
         return worst_case_statement(
             self.name,
             self._sensitivity,
             epsilon,
             self.delta,
-            rho=zcdp_of_sigma(worst, least),
+            rho=zcdp_of_sigma(worst, float(np.min(self._sigma))),
             rdp=functools.partial(gaussian_curve, unit),
             noise=Noise("gaussian", (unit,)),
         )

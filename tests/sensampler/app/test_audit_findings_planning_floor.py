@@ -270,20 +270,6 @@ def test_without_bounds_the_plan_has_no_floor_as_the_release():
                      random_state=0)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "GaussianMechanism (mechanisms/gaussian.py, not this change) states a worst "
-    "case up to ~5e-14 relative above worst_case_epsilon: the floor sigma "
-    "analytic_gaussian_sigma(cap, delta) * worst is rounded, then the stated "
-    "epsilon rounded up; the plan's 'at most cap' is then below it by ulps"))
-def test_the_gaussian_worst_case_stays_within_its_cap():
-    release = _release("mean", epsilon=1.0, delta=1.6544026395034733e-08,
-                       mechanism="gaussian", bounds=(0.0, 1e4))
-    cap = 0.6213768120235997
-    mech = GaussianMechanism(release.estimate, 1.0, 1.6544026395034733e-08,
-                             worst_case_epsilon=cap)
-    assert mech.privacy.worst_case.epsilon <= cap
-
-
 @pytest.mark.parametrize(
     "query,neighbours", [("median", "replace-one"), ("quantile:0.9", "add-remove")]
 )

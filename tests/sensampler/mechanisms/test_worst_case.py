@@ -23,6 +23,7 @@ from sensampler.mechanisms import (
     RenyiGaussianMechanism,
     ZCDPGaussianMechanism,
 )
+from sensampler.mechanisms.gaussian import analytic_gaussian_sigma
 from sensampler.privacy import PrivacyStatement, SamplingRun, to_replace_one
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
@@ -433,3 +434,26 @@ def test_a_per_coordinate_zero_with_a_worst_case_is_floored():
     )
     mech = LaplaceMechanism(fake, 1.0)
     assert np.all(mech.scale == pytest.approx(0.2)) and mech.privacy.worst_case.epsilon <= 10
+
+
+def test_the_gaussian_worst_case_stays_within_its_cap_to_the_last_ulp():
+    # Before: the floor analytic_gaussian_sigma(cap, delta) * worst, rounded,
+    # then the stated epsilon certified (rounded up), landed up to ~5e-14
+    # relative above the cap (18 of 3 600 random draws; e.g. cap
+    # 0.6213768120235997, delta 1.6544e-08 stated 0.6213768120236113).
+    est = _zero(bounds=Bounds.given(0.0, 1e4), n=200)  # the floor binds
+    cap, delta = 0.6213768120235997, 1.6544026395034733e-08
+    mech = GaussianMechanism(est, 0.5, delta, worst_case_epsilon=cap)
+    assert mech.privacy.worst_case.epsilon <= cap
+    rng = random.Random(3)
+    over = 0
+    for _ in range(400):
+        cap = rng.uniform(0.05, 5.0)
+        delta = 10 ** rng.uniform(-12, -3)
+        mech = GaussianMechanism(est, cap / rng.uniform(1.0, 10.0), delta,
+                                 worst_case_epsilon=cap)
+        over += mech.privacy.worst_case.epsilon > cap
+        # raised by at most a few relative 2^-40 steps above the floor
+        floor = analytic_gaussian_sigma(cap, delta) * est.worst_case
+        assert mech.sigma <= floor * (1 + 1e-11)
+    assert over == 0
