@@ -574,8 +574,10 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     private data differ from the public ones (another population) it can pick
     a release that scores below the public model. The winner's sensitivity is
     sampled afresh when several sampled candidates were compared (keeping the
-    run that won would favour a low draw and weaken gamma). The accountant records a fit when it
-    starts, so a fit that fails after the check has still spent its budget.
+    run that won would favour a low draw and weaken gamma), or when the release
+    takes more pairs than the comparisons (``m`` not given:
+    :data:`RELEASE_PAIRS`). The accountant records a fit when it starts, so a
+    fit that fails after the check has still spent its budget.
 
     scikit-learn's ``check_estimator`` applies except where
     :data:`SKLEARN_CHECKS_NOT_APPLICABLE` says: the public data fix the number of
