@@ -135,8 +135,9 @@ SELECTION_REPEATS = 24
 #: at the same gamma its order statistic (k = 971 of 1000 at gamma 0.05, the
 #: smallest k the plan certifies) sits nearer the (1 - gamma)-quantile than the
 #: largest of 113 pairs. Measured on the shrunk fits of diabetes (alpha = 100)
-#: and breast cancer (C = 0.01): 0.65 times the sensitivity, at 3.5 s and 26 s
-#: per fit (``benchmarks/model_value.py``).
+#: and breast cancer (C = 0.01): 0.65 times the sensitivity; a fit takes about
+#: 7 s instead of 4 s on diabetes and 70 s instead of 25 s on breast cancer
+#: (two loaded cores; ``benchmarks/model_value.py``).
 RELEASE_PAIRS = 1000
 #: Strengths of the pull toward the public model tried by output perturbation:
 #: the shrunk fit's ``C`` (logistic) is the estimator's ``C`` times these, its
