@@ -777,10 +777,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 f"or None, got bounds={self.bounds!r}."
             )
         plan = sampling_plan(m=self.m, gamma=self.gamma, bound=self.bound)
+        released = plan
         if self.m is None and plan.m < RELEASE_PAIRS:
-            plan = (plan, sampling_plan(m=RELEASE_PAIRS, gamma=self.gamma, bound=self.bound))
-        else:
-            plan = (plan, plan)
+            released = sampling_plan(m=RELEASE_PAIRS, gamma=self.gamma, bound=self.bound)
         grid = self._grid()
         model = clone(self._last()).set_params(**grid[0]) if grid else self._last()
         attributes = self._attribute_names(model)
@@ -792,7 +791,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 f"attributes={self.attributes!r}."
             )
         return (
-            X, y, X_pub, y_pub, norm, plan, attributes, n_jobs, grid, preprocessing
+            X, y, X_pub, y_pub, norm, (plan, released), attributes, n_jobs, grid,
+            preprocessing,
         )
 
     def _row_bounds(self, X_pub) -> Bounds | None:

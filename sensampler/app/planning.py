@@ -73,7 +73,7 @@ from .._validation import (
 from ..bounds import Bounds, worst_case_sensitivity
 from ..distributions import as_distribution
 from ..mechanisms import ExponentialQuantileMechanism, GaussianMechanism
-from ..mechanisms._base import WORST_CASE_FACTOR, check_noise_scale
+from ..mechanisms._base import check_noise_scale, check_worst_case_epsilon
 from ..mechanisms.quantile import QuantileCalibration, check_bounds
 from ..parallel import child_seed
 from ..plan import sampling_plan
@@ -888,8 +888,8 @@ def _floored(model, epsilon, delta, sensitivities, worst, cap) -> np.ndarray:
     A release with a worst-case sensitivity :math:`\Delta_{wc}` (records
     clipped to bounds) raises its noise scale to
     :math:`\Delta_{wc}\,s(\epsilon_{cap}, \delta)`, the scale at which its
-    worst case is :math:`\epsilon_{cap}`-DP (``cap``, by default
-    :data:`~sensampler.mechanisms._base.WORST_CASE_FACTOR` times epsilon;
+    worst case is :math:`\epsilon_{cap}`-DP (``cap``, by default 10 epsilon as
+    :func:`~sensampler.mechanisms._base.check_worst_case_epsilon` reads it;
     :func:`~sensampler.mechanisms.laplace.floored_laplace_scale`, and
     :class:`~sensampler.mechanisms.GaussianMechanism` with the analytic sigma).
     In units of :math:`s(\epsilon, \delta)`, a run's scale is then that of the
@@ -899,7 +899,7 @@ def _floored(model, epsilon, delta, sensitivities, worst, cap) -> np.ndarray:
     values = np.asarray(sensitivities, dtype=float)
     if worst is None:
         return values
-    cap = WORST_CASE_FACTOR * epsilon if cap is None else cap
+    cap = check_worst_case_epsilon(cap, epsilon)
     floor = worst * model.unit_scale(cap, delta) / model.unit_scale(epsilon, delta)
     return np.maximum(values, floor)
 
@@ -1051,7 +1051,7 @@ def _check_floor(query, bounds, n, neighbours, model, delta, epsilon, cap) -> No
     name, value = (
         ("worst_case_epsilon", cap) if cap is not None else ("epsilon", epsilon)
     )
-    cap = WORST_CASE_FACTOR * epsilon if cap is None else cap
+    cap = check_worst_case_epsilon(cap, epsilon)
     check_noise_scale(
         worst * model.unit_scale(cap, delta), f"worst_case={worst!r}, {name}={value!r}"
     )
@@ -1367,8 +1367,8 @@ class PreparedPlan:
             bounds=self.bounds,
             bounds_source=self.bounds_source,
             neighbours=self.neighbours,
-            worst_case_epsilon=None if worst is None else (
-                self.worst_case_epsilon or WORST_CASE_FACTOR * epsilon
+            worst_case_epsilon=None if worst is None else check_worst_case_epsilon(
+                cap, epsilon
             ),
         )
 
