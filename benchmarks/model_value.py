@@ -32,17 +32,30 @@ Three studies of where the value is bounded (no release is made):
     z, kappa in {0.03, 0.1} for logistic, 1 for ridge) damped by lambda times
     the noise's size sigma sqrt(p); the best (kappa, lambda) chosen with the
     test rows (an oracle).
+``--steps``
+    A family not built, generalising ``--newton``: T noisy preconditioned
+    gradient steps from the public model (DP-GD) on the penalised objective
+    sum_i loss_i(w) + |w - w0|^2 / (2 C), each step w -= (n/N H_pub + I/C)^-1
+    (sum_i g_i(w) + noise + (w - w0)/C), per-row gradients clipped to a share
+    of the row bound, the average of the last half of the path released. The
+    T releases compose to one Gaussian release (each at sigma sqrt(T) for the
+    same sensitivity); the sensitivity is the one sampled at the public
+    coefficients, used for every step (optimistic: the later iterates' may be
+    larger), so this is an upper bound on the family at its best (T, clip, C),
+    chosen with the test rows.
 
     python benchmarks/model_value.py load_diabetes --epsilon 1 3 --splits 5 --fits 4
     python benchmarks/model_value.py load_breast_cancer --epsilon 1 --fits 2  # slow
     python benchmarks/model_value.py load_breast_cancer --curve
     python benchmarks/model_value.py load_breast_cancer --epsilon 1 --oracle
     python benchmarks/model_value.py load_breast_cancer --epsilon 1 3 --newton
+    python benchmarks/model_value.py load_breast_cancer --epsilon 1 3 --steps
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 import warnings
 
@@ -61,6 +74,10 @@ from sensampler.queries import additive
 
 SUBSETS = (10, 25, 50, 100, 200)
 DAMPING = (0.1, 0.3, 1.0, 3.0)
+#: ``--steps``: steps, per-row gradient clip (times the row bound), pull C.
+STEPS = (1, 3, 10)
+CLIPS = (0.1, 0.3, 1.0)
+PULLS = (0.003, 0.01, 0.03)
 
 
 class Instrumented(PrivateEstimator):
@@ -151,50 +168,72 @@ def oracle(args, base, score, cache, public, gap):
                   f"± {fraction(best, public, gap)[1]:.0%}")
 
 
+class Linear:
+    """A linear model from its coefficients, intercept last."""
+
+    def __init__(self, w, classifier):
+        self.w, self.classifier = w, classifier
+
+    def predict(self, X):
+        z = np.column_stack([X, np.ones(len(X))]) @ self.w
+        return (z > 0).astype(float) if self.classifier else z
+
+
+def public_start(base, X_pub, y_pub, classifier):
+    """The public fit, its coefficients (intercept last), the row bound (the
+    largest public row norm), the residual cap (ridge: 3 times the largest
+    public residual) and the public curvature at the public coefficients."""
+    fitted = clone(base).fit(X_pub, y_pub)
+    w0 = np.concatenate([np.ravel(fitted.coef_), np.ravel(fitted.intercept_)])
+    bound = np.max(np.linalg.norm(X_pub, axis=1))
+    cap = 3 * np.max(np.abs(y_pub - fitted.predict(X_pub)))
+    Z_pub = np.column_stack([X_pub, np.ones(len(y_pub))])
+    weight = expit(Z_pub @ w0) * (1 - expit(Z_pub @ w0)) if classifier else 1.0
+    curvature = (Z_pub * np.reshape(weight, (-1, 1))).T @ Z_pub
+    return fitted, w0, bound, cap, curvature
+
+
+def gradients(rows, w, bound, cap, classifier, clip=np.inf):
+    """Per-row gradients of the loss at w: z r with z = (x, 1), x clipped to
+    ``bound``, r the residual (ridge: clipped to ``cap``); each then clipped to
+    norm ``clip``."""
+    norms = np.linalg.norm(rows[:, :-1], axis=1, keepdims=True)
+    Z = np.column_stack([
+        rows[:, :-1] * np.minimum(1, bound / np.maximum(norms, 1e-300)),
+        np.ones(len(rows)),
+    ])
+    residual = (
+        expit(Z @ w) - rows[:, -1] if classifier
+        else np.clip(Z @ w - rows[:, -1], -cap, cap)
+    )
+    G = Z * residual[:, None]
+    size = np.linalg.norm(G, axis=1, keepdims=True)
+    return G * np.minimum(1, clip / np.maximum(size, 1e-300))
+
+
 def newton(args, base, score, cache, public, gap, classifier):
     kappas = (0.03, 0.1) if classifier else (1.0,)
     results = {}
     with one_thread():
         for seed, (pub, train, test) in enumerate(cache):
             (X_pub, y_pub), (X, y) = pub, train
-            fitted = clone(base).fit(X_pub, y_pub)
-            w0 = np.concatenate([np.ravel(fitted.coef_), np.ravel(fitted.intercept_)])
-            bound = np.max(np.linalg.norm(X_pub, axis=1))
-            cap = 3 * np.max(np.abs(y_pub - fitted.predict(X_pub)))
-
-            def gradients(rows, w0=w0, bound=bound, cap=cap):
-                norms = np.linalg.norm(rows[:, :-1], axis=1, keepdims=True)
-                Z = np.column_stack([
-                    rows[:, :-1] * np.minimum(1, bound / np.maximum(norms, 1e-300)),
-                    np.ones(len(rows)),
-                ])
-                residual = (
-                    expit(Z @ w0) - rows[:, -1] if classifier
-                    else np.clip(Z @ w0 - rows[:, -1], -cap, cap)
-                )
-                return Z * residual[:, None]
-
+            fitted, w0, bound, cap, data_curvature = public_start(
+                base, X_pub, y_pub, classifier
+            )
             n, p = len(y), w0.size
             estimate = sample_sensitivity(
-                additive(gradients), PublicSample(np.column_stack([X_pub, y_pub])), n,
+                additive(functools.partial(
+                    gradients, w=w0, bound=bound, cap=cap, classifier=classifier
+                ), name="gradient"),
+                PublicSample(np.column_stack([X_pub, y_pub])), n,
                 gamma=0.05, norm="l2", random_state=seed,
             )
-            g = gradients(np.column_stack([X, y])).sum(axis=0)
+            g = gradients(np.column_stack([X, y]), w0, bound, cap, classifier).sum(axis=0)
             Z_pub = np.column_stack([X_pub, np.ones(len(y_pub))])
-            weight = expit(Z_pub @ w0) * (1 - expit(Z_pub @ w0)) if classifier else 1.0
             penalty = np.eye(p) * (1.0 / fitted.C if classifier else fitted.alpha)
             penalty[-1, -1] = 0.0
-            curvature = penalty + (Z_pub * np.reshape(weight, (-1, 1))).T @ Z_pub
+            curvature = penalty + data_curvature
             moment = Z_pub.T @ Z_pub / len(y_pub)
-
-            class Linear:
-                def __init__(self, w):
-                    self.w = w
-
-                def predict(self, X):
-                    z = np.column_stack([X, np.ones(len(X))]) @ self.w
-                    return (z > 0).astype(float) if classifier else z
-
             for epsilon in args.epsilon:
                 sigma = float(GaussianMechanism(
                     epsilon=epsilon, delta=1e-5,
@@ -206,18 +245,72 @@ def newton(args, base, score, cache, public, gap, classifier):
                              + lam * sigma * np.sqrt(p) * np.eye(p))
                         values = [
                             score(Linear(w0 - np.linalg.solve(
-                                H, g + np.random.default_rng(r).normal(0, sigma, p))),
-                                test)
+                                H, g + np.random.default_rng(r).normal(0, sigma, p)),
+                                classifier), test)
                             for r in range(args.draws)
                         ]
                         results.setdefault((epsilon, kappa, lam), []).append(
                             np.mean(values))
+    best_cells(args, results, public, gap, "one Newton step", "(kappa, lambda)")
+
+
+def steps(args, base, score, cache, public, gap, classifier):
+    results = {}
+    with one_thread():
+        for seed, (pub, train, test) in enumerate(cache):
+            (X_pub, y_pub), (X, y) = pub, train
+            _, w0, bound, cap, curvature = public_start(base, X_pub, y_pub, classifier)
+            n, p = len(y), w0.size
+            curvature = curvature * n / len(y_pub)
+            rows = np.column_stack([X, y])
+            population = PublicSample(np.column_stack([X_pub, y_pub]))
+            for clip in CLIPS:
+                limit = clip * bound
+
+                query = additive(functools.partial(
+                    gradients, w=w0, bound=bound, cap=cap, classifier=classifier,
+                    clip=limit,
+                ), name="gradient")
+                # the sensitivity at the public coefficients, for every step
+                sensitivity = float(sample_sensitivity(
+                    query, population, n, gamma=0.05, norm="l2", random_state=seed,
+                ).sensitivity.value)
+                for epsilon in args.epsilon:
+                    unit = float(GaussianMechanism(
+                        epsilon=epsilon, delta=1e-5, sensitivity=1.0
+                    ).scale)
+                    for count in STEPS:
+                        # count releases at sigma sqrt(count): the composition is one
+                        # Gaussian release at sigma (same ratio to the sensitivity)
+                        sigma = unit * np.sqrt(count) * sensitivity
+                        for pull in PULLS:
+                            solve = np.linalg.inv(curvature + np.eye(p) / pull)
+                            values = []
+                            for r in range(args.draws):
+                                rng = np.random.default_rng(r)
+                                w, path = w0.copy(), []
+                                for _ in range(count):
+                                    g = gradients(rows, w, bound, cap, classifier, limit)
+                                    g = g.sum(axis=0) + rng.normal(0, sigma, p)
+                                    w = w - solve @ (g + (w - w0) / pull)
+                                    path.append(w)
+                                average = np.mean(path[len(path) // 2:], axis=0)
+                                values.append(score(Linear(average, classifier), test))
+                            results.setdefault(
+                                (epsilon, count, clip, pull), []
+                            ).append(np.mean(values))
+    best_cells(args, results, public, gap, "noisy gradient steps",
+               "(steps, clip, C)")
+
+
+def best_cells(args, results, public, gap, family, names):
+    """Print, per epsilon, the best cell of ``results`` chosen with the test rows."""
     for epsilon in args.epsilon:
         cells = {k[1:]: fraction(v, public, gap) for k, v in results.items()
                  if k[0] == epsilon}
-        (kappa, lam), (mean, se) = max(cells.items(), key=lambda kv: kv[1][0])
-        print(f"eps={epsilon:g}: one Newton step, best of {len(cells)} (kappa, lambda) "
-              f"with the test rows: kappa={kappa:g}, lambda={lam:g}: {mean:.0%} ± {se:.0%}")
+        key, (mean, se) = max(cells.items(), key=lambda kv: kv[1][0])
+        print(f"eps={epsilon:g}: {family}, best of {len(cells)} {names} with the "
+              f"test rows: {', '.join(f'{v:g}' for v in key)}: {mean:.0%} ± {se:.0%}")
 
 
 def main():
@@ -235,6 +328,7 @@ def main():
     study.add_argument("--curve", action="store_true")
     study.add_argument("--oracle", action="store_true")
     study.add_argument("--newton", action="store_true")
+    study.add_argument("--steps", action="store_true")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     classifier = args.loader == "load_breast_cancer"
@@ -269,6 +363,8 @@ def main():
         oracle(args, base, score, cache, public, gap)
     elif args.newton:
         newton(args, base, score, cache, public, gap, classifier)
+    elif args.steps:
+        steps(args, base, score, cache, public, gap, classifier)
     else:
         releases(args, base, score, cache, public, gap)
 
