@@ -798,8 +798,8 @@ class ReleasePlan:
         -------
         str
         """
-        dp = f"epsilon={self.epsilon:.6g}" + (
-            f", delta={self.delta:.3g}" if self.delta else ""
+        dp = f"epsilon={format_upper(self.epsilon, 6)}" + (
+            f", delta={format_upper(self.delta, 3)}" if self.delta else ""
         ) + self.cap_words
         target = (
             ""

@@ -15,6 +15,7 @@ import textwrap
 import numpy as np
 
 from .._extras import require
+from ..privacy import format_upper
 from .experiments.sweep import NO_GUARANTEE, SD_DEFINITION
 
 __all__ = [
@@ -301,7 +302,8 @@ def plot_composition(result, path=None, *, title=None):
     )
     note = (
         f"Basic composition (Dwork & Roth 2014, Thm. 3.16) of the {k[-1]} releases: "
-        f"ε = {result.epsilon_basic:.4g}, δ = {result.delta_basic:.4g}."
+        f"ε = {format_upper(result.epsilon_basic, 4)}, "
+        f"δ = {format_upper(result.delta_basic, 4)}."
     )
     if result.delta_basic >= 1.0:
         note += (

@@ -420,3 +420,18 @@ def test_the_grouped_quantile_error_law_equals_the_point_by_point_law():
                 [p[np.abs(grid - x) > t * (1 - 1e-9)].sum() for (grid, p), x in laws]
             )
             assert above <= 1 - level + 1e-12 < below + 2e-12
+
+
+def test_the_plan_text_rounds_its_epsilon_and_delta_up():
+    # Before: the mechanism line printed epsilon=0.37037 and delta=1.23e-05, below
+    # the plan's 0.3703701 and 1.23401e-05 (rounded to nearest), where every
+    # statement rounds up.
+    plan = plan_release(
+        "mean", HEIGHTS, N, epsilon=0.3703701, delta=1.23401e-5, mechanism="gaussian",
+        runs=3, random_state=0,
+    )
+    line = next(x for x in plan.text().splitlines() if "mechanism" in x)
+    assert "epsilon=0.370371, delta=1.24e-05" in line, line
+    for name, value in (("epsilon", plan.epsilon), ("delta", plan.delta)):
+        for printed in re.findall(rf"\b{name}=([0-9.e+-]+[0-9])", plan.text()):
+            assert float(printed) >= value, (name, printed)
