@@ -73,7 +73,11 @@ from .._validation import (
 from ..bounds import Bounds, worst_case_sensitivity
 from ..distributions import as_distribution
 from ..mechanisms import ExponentialQuantileMechanism, GaussianMechanism
-from ..mechanisms._base import check_noise_scale, check_worst_case_epsilon
+from ..mechanisms._base import (
+    check_noise_scale,
+    check_worst_case_epsilon,
+    drawable,
+)
 from ..mechanisms.quantile import QuantileCalibration, check_bounds
 from ..parallel import child_seed
 from ..plan import sampling_plan
@@ -904,11 +908,10 @@ def _floored(model, epsilon, delta, sensitivities, worst, cap) -> np.ndarray:
     return np.maximum(values, floor)
 
 
-def _finite_noise(model, epsilon, delta, sensitivities) -> bool:
-    """Whether every run's noise scale is finite (else the release refuses it)."""
+def _scales(model, epsilon, delta, sensitivities) -> np.ndarray:
+    """Every run's noise scale (``inf`` where it overflows)."""
     with np.errstate(over="ignore"):
-        scales = np.asarray(sensitivities) * model.unit_scale(epsilon, delta)
-    return bool(np.all(np.isfinite(scales)))
+        return np.asarray(sensitivities) * model.unit_scale(epsilon, delta)
 
 
 def _quantile_error(model: QuantileErrorModel, measure, epsilon) -> float:
@@ -1320,7 +1323,7 @@ class PreparedPlan:
 
         def error(eps):
             values = floored(eps)
-            if not _finite_noise(model, eps, delta, values):
+            if not drawable(_scales(model, eps, delta, values)):
                 return math.inf  # the release refuses it: no target is met there
             return _error(model, self.measure, eps, delta, values)
 
@@ -1329,12 +1332,11 @@ class PreparedPlan:
                 error, self.target_error, None if worst is None else cap
             )
         values = floored(epsilon)
-        if not _finite_noise(model, epsilon, delta, values):
-            check_noise_scale(  # refused, as the release refuses it
-                math.inf,
-                f"the sampled sensitivities (up to {max(sensitivities)!r}), "
-                f"epsilon={epsilon!r}",
-            )
+        check_noise_scale(  # refused, as the release refuses it
+            _scales(model, epsilon, delta, values),
+            f"the sampled sensitivities (up to {max(sensitivities)!r}), "
+            f"epsilon={epsilon!r}",
+        )
         errors = (
             model.mean_error(epsilon, delta, values),
             _error_quantile(model, 0.9, epsilon, delta, values),

@@ -65,6 +65,9 @@ __all__ = [
     "bounded_range_rdp",
     "pure_dp_zcdp",
     "check_noise_scale",
+    "drawable",
+    "LARGEST_NOISE_SCALE",
+    "UNIT_DRAW_BOUND",
     "check_worst_case_epsilon",
     "floor_scale",
     "quotient_up",
@@ -272,8 +275,26 @@ def bounded_range_rdp(epsilon: float) -> Callable[[float], float]:
     return functools.partial(_bounded_range_curve, epsilon)
 
 
-def check_noise_scale(scale, parameters: str) -> None:
-    """Refuse a noise scale that is not finite (an overflow of the calibration).
+#: A bound on the magnitude of one unit noise draw numpy returns: Laplace
+#: noise is the log of twice a uniform on the 2**-53 grid (at most 52 ln 2,
+#: about 36.04), a standard normal's ziggurat tail r + 53 ln 2 / r at most
+#: (r = 3.654, about 13.7).
+UNIT_DRAW_BOUND = 64.0
+#: The largest noise scale a release may use: above it a draw can overflow a
+#: double (to inf), and refusing after the draw would depend on it.
+LARGEST_NOISE_SCALE = sys.float_info.max / UNIT_DRAW_BOUND
+
+
+def drawable(scale) -> bool:
+    """Whether every noise scale in ``scale`` is at most :data:`LARGEST_NOISE_SCALE`
+    (NaN is not)."""
+    return bool(np.all(np.asarray(scale, dtype=float) <= LARGEST_NOISE_SCALE))
+
+
+def check_noise_scale(scale, parameters: str, *, drawn: bool = True) -> None:
+    """Refuse a noise scale that is not finite (an overflow of the calibration)
+    or, for a scale noise is drawn at (``drawn``), one above
+    :data:`LARGEST_NOISE_SCALE`, whose draws can overflow a double.
 
     ``parameters`` names the inputs and values it came from, e.g.
     ``"sensitivity=1.0, epsilon=1e-320"``.
@@ -282,6 +303,12 @@ def check_noise_scale(scale, parameters: str) -> None:
         raise ValueError(
             f"the noise scale for {parameters} is not finite (it overflows a "
             "double); no release would be useful or correctly random."
+        )
+    if drawn and not drawable(scale):
+        raise ValueError(
+            f"the noise scale for {parameters} is {float(np.max(scale)):.6g}, above "
+            f"{LARGEST_NOISE_SCALE:.6g}: a draw of its noise can overflow a double "
+            "(to inf); no release would be useful."
         )
 
 

@@ -371,7 +371,7 @@ class _Gaussian(Mechanism):
                 if self._sensitivity.per_coordinate
                 else unit_sigma * delta
             )
-        check_noise_scale(unit_sigma, parameters)
+        check_noise_scale(unit_sigma, parameters, drawn=False)
         check_noise_scale(sigma, f"sensitivity={delta!r}, {parameters}")
         sigma = _covering(sigma, unit_sigma, delta, self._sensitivity.per_coordinate)
         rho = 0.5 / (unit_sigma * unit_sigma)  # the rho the statement gives

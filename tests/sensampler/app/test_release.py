@@ -520,3 +520,16 @@ def test_a_grid_too_fine_for_the_noise_spends_nothing():
             granularity=1e-300, bounds=None, budget=f, random_state=0,
         )
     assert f.count == 0
+
+
+def test_a_noise_scale_whose_draws_overflow_is_refused_and_nothing_spent():
+    # Before: a sum over bounds (0, 1e303) at epsilon 1e-5 had a finite Laplace
+    # scale near 9e307 and published inf about one time in five.
+    data = np.random.default_rng(0).uniform(0, 1e303, 100)
+    budget = PrivacyFilter(1.0, 1e-5)
+    with pytest.raises(ValueError, match="a draw of its noise can overflow a double"):
+        release_statistic(
+            data, "sum", "uniform:low=0,high=1e303", epsilon=1e-5,
+            bounds=(0, 1e303), budget=budget, random_state=0,
+        )
+    assert budget.spent.epsilon == 0.0 and len(budget.ledger) == 0

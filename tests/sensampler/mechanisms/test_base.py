@@ -1,5 +1,6 @@
 """How mechanisms read a sensitivity's provenance and state it."""
 
+import math
 import re
 import warnings
 from decimal import Decimal
@@ -10,7 +11,8 @@ import pytest
 
 from sensampler import SensitivitySampler, queries, sample_sensitivity
 from sensampler.accounting import PrivacyFilter, RenyiAccountant, ZCDPAccountant
-from sensampler.distributions import GaussianMixture, MultivariateNormal
+from sensampler.bounds import Bounds
+from sensampler.distributions import Empirical, GaussianMixture, MultivariateNormal
 from sensampler.estimate import SensitivityValue
 from sensampler.mechanisms import (
     CatastropheMechanism,
@@ -22,7 +24,11 @@ from sensampler.mechanisms import (
     RenyiGaussianMechanism,
     ZCDPGaussianMechanism,
 )
-from sensampler.mechanisms._base import resolve_sensitivity
+from sensampler.mechanisms._base import (
+    LARGEST_NOISE_SCALE,
+    UNIT_DRAW_BOUND,
+    resolve_sensitivity,
+)
 from sensampler.norms import L1SensitivityNorm
 from sensampler.privacy import PrivacyLeakWarning, PrivacyStatement, SamplingRun
 
@@ -236,3 +242,42 @@ def test_an_empty_per_coordinate_sensitivity_is_refused(mechanism):
     message = "sensitivity must hold at least one coordinate, got sensitivity=()."
     with pytest.raises(ValueError, match=re.escape(message)):
         mechanism((), 1.0)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: LaplaceMechanism(5e307, 0.5),  # scale 1e308
+        lambda: LaplaceMechanism([1.0, 5e307], 0.5),  # per coordinate
+        lambda: GaussianMechanism(2e307, 0.5, 1e-5),  # sigma about 1.6e308
+        lambda: LaplaceMechanism(  # the worst-case floor: 2e305 / 0.005
+            sample_sensitivity(
+                queries.mean, Empirical([171.0]), 500, gamma=0.05,
+                bounds=Bounds.given(0.0, 1e308), random_state=0,
+            ),
+            0.001,
+            worst_case_epsilon=0.005,
+        ),
+    ],
+)
+def test_a_scale_whose_draws_overflow_is_refused_before_drawing(build):
+    # Before: a finite scale this large was accepted and a release was inf one
+    # time in six (Laplace of scale 1e308: a draw beyond 1.8 scales); now refused,
+    # as its scale times the largest draw numpy returns overflows.
+    with pytest.raises(ValueError, match="a draw of its noise can overflow a double"):
+        build()
+
+
+def test_the_largest_scale_a_release_may_use_draws_finite_noise():
+    scale = LARGEST_NOISE_SCALE
+    mech = LaplaceMechanism(scale * 0.5, 0.5)
+    assert mech.scale == scale
+    # the largest unit draws numpy returns: Laplace -log of 2^-52, a normal's
+    # ziggurat tail r + 53 ln 2 / r
+    assert 52 * math.log(2) < UNIT_DRAW_BOUND
+    assert 3.6541528853610088 + 53 * math.log(2) / 3.6541528853610088 < UNIT_DRAW_BOUND
+    assert np.isfinite(scale * 52 * math.log(2) * 1.7)
+    out = mech.release(np.zeros(20000), random_state=0)
+    assert np.all(np.isfinite(out))
+    with pytest.raises(ValueError, match="can overflow a double"):
+        LaplaceMechanism(math.nextafter(scale, math.inf) * 0.5, 0.5)
