@@ -665,9 +665,17 @@ class ReleasePlan:
         self._check_numbers()
 
     def _check_numbers(self) -> None:
-        """The numbers a plan prints and exports (strict JSON) are finite, and it
-        states a worst case only over bounds, as its mechanism can hold it."""
+        """The numbers a plan prints and exports (strict JSON) are finite, its
+        delta is one its mechanism takes, and it states a worst case only over
+        bounds, as its mechanism can hold it."""
         EPSILON.check("epsilon", self.epsilon)
+        if self.exponential and self.delta != 0.0:
+            raise ValueError(
+                "the exponential mechanism is pure epsilon-DP and takes no delta, "
+                f"got delta={self.delta!r}."
+            )
+        if self.mechanism in NOISE_MODELS:
+            _check_mechanism(self.mechanism, self.delta)
         for name in ("expected_error", "error_90"):
             check_real(name, getattr(self, name), low=0.0)
         if self.bounds is not None:

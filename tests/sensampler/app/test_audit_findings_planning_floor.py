@@ -149,11 +149,13 @@ def test_a_noise_scale_that_overflows_is_refused_as_the_release_refuses_it(measu
         prepare_plan("sum", HEIGHTS, N, measure=measure, **kw)
     with pytest.raises(ValueError, match="not finite"):
         _release("sum", **kw)
-    # a floor of 1e308: finite, but the error's 90% quantile (2.3e308) is not
-    # (the release itself publishes inf there: its noise overflows)
-    with pytest.raises(ValueError, match="overflows a double"):
-        plan_release("sum", HEIGHTS, N, runs=2, random_state=0, measure=measure,
-                     epsilon=1e-6, bounds=(0.0, 1e303))
+    # a floor of 1e308: finite, but its draws can overflow (above
+    # LARGEST_NOISE_SCALE): the release refuses it, and so does the plan
+    kw = dict(epsilon=1e-6, bounds=(0.0, 1e303))
+    with pytest.raises(ValueError, match="can overflow a double"):
+        plan_release("sum", HEIGHTS, N, runs=2, random_state=0, measure=measure, **kw)
+    with pytest.raises(ValueError, match="can overflow a double"):
+        _release("sum", **kw)
     # a target that such scales cannot meet is still solved where they are finite
     plan = plan_release("sum", HEIGHTS, N, target_error=1e300, bounds=(0.0, 1e303),
                         runs=2, random_state=0, measure=measure)
@@ -324,3 +326,23 @@ def test_text_card_and_json_say_the_same_bounds_and_worst_case(capsys):
         assert out["worst_case"] == plan.worst_case and out["bounds"] == [140.0, 210.0]
         for shown in (plan.text(), plan._repr_html_()):
             assert plan.worst_case in shown and "[140, 210] (given)" in shown
+
+
+def test_a_plan_built_by_hand_states_a_delta_its_mechanism_takes():
+    # Before: a Laplace or exponential plan accepted delta > 0 (and a Gaussian
+    # plan delta = 0 or NaN), stating a guarantee its release cannot give.
+    mean, median, _ = _plans()
+    gaussian = plan_release("mean", HEIGHTS, N, epsilon=1.0, delta=1e-6,
+                            mechanism="gaussian", runs=2, random_state=0)
+    bad = [
+        (mean, dict(delta=1e-5)),
+        (mean, dict(delta=-0.0 - 1.0)),
+        (median, dict(delta=1e-5)),
+        (gaussian, dict(delta=0.0)),
+        (gaussian, dict(delta=math.nan)),
+        (gaussian, dict(delta=1.0)),
+    ]
+    for plan, change in bad:
+        with pytest.raises(ValueError, match="delta"):
+            dataclasses.replace(plan, **change)
+    assert dataclasses.replace(gaussian, delta=1e-9).delta == 1e-9
