@@ -43,6 +43,12 @@ Three studies of where the value is bounded (no release is made):
     coefficients, used for every step (optimistic: the later iterates' may be
     larger), so this is an upper bound on the family at its best (T, clip, C),
     chosen with the test rows.
+``--clip``
+    The fit shrunk toward the public model (logistic) with its rows clipped to
+    a quantile of the public rows' norms (``bounds`` of ``PrivateEstimator``),
+    for C in 0.003-0.3: its sampled sensitivity (the comparisons' plan) and
+    the floor of its worst case at the default cap, the best C chosen with the
+    test rows, per quantile.
 
     python benchmarks/model_value.py load_diabetes --epsilon 1 3 --splits 5 --fits 4
     python benchmarks/model_value.py load_breast_cancer --epsilon 1 --fits 2  # slow
@@ -50,6 +56,7 @@ Three studies of where the value is bounded (no release is made):
     python benchmarks/model_value.py load_breast_cancer --epsilon 1 --oracle
     python benchmarks/model_value.py load_breast_cancer --epsilon 1 3 --newton
     python benchmarks/model_value.py load_breast_cancer --epsilon 1 3 --steps
+    python benchmarks/model_value.py load_breast_cancer --epsilon 1 3 10 --clip
 """
 
 from __future__ import annotations
@@ -65,11 +72,13 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from sensampler import sample_sensitivity
+from sensampler._model_fits import ShrunkLogisticRegression
 from sensampler._threads import one_thread
 from sensampler.distributions import PublicSample
 from sensampler.experiments import load_split
 from sensampler.mechanisms import GaussianMechanism
-from sensampler.models import PrivateEstimator
+from sensampler.mechanisms.gaussian import analytic_gaussian_sigma
+from sensampler.models import PrivateEstimator, _Concatenated
 from sensampler.queries import additive
 
 SUBSETS = (10, 25, 50, 100, 200)
@@ -78,6 +87,9 @@ DAMPING = (0.1, 0.3, 1.0, 3.0)
 STEPS = (1, 3, 10)
 CLIPS = (0.1, 0.3, 1.0)
 PULLS = (0.003, 0.01, 0.03)
+#: ``--clip``: row bounds, as quantiles of the public rows' norms.
+ROW_QUANTILES = (0.25, 0.5, 0.75, 1.0)
+CLIP_PULLS = (0.003, 0.01, 0.03, 0.1, 0.3)
 
 
 class Instrumented(PrivateEstimator):
@@ -303,6 +315,56 @@ def steps(args, base, score, cache, public, gap, classifier):
                "(steps, clip, C)")
 
 
+def clip(args, base, score, cache, public, gap):
+    """The shrunk logistic fit at each row bound (a quantile of the public rows'
+    norms) and C, with its sampled sensitivity and the noise floor of its worst
+    case, 2 C sqrt(R^2 + 1), at the default cap (10 epsilon)."""
+    results = {}
+    with one_thread():
+        for seed, (pub, train, test) in enumerate(cache):
+            (X_pub, y_pub), (X, y) = pub, train
+            fitted = clone(base).fit(X_pub, y_pub)
+            population = PublicSample(np.column_stack([X_pub, y_pub]))
+            norms = np.linalg.norm(X_pub, axis=1)
+            for quantile in ROW_QUANTILES:
+                bound = float(np.quantile(norms, quantile))
+                for C in CLIP_PULLS:
+                    model = ShrunkLogisticRegression(
+                        C=C, coef=fitted.coef_, intercept=fitted.intercept_,
+                        classes=fitted.classes_, row_bound=bound,
+                    )
+                    query = _Concatenated(
+                        model, ("coef_", "intercept_"), np.empty((0, X.shape[1] + 1))
+                    )
+                    sensitivity = float(sample_sensitivity(
+                        query, population, len(y), gamma=0.05, norm="l2",
+                        random_state=seed,
+                    ).sensitivity.value)
+                    private = clone(model).fit(X, y)
+                    w = np.concatenate([np.ravel(private.coef_), private.intercept_])
+                    worst = 2 * C * np.sqrt(bound**2 + 1)
+                    for epsilon in args.epsilon:
+                        sigma = max(
+                            analytic_gaussian_sigma(epsilon, 1e-5) * sensitivity,
+                            analytic_gaussian_sigma(10 * epsilon, 1e-5) * worst,
+                        )
+                        values = [
+                            score(Linear(
+                                w + np.random.default_rng(r).normal(0, sigma, w.size),
+                                True,
+                            ), test)
+                            for r in range(args.draws)
+                        ]
+                        results.setdefault((epsilon, quantile, C), []).append(
+                            np.mean(values))
+    for quantile in ROW_QUANTILES:
+        best_cells(
+            args, {k[:1] + k[2:]: v for k, v in results.items() if k[1] == quantile},
+            public, gap, f"rows clipped to the public norms' {quantile:g}-quantile",
+            "C",
+        )
+
+
 def best_cells(args, results, public, gap, family, names):
     """Print, per epsilon, the best cell of ``results`` chosen with the test rows."""
     for epsilon in args.epsilon:
@@ -329,6 +391,7 @@ def main():
     study.add_argument("--oracle", action="store_true")
     study.add_argument("--newton", action="store_true")
     study.add_argument("--steps", action="store_true")
+    study.add_argument("--clip", action="store_true")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     classifier = args.loader == "load_breast_cancer"
@@ -365,6 +428,10 @@ def main():
         newton(args, base, score, cache, public, gap, classifier)
     elif args.steps:
         steps(args, base, score, cache, public, gap, classifier)
+    elif args.clip:
+        if not classifier:
+            parser.error("--clip studies the shrunk logistic fit: load_breast_cancer")
+        clip(args, base, score, cache, public, gap)
     else:
         releases(args, base, score, cache, public, gap)
 
