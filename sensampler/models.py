@@ -812,10 +812,13 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         if self.bounds is None:
             return None
         if self.bounds == "public":
-            high = float(np.quantile(np.linalg.norm(X_pub, axis=1), ROW_BOUND_QUANTILE))
-            if not high > 0:  # most public rows 0: no bound to take
+            norms = np.linalg.norm(X_pub, axis=1)
+            high, which = float(np.quantile(norms, ROW_BOUND_QUANTILE)), "median"
+            if not high > 0:  # most public rows 0: the largest norm
+                high, which = float(np.max(norms)), "largest"
+            if not high > 0:  # every public row 0: no bound to take
                 return None
-            note = "L2 norm of each row's features, up to the public rows' median"
+            note = f"L2 norm of each row's features, up to the public rows' {which}"
             return Bounds(0.0, high, "population", note=note)
         return Bounds(0.0, float(self.bounds), "given", note="L2 norm of each row's "
                       "features, given")

@@ -107,6 +107,18 @@ def test_logistic_worst_case_in_l1_is_sqrt_p_times_l2():
 
 
 # ---------------------------------------------------------------- PrivateEstimator
+def test_public_rows_mostly_zero_keep_the_largest_norm_as_the_row_bound():
+    # the median of the public norms is 0 here: clipping to it would leave no
+    # bound, so the largest public norm is taken, and the worst case stays
+    X_pub, y_pub = _classification(80, seed=1)
+    X_pub[:50] = 0.0
+    X, y = _classification(200)
+    model = _model(public=(X_pub, y_pub), select="shrunk").fit(X, y)
+    bounds = model.sensitivity_.bounds
+    assert bounds.high == float(np.max(np.linalg.norm(X_pub, axis=1)))
+    assert "largest" in bounds.note and model.privacy_.worst_case is not None
+
+
 def test_shrunk_logistic_release_states_a_worst_case_part():
     X, y = _classification(200)
     model = _model(select="shrunk").fit(X, y)
