@@ -84,7 +84,7 @@ from ..plan import sampling_plan
 from ..privacy import NEIGHBOURS, format_dp, format_upper
 from ..quantile_calibration import SampledLosses, candidate_scales
 from ..queries import as_query
-from ..sampler import MAX_N, check_neighbours, sample_sensitivity
+from ..sampler import MAX_N, check_neighbours
 from .experiments.specs import parse_query
 from .release import (
     DEFAULT_BOUNDS,
@@ -94,6 +94,7 @@ from .release import (
     load_population,
     quantile_bounds,
     quantile_level_of,
+    sampling_run,
     size_words,
 )
 
@@ -1299,18 +1300,7 @@ class PreparedPlan:
         norm = RELEASE_MECHANISMS.get(model.name, "l1")
         bounds = None if self.bounds is None else Bounds.given(*self.bounds)
         estimates = [
-            sample_sensitivity(
-                self.query,
-                self.population,
-                self.n,
-                gamma=self.gamma,
-                norm=norm,
-                bound=self.bound,
-                neighbours=self.neighbours,
-                bounds=bounds,
-                random_state=child_seed(self.root, i),
-                n_jobs=self.n_jobs,
-            )
+            sampling_run(self, self.query, self.n, norm, bounds, i)
             for i in range(self.runs)
         ]
         sensitivities = tuple(

@@ -883,6 +883,26 @@ def _check_settings(mechanism, epsilon, delta, gamma, granularity, bound):
     return epsilon, delta, plan
 
 
+def sampling_run(prepared, query, n: int, norm: str, bounds, index: int):
+    """Sampling run ``index`` of the sensitivity of ``query`` on ``n`` records,
+    with ``prepared``'s population, gamma, plan bound, neighbours, seed
+    (``child_seed(prepared.root, index)``) and jobs: a release's runs
+    (:class:`PreparedRelease`), and the plan's, which draw them as the
+    release does (:class:`~sensampler.app.planning.PreparedPlan`)."""
+    return sample_sensitivity(
+        query,
+        prepared.population,
+        n,
+        gamma=prepared.gamma,
+        norm=norm,
+        bound=prepared.bound,
+        neighbours=prepared.neighbours,
+        bounds=bounds,
+        random_state=child_seed(prepared.root, index),
+        n_jobs=prepared.n_jobs,
+    )
+
+
 @dataclass(frozen=True)
 class PreparedRelease:
     """Releases whose inputs are all checked, ready to sample and release.
@@ -1028,18 +1048,7 @@ class PreparedRelease:
             estimates = sensitivities = [
                 None
                 if quantile is not None
-                else sample_sensitivity(
-                    query,
-                    self.population,
-                    self.data.size,
-                    gamma=self.gamma,
-                    norm=norm,
-                    bound=self.bound,
-                    neighbours=self.neighbours,
-                    bounds=bounds,
-                    random_state=child_seed(self.root, i),
-                    n_jobs=self.n_jobs,
-                )
+                else sampling_run(self, query, self.data.size, norm, bounds, i)
                 for i, (query, quantile) in enumerate(zip(self.queries, quantiles))
             ]
         built = [
