@@ -25,14 +25,14 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from sensampler.distributions import PublicSample
 from sklearn.linear_model import Ridge
 
 from sensampler import sample_sensitivity
-from sensampler._model_fits import ShrunkRidge
-from sensampler._threads import one_thread
-from sensampler.distributions import PublicSample
-from sensampler.experiments import load_split
+from sensampler._lib.threads import one_thread
+from sensampler.app.experiments import load_split
 from sensampler.mechanisms import GaussianMechanism
+from sensampler.models._fits import ShrunkRidge
 from sensampler.queries import Query
 
 

@@ -68,17 +68,17 @@ import warnings
 
 import numpy as np
 from scipy.special import expit
+from sensampler.distributions import PublicSample
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from sensampler import sample_sensitivity
-from sensampler._model_fits import ShrunkLogisticRegression
-from sensampler._threads import one_thread
-from sensampler.distributions import PublicSample
-from sensampler.experiments import load_split
+from sensampler._lib.threads import one_thread
+from sensampler.app.experiments import load_split
 from sensampler.mechanisms import GaussianMechanism
 from sensampler.mechanisms.gaussian import analytic_gaussian_sigma
 from sensampler.models import PrivateEstimator, _Concatenated
+from sensampler.models._fits import ShrunkLogisticRegression
 from sensampler.queries import additive
 
 SUBSETS = (10, 25, 50, 100, 200)

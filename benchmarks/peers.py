@@ -44,7 +44,7 @@ of neighbouring data, at the price of bounds (clipping) chosen by the user.
   noise-free model (private rows alone, or public and private rows).
 
 Heights: each mechanism released R times. Models: splits from
-``sensampler.experiments.load_split`` (public share, then train 70 % / test
+``sensampler.app.experiments.load_split`` (public share, then train 70 % / test
 30 % of the rest), seeds 0..S-1; each private model fitted once per split and
 epsilon (its noise is fresh OS entropy by design), so ± is over splits and
 noise together. diffprivlib's models are not run: diffprivlib 0.6.6 does not
@@ -68,17 +68,17 @@ import time
 import warnings
 
 import numpy as np
+from sensampler.distributions import GaussianMixture, LogNormal
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from sensampler import queries, sample_sensitivity
-from sensampler._threads import one_thread
-from sensampler.distributions import GaussianMixture, LogNormal
-from sensampler.experiments import load_split
+from sensampler._lib.threads import one_thread
+from sensampler.app.experiments import load_split
+from sensampler.app.release import release_statistic
 from sensampler.mechanisms import LaplaceMechanism
 from sensampler.models import PrivateEstimator
 from sensampler.quantile_calibration import plain_scale
-from sensampler.release import release_statistic
 
 EXTRA = "pip install 'sensampler[peers]'"
 DELTA, GAMMA = 1e-5, 0.05
@@ -227,7 +227,7 @@ def _opendp_statistic(dp, n, bounds, epsilon, statistic):
 
 def statistics_rows(peers, epsilons, reps, seed=2017):
     """Mean and median of heights and incomes: sensampler's releases (public
-    path, :func:`~sensampler.release.release_statistic`) beside the peers'.
+    path, :func:`~sensampler.app.release.release_statistic`) beside the peers'.
 
     The release's median: the exponential mechanism over the population
     model's bounds with its scale calibrated at random DP (a worst case of its

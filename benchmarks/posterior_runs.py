@@ -28,14 +28,14 @@ import argparse
 
 import numpy as np
 from scipy import stats
+from sensampler.distributions import PublicSample
 from sklearn.linear_model import Ridge
 
 from sensampler import sample_sensitivity, sampling_plan
-from sensampler._model_fits import ShrunkRidge
-from sensampler._threads import one_thread
-from sensampler.distributions import PublicSample
-from sensampler.experiments import load_split
+from sensampler._lib.threads import one_thread
+from sensampler.app.experiments import load_split
 from sensampler.models import _Concatenated
+from sensampler.models._fits import ShrunkRidge
 
 CONFIDENCE = 0.9
 

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from sensampler._exact_sampling import (
+from sensampler._math.exact_sampling import (
     SECURE_RANDOM,
     discrete_gaussian,
     discrete_laplace,

@@ -19,7 +19,6 @@ import sys
 from sphinx.pycode import ModuleAnalyzer
 
 import sensampler
-from sensampler._moved import MOVED, new_name
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -92,9 +91,6 @@ API_MODULES = {
     "sensampler.app.plotting": "Figures",
 }
 
-#: The former name of each moved module (``sensampler.app.release`` ->
-#: ``sensampler.release``), from the package's one table of moved names.
-FORMER_NAMES = {f"sensampler.{new}": f"sensampler.{old}" for old, new in MOVED.items()}
 
 
 def _write_if_changed(path, text):
@@ -146,12 +142,6 @@ def _write_api_pages():
         )
         heading = f"``{module_name}``: {title}"
         lines = [heading, "=" * len(heading), ""]
-        if module_name in FORMER_NAMES:
-            lines += [
-                f"Also imported as ``{FORMER_NAMES[module_name]}``, its former name:",
-                "the same module.",
-                "",
-            ]
         lines += [
             f".. automodule:: {module_name}",
             "   :no-members:",
@@ -212,21 +202,8 @@ def _constant_docs(app, what, name, obj, options, lines):
             return
 
 
-def _resolve_former_names(app, env, node, contnode):
-    """Resolve a reference to a moved module's former name (``sensampler.release.X``,
-    as the guides and docstrings write it) to the name it is documented under."""
-    if node.get("refdomain") != "py":
-        return None
-    current = new_name(node["reftarget"])
-    if current is None:
-        return None
-    return env.get_domain("py").resolve_xref(
-        env, node["refdoc"], app.builder, node["reftype"], current, node, contnode
-    )
-
 
 def setup(app):
-    app.connect("missing-reference", _resolve_former_names)
     app.connect("autodoc-process-docstring", _constant_docs, priority=300)
     # Before numpydoc (priority 500) turns the sections into reST.
     app.connect("autodoc-process-docstring", _escape_type_lines, priority=400)

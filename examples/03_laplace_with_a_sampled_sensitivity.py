@@ -9,9 +9,9 @@
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
+from sensampler.distributions import GaussianMixture, Normal
 
 from sensampler import queries, sample_sensitivity
-from sensampler.distributions import GaussianMixture, Normal
 
 matplotlib.rcParams["figure.dpi"] = 72
 
@@ -63,8 +63,8 @@ for bound in ("dkw", "exact"):
 # are typical values with no guarantee, shown for comparison.
 
 # %%
-from sensampler.experiments import error_vs_epsilon
-from sensampler.plotting import plot_error_vs_epsilon
+from sensampler.app.experiments import error_vs_epsilon
+from sensampler.app.plotting import plot_error_vs_epsilon
 
 est = sample_sensitivity(queries.identity, heights, 1, gamma=0.05, random_state=0)
 table = error_vs_epsilon(

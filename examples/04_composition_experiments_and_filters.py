@@ -12,9 +12,9 @@ import numpy as np
 matplotlib.rcParams["figure.dpi"] = 72
 
 # %%
-from sensampler.experiments import composition_experiment
+from sensampler.app.experiments import composition_experiment
+from sensampler.app.plotting import plot_composition
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
-from sensampler.plotting import plot_composition
 
 mechs = [
     LaplaceMechanism(1, 0.5),
@@ -65,7 +65,7 @@ while True:
 budget  # noqa: B018 - a notebook shows the last expression
 
 # %%
-from sensampler.experiments import runs_before_budget
-from sensampler.plotting import plot_runs_before_budget
+from sensampler.app.experiments import runs_before_budget
+from sensampler.app.plotting import plot_runs_before_budget
 
 plot_runs_before_budget(runs_before_budget(np.geomspace(0.002, 0.2, 20)))

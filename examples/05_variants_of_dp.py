@@ -14,8 +14,8 @@ import numpy as np
 matplotlib.rcParams["figure.dpi"] = 72
 
 # %%
-from sensampler.experiments import epsilon_vs_iterations, vectorized_vs_sequential
-from sensampler.plotting import (
+from sensampler.app.experiments import epsilon_vs_iterations, vectorized_vs_sequential
+from sensampler.app.plotting import (
     plot_epsilon_vs_iterations,
     plot_vectorized_vs_sequential,
 )

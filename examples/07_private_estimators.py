@@ -29,7 +29,7 @@ import pandas as pd
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
-from sensampler.experiments import load_split
+from sensampler.app.experiments import load_split
 from sensampler.models import PrivateEstimator
 
 SEED = 2017

@@ -7,11 +7,15 @@ parallel, with sampling plans, mechanisms and accounting around it.
 first use (PEP 562), as in SciPy and scikit-learn, so ``from sensampler import
 sample_sensitivity`` and ``sensampler.accounting`` work as if imported eagerly.
 
-The core (sampling, plans, estimates, mechanisms, accounting, audits, models)
-sits in the package itself; the application layer on top of it (the command
-line, releases, budget and data files, the demo, reports, planning, figures,
-experiments) in :mod:`sensampler.app`, whose public modules keep their names:
-``sensampler.release`` is ``sensampler.app.release`` (see ``_moved.py``).
+The layers show in the folders. The public core modules sit at the root
+(``sampler``, ``plan``, ``queries``, ``norms``, ``bounds``, ``privacy``,
+``settings``, ``parallel``, ``table``, ``quantile_calibration``) beside the core
+subpackages (``distributions``, ``estimate``, ``mechanisms``, ``accounting``,
+``audit``, ``models``); private helpers are grouped by kind: ``_math`` (formulas
+with their proofs), ``_lib`` (plumbing), ``_sampling`` (the sampler's internals)
+and ``_display`` (text and HTML). The application layer on top of the core (the
+command line, releases, budget and data files, the demo, reports, planning,
+figures, experiments) is :mod:`sensampler.app`, which the core never imports.
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from . import _moved
-from ._version import __version__
+#: The version of the package (the build reads it from here).
+__version__ = "0.1.0"
 
 if TYPE_CHECKING:  # what type checkers see; at run time the names load lazily
     from . import accounting, mechanisms, norms, queries
@@ -39,13 +43,10 @@ _NAMES = {
     "SensitivityValue": "estimate",
     "SensitivitySampler": "sampler",
     "sample_sensitivity": "sampler",
-    "ReleasePlan": "planning",
-    "plan_release": "planning",
     "calibrate_quantile": "quantile_calibration",
 }
 
-#: Public modules, reachable as attributes (``sensampler.accounting``); those
-#: of the application layer under their former names too (``sensampler.release``).
+#: Public modules, reachable as attributes (``sensampler.accounting``).
 _SUBMODULES = (
     "accounting",
     "app",
@@ -62,9 +63,7 @@ _SUBMODULES = (
     "queries",
     "sampler",
     "table",
-) + tuple(name for name in _moved.MOVED if "." not in name)
-
-_moved.install()
+)
 
 __all__ = [
     "__version__",
@@ -76,8 +75,6 @@ __all__ = [
     "SensitivityValue",
     "SensitivitySampler",
     "sample_sensitivity",
-    "ReleasePlan",
-    "plan_release",
     "calibrate_quantile",
     "queries",
     "norms",

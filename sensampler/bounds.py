@@ -39,9 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from ._domains import EPSILON, NEIGHBOUR_RELATIONS, PROBABILITY
-from ._html import bounds_html, statement_html
-from ._validation import as_seed_sequence, check_choice, check_count, check_real
+from ._display.html import bounds_html, statement_html
+from ._lib.domains import EPSILON, NEIGHBOUR_RELATIONS, PROBABILITY
+from ._lib.validation import as_seed_sequence, check_choice, check_count, check_real
 from .distributions import Distribution, as_distribution
 from .distributions.univariate import Bernoulli, Categorical, Uniform
 from .mechanisms import ExponentialMechanism

@@ -14,7 +14,7 @@ from typing import Any, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_array, check_flag
+from ._lib.validation import check_array, check_flag
 
 __all__ = [
     "SensitivityNorm",

@@ -26,8 +26,8 @@ from joblib import (
     wrap_non_picklable_objects,
 )
 
-from ._extras import require
-from ._validation import check_flag, check_n_jobs
+from ._lib.extras import require
+from ._lib.validation import check_flag, check_n_jobs
 
 __all__ = [
     "DASK_WORKER_TIMEOUT",

@@ -87,11 +87,11 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from ._domains import PLAN_BOUNDS, PROBABILITY
-from ._html import sampling_plan_html
-from ._scipy import optimize, special
-from ._search import smallest_int
-from ._validation import check_choice, check_count
+from ._display.html import sampling_plan_html
+from ._lib.domains import PLAN_BOUNDS, PROBABILITY
+from ._lib.scipy_compat import optimize, special
+from ._lib.validation import check_choice, check_count
+from ._math.search import smallest_int
 from .privacy import format_upper
 
 __all__ = [

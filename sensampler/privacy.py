@@ -64,8 +64,8 @@ from typing import Literal
 
 import numpy as np
 
-from ._curves import gaussian_curve, implied_curve, pure_dp_curve, zcdp_curve
-from ._domains import (
+from ._display.html import privacy_bound_html, statement_html
+from ._lib.domains import (
     DELTA_STATED,
     DELTA_TARGET,
     EPSILON_STATED,
@@ -76,13 +76,13 @@ from ._domains import (
     RHO,
     RUN_RHO,
 )
-from ._domains import DP_CONVERSIONS as _DP_CONVERSIONS
-from ._domains import NOISE_KINDS as _NOISE_KINDS
-from ._domains import SOURCES as _SOURCES
-from ._extras import require
-from ._html import privacy_bound_html, statement_html
-from ._rounding import float_up, upper
-from ._validation import check_array, check_count
+from ._lib.domains import DP_CONVERSIONS as _DP_CONVERSIONS
+from ._lib.domains import NOISE_KINDS as _NOISE_KINDS
+from ._lib.domains import SOURCES as _SOURCES
+from ._lib.extras import require
+from ._lib.validation import check_array, check_count
+from ._math.curves import gaussian_curve, implied_curve, pure_dp_curve, zcdp_curve
+from ._math.rounding import float_up, upper
 
 __all__ = [
     "NEIGHBOURS",

@@ -64,10 +64,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._domains import EPSILON_STATED
-from ._memory import check_fits
-from ._rounding import float_up
-from ._validation import as_seed_sequence, check_count
+from ._lib.domains import EPSILON_STATED
+from ._lib.memory import check_fits
+from ._lib.validation import as_seed_sequence, check_count
+from ._math.rounding import float_up
 from .bounds import Bounds
 from .distributions import Distribution, PublicSample, as_distribution
 from .mechanisms.quantile import (
@@ -678,7 +678,7 @@ class SampledLosses:
     What :func:`calibrate_quantile` computes for one epsilon, for many: the
     pairs' classes are kept (``m`` times ``n + 1`` numbers per population) and
     each scale's losses are computed once, when first needed. For planning
-    (:func:`sensampler.planning.plan_release`), which searches epsilon; a
+    (:func:`sensampler.app.planning.plan_release`), which searches epsilon; a
     release calibrates with :func:`calibrate_quantile` on pairs of its own.
 
     Parameters

@@ -43,10 +43,10 @@ from typing import Any, Union, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._structure import first, stack_outputs
-from ._threads import one_thread
-from ._trusted import trust
-from ._validation import check_array, check_choice, check_count, check_flag
+from ._lib.structure import first, stack_outputs
+from ._lib.threads import one_thread
+from ._lib.validation import check_array, check_choice, check_count, check_flag
+from ._sampling.trusted import trust
 
 #: What a query returns for a stack of databases: one array, or a tuple or dict of
 #: arrays (one sensitivity estimate each), with a leading axis of length ``B``.

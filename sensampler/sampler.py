@@ -30,7 +30,6 @@ from __future__ import annotations
 import itertools
 import threading
 import uuid
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from numbers import Integral
@@ -38,19 +37,19 @@ from typing import Any, Union, overload
 
 import numpy as np
 
-from ._domains import NEIGHBOUR_RELATIONS
-from ._memory import check_sampling_fits
-from ._probes import (
+from ._lib.domains import NEIGHBOUR_RELATIONS
+from ._lib.memory import check_sampling_fits
+from ._lib.structure import Spec, evaluate
+from ._lib.threads import one_thread
+from ._lib.validation import as_seed_sequence, check_count, check_flag, check_n_jobs
+from ._sampling.probes import (
     check_order,
     check_sizes,
     probe_additive,
     probe_full,
     probe_trusted,
 )
-from ._structure import Spec, evaluate
-from ._threads import one_thread
-from ._trusted import is_trusted
-from ._validation import as_seed_sequence, check_count, check_flag, check_n_jobs
+from ._sampling.trusted import is_trusted
 from .bounds import Bounds, ClippedPopulation, worst_case_sensitivity
 from .distributions import Distribution, PublicSample, as_distribution
 from .estimate import SamplingProblem, SensitivityEstimate, SensitivityEstimates
@@ -280,29 +279,9 @@ StructuredQuery = Union[
 ]
 #: A norm: a name, a norm object, or a callable on differences of shape (B, d).
 NormLike = Union[str, SensitivityNorm, Callable[[np.ndarray], np.ndarray]]
-#: Anything :func:`sensampler._validation.as_seed_sequence` accepts.
+#: Anything :func:`sensampler._lib.validation.as_seed_sequence` accepts.
 RandomState = Union[int, np.random.SeedSequence, np.random.Generator, None]
 
-
-def _population_argument(population, distribution):
-    """The population model, given as ``population`` or by its former name."""
-    if distribution is not None:
-        if population is not None:
-            raise TypeError(
-                "give the population model once: population= (distribution= is "
-                "its former name)."
-            )
-        warnings.warn(
-            "sample_sensitivity(distribution=...) is deprecated: the population "
-            "model is called population everywhere; pass population=... (or "
-            "positionally).",
-            FutureWarning,
-            stacklevel=4,  # sample_sensitivity's caller
-        )
-        return distribution
-    if population is None:
-        raise TypeError("sample_sensitivity() missing required argument: 'population'.")
-    return population
 
 
 @overload
@@ -323,7 +302,6 @@ def sample_sensitivity(
     batch_size: int | None = None,
     progress: bool = False,
     order_dependent: bool = False,
-    distribution: object = None,
 ) -> SensitivityEstimate: ...
 
 
@@ -345,7 +323,6 @@ def sample_sensitivity(
     batch_size: int | None = None,
     progress: bool = False,
     order_dependent: bool = False,
-    distribution: object = None,
 ) -> SensitivityEstimates: ...
 
 
@@ -367,14 +344,13 @@ def sample_sensitivity(
     batch_size: int | None = None,
     progress: bool = False,
     order_dependent: bool = False,
-    distribution: object = None,
 ) -> SensitivityEstimate | SensitivityEstimates: ...
 
 
 def sample_sensitivity(
     query: Query | Callable[[np.ndarray], object],
-    population: object = None,
-    n: int | None = None,
+    population: object,
+    n: int,
     *,
     gamma: float | None = None,
     m: int | None = None,
@@ -388,7 +364,6 @@ def sample_sensitivity(
     batch_size: int | None = None,
     progress: bool = False,
     order_dependent: bool = False,
-    distribution: object = None,
 ) -> SensitivityEstimate | SensitivityEstimates:
     r"""Sample the sensitivity of ``query`` on databases of ``n`` records from ``population``.
 
@@ -474,9 +449,6 @@ def sample_sensitivity(
         Accept a query whose output depends on the order of the records; it is
         refused otherwise. Recorded in the run (``est.run.order_dependent``) and
         so in every statement of a mechanism calibrated with it.
-    distribution : distributions.Distribution or compatible, optional
-        Former name of ``population``: deprecated (a ``FutureWarning``), kept so
-        that code written for it still runs.
 
     Returns
     -------
@@ -524,7 +496,8 @@ def sample_sensitivity(
     reach (only beyond 1000 records, only on records more extreme than all
     those drawn, a threshold on a count of outliers more than 13 above what
     typical records hold, a jump at one exact count, or in a random query),
-    and may refuse a query computed in float32 (see :func:`sensampler._probes.probe_additive`).
+    and may refuse a query computed in float32 (see
+    :func:`sensampler._sampling.probes.probe_additive`).
 
     **Order of the records.** Before sampling, the query is evaluated on a
     probe database of n records from the population shifted by one position,
@@ -538,14 +511,14 @@ def sample_sensitivity(
     exactly. The check cannot see an order dependence that typical records do
     not reach (record 0 read only when it lies in a far tail) or below the
     tolerance, and may refuse an order-independent query whose round-off
-    exceeds it (see :func:`sensampler._probes.check_order`).
+    exceeds it (see :func:`sensampler._sampling.probes.check_order`).
 
     ``m`` above :data:`sensampler.plan.MAX_PAIRS` is refused before anything is
     drawn; on the full path, so is an ``n`` whose database, five times over
     (the stack and the temporaries of the population and the query), exceeds
     the machine's physical memory; and any run whose peak (40 bytes per
     sensitivity, plus each worker's chunk) does not fit in it: the measured
-    model of :mod:`sensampler._memory`.
+    model of :mod:`sensampler._lib.memory`.
 
     The estimate's ``run`` records the root seed (``SeedSequence`` entropy and
     spawn key) and an ordinal: how many sampling runs this process had drawn,
@@ -570,7 +543,7 @@ def sample_sensitivity(
     ('sampled', 'typical', True)
     """
     inputs = _check_inputs(
-        query, population, distribution, n, gamma=gamma, m=m, k=k, norm=norm,
+        query, population, n, gamma=gamma, m=m, k=k, norm=norm,
         bound=bound, neighbours=neighbours, bounds=bounds, n_jobs=n_jobs,
         batch_size=batch_size, progress=progress, order_dependent=order_dependent,
     )
@@ -611,14 +584,11 @@ class _Inputs:
 
 
 def _check_inputs(
-    query, population, distribution, n, *, gamma, m, k, norm, bound, neighbours,
+    query, population, n, *, gamma, m, k, norm, bound, neighbours,
     bounds, n_jobs, batch_size, progress, order_dependent,
 ) -> _Inputs:
     """Every argument of :func:`sample_sensitivity` checked, before anything is drawn."""
     query = as_query(query)
-    population = _population_argument(population, distribution)
-    if n is None:
-        raise TypeError("sample_sensitivity() missing required argument: 'n'.")
     dist = as_distribution(population)
     n = check_count("n", n)
     if n > MAX_N:

@@ -7,9 +7,9 @@ import io
 import os
 import secrets
 
-from ._extras import require
-from ._html import table_html
-from ._text import text_table
+from ._display.html import table_html
+from ._display.text import text_table
+from ._lib.extras import require
 
 __all__ = ["ResultTable", "atomic_write_text"]
 

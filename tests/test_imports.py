@@ -7,10 +7,8 @@ import os
 
 import pytest
 
-from sensampler._moved import new_name
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PACKAGES = {"sensampler": "sensampler"}
+PACKAGES = {"sensampler": "sensampler", "sensampler.distributions": "distributions"}
 
 
 def _modules():
@@ -58,9 +56,7 @@ def _resolve(module, node):
 def _edges(module, source=None):
     """(imported sensampler modules at module level, those imported in functions).
 
-    A former name of a moved module counts as the module it is now
-    (``sensampler.release`` is ``sensampler.app.release``). ``source`` replaces
-    the module's file (to test the scan itself).
+    ``source`` replaces the module's file (to test the scan itself).
     """
     if source is None:
         with open(MODULES[module], encoding="utf-8") as fh:
@@ -74,7 +70,7 @@ def _edges(module, source=None):
                 child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
             )
             if isinstance(child, (ast.Import, ast.ImportFrom)):
-                targets = [new_name(t) or t for t in _resolve(module, child)]
+                targets = _resolve(module, child)
                 targets = [t for t in targets if t in MODULES]
                 if in_function:
                     nested.extend(targets)
@@ -133,18 +129,18 @@ def test_module_graph_is_acyclic():
 def test_privacy_is_a_leaf_and_accounting_reads_statements_only():
     graph = {m: _edges(m)[0] for m in MODULES}
     leaves = {
-        "sensampler._validation",
-        "sensampler._domains",
-        "sensampler._extras",
-        "sensampler._html",
-        "sensampler._curves",
-        "sensampler._rounding",
+        "sensampler._lib.validation",
+        "sensampler._lib.domains",
+        "sensampler._lib.extras",
+        "sensampler._display.html",
+        "sensampler._math.curves",
+        "sensampler._math.rounding",
     }
     assert graph["sensampler.privacy"] <= leaves
-    assert graph["sensampler._extras"] == graph["sensampler._curves"] == set()
-    assert graph["sensampler._rounding"] == set()
-    assert graph["sensampler._html"] <= {"sensampler._rounding"}
-    assert graph["sensampler._domains"] <= {"sensampler._validation"}
+    assert graph["sensampler._lib.extras"] == graph["sensampler._math.curves"] == set()
+    assert graph["sensampler._math.rounding"] == set()
+    assert graph["sensampler._display.html"] <= {"sensampler._math.rounding"}
+    assert graph["sensampler._lib.domains"] <= {"sensampler._lib.validation"}
     for module in MODULES:
         if module.startswith("sensampler.accounting"):
             assert not any(t.startswith("sensampler.mechanisms") for t in graph[module])
@@ -152,7 +148,7 @@ def test_privacy_is_a_leaf_and_accounting_reads_statements_only():
 
 def test_the_default_budget_module_is_a_leaf():
     # mechanisms and accounting both read it, and neither imports the other
-    assert _edges("sensampler._default_budget")[0] == set()
+    assert _edges("sensampler._lib.default_budget")[0] == set()
 
 
 #: Entry points outside the application layer that start it: ``python -m
@@ -182,14 +178,12 @@ def test_the_core_never_imports_the_application_layer():
         "from ..app import plotting",
         "from .. import app",
         "import sensampler.app.cli",
-        "from ..release import release_statistic",  # a former name: the same module
-        "from ..experiments import ResultTable",
-        "from sensampler.experiments.batch import run_batch",
+        "from sensampler.app.experiments.batch import run_batch",
     ],
 )
 def test_the_layer_check_sees_every_form_of_import(line):
     # Before the move, sensampler.audit.populations imported
-    # sensampler.experiments.table (the application layer) for ResultTable.
+    # sensampler.table (the application layer) for ResultTable.
     assert _core_imports_of_app("sensampler.audit.populations", line + "\n") != []
     fine = "from ..table import ResultTable\n"
     assert _core_imports_of_app("sensampler.audit.populations", fine) == []

@@ -66,7 +66,7 @@ def test_wheel_installs_one_top_level_package(wheel):
     tops = {name.split("/")[0] for name in wheel if not name.endswith(".dist-info")}
     tops = {t for t in tops if not t.endswith(".dist-info")}
     assert tops == {"sensampler"}
-    assert "sensampler/distributions/__init__.py" in wheel
+    assert "distributions/__init__.py" in wheel
 
 
 def _source_modules():
@@ -141,7 +141,7 @@ def test_the_console_script_names_a_function_of_the_package():
     # The command line moved to sensampler.app: the entry point follows it.
     scripts = _pyproject()["project"]["scripts"]
     module, _, function = scripts["sensampler"].partition(":")
-    assert module == "sensampler.app._console"
+    assert module == "sensampler.app.cli._console"
     assert callable(getattr(importlib.import_module(module), function))
 
 
@@ -195,7 +195,7 @@ def test_core_install_runs_sample(tmp_path):
     out = _run_without(
         EXTRAS,
         """
-        from sensampler.cli import main
+        from sensampler.app.cli import main
         sys.exit(main(["sample", "--n", "50", "--gamma", "0.2", "--seed", "0"]))
         """,
         tmp_path,
@@ -210,7 +210,7 @@ def test_core_install_runs_the_demo_and_skips_figures(tmp_path):
     out = _run_without(
         EXTRAS,
         """
-        from sensampler.cli import main
+        from sensampler.app.cli import main
         sys.exit(main(["demo", "--out", "results"]))
         """,
         tmp_path,
@@ -227,7 +227,7 @@ def test_core_install_sweeps_and_skips_the_figure(tmp_path):
     out = _run_without(
         EXTRAS,
         """
-        from sensampler.cli import main
+        from sensampler.app.cli import main
         sys.exit(main(["sweep", "--n", "50", "--epsilons", "0.5,1",
                        "--repetitions", "5", "--out", "results", "--seed", "0"]))
         """,

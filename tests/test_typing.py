@@ -93,7 +93,7 @@ def pyright_errors(tmp_path_factory):
 
 
 def test_the_former_module_names_type_check(pyright_errors):
-    # sensampler.cli, sensampler.experiments... moved to sensampler.app; a type
+    # sensampler.app.cli, sensampler.app.experiments... moved to sensampler.app; a type
     # checker resolves their former names through the stubs.
     assert pyright_errors["former_names_api.py"] == []
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from .._default_budget import current, replace, within
+from .._lib.default_budget import current, replace, within
 from ._ledger import PrivacyAccountant
 
 __all__ = ["set_default_filter", "get_default_filter", "default_filter"]

@@ -9,9 +9,9 @@ exact profile is Balle & Wang (2018), Thm. 8:
           - e^{\epsilon}\,\Phi(-\mu/2 - \epsilon/\mu).
 
 It is the delta of one Gaussian mechanism of noise :math:`1/\mu`, evaluated with
-its error bound by :func:`sensampler._balle_wang.delta_with_error` (the one the
+its error bound by :func:`sensampler._math.balle_wang.delta_with_error` (the one the
 mechanisms calibrate with); where that bound is not known (:math:`\mu/2 +
-\epsilon/\mu` beyond :data:`~sensampler._balle_wang.MAX_M`), both terms are
+\epsilon/\mu` beyond :data:`~sensampler._math.balle_wang.MAX_M`), both terms are
 evaluated in log space (``scipy.special.log_ndtr``) with a bound of their own. The
 bound is added either way, so :func:`gaussian_delta` is never below the exact delta
 and :func:`gaussian_epsilon` never below the exact epsilon.
@@ -31,7 +31,7 @@ import math
 
 from scipy import optimize, special
 
-from .._balle_wang import delta_with_error
+from .._math.balle_wang import delta_with_error
 
 __all__ = ["gaussian_mu", "gaussian_delta", "gaussian_epsilon"]
 

@@ -19,9 +19,9 @@ from decimal import Decimal
 from fractions import Fraction
 from numbers import Real
 
-from .._default_budget import exempt
-from .._rounding import lower
-from .._validation import check_probability, check_real
+from .._lib.default_budget import exempt
+from .._lib.validation import check_probability, check_real
+from .._math.rounding import lower
 from ..privacy import PrivacyBound, PrivacyStatement, format_upper
 from ._ledger import (
     ExceededPrivacyBudgetError,

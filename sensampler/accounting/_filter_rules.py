@@ -33,8 +33,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._domains import DP_CONVERSIONS
-from .._validation import check_real
+from .._lib.domains import DP_CONVERSIONS
+from .._lib.validation import check_real
 from .renyi import rdp_to_dp
 
 __all__ = [

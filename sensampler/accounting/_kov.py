@@ -53,8 +53,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import special
 
-from .._search import largest_int, smallest_int
-from .._validation import check_count, check_real
+from .._lib.validation import check_count, check_real
+from .._math.search import largest_int, smallest_int
 
 __all__ = [
     "MAX_EXACT_STEPS",

@@ -14,10 +14,10 @@ import threading
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from .._domains import DELTA_STATED, DELTA_TARGET, EPSILON_POINT, GAMMA
-from .._html import accountant_html, ledger_entry_html
-from .._rounding import float_up
-from .._validation import check_count, check_real
+from .._display.html import accountant_html, ledger_entry_html
+from .._lib.domains import DELTA_STATED, DELTA_TARGET, EPSILON_POINT, GAMMA
+from .._lib.validation import check_count, check_real
+from .._math.rounding import float_up
 from ..privacy import (
     NEIGHBOURS,
     PrivacyBound,
@@ -680,7 +680,7 @@ class PrivacyAccountant(abc.ABC):
 
     # --------------------------------------------------------------- reports
     # The public reports check their argument here, once, against the domains of
-    # sensampler._domains, and call the hooks below with a checked float (as
+    # sensampler._lib.domains, and call the hooks below with a checked float (as
     # dp_accounting's PrivacyAccountant.compose validates and calls _compose).
     def epsilon(self, delta: float) -> float:
         """Smallest epsilon such that everything recorded is (epsilon, delta)-DP.

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .._domains import DELTA_STATED
+from .._lib.domains import DELTA_STATED
 from ..privacy import PrivacyBound
 from ._kov import (
     MAX_EXACT_STEPS,

@@ -14,7 +14,7 @@ from numbers import Real
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_count, check_real
+from .._lib.validation import check_count, check_real
 from ..privacy import PrivacyBound
 from ._kov import MAX_EXACT_STEPS, heterogeneous_epsilon, homogeneous_epsilon
 from .pld import MAX_STEP_EPSILON, certified_epsilon

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .._domains import DELTA_ADVANCED, FILTER_RULES
-from .._search import largest_int
+from .._lib.domains import DELTA_ADVANCED, FILTER_RULES
+from .._math.search import largest_int
 from ..privacy import PrivacyBound
 from ._filter_base import BudgetFilter, Remaining, as_float, within
 from ._ledger import ExceededPrivacyBudgetError

@@ -56,7 +56,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .._validation import check_count, check_real
+from .._lib.validation import check_count, check_real
 from ..privacy import PrivacyBound, PrivacyStatement, format_upper
 from ._ledger import PrivacyAccountant
 from ._step_bounds import delta_bounds, epsilon_bounds

@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._curves import implied_curve
-from .._validation import check_array, check_real
+from .._lib.validation import check_array, check_real
+from .._math.curves import implied_curve
 from ..privacy import (
     DEFAULT_ORDERS,
     PrivacyStatement,

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from .._domains import DP_CONVERSIONS
-from .._validation import check_array, check_real
+from .._lib.domains import DP_CONVERSIONS
+from .._lib.validation import check_array, check_real
 from ..privacy import DEFAULT_ORDERS, PrivacyBound, pure_dp_rdp
 from ._filter_base import BUDGET_SLACK, BudgetFilter, Remaining
 from ._filter_rules import renyi_filter_allows, renyi_filter_budget, renyi_filter_count

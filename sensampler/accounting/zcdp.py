@@ -7,7 +7,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from .._validation import check_real
+from .._lib.validation import check_real
 from ..privacy import format_upper, pure_dp_rdp, zcdp_to_dp
 from ._pure_cap import PureCappedAccountant
 

@@ -6,9 +6,8 @@ file (:mod:`~sensampler.app.release`), persistent budgets
 the demo, reports, planning a release, figures and experiments (sweeps, batch
 runs). The core (``sensampler`` outside this package) never imports it.
 
-Each public module keeps its former name too: ``sensampler.release`` is this
-package's ``release`` module, the same object. Like ``import sensampler``,
-``import sensampler.app`` loads nothing more; the modules load on first use.
+Like ``import sensampler``, ``import sensampler.app`` loads nothing more; the
+modules load on first use.
 """
 
 from __future__ import annotations

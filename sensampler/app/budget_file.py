@@ -51,9 +51,9 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .._domains import FILTER_RULES, PROBABILITY
-from .._html import budget_file_html
-from .._validation import check_real
+from .._display.html import budget_file_html
+from .._lib.domains import FILTER_RULES, PROBABILITY
+from .._lib.validation import check_real
 from ..accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
 from ..privacy import NEIGHBOURS, PrivacyStatement
 from ..table import atomic_write_text

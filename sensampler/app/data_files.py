@@ -16,7 +16,7 @@ from array import array
 
 import numpy as np
 
-from .._extras import require
+from .._lib.extras import require
 from ._input_files import MAX_DATA_FILE_BYTES, read_text_lines
 
 __all__ = ["DataFileError", "read_column", "PARQUET_SUFFIXES"]

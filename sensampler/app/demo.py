@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import queries
-from .._text import text_table
-from .._validation import check_flag
+from .._display.text import text_table
+from .._lib.validation import check_flag
 from ..estimate import SensitivityEstimate
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..plan import sampling_plan
@@ -30,7 +30,7 @@ from .experiments.specs import build_population
 __all__ = ["HEIGHTS", "run_demo"]
 
 #: Adult heights in cm: men N(178, 7^2), women N(162, 6.5^2), in equal numbers
-#: (the ``"heights"`` preset of :data:`~sensampler.experiments.specs.PRESETS`).
+#: (the ``"heights"`` preset of :data:`~sensampler.app.experiments.specs.PRESETS`).
 HEIGHTS = build_population("heights")
 
 
@@ -308,7 +308,7 @@ def _figures(sweep, random_state):
             ),
             "k = 1..100 queries of sensitivity 1 at a total epsilon = 0.1 "
             "(delta = 1e-5 for the Gaussian mechanisms, 0 for Laplace); see "
-            "sensampler.experiments.vectorized_vs_sequential for the theorems.",
+            "sensampler.app.experiments.vectorized_vs_sequential for the theorems.",
         ),
         "epsilon_vs_iterations.png": (
             lambda p: plotting.plot_epsilon_vs_iterations(

@@ -4,7 +4,7 @@ r"""Plan a release from a target error, before any private data are read.
 (and the reverse, "what error will epsilon = 0.5 give?") from the population
 model alone. It draws ``runs`` independent sampling runs of the query's
 sensitivity on databases of ``n`` records from the population, exactly as
-:func:`sensampler.release.release_statistic` would draw one, and computes the
+:func:`sensampler.app.release.release_statistic` would draw one, and computes the
 error of the noise the mechanism would add with each of them.
 
 **What "error" means here.** The error is the noise only: :math:`|M(D) - f(D)|`,
@@ -27,7 +27,7 @@ analytic Gaussian).
 
 **Quantiles follow the release.** A query the release answers by the
 exponential mechanism over public bounds
-(:func:`sensampler.release.quantile_level_of` decides, for both) is planned
+(:func:`sensampler.mechanisms.choice.quantile_level_of` decides, for both) is planned
 with that mechanism, whose error does not scale with a sensitivity:
 :class:`QuantileErrorModel` draws ``runs`` databases of ``n`` records from the
 population and computes, on each, the exact law of the mechanism's output
@@ -61,9 +61,9 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special
 
-from .._domains import DELTA_RELEASE, EPSILON, NEIGHBOUR_RELATIONS
-from .._html import plan_html
-from .._validation import (
+from .._display.html import plan_html
+from .._lib.domains import DELTA_RELEASE, EPSILON, NEIGHBOUR_RELATIONS
+from .._lib.validation import (
     as_seed_sequence,
     check_count,
     check_n_jobs,
@@ -78,6 +78,7 @@ from ..mechanisms._base import (
     check_worst_case_epsilon,
     drawable,
 )
+from ..mechanisms.choice import RELEASE_MECHANISMS, quantile_level_of
 from ..mechanisms.quantile import QuantileCalibration, check_bounds
 from ..parallel import child_seed
 from ..plan import sampling_plan
@@ -89,11 +90,9 @@ from .experiments.specs import parse_query
 from .release import (
     DEFAULT_BOUNDS,
     GUARANTEE,
-    RELEASE_MECHANISMS,
     WORST_CASE_GUARANTEE,
     load_population,
     quantile_bounds,
-    quantile_level_of,
     sampling_run,
     size_words,
 )
@@ -141,7 +140,7 @@ class NoiseModel:
     Parameters
     ----------
     name : str
-        The mechanism's name, as :func:`~sensampler.release.release_statistic`
+        The mechanism's name, as :func:`~sensampler.app.release.release_statistic`
         takes it.
     unit_scale : callable
         ``(epsilon, delta) -> s``, the noise scale for a sensitivity of 1.
@@ -1007,7 +1006,7 @@ def _check_mechanism(mechanism, delta):
 
 
 def _public_bounds(bounds):
-    """``bounds`` as :func:`~sensampler.release.quantile_bounds` takes them,
+    """``bounds`` as :func:`~sensampler.app.release.quantile_bounds` takes them,
     checked: ``"auto"``, or a (low, high) pair (from ``"LOW:HIGH"``); private
     bounds and anything else are refused, naming ``bounds``."""
     if not isinstance(bounds, str):
@@ -1034,7 +1033,7 @@ def _public_bounds(bounds):
 
 
 def _bounds_from(population, bounds) -> tuple[float, float, str]:
-    """:func:`~sensampler.release.quantile_bounds` of checked public ``bounds``;
+    """:func:`~sensampler.app.release.quantile_bounds` of checked public ``bounds``;
     a population model that gives ``"auto"`` no width is refused without
     offering private bounds, which a plan refuses."""
     try:
@@ -1100,17 +1099,17 @@ def plan_release(
 
     From the population model alone: ``runs`` sampling runs of the query's
     sensitivity on ``n`` records drawn from ``population`` (as
-    :func:`~sensampler.release.release_statistic` draws one), and the law of
+    :func:`~sensampler.app.release.release_statistic` draws one), and the law of
     the mechanism's noise with each. It reads no private data and accounts for
     nothing: nothing is spent, released or recorded.
 
     Parameters
     ----------
     query : str, Query or callable
-        The query, as :func:`~sensampler.release.release_statistic` takes it.
+        The query, as :func:`~sensampler.app.release.release_statistic` takes it.
     population : Distribution or str
         The population model (or its spec, see
-        :func:`~sensampler.release.load_population`).
+        :func:`~sensampler.app.release.load_population`).
     n : int
         Records of the data to be released, ``1 <= n <= MAX_N``.
     target_error : float, optional
@@ -1126,7 +1125,7 @@ def plan_release(
         The mechanism the release will use for a query that samples a
         sensitivity. A quantile query (``median``, ``quantile:Q``) is planned
         with the exponential mechanism, as the release answers it
-        (:func:`~sensampler.release.quantile_level_of`), whatever this says.
+        (:func:`~sensampler.mechanisms.choice.quantile_level_of`), whatever this says.
     measure : "mean" or float, default "mean"
         What ``target_error`` fixes: the expected absolute error, or the
         ``measure``-quantile of the absolute error (``0.9``: 90% of releases
@@ -1144,8 +1143,8 @@ def plan_release(
         Workers of the sampler.
     bounds : "auto", "LOW:HIGH", (low, high), Bounds or None, default "auto"
         The release's public bounds, as
-        :func:`~sensampler.release.release_statistic` takes them
-        (:func:`~sensampler.release.quantile_bounds`; private bounds are
+        :func:`~sensampler.app.release.release_statistic` takes them
+        (:func:`~sensampler.app.release.quantile_bounds`; private bounds are
         refused: a plan reads no private data): the sampling runs clip their
         records to them, and the noise has the release's worst-case floor; a
         quantile query is planned with the exponential mechanism over them.
@@ -1153,13 +1152,13 @@ def plan_release(
         any statistic, as the release answers it).
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbouring relation of the release, as
-        :func:`~sensampler.release.release_statistic` takes it: the sampling
+        :func:`~sensampler.app.release.release_statistic` takes it: the sampling
         runs draw add/remove pairs (D of n - 1 records and D with one record
         added; ``n >= 2``), and a quantile query's utility moves by
         max(q, 1 - q) instead of 1 (:class:`QuantileErrorModel`).
     worst_case_epsilon : float, optional
         The release's cap on its worst-case epsilon, as
-        :func:`~sensampler.release.release_statistic` takes it (default 10
+        :func:`~sensampler.app.release.release_statistic` takes it (default 10
         times epsilon; a quantile's scale keeps within 4 times): with bounds,
         each run's noise is raised to the floor that meets it, as the
         release's is. A fixed cap puts a floor under the error, which a target
@@ -1253,7 +1252,7 @@ class PreparedPlan:
         Workers of the sampler.
     level : float or None
         The quantile level of a query the release answers by the exponential
-        mechanism (:func:`~sensampler.release.quantile_level_of`, over bounds),
+        mechanism (:func:`~sensampler.mechanisms.choice.quantile_level_of`, over bounds),
         else None.
     bounds : (float, float) or None
         The release's public bounds (the records are clipped to them; the

@@ -14,7 +14,7 @@ import textwrap
 
 import numpy as np
 
-from .._extras import require
+from .._lib.extras import require
 from ..privacy import format_upper
 from .experiments.sweep import NO_GUARANTEE, SD_DEFINITION
 
@@ -85,7 +85,7 @@ def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
     """Error of the private answer against epsilon (log-log), one line and 5%–95%
     error bars per sensitivity, one panel per part of the query's output.
 
-    Reads the ``error == "l2"`` rows of :func:`~sensampler.experiments.error_vs_epsilon`:
+    Reads the ``error == "l2"`` rows of :func:`~sensampler.app.experiments.error_vs_epsilon`:
     the line is the mean error over the repetitions, a bar spans its q05 and q95.
     Bands of several sensitivities would overlap into one mass, so each
     sensitivity draws its bars at about eight of the epsilons, staggered so that
@@ -96,7 +96,7 @@ def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
     Parameters
     ----------
     table : ResultTable
-        What :func:`~sensampler.experiments.error_vs_epsilon` returns.
+        What :func:`~sensampler.app.experiments.error_vs_epsilon` returns.
     path : str or os.PathLike, optional
         Where to save the figure (its format from the suffix).
     unit : str, default ""
@@ -262,7 +262,7 @@ def plot_composition(result, path=None, *, title=None):
     Parameters
     ----------
     result : CompositionExperiment
-        What :func:`~sensampler.experiments.composition_experiment` returns.
+        What :func:`~sensampler.app.experiments.composition_experiment` returns.
     path : str or os.PathLike, optional
         Where to save the figure (its format from the suffix).
     title : str, optional

@@ -5,7 +5,7 @@ the whole job a practitioner needs: it samples the query's sensitivity on
 databases of the data's size drawn from a population model (a bootstrap of a
 public table, a named model, a TOML file), calibrates a mechanism with it,
 spends the release from a budget (a :class:`~sensampler.accounting.PrivacyFilter`
-or a persistent :class:`~sensampler.budget_file.BudgetFile`) and releases once.
+or a persistent :class:`~sensampler.app.budget_file.BudgetFile`) and releases once.
 
 What is guaranteed is **random DP** (Hall, Rinaldo & Wasserman 2012; Rubinstein &
 Aldà 2017, Thm. 3): the release is (epsilon, delta)-DP for replace-one
@@ -61,10 +61,10 @@ from typing import Any
 import numpy as np
 
 from .. import distributions
-from .._default_budget import exempt
-from .._domains import DELTA_RELEASE, EPSILON
-from .._html import release_html, statement_html
-from .._validation import as_seed_sequence, check_choice, check_n_jobs, check_real
+from .._display.html import release_html, statement_html
+from .._lib.default_budget import exempt
+from .._lib.domains import DELTA_RELEASE, EPSILON
+from .._lib.validation import as_seed_sequence, check_choice, check_n_jobs, check_real
 from ..accounting import (
     ExceededPrivacyBudgetError,
     PrivacyFilter,
@@ -79,12 +79,16 @@ from ..bounds import (
 from ..distributions.empirical import check_not_private
 from ..estimate import SensitivityEstimate
 from ..mechanisms import (
-    DiscreteGaussianMechanism,
-    DiscreteLaplaceMechanism,
-    ExponentialQuantileMechanism,
     GaussianMechanism,
     LaplaceMechanism,
     analytic_gaussian_sigma,
+)
+from ..mechanisms.choice import (
+    RELEASE_MECHANISMS,
+    build_mechanism,
+    quantile_level_of,
+    quantile_mechanism,
+    rho_for,
 )
 from ..mechanisms.quantile import QuantileCalibration, utility_sensitivity
 from ..mechanisms.secure import FLOAT_POSITIONS
@@ -97,7 +101,6 @@ from ..privacy import (
     format_dp,
     format_upper,
     to_replace_one,
-    zcdp_to_dp,
 )
 from ..quantile_calibration import (
     calibrate_quantile,
@@ -120,25 +123,15 @@ from .experiments.specs import (
 from .report import check_report_path, release_report, write_report
 
 __all__ = [
-    "RELEASE_MECHANISMS",
     "PreparedRelease",
     "QuantileRelease",
     "Release",
     "load_population",
     "prepare_releases",
     "quantile_bounds",
-    "quantile_level_of",
     "release_statistic",
     "release_statistics",
 ]
-
-#: Mechanisms a release may use: name -> the norm its sensitivity is sampled in.
-RELEASE_MECHANISMS = {
-    "laplace": "l1",
-    "gaussian": "l2",
-    "discrete-laplace": "l1",
-    "discrete-gaussian": "l2",
-}
 
 #: Queries a release may name: the built-in statistics (not ``identity``, which
 #: publishes the records themselves).
@@ -173,7 +166,7 @@ def load_population(spec: str, *, column: str | None = None):
         a TOML file (name ending ``.toml``) with a ``[population]`` table, or a
         model as the other commands take it (``heights``,
         ``normal:loc=170,scale=10``; see
-        :func:`~sensampler.experiments.parse_population`).
+        :func:`~sensampler.app.experiments.parse_population`).
     column : str, optional
         The column of a ``bootstrap:`` file.
 
@@ -498,7 +491,7 @@ def _check_runs(
     A query that publishes the records themselves (``identity``) is refused: it
     reads records by position, and the sampler refuses it after sampling. Each
     run must fit in memory with ``n_jobs`` workers
-    (:func:`~sensampler.experiments.specs.check_sampling_memory`, which also
+    (:func:`~sensampler.app.experiments.specs.check_sampling_memory`, which also
     meets the query with the population on a probe database); a quantile
     released by the exponential mechanism (``exponential``) samples no
     sensitivity.
@@ -536,7 +529,7 @@ def _check_data(data) -> np.ndarray:
     if isinstance(data, (str, bytes)):
         raise TypeError(
             "data must be an array of numbers (read a file with "
-            "sensampler.data_files.read_column), got a str."
+            "sensampler.app.data_files.read_column), got a str."
         )
     try:
         arr = np.asarray(data, dtype=float)
@@ -605,60 +598,6 @@ def _check_budget(budget):
     )
 
 
-def _rho_for(epsilon: float, delta: float) -> float:
-    """The largest zCDP rho whose (epsilon, delta) conversion is at most epsilon.
-
-    ``zcdp_to_dp`` (Canonne, Kamath & Steinke 2020, Prop. 12) increases with
-    rho; a root finder inverts it, and the root is lowered until the conversion
-    of the mechanism actually built is at most epsilon.
-    """
-    from scipy import optimize  # needed only here
-
-    hi = 1.0
-    while zcdp_to_dp(hi, delta) < epsilon:
-        hi *= 2.0
-    return optimize.brentq(
-        lambda r: zcdp_to_dp(r, delta) - epsilon, 0.0, hi, xtol=1e-14, rtol=1e-12
-    )
-
-
-def _granularity(sensitivity: float) -> float:
-    """Default grid step: the largest power of 10 at most 1/100 of the sensitivity
-    (the grid then widens the sensitivity by at most 1%)."""
-    if sensitivity <= 0.0:
-        return 1.0
-    return 10.0 ** math.floor(math.log10(sensitivity / 100.0))
-
-
-def quantile_level_of(query) -> float | None:
-    """The level q of a query a release answers by the exponential mechanism.
-
-    The one rule deciding which mechanism a query gets, shared by the release
-    and by :func:`sensampler.planning.plan_release`: a one-quantile query
-    (``median``, ``quantile:Q`` with one Q: a ``quantile_level`` attribute)
-    gets :class:`~sensampler.mechanisms.ExponentialQuantileMechanism` over
-    public bounds; every other query gets the noise mechanism of the release,
-    calibrated with a sampled sensitivity.
-
-    Parameters
-    ----------
-    query : Query or callable
-        The query, parsed (:func:`~sensampler.experiments.parse_query`).
-
-    Returns
-    -------
-    float or None
-        ``q`` in [0, 1], or ``None`` for a query that samples a sensitivity.
-
-    Examples
-    --------
-    >>> from sensampler import queries
-    >>> quantile_level_of(queries.median), quantile_level_of(queries.mean)
-    (0.5, None)
-    """
-    return getattr(query, "quantile_level", None)
-
-
 def quantile_bounds(population, bounds=DEFAULT_BOUNDS) -> tuple[float, float, str]:
     """The public bounds of a quantile release and where they came from.
 
@@ -686,45 +625,6 @@ def quantile_bounds(population, bounds=DEFAULT_BOUNDS) -> tuple[float, float, st
             "never reads: give public bounds ('auto' or 'LOW:HIGH')."
         )
     return known.low, known.high, known.describe()
-
-
-def _quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS, calibration=None):
-    """(mechanism, its statement, the noise in words) of a one-quantile query
-    (:func:`quantile_level_of`) over ``bounds``, or None for any other query or
-    without bounds (a quantile is then released like any statistic: random DP).
-
-    The exponential mechanism over the bounds (Smith 2011): plain epsilon-DP
-    for every pair of ``neighbours``, or with ``calibration`` its scale sampled
-    from the population model (random DP, with a worst case of its own); a
-    sampled sensitivity of a quantile would be random DP only, and often far
-    larger than the quantile's spread.
-    """
-    level = quantile_level_of(query)
-    if level is None or bounds is None:
-        return None
-    mech = ExponentialQuantileMechanism(
-        level, (bounds.low, bounds.high), epsilon, neighbours=neighbours,
-        calibration=calibration,
-    )
-    step = (mech.high - mech.low) / mech.grid_size
-    weights = (
-        f"weights exp(-t|rank - {level:g}n|), t = {float(mech.scale):.6g}"
-        if calibration is None
-        else f"weights exp(-t|rank - {level:g}n|), t = {calibration.scale:.6g} "
-        f"({calibration.scale / plain_scale(epsilon, mech.utility_sensitivity):.3g} "
-        "times the plain scale), the "
-        f"largest whose exact privacy loss on m={calibration.run.m} pairs drawn from "
-        f"the population model has order statistic k={calibration.run.k} at most "
-        f"epsilon (run {calibration.run.run_id})"
-    )
-    noise = (
-        f"utility -|rank - {level:g}n| of sensitivity "
-        f"{mech.utility_sensitivity:g}, {weights}, over [{bounds.low:.6g}, "
-        f"{bounds.high:.6g}]; sampled exactly on a grid of {mech.grid_size + 1} "
-        f"points (step {step:.3g}) from the OS's secure generator, whatever the "
-        "noise mechanism"
-    )
-    return mech, mech.privacy, noise
 
 
 def _samples_a_scale(query, epsilon, neighbours, population, worst_case_epsilon):
@@ -788,65 +688,6 @@ def _price(name, estimate, epsilon, delta) -> str | None:
     )
 
 
-def _mechanism(
-    name, estimate, epsilon, delta, granularity, dimension, worst_case_epsilon=None
-):
-    """(mechanism, its (epsilon, delta) statement, the noise in words).
-
-    ``estimate`` is a sampled estimate, or a number: a global sensitivity (the
-    worst case of a query on records clipped to private bounds)."""
-    if name == "laplace":
-        mech = LaplaceMechanism(estimate, epsilon, worst_case_epsilon)
-        return mech, mech.privacy, f"Laplace noise of scale {np.max(mech.scale):.6g}"
-    if name == "gaussian":
-        mech = GaussianMechanism(
-            estimate, epsilon, delta, worst_case_epsilon=worst_case_epsilon
-        )
-        return mech, mech.privacy, f"Gaussian noise of sigma {mech.sigma:.6g}"
-    sampled = getattr(estimate, "sensitivity", None)
-    base = float(np.max(sampled.value)) if sampled is not None else float(estimate)
-    if base == 0.0:  # a sampled 0: the grid follows the worst case
-        base = getattr(estimate, "worst_case", None) or 0.0
-    grid = granularity or _granularity(base)
-    if name == "discrete-laplace":
-        mech = DiscreteLaplaceMechanism(
-            estimate,
-            epsilon,
-            granularity=grid,
-            dimension=dimension,
-            worst_case_epsilon=worst_case_epsilon,
-        )
-        return mech, mech.privacy, (
-            f"discrete Laplace noise of scale {mech.scale:.6g} on the grid {grid:g}Z"
-        )
-    rho = _rho_for(epsilon, delta)
-    cap_epsilon = worst_case_epsilon or 10.0 * epsilon
-    cap = _rho_for(cap_epsilon, delta)
-    while True:
-        mech = DiscreteGaussianMechanism(
-            estimate, rho=rho, granularity=grid, dimension=dimension,
-            worst_case_rho=cap,
-        )
-        stated = mech.privacy.epsilon_for(delta)
-        worst = mech.privacy.worst_case
-        worst_epsilon = None if worst is None else worst.epsilon_for(delta)
-        if stated <= epsilon and (worst_epsilon is None or worst_epsilon <= cap_epsilon):
-            break
-        if stated > epsilon:
-            rho *= 1.0 - 1e-9
-        if worst_epsilon is not None and worst_epsilon > cap_epsilon:
-            cap *= (cap_epsilon / worst_epsilon) ** 2 * (1.0 - 1e-9)  # rho ~ eps^2
-    # rho-zCDP converted to (epsilon, delta)-DP (CKS 2020, Prop. 12): what is spent,
-    # and likewise for every pair
-    if worst is not None:
-        worst = replace(worst, epsilon=worst_epsilon, delta=delta)
-    statement = replace(mech.privacy, epsilon=stated, delta=delta, worst_case=worst)
-    return mech, statement, (
-        f"discrete Gaussian noise of sigma {mech.sigma:.6g} on the grid {grid:g}Z "
-        f"(rho={format_upper(mech.rho, 6)}-zCDP)"
-    )
-
-
 def _check_settings(mechanism, epsilon, delta, gamma, granularity, bound):
     check_choice("mechanism", mechanism, tuple(RELEASE_MECHANISMS))
     epsilon = EPSILON.check("epsilon", epsilon)
@@ -871,10 +712,10 @@ def _check_settings(mechanism, epsilon, delta, gamma, granularity, bound):
         if mechanism == "gaussian":
             GaussianMechanism(1.0, epsilon, delta)
         else:
-            _rho_for(epsilon, delta)
+            rho_for(epsilon, delta)
     if granularity is not None:  # the least noise the grid allows: one step
         try:
-            _mechanism(mechanism, granularity, epsilon, delta, granularity, 1)
+            build_mechanism(mechanism, granularity, epsilon, delta, granularity, 1)
         except ValueError as exc:
             raise ValueError(
                 f"granularity={granularity!r} is too coarse for epsilon={epsilon!r}: "
@@ -1029,7 +870,7 @@ class PreparedRelease:
         # then states (its worst case is its epsilon)
         plain = min(self.epsilon, self.worst_case_epsilon or math.inf)
         quantiles = [
-            _quantile_mechanism(
+            quantile_mechanism(
                 q, bounds, self.epsilon if cal else plain, self.neighbours, cal
             )
             for q, cal in zip(self.queries, calibrations)
@@ -1054,7 +895,7 @@ class PreparedRelease:
         built = [
             quantile[:3]
             if quantile is not None
-            else _mechanism(
+            else build_mechanism(
                 self.mechanism,
                 sensitivity,
                 self.epsilon,
@@ -1189,10 +1030,10 @@ def prepare_releases(
     ----------
     data : array-like of shape (n,)
         The private records, one finite number each (see
-        :func:`sensampler.data_files.read_column` for a file's column).
+        :func:`sensampler.app.data_files.read_column` for a file's column).
     queries : sequence of str, Query or callable
         Queries by name (``"mean"``, ``"quantile:0.9"``, ...; see
-        :func:`~sensampler.experiments.parse_query`) or as objects.
+        :func:`~sensampler.app.experiments.parse_query`) or as objects.
     population : Distribution, str or array-like
         The population model the data are assumed drawn from, or its spec
         (see :func:`load_population`); public records as an array are
@@ -1322,7 +1163,7 @@ def prepare_releases(
     _check_grid(names, answers, mechanism, granularity)
     if known is not None:  # degenerate bounds are refused before any spend
         for query in parsed:
-            _quantile_mechanism(query, known, epsilon, neighbours)
+            quantile_mechanism(query, known, epsilon, neighbours)
     # a calibration's inputs and memory, before any spend; its plan (its own m)
     # gives the gamma it spends
     scaled = [
@@ -1438,10 +1279,10 @@ def release_statistics(
     ----------
     data : array-like of shape (n,)
         The private records, one finite number each (see
-        :func:`sensampler.data_files.read_column` for a file's column).
+        :func:`sensampler.app.data_files.read_column` for a file's column).
     queries : sequence of str, Query or callable
         Queries by name (``"mean"``, ``"quantile:0.9"``, ...; see
-        :func:`~sensampler.experiments.parse_query`) or as objects.
+        :func:`~sensampler.app.experiments.parse_query`) or as objects.
     population : Distribution, str or array-like
         The population model the data are assumed drawn from, or its spec
         (see :func:`load_population`); public records as an array are
@@ -1509,7 +1350,7 @@ def release_statistics(
         release.
     report : str or os.PathLike, optional
         An HTML file to write the release report to
-        (:func:`sensampler.report.release_report`: statements in words, figures
+        (:func:`sensampler.app.report.release_report`: statements in words, figures
         inline, no private record); its folder is checked before anything is
         sampled or spent.
 
@@ -1695,10 +1536,10 @@ def release_statistic(
     ----------
     data : array-like of shape (n,)
         The private records, one finite number each (see
-        :func:`sensampler.data_files.read_column` for a file's column).
+        :func:`sensampler.app.data_files.read_column` for a file's column).
     query : str, Query or callable
         The query by name (``"mean"``, ``"quantile:0.9"``, ...; see
-        :func:`~sensampler.experiments.parse_query`) or as an object.
+        :func:`~sensampler.app.experiments.parse_query`) or as an object.
     population : Distribution, str or array-like
         The population model the data are assumed drawn from, or its spec
         (see :func:`load_population`); public records as an array are
@@ -1777,7 +1618,7 @@ def release_statistic(
     Examples
     --------
     >>> import numpy as np
-    >>> from sensampler.release import release_statistic
+    >>> from sensampler.app.release import release_statistic
     >>> data = np.random.default_rng(0).normal(170, 10, size=500)
     >>> r = release_statistic(data, "mean", "normal:loc=170,scale=10",
     ...                       epsilon=1.0, random_state=0)

@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-from .._html import (
+from .._display.html import (
     accountant_html,
     budget_file_html,
     card,
@@ -216,7 +216,7 @@ def release_report(
     Parameters
     ----------
     releases : sequence of Release
-        From :func:`sensampler.release.release_statistics`.
+        From :func:`sensampler.app.release.release_statistics`.
     budget : PrivacyFilter, BudgetFile or None
         The budget they were spent from (shown after the spend).
     audits : sequence of CoverageAudit

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from .._domains import PROBABILITY
-from .._html import coverage_audit_html
-from .._validation import as_seed_sequence, check_count, check_flag, check_n_jobs
+from .._display.html import coverage_audit_html
+from .._lib.domains import PROBABILITY
+from .._lib.validation import as_seed_sequence, check_count, check_flag, check_n_jobs
 from ..distributions import as_distribution
 from ..estimate import SensitivityEstimate, SensitivityEstimates
 from ..parallel import child_seed

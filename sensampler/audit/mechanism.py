@@ -28,10 +28,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._default_budget import current, exempt
-from .._domains import DELTA_RELEASE, PROBABILITY
-from .._html import mechanism_audit_html
-from .._validation import as_seed_sequence, check_count
+from .._display.html import mechanism_audit_html
+from .._lib.default_budget import current, exempt
+from .._lib.domains import DELTA_RELEASE, PROBABILITY
+from .._lib.validation import as_seed_sequence, check_count
 from ..mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,

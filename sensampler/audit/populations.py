@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._domains import PROBABILITY
-from .._html import comparison_html, population_choice_html
-from .._validation import as_seed_sequence, check_count, check_flag, check_real
+from .._display.html import comparison_html, population_choice_html
+from .._lib.domains import PROBABILITY
+from .._lib.validation import as_seed_sequence, check_count, check_flag, check_real
 from ..estimate import SensitivityEstimate
 from ..parallel import child_seed
 from ..privacy import NEIGHBOURS, format_upper
@@ -120,8 +120,8 @@ def compare_populations(
     -------
     PopulationComparison
         The estimates, the audits and the cross-coverage ``table`` (a
-        :class:`~sensampler.experiments.ResultTable`; drawn by
-        :func:`sensampler.plotting.plot_cross_coverage`).
+        :class:`~sensampler.table.ResultTable`; drawn by
+        :func:`sensampler.app.plotting.plot_cross_coverage`).
 
     Raises
     ------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .._validation import check_count
+from .._lib.validation import check_count
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from .._domains import PROBABILITY_CLOSED
-from .._extras import require
-from .._html import estimate_html
-from .._text import text_table
-from .._validation import check_count, check_real
+from .._display.html import estimate_html
+from .._display.text import text_table
+from .._lib.domains import PROBABILITY_CLOSED
+from .._lib.extras import require
+from .._lib.validation import check_count, check_real
 from ..plan import SamplingPlan
 from ..privacy import SamplingRun, format_upper
 from ._coverage import Coverage

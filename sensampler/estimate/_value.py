@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._domains import SOURCES
-from .._html import sensitivity_value_html
-from .._validation import check_choice
+from .._display.html import sensitivity_value_html
+from .._lib.domains import SOURCES
+from .._lib.validation import check_choice
 from ..privacy import PrivacyLeakWarning, SamplingRun, format_upper
 from ._coverage import Coverage
 

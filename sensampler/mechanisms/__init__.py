@@ -7,8 +7,7 @@ against its ``accepted_norms`` and states the sampling run and its gamma: the
 release is random-DP), or a typical or derived value (the statement then
 guarantees nothing, and accountants refuse it). Every mechanism has
 ``release(value, *, random_state=None)``, ``check_release`` and a frozen
-``privacy`` statement (:class:`~sensampler.privacy.PrivacyStatement`;
-``PrivacyGuarantee`` is its former name).
+``privacy`` statement (:class:`~sensampler.privacy.PrivacyStatement`).
 
 Mechanisms are immutable: once built, assigning or deleting any attribute
 raises :class:`AttributeError`, and the statement, computed once at
@@ -17,7 +16,7 @@ returns a new mechanism built with the changed arguments, like
 :func:`dataclasses.replace`.
 """
 
-from ._base import Mechanism, PrivacyGuarantee
+from ._base import Mechanism
 from .catastrophe import CatastropheMechanism
 from .discrete import ExponentialMechanism, RandomizedResponse
 from .gaussian import (
@@ -35,7 +34,6 @@ from .secure import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
 
 __all__ = [
     "Mechanism",
-    "PrivacyGuarantee",
     "LaplaceMechanism",
     "GaussianMechanism",
     "RenyiGaussianMechanism",

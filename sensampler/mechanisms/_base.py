@@ -36,12 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from .._curves import zcdp_curve
-from .._default_budget import spend_then_release
-from .._domains import DELTA_TARGET, EPSILON
-from .._html import mechanism_html, statement_html
-from .._rounding import float_up
-from .._validation import check_array, check_random_state, check_real
+from .._display.html import mechanism_html, statement_html
+from .._lib.default_budget import spend_then_release
+from .._lib.domains import DELTA_TARGET, EPSILON
+from .._lib.validation import check_array, check_random_state, check_real
+from .._math.curves import zcdp_curve
+from .._math.rounding import float_up
 from ..estimate import (
     Coverage,
     SensitivityEstimate,
@@ -58,7 +58,6 @@ from ..privacy import (
 )
 
 __all__ = [
-    "PrivacyGuarantee",
     "Mechanism",
     "resolve_sensitivity",
     "pure_dp_rdp",
@@ -77,10 +76,6 @@ __all__ = [
     "exposed",
     "read_only",
 ]
-
-#: Former name of :class:`~sensampler.privacy.PrivacyStatement`, kept as an alias.
-PrivacyGuarantee = PrivacyStatement
-
 
 @dataclass(frozen=True)
 class _Sensitivity:
@@ -629,12 +624,12 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
 
 
 def check_epsilon(epsilon) -> float:
-    """``epsilon`` a mechanism is calibrated for (:data:`~sensampler._domains.EPSILON`)."""
+    """``epsilon`` a mechanism is calibrated for (:data:`~sensampler._lib.domains.EPSILON`)."""
     return EPSILON.check("epsilon", epsilon)
 
 
 def check_delta(delta) -> float:
-    """``delta`` a mechanism is calibrated for (:data:`~sensampler._domains.DELTA_TARGET`)."""
+    """``delta`` a mechanism is calibrated for (:data:`~sensampler._lib.domains.DELTA_TARGET`)."""
     return DELTA_TARGET.check("delta", delta)
 
 

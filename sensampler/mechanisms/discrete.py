@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_count
+from .._lib.validation import check_count
 from ..privacy import PrivacyStatement
 from ._base import (
     Mechanism,

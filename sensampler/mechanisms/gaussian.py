@@ -9,11 +9,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._balle_wang import MAX_M
-from .._balle_wang import delta_with_error as _analytic_delta_with_error
-from .._curves import gaussian_curve
-from .._domains import EPSILON_POINT, GAUSSIAN_VARIANTS, ORDER, POSITIVE, RHO_TARGET
-from .._scipy import optimize
+from .._lib.domains import EPSILON_POINT, GAUSSIAN_VARIANTS, ORDER, POSITIVE, RHO_TARGET
+from .._lib.scipy_compat import optimize
+from .._math.balle_wang import MAX_M
+from .._math.balle_wang import delta_with_error as _analytic_delta_with_error
+from .._math.curves import gaussian_curve
 from ..privacy import Noise, PrivacyStatement
 from ._base import (
     Mechanism,

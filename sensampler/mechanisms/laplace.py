@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .._domains import NOISE_RATIO, ORDER_OR_INF
+from .._lib.domains import NOISE_RATIO, ORDER_OR_INF
 from ..privacy import Noise, PrivacyStatement
 from ._base import (
     Mechanism,

@@ -20,11 +20,11 @@ from numbers import Real
 
 import numpy as np
 
-from .._curves import pure_dp_curve
-from .._domains import NEIGHBOUR_RELATIONS, PROBABILITY_CLOSED
-from .._exact_sampling import SECURE_RANDOM, bernoulli_exp
-from .._rounding import float_up
-from .._validation import check_count
+from .._lib.domains import NEIGHBOUR_RELATIONS, PROBABILITY_CLOSED
+from .._lib.validation import check_count
+from .._math.curves import pure_dp_curve
+from .._math.exact_sampling import SECURE_RANDOM, bernoulli_exp
+from .._math.rounding import float_up
 from ..privacy import PrivacyStatement, SamplingRun
 from ._base import Mechanism, bounded_range_rdp, check_epsilon, pure_dp_zcdp
 
@@ -475,7 +475,7 @@ class ExponentialQuantileMechanism(Mechanism):
 
         The output is ``grid[j]`` with probability ``probabilities[j]`` (see
         the class). For planning on databases drawn from a public population
-        model (:func:`sensampler.planning.plan_release`); applied to private
+        model (:func:`sensampler.app.planning.plan_release`); applied to private
         data it releases them exactly.
 
         Parameters
@@ -502,7 +502,7 @@ class ExponentialQuantileMechanism(Mechanism):
         count form consecutive runs, the classes; points of a class are
         equally likely. Depends on the data, ``q`` and the bounds only, not
         on epsilon: planning computes it once per database
-        (:func:`sensampler.planning.plan_release`).
+        (:func:`sensampler.app.planning.plan_release`).
 
         Parameters
         ----------

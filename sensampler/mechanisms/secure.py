@@ -79,16 +79,16 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._curves import zcdp_curve
-from .._domains import EPSILON_POINT, RHO_TARGET
-from .._exact_sampling import (
+from .._lib.domains import EPSILON_POINT, RHO_TARGET
+from .._lib.validation import check_count
+from .._math.curves import zcdp_curve
+from .._math.exact_sampling import (
     SECURE_RANDOM,
     as_fraction,
     discrete_gaussian,
     discrete_laplace,
 )
-from .._rounding import float_up
-from .._validation import check_count
+from .._math.rounding import float_up
 from ..privacy import PrivacyStatement
 from ._base import (
     Mechanism,

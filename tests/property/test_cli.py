@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from sensampler import cli
+from sensampler.app import cli as cli
 
 values = st.one_of(
     st.sampled_from(["0", "-1", "1e308", "nan", "inf", "", "x", "0.05", "2**63"]),
@@ -87,7 +87,7 @@ def test_n_jobs_0_exits_2(command, capsys):
 )
 def test_sizes_beyond_the_machine_exit_2(capsys, monkeypatch, head, size):
     """(An additive query's n is bounded by MAX_N only: it draws no database.)"""
-    from sensampler import _memory
+    from sensampler._lib import memory as _memory
     from sensampler.app import _audit_cli
 
     def no_work(*args, **kwargs):

@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from sensampler.distributions import Normal
 
 from sensampler import queries
-from sensampler.distributions import Normal
-from sensampler.experiments import (
+from sensampler.app.experiments import (
     epsilon_vs_iterations,
     error_vs_epsilon,
     run_batch,
     vectorized_vs_sequential,
 )
-from sensampler.experiments.batch import load_config
+from sensampler.app.experiments.batch import load_config
 from tests.property._contract import anything, junk, reals, refused_or_result
 
 #: Grids of numbers: lists of hostile numbers, or something that is no grid.
@@ -212,7 +212,7 @@ def _toml(edits, extra):
 )
 @given(edits, tables)
 def test_batch_configs(tmp_path, monkeypatch, edits, extra):
-    from sensampler import _memory
+    from sensampler._lib import memory as _memory
 
     monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * 2**30)
     folder = tmp_path / uuid.uuid4().hex

@@ -10,7 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sensampler import mechanisms as mech
-from sensampler._domains import DELTA_STATED, EPSILON_STATED, RHO
+from sensampler._lib.domains import DELTA_STATED, EPSILON_STATED, RHO
 from tests.property._contract import anything, assert_finite, refused_or_result
 
 CONSTRUCTORS = {

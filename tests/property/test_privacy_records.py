@@ -4,7 +4,7 @@ declared domains."""
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sensampler._domains import DELTA_STATED, EPSILON_STATED, GAMMA, RHO, RUN_RHO
+from sensampler._lib.domains import DELTA_STATED, EPSILON_STATED, GAMMA, RHO, RUN_RHO
 from sensampler.privacy import PrivacyBound, PrivacyStatement, SamplingRun
 from tests.property._contract import anything, refused_or_result
 

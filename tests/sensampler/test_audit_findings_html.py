@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from sensampler.accounting import PrivacyFilter
+from sensampler.app.release import release_statistic
 from sensampler.privacy import PrivacyStatement, SamplingRun
-from sensampler.release import release_statistic
 
 
 def test_the_estimate_card_never_understates_gamma():

@@ -9,9 +9,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
-from sensampler._validation import as_seed_sequence
 from sensampler.distributions import Normal, PublicSample
+
+from sensampler._lib.validation import as_seed_sequence
 from sensampler.mechanisms import ExponentialQuantileMechanism
 from sensampler.quantile_calibration import (
     calibrate_quantile,

@@ -6,7 +6,7 @@ import math
 import mpmath
 import pytest
 
-from sensampler._balle_wang import delta_with_error
+from sensampler._math.balle_wang import delta_with_error
 from sensampler.accounting._exact_gaussian import gaussian_delta
 from sensampler.mechanisms.gaussian import analytic_gaussian_delta
 

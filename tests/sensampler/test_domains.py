@@ -7,8 +7,9 @@ import re
 import numpy as np
 import pytest
 
-from sensampler import _domains, plan, privacy
-from sensampler._domains import (
+from sensampler import plan, privacy
+from sensampler._lib import domains as _domains
+from sensampler._lib.domains import (
     DELTA_STATED,
     DELTA_TARGET,
     EPSILON,
@@ -22,7 +23,7 @@ from sensampler._domains import (
 )
 from sensampler.accounting import RenyiFilter
 from sensampler.accounting._filter_rules import renyi_filter_budget
-from sensampler.experiments import MECHANISMS
+from sensampler.app.experiments import MECHANISMS
 from sensampler.mechanisms import GaussianMechanism
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -9,7 +9,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from sensampler._exact_sampling import (
+from sensampler._math.exact_sampling import (
     as_fraction,
     bernoulli,
     bernoulli_exp,

@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from sensampler._extras import require
+from sensampler._lib.extras import require
 
 
 def test_require_returns_the_module():

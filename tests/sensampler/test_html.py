@@ -7,8 +7,10 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
+from sensampler.distributions import GaussianMixture, MultivariateNormal, Normal
 
-from sensampler import _html, queries, sample_sensitivity
+from sensampler import queries, sample_sensitivity
+from sensampler._display import html as _html
 from sensampler.accounting import (
     PLDAccountant,
     PrivacyFilter,
@@ -17,6 +19,9 @@ from sensampler.accounting import (
     WhitehouseFilter,
     ZCDPAccountant,
 )
+from sensampler.app.budget_file import BudgetFile
+from sensampler.app.planning import plan_release
+from sensampler.app.release import release_statistic
 from sensampler.audit import (
     PopulationChoice,
     audit_estimate,
@@ -25,8 +30,6 @@ from sensampler.audit import (
     conservative_choice,
 )
 from sensampler.bounds import Bounds, private_bounds
-from sensampler.budget_file import BudgetFile
-from sensampler.distributions import GaussianMixture, MultivariateNormal, Normal
 from sensampler.estimate import SensitivityValue
 from sensampler.mechanisms import (
     CatastropheMechanism,
@@ -38,9 +41,7 @@ from sensampler.mechanisms import (
     RandomizedResponse,
 )
 from sensampler.plan import SamplingPlan, sampling_plan
-from sensampler.planning import plan_release
 from sensampler.privacy import PrivacyBound, PrivacyStatement, format_upper
-from sensampler.release import release_statistic
 from sensampler.table import ResultTable
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])

@@ -7,10 +7,11 @@ import subprocess
 import sys
 
 import pytest
-
-from sensampler import _memory, queries, sample_sensitivity
 from sensampler.distributions import GaussianMixture, Normal
-from sensampler.experiments import error_vs_epsilon
+
+from sensampler import queries, sample_sensitivity
+from sensampler._lib import memory as _memory
+from sensampler.app.experiments import error_vs_epsilon
 from sensampler.parallel import DEFAULT_CHUNK_BYTES
 from tests.conftest import traced_peak
 
@@ -199,7 +200,7 @@ def test_the_guard_honours_rlimit_as_in_a_real_process():
     code = (
         "import resource, sys; "
         "resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, resource.RLIM_INFINITY)); "
-        "from sensampler.cli import main; "
+        "from sensampler.app.cli import main; "
         "sys.exit(main(['sample', '--m', '400000000', '--n', '10']))"
     )
     out = subprocess.run(

@@ -2,17 +2,17 @@
 
 import numpy as np
 import pytest
+from sensampler.distributions import Empirical
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from sensampler import queries, sample_sensitivity
-from sensampler._model_fits import (
+from sensampler.audit import audit_estimate
+from sensampler.models._fits import (
     ShrunkLogisticRegression,
     ShrunkRidge,
     Statistics,
     scrub,
 )
-from sensampler.audit import audit_estimate
-from sensampler.distributions import Empirical
 
 
 def _classification(n, seed=0, d=3, classes=2):

@@ -4,19 +4,19 @@ import re
 
 import numpy as np
 import pytest
+from sensampler.distributions import Empirical
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sensampler._validation import as_seed_sequence
+from sensampler._lib.validation import as_seed_sequence
 from sensampler.accounting import (
     ExceededPrivacyBudgetError,
     PrivacyFilter,
     default_filter,
 )
-from sensampler.distributions import Empirical
 from sensampler.models import PrivateEstimator
 
 M = 19  # the exchangeable plan's fewest pairs for gamma = 0.05: fast tests

@@ -9,10 +9,10 @@ shrunk fits of diabetes and breast cancer (benchmarks/model_value.py).
 
 import numpy as np
 import pytest
+from sensampler.distributions import MultivariateNormal
 from sklearn.linear_model import Ridge
 
 from sensampler.accounting import PrivacyFilter
-from sensampler.distributions import MultivariateNormal
 from sensampler.models import RELEASE_PAIRS, PrivateEstimator
 from sensampler.plan import sampling_plan
 

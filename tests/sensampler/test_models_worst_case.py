@@ -5,10 +5,10 @@ import pytest
 from sklearn.linear_model import LogisticRegression, Ridge
 from threadpoolctl import threadpool_info
 
-from sensampler._model_fits import ShrunkLogisticRegression, logistic_worst_case
 from sensampler.audit import audit_mechanism
 from sensampler.mechanisms.gaussian import gaussian_epsilon
 from sensampler.models import PrivateEstimator
+from sensampler.models._fits import ShrunkLogisticRegression, logistic_worst_case
 
 M = 19  # the exchangeable plan's fewest pairs for gamma = 0.05: fast tests
 

@@ -3,7 +3,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from sensampler._rounding import float_up, lower, upper
+from sensampler._math.rounding import float_up, lower, upper
 
 
 def test_lower_and_upper_bracket_the_exact_value():

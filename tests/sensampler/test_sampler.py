@@ -5,6 +5,14 @@ import joblib
 import numpy as np
 import pytest
 from scipy import stats
+from sensampler.distributions import (
+    GaussianMixture,
+    LinearRegressionPopulation,
+    MultivariateNormal,
+    Normal,
+    PublicSample,
+    Uniform,
+)
 from sklearn.linear_model import Ridge
 
 from sensampler import (
@@ -14,14 +22,6 @@ from sensampler import (
     queries,
     sample_sensitivity,
     sampling_plan,
-)
-from sensampler.distributions import (
-    GaussianMixture,
-    LinearRegressionPopulation,
-    MultivariateNormal,
-    Normal,
-    PublicSample,
-    Uniform,
 )
 from sensampler.norms import L1SensitivityNorm
 from tests.conftest import assert_close_in_se
@@ -724,7 +724,7 @@ def test_a_public_sample_run_checks_every_argument_before_drawing(bad, message):
     assert rng.bit_generator.state == state
 
 def test_a_database_larger_than_memory_is_refused_before_drawing(monkeypatch):
-    from sensampler import _memory
+    from sensampler._lib import memory as _memory
 
     monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * 2**30)
     pop = _counting(Normal())
@@ -742,7 +742,7 @@ def test_a_database_larger_than_memory_is_refused_before_drawing(monkeypatch):
 
 
 def test_sensitivities_larger_than_memory_are_refused(monkeypatch):
-    from sensampler import _memory
+    from sensampler._lib import memory as _memory
 
     monkeypatch.setattr(_memory, "physical_memory", lambda: 2**30)
     with pytest.raises(ValueError, match=r"m=100000000 pairs of 1 sensitivity each"):

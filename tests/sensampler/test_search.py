@@ -1,6 +1,6 @@
 import pytest
 
-from sensampler._search import largest_int, smallest_int
+from sensampler._math.search import largest_int, smallest_int
 
 
 @pytest.mark.parametrize("low, high", [(0, 1), (0, 2), (-5, 17), (3, 1000), (0, 10**9)])

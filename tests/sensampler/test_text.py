@@ -1,4 +1,4 @@
-from sensampler._text import text_table
+from sensampler._display.text import text_table
 
 
 def test_text_table_aligns_header_rule_and_right_columns():

@@ -1,6 +1,6 @@
 from threadpoolctl import threadpool_info
 
-from sensampler._threads import one_thread
+from sensampler._lib.threads import one_thread
 
 
 def _blas_threads():

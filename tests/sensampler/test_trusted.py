@@ -6,12 +6,12 @@ import gc
 
 import numpy as np
 import pytest
+from sensampler.distributions import Normal
 
-import sensampler._trusted
+import sensampler._sampling.trusted
 import sensampler.sampler
 from sensampler import queries, sample_sensitivity
-from sensampler._trusted import is_trusted, trust
-from sensampler.distributions import Normal
+from sensampler._sampling.trusted import is_trusted, trust
 
 POPULATION = Normal(0.0, 1.0)
 
@@ -154,7 +154,7 @@ def test_trust_ends_with_the_query():
     assert is_trusted(query)
     del query
     gc.collect()
-    assert key not in sensampler._trusted._TRUSTED
+    assert key not in sensampler._sampling.trusted._TRUSTED
 
 
 def test_a_histogram_keeps_its_own_edges():

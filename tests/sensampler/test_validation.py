@@ -1,4 +1,4 @@
-"""The shared checks of sensampler._validation, and every public ``progress``."""
+"""The shared checks of sensampler._lib.validation, and every public ``progress``."""
 
 import inspect
 import os
@@ -6,15 +6,15 @@ import sys
 
 import numpy as np
 import pytest
+from sensampler.distributions import Normal
 
 import sensampler.app.cli  # noqa: F401 - loads every public module
 from sensampler import SensitivitySampler, queries, sample_sensitivity
-from sensampler._validation import check_flag
+from sensampler._lib.validation import check_flag
 from sensampler.app.demo import run_demo
 from sensampler.app.experiments.batch import run_batch
 from sensampler.app.experiments.sweep import error_vs_epsilon
 from sensampler.audit import audit_estimate, compare_populations
-from sensampler.distributions import Normal
 from sensampler.parallel import run_tasks
 
 

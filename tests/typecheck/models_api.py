@@ -7,8 +7,6 @@ states the type a user's checker must see.
 from typing import assert_type
 
 import numpy as np
-
-from sensampler import SamplingPlan, certified_gamma, queries, sampling_plan
 from sensampler.distributions import (
     Categorical,
     Distribution,
@@ -20,6 +18,8 @@ from sensampler.distributions import (
     Product,
     as_distribution,
 )
+
+from sensampler import SamplingPlan, certified_gamma, queries, sampling_plan
 from sensampler.norms import L1SensitivityNorm, SensitivityNorm, get_norm
 from sensampler.queries import BatchedQuery, EstimatorQuery, Query
 

@@ -8,10 +8,10 @@ from typing import assert_type
 import numpy as np
 
 from sensampler.accounting import PrivacyFilter
-from sensampler.budget_file import BudgetFile
-from sensampler.data_files import read_column
+from sensampler.app.budget_file import BudgetFile
+from sensampler.app.data_files import read_column
+from sensampler.app.release import Release, release_statistic, release_statistics
 from sensampler.privacy import PrivacyStatement
-from sensampler.release import Release, release_statistic, release_statistics
 
 heights = read_column("private.csv", "height")
 assert_type(heights, np.ndarray)

@@ -1,9 +1,6 @@
 """Experiments: error-vs-epsilon sweeps, batch runs, data sets shipped with scikit-learn,
 and the source documents' studies."""
 
-# the former submodule, for `from sensampler.experiments import table`
-from ... import table as table
-from ...table import ResultTable
 from .batch import run_batch
 from .datasets import DatasetSplit, load_split
 from .documents import (
@@ -30,7 +27,6 @@ __all__ = [
     "run_batch",
     "load_split",
     "DatasetSplit",
-    "ResultTable",
     "CompositionExperiment",
     "composition_experiment",
     "runs_before_budget",

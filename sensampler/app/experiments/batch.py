@@ -21,7 +21,7 @@ that every grid point can run (each population, query, sampling plan and
 mechanism is built; each query answers one probe database of each population,
 drawn with a fixed seed, which also sizes the run's memory: a run whose
 sampling or sweep would not fit in physical memory is refused, see
-:mod:`sensampler._memory`); errors name the file, the key and the value.
+:mod:`sensampler._lib.memory`); errors name the file, the key and the value.
 One ``run`` at a time may use an output folder: it holds an OS lock on
 ``OUT/.lock`` (released when it ends, even by a crash), and a second ``run`` on
 the same folder stops with an error before touching anything.
@@ -53,14 +53,14 @@ Real models on real data (``examples/real_models.toml`` reproduces the table of
 
 - ``[datasets.NAME]``: data that ships with scikit-learn, split public / private
   training / private test by
-  :func:`~sensampler.experiments.datasets.load_split` (keys ``loader``, one of
-  :data:`~sensampler.experiments.datasets.LOADERS`, and ``public`` (0.4),
+  :func:`~sensampler.app.experiments.datasets.load_split` (keys ``loader``, one of
+  :data:`~sensampler.app.experiments.datasets.LOADERS`, and ``public`` (0.4),
   ``train`` (0.7), ``seed`` (0), ``standardise`` ("public"));
 - a population with ``dataset = NAME`` is fitted on its public part: ``kind =
   "Empirical"`` (the bootstrap) or ``"SklearnGaussianMixture"`` (``components``,
   ``covariance_type`` ("full"), ``seed`` (0));
 - ``[queries.NAME]``: ``kind = "estimator"``, ``model`` (one of
-  :data:`~sensampler.experiments.specs.ESTIMATORS`) and ``params``: the model's
+  :data:`~sensampler.app.experiments.specs.ESTIMATORS`) and ``params``: the model's
   fitted ``coef_``;
 - ``[errors]``: ``data = NAME`` releases the answer on that data set's private
   training part (the same fixed database in every repetition; ``n = "private"``
@@ -102,7 +102,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..._domains import (
+from ..._lib.domains import (
     DELTA_TARGET,
     EPSILON,
     ESTIMATOR_NORMS,
@@ -110,8 +110,8 @@ from ..._domains import (
     PROBABILITY,
     Interval,
 )
-from ..._threads import one_thread
-from ..._validation import check_flag, check_n_jobs
+from ..._lib.threads import one_thread
+from ..._lib.validation import check_flag, check_n_jobs
 from ...norms import NORM_NAMES
 from ...parallel import iter_tasks, progress_bar
 from ...plan import sampling_plan
@@ -147,7 +147,7 @@ _RUN_DEFAULTS = {"seed": 0, "repetitions": 50, "delta": 1e-6, "bound": "exact"}
 _DATASET_DEFAULTS = {"public": 0.4, "train": 0.7, "seed": 0, "standardise": "public"}
 def _private_estimator():
     """:class:`sensampler.models.PrivateEstimator`, loaded when a private-estimator
-    route runs: it imports scikit-learn, which ``import sensampler.cli`` must not
+    route runs: it imports scikit-learn, which ``import sensampler.app.cli`` must not
     load (``tests/test_import_cost.py``)."""
     return importlib.import_module("sensampler.models").PrivateEstimator
 
@@ -385,7 +385,7 @@ def _check_config(path) -> _CheckedConfig:
 def _check_runs_fit(path, runs, splits, populations) -> None:
     """Each run's sampling and sweep fit in memory, and its query answers its
     population: checked on one probe database per (population, query, n), drawn
-    with a fixed seed (see :func:`~sensampler.experiments.specs.check_sampling_memory`).
+    with a fixed seed (see :func:`~sensampler.app.experiments.specs.check_sampling_memory`).
 
     ``populations`` are the grid's populations built by :func:`_check_runnable`
     on the data sets ``splits``; each query is built once.

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._domains import PROBABILITY
-from ..._validation import check_choice, check_count
+from ..._lib.domains import PROBABILITY
+from ..._lib.validation import check_choice, check_count
 
 __all__ = [
     "LOADERS",
@@ -128,7 +128,7 @@ class Score:
     """A score of released coefficients on a test part: ``score(coef) -> float``.
 
     ``__name__`` is the score's name (the ``error`` column of
-    :func:`~sensampler.experiments.error_vs_epsilon`); ``function(coef, test,
+    :func:`~sensampler.app.experiments.error_vs_epsilon`); ``function(coef, test,
     *args)`` computes it.
     """
 

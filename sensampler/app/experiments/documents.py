@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ..._domains import (
+from ..._lib.domains import (
     DELTA_STATED,
     DELTA_TARGET,
     EPSILON,
@@ -16,7 +16,7 @@ from ..._domains import (
     ORDER,
     POSITIVE,
 )
-from ..._validation import check_array, check_random_state, check_real
+from ..._lib.validation import check_array, check_random_state, check_real
 from ...accounting import (
     ExceededPrivacyBudgetError,
     PrivacyFilter,
@@ -416,7 +416,7 @@ def epsilon_vs_iterations(
     Returns
     -------
     ResultTable
-        One row per point, as plotted by :mod:`sensampler.plotting`.
+        One row per point, as plotted by :mod:`sensampler.app.plotting`.
     """
     ks = _check_counts("iterations", iterations)
     if ks.max() > MAX_ITERATIONS:

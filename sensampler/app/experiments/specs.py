@@ -11,10 +11,10 @@ import re
 import numpy as np
 
 from ... import distributions, queries
-from ..._domains import DELTA_TARGET, GAUSSIAN_VARIANTS
-from ..._memory import check_database_fits, check_sampling_fits, record_bytes_of
-from ..._structure import split
-from ..._validation import check_choice, check_count, check_real
+from ..._lib.domains import DELTA_TARGET, GAUSSIAN_VARIANTS
+from ..._lib.memory import check_database_fits, check_sampling_fits, record_bytes_of
+from ..._lib.structure import split
+from ..._lib.validation import check_choice, check_count, check_real
 from ...distributions import mixtures, univariate
 from ...mechanisms import GaussianMechanism, LaplaceMechanism
 from ...norms import get_norm
@@ -89,7 +89,7 @@ def build_population(
     records, one per row) instead of ``data``.
 
     A table with ``dataset = NAME`` is fitted on the public part of
-    ``datasets[NAME]`` (a :class:`~sensampler.experiments.datasets.DatasetSplit`);
+    ``datasets[NAME]`` (a :class:`~sensampler.app.experiments.datasets.DatasetSplit`);
     its kind is one of :data:`DATASET_KINDS`: ``Empirical`` (the bootstrap: the
     public rows resampled) or ``SklearnGaussianMixture`` (scikit-learn's
     ``GaussianMixture(components, covariance_type=..., random_state=seed)``
@@ -516,7 +516,7 @@ def parse_sensitivities(text: str, sample) -> dict:
     Returns
     -------
     dict
-        ``{label: value}`` for :func:`~sensampler.experiments.error_vs_epsilon`.
+        ``{label: value}`` for :func:`~sensampler.app.experiments.error_vs_epsilon`.
     """
     items = [item.strip() for item in str(text).split(",") if item.strip()]
     if not items:

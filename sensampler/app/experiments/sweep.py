@@ -15,8 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..._memory import check_fits, record_bytes_of, sweep_bytes
-from ..._validation import (
+from ..._lib.memory import check_fits, record_bytes_of, sweep_bytes
+from ..._lib.validation import (
     as_seed_sequence,
     check_array,
     check_count,
@@ -85,7 +85,7 @@ def check_databases_fit(
 ) -> None:
     """Refuse, before drawing, a sweep whose peak would not fit in physical memory.
 
-    The peak is :func:`sensampler._memory.sweep_bytes`: ``repetitions``
+    The peak is :func:`sensampler._lib.memory.sweep_bytes`: ``repetitions``
     databases of ``n`` records of shape ``record_shape`` (five times over: the
     draws and the temporaries of the population and the query), the answers of
     ``answer_size`` numbers each, and the result rows of ``settings``
@@ -168,7 +168,7 @@ def _describe(label, value, shape):
         raise TypeError(
             f"sensitivity {label!r} must be a number, an array, a "
             f"SensitivityEstimate or a SensitivityValue, got {value!r}; text such "
-            "as 'mean+2sd' is read by sensampler.experiments.specs"
+            "as 'mean+2sd' is read by sensampler.app.experiments.specs"
             ".parse_sensitivities."
         )
     else:
@@ -306,7 +306,7 @@ def error_vs_epsilon(
     score : callable, optional
         ``score(released) -> float`` measures each release instead of its
         distance to the true answer, e.g. the test error of released model
-        coefficients (:meth:`~sensampler.experiments.DatasetSplit.score`);
+        coefficients (:meth:`~sensampler.app.experiments.DatasetSplit.score`);
         its ``__name__`` fills the ``error`` column, with no per-coordinate
         rows. Not with ``statistic``, nor with a tuple / dict output.
     random_state, n_jobs, progress : as in :func:`sensampler.sample_sensitivity`
@@ -333,7 +333,7 @@ def error_vs_epsilon(
 
     Before the repetitions are drawn, the query answers one probe database
     (from its own child seed), and a sweep whose measured peak
-    (:func:`sensampler._memory.sweep_bytes`: the databases five times over,
+    (:func:`sensampler._lib.memory.sweep_bytes`: the databases five times over,
     the answers, the result rows) exceeds physical memory is refused with
     ``ValueError`` naming the sizes.
     """

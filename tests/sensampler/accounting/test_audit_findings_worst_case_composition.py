@@ -5,11 +5,11 @@ privacy profile of Gaussians, dp_accounting's pessimistic PLD)."""
 import mpmath
 import numpy as np
 import pytest
+from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import PLDAccountant, RenyiAccountant
 from sensampler.bounds import Bounds
-from sensampler.distributions import Normal
 from sensampler.mechanisms import ZCDPGaussianMechanism
 from sensampler.privacy import DEFAULT_ORDERS, PrivacyStatement
 

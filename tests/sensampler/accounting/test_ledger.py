@@ -5,6 +5,7 @@ import sys
 from dataclasses import replace
 
 import pytest
+from sensampler.distributions import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import (
@@ -19,8 +20,7 @@ from sensampler.accounting import (
     WhitehouseFilter,
     ZCDPAccountant,
 )
-from sensampler.budget_file import replay_filter
-from sensampler.distributions import GaussianMixture
+from sensampler.app.budget_file import replay_filter
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 from sensampler.privacy import PrivacyStatement, SamplingRun
 
@@ -183,7 +183,7 @@ def test_every_report_checks_its_argument_in_the_base_class(
     make, call, value, error, message
 ):
     # One check, in PrivacyAccountant, for every accountant and filter: the
-    # same domain (sensampler._domains) and the same message everywhere.
+    # same domain (sensampler._lib.domains) and the same message everywhere.
     acc = make()
     acc.compose(LaplaceMechanism(1.0, 0.1))
     with pytest.raises(error, match=re.escape(message)):

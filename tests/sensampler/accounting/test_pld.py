@@ -4,6 +4,7 @@ import re
 import mpmath
 import numpy as np
 import pytest
+from sensampler.distributions import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import PLDAccountant
@@ -16,7 +17,6 @@ from sensampler.accounting.pld import (
     pld_delta,
     pld_epsilon,
 )
-from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import (
     CatastropheMechanism,
     ExponentialMechanism,

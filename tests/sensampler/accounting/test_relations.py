@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 from scipy import optimize, stats
+from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import (
@@ -16,7 +17,6 @@ from sensampler.accounting import (
     WhitehouseFilter,
     ZCDPAccountant,
 )
-from sensampler.distributions import Normal
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 from sensampler.privacy import (
     PrivacyStatement,

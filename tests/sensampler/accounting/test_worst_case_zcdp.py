@@ -4,6 +4,7 @@ import re
 
 import mpmath
 import pytest
+from sensampler.distributions import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import (
@@ -13,7 +14,6 @@ from sensampler.accounting import (
     ZCDPAccountant,
 )
 from sensampler.bounds import Bounds
-from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import (
     LaplaceMechanism,
     RenyiGaussianMechanism,

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from sensampler import _memory
+from sensampler._lib import memory as _memory
 from sensampler.app import _audit_cli, plotting
 from sensampler.app.cli import main
 from sensampler.audit import MAX_AUDIT_PAIRS

@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 import pytest
+from sensampler.distributions import Normal
 
 from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from sensampler.app.budget_file import BudgetFile
@@ -20,7 +21,6 @@ from sensampler.app.release import (
     release_statistic,
     release_statistics,
 )
-from sensampler.distributions import Normal
 from sensampler.plan import sampling_plan
 from sensampler.privacy import to_replace_one
 from sensampler.quantile_calibration import check_calibration

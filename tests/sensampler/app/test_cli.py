@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from sensampler import __version__
-from sensampler._domains import GAUSSIAN_VARIANTS
+from sensampler._lib.domains import GAUSSIAN_VARIANTS
 from sensampler.app import cli
 from sensampler.app.cli import main
 from sensampler.app.experiments.specs import MECHANISMS, mechanisms_help
@@ -451,7 +451,7 @@ def test_run_json_is_strict_json(tmp_path):
 
 @pytest.fixture
 def small_machine(monkeypatch):
-    from sensampler import _memory
+    from sensampler._lib import memory as _memory
 
     monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * 2**30)
 

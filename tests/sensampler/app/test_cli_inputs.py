@@ -17,7 +17,7 @@ import threading
 
 import pytest
 
-from sensampler import _memory
+from sensampler._lib import memory as _memory
 from sensampler.app import _audit_cli, release
 from sensampler.app.cli import main
 

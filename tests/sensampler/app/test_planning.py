@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 from scipy.optimize import bisect
+from sensampler.distributions import GaussianMixture, Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.app.planning import (
@@ -20,13 +21,13 @@ from sensampler.app.planning import (
     plan_release,
     prepare_plan,
 )
-from sensampler.app.release import quantile_bounds, quantile_level_of, release_statistic
-from sensampler.distributions import GaussianMixture, Normal
+from sensampler.app.release import quantile_bounds, release_statistic
 from sensampler.mechanisms import (
     ExponentialQuantileMechanism,
     GaussianMechanism,
     LaplaceMechanism,
 )
+from sensampler.mechanisms.choice import quantile_level_of
 from sensampler.parallel import child_seed
 from sensampler.quantile_calibration import calibrate_quantile
 

@@ -8,6 +8,7 @@ import threading
 
 import numpy as np
 import pytest
+from sensampler.distributions import Empirical, Normal, PublicSample
 
 from sensampler import queries
 from sensampler.accounting import (
@@ -23,7 +24,6 @@ from sensampler.app.release import (
     release_statistic,
     release_statistics,
 )
-from sensampler.distributions import Empirical, Normal, PublicSample
 from sensampler.sampler import sample_sensitivity
 
 SECRET = "987654.321"

@@ -9,8 +9,10 @@ import re
 
 import numpy as np
 import pytest
+from sensampler.distributions import GaussianMixture, Normal
 
-from sensampler import _memory, queries
+from sensampler import queries
+from sensampler._lib import memory as _memory
 from sensampler.accounting import PrivacyFilter
 from sensampler.app.budget_file import BudgetFile
 from sensampler.app.cli import main
@@ -23,7 +25,6 @@ from sensampler.app.release import (
 )
 from sensampler.audit import audit_mechanism
 from sensampler.bounds import Bounds
-from sensampler.distributions import GaussianMixture, Normal
 from sensampler.mechanisms import ExponentialQuantileMechanism
 
 POP = "normal:loc=170,scale=10"

@@ -4,11 +4,11 @@ import re
 import numpy as np
 import pytest
 from scipy import stats
+from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import PrivacyFilter, default_filter
 from sensampler.audit import MAX_RELEASES, audit_mechanism
-from sensampler.distributions import Normal
 from sensampler.mechanisms import (
     CatastropheMechanism,
     DiscreteGaussianMechanism,

@@ -4,9 +4,8 @@ import re
 
 import numpy as np
 import pytest
-from scipy import stats
-
 import sensampler.distributions as D
+from scipy import stats
 
 MODELS = [
     D.Normal(),

@@ -3,7 +3,6 @@ import re
 
 import numpy as np
 import pytest
-
 from sensampler.distributions import (
     Bernoulli,
     Categorical,
@@ -14,6 +13,7 @@ from sensampler.distributions import (
     Poisson,
     Uniform,
 )
+
 from tests.conftest import assert_moments
 
 MODELS = [

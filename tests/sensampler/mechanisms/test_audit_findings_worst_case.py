@@ -7,11 +7,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.audit import audit_mechanism
 from sensampler.bounds import Bounds
-from sensampler.distributions import Normal
 from sensampler.mechanisms import (
     ExponentialQuantileMechanism,
     GaussianMechanism,

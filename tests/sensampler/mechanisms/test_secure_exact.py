@@ -12,7 +12,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from sensampler._exact_sampling import discrete_gaussian, discrete_laplace
+from sensampler._math.exact_sampling import discrete_gaussian, discrete_laplace
 from sensampler.accounting import PrivacyFilter
 from sensampler.mechanisms import (
     DiscreteGaussianMechanism,

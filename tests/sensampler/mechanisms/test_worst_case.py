@@ -7,12 +7,12 @@ import re
 import mpmath
 import numpy as np
 import pytest
+from sensampler.distributions import Empirical, GaussianMixture, Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import PrivacyFilter, RenyiAccountant, default_filter
 from sensampler.audit import audit_mechanism
 from sensampler.bounds import Bounds
-from sensampler.distributions import Empirical, GaussianMixture, Normal
 from sensampler.mechanisms import (
     CatastropheMechanism,
     DiscreteGaussianMechanism,
@@ -414,7 +414,7 @@ def test_discrete_gaussian_states_a_worst_case_zcdp_and_floors_sigma(zero):
 
 
 def test_a_discrete_gaussian_release_meets_the_epsilon_cap():
-    from sensampler.release import release_statistic
+    from sensampler.app.release import release_statistic
 
     data = np.random.default_rng(0).normal(170, 10, 500)
     r = release_statistic(data, "mean", Empirical([171.0]), epsilon=1.0, delta=1e-6,

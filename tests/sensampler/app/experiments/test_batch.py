@@ -790,7 +790,7 @@ def test_a_config_the_machine_cannot_hold_is_refused_at_check_time(
 ):
     # Failed before: m = 1e9 passed every check; the run was then killed by the
     # out-of-memory killer after 103 s (24 GB resident).
-    from sensampler import _memory
+    from sensampler._lib import memory as _memory
 
     monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * 2**30)
     path = _one_run(tmp_path, extra="[run]\nm = 1000000000\n")

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sensampler.distributions import GaussianMixture, Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.app.experiments import (
@@ -18,7 +19,6 @@ from sensampler.app.experiments import (
     mechanism_from_name,
 )
 from sensampler.app.experiments.specs import parse_sensitivities
-from sensampler.distributions import GaussianMixture, Normal
 from sensampler.mechanisms import (
     ExponentialMechanism,
     GaussianMechanism,
@@ -355,7 +355,7 @@ def test_releases_that_overflow_are_refused_naming_the_setting():
         (
             dict(sensitivities={"m": "mean+1sd"}),
             TypeError,
-            "'mean+2sd' is read by sensampler.experiments.specs.parse_sensitivities",
+            "'mean+2sd' is read by sensampler.app.experiments.specs.parse_sensitivities",
         ),
         (
             dict(sensitivities=[1.0]),

@@ -1,0 +1,1 @@
+"""Private helpers: see the package docstring of sensampler."""

@@ -1,0 +1,286 @@
+"""``sensampler release``: the flags and the two phases of the command.
+
+Phase 1 (exit 2 on failure) reads and checks the private file, the population,
+the queries, the settings and the budget file (which must admit every planned
+release); phase 2 samples, spends under the budget file's lock, releases and
+prints. No message quotes a record of the private file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from ...distributions.empirical import check_not_private_file
+from ...mechanisms.choice import RELEASE_MECHANISMS
+from ...plan import BOUNDS
+from ...privacy import format_dp, format_upper
+from .._input_files import check_not_special
+from ..budget_file import BudgetFile
+from ..data_files import read_column
+from ..release import prepare_releases
+from ..report import check_report_path, release_report, write_report
+from ._flags import add_floor_flags, add_neighbours_flag, bounds_of
+
+__all__ = ["add_release_arguments", "release_command"]
+
+
+def add_release_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of ``sensampler release``."""
+    p.add_argument("--data", required=True, help="the private CSV or Parquet file")
+    p.add_argument("--column", required=True, help="the column to release, by name")
+    p.add_argument(
+        "--query",
+        action="append",
+        help="mean, sum, median, variance, std, count, quantile:Q, "
+        "histogram:BINS:LOW:HIGH; repeat for several releases (default: mean)",
+    )
+    p.add_argument(
+        "--population",
+        default=None,
+        help="bootstrap:PUBLIC_FILE (the same column of a public CSV/Parquet "
+        "file, resampled), a model such as 'normal:loc=170,scale=10', or a "
+        "TOML file with a [population] table; optional, and not used, with --bounds "
+        "private:EPS0",
+    )
+    add_floor_flags(p, default="auto", private=True)
+    add_neighbours_flag(
+        p,
+        "the neighbouring relation of every statement",
+        default="replace-one",
+        note="; a budget file records it converted to replace-one: twice the "
+        "epsilon and the gamma",
+    )
+    p.add_argument("--epsilon", type=float, required=True, help="each release's epsilon")
+    p.add_argument(
+        "--delta", type=float, default=0.0, help="each release's delta (Gaussian)"
+    )
+    p.add_argument(
+        "--gamma",
+        type=float,
+        default=0.05,
+        help="random-DP failure probability of each sampling run (default 0.05)",
+    )
+    p.add_argument(
+        "--mechanism", choices=list(RELEASE_MECHANISMS), default="laplace"
+    )
+    p.add_argument(
+        "--granularity", type=float, help="grid step of the discrete mechanisms"
+    )
+    p.add_argument("--bound", choices=BOUNDS, default="exact")
+    p.add_argument("--budget-file", help="a JSON ledger to spend from (locked)")
+    p.add_argument(
+        "--budget-epsilon", type=float, help="creates --budget-file with this epsilon"
+    )
+    p.add_argument("--budget-delta", type=float, help="... and this delta")
+    p.add_argument("--budget-gamma", type=float, help="... and this gamma budget")
+    p.add_argument(
+        "--seed", type=int, default=None, help="seeds the sampling (never the noise)"
+    )
+    p.add_argument("--n-jobs", type=int, default=None, help="sampler workers")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--report",
+        help="write an HTML report to this file (statements in words, figures; "
+        "no private record)",
+    )
+
+
+def _budget(args) -> BudgetFile | None:
+    extra = [
+        flag
+        for flag, value in (
+            ("--budget-epsilon", args.budget_epsilon),
+            ("--budget-delta", args.budget_delta),
+            ("--budget-gamma", args.budget_gamma),
+        )
+        if value is not None
+    ]
+    if args.budget_file is None:
+        if extra:
+            raise ValueError(f"{', '.join(extra)} need --budget-file.")
+        return None
+    check_not_special(args.budget_file, "--budget-file")
+    return BudgetFile(
+        args.budget_file,
+        epsilon=args.budget_epsilon,
+        delta=args.budget_delta,
+        gamma=args.budget_gamma,
+    )
+
+
+def release_command(args):
+    """Phase 1 of ``sensampler release``: check everything; return phase 2."""
+    population = args.population or ""
+    if population.startswith("bootstrap:"):
+        population = population[len("bootstrap:") :]
+    elif not population.lower().endswith(".toml"):
+        population = None  # a model named in the flag: no file
+    report = (
+        None
+        if args.report is None
+        else check_report_path(
+            args.report,
+            inputs=[
+                ("--budget-file", args.budget_file),
+                ("--data", args.data),
+                ("--population file", population),
+            ],
+        )
+    )
+    data = read_column(args.data, args.column)
+    if args.population is not None and args.population.startswith("bootstrap:"):
+        check_not_private_file(args.population[len("bootstrap:") :], args.data)
+    budget = _budget(args)
+    queries = args.query or ["mean"]
+    settings = dict(
+        population=args.population,
+        bounds=bounds_of(args.bounds),
+        worst_case_epsilon=args.worst_case_epsilon,
+        epsilon=args.epsilon,
+        delta=args.delta,
+        gamma=args.gamma,
+        mechanism=args.mechanism,
+        granularity=args.granularity,
+        column=args.column,
+        bound=args.bound,
+        budget=budget,
+        random_state=args.seed,
+        n_jobs=args.n_jobs,
+        neighbours=args.neighbours,
+    )
+    prepared = prepare_releases(data, queries, **settings)
+
+    def work():
+        releases = prepared.run()
+        spent = budget.filter() if budget is not None else None
+        if report is not None:
+            source = f"{args.data}, column {args.column!r}"
+            write_report(report, release_report(releases, budget=budget, source=source))
+        if args.json:
+            out = {
+                "data": args.data,
+                "column": args.column,
+                "releases": [r.to_dict() for r in releases],
+                "budget": None if spent is None else _budget_dict(budget, spent),
+                "report": report,
+            }
+            print(json.dumps(out, allow_nan=False))
+            return
+        print(f"{args.data}, column {args.column!r}:")
+        prepass = _spent_on_bounds(releases)
+        if prepass:
+            print(
+                f"private bounds: {format_dp(prepass, 0.0)} (exponential mechanism), "
+                "spent before the releases"
+            )
+        for r in releases:
+            print(r.text())
+        if len(releases) > 1:
+            print(_together(releases))
+        if len(releases) > 1 or prepass:
+            print(_worst_case_total(releases))
+        if spent is not None:
+            b = _budget_dict(budget, spent)
+            used, limit = b["spent"], b["budget"]
+            print(  # every number rounded up, as statements print them
+                f"budget {b['file']}: spent epsilon={format_upper(used['epsilon'], 6)}, "
+                f"delta={format_upper(used['delta'], 3)}, "
+                f"gamma={format_upper(used['gamma'], 4)} "
+                f"of epsilon={format_upper(limit['epsilon'], 6)}, "
+                f"delta={format_upper(limit['delta'], 3)}"
+                + (
+                    ""
+                    if limit["gamma"] is None
+                    else f", gamma={format_upper(limit['gamma'], 4)}"
+                )
+                + f" ({b['spent']['method']}; {b['releases']} releases)"
+            )
+            worst = spent.worst_case()
+            print(
+                f"budget {b['file']}, worst case: "
+                + (
+                    "none (a release in the ledger states random DP only)"
+                    if worst is None
+                    else f"{format_dp(worst.epsilon, worst.delta)} for every pair "
+                    "of replace-one neighbours (basic composition; the ledger is "
+                    "replace-one)"
+                )
+            )
+        if report is not None:
+            print(f"report written to {report}")
+
+    return work
+
+
+def _together(releases) -> str:
+    """What the releases state together: basic composition, a union bound on gamma."""
+    epsilon = math.fsum(r.statement.epsilon for r in releases)
+    delta = math.fsum(r.statement.delta for r in releases)
+    gamma = min(1.0, math.fsum(r.statement.gamma for r in releases))
+    dp = format_dp(epsilon, delta)  # rounded up, as every statement prints its numbers
+    if gamma == 0.0:
+        return f"together: {dp} (basic composition of the {len(releases)} releases)"
+    return (
+        f"together: {dp}, except with probability "
+        f"gamma={format_upper(gamma, 4)} over the data "
+        f"drawn from the population model (basic composition of the "
+        f"{len(releases)} releases; gamma summed over their sampling runs)"
+    )
+
+
+def _spent_on_bounds(releases) -> float:
+    """The epsilon of a private-bounds pre-pass the releases share (0: none)."""
+    bounds = releases[0].bounds
+    return bounds.epsilon if bounds is not None else 0.0
+
+
+def _worst_case_total(releases) -> str:
+    """What holds for every pair of neighbours, together (basic composition)."""
+    parts = []
+    for r in releases:
+        s = r.statement
+        worst = s if s.source == "global" else s.worst_case
+        if worst is None:
+            return (
+                "worst case, together: none (a release without bounds states "
+                "random DP only)"
+            )
+        parts.append(worst)
+    prepass = _spent_on_bounds(releases)
+    epsilon = math.fsum(w.epsilon for w in parts) + prepass
+    delta = math.fsum(w.delta for w in parts)
+    with_prepass = f", the private bounds' epsilon={prepass:g} included" if prepass else ""
+    return (
+        f"worst case, together: {format_dp(epsilon, delta)} for every pair of "
+        f"{releases[0].statement.neighbours} neighbours (basic composition"
+        f"{with_prepass})"
+    )
+
+
+def _budget_dict(budget: BudgetFile, spent) -> dict:
+    bound = spent.spent
+    return {
+        "file": budget.path,
+        "budget": {
+            "epsilon": spent.epsilon_budget,
+            "delta": spent.delta_budget,
+            "gamma": spent.gamma_budget,
+        },
+        "spent": {
+            "epsilon": bound.epsilon,
+            "delta": bound.delta,
+            "gamma": bound.gamma,
+            "method": bound.method,
+        },
+        "releases": spent.count,
+        "worst_case": (
+            None
+            if spent.worst_case() is None
+            else {
+                "epsilon": spent.worst_case().epsilon,
+                "delta": spent.worst_case().delta,
+            }
+        ),
+    }

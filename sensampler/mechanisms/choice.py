@@ -1,0 +1,197 @@
+"""Which mechanism a query gets, and building it: the core's rules of a release.
+
+A one-quantile query (``median``, ``quantile:Q``: :func:`quantile_level_of`)
+over bounds gets the exponential mechanism
+(:class:`~sensampler.mechanisms.ExponentialQuantileMechanism`, Smith 2011);
+every other query gets the noise mechanism named by the release settings
+(:data:`RELEASE_MECHANISMS`), calibrated with its sensitivity
+(:func:`build_mechanism`). A release (:mod:`sensampler.app.release`), a plan
+(:mod:`sensampler.app.planning`), a sweep and the settings record
+(:class:`sensampler.settings.ReleaseSettings`) all follow these rules.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from ..privacy import NEIGHBOURS, format_upper, zcdp_to_dp
+from ..quantile_calibration import plain_scale
+from .gaussian import GaussianMechanism
+from .laplace import LaplaceMechanism
+from .quantile import ExponentialQuantileMechanism
+from .secure import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
+
+__all__ = [
+    "RELEASE_MECHANISMS",
+    "build_mechanism",
+    "default_granularity",
+    "quantile_level_of",
+    "quantile_mechanism",
+    "rho_for",
+]
+
+#: Mechanisms a release may use: name -> the norm its sensitivity is sampled in.
+RELEASE_MECHANISMS = {
+    "laplace": "l1",
+    "gaussian": "l2",
+    "discrete-laplace": "l1",
+    "discrete-gaussian": "l2",
+}
+
+
+def rho_for(epsilon: float, delta: float) -> float:
+    """The largest zCDP rho whose (epsilon, delta) conversion is at most epsilon.
+
+    ``zcdp_to_dp`` (Canonne, Kamath & Steinke 2020, Prop. 12) increases with
+    rho; a root finder inverts it, and the root is lowered until the conversion
+    of the mechanism actually built is at most epsilon.
+    """
+    from scipy import optimize  # needed only here
+
+    hi = 1.0
+    while zcdp_to_dp(hi, delta) < epsilon:
+        hi *= 2.0
+    return optimize.brentq(
+        lambda r: zcdp_to_dp(r, delta) - epsilon, 0.0, hi, xtol=1e-14, rtol=1e-12
+    )
+
+
+def default_granularity(sensitivity: float) -> float:
+    """Default grid step: the largest power of 10 at most 1/100 of the sensitivity
+    (the grid then widens the sensitivity by at most 1%)."""
+    if sensitivity <= 0.0:
+        return 1.0
+    return 10.0 ** math.floor(math.log10(sensitivity / 100.0))
+
+
+
+def quantile_level_of(query) -> float | None:
+    """The level q of a query a release answers by the exponential mechanism.
+
+    The one rule deciding which mechanism a query gets, shared by the release
+    and by :func:`sensampler.app.planning.plan_release`: a one-quantile query
+    (``median``, ``quantile:Q`` with one Q: a ``quantile_level`` attribute)
+    gets :class:`~sensampler.mechanisms.ExponentialQuantileMechanism` over
+    public bounds; every other query gets the noise mechanism of the release,
+    calibrated with a sampled sensitivity.
+
+    Parameters
+    ----------
+    query : Query or callable
+        The query, parsed (:func:`~sensampler.app.experiments.parse_query`).
+
+    Returns
+    -------
+    float or None
+        ``q`` in [0, 1], or ``None`` for a query that samples a sensitivity.
+
+    Examples
+    --------
+    >>> from sensampler import queries
+    >>> quantile_level_of(queries.median), quantile_level_of(queries.mean)
+    (0.5, None)
+    """
+    return getattr(query, "quantile_level", None)
+
+
+
+def quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS, calibration=None):
+    """(mechanism, its statement, the noise in words) of a one-quantile query
+    (:func:`quantile_level_of`) over ``bounds``, or None for any other query or
+    without bounds (a quantile is then released like any statistic: random DP).
+
+    The exponential mechanism over the bounds (Smith 2011): plain epsilon-DP
+    for every pair of ``neighbours``, or with ``calibration`` its scale sampled
+    from the population model (random DP, with a worst case of its own); a
+    sampled sensitivity of a quantile would be random DP only, and often far
+    larger than the quantile's spread.
+    """
+    level = quantile_level_of(query)
+    if level is None or bounds is None:
+        return None
+    mech = ExponentialQuantileMechanism(
+        level, (bounds.low, bounds.high), epsilon, neighbours=neighbours,
+        calibration=calibration,
+    )
+    step = (mech.high - mech.low) / mech.grid_size
+    weights = (
+        f"weights exp(-t|rank - {level:g}n|), t = {float(mech.scale):.6g}"
+        if calibration is None
+        else f"weights exp(-t|rank - {level:g}n|), t = {calibration.scale:.6g} "
+        f"({calibration.scale / plain_scale(epsilon, mech.utility_sensitivity):.3g} "
+        "times the plain scale), the "
+        f"largest whose exact privacy loss on m={calibration.run.m} pairs drawn from "
+        f"the population model has order statistic k={calibration.run.k} at most "
+        f"epsilon (run {calibration.run.run_id})"
+    )
+    noise = (
+        f"utility -|rank - {level:g}n| of sensitivity "
+        f"{mech.utility_sensitivity:g}, {weights}, over [{bounds.low:.6g}, "
+        f"{bounds.high:.6g}]; sampled exactly on a grid of {mech.grid_size + 1} "
+        f"points (step {step:.3g}) from the OS's secure generator, whatever the "
+        "noise mechanism"
+    )
+    return mech, mech.privacy, noise
+
+
+
+def build_mechanism(
+    name, estimate, epsilon, delta, granularity, dimension, worst_case_epsilon=None
+):
+    """(mechanism, its (epsilon, delta) statement, the noise in words).
+
+    ``estimate`` is a sampled estimate, or a number: a global sensitivity (the
+    worst case of a query on records clipped to private bounds)."""
+    if name == "laplace":
+        mech = LaplaceMechanism(estimate, epsilon, worst_case_epsilon)
+        return mech, mech.privacy, f"Laplace noise of scale {np.max(mech.scale):.6g}"
+    if name == "gaussian":
+        mech = GaussianMechanism(
+            estimate, epsilon, delta, worst_case_epsilon=worst_case_epsilon
+        )
+        return mech, mech.privacy, f"Gaussian noise of sigma {mech.sigma:.6g}"
+    sampled = getattr(estimate, "sensitivity", None)
+    base = float(np.max(sampled.value)) if sampled is not None else float(estimate)
+    if base == 0.0:  # a sampled 0: the grid follows the worst case
+        base = getattr(estimate, "worst_case", None) or 0.0
+    grid = granularity or default_granularity(base)
+    if name == "discrete-laplace":
+        mech = DiscreteLaplaceMechanism(
+            estimate,
+            epsilon,
+            granularity=grid,
+            dimension=dimension,
+            worst_case_epsilon=worst_case_epsilon,
+        )
+        return mech, mech.privacy, (
+            f"discrete Laplace noise of scale {mech.scale:.6g} on the grid {grid:g}Z"
+        )
+    rho = rho_for(epsilon, delta)
+    cap_epsilon = worst_case_epsilon or 10.0 * epsilon
+    cap = rho_for(cap_epsilon, delta)
+    while True:
+        mech = DiscreteGaussianMechanism(
+            estimate, rho=rho, granularity=grid, dimension=dimension,
+            worst_case_rho=cap,
+        )
+        stated = mech.privacy.epsilon_for(delta)
+        worst = mech.privacy.worst_case
+        worst_epsilon = None if worst is None else worst.epsilon_for(delta)
+        if stated <= epsilon and (worst_epsilon is None or worst_epsilon <= cap_epsilon):
+            break
+        if stated > epsilon:
+            rho *= 1.0 - 1e-9
+        if worst_epsilon is not None and worst_epsilon > cap_epsilon:
+            cap *= (cap_epsilon / worst_epsilon) ** 2 * (1.0 - 1e-9)  # rho ~ eps^2
+    # rho-zCDP converted to (epsilon, delta)-DP (CKS 2020, Prop. 12): what is spent,
+    # and likewise for every pair
+    if worst is not None:
+        worst = replace(worst, epsilon=worst_epsilon, delta=delta)
+    statement = replace(mech.privacy, epsilon=stated, delta=delta, worst_case=worst)
+    return mech, statement, (
+        f"discrete Gaussian noise of sigma {mech.sigma:.6g} on the grid {grid:g}Z "
+        f"(rho={format_upper(mech.rho, 6)}-zCDP)"
+    )
