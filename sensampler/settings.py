@@ -239,8 +239,10 @@ class ReleaseSettings:
 
     Parameters
     ----------
-    epsilon : float
-        Each release's epsilon, ``> 0``.
+    epsilon : float or None
+        Each release's epsilon, ``> 0``; None while it is still to be chosen (a
+        plan finds it from a target error, a sweep varies it): a release
+        refuses settings without one (:meth:`require_epsilon`).
     delta : float, default 0
         Each release's delta: 0 for ``"laplace"`` and ``"discrete-laplace"``,
         ``0 < delta < 1`` for the Gaussian mechanisms.
@@ -277,7 +279,7 @@ class ReleaseSettings:
     (0.0, '0.0:250.0', 113)
     """
 
-    epsilon: float
+    epsilon: float | None = None
     delta: float = 0.0
     gamma: float = 0.05
     mechanism: str = "laplace"
@@ -290,7 +292,7 @@ class ReleaseSettings:
     def __post_init__(self):
         set_ = object.__setattr__  # frozen: normalised values set once, here
         check_choice("mechanism", self.mechanism, tuple(RELEASE_MECHANISMS))
-        set_(self, "epsilon", EPSILON.check("epsilon", self.epsilon))
+        set_(self, "epsilon", _optional_positive("epsilon", self.epsilon))
         set_(self, "delta", DELTA_RELEASE.check("delta", self.delta))
         set_(self, "bounds", parse_bounds(self.bounds))
         set_(
@@ -303,6 +305,8 @@ class ReleaseSettings:
         self._check_delta()
         self._check_granularity()
         sampling_plan(gamma=self.gamma, bound=self.inequality)  # gamma's domain
+        if self.epsilon is None:
+            return
         if self.mechanism == "gaussian":  # the calibration, on a unit sensitivity
             GaussianMechanism(1.0, self.epsilon, self.delta)
         elif self.mechanism == "discrete-gaussian":
@@ -330,6 +334,8 @@ class ReleaseSettings:
             )
         grid = check_real("granularity", self.granularity, low=sys.float_info.min)
         object.__setattr__(self, "granularity", grid)
+        if self.epsilon is None:
+            return
         try:  # the least noise the grid allows: a sensitivity of one step
             build_mechanism(self.mechanism, grid, self.epsilon, self.delta, grid, 1)
         except ValueError as exc:
@@ -337,6 +343,17 @@ class ReleaseSettings:
                 f"granularity={grid!r} is too coarse for epsilon={self.epsilon!r}: "
                 f"even a sensitivity of one grid step fails ({exc})"
             ) from None
+
+    def require_epsilon(self) -> float:
+        """The settings' epsilon, or a ValueError if it is still to be chosen.
+
+        Returns
+        -------
+        float
+        """
+        if self.epsilon is None:
+            raise ValueError("a release needs epsilon, got epsilon=None.")
+        return self.epsilon
 
     @property
     def norm(self) -> str:
@@ -395,8 +412,6 @@ class ReleaseSettings:
             if key in numbers and isinstance(value, str):
                 value = parse_number(key, value)
             given[key] = value
-        if "epsilon" not in given:
-            raise ValueError(f"{name} needs epsilon.")
         return cls(**given)
 
     @classmethod
