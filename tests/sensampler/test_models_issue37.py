@@ -76,6 +76,7 @@ def test_an_accountant_records_the_size_before_the_fit():
 
 
 def test_replace_one_statements_keep_their_names():
+    """n is the same in every replace-one neighbour: nothing more to say."""
     budget = PrivacyFilter(10.0, 1e-3)
     with default_filter(budget):
         model = _flip_model(neighbours="replace-one").fit(*_private(FLIP))
@@ -132,6 +133,8 @@ def test_a_row_bound_whose_fit_overflows_is_refused_before_any_fit(monkeypatch):
 
 
 def test_a_large_row_bound_below_the_limit_still_fits():
+    """The refusal stops at the overflow: a large bound below it still fits,
+    its worst case finite (math.hypot, where R**2 overflowed before)."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 3))
     y = (X[:, 0] > 0).astype(float)
