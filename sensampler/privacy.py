@@ -102,6 +102,7 @@ __all__ = [
     "to_replace_one",
     "format_dp",
     "format_upper",
+    "size_words",
 ]
 
 #: The default neighbouring relation: two databases of n records that differ in
@@ -720,6 +721,38 @@ def format_upper(value: float, digits: int) -> str:
         The printed number.
     """
     return upper(value, digits)
+
+
+def size_words(neighbours: str, n: int) -> str:
+    """The data's size in a guarantee, in words.
+
+    Under add/remove neighbours a release calibrated for the data's ``n`` (a
+    sensitivity sampled on databases of ``n - 1`` and ``n`` records, a choice
+    that reads ``n``) publishes ``n``: its statement holds for databases of that
+    size and their add/remove neighbours, given ``n``, and does not hide it.
+    Under replace-one neighbours ``n`` is the same in every neighbour.
+
+    Parameters
+    ----------
+    neighbours : {"replace-one", "add-remove"}
+    n : int
+        The number of private records.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> size_words("add-remove", 100)
+    'n=100 records, published: the statement holds given this size and does not hide it'
+    """
+    if neighbours == "add-remove":
+        return (
+            f"n={n} records, published: the statement holds given this size and "
+            "does not hide it"
+        )
+    return f"n={n} records"
 
 
 def format_dp(epsilon: float, delta: float) -> str:

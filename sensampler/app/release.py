@@ -100,6 +100,7 @@ from ..privacy import (
     SamplingRun,
     format_dp,
     format_upper,
+    size_words,
     to_replace_one,
 )
 from ..quantile_calibration import (
@@ -453,14 +454,6 @@ class QuantileRelease(Release):
         }
 
 
-def size_words(neighbours: str, n: int) -> str:
-    """The data's size in a guarantee: under add/remove neighbours it is
-    published, and not protected, by the release."""
-    if neighbours == "add-remove":
-        return f"n={n} records, published: the statement does not hide the size"
-    return f"n={n} records"
-
-
 def _query_name(query, given) -> str:
     if isinstance(given, str):
         return given.strip()
@@ -566,11 +559,12 @@ def _check_population(population, column):
     return population
 
 
-def _check_public_sample(population, data: np.ndarray, plan) -> None:
-    """Refuse a bootstrap of the private data, or a public sample too small for
-    the plan, before any work."""
+def _check_public_sample(population, data: np.ndarray, plan, spec=None) -> None:
+    """Refuse a bootstrap of the private data (or of a near copy of them), or a
+    public sample too small for the plan, before any work; ``spec``: the
+    population as given, named in the message when it is a str."""
     if isinstance(population, distributions.Empirical):
-        check_not_private(population.data, data)
+        check_not_private(population.data, data, spec if isinstance(spec, str) else None)
     if isinstance(population, distributions.PublicSample):
         population.check_plan(plan)
 
@@ -1125,11 +1119,11 @@ def prepare_releases(
         as_query(parse_query(q) if isinstance(q, str) else q) for q in queries
     )
     names = tuple(_query_name(q, given) for q, given in zip(parsed, queries))
-    population = _check_population(population, column)
+    spec, population = population, _check_population(population, column)
     epsilon, delta, plan = _check_settings(
         mechanism, epsilon, delta, gamma, granularity, bound
     )
-    _check_public_sample(population, arr, plan)  # before its bounds are read
+    _check_public_sample(population, arr, plan, spec)  # before its bounds are read
     known, private_epsilon = _check_bounds(bounds, population)
     if population is None and private_epsilon is None:
         raise ValueError(
