@@ -66,7 +66,7 @@ import numpy as np
 
 from ._domains import EPSILON_STATED
 from ._memory import check_fits
-from ._rounding import float_up
+from ._rounding import float_down, float_up
 from ._validation import as_seed_sequence, check_count
 from .bounds import Bounds
 from .distributions import Distribution, PublicSample, as_distribution
@@ -361,9 +361,7 @@ def plain_scale(epsilon: float, utility_sensitivity: float) -> float:
     -------
     float
     """
-    exact = Fraction(epsilon) / (2 * Fraction(utility_sensitivity))
-    t0 = float(exact)
-    return t0 if Fraction(t0) <= exact else math.nextafter(t0, 0.0)
+    return float_down(Fraction(epsilon) / (2 * Fraction(utility_sensitivity)))
 
 
 def candidate_scales(
