@@ -75,6 +75,7 @@ from ._lib.domains import (
     POSITIVE,
     RHO,
     RUN_RHO,
+    documented,
 )
 from ._lib.domains import DP_CONVERSIONS as _DP_CONVERSIONS
 from ._lib.domains import NOISE_KINDS as _NOISE_KINDS
@@ -125,6 +126,7 @@ class PrivacyLeakWarning(UserWarning):
     """
 
 
+@documented
 @dataclass(frozen=True)
 class SamplingRun:
     """The sampling run behind a sampled sensitivity: its identity and its gamma.
@@ -137,7 +139,7 @@ class SamplingRun:
         once per release.
     gamma : float
         Failure probability of random DP of everything the run released,
-        jointly, ``0 <= gamma <= 1``.
+        jointly, ``{GAMMA:gamma}``.
     rho : float
         The sampler's own share of ``gamma`` (see :mod:`sensampler.plan`).
     bound : str
@@ -356,6 +358,7 @@ def _optional(domain, name, value):
     return None if value is None else domain.check(name, value)
 
 
+@documented
 @dataclass(frozen=True)
 class PrivacyStatement:
     r"""A mechanism's privacy statement, as accountants read it.
@@ -451,7 +454,7 @@ class PrivacyStatement:
         return self.run.gamma if self.run is not None else 0.0
 
     def epsilon_for(self, delta: float) -> float:
-        """Smallest epsilon this statement supports at ``delta`` (``0 < delta < 1``).
+        """Smallest epsilon this statement supports at ``delta`` (``{DELTA_TARGET:delta}``).
 
         The minimum over every statement that holds: the (epsilon, delta) pair
         when its delta fits, the Rényi curve (Canonne, Kamath & Steinke 2020,
@@ -460,7 +463,7 @@ class PrivacyStatement:
         Parameters
         ----------
         delta : float
-            ``0 < delta < 1``.
+            ``{DELTA_TARGET:delta}``.
 
         Returns
         -------
@@ -633,6 +636,7 @@ class PrivacyStatement:
         )
 
 
+@documented
 @dataclass(frozen=True)
 class PrivacyBound:
     """What a composition holds: (epsilon, delta)-DP, with random-DP failure ``gamma``.
@@ -650,10 +654,10 @@ class PrivacyBound:
     epsilon : float
         ``>= 0``; ``inf`` when no finite epsilon holds.
     delta : float
-        ``0 <= delta <= 1``.
+        ``{DELTA_STATED:delta}``.
     gamma : float
         Failure probability of random DP (a union over sampling runs),
-        ``0 <= gamma <= 1``; ``inf`` only in what a filter without a gamma
+        ``{GAMMA:gamma}``; ``inf`` only in what a filter without a gamma
         budget has left (no limit), never a failure probability.
     method : str
         The theorem or accountant that gives the bound.
@@ -1066,6 +1070,7 @@ def _conversion(rdp_values, orders, delta, method):
     )
 
 
+@documented
 def rdp_to_dp(
     rdp: Callable[[float], float] | np.ndarray | list[float],
     delta: float,
@@ -1079,7 +1084,7 @@ def rdp_to_dp(
     rdp : callable or array-like
         The curve ``alpha -> epsilon(alpha)``, or its values at ``orders``.
     delta : float
-        ``0 < delta < 1``.
+        ``{DELTA_TARGET:delta}``.
     orders : array-like, optional
         Orders ``> 1`` (default :data:`DEFAULT_ORDERS`).
     method : {"improved", "classic"}
@@ -1125,6 +1130,7 @@ def _zcdp_improved(rho, delta, log_am1):
     return a * rho + math.log1p(-1.0 / a) - (math.log(delta) + math.log(a)) / (a - 1.0)
 
 
+@documented
 def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
     r"""Epsilon such that rho-zCDP implies (epsilon, delta)-DP.
 
@@ -1139,7 +1145,7 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
     rho : float
         zCDP parameter, ``>= 0``.
     delta : float
-        ``0 < delta < 1``.
+        ``{DELTA_TARGET:delta}``.
     method : {"improved", "classic"}, default "improved"
         The conversion, as above.
 
