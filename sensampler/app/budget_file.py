@@ -51,7 +51,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .._display.html import budget_file_html
+from .._display.ledgers import budget_file_html
 from .._lib.domains import FILTER_RULES, PROBABILITY
 from .._lib.validation import check_real
 from ..accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter

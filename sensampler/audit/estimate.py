@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._display.html import coverage_audit_html
+from .._display.audits import coverage_audit_html
 from .._lib.domains import PROBABILITY
 from .._lib.validation import as_seed_sequence, check_count, check_flag, check_n_jobs
 from ..distributions import as_distribution

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._display.html import comparison_html, population_choice_html
+from .._display.audits import comparison_html, population_choice_html
 from .._lib.domains import PROBABILITY
 from .._lib.validation import as_seed_sequence, check_count, check_flag, check_real
 from ..estimate import SensitivityEstimate

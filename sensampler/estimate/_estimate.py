@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._display.html import estimate_html
+from .._display.estimates import estimate_html
 from .._display.text import text_table
 from .._lib.domains import PROBABILITY_CLOSED
 from .._lib.extras import require

@@ -7,7 +7,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from .._display.html import estimate_html
+from .._display.estimates import estimate_html
 from ..privacy import SamplingRun, format_upper
 from ._estimate import ReadsTheRun, SensitivityEstimate, data_frame
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._display.html import sensitivity_value_html
+from .._display.estimates import sensitivity_value_html
 from .._lib.domains import SOURCES
 from .._lib.validation import check_choice
 from ..privacy import PrivacyLeakWarning, SamplingRun, format_upper
