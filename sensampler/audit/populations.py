@@ -129,16 +129,7 @@ def compare_populations(
         Naming the bad argument, before anything is drawn; ``ValueError`` for
         a query with several parts.
     """
-    if not isinstance(populations, Mapping) or not populations:
-        raise TypeError(
-            "populations must be a non-empty mapping of names to population "
-            f"models, got {populations!r}."
-        )
-    models = {}
-    for name, population in populations.items():
-        if not isinstance(name, str):
-            raise TypeError(f"populations must be keyed by str names, got {name!r}.")
-        models[name] = population_model(population)
+    models = _population_models(populations)
     check_count("pairs", pairs)
     PROBABILITY.check("confidence", confidence)
     check_flag("progress", progress)
@@ -179,6 +170,26 @@ def compare_populations(
         for i in models
         for k, (j, model) in enumerate(models.items())
     }
+    return PopulationComparison(estimates, audits, _cross_coverage_table(audits))
+
+
+def _population_models(populations) -> dict:
+    """``populations`` as population models by name, or raise naming it."""
+    if not isinstance(populations, Mapping) or not populations:
+        raise TypeError(
+            "populations must be a non-empty mapping of names to population "
+            f"models, got {populations!r}."
+        )
+    models = {}
+    for name, population in populations.items():
+        if not isinstance(name, str):
+            raise TypeError(f"populations must be keyed by str names, got {name!r}.")
+        models[name] = population_model(population)
+    return models
+
+
+def _cross_coverage_table(audits: dict[tuple[str, str], CoverageAudit]) -> ResultTable:
+    """One row per (estimated under, audited under) pair of populations."""
     rows = []
     for (i, j), audit in audits.items():
         value = audit.sensitivity
@@ -200,7 +211,7 @@ def compare_populations(
                 "neighbours": audit.neighbours,
             }
         )
-    return PopulationComparison(estimates, audits, ResultTable(rows))
+    return ResultTable(rows)
 
 
 @dataclass(frozen=True)
