@@ -173,47 +173,6 @@ def compare_populations(
     return PopulationComparison(estimates, audits, _cross_coverage_table(audits))
 
 
-def _population_models(populations) -> dict:
-    """``populations`` as population models by name, or raise naming it."""
-    if not isinstance(populations, Mapping) or not populations:
-        raise TypeError(
-            "populations must be a non-empty mapping of names to population "
-            f"models, got {populations!r}."
-        )
-    models = {}
-    for name, population in populations.items():
-        if not isinstance(name, str):
-            raise TypeError(f"populations must be keyed by str names, got {name!r}.")
-        models[name] = population_model(population)
-    return models
-
-
-def _cross_coverage_table(audits: dict[tuple[str, str], CoverageAudit]) -> ResultTable:
-    """One row per (estimated under, audited under) pair of populations."""
-    rows = []
-    for (i, j), audit in audits.items():
-        value = audit.sensitivity
-        rows.append(
-            {
-                "estimated_under": i,
-                "audited_under": j,
-                "sensitivity": value if isinstance(value, float) else str(list(value)),
-                "gamma": audit.gamma,
-                "beta": audit.beta,
-                "bound": audit.bound,
-                "exceedances": audit.exceedances,
-                "pairs": audit.pairs,
-                "rate": audit.rate,
-                "lower": audit.lower,
-                "upper": audit.upper,
-                "confidence": audit.confidence,
-                "verdict": audit.verdict,
-                "neighbours": audit.neighbours,
-            }
-        )
-    return ResultTable(rows)
-
-
 @dataclass(frozen=True)
 class PopulationChoice:
     """The result of :func:`conservative_choice`.
@@ -292,3 +251,44 @@ def conservative_choice(
     if qualified:
         return min(qualified, key=lambda o: o.sensitivity)
     return min(options, key=lambda o: (o.worst_upper, -o.sensitivity))
+
+
+def _population_models(populations) -> dict:
+    """``populations`` as population models by name, or raise naming it."""
+    if not isinstance(populations, Mapping) or not populations:
+        raise TypeError(
+            "populations must be a non-empty mapping of names to population "
+            f"models, got {populations!r}."
+        )
+    models = {}
+    for name, population in populations.items():
+        if not isinstance(name, str):
+            raise TypeError(f"populations must be keyed by str names, got {name!r}.")
+        models[name] = population_model(population)
+    return models
+
+
+def _cross_coverage_table(audits: dict[tuple[str, str], CoverageAudit]) -> ResultTable:
+    """One row per (estimated under, audited under) pair of populations."""
+    rows = []
+    for (i, j), audit in audits.items():
+        value = audit.sensitivity
+        rows.append(
+            {
+                "estimated_under": i,
+                "audited_under": j,
+                "sensitivity": value if isinstance(value, float) else str(list(value)),
+                "gamma": audit.gamma,
+                "beta": audit.beta,
+                "bound": audit.bound,
+                "exceedances": audit.exceedances,
+                "pairs": audit.pairs,
+                "rate": audit.rate,
+                "lower": audit.lower,
+                "upper": audit.upper,
+                "confidence": audit.confidence,
+                "verdict": audit.verdict,
+                "neighbours": audit.neighbours,
+            }
+        )
+    return ResultTable(rows)
