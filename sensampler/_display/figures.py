@@ -181,6 +181,9 @@ def noise_svg(
 ) -> str:
     """The density of the noise around a released value, with its 90% interval.
 
+    The density is scaled so that its peak fills the figure's height, on an axis
+    centred on the released value and twice the interval's half-width each side.
+
     Parameters
     ----------
     centre : float
