@@ -39,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from ._display.html import bounds_html, statement_html
+from ._display.estimates import bounds_html
+from ._display.statements import statement_html
 from ._lib.domains import EPSILON, EPSILON_POINT, NEIGHBOUR_RELATIONS, PROBABILITY
 from ._lib.validation import as_seed_sequence, check_choice, check_count, check_real
 from .distributions import Distribution, as_distribution

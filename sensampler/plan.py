@@ -87,7 +87,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from ._display.html import sampling_plan_html
+from ._display.estimates import sampling_plan_html
 from ._lib.domains import PLAN_BOUNDS, PROBABILITY, documented
 from ._lib.scipy_compat import special
 from ._lib.validation import check_choice, check_count

@@ -64,7 +64,7 @@ from typing import Literal
 
 import numpy as np
 
-from ._display.html import privacy_bound_html, statement_html
+from ._display.statements import privacy_bound_html, statement_html
 from ._lib.domains import (
     DELTA_STATED,
     DELTA_TARGET,

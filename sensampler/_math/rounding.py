@@ -1,7 +1,7 @@
 """Numbers printed so that they never state more privacy than holds.
 
 A leaf module (it imports nothing of the package), so that the rich displays
-(:mod:`sensampler._display.html`) round as the text forms do: what was spent, every
+(:mod:`sensampler._display`) round as the text forms do: what was spent, every
 epsilon, delta, rho and gamma rounded up (:func:`upper`, behind
 :func:`sensampler.privacy.format_upper`), what is left of a budget and a
 confidence ``1 - gamma`` rounded down (:func:`lower`); and an exact value

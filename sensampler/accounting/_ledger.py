@@ -14,7 +14,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from .._display.html import accountant_html, ledger_entry_html
+from .._display.ledgers import accountant_html, ledger_entry_html
 from .._lib.domains import (
     DELTA_STATED,
     DELTA_TARGET,

@@ -51,7 +51,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .._display.html import budget_file_html
+from .._display.ledgers import budget_file_html
 from .._lib.domains import DELTA_RELEASE, EPSILON, FILTER_RULES, PROBABILITY
 from ..accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
 from ..privacy import NEIGHBOURS, PrivacyStatement

@@ -61,7 +61,8 @@ from typing import Any
 import numpy as np
 
 from .. import distributions
-from .._display.html import release_html, statement_html
+from .._display.releases import release_html
+from .._display.statements import statement_html
 from .._lib.default_budget import exempt
 from .._lib.domains import DELTA_RELEASE, EPSILON
 from .._lib.validation import as_seed_sequence, check_choice, check_n_jobs, check_real

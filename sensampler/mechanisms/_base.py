@@ -36,7 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from .._display.html import mechanism_html, statement_html
+from .._display.releases import mechanism_html
+from .._display.statements import statement_html
 from .._lib.default_budget import spend_then_release
 from .._lib.domains import DELTA_TARGET, EPSILON
 from .._lib.validation import check_array, check_random_state, check_real
