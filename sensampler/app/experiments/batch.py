@@ -117,7 +117,7 @@ from ...parallel import iter_tasks, progress_bar
 from ...plan import sampling_plan
 from ...privacy import NEIGHBOURS
 from ...sampler import check_neighbours, sample_sensitivity
-from ...table import ResultTable, atomic_write_text
+from ...table import ResultTable, atomic_write_text, check_output_file
 from .._input_files import read_toml
 from .._locks import exclusive
 from .datasets import LOADERS, SCORES, STANDARDISE, load_split
@@ -140,7 +140,7 @@ from .sweep import (
     probe_answer,
 )
 
-__all__ = ["run_batch", "load_config", "plan_runs"]
+__all__ = ["run_batch", "load_config", "plan_runs", "check_outputs"]
 
 _TABLES = ("run", "grid", "populations", "queries", "datasets", "errors")
 _RUN_DEFAULTS = {"seed": 0, "repetitions": 50, "delta": 1e-6, "bound": "exact"}
@@ -927,6 +927,37 @@ def _check_out_dir(out_dir) -> str:
     return out_dir
 
 
+def check_outputs(out_dir, runs) -> None:
+    """Refuse, before any run, a file or folder of ``out_dir`` that ``run`` must
+    not write.
+
+    ``OUT/runs`` must be absent or a folder, and ``OUT/.lock``,
+    ``OUT/summary.csv``, ``OUT/references.csv`` and every run's file
+    ``OUT/runs/<run id>.json`` absent or a regular file: none of them a symbolic
+    link, a FIFO or a device (:func:`sensampler.table.check_output_file`).
+
+    Parameters
+    ----------
+    out_dir : str
+        The results folder; it must exist.
+    runs : list of dict
+        The settings of the runs (:func:`plan_runs`).
+
+    Raises
+    ------
+    OutputFileError
+        A ``ValueError`` naming the path and the problem.
+    """
+    run_dir = os.path.join(out_dir, "runs")
+    check_output_file(run_dir, "out_dir", folder=True)
+    names = [".lock", "summary.csv", "references.csv"]
+    paths = [os.path.join(out_dir, name) for name in names]
+    if os.path.isdir(run_dir):
+        paths += [os.path.join(run_dir, f"{_run_id(s)}.json") for s in runs]
+    for path in paths:
+        check_output_file(path, "out_dir")
+
+
 def run_batch(
     config_path, out_dir, *, n_jobs=None, progress: bool = False, log=None
 ) -> ResultTable:
@@ -959,6 +990,8 @@ def run_batch(
     n_jobs = check_n_jobs(n_jobs)
     progress = check_flag("progress", progress)
     checked = _check_config(config_path)
+    os.makedirs(out_dir, exist_ok=True)
+    check_outputs(out_dir, checked.runs)
     run_dir = os.path.join(out_dir, "runs")
     os.makedirs(run_dir, exist_ok=True)
     with exclusive(out_dir):
