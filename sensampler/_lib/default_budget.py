@@ -133,7 +133,8 @@ def exempt() -> Iterator[None]:
     """Inside the block, releases on this thread spend nothing from the default.
 
     Used by a filter's own ``release`` (which has spent already) and by audits
-    (which release on the auditor's own inputs, not on private data).
+    (which have spent their releases at once, or release inputs declared
+    synthetic).
 
     Yields
     ------

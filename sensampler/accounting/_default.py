@@ -5,8 +5,9 @@ Nothing spends from it until one is set: :func:`set_default_filter` (or the
 mechanism's ``release`` spends from it first, refusing (and drawing nothing)
 when the budget would be exceeded, so a script or notebook cannot exceed its
 budget by forgetting to pass a filter. A release made through a filter's own
-``release`` spends from that filter only, and audits
-(:mod:`sensampler.audit`) spend nothing.
+``release`` spends from that filter only, and an audit of a mechanism
+(:func:`sensampler.audit.audit_mechanism`) spends its releases unless its
+inputs are declared synthetic.
 
 :func:`set_default_filter` sets one filter for the whole process (every thread
 sees it). A ``with default_filter(f):`` block is per context

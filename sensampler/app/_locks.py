@@ -6,6 +6,8 @@ import contextlib
 import os
 from collections.abc import Callable, Iterator
 
+from ..table import output_problem
+
 __all__ = ["lock", "exclusive", "open_lock"]
 
 
@@ -17,19 +19,34 @@ def open_lock(lock_path: str, refuse: Callable[[str], Exception]) -> int:
     lock_path : str
         The lock file.
     refuse : callable
-        Called with why it cannot be opened (``"is a folder (...)"`` or
-        ``"cannot be opened (...)"``); what it returns is raised.
+        Called with why it cannot be opened (``"is a folder, not a regular
+        file"``, ``"cannot be opened (...)"``); what it returns is raised.
 
     Returns
     -------
     int
         The open descriptor (closing it releases a lock taken on it).
+
+    Notes
+    -----
+    A lock is a file the project writes: what
+    :func:`sensampler.table.output_problem` refuses (a folder, a FIFO, a
+    device, a symbolic link) is refused here, and the file is opened without
+    following a link made meanwhile (``O_NOFOLLOW``) or blocking on a FIFO.
     """
+    problem = output_problem(lock_path)
+    if problem is not None:
+        raise refuse(problem)
+    flags = (
+        os.O_RDWR
+        | os.O_CREAT
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_NONBLOCK", 0)
+    )
     try:
-        return os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        return os.open(lock_path, flags, 0o666)
     except OSError as exc:
-        kind = "is a folder" if os.path.isdir(lock_path) else "cannot be opened"
-        raise refuse(f"{kind} ({exc.strerror or exc})") from None
+        raise refuse(f"cannot be opened ({exc.strerror or exc})") from None
 
 
 @contextlib.contextmanager

@@ -55,7 +55,7 @@ from .._display.ledgers import budget_file_html
 from .._lib.domains import DELTA_RELEASE, EPSILON, FILTER_RULES, PROBABILITY
 from ..accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
 from ..privacy import NEIGHBOURS, PrivacyStatement
-from ..table import atomic_write_text
+from ..table import atomic_write_text, output_problem
 from ._input_files import check_not_special, open_input
 from ._locks import lock, open_lock
 
@@ -313,6 +313,38 @@ class BudgetFile:
         return self._load().filter()
 
     # ----------------------------------------------------------------- writing
+    def check_writable(self) -> None:
+        """Refuse a ledger or a lock that a spend could not write, before any spend.
+
+        The real file (links resolved) and its lock ``FILE.lock`` must each be
+        absent or a regular file, in an existing folder the process can write,
+        with names the filesystem accepts
+        (:func:`sensampler.table.output_problem`): a FIFO, a device or a
+        folder in either place is refused by name, before a lock is made or
+        anything is read. :func:`sensampler.release_statistics` and
+        ``sensampler release`` call it while checking their inputs, and
+        :meth:`session` again.
+
+        Raises
+        ------
+        BudgetFileError
+            Naming the file or its lock and the problem.
+        """
+        # a FIFO or a device: refused by name, without opening it
+        check_not_special(self._real, "budget file", BudgetFileError)
+        problem = output_problem(self._real)
+        if problem is not None:
+            raise BudgetFileError(
+                f"budget file {self._named()} {problem}; nothing was written."
+            )
+        lock_path = self._real + ".lock"
+        problem = output_problem(lock_path)
+        if problem is not None:
+            raise BudgetFileError(
+                f"budget file lock {lock_path} {problem}; the lock must be a file "
+                "that sensampler can create or open."
+            )
+
     @contextlib.contextmanager
     def session(self) -> Iterator[BudgetSession]:
         """Lock the file, read it, and yield a :class:`BudgetSession` to spend from.
@@ -321,14 +353,7 @@ class BudgetFile:
         an exception (atomically, under the lock); on an exception nothing is
         written.
         """
-        folder = os.path.dirname(self._real)
-        if not os.path.isdir(folder):
-            raise BudgetFileError(
-                f"budget file {self._named()} cannot be created: {folder} is not a "
-                "writable folder."
-            )
-        # a FIFO or a device: refused by name, before a lock is made beside it
-        check_not_special(self._real, "budget file", BudgetFileError)
+        self.check_writable()
         with _locked(self._real + ".lock"):
             _remove_stale_temporaries(self._real)
             ledger = self._load()

@@ -15,7 +15,7 @@ from ..estimate import SensitivityEstimate
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..plan import sampling_plan
 from ..sampler import sample_sensitivity
-from ..table import ResultTable, atomic_write_text
+from ..table import ResultTable, atomic_write_text, check_output_file
 from . import plotting
 from .experiments import (
     SD_DEFINITION,
@@ -27,7 +27,7 @@ from .experiments import (
 )
 from .experiments.specs import build_population
 
-__all__ = ["HEIGHTS", "run_demo"]
+__all__ = ["HEIGHTS", "FIGURES", "demo_files", "run_demo"]
 
 #: Adult heights in cm: men N(178, 7^2), women N(162, 6.5^2), in equal numbers
 #: (the ``"heights"`` preset of :data:`~sensampler.app.experiments.specs.PRESETS`).
@@ -44,6 +44,45 @@ def _table(rows, out):
 def _write_caption(path, text):
     """The caption beside a figure: ``name.png`` -> ``name.txt``."""
     atomic_write_text(os.path.splitext(path)[0] + ".txt", text.strip() + "\n")
+
+
+#: The figures the demo draws, each with a caption ``name.txt`` beside it.
+FIGURES = (
+    "error_vs_epsilon.png",
+    "sensitivity_histogram.png",
+    "composition.png",
+    "runs_before_budget.png",
+    "vectorized_vs_sequential.png",
+    "epsilon_vs_iterations.png",
+)
+#: The table the demo writes.
+CSV_NAME = "error_vs_epsilon.csv"
+
+
+def demo_files(out_dir, figures: bool = True) -> list[str]:
+    """The files :func:`run_demo` writes to ``out_dir``, each checked
+    (:func:`sensampler.table.check_output_file`: absent, or a regular file that
+    is not a symbolic link), so that a demo refused has drawn nothing.
+
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+        The results folder; it must exist.
+    figures : bool, default True
+        Whether the figures and their captions are written too.
+
+    Returns
+    -------
+    list of str
+        Their paths, in the order the demo writes them.
+    """
+    names = [CSV_NAME]
+    for name in FIGURES if figures else ():
+        names += [name, os.path.splitext(name)[0] + ".txt"]
+    paths = [os.path.join(os.fspath(out_dir), name) for name in names]
+    for path in paths:
+        check_output_file(path, "out_dir file")
+    return paths
 
 
 #: The sampling runs of section 2: (query, n, norm, bound).
@@ -78,15 +117,18 @@ def run_demo(
 ):
     """Plan, sampled sensitivity and mean, releases and the error-vs-epsilon sweep of
     the heights example; CSV and PNG files (each PNG with a caption file ``.txt``
-    beside it) go to ``out_dir``. Returns the file paths."""
+    beside it) go to ``out_dir``, checked before anything is drawn
+    (:func:`demo_files`). Returns the file paths."""
     progress = check_flag("progress", progress)
     os.makedirs(out_dir, exist_ok=True)
+    # every destination checked before any work
+    demo_files(out_dir, figures and plotting.available())
     _print_population(out)
     _print_plans(gamma, out)
     estimates = _print_sensitivities(gamma, random_state, out)
     _print_releases(estimates, random_state, out)
     sweep = _run_sweep(estimates, random_state, progress)
-    path = os.path.join(out_dir, "error_vs_epsilon.csv")
+    path = os.path.join(out_dir, CSV_NAME)
     sweep.table.to_csv(path)
     written = [path]
     _print_sweep(sweep, out)
@@ -230,7 +272,7 @@ def _draw_figures(sweep, random_state, out_dir):
     """Every figure of :func:`_figures` and its caption in ``out_dir``; returns the
     paths written."""
     written = []
-    for name, (draw, caption) in _figures(sweep, random_state).items():
+    for name, (draw, caption) in zip(FIGURES, _figures(sweep, random_state), strict=True):
         path = os.path.join(out_dir, name)
         draw(path)
         _write_caption(path, caption)
@@ -239,7 +281,7 @@ def _draw_figures(sweep, random_state, out_dir):
 
 
 def _figures(sweep, random_state):
-    """``{file name: (draw(path), caption)}`` of the demo's figures."""
+    """``(draw(path), caption)`` of each figure of :data:`FIGURES`, in order."""
     released, offsets = sweep.released, sweep.offsets
     composed = [
         LaplaceMechanism(1, 0.5),
@@ -250,8 +292,8 @@ def _figures(sweep, random_state):
     ks = np.arange(1, 101)
     iterations = np.arange(10, 501, 10)
     seed = f"random_state = {random_state}."
-    return {
-        "error_vs_epsilon.png": (
+    return [
+        (  # error_vs_epsilon.png
             lambda p: plotting.plot_error_vs_epsilon(
                 sweep.table,
                 p,
@@ -271,7 +313,7 @@ def _figures(sweep, random_state):
             + ", ".join(f"{t.label} = {t.value:.4f} cm" for t in offsets)
             + f" (no guarantee; {SD_DEFINITION}). {seed}",
         ),
-        "sensitivity_histogram.png": (
+        (  # sensitivity_histogram.png
             lambda p: plotting.plot_sensitivity_histogram(
                 released,
                 p,
@@ -285,7 +327,7 @@ def _figures(sweep, random_state):
             f"{released.bound} plan m = {released.m}, k = {released.k}, gamma = "
             f"{released.gamma:.4f}; population {HEIGHTS!r}. {seed}",
         ),
-        "composition.png": (
+        (  # composition.png
             lambda p: plotting.plot_composition(
                 composition_experiment(composed, random_state=random_state), p
             ),
@@ -294,7 +336,7 @@ def _figures(sweep, random_state):
             "Gaussian (sensitivity 1, epsilon 0.5, delta 0.01); secrets 1 on D "
             f"and 2 on D'. {seed}",
         ),
-        "runs_before_budget.png": (
+        (  # runs_before_budget.png
             lambda p: plotting.plot_runs_before_budget(
                 runs_before_budget(budget_eps), p
             ),
@@ -302,7 +344,7 @@ def _figures(sweep, random_state):
             "Laplace releases of a sensitivity-1 query, 25 epsilons per release "
             "from 0.002 to 0.2 (log-spaced).",
         ),
-        "vectorized_vs_sequential.png": (
+        (  # vectorized_vs_sequential.png
             lambda p: plotting.plot_vectorized_vs_sequential(
                 vectorized_vs_sequential(ks), p
             ),
@@ -310,7 +352,7 @@ def _figures(sweep, random_state):
             "(delta = 1e-5 for the Gaussian mechanisms, 0 for Laplace); see "
             "sensampler.app.experiments.vectorized_vs_sequential for the theorems.",
         ),
-        "epsilon_vs_iterations.png": (
+        (  # epsilon_vs_iterations.png
             lambda p: plotting.plot_epsilon_vs_iterations(
                 epsilon_vs_iterations(iterations), p
             ),
@@ -318,4 +360,4 @@ def _figures(sweep, random_state):
             "each; total epsilon at delta = 1e-5; Rényi DP at the fixed order "
             "alpha = 60 and at the best order.",
         ),
-    }
+    ]

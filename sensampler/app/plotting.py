@@ -2,20 +2,26 @@
 
 Every function draws on a new :class:`matplotlib.figure.Figure` of its own,
 never through pyplot: the user's backend and pyplot's current figure are left
-alone, and nothing needs closing. The figure is saved as PNG when ``path`` is
-given, and returned (a notebook shows it when it is the cell's last value).
+alone, and nothing needs closing. The figure is saved when ``path`` is given
+(PNG, or the format of its suffix), written as every file of the project is
+(:func:`sensampler.table.atomic_write_bytes`: a device, a FIFO, a folder or a
+symbolic link at ``path`` is refused), and returned (a notebook shows it when
+it is the cell's last value).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import io
 import math
+import os
 import textwrap
 
 import numpy as np
 
 from .._lib.extras import require
 from ..privacy import format_upper
+from ..table import atomic_write_bytes, check_output_file
 from .experiments.sweep import NO_GUARANTEE, SD_DEFINITION
 
 __all__ = [
@@ -70,8 +76,20 @@ def _finish(fig, axes, path, *, legend_title=None, note=None, legend_loc="best")
         bottom = min(0.4, 0.035 * lines + 0.01)
     fig.tight_layout(rect=(0.0, bottom, 1.0, 1.0))
     if path is not None:
-        fig.savefig(path, dpi=120)
+        _save(fig, path)
     return fig
+
+
+def _save(fig, path) -> None:
+    """Save ``fig`` to ``path`` (its format from the suffix, PNG without one) as
+    every file is written (:func:`sensampler.table.atomic_write_bytes`): drawn
+    in memory, then renamed onto ``path``, which must be absent or a regular
+    file (a device, a FIFO, a folder or a symbolic link is refused)."""
+    path = check_output_file(path)
+    suffix = os.path.splitext(path)[1][1:].lower()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=120, format=suffix or "png")
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def _fmt(value: float) -> str:
@@ -545,5 +563,5 @@ def plot_cross_coverage(table, path=None, *, title=None):
     _finish(fig, [ax], None, note=note)
     ax.grid(False)  # no grid over the cells
     if path is not None:
-        fig.savefig(path, dpi=120)
+        _save(fig, path)
     return fig

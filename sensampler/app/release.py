@@ -1389,8 +1389,10 @@ def release_statistics(
 def _trial(budget, statements, name: str | None = None) -> None:
     """Raise ExceededPrivacyBudgetError if ``statements`` do not all fit ``budget``
     (spent on a replica: the budget itself is not changed); ``name`` is the
-    budget file's, for the message."""
+    budget file's, for the message. A budget file must also be writable
+    (:meth:`BudgetFile.check_writable`)."""
     if isinstance(budget, BudgetFile):
+        budget.check_writable()  # a ledger or lock that cannot be written
         replica = budget.filter()
     elif not isinstance(budget, PrivacyFilter):  # a default of another kind: it
         return  # checks each statement as it is composed

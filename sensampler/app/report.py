@@ -28,7 +28,7 @@ from .._display.ledgers import accountant_html, budget_file_html
 from .._display.page import card, page, paragraph, rows_html, table_html
 from .._display.statements import statement_html
 from ..privacy import format_dp, format_upper
-from ..table import atomic_write_text
+from ..table import atomic_write_text, check_output_file
 
 __all__ = [
     "NO_PRIVATE_RECORD",
@@ -59,10 +59,13 @@ def _same_file(a: str, b: str) -> bool:
 def check_report_path(path, *, inputs=()) -> str:
     """Return ``path`` if a report can be written there, or raise naming it.
 
-    Checked before anything is sampled or spent: the folder must exist and be
-    writable, ``path`` must not be a folder, and it must not be one of the
-    ``inputs`` (the same real file: symbolic links resolved, hard links by
-    inode), since the report would replace it. Nothing is created.
+    Checked before anything is sampled or spent: ``path`` must pass
+    :func:`sensampler.table.check_output_file` (absent, or a regular file that
+    is not a symbolic link, in an existing writable folder, with a name the
+    filesystem accepts: a device, a FIFO, a folder or a link is refused, never
+    replaced), and it must not be one of the ``inputs`` (the same real file:
+    symbolic links resolved, hard links by inode), since the report would
+    replace it. Nothing is created.
 
     Parameters
     ----------
@@ -76,16 +79,7 @@ def check_report_path(path, *, inputs=()) -> str:
     -------
     str
     """
-    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
-        raise TypeError(f"report must name a file, got report={path!r}.")
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise ValueError(f"report must name a file, got the folder report={path!r}.")
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        raise ValueError(
-            f"report={path!r}: the folder {folder!r} does not exist or is not writable."
-        )
+    path = check_output_file(path, "report")
     for what, other in inputs:
         if other is not None and _same_file(path, os.fspath(other)):
             raise ValueError(

@@ -21,7 +21,6 @@ at most 1 - c, whichever set was chosen.
 from __future__ import annotations
 
 import random
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -31,7 +30,8 @@ import numpy as np
 from .._display.audits import mechanism_audit_html
 from .._lib.default_budget import current, exempt
 from .._lib.domains import DELTA_RELEASE, PROBABILITY
-from .._lib.validation import as_seed_sequence, check_count
+from .._lib.validation import as_seed_sequence, check_count, check_flag
+from ..accounting import ExceededPrivacyBudgetError
 from ..mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
@@ -42,7 +42,7 @@ from ..mechanisms import (
     ZCDPGaussianMechanism,
 )
 from ..parallel import child_seed, chunk_sizes
-from ..privacy import PrivacyLeakWarning, PrivacyStatement
+from ..privacy import PrivacyStatement
 from ._binomial import lower_bound, upper_bound
 
 __all__ = ["RejectionSet", "MechanismAudit", "audit_mechanism", "MAX_RELEASES"]
@@ -193,20 +193,26 @@ def _check_input(mechanism, name: str, value) -> None:
         raise type(exc)(f"{name} is not a valid input of the mechanism: {exc}") from exc
 
 
-def _warn_under_a_budget() -> None:
-    """Warn (at the caller of ``audit_mechanism``) when a default filter is set."""
+def _charge(statement: PrivacyStatement, releases: int) -> None:
+    """Spend the audit's ``2 * releases`` releases from the default filter, if any.
+
+    An audit of inputs not declared synthetic is that many releases of them:
+    they are composed on the default filter at once (all or nothing, before
+    anything is drawn), as ``releases`` calls of the mechanism's ``release`` on
+    each input would be; a refusal names the way out.
+    """
+    budget = current()  # RuntimeError when blocks of several threads disagree
+    if budget is None:
+        return
     try:
-        budgeted = current() is not None
-    except RuntimeError:  # blocks of several threads: a budget is set somewhere
-        budgeted = True
-    if budgeted:
-        warnings.warn(
-            "audit_mechanism spends nothing from the default filter: its inputs "
-            "a and b must be values you chose, not computed from private data, "
-            "since the result locates them (the threshold and the counts).",
-            PrivacyLeakWarning,
-            stacklevel=3,
-        )
+        budget.compose(statement, 2 * releases)
+    except ExceededPrivacyBudgetError as exc:
+        raise ExceededPrivacyBudgetError(
+            f"audit_mechanism releases {statement.mechanism} {2 * releases} times "
+            f"({releases} on each input), charged to the default filter: {exc} "
+            "Pass synthetic=True if a and b are values you chose (round numbers, "
+            "a public or synthetic database), never computed from private data."
+        ) from None
 
 
 def _vectorised(mechanism, value) -> bool:
@@ -224,8 +230,8 @@ def _vectorised(mechanism, value) -> bool:
 def _draw(mechanism, value, count: int, seed: np.random.SeedSequence) -> np.ndarray:
     """``count`` independent releases of ``value``, stacked on a first axis.
 
-    The releases are of the auditor's own inputs, not of private data: they
-    spend nothing from a default budget.
+    Spent already (:func:`_charge`), or of inputs declared synthetic: the
+    releases spend nothing more from a default budget.
     """
     with exempt():
         return _draw_exempt(mechanism, value, count, seed)
@@ -343,20 +349,26 @@ def audit_mechanism(
     delta: float | None = None,
     statistic: Callable[[np.ndarray], np.ndarray] | None = None,
     random_state=None,
+    synthetic: bool = False,
 ) -> MechanismAudit:
     r"""Lower confidence bound on the epsilon a mechanism realises between a and b.
 
-    **Audits are for inputs the auditor chose** (round numbers, values of a
-    public or synthetic database), never for values computed from private data:
-    the releases spend nothing, from any budget, and the result (the threshold
-    of S, the counts) locates ``a`` and ``b`` as precisely as ``releases``
-    noisy copies of them allow (``audit_mechanism(m, secret, secret + 1,
-    releases=400_000)`` puts the threshold within a few hundredths of
-    ``secret`` or ``secret + 1`` for a Laplace mechanism of epsilon 1). Inside a
-    default filter (:func:`sensampler.accounting.default_filter`), which says
-    that the session spends on private data, an audit therefore warns
-    :class:`~sensampler.privacy.PrivacyLeakWarning`; nothing else can tell a
-    chosen number from a private one.
+    **An audit releases its inputs.** Its result (the threshold of S, the
+    counts) locates ``a`` and ``b`` as precisely as ``releases`` noisy copies
+    of them allow: ``audit_mechanism(m, secret, secret + 1, releases=400_000)``
+    puts the threshold within a few hundredths of ``secret`` or ``secret + 1``
+    for a Laplace mechanism of epsilon 1. So it spends as its releases would:
+
+    * by default (``synthetic=False``) the ``2 * releases`` releases are
+      charged to the default filter (:func:`sensampler.accounting.default_filter`)
+      when one is set, composed at once before anything is drawn: a budget
+      that cannot hold them refuses the audit
+      (:class:`~sensampler.accounting.ExceededPrivacyBudgetError`, nothing
+      drawn). Without a default filter nothing is charged, as for any release;
+    * ``synthetic=True`` declares ``a`` and ``b`` the auditor's own values
+      (round numbers, values of a public or synthetic database), never
+      computed from private data: nothing is spent, from any budget. The
+      declaration cannot be checked; it is the caller's.
 
     Draws ``releases`` releases of each input. The first half chooses a set of
     outputs S, a threshold on one number per release (see ``statistic``) and
@@ -402,6 +414,11 @@ def audit_mechanism(
         likelihood-ratio sets).
     random_state : None, int, SeedSequence or Generator
         Same value, same result.
+    synthetic : bool, default False
+        ``True``: ``a`` and ``b`` are values the auditor chose, not computed
+        from private data, and the audit spends nothing. ``False``: the audit
+        is ``2 * releases`` releases of them, charged to the default filter if
+        one is set.
 
     Returns
     -------
@@ -411,13 +428,10 @@ def audit_mechanism(
     Raises
     ------
     TypeError, ValueError
-        Naming the bad argument, before anything is drawn.
-
-    Warns
-    -----
-    PrivacyLeakWarning
-        Under a default filter: the audit spends nothing, so its inputs must
-        not come from private data.
+        Naming the bad argument, before anything is drawn or spent.
+    ExceededPrivacyBudgetError
+        ``synthetic=False`` under a default filter that cannot hold the
+        ``2 * releases`` releases: nothing is spent or drawn.
 
     Notes
     -----
@@ -452,7 +466,7 @@ def audit_mechanism(
     --------
     >>> from sensampler.mechanisms import LaplaceMechanism
     >>> result = audit_mechanism(LaplaceMechanism(1.0, 1.0), 0.0, 1.0,
-    ...                          releases=20_000, random_state=0)
+    ...                          releases=20_000, random_state=0, synthetic=True)
     >>> result.violated, 0.8 < result.epsilon_lower <= 1.0
     (False, True)
     """
@@ -483,7 +497,8 @@ def audit_mechanism(
     if np.shape(a) == np.shape(b) and np.array_equal(a, b):
         raise ValueError(f"a and b must differ, got a={a!r} and b={b!r}.")
     root = as_seed_sequence(random_state)
-    _warn_under_a_budget()
+    if not check_flag("synthetic", synthetic):
+        _charge(statement, releases)
 
     first = releases // 2
     outputs = {

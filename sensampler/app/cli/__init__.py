@@ -47,12 +47,12 @@ from ...norms import NORM_NAMES, get_norm
 from ...parallel import child_seed, default_progress, shutdown_workers
 from ...plan import BOUNDS, sampling_plan
 from ...sampler import MAX_N, check_neighbours, sample_sensitivity
-from ...table import ResultTable
+from ...table import ResultTable, check_output_file
 from .. import plotting
 from .._input_files import read_toml
 from .._locks import exclusive
-from ..demo import run_demo
-from ..experiments.batch import run_batch
+from ..demo import demo_files, run_demo
+from ..experiments.batch import check_outputs, run_batch
 from ..experiments.batch_config import load_config
 from ..experiments.specs import (
     MECHANISMS,
@@ -89,6 +89,8 @@ EXIT_WORK_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 128 + signal.SIGTERM
+#: The files ``sensampler sweep --out`` writes.
+SWEEP_FILES = ("error_vs_epsilon.csv", "error_vs_epsilon.png")
 #: What an interrupted command leaves, by command (the others leave no result).
 INTERRUPTED_NOTES = {
     "run": "; finished runs are kept (and skipped when the config is run again)",
@@ -170,6 +172,14 @@ def _writable_folder(path: str) -> str:
             f"--out {path!r} is not a writable folder: {exc.strerror or exc}"
         ) from None
     return path
+
+
+def _check_out_files(out: str, names) -> None:
+    """Refuse, before any work, a file of ``--out`` that must not be written
+    (:func:`sensampler.table.check_output_file`: a symbolic link, a FIFO, a
+    device or a folder where a file goes)."""
+    for name in names:
+        check_output_file(os.path.join(out, name), "--out file")
 
 
 def _check_sampling(args):
@@ -276,6 +286,8 @@ def _cmd_sweep(args):
         )
     _check_sweep_memory(query, data, args.n, repetitions, labels * len(epsilons), args)
     out = None if args.out is None else _writable_folder(args.out)
+    if out is not None:
+        _check_out_files(out, SWEEP_FILES)
 
     def work():
         root = as_seed_sequence(args.seed)
@@ -307,10 +319,10 @@ def _cmd_sweep(args):
             progress=args.progress,
         )
         if out is not None:
-            table.to_csv(os.path.join(out, "error_vs_epsilon.csv"))
+            table.to_csv(os.path.join(out, SWEEP_FILES[0]))
             if plotting.available():
                 plotting.plot_error_vs_epsilon(
-                    table, os.path.join(out, "error_vs_epsilon.png")
+                    table, os.path.join(out, SWEEP_FILES[1])
                 )
             else:
                 _say(plotting.SKIPPED, sys.stderr)
@@ -328,6 +340,7 @@ def _cmd_run(args):
     check_n_jobs(args.n_jobs)
     config = load_config(args.config)  # read and checked once, here
     out = _writable_folder(args.out)
+    check_outputs(out, config.runs)
     with exclusive(out):  # another run on --out is a usage error, found now
         pass
 
@@ -355,6 +368,7 @@ def _cmd_run(args):
 def _cmd_demo(args):
     as_seed_sequence(args.seed)
     out = _writable_folder(args.out)
+    demo_files(out, plotting.available())
 
     def work():
         run_demo(

@@ -30,12 +30,14 @@ from ..._lib.validation import (
     check_n_jobs,
     check_real,
 )
-from ..._sampling.probes import probe_additive, probe_full
+from ..._sampling.probes import check_order, check_sizes, probe_additive, probe_full
+from ..._sampling.trusted import is_trusted
 from ...audit import MAX_AUDIT_PAIRS, compare_populations, conservative_choice
 from ...norms import NORM_NAMES, get_norm
 from ...plan import BOUNDS, sampling_plan
 from ...queries import as_query
 from ...sampler import MAX_N, check_neighbours
+from ...table import check_output_file
 from .. import plotting
 from .._input_files import read_toml
 from ..experiments.specs import (
@@ -218,22 +220,32 @@ def _inputs(config, populations: dict) -> list[tuple[str, str]]:
     return inputs
 
 
-def _outputs(query, populations: dict, n: int, norm) -> int:
+def _outputs(query, populations: dict, n: int, norm, neighbours: str) -> int:
     """Meet the query with each population on a probe database: (parts, record bytes).
 
-    The sampler's own probe (no pair is drawn): it refuses a query that fails
-    or returns NaN on the population, a false additive declaration, and an
-    ``n`` whose databases exceed memory. Every population must give the query
-    the same output shape, so that one's estimate can be audited under another.
+    The sampler's own probes (no pair is drawn): they refuse a query that fails
+    or returns NaN on the population, a false additive declaration, an ``n``
+    whose databases exceed memory, a query that depends on the order of the
+    records (:func:`sensampler._sampling.probes.check_order`, as every sampling run
+    does: the command has no flag to accept one) and, under add/remove
+    neighbours, one whose output changes shape with n. Every population must
+    give the query the same output shape, so that one's estimate can be
+    audited under another.
     """
     probe = probe_additive if query.additive is not None else probe_full
+    trusted = is_trusted(query)
     first = None
     for name, dist in populations.items():
         rng = np.random.default_rng(_PROBE_SEED)
+        reproduce = "checked before the audit"
         try:
-            spec, shapes, record_bytes, *_ = probe(
-                query, dist, n, rng, "checked before the audit"
+            spec, shapes, record_bytes, database, outputs = probe(
+                query, dist, n, rng, reproduce
             )
+            if not trusted and neighbours == "add-remove":
+                check_sizes(query, database, spec, shapes, reproduce)
+            if not trusted:
+                check_order(query, database, outputs, rng, reproduce, spec, shapes)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"--query on --population {name}: {exc}") from None
         if spec[0] != "array":
@@ -274,7 +286,7 @@ def _check(s: dict):
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"seed: {exc}") from None
     check_n_jobs(s["n_jobs"])
-    parts, record_bytes = _outputs(query, populations, n, norm)
+    parts, record_bytes = _outputs(query, populations, n, norm, s["neighbours"])
     if pairs < parts:
         raise ValueError(
             f"pairs must be >= the {parts} coordinates released jointly, got "
@@ -310,6 +322,8 @@ def audit_command(args, writable_folder: Callable[[str], str]) -> Callable[[], N
     try:
         query, populations, n, norm = _check(s)
         out = None if s["out"] is None else writable_folder(s["out"])
+        for name in (CSV_NAME, PNG_NAME) if out is not None else ():
+            check_output_file(os.path.join(out, name), "--out file")
         report = (
             None
             if args.report is None

@@ -109,7 +109,7 @@ from ..._lib.validation import check_flag, check_n_jobs
 from ...parallel import iter_tasks, progress_bar
 from ...privacy import NEIGHBOURS
 from ...sampler import sample_sensitivity
-from ...table import ResultTable, atomic_write_text
+from ...table import ResultTable, atomic_write_text, check_output_file
 from .._locks import exclusive
 from .batch_config import (
     PRIVATE_MECHANISMS,
@@ -120,7 +120,7 @@ from .batch_config import (
 )
 from .sweep import STATISTICS, error_statistics, error_vs_epsilon
 
-__all__ = ["run_batch"]
+__all__ = ["run_batch", "check_outputs"]
 
 
 def _private_estimator():
@@ -377,6 +377,37 @@ def _check_out_dir(out_dir) -> str:
     return out_dir
 
 
+def check_outputs(out_dir, runs) -> None:
+    """Refuse, before any run, a file or folder of ``out_dir`` that ``run`` must
+    not write.
+
+    ``OUT/runs`` must be absent or a folder, and ``OUT/.lock``,
+    ``OUT/summary.csv``, ``OUT/references.csv`` and every run's file
+    ``OUT/runs/<run id>.json`` absent or a regular file: none of them a symbolic
+    link, a FIFO or a device (:func:`sensampler.table.check_output_file`).
+
+    Parameters
+    ----------
+    out_dir : str
+        The results folder; it must exist.
+    runs : sequence of RunSpec
+        The runs of the checked config (:attr:`BatchConfig.runs`).
+
+    Raises
+    ------
+    OutputFileError
+        A ``ValueError`` naming the path and the problem.
+    """
+    run_dir = os.path.join(out_dir, "runs")
+    check_output_file(run_dir, "out_dir", folder=True)
+    names = [".lock", "summary.csv", "references.csv"]
+    paths = [os.path.join(out_dir, name) for name in names]
+    if os.path.isdir(run_dir):
+        paths += [os.path.join(run_dir, f"{run.run_id}.json") for run in runs]
+    for path in paths:
+        check_output_file(path, "out_dir")
+
+
 def run_batch(
     config, out_dir, *, n_jobs=None, progress: bool = False, log=None
 ) -> ResultTable:
@@ -413,6 +444,8 @@ def run_batch(
     progress = check_flag("progress", progress)
     if not isinstance(config, BatchConfig):
         config = load_config(config)
+    os.makedirs(out_dir, exist_ok=True)
+    check_outputs(out_dir, config.runs)
     run_dir = os.path.join(out_dir, "runs")
     os.makedirs(run_dir, exist_ok=True)
     with exclusive(out_dir):

@@ -188,7 +188,7 @@ def test_a_file_in_a_missing_folder_is_refused_before_any_spend(tmp_path):
     budget = BudgetFile(tmp_path / "no" / "ledger.json", epsilon=1.0)
     with pytest.raises(BudgetFileError, match="is not a writable folder"):
         budget.filter()
-    with pytest.raises(BudgetFileError, match="is not a writable folder"):
+    with pytest.raises(BudgetFileError, match="is not an existing folder"):
         _spend(budget, _statement(0.1))
 
 

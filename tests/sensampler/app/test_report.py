@@ -151,7 +151,7 @@ def test_a_report_that_cannot_be_written_is_refused_before_any_spend(
         "--report", str(tmp_path / "missing" / "r.html"),
     ]
     assert main(args) == 2
-    assert "does not exist or is not writable" in capsys.readouterr().err
+    assert "which is not an existing folder" in capsys.readouterr().err
     assert not ledger.exists()
 
 
@@ -169,7 +169,7 @@ def test_release_statistic_writes_its_report(tmp_path):
 
 def test_a_bad_report_path_spends_nothing(tmp_path):
     budget = PrivacyFilter(2.0)
-    with pytest.raises(ValueError, match="report must name a file, got the folder"):
+    with pytest.raises(ValueError, match="is a folder, not a regular file"):
         release_statistic(
             HEIGHTS.sample(50, random_state=0), "mean", HEIGHTS, epsilon=0.5,
             budget=budget, report=tmp_path,
