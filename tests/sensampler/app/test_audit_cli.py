@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from sensampler._lib import memory as _memory
-from sensampler.app import _audit_cli, plotting
+from sensampler.app import plotting
+from sensampler.app.cli import _audit as _audit_cli
 from sensampler.app.cli import main
 from sensampler.audit import MAX_AUDIT_PAIRS
 from sensampler.parallel import pairs_per_chunk

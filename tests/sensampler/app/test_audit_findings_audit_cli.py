@@ -4,7 +4,7 @@ sampling, exit 2, one line."""
 
 import pytest
 
-from sensampler.app import _audit_cli
+from sensampler.app.cli import _audit as _audit_cli
 from sensampler.app.cli import main
 
 

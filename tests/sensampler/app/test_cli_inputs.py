@@ -18,7 +18,8 @@ import threading
 import pytest
 
 from sensampler._lib import memory as _memory
-from sensampler.app import _audit_cli, release
+from sensampler.app import release
+from sensampler.app.cli import _audit as _audit_cli
 from sensampler.app.cli import main
 
 ROOT = os.path.dirname(
