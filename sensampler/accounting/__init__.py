@@ -25,8 +25,9 @@ One rule for every accountant and filter:
 """
 
 from ..privacy import DEFAULT_ORDERS, PrivacyBound, rdp_to_dp, zcdp_to_dp
+from ._accountant import ExceededPrivacyBudgetError, PrivacyAccountant
 from ._default import default_filter, get_default_filter, set_default_filter
-from ._ledger import ExceededPrivacyBudgetError, LedgerEntry, PrivacyAccountant
+from ._ledger_entry import LedgerEntry
 from .composition import (
     advanced_composition,
     basic_composition,

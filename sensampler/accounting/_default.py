@@ -26,7 +26,7 @@ import contextlib
 from collections.abc import Iterator
 
 from .._lib.default_budget import current, replace, within
-from ._ledger import PrivacyAccountant
+from ._accountant import PrivacyAccountant
 
 __all__ = ["set_default_filter", "get_default_filter", "default_filter"]
 

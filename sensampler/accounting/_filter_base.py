@@ -31,12 +31,8 @@ from .._lib.domains import (
 )
 from .._math.rounding import lower
 from ..privacy import PrivacyBound, PrivacyStatement, format_upper
-from ._ledger import (
-    ExceededPrivacyBudgetError,
-    LedgerEntry,
-    PrivacyAccountant,
-    read_statement,
-)
+from ._accountant import ExceededPrivacyBudgetError, PrivacyAccountant
+from ._ledger_entry import LedgerEntry, read_statement
 
 __all__ = ["BUDGET_SLACK", "BudgetFilter", "Remaining", "as_float", "exact_real", "within"]
 

@@ -19,13 +19,13 @@ import numpy as np
 
 from .._lib.domains import DELTA_STATED, documented
 from ..privacy import PrivacyBound
+from ._accountant import PrivacyAccountant
 from ._kov import (
     MAX_EXACT_STEPS,
     heterogeneous_epsilon,
     homogeneous_delta,
     homogeneous_epsilon,
 )
-from ._ledger import PrivacyAccountant
 
 __all__ = ["PureCappedAccountant"]
 

@@ -12,8 +12,8 @@ from fractions import Fraction
 from .._lib.domains import DELTA_ADVANCED, FILTER_RULES, documented
 from .._math.search import largest_int
 from ..privacy import PrivacyBound
+from ._accountant import ExceededPrivacyBudgetError
 from ._filter_base import BudgetFilter, Remaining, as_float, within
-from ._ledger import ExceededPrivacyBudgetError
 
 __all__ = ["PrivacyFilter", "advanced_filter_bound"]
 

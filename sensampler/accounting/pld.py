@@ -59,7 +59,7 @@ import numpy as np
 from .._lib.domains import DELTA_STATED, EPSILON_POINT, Interval, documented
 from .._lib.validation import check_count, check_real
 from ..privacy import PrivacyBound, PrivacyStatement, format_upper
-from ._ledger import PrivacyAccountant
+from ._accountant import PrivacyAccountant
 from ._step_bounds import delta_bounds, epsilon_bounds
 
 __all__ = [

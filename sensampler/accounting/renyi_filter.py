@@ -17,9 +17,9 @@ import numpy as np
 from .._lib.domains import DP_CONVERSIONS, documented
 from .._lib.validation import check_array, check_real
 from ..privacy import DEFAULT_ORDERS, PrivacyBound, pure_dp_rdp
+from ._accountant import ExceededPrivacyBudgetError
 from ._filter_base import BUDGET_SLACK, BudgetFilter, Remaining
 from ._filter_rules import renyi_filter_allows, renyi_filter_budget, renyi_filter_count
-from ._ledger import ExceededPrivacyBudgetError
 from .renyi import renyi_costs, statement_curve
 
 __all__ = ["RenyiFilter"]

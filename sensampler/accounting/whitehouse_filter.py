@@ -13,9 +13,9 @@ from fractions import Fraction
 
 from .._lib.domains import documented
 from ..privacy import PrivacyBound
+from ._accountant import ExceededPrivacyBudgetError
 from ._filter_base import BudgetFilter, Remaining, as_float
 from ._filter_rules import whitehouse_statistic
-from ._ledger import ExceededPrivacyBudgetError
 
 __all__ = ["WhitehouseFilter"]
 
