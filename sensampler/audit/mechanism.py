@@ -470,6 +470,48 @@ def audit_mechanism(
     >>> result.violated, 0.8 < result.epsilon_lower <= 1.0
     (False, True)
     """
+    statement, releases, confidence, stated, delta = _check_audit(
+        mechanism, a, b, releases, confidence, delta, statistic
+    )
+    root = as_seed_sequence(random_state)
+    if not check_flag("synthetic", synthetic):
+        _charge(statement, releases)
+    first = releases // 2
+    values, what = _scores(mechanism, a, b, releases, first, statistic, root)
+    level = 1.0 - (1.0 - confidence) / 2.0
+    side, threshold, numerator = _choose(
+        values["a"][:first], values["b"][:first], level, delta
+    )
+
+    def count(name):
+        test = values[name][first:]
+        return int(np.sum(test <= threshold if side == "<=" else test >= threshold))
+
+    denominator = "b" if numerator == "a" else "a"
+    x_num, x_den = count(numerator), count(denominator)
+    tested = releases - first
+    bound, low, high = _epsilon_bound(x_num, x_den, tested, level, delta)
+    epsilon_lower = max(0.0, float(bound))
+    return MechanismAudit(
+        mechanism=statement.mechanism,
+        epsilon_lower=epsilon_lower,
+        stated=float(stated),
+        delta=float(delta),
+        confidence=confidence,
+        violated=bool(epsilon_lower > stated),
+        releases=releases,
+        rejection_set=RejectionSet(what, side, threshold, numerator),
+        tested=tested,
+        count_numerator=x_num,
+        count_denominator=x_den,
+        p_numerator_lower=float(low),
+        p_denominator_upper=float(high),
+    )
+
+
+def _check_audit(mechanism, a, b, releases, confidence, delta, statistic):
+    """Every input of :func:`audit_mechanism` checked, before anything is drawn
+    or spent: (statement, releases, confidence, stated epsilon, delta)."""
     statement = getattr(mechanism, "privacy", None)
     if not isinstance(statement, PrivacyStatement) or not callable(
         getattr(mechanism, "release", None)
@@ -496,11 +538,13 @@ def audit_mechanism(
     _check_input(mechanism, "b", b)
     if np.shape(a) == np.shape(b) and np.array_equal(a, b):
         raise ValueError(f"a and b must differ, got a={a!r} and b={b!r}.")
-    root = as_seed_sequence(random_state)
-    if not check_flag("synthetic", synthetic):
-        _charge(statement, releases)
+    return statement, releases, confidence, stated, delta
 
-    first = releases // 2
+
+def _scores(mechanism, a, b, releases, first, statistic, root):
+    """The releases on ``a`` and on ``b`` drawn and reduced to one score each
+    (the statistic, or a category's log-ratio on the first half): (scores by
+    input, what the score is in words)."""
     outputs = {
         name: _draw(mechanism, value, releases, child_seed(root, index))
         for index, (name, value) in enumerate((("a", a), ("b", b)))
@@ -513,31 +557,4 @@ def audit_mechanism(
         categories, scores = _category_scores(values["a"][:first], values["b"][:first])
         values = {k: _scored(v, categories, scores) for k, v in values.items()}
         what = "log-ratio of the category"
-    level = 1.0 - (1.0 - confidence) / 2.0
-    train_a, train_b = values["a"][:first], values["b"][:first]
-    side, threshold, numerator = _choose(train_a, train_b, level, delta)
-
-    def count(name):
-        test = values[name][first:]
-        return int(np.sum(test <= threshold if side == "<=" else test >= threshold))
-
-    denominator = "b" if numerator == "a" else "a"
-    x_num, x_den = count(numerator), count(denominator)
-    tested = releases - first
-    bound, low, high = _epsilon_bound(x_num, x_den, tested, level, delta)
-    epsilon_lower = max(0.0, float(bound))
-    return MechanismAudit(
-        mechanism=statement.mechanism,
-        epsilon_lower=epsilon_lower,
-        stated=float(stated),
-        delta=float(delta),
-        confidence=confidence,
-        violated=bool(epsilon_lower > stated),
-        releases=releases,
-        rejection_set=RejectionSet(what, side, threshold, numerator),
-        tested=tested,
-        count_numerator=x_num,
-        count_denominator=x_den,
-        p_numerator_lower=float(low),
-        p_denominator_upper=float(high),
-    )
+    return values, what
