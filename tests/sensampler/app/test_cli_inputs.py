@@ -18,7 +18,8 @@ import threading
 import pytest
 
 from sensampler._lib import memory as _memory
-from sensampler.app import _audit_cli, release
+from sensampler.app import release
+from sensampler.app.cli import _audit as _audit_cli
 from sensampler.app.cli import main
 
 ROOT = os.path.dirname(
@@ -51,7 +52,7 @@ def no_work(monkeypatch):
         raise AssertionError("the work started before every input was checked")
 
     monkeypatch.setattr(_audit_cli, "compare_populations", refuse)
-    monkeypatch.setattr(release, "sample_sensitivity", refuse)
+    monkeypatch.setattr(release._running, "sample_sensitivity", refuse)
 
 
 @pytest.fixture
