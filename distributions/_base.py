@@ -7,7 +7,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from .._display.html import distribution_html
+from .._display.estimates import distribution_html
 from .._lib.validation import check_count, check_random_state
 
 __all__ = ["Distribution", "RandomStateLike"]

@@ -115,6 +115,6 @@ budget  # noqa: B018
 # model alone. The plan spends nothing.
 
 # %%
-from sensampler import plan_release
+from sensampler.app.planning import plan_release
 
 plan_release("mean", heights, 500, target_error=0.1, random_state=0)

@@ -62,6 +62,7 @@ _SUBMODULES = (
     "quantile_calibration",
     "queries",
     "sampler",
+    "settings",
     "table",
 )
 

@@ -39,8 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from ._display.html import bounds_html, statement_html
-from ._lib.domains import EPSILON, NEIGHBOUR_RELATIONS, PROBABILITY
+from ._display.estimates import bounds_html
+from ._display.statements import statement_html
+from ._lib.domains import EPSILON, EPSILON_POINT, NEIGHBOUR_RELATIONS, PROBABILITY
 from ._lib.validation import as_seed_sequence, check_choice, check_count, check_real
 from .distributions import Distribution, as_distribution
 from .distributions.univariate import Bernoulli, Categorical, Uniform
@@ -145,7 +146,7 @@ class Bounds:
             object.__setattr__(
                 self, "coverage", PROBABILITY.check("coverage", self.coverage)
             )
-        epsilon = check_real("epsilon", self.epsilon, low=0.0)
+        epsilon = EPSILON_POINT.check("epsilon", self.epsilon)
         if (self.source == "private") != (epsilon > 0):
             raise ValueError(
                 f"private bounds spend an epsilon > 0 and others none, got "

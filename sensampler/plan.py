@@ -87,11 +87,11 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from ._display.html import sampling_plan_html
-from ._lib.domains import PLAN_BOUNDS, PROBABILITY
-from ._lib.scipy_compat import optimize, special
+from ._display.estimates import sampling_plan_html
+from ._lib.domains import PLAN_BOUNDS, PROBABILITY, documented
+from ._lib.scipy_compat import special
 from ._lib.validation import check_choice, check_count
-from ._math.search import smallest_int
+from ._math.search import falling_root, smallest_int
 from .privacy import format_upper
 
 __all__ = [
@@ -217,7 +217,8 @@ def _exact_split(m: int, k: int) -> tuple[float, float]:
     beta_mode = 1.0 - (k - 1) / (m - 1)
     if slope(beta_mode) <= 0.0:  # g never decreases: the minimum is g(0) = 1
         return 1.0, 0.0
-    beta = optimize.brentq(slope, beta_mode, 1.0 - 1e-300, xtol=1e-15, rtol=1e-13)
+    # slope(1) = -inf (p = 0, k > 1): the root lies in [beta_mode, 1]
+    beta = falling_root(slope, beta_mode, 1.0, xtol=1e-15, rtol=1e-13, limit=1.0)
     rho = float(special.bdtrc(k - 1, m, 1.0 - beta))  # P[Bin(m, 1-beta) > k - 1]
     return beta, rho
 
@@ -352,6 +353,7 @@ def _make_plan(m, k, bound):
     return SamplingPlan(m, k, gamma, rho, max(0.0, gamma - rho), bound)
 
 
+@documented
 def check_plan_arguments(
     m: int | None, gamma: float | None, k: int | None, bound: str
 ) -> tuple[int | None, float | None, int | None]:
@@ -362,7 +364,7 @@ def check_plan_arguments(
     m : int or None
         Number of pairs, ``1 <= m <= MAX_PAIRS``.
     gamma : float or None
-        Random-DP failure probability, ``0 < gamma < 1``; ``m`` or ``gamma`` is needed.
+        Random-DP failure probability, ``{PROBABILITY:gamma}``; ``m`` or ``gamma`` is needed.
     k : int or None
         Rank released, ``1 <= k <= m`` (needs ``m``).
     bound : {"exact", "exchangeable", "dkw"}
@@ -391,6 +393,7 @@ def check_plan_arguments(
     return m, gamma, k
 
 
+@documented
 def sampling_plan(
     m: int | None = None,
     gamma: float | None = None,
@@ -404,7 +407,7 @@ def sampling_plan(
     m : int, optional
         Number of neighbouring pairs, ``>= 1``.
     gamma : float, optional
-        Target failure probability of random DP, ``0 < gamma < 1``.
+        Target failure probability of random DP, ``{PROBABILITY:gamma}``.
     k : int, optional
         Rank of the released order statistic, ``1 <= k <= m``; needs ``m``.
     bound : {"exact", "exchangeable", "dkw"}, default "exact"

@@ -64,7 +64,7 @@ from typing import Literal
 
 import numpy as np
 
-from ._display.html import privacy_bound_html, statement_html
+from ._display.statements import privacy_bound_html, statement_html
 from ._lib.domains import (
     DELTA_STATED,
     DELTA_TARGET,
@@ -75,6 +75,7 @@ from ._lib.domains import (
     POSITIVE,
     RHO,
     RUN_RHO,
+    documented,
 )
 from ._lib.domains import DP_CONVERSIONS as _DP_CONVERSIONS
 from ._lib.domains import NOISE_KINDS as _NOISE_KINDS
@@ -102,6 +103,7 @@ __all__ = [
     "to_replace_one",
     "format_dp",
     "format_upper",
+    "size_words",
 ]
 
 #: The default neighbouring relation: two databases of n records that differ in
@@ -124,6 +126,7 @@ class PrivacyLeakWarning(UserWarning):
     """
 
 
+@documented
 @dataclass(frozen=True)
 class SamplingRun:
     """The sampling run behind a sampled sensitivity: its identity and its gamma.
@@ -136,7 +139,7 @@ class SamplingRun:
         once per release.
     gamma : float
         Failure probability of random DP of everything the run released,
-        jointly, ``0 <= gamma <= 1``.
+        jointly, ``{GAMMA:gamma}``.
     rho : float
         The sampler's own share of ``gamma`` (see :mod:`sensampler.plan`).
     bound : str
@@ -355,6 +358,7 @@ def _optional(domain, name, value):
     return None if value is None else domain.check(name, value)
 
 
+@documented
 @dataclass(frozen=True)
 class PrivacyStatement:
     r"""A mechanism's privacy statement, as accountants read it.
@@ -450,7 +454,7 @@ class PrivacyStatement:
         return self.run.gamma if self.run is not None else 0.0
 
     def epsilon_for(self, delta: float) -> float:
-        """Smallest epsilon this statement supports at ``delta`` (``0 < delta < 1``).
+        """Smallest epsilon this statement supports at ``delta`` (``{DELTA_TARGET:delta}``).
 
         The minimum over every statement that holds: the (epsilon, delta) pair
         when its delta fits, the Rényi curve (Canonne, Kamath & Steinke 2020,
@@ -459,7 +463,7 @@ class PrivacyStatement:
         Parameters
         ----------
         delta : float
-            ``0 < delta < 1``.
+            ``{DELTA_TARGET:delta}``.
 
         Returns
         -------
@@ -632,6 +636,7 @@ class PrivacyStatement:
         )
 
 
+@documented
 @dataclass(frozen=True)
 class PrivacyBound:
     """What a composition holds: (epsilon, delta)-DP, with random-DP failure ``gamma``.
@@ -649,10 +654,10 @@ class PrivacyBound:
     epsilon : float
         ``>= 0``; ``inf`` when no finite epsilon holds.
     delta : float
-        ``0 <= delta <= 1``.
+        ``{DELTA_STATED:delta}``.
     gamma : float
         Failure probability of random DP (a union over sampling runs),
-        ``0 <= gamma <= 1``; ``inf`` only in what a filter without a gamma
+        ``{GAMMA:gamma}``; ``inf`` only in what a filter without a gamma
         budget has left (no limit), never a failure probability.
     method : str
         The theorem or accountant that gives the bound.
@@ -720,6 +725,38 @@ def format_upper(value: float, digits: int) -> str:
         The printed number.
     """
     return upper(value, digits)
+
+
+def size_words(neighbours: str, n: int) -> str:
+    """The data's size in a guarantee, in words.
+
+    Under add/remove neighbours a release calibrated for the data's ``n`` (a
+    sensitivity sampled on databases of ``n - 1`` and ``n`` records, a choice
+    that reads ``n``) publishes ``n``: its statement holds for databases of that
+    size and their add/remove neighbours, given ``n``, and does not hide it.
+    Under replace-one neighbours ``n`` is the same in every neighbour.
+
+    Parameters
+    ----------
+    neighbours : {"replace-one", "add-remove"}
+    n : int
+        The number of private records.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> size_words("add-remove", 100)
+    'n=100 records, published: the statement holds given this size and does not hide it'
+    """
+    if neighbours == "add-remove":
+        return (
+            f"n={n} records, published: the statement holds given this size and "
+            "does not hide it"
+        )
+    return f"n={n} records"
 
 
 def format_dp(epsilon: float, delta: float) -> str:
@@ -1033,6 +1070,7 @@ def _conversion(rdp_values, orders, delta, method):
     )
 
 
+@documented
 def rdp_to_dp(
     rdp: Callable[[float], float] | np.ndarray | list[float],
     delta: float,
@@ -1046,7 +1084,7 @@ def rdp_to_dp(
     rdp : callable or array-like
         The curve ``alpha -> epsilon(alpha)``, or its values at ``orders``.
     delta : float
-        ``0 < delta < 1``.
+        ``{DELTA_TARGET:delta}``.
     orders : array-like, optional
         Orders ``> 1`` (default :data:`DEFAULT_ORDERS`).
     method : {"improved", "classic"}
@@ -1092,6 +1130,7 @@ def _zcdp_improved(rho, delta, log_am1):
     return a * rho + math.log1p(-1.0 / a) - (math.log(delta) + math.log(a)) / (a - 1.0)
 
 
+@documented
 def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
     r"""Epsilon such that rho-zCDP implies (epsilon, delta)-DP.
 
@@ -1106,7 +1145,7 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "improved") -> float:
     rho : float
         zCDP parameter, ``>= 0``.
     delta : float
-        ``0 < delta < 1``.
+        ``{DELTA_TARGET:delta}``.
     method : {"improved", "classic"}, default "improved"
         The conversion, as above.
 

@@ -67,7 +67,7 @@ import numpy as np
 from ._lib.domains import EPSILON_STATED
 from ._lib.memory import check_fits
 from ._lib.validation import as_seed_sequence, check_count
-from ._math.rounding import float_up
+from ._math.rounding import float_down, float_up
 from .bounds import Bounds
 from .distributions import Distribution, PublicSample, as_distribution
 from .mechanisms.quantile import (
@@ -361,9 +361,7 @@ def plain_scale(epsilon: float, utility_sensitivity: float) -> float:
     -------
     float
     """
-    exact = Fraction(epsilon) / (2 * Fraction(utility_sensitivity))
-    t0 = float(exact)
-    return t0 if Fraction(t0) <= exact else math.nextafter(t0, 0.0)
+    return float_down(Fraction(epsilon) / (2 * Fraction(utility_sensitivity)))
 
 
 def candidate_scales(

@@ -35,7 +35,6 @@ array([1., 4.])
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable
 from numbers import Integral
 from typing import Any, Union, overload
@@ -46,6 +45,14 @@ from numpy.typing import ArrayLike
 from ._lib.structure import first, stack_outputs
 from ._lib.threads import one_thread
 from ._lib.validation import check_array, check_choice, check_count, check_flag
+from ._math.worst_cases import (
+    worst_count,
+    worst_histogram,
+    worst_mean,
+    worst_quantiles,
+    worst_sum,
+    worst_variance,
+)
 from ._sampling.trusted import trust
 
 #: What a query returns for a stack of databases: one array, or a tuple or dict of
@@ -203,17 +210,17 @@ class BatchedQuery(Query):
         self.additive = additive
 
     def evaluate(self, stack: np.ndarray) -> QueryOutput:
-        """Outputs for a stack of databases, with a leading axis of length ``B``.
+        """``func(stack)``: the outputs of the whole stack in one call.
 
         Parameters
         ----------
         stack : ndarray of shape (B, n, *record_shape)
-            The databases.
+            The databases, given to ``func`` as they are.
 
         Returns
         -------
         ndarray, tuple of ndarray or dict of ndarray
-            The outputs, each with a leading axis of length ``B``.
+            What ``func`` returns: one output per database along the first axis.
         """
         return self.func(stack)
 
@@ -293,17 +300,17 @@ class FunctionQuery(Query):
         return self.func(data)
 
     def evaluate(self, stack: np.ndarray) -> QueryOutput:
-        """Outputs for a stack of databases, with a leading axis of length ``B``.
+        """``func`` on each database of the stack in turn, its answers stacked.
 
         Parameters
         ----------
         stack : ndarray of shape (B, n, *record_shape)
-            The databases.
+            The databases, one call of ``func`` each.
 
         Returns
         -------
         ndarray, tuple of ndarray or dict of ndarray
-            The outputs, each with a leading axis of length ``B``.
+            The B answers, stacked part by part along a new first axis.
         """
         return stack_outputs([self.func(db) for db in stack])
 
@@ -458,107 +465,12 @@ median = _builtin(lambda stack: np.median(stack, axis=1), "median")
 median.quantile_level = 0.5
 
 
-# ------------------------------------------------------------ worst cases
-# Each function gives the sensitivity, over every pair of neighbours, of the
-# query on records clipped to [low, high] (width w = high - low), in a norm
-# named by a string; None where no bound is derived. Scalar outputs have
-# equal l1, l2 and linf norms.
-_SCALAR_NORMS = ("l1", "l2", "linf")
-
-
-def _coordinate_as_l1(rule):
-    r"""A worst-case rule that also answers ``norm="coordinate"``, with the l1 bound.
-
-    A per-coordinate estimate's worst case is the l1 norm of the change over all
-    coordinates: it bounds each coordinate's change and their sum, which is all
-    that per-coordinate noise needs (Laplace: a loss of at most
-    :math:`\sum_j |v_j|/b_j \le \lVert v\rVert_1/\min_j b_j`; Gaussian:
-    :math:`\lVert v/\sigma\rVert_2 \le \lVert v\rVert_1/\min_j \sigma_j`).
-    """
-
-    @functools.wraps(rule)
-    def answer(*args):
-        *rest, norm = args
-        return rule(*rest, "l1" if norm == "coordinate" else norm)
-
-    return answer
-
-
-def _vector_norm(norm: str, size: int, each: float) -> float | None:
-    """Norm of a vector of ``size`` coordinates, each moving by at most ``each``."""
-    if norm == "l1":
-        return size * each
-    if norm == "l2":
-        return math.sqrt(size) * each
-    return each if norm == "linf" else None
-
-
-@_coordinate_as_l1
-def _worst_mean(low, high, n, neighbours, norm):
-    # replace-one: (x - x')/n; add/remove: (x - mean(D))/n, both within [-w, w]/n.
-    return (high - low) / n if norm in _SCALAR_NORMS else None
-
-
-@_coordinate_as_l1
-def _worst_sum(low, high, n, neighbours, norm):
-    # replace-one: x - x' in [-w, w]; add/remove: the record x itself.
-    if norm not in _SCALAR_NORMS:
-        return None
-    return high - low if neighbours == "replace-one" else max(abs(low), abs(high))
-
-
-@_coordinate_as_l1
-def _worst_quantiles(size, low, high, n, neighbours, norm):
-    # Every quantile of records in [low, high] lies in [low, high]: it moves by
-    # at most w, whatever the relation (numpy's interpolation stays inside).
-    return _vector_norm(norm, size, high - low)
-
-
-@_coordinate_as_l1
-def _worst_variance(ddof, root, low, high, n, neighbours, norm):
-    r"""Variance: :math:`w^2/(n - \mathrm{ddof})`; std: its square root.
-
-    Replace-one: :math:`V(D) = \min_c \sum_i (d_i - c)^2/(n - \mathrm{ddof})`,
-    so with c the mean of D', :math:`V(D) \le V(D') + w^2/(n - \mathrm{ddof})`,
-    and symmetrically. Add/remove (ddof = 0): :math:`n V_n(D \cup x) = (n-1)
-    V_{n-1}(D) + \frac{n-1}{n}(x - \bar D)^2` (Welford), so the change is
-    :math:`\frac{n-1}{n^2}(x - \bar D)^2 - V_{n-1}(D)/n`, within
-    :math:`[-w^2/(4n), w^2/n]` (Popoviciu: :math:`V \le w^2/4`). The standard
-    deviation moves by at most the square root: :math:`|\sqrt u - \sqrt v|
-    \le \sqrt{|u - v|}`.
-    """
-    if norm not in _SCALAR_NORMS or n <= ddof:
-        return None
-    if neighbours == "add-remove" and ddof:
-        return None
-    bound = (high - low) ** 2 / (n - ddof)
-    if not math.isfinite(bound):
-        return None
-    return math.sqrt(bound) if root else bound
-
-
-@_coordinate_as_l1
-def _worst_count(low, high, n, neighbours, norm):
-    # One record enters or leaves the count.
-    return 1.0 if norm in _SCALAR_NORMS else None
-
-
-@_coordinate_as_l1
-def _worst_histogram(bins, low, high, n, neighbours, norm):
-    # replace-one: one bin -1 and another +1; add/remove: one bin +1.
-    if neighbours == "add-remove":
-        return 1.0 if norm in _SCALAR_NORMS else None
-    if bins == 1:
-        return 1.0 if norm in _SCALAR_NORMS else None
-    return {"l1": 2.0, "l2": math.sqrt(2.0), "linf": 1.0}.get(norm)
-
-
-mean.worst_case = _worst_mean
-sum.worst_case = _worst_sum
+mean.worst_case = worst_mean
+sum.worst_case = worst_sum
 # trusted once complete: a later change of an attribute withdraws the trust
 trust(mean)
 trust(sum)
-median.worst_case = functools.partial(_worst_quantiles, 1)
+median.worst_case = functools.partial(worst_quantiles, 1)
 
 
 def quantile(q: float) -> BatchedQuery:
@@ -590,7 +502,7 @@ def quantile(q: float) -> BatchedQuery:
     query = _builtin(func, f"quantile({q!r})")
     if qs.ndim == 0:  # one quantile: releases use the exponential mechanism
         query.quantile_level = float(qs)
-    query.worst_case = functools.partial(_worst_quantiles, qs.size)
+    query.worst_case = functools.partial(worst_quantiles, qs.size)
     return query
 
 
@@ -607,44 +519,40 @@ def variance(ddof: int = 0) -> BatchedQuery:
     BatchedQuery
         The query, evaluated on a whole stack of databases at once.
     """
-    ddof = check_count("ddof", ddof, minimum=0)
-    query = _builtin(
-        lambda stack: _spread(stack, ddof).var(axis=1, ddof=ddof),
-        f"variance(ddof={ddof})",
-    )
-    query.worst_case = functools.partial(_worst_variance, ddof, False)
-    return query
+    return _dispersion(ddof, root=False)
 
 
 def std(ddof: int = 0) -> BatchedQuery:
-    """Standard deviation of the records (``ddof`` as in numpy).
+    """Standard deviation of the records: the square root of :func:`variance`.
 
     Parameters
     ----------
     ddof : int, default 0
-        Delta degrees of freedom, ``>= 0``.
+        As in :func:`variance` (numpy's): the divisor is ``n - ddof``.
 
     Returns
     -------
     BatchedQuery
-        The query, evaluated on a whole stack of databases at once.
+        The query, batched; its worst case is the square root of the variance's.
     """
+    return _dispersion(ddof, root=True)
+
+
+def _dispersion(ddof: int, root: bool) -> BatchedQuery:
+    """The variance (``root`` False) or standard deviation query, ``ddof`` checked."""
     ddof = check_count("ddof", ddof, minimum=0)
-    query = _builtin(
-        lambda stack: _spread(stack, ddof).std(axis=1, ddof=ddof), f"std(ddof={ddof})"
-    )
-    query.worst_case = functools.partial(_worst_variance, ddof, True)
+
+    def func(stack):
+        if stack.shape[1] <= ddof:
+            raise ValueError(
+                f"ddof={ddof} needs databases of more than {ddof} records, got "
+                f"{stack.shape[1]}."
+            )
+        return stack.std(axis=1, ddof=ddof) if root else stack.var(axis=1, ddof=ddof)
+
+    query = _builtin(func, f"{'std' if root else 'variance'}(ddof={ddof})")
+    query.worst_case = functools.partial(worst_variance, ddof, root)
     return query
-
-
-def _spread(stack: np.ndarray, ddof: int) -> np.ndarray:
-    """``stack``, if its databases have more than ``ddof`` records; else raise."""
-    if stack.shape[1] <= ddof:
-        raise ValueError(
-            f"ddof={ddof} needs databases of more than {ddof} records, got "
-            f"{stack.shape[1]}."
-        )
-    return stack
 
 
 def count(predicate: Callable[[np.ndarray], np.ndarray] | None = None) -> BatchedQuery:
@@ -679,7 +587,7 @@ def count(predicate: Callable[[np.ndarray], np.ndarray] | None = None) -> Batche
         releases_gil=False,
         real_records=predicate is None,
     )
-    query.worst_case = _worst_count
+    query.worst_case = worst_count
     # A predicate sees the whole stack and may compare records: only the count
     # of non-zero records is additive by construction.
     return trust(query) if predicate is None else query
@@ -757,7 +665,7 @@ def histogram(
         return counts.reshape(b, nb).astype(float)
 
     query = _builtin(func, f"histogram({nb} bins)", additive="sum")
-    query.worst_case = functools.partial(_worst_histogram, nb)
+    query.worst_case = functools.partial(worst_histogram, nb)
     return trust(query)
 
 
@@ -853,17 +761,18 @@ class EstimatorQuery(Query):
         return outputs[0] if isinstance(self.attribute, str) else tuple(outputs)
 
     def evaluate(self, stack: np.ndarray) -> QueryOutput:
-        """Outputs for a stack of databases, with a leading axis of length ``B``.
+        """The fitted attribute(s) of a fresh clone on each database, stacked.
 
         Parameters
         ----------
-        stack : ndarray of shape (B, n, *record_shape)
-            The databases.
+        stack : ndarray of shape (B, n, columns) or (B, n)
+            The databases; one clone of the estimator is fitted on each.
 
         Returns
         -------
-        ndarray, tuple of ndarray or dict of ndarray
-            The outputs, each with a leading axis of length ``B``.
+        ndarray or tuple of ndarray
+            The B fitted attributes (a tuple of them for several attributes),
+            stacked along a new first axis.
         """
         with one_thread():
             return stack_outputs([self._fitted(db) for db in stack])

@@ -7,7 +7,7 @@ import io
 import os
 import secrets
 
-from ._display.html import table_html
+from ._display.page import table_html
 from ._display.text import text_table
 from ._lib.extras import require
 

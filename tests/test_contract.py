@@ -32,7 +32,7 @@ def test_sampler_contract():
     params = inspect.signature(sample_sensitivity).parameters
     for name in (
         "query",
-        "distribution",
+        "population",
         "n",
         "gamma",
         "m",

@@ -6,7 +6,7 @@ import os
 import re
 
 from sensampler.app import cli as cli
-from sensampler.app.experiments import batch, specs
+from sensampler.app.experiments import batch_config, specs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -34,12 +34,12 @@ def test_the_command_line_page_shows_every_subcommand():
 def test_the_batch_page_documents_every_key_of_the_schema():
     # Before: the format was only in batch.py's docstring.
     page = _read("docs", "guide", "batch.md")
-    tables = set(batch._TABLES)
+    tables = set(batch_config._TABLES)
     keys = (
-        set(batch._GRID_RULES)
-        | set(batch._RUN_RULES)
-        | set(batch._DATASET_RULES)
-        | set(batch._ERRORS_RULES)
+        set(batch_config._GRID_RULES)
+        | set(batch_config._RUN_RULES)
+        | set(batch_config._DATASET_RULES)
+        | set(batch_config._ERRORS_RULES)
         | set(specs.PRIVATE_ESTIMATOR_KEYS)
         | {"dataset"}
         | {key for params in specs.DATASET_KINDS.values() for key in params}

@@ -131,8 +131,9 @@ def test_every_public_module_is_an_attribute_after_import():
     assert app <= set(dir(sensampler.app))
 
 
-#: The public modules of the application layer that were ``sensampler.NAME``.
-FORMER_NAMES = {
+#: Former names of the application layer's modules (``sensampler.NAME``), gone
+#: before the first release (CHANGELOG.md): no import hook, no alias.
+FORMER_NAMES = (
     "budget_file",
     "cli",
     "data_files",
@@ -142,32 +143,30 @@ FORMER_NAMES = {
     "plotting",
     "release",
     "report",
-}
+)
 
 
-def test_the_application_layer_keeps_its_former_names():
-    # Its public modules moved to sensampler.app; the former names are the very
-    # same modules, as attributes and as imports, submodules included.
-    moved = FORMER_NAMES
-    assert moved <= set(dir(sensampler)) and moved <= _public_modules("sensampler.app")
-    code = "import importlib, sensampler\n" + "\n".join(
-        f"assert getattr(sensampler, {name!r}) is sensampler.app.{name}"
-        for name in sorted(moved)
+def test_the_former_names_of_the_application_layer_are_gone():
+    # Before: a meta path finder put first on the user's sys.meta_path by
+    # `import sensampler` kept `sensampler.release` etc. as aliases of a
+    # package never released; the names now import only as sensampler.app.NAME.
+    code = "import importlib, sys, sensampler\n" + "\n".join(
+        f"assert not hasattr(sensampler, {name!r})\n"
+        f"try:\n    importlib.import_module('sensampler.{name}')\n"
+        f"except ModuleNotFoundError:\n    pass\nelse:\n    raise AssertionError({name!r})"
+        for name in FORMER_NAMES
     )
     code += (
-        "\nimport sensampler.app.experiments.batch as old"
-        "\nassert old is importlib.import_module('sensampler.app.experiments.batch')"
+        "\nassert not [f for f in sys.meta_path if 'sensampler' in type(f).__module__]"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+    assert _public_modules("sensampler.app") >= set(FORMER_NAMES)
 
 
-def test_a_former_name_loads_nothing_more_than_the_module():
-    before, after = _loaded("import sensampler")
-    assert "sensampler.app.release" not in after and "sensampler.app.release" not in after
-    old = _loaded("import sensampler.app.release")[1]
-    new = _loaded("import sensampler.app.release")[1]
-    assert old - new == {"sensampler.app.release"} and new <= old  # no second copy
+def test_import_sensampler_loads_no_application_module():
+    after = _loaded("import sensampler")[1]
+    assert not [name for name in after if name.startswith("sensampler.app")]
 
 
 def test_first_run_and_release_leave_scipy_out():

@@ -9,7 +9,7 @@ import ast
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FOLDERS = ("sensampler",)
+FOLDERS = ("sensampler", "distributions")
 
 
 def _private(name: str) -> bool:
@@ -77,14 +77,14 @@ def test_no_module_uses_another_modules_private_names():
 
 def test_the_scan_finds_what_it_looks_for():
     source = (
-        "from ..sampler import _probe_full\n"
-        "from . import plotting\n"
-        "from .. import _domains\n"
-        "from .._domains import EPSILON\n"
+        "from ...sampler import _probe_full\n"
+        "from .. import plotting\n"
+        "from ... import _lib\n"
+        "from ..._lib.domains import EPSILON\n"
         "plotting._figure()\n"
-        "_domains.EPSILON\n"
+        "_lib.domains\n"
     )
-    path = os.path.join(ROOT, "sensampler", "app", "cli.py")
+    path = os.path.join(ROOT, "sensampler", "app", "cli", "__init__.py")
     assert list(_uses_of_private_names("cli.py", path, source)) == [
         "cli.py:1: imports _probe_full",
         "cli.py:5: uses plotting._figure",

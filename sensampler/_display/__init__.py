@@ -1,1 +1,26 @@
-"""Private helpers: see the package docstring of sensampler."""
+"""HTML for notebooks and reports: small cards and hand-built SVG figures.
+
+The records' ``_repr_html_`` methods (estimates, statements, accountants,
+filters, budget files, audits, result tables, releases and plans) are one line
+each and call a function of this package, as pandas and scikit-learn show
+their objects in Jupyter. Every text that comes from a record is escaped with
+:func:`html.escape`; the figures are inline SVG (no matplotlib, no network), so
+a card or a report page is self-contained.
+
+- :mod:`.page`: the card, its rows and paragraphs, a result table, a whole page;
+- :mod:`.figures`: the SVG figures (histogram, interval, noise density);
+- :mod:`.estimates`: estimates, sensitivity values, sampling plans, bounds,
+  population models;
+- :mod:`.statements`: privacy statements (in plain words) and bounds;
+- :mod:`.ledgers`: accountants, filters, budget files, ledger entries;
+- :mod:`.audits`: coverage and mechanism audits, population comparisons and
+  choices;
+- :mod:`.releases`: mechanisms, releases and release plans;
+- :mod:`.text`: plain-text tables.
+
+These modules import nothing from the rest of the package but the rounding
+helpers: they read records by their attributes, and a statement's numbers are
+formatted by the functions its own module passes in (rounded up, as every
+statement prints them), so that the HTML never states more privacy than the
+text.
+"""

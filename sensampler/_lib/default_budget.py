@@ -148,18 +148,24 @@ def exempt() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def charged_to(accountant: Any) -> Iterator[None]:
+def charged_to(accountant: Any, statement: Any = None) -> Iterator[None]:
     """Inside the block, releases spend nothing more when the default is ``accountant``.
 
     For callers that have composed their releases on an explicit accountant
     already (``release_statistic(..., budget=f)``, ``PrivateEstimator.fit(...,
     accountant=f)``): when ``f`` is also the default, the release is recorded
-    once, not twice. A different default is still spent from.
+    once, not twice. A different default is still spent from: by the releases
+    inside, or, with ``statement``, by ``statement`` on entry (refused there,
+    before the block runs, over budget), the releases inside then spending
+    nothing more. A caller whose statement says more than its mechanism's (the
+    size it holds given, a release that draws no noise) records it so.
 
     Parameters
     ----------
     accountant : filter or None
         The accountant the caller has charged (``None``: none).
+    statement : PrivacyStatement, optional
+        What the block releases, charged to a default other than ``accountant``.
 
     Yields
     ------
@@ -172,7 +178,13 @@ def charged_to(accountant: Any) -> Iterator[None]:
     if same:
         with exempt():
             yield
-    else:
+        return
+    budget = None if statement is None or getattr(_state, "exempt", False) else current()
+    if budget is None:
+        yield
+        return
+    budget.compose(statement)
+    with exempt():
         yield
 
 

@@ -15,7 +15,17 @@ Usage: ``value = DOMAIN.check("parameter_name", value)`` returns the value as a
 float (or the string), or raises :class:`TypeError` (not a real number, a
 boolean, a string) or :class:`ValueError` naming the parameter, the rule and
 the value. ``DOMAIN.contains(value)`` tests without raising; ``str(DOMAIN)``
-is the interval in mathematical notation, for docs and messages.
+is the interval in mathematical notation, for docs and messages, and
+``DOMAIN.text("delta")`` the rule on a named parameter, for docstrings.
+
+Docstrings write a domain's rule as a field ``{DOMAIN:name}``, filled once at
+import by the decorator :func:`documented`:
+
+>>> @documented
+... def f(delta):
+...     "``{DELTA_TARGET:delta}``."
+>>> f.__doc__
+'``0 < delta < 1``.'
 
 An interval includes ``inf`` only when its upper end is ``inf`` and closed:
 ``EPSILON_STATED`` is :math:`[0, \infty]`, since a statement may say "no finite
@@ -25,6 +35,8 @@ epsilon"; the parameters of mechanisms are finite.
 from __future__ import annotations
 
 import math
+import re
+import sys
 from dataclasses import dataclass
 from numbers import Real
 
@@ -45,6 +57,7 @@ __all__ = [
     "PROBABILITY_CLOSED",
     "DELTA_RELEASE",
     "DELTA_ADVANCED",
+    "DELTA_NORMAL",
     "RHO",
     "RHO_TARGET",
     "RUN_RHO",
@@ -60,6 +73,7 @@ __all__ = [
     "ESTIMATOR_NORMS",
     "GAUSSIAN_VARIANTS",
     "DP_CONVERSIONS",
+    "documented",
 ]
 
 
@@ -78,12 +92,15 @@ class Interval:
     low_closed, high_closed : bool
         Whether each end belongs to the interval. ``high=inf`` with
         ``high_closed=True`` admits ``inf`` itself.
+    high_text : str, optional
+        How the upper end is written in docs (``"1/e"``), when not as a number.
     """
 
     low: float
     high: float
     low_closed: bool
     high_closed: bool
+    high_text: str | None = None
 
     def check(self, name: str, value) -> float:
         """Return ``value`` as a float in the interval, or raise naming ``name``.
@@ -131,10 +148,36 @@ class Interval:
             return False
         return True
 
+    def _high(self) -> str:
+        return self.high_text or _number(self.high)
+
+    def text(self, name: str) -> str:
+        """The rule on a parameter ``name``, as docstrings write it.
+
+        ``"0 < delta < 1"``, ``"0 <= delta <= 1"``; an interval unbounded
+        above reads ``"epsilon > 0"`` (or ``"epsilon >= 0, inf included"``).
+
+        Parameters
+        ----------
+        name : str
+            The parameter.
+
+        Returns
+        -------
+        str
+        """
+        low = f"{'>=' if self.low_closed else '>'} {_number(self.low)}"
+        if self.high == math.inf:
+            return f"{name} {low}" + (", inf included" if self.high_closed else "")
+        return (
+            f"{_number(self.low)} {'<=' if self.low_closed else '<'} {name} "
+            f"{'<=' if self.high_closed else '<'} {self._high()}"
+        )
+
     def __str__(self) -> str:
         return (
             f"{'[' if self.low_closed else '('}{_number(self.low)}, "
-            f"{_number(self.high)}{']' if self.high_closed else ')'}"
+            f"{self._high()}{']' if self.high_closed else ')'}"
         )
 
 
@@ -186,7 +229,8 @@ _INF = math.inf
 EPSILON = Interval(0.0, _INF, False, False)
 #: epsilon a statement or a bound holds: >= 0, ``inf`` when no finite one holds.
 EPSILON_STATED = Interval(0.0, _INF, True, True)
-#: epsilon at which a privacy curve is evaluated (delta(epsilon)): finite, >= 0.
+#: epsilon at which a privacy curve is evaluated (delta(epsilon)), or of a step
+#: a composition theorem takes: finite, >= 0.
 EPSILON_POINT = Interval(0.0, _INF, True, False)
 #: delta a mechanism is calibrated for, or a conversion targets: 0 < delta < 1.
 DELTA_TARGET = Interval(0.0, 1.0, False, False)
@@ -198,11 +242,15 @@ GAMMA = Interval(0.0, 1.0, True, True)
 PROBABILITY = Interval(0.0, 1.0, False, False)
 #: A probability, 0 and 1 included (a Bernoulli p, a quantile's level).
 PROBABILITY_CLOSED = Interval(0.0, 1.0, True, True)
-#: delta a release or an audit asks for: 0 <= delta < 1 (0 for pure DP).
+#: delta a release, an audit or a budget asks for, or of a step a composition
+#: theorem takes: 0 <= delta < 1 (0 for pure DP).
 DELTA_RELEASE = Interval(0.0, 1.0, True, False)
 #: delta of the advanced composition filter: 0 < delta < 1/e (Rogers, Roth,
 #: Ullman & Vadhan 2016, Thm. 5.1).
-DELTA_ADVANCED = Interval(0.0, 1.0 / math.e, False, False)
+DELTA_ADVANCED = Interval(0.0, 1.0 / math.e, False, False, "1/e")
+#: delta the analytic Gaussian functions take: from the smallest normal double
+#: (below it, their results lose their relative accuracy) to below 1.
+DELTA_NORMAL = Interval(sys.float_info.min, 1.0, True, False)
 #: zCDP parameter a statement holds: finite, >= 0.
 RHO = Interval(0.0, _INF, True, False)
 #: zCDP parameter a mechanism is calibrated for: finite, > 0.
@@ -242,3 +290,43 @@ DP_CONVERSIONS = Choice(("improved", "classic"))
 #: Norms of a private estimator's sampled sensitivity (its coefficient vector), in
 #: :class:`~sensampler.models.PrivateEstimator` and in batch runs.
 ESTIMATOR_NORMS = Choice(("l1", "l2"))
+
+
+#: The domains a docstring may name in a field ``{NAME:parameter}``.
+_DOCUMENTED = {k: v for k, v in globals().items() if isinstance(v, Interval)}
+_FIELD = re.compile(r"\{([A-Z_]+):([A-Za-z_\[\]0-9]+)\}")
+
+
+def _fill(doc: str | None) -> str | None:
+    if doc is None:
+        return None
+    return _FIELD.sub(lambda m: _DOCUMENTED[m.group(1)].text(m.group(2)), doc)
+
+
+def documented(obj):
+    """Fill the fields ``{DOMAIN:name}`` of a docstring with the domain's rule.
+
+    A decorator for a function or a class (then also its methods' and
+    properties' docstrings), applied once at import: ``{DELTA_TARGET:delta}``
+    becomes ``0 < delta < 1`` (:meth:`Interval.text`). A field naming no
+    declared interval raises :class:`KeyError` at import.
+
+    Parameters
+    ----------
+    obj : function or class
+
+    Returns
+    -------
+    obj
+        The same object, its docstrings filled.
+    """
+    obj.__doc__ = _fill(obj.__doc__)
+    if isinstance(obj, type):
+        for member in vars(obj).values():
+            target = getattr(member, "__func__", member)  # class- and staticmethods
+            if isinstance(target, property) or callable(target):
+                try:
+                    target.__doc__ = _fill(target.__doc__)
+                except AttributeError:  # a builtin's docstring is read-only
+                    pass
+    return obj

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import math
 
-from scipy import optimize, special
+from scipy import special
 
 from .._math.balle_wang import delta_with_error
+from .._math.search import falling_root
 
 __all__ = ["gaussian_mu", "gaussian_delta", "gaussian_epsilon"]
 
@@ -91,18 +92,14 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
     float
         Never below the exact epsilon; ``inf`` if no finite one is certified.
     """
-    if gaussian_delta(mu, 0.0) <= delta:
-        return 0.0
-    hi = 1.0
-    while gaussian_delta(mu, hi) > delta:
-        hi *= 2.0
-        if hi > 1e300:
-            return math.inf
-    eps = optimize.brentq(
-        lambda e: gaussian_delta(mu, e) - delta, 0.0, hi, xtol=1e-12, rtol=1e-13
+    # brentq may stop a hair below the crossing: the root is raised until it holds
+    return falling_root(
+        lambda e: gaussian_delta(mu, e) - delta,
+        0.0,
+        1.0,
+        xtol=1e-12,
+        rtol=1e-13,
+        floor=0.0,
+        limit=1e300,
+        holds=lambda e: gaussian_delta(mu, e) <= delta,
     )
-    step = max(1e-12, eps * 1e-13)
-    while gaussian_delta(mu, eps) > delta:  # brentq may stop a hair below
-        eps += step
-        step *= 2.0
-    return float(eps)

@@ -20,7 +20,15 @@ from fractions import Fraction
 from numbers import Real
 
 from .._lib.default_budget import exempt
-from .._lib.validation import check_probability, check_real
+from .._lib.domains import (
+    DELTA_RELEASE,
+    DELTA_TARGET,
+    EPSILON,
+    EPSILON_POINT,
+    PROBABILITY,
+    Interval,
+    documented,
+)
 from .._math.rounding import lower
 from ..privacy import PrivacyBound, PrivacyStatement, format_upper
 from ._ledger import (
@@ -37,16 +45,16 @@ __all__ = ["BUDGET_SLACK", "BudgetFilter", "Remaining", "as_float", "exact_real"
 BUDGET_SLACK = Fraction(1, 2**51)
 
 
-def exact_real(name, value, *, high=None) -> Fraction:
-    """A non-negative finite real (any :class:`numbers.Real` or ``Decimal``) as an
+def exact_real(domain: Interval, name, value) -> Fraction:
+    """A finite real in ``domain`` (any :class:`numbers.Real` or ``Decimal``) as an
     exact fraction of the value given, or raise naming it."""
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise ValueError(f"{name} must be finite, got {name}={value!r}.")
         exact = Fraction(value)
-        check_real(name, float(exact), low=0.0, high=high, high_strict=True)
+        domain.check(name, float(exact))
         return exact
-    checked = check_real(name, value, low=0.0, high=high, high_strict=True)
+    checked = domain.check(name, value)
     return value if isinstance(value, Fraction) else Fraction(checked)
 
 
@@ -84,6 +92,7 @@ def within(total: Fraction, budget: float | Fraction) -> bool:
     return total <= Fraction(budget) * (1 + BUDGET_SLACK)
 
 
+@documented
 class BudgetFilter(PrivacyAccountant):
     """Base of the filters: a budget (epsilon, delta) and optionally gamma.
 
@@ -96,7 +105,7 @@ class BudgetFilter(PrivacyAccountant):
     epsilon : float
         Budget epsilon_g, ``> 0``.
     delta : float
-        Budget delta_g, ``0 <= delta < 1`` (``0 < delta`` when
+        Budget delta_g, ``{DELTA_RELEASE:delta}`` (``0 < delta`` when
         ``delta_positive``).
     gamma : float or None
         Budget for the random-DP failure probability (``None``: tracked, not
@@ -104,16 +113,10 @@ class BudgetFilter(PrivacyAccountant):
     """
 
     def __init__(self, epsilon, delta, gamma, *, delta_positive=False):
-        self.epsilon_budget = check_real("epsilon", epsilon, low=0.0, low_strict=True)
-        self.delta_budget = check_real(
-            "delta",
-            delta,
-            low=0.0,
-            high=1.0,
-            low_strict=delta_positive,
-            high_strict=True,
-        )
-        self.gamma_budget = None if gamma is None else check_probability("gamma", gamma)
+        self.epsilon_budget = EPSILON.check("epsilon", epsilon)
+        delta_domain = DELTA_TARGET if delta_positive else DELTA_RELEASE
+        self.delta_budget = delta_domain.check("delta", delta)
+        self.gamma_budget = None if gamma is None else PROBABILITY.check("gamma", gamma)
         super().__init__()
 
     @abc.abstractmethod
@@ -142,8 +145,8 @@ class BudgetFilter(PrivacyAccountant):
             With a number ``epsilon`` only.
         """
         if isinstance(epsilon, (Real, Decimal)) and not isinstance(epsilon, bool):
-            eps = exact_real("epsilon", epsilon)
-            dlt = exact_real("delta", delta, high=1.0)
+            eps = exact_real(EPSILON_POINT, "epsilon", epsilon)
+            dlt = exact_real(DELTA_RELEASE, "delta", delta)
             statement = PrivacyStatement("spend", float(eps), float(dlt))
             entry = LedgerEntry.of(statement, 1, states_relation=False)
             self._record(self._number_amount(eps, dlt), 1, None, entry)

@@ -33,7 +33,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._lib.domains import DP_CONVERSIONS
+from .._lib.domains import (
+    DELTA_TARGET,
+    DP_CONVERSIONS,
+    EPSILON,
+    EPSILON_POINT,
+    ORDER,
+    documented,
+)
 from .._lib.validation import check_real
 from .renyi import rdp_to_dp
 
@@ -48,14 +55,11 @@ __all__ = [
 
 
 def _check_budget(epsilon, delta):
-    epsilon = check_real("epsilon", epsilon, low=0.0, low_strict=True)
-    delta = check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
-    return epsilon, delta
+    return EPSILON.check("epsilon", epsilon), DELTA_TARGET.check("delta", delta)
 
 
 # ------------------------------------------------------------------------- Rényi
+@documented
 def renyi_filter_budget(
     epsilon: float, delta: float, alpha: float, conversion: str = "classic"
 ) -> float:
@@ -92,7 +96,7 @@ def renyi_filter_budget(
     epsilon : float
         Budget epsilon, ``> 0``.
     delta : float
-        Budget delta, ``0 < delta < 1``.
+        Budget delta, ``{DELTA_TARGET:delta}``.
     alpha : float
         Rényi order, ``> 1``.
     conversion : {"classic", "improved"}, default "classic"
@@ -108,7 +112,7 @@ def renyi_filter_budget(
     0.5236
     """
     epsilon, delta = _check_budget(epsilon, delta)
-    alpha = check_real("alpha", alpha, low=1.0, low_strict=True)
+    alpha = ORDER.check("alpha", alpha)
     DP_CONVERSIONS.check("conversion", conversion)
     # both conversions read epsilon = B + c(alpha, delta): c is the conversion of
     # B = 0 (rdp_to_dp clips it at 0, which only lowers B)
@@ -180,6 +184,7 @@ def whitehouse_statistic(sum_sq: float, delta: float) -> float:
     return math.sqrt(2.0 * -math.log(delta) * sum_sq) + sum_sq / 2.0
 
 
+@documented
 def whitehouse_filter_statistic(epsilons: Sequence[float], delta: float) -> float:
     r"""The quantity the Whitehouse et al. (2023) filter compares with its epsilon.
 
@@ -227,7 +232,7 @@ def whitehouse_filter_statistic(epsilons: Sequence[float], delta: float) -> floa
     epsilons : sequence of float
         The steps' epsilons, each ``>= 0``.
     delta : float
-        :math:`\delta'`, ``0 < delta < 1``.
+        :math:`\delta'`, ``{DELTA_TARGET:delta}``.
 
     Returns
     -------
@@ -239,10 +244,8 @@ def whitehouse_filter_statistic(epsilons: Sequence[float], delta: float) -> floa
     >>> round(whitehouse_filter_statistic([0.01] * 349, 1e-6), 5)
     0.99945
     """
-    delta = check_real(
-        "delta", delta, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
-    sum_sq = math.fsum(check_real("epsilons", e, low=0.0) ** 2 for e in epsilons)
+    delta = DELTA_TARGET.check("delta", delta)
+    sum_sq = math.fsum(EPSILON_POINT.check("epsilons", e) ** 2 for e in epsilons)
     return whitehouse_statistic(sum_sq, delta)
 
 
@@ -260,7 +263,7 @@ def whitehouse_filter_count(
     >>> whitehouse_filter_count(0.01, 1.0, 1e-6)
     349
     """
-    epsilon = check_real("epsilon", epsilon, low=0.0, low_strict=True)
+    epsilon = EPSILON.check("epsilon", epsilon)
     epsilon_budget, delta_budget = _check_budget(epsilon_budget, delta_budget)
     log_inv = -math.log(delta_budget)
 

@@ -53,8 +53,15 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import special
 
-from .._lib.validation import check_count, check_real
-from .._math.search import largest_int, smallest_int
+from .._lib.domains import (
+    DELTA_RELEASE,
+    DELTA_STATED,
+    DELTA_TARGET,
+    EPSILON_POINT,
+    documented,
+)
+from .._lib.validation import check_count
+from .._math.search import largest_int, smallest_int, step_up
 
 __all__ = [
     "MAX_EXACT_STEPS",
@@ -83,9 +90,7 @@ def _check_steps(k) -> int:
 
 
 def _check_step(epsilon, delta):
-    epsilon = check_real("epsilon", epsilon, low=0.0)
-    delta = check_real("delta", delta, low=0.0, high=1.0, high_strict=True)
-    return epsilon, delta
+    return EPSILON_POINT.check("epsilon", epsilon), DELTA_RELEASE.check("delta", delta)
 
 
 def _rr_law(epsilon: float, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -120,6 +125,7 @@ def _rr_delta(log_pmf, loss, epsilon_prime: float) -> float:
     return math.fsum(terms) * (1.0 + _pmf_error(loss.size - 1))
 
 
+@documented
 def homogeneous_delta(
     epsilon: float, delta: float, k: int, epsilon_prime: float
 ) -> float:
@@ -131,7 +137,7 @@ def homogeneous_delta(
     epsilon : float
         Per-step epsilon, ``>= 0``.
     delta : float
-        Per-step delta, ``0 <= delta < 1``.
+        Per-step delta, ``{DELTA_RELEASE:delta}``.
     k : int
         Number of (adaptively chosen) steps, ``>= 1``.
     epsilon_prime : float
@@ -152,7 +158,7 @@ def homogeneous_delta(
     """
     epsilon, delta = _check_step(epsilon, delta)
     k = _check_steps(k)
-    epsilon_prime = check_real("epsilon_prime", epsilon_prime, low=0.0)
+    epsilon_prime = EPSILON_POINT.check("epsilon_prime", epsilon_prime)
     base = -math.expm1(k * math.log1p(-delta))  # 1 - (1 - delta)^k
     if epsilon_prime >= k * epsilon:
         return base
@@ -179,10 +185,16 @@ def _solve_rr(log_pmf, loss, target: float) -> float:
     low = max(0.0, loss[j + 1]) if j + 1 < loss.size else 0.0
     inner = target / (1.0 + _pmf_error(loss.size - 1))  # what _rr_delta allows
     eps = min(loss[j], max(low, math.log(a - inner) - log_b))
-    # rounding may leave delta_RR a hair above the target: step up (pessimistic)
-    while _rr_delta(log_pmf, loss, eps) > target:
-        eps = min(loss[j], eps + max(1e-15, abs(eps) * 1e-13))
-    return float(eps)
+    # rounding may leave delta_RR a hair above the target: step up (pessimistic),
+    # at most to loss[j], where it holds
+    return float(
+        step_up(
+            lambda e: _rr_delta(log_pmf, loss, e) <= target,
+            eps,
+            max(1e-15, abs(eps) * 1e-13),
+            limit=loss[j],
+        )
+    )
 
 
 def homogeneous_epsilon(
@@ -221,7 +233,7 @@ def homogeneous_epsilon(
     """
     epsilon, delta = _check_step(epsilon, delta)
     k = _check_steps(k)
-    target_delta = check_real("target_delta", target_delta, low=0.0, high=1.0)
+    target_delta = DELTA_STATED.check("target_delta", target_delta)
     base = -math.expm1(k * math.log1p(-delta))
     if base > target_delta:
         return math.inf
@@ -249,8 +261,8 @@ def homogeneous_count(
     562
     """
     epsilon, delta = _check_step(epsilon, delta)
-    epsilon_budget = check_real("epsilon_budget", epsilon_budget, low=0.0)
-    delta_budget = check_real("delta_budget", delta_budget, low=0.0, high=1.0)
+    epsilon_budget = EPSILON_POINT.check("epsilon_budget", epsilon_budget)
+    delta_budget = DELTA_STATED.check("delta_budget", delta_budget)
     if epsilon == 0.0 and delta == 0.0:
         raise ValueError("epsilon and delta are both 0: every count fits the budget.")
 
@@ -270,6 +282,7 @@ def _sum_or_inf(values) -> float:
         return math.inf
 
 
+@documented
 def heterogeneous_epsilon(
     epsilons: Sequence[float], deltas: Sequence[float], delta_slack: float
 ) -> tuple[float, float]:
@@ -291,7 +304,7 @@ def heterogeneous_epsilon(
     epsilons, deltas : sequence of float
         The steps' parameters, of equal length ``>= 1``.
     delta_slack : float
-        :math:`\tilde\delta`, ``0 < delta_slack < 1``.
+        :math:`\tilde\delta`, ``{DELTA_TARGET:delta_slack}``.
 
     Returns
     -------
@@ -313,18 +326,14 @@ def heterogeneous_epsilon(
     >>> round(eps, 3), delta
     (5.298, 1e-05)
     """
-    eps = np.asarray([check_real("epsilons", e, low=0.0) for e in epsilons])
-    dls = np.asarray(
-        [check_real("deltas", d, low=0.0, high=1.0, high_strict=True) for d in deltas]
-    )
+    eps = np.asarray([EPSILON_POINT.check("epsilons", e) for e in epsilons])
+    dls = np.asarray([DELTA_RELEASE.check("deltas", d) for d in deltas])
     if eps.size == 0 or eps.size != dls.size:
         raise ValueError(
             "epsilons and deltas must be non-empty and of equal length, got "
             f"{eps.size} and {dls.size}."
         )
-    delta_slack = check_real(
-        "delta_slack", delta_slack, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
+    delta_slack = DELTA_TARGET.check("delta_slack", delta_slack)
     # A sum of squares beyond the largest double is inf, and so are the two
     # concentration bounds: they exceed sum(eps) there (mu >= sum(eps) - k), and
     # the minimum is sum(eps) itself (inf only if that overflows too).

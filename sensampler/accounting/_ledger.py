@@ -14,9 +14,16 @@ import threading
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from .._display.html import accountant_html, ledger_entry_html
-from .._lib.domains import DELTA_STATED, DELTA_TARGET, EPSILON_POINT, GAMMA
-from .._lib.validation import check_count, check_real
+from .._display.ledgers import accountant_html, ledger_entry_html
+from .._lib.domains import (
+    DELTA_STATED,
+    DELTA_TARGET,
+    EPSILON_POINT,
+    GAMMA,
+    RHO,
+    documented,
+)
+from .._lib.validation import check_count
 from .._math.rounding import float_up
 from ..privacy import (
     NEIGHBOURS,
@@ -237,7 +244,7 @@ class LedgerEntry:
             raise TypeError(f"mechanism must be a str, got {record['mechanism']!r}")
         if record["run_id"] is not None and not isinstance(record["run_id"], str):
             raise TypeError(f"run_id must be a str or null, got {record['run_id']!r}")
-        check_real("epsilon", record["epsilon"], low=0.0)
+        EPSILON_POINT.check("epsilon", record["epsilon"])
         DELTA_STATED.check("delta", record["delta"])
         GAMMA.check("gamma", record["gamma"])
         check_count("count", record["count"], minimum=0)
@@ -245,7 +252,7 @@ class LedgerEntry:
         if (worst[0] is None) != (worst[1] is None):
             raise ValueError("an entry has one of " + ", ".join(_WORST_KEYS) + " only")
         if worst[0] is not None:
-            check_real("worst_case_epsilon", worst[0], low=0.0)
+            EPSILON_POINT.check("worst_case_epsilon", worst[0])
             DELTA_STATED.check("worst_case_delta", worst[1])
         if record["count"] == 0 and (
             record["epsilon"] or record["delta"] or worst[0] is not None
@@ -347,10 +354,11 @@ def read_statement(mechanism) -> PrivacyStatement:
         raise TypeError(
             f"expected a mechanism with a privacy statement, got {mechanism!r}."
         )
-    for name, high in (("epsilon", None), ("delta", 1.0), ("rho", None)):
+    parts = (("epsilon", EPSILON_POINT), ("delta", DELTA_STATED), ("rho", RHO))
+    for name, domain in parts:
         value = getattr(statement, name)
         if value is not None:  # a hand-made record is checked like any input
-            check_real(f"{statement.mechanism} {name}", value, low=0.0, high=high)
+            domain.check(f"{statement.mechanism} {name}", value)
     if not statement.guaranteed:
         raise ValueError(
             f"{statement.mechanism} was calibrated with a {statement.source} "
@@ -523,6 +531,7 @@ def _compose_worst_case(parts, delta: float | None) -> PrivacyBound:
 _MUTABLE = (list, dict, set)
 
 
+@documented
 class PrivacyAccountant(abc.ABC):
     """The interface of every accountant and filter.
 
@@ -688,7 +697,7 @@ class PrivacyAccountant(abc.ABC):
         Parameters
         ----------
         delta : float
-            ``0 <= delta <= 1``.
+            ``{DELTA_STATED:delta}``.
 
         Returns
         -------
@@ -745,7 +754,7 @@ class PrivacyAccountant(abc.ABC):
         Parameters
         ----------
         delta : float
-            ``0 <= delta <= 1``.
+            ``{DELTA_STATED:delta}``.
 
         Returns
         -------
@@ -772,7 +781,7 @@ class PrivacyAccountant(abc.ABC):
         Parameters
         ----------
         delta : float, optional
-            The delta at which zCDP parts are converted, ``0 < delta < 1``.
+            The delta at which zCDP parts are converted, ``{DELTA_TARGET:delta}``.
             Default: the accountant's own (a filter's delta budget) when it has
             one above 0. Not used when no part is in zCDP only.
 

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .._lib.domains import DELTA_STATED
+from .._lib.domains import DELTA_STATED, documented
 from ..privacy import PrivacyBound
 from ._kov import (
     MAX_EXACT_STEPS,
@@ -34,6 +34,7 @@ _OPTIMAL = "optimal (Kairouz et al. 2017, Thm. 3.3)"
 _HETEROGENEOUS = "heterogeneous (Kairouz et al. 2017, Thm. 3.5)"
 
 
+@documented
 class PureCappedAccountant(PrivacyAccountant):
     """An accountant whose own conversion is capped by the pure-DP bounds.
 
@@ -115,7 +116,7 @@ class PureCappedAccountant(PrivacyAccountant):
         Parameters
         ----------
         delta : float
-            ``0 <= delta <= 1``.
+            ``{DELTA_STATED:delta}``.
         method : {"improved", "classic"}, default "improved"
             The Rényi-to-DP conversion (see :func:`~sensampler.accounting.rdp_to_dp`).
 

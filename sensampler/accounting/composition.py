@@ -14,7 +14,8 @@ from numbers import Real
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._lib.validation import check_count, check_real
+from .._lib.domains import DELTA_RELEASE, DELTA_TARGET, EPSILON_POINT, documented
+from .._lib.validation import check_count
 from ..privacy import PrivacyBound
 from ._kov import MAX_EXACT_STEPS, heterogeneous_epsilon, homogeneous_epsilon
 from .pld import MAX_STEP_EPSILON, certified_epsilon
@@ -38,9 +39,8 @@ def _exp_or_inf(log_value: float) -> float:
 
 
 def _check_eps_delta(epsilon, delta, *, delta_name="delta"):
-    epsilon = check_real("epsilon", epsilon, low=0.0)
-    delta = check_real(delta_name, delta, low=0.0, high=1.0, high_strict=True)
-    return epsilon, delta
+    epsilon = EPSILON_POINT.check("epsilon", epsilon)
+    return epsilon, DELTA_RELEASE.check(delta_name, delta)
 
 
 def _reals(name, values) -> np.ndarray:
@@ -55,10 +55,8 @@ def _reals(name, values) -> np.ndarray:
         items = list(values)
     if not items:
         raise ValueError(f"{name} must hold at least one value, got {name}={values!r}.")
-    high = 1.0 if name == "delta" else None
-    return np.array(
-        [check_real(name, v, low=0.0, high=high, high_strict=True) for v in items]
-    )
+    domain = DELTA_RELEASE if name == "delta" else EPSILON_POINT
+    return np.array([domain.check(name, v) for v in items])
 
 
 def _as_lists(epsilon, delta):
@@ -131,6 +129,7 @@ def parallel_composition(epsilon: ArrayLike, delta: ArrayLike = 0.0) -> PrivacyB
     )
 
 
+@documented
 def advanced_composition(
     epsilon: float, delta: float, k: int, delta_prime: float
 ) -> PrivacyBound:
@@ -146,11 +145,11 @@ def advanced_composition(
     epsilon : float
         Each mechanism's epsilon, ``>= 0``.
     delta : float
-        Each mechanism's delta, ``0 <= delta <= 1``.
+        Each mechanism's delta, ``{DELTA_RELEASE:delta}``.
     k : int
         Number of mechanisms composed, ``>= 1``.
     delta_prime : float
-        Extra delta spent by the bound, ``0 < delta_prime < 1``.
+        Extra delta spent by the bound, ``{DELTA_TARGET:delta_prime}``.
 
     Returns
     -------
@@ -174,9 +173,7 @@ def advanced_composition(
     """
     epsilon, delta = _check_eps_delta(epsilon, delta)
     k = check_count("k", k)
-    delta_prime = check_real(
-        "delta_prime", delta_prime, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
+    delta_prime = DELTA_TARGET.check("delta_prime", delta_prime)
     if epsilon == 0.0:
         eps = 0.0
     else:
@@ -193,6 +190,7 @@ def advanced_composition(
     )
 
 
+@documented
 def optimal_composition(
     epsilon: float, delta: float, k: int, delta_prime: float
 ) -> PrivacyBound:
@@ -212,11 +210,11 @@ def optimal_composition(
     epsilon : float
         Each mechanism's epsilon, ``>= 0``.
     delta : float
-        Each mechanism's delta, ``0 <= delta <= 1``.
+        Each mechanism's delta, ``{DELTA_RELEASE:delta}``.
     k : int
         Number of mechanisms composed, ``>= 1``.
     delta_prime : float
-        Extra delta spent by the bound, ``0 < delta_prime < 1``.
+        Extra delta spent by the bound, ``{DELTA_TARGET:delta_prime}``.
 
     Returns
     -------
@@ -230,9 +228,7 @@ def optimal_composition(
     """
     epsilon, delta = _check_eps_delta(epsilon, delta)
     k = check_count("k", k)
-    delta_prime = check_real(
-        "delta_prime", delta_prime, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
+    delta_prime = DELTA_TARGET.check("delta_prime", delta_prime)
     budget = min(1.0, k * delta + delta_prime)
     return PrivacyBound(
         homogeneous_epsilon(epsilon, delta, k, budget),
@@ -241,6 +237,7 @@ def optimal_composition(
     )
 
 
+@documented
 def heterogeneous_composition(epsilons, deltas, delta_prime: float) -> PrivacyBound:
     r"""Composition of different (epsilon_l, delta_l)-DP mechanisms
     (Kairouz, Oh & Viswanath 2017, Thm. 3.5).
@@ -255,7 +252,7 @@ def heterogeneous_composition(epsilons, deltas, delta_prime: float) -> PrivacyBo
     epsilons, deltas : sequence of float
         One entry per mechanism (deltas may be a single value for all).
     delta_prime : float
-        :math:`\delta'`, ``0 < delta_prime < 1``.
+        :math:`\delta'`, ``{DELTA_TARGET:delta_prime}``.
 
     Returns
     -------
@@ -269,9 +266,7 @@ def heterogeneous_composition(epsilons, deltas, delta_prime: float) -> PrivacyBo
     (5.298, 1e-05)
     """
     eps, dels = _as_lists(epsilons, deltas)
-    delta_prime = check_real(
-        "delta_prime", delta_prime, low=0.0, high=1.0, low_strict=True, high_strict=True
-    )
+    delta_prime = DELTA_TARGET.check("delta_prime", delta_prime)
     epsilon, delta = heterogeneous_epsilon(eps, dels, delta_prime)
     return PrivacyBound(
         epsilon, delta, method="heterogeneous (Kairouz et al. 2017, Thm. 3.5)"
@@ -283,6 +278,7 @@ def heterogeneous_composition(epsilons, deltas, delta_prime: float) -> PrivacyBo
 _MAX_LISTED_STEPS = 10**5
 
 
+@documented
 def tightest_composition(
     epsilon: float, delta: float, k: int, delta_prime: float
 ) -> PrivacyBound:
@@ -309,11 +305,11 @@ def tightest_composition(
     epsilon : float
         Each mechanism's epsilon, ``>= 0``.
     delta : float
-        Each mechanism's delta, ``0 <= delta <= 1``.
+        Each mechanism's delta, ``{DELTA_RELEASE:delta}``.
     k : int
         Number of mechanisms composed, ``>= 1``.
     delta_prime : float
-        Extra delta spent by the bound, ``0 < delta_prime < 1``.
+        Extra delta spent by the bound, ``{DELTA_TARGET:delta_prime}``.
 
     Returns
     -------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .._lib.domains import DELTA_ADVANCED, FILTER_RULES
+from .._lib.domains import DELTA_ADVANCED, FILTER_RULES, documented
 from .._math.search import largest_int
 from ..privacy import PrivacyBound
 from ._filter_base import BudgetFilter, Remaining, as_float, within
@@ -40,6 +40,7 @@ def _k_from_sums(sum_sq, sum_drift, epsilon_budget, delta_budget):
     )
 
 
+@documented
 def advanced_filter_bound(
     epsilons, epsilon_budget: float, delta_budget: float
 ) -> float:
@@ -63,7 +64,7 @@ def advanced_filter_bound(
     epsilon_budget : float
         The filter's :math:`\epsilon_g`, ``> 0``.
     delta_budget : float
-        The filter's :math:`\delta_g`, ``0 < delta_budget < 1/e``.
+        The filter's :math:`\delta_g`, ``{DELTA_ADVANCED:delta_budget}``.
 
     Returns
     -------
@@ -108,6 +109,7 @@ class _Totals:
         )
 
 
+@documented
 class PrivacyFilter(BudgetFilter):
     r"""A budget (epsilon, delta) that adaptively chosen spends may not exceed.
 
@@ -116,7 +118,7 @@ class PrivacyFilter(BudgetFilter):
     epsilon : float
         Budget epsilon_g, ``> 0``.
     delta : float
-        Budget delta_g, ``0 <= delta < 1``.
+        Budget delta_g, ``{DELTA_RELEASE:delta}``.
     rule : {"auto", "basic", "advanced"}, default "auto"
         ``"basic"``: halt when :math:`\sum\delta_i > \delta_g` or
         :math:`\sum\epsilon_i > \epsilon_g` (Rogers et al. 2016, Thm. 3.6).
@@ -193,8 +195,8 @@ class PrivacyFilter(BudgetFilter):
         self.rule = FILTER_RULES.check("rule", rule)
         if rule == "advanced" and not DELTA_ADVANCED.contains(self.delta_budget):
             raise ValueError(
-                "the advanced filter needs 0 < delta < 1/e (Rogers et al. "
-                f"2016, Thm. 5.1), got delta={delta!r}."
+                f"the advanced filter needs {DELTA_ADVANCED.text('delta')} (Rogers "
+                f"et al. 2016, Thm. 5.1), got delta={delta!r}."
             )
         self._active = None if rule == "auto" else rule
         self._totals = _Totals()

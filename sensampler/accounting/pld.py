@@ -56,6 +56,7 @@ from numbers import Integral
 
 import numpy as np
 
+from .._lib.domains import DELTA_STATED, EPSILON_POINT, Interval, documented
 from .._lib.validation import check_count, check_real
 from ..privacy import PrivacyBound, PrivacyStatement, format_upper
 from ._ledger import PrivacyAccountant
@@ -80,6 +81,8 @@ MAX_STEP_EPSILON = math.log(sys.float_info.max)
 """Largest epsilon of a ``"pure"`` or ``"epsilon_delta"`` step (about 709.78):
 dp_accounting builds the dominating pair from e^epsilon, which must be
 a finite double."""
+#: The epsilon of a ``"pure"`` or ``"epsilon_delta"`` step: ``[0, MAX_STEP_EPSILON]``.
+_STEP_EPSILON = Interval(0.0, MAX_STEP_EPSILON, True, True)
 
 DEFAULT_INTERVAL = 1e-4
 """Width of dp_accounting's privacy-loss grid: within 1% of the true epsilon for
@@ -136,7 +139,7 @@ def _check_steps(steps, *, representable: bool = True) -> list[tuple]:
 
     With ``representable=False`` an epsilon above :data:`MAX_STEP_EPSILON` is
     allowed (the accountant keeps it, and bounds it without a PLD)."""
-    high = MAX_STEP_EPSILON if representable else None
+    step_epsilon = _STEP_EPSILON if representable else EPSILON_POINT
     checked = []
     for index, step in enumerate(steps):
         name = f"steps[{index}]"
@@ -159,13 +162,11 @@ def _check_steps(steps, *, representable: bool = True) -> list[tuple]:
                 check_real(f"{name} {kind} noise", step[1], low=0.0, low_strict=True),
             )
         elif kind == "pure":
-            params = (
-                check_real(f"{name} epsilon", step[1], low=0.0, high=high),
-            )
+            params = (step_epsilon.check(f"{name} epsilon", step[1]),)
         else:
             params = (
-                check_real(f"{name} epsilon", step[1], low=0.0, high=high),
-                check_real(f"{name} delta", step[2], low=0.0, high=1.0),
+                step_epsilon.check(f"{name} epsilon", step[1]),
+                DELTA_STATED.check(f"{name} delta", step[2]),
             )
         checked.append((kind, params, count))
     if not checked:
@@ -378,7 +379,7 @@ def certified_epsilon(
     bound returned.
     """
     steps = _check_steps(list(steps), representable=_certified is None)
-    delta = check_real("delta", delta, low=0.0, high=1.0)
+    delta = DELTA_STATED.check("delta", delta)
     certified = _certified or _Certified(steps, value_discretization_interval)
     return _best([(certified.epsilon(delta), PLD_METHOD), *epsilon_bounds(steps, delta)])
 
@@ -394,11 +395,12 @@ def certified_delta(
     never negative (the PLD's delta plus its certified FFT error, and every other
     valid bound)."""
     steps = _check_steps(list(steps), representable=_certified is None)
-    epsilon = check_real("epsilon", epsilon, low=0.0)
+    epsilon = EPSILON_POINT.check("epsilon", epsilon)
     certified = _certified or _Certified(steps, value_discretization_interval)
     return _best([(certified.delta(epsilon), PLD_METHOD), *delta_bounds(steps, epsilon)])
 
 
+@documented
 def pld_epsilon(
     steps: Iterable[tuple],
     delta: float,
@@ -415,7 +417,7 @@ def pld_epsilon(
     steps : iterable of tuple
         Step descriptions (module docstring).
     delta : float
-        ``0 <= delta <= 1``.
+        ``{DELTA_STATED:delta}``.
     value_discretization_interval : float, default 1e-4
 
     Returns

@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._lib.validation import check_array, check_real
+from .._lib.domains import EPSILON_POINT, documented
+from .._lib.validation import check_array
 from .._math.curves import implied_curve
 from ..privacy import (
     DEFAULT_ORDERS,
@@ -127,7 +128,7 @@ def rdp_to_delta(rdp, epsilon: float, orders=None) -> tuple[float, float]:
     >>> f"{delta:.6g}"
     '1e-05'
     """
-    epsilon = check_real("epsilon", epsilon, low=0.0)
+    epsilon = EPSILON_POINT.check("epsilon", epsilon)
     orders = _check_orders(orders)
     values = (
         np.array([rdp(a) for a in orders], dtype=float)
@@ -143,6 +144,7 @@ def rdp_to_delta(rdp, epsilon: float, orders=None) -> tuple[float, float]:
     return float(min(1.0, math.exp(min(log_delta[best], 0.0)))), float(orders[best])
 
 
+@documented
 class RenyiAccountant(PureCappedAccountant):
     """Composes mechanisms through their Rényi curves (Mironov 2017, Prop. 1).
 
@@ -204,7 +206,7 @@ class RenyiAccountant(PureCappedAccountant):
         Parameters
         ----------
         delta : float
-            ``0 < delta < 1``.
+            ``{DELTA_TARGET:delta}``.
         method : {"improved", "classic"}, default "improved"
             The conversion (see :func:`~sensampler.accounting.rdp_to_dp`).
 

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .._lib.domains import DP_CONVERSIONS
+from .._lib.domains import DP_CONVERSIONS, documented
 from .._lib.validation import check_array, check_real
 from ..privacy import DEFAULT_ORDERS, PrivacyBound, pure_dp_rdp
 from ._filter_base import BUDGET_SLACK, BudgetFilter, Remaining
@@ -33,6 +33,7 @@ def _at(curve, orders) -> np.ndarray:
 _METHOD = "Rényi filter (Feldman & Zrnic 2021, Thm. 3.1)"
 
 
+@documented
 class RenyiFilter(BudgetFilter):
     r"""A budget (epsilon, delta) for adaptively chosen releases, spent at their Rényi cost.
 
@@ -79,7 +80,7 @@ class RenyiFilter(BudgetFilter):
     epsilon : float
         Budget epsilon, ``> 0``.
     delta : float
-        Budget delta, ``0 < delta < 1``.
+        Budget delta, ``{DELTA_TARGET:delta}``.
     alpha : float, sequence of float or None, default None
         Rényi order(s), each ``> 1``. Orders whose budget
         :math:`B(\alpha)` is not positive (they admit nothing) are dropped;

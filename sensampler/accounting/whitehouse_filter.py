@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from .._lib.domains import documented
 from ..privacy import PrivacyBound
 from ._filter_base import BudgetFilter, Remaining, as_float
 from ._filter_rules import whitehouse_statistic
@@ -21,6 +22,7 @@ __all__ = ["WhitehouseFilter"]
 _METHOD = "advanced-composition filter (Whitehouse et al. 2023)"
 
 
+@documented
 class WhitehouseFilter(BudgetFilter):
     r"""A budget (epsilon, delta) for adaptively chosen epsilon-DP releases, at the
     rate of advanced composition.
@@ -56,7 +58,7 @@ class WhitehouseFilter(BudgetFilter):
     epsilon : float
         Budget epsilon, ``> 0``.
     delta : float
-        Budget delta, ``0 < delta < 1``.
+        Budget delta, ``{DELTA_TARGET:delta}``.
     gamma : float, optional
         Budget for the random-DP failure probability.
 

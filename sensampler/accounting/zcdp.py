@@ -7,7 +7,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from .._lib.validation import check_real
+from .._lib.domains import EPSILON_POINT, RHO
 from ..privacy import format_upper, pure_dp_rdp, zcdp_to_dp
 from ._pure_cap import PureCappedAccountant
 
@@ -45,8 +45,8 @@ def zcdp_to_delta(rho: float, epsilon: float) -> float:
     >>> bool(zcdp_to_delta(0.5, zcdp_to_dp(0.5, 1e-5)) <= 1.0001e-5)
     True
     """
-    rho = check_real("rho", rho, low=0.0)
-    epsilon = check_real("epsilon", epsilon, low=0.0)
+    rho = RHO.check("rho", rho)
+    epsilon = EPSILON_POINT.check("epsilon", epsilon)
     if rho == 0.0:
         return 0.0
     with np.errstate(over="ignore", invalid="ignore"):  # a huge rho: inf - inf

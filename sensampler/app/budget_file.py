@@ -51,9 +51,8 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .._display.html import budget_file_html
-from .._lib.domains import FILTER_RULES, PROBABILITY
-from .._lib.validation import check_real
+from .._display.ledgers import budget_file_html
+from .._lib.domains import DELTA_RELEASE, EPSILON, FILTER_RULES, PROBABILITY
 from ..accounting import ExceededPrivacyBudgetError, LedgerEntry, PrivacyFilter
 from ..privacy import NEIGHBOURS, PrivacyStatement
 from ..table import atomic_write_text
@@ -184,8 +183,8 @@ class BudgetFile:
             # the same checks as the filter itself, before anything is read
             PrivacyFilter(epsilon, delta, rule=rule, gamma=gamma)
             self._create = {
-                "epsilon": check_real("epsilon", epsilon),
-                "delta": check_real("delta", delta),
+                "epsilon": EPSILON.check("epsilon", epsilon),
+                "delta": DELTA_RELEASE.check("delta", delta),
                 "gamma": None if gamma is None else PROBABILITY.check("gamma", gamma),
                 "rule": FILTER_RULES.check("rule", rule),
             }

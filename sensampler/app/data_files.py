@@ -128,9 +128,7 @@ def _number(row: list[str], index: int, where: str, column: str) -> float:
 
 
 def _read_parquet(path: str, column: str) -> np.ndarray:
-    pd = require(
-        "pandas", "pandas", f"reading the Parquet file {path}", also="pyarrow"
-    )
+    pd = require("pandas", "parquet", f"reading the Parquet file {path}")
     if not os.path.isfile(path):
         raise DataFileError(f"cannot read {path}: no such file.")
     try:
@@ -138,7 +136,7 @@ def _read_parquet(path: str, column: str) -> np.ndarray:
     except ImportError as exc:
         raise ImportError(
             f"reading the Parquet file {path} needs a Parquet engine: pip install "
-            "pyarrow."
+            "'sensampler[parquet]'."
         ) from exc
     except Exception as exc:  # noqa: BLE001 - the engine's message may quote data
         raise DataFileError(

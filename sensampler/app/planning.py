@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special
 
-from .._display.html import plan_html
+from .._display.releases import plan_html
 from .._lib.domains import DELTA_RELEASE, EPSILON, NEIGHBOUR_RELATIONS
 from .._lib.validation import (
     as_seed_sequence,

@@ -21,20 +21,12 @@ import os
 
 import numpy as np
 
-from .._display.html import (
-    accountant_html,
-    budget_file_html,
-    card,
-    coverage_audit_html,
-    estimate_html,
-    noise_half_width,
-    noise_svg,
-    page,
-    paragraph,
-    rows_html,
-    statement_html,
-    table_html,
-)
+from .._display.audits import coverage_audit_html
+from .._display.estimates import estimate_html
+from .._display.figures import noise_half_width, noise_svg
+from .._display.ledgers import accountant_html, budget_file_html
+from .._display.page import card, page, paragraph, rows_html, table_html
+from .._display.statements import statement_html
 from ..privacy import format_dp, format_upper
 from ..table import atomic_write_text
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._display.html import coverage_audit_html
+from .._display.audits import coverage_audit_html
 from .._lib.domains import PROBABILITY
 from .._lib.validation import as_seed_sequence, check_count, check_flag, check_n_jobs
 from ..distributions import as_distribution
@@ -231,6 +231,44 @@ def audit_estimate(
     >>> audit.verdict
     'within beta'
     """
+    problem, dist = _audited_problem(estimate, population)
+    pairs = check_count("pairs", pairs)
+    if pairs > MAX_AUDIT_PAIRS:
+        raise ValueError(
+            f"pairs must be <= MAX_AUDIT_PAIRS={MAX_AUDIT_PAIRS}, got pairs={pairs}."
+        )
+    confidence = PROBABILITY.check("confidence", confidence)
+    n_jobs = check_n_jobs(n_jobs)
+    progress = check_flag("progress", progress)
+    neighbours = check_neighbours(
+        estimate.run.neighbours if neighbours is None else neighbours, problem.n
+    )
+    if pairs < estimate.parts:
+        raise ValueError(
+            f"pairs must be >= the {estimate.parts} parts or coordinates the "
+            f"run released jointly, got pairs={pairs}."
+        )
+    fresh = sample_sensitivity(
+        problem.query,
+        dist,
+        problem.n,
+        m=pairs,
+        k=pairs,
+        norm=problem.norm,
+        bound="exchangeable",
+        neighbours=neighbours,
+        random_state=child_seed(as_seed_sequence(random_state), _AUDIT_CHILD),
+        n_jobs=n_jobs,
+        progress=progress,
+        **dict(problem.options),
+    )
+    exceedances = _exceedances(_part(fresh, estimate).samples, estimate)
+    return _coverage_audit(estimate, exceedances, pairs, confidence, dist, neighbours)
+
+
+def _audited_problem(estimate, population):
+    """``(problem, population model)`` of an audit, checked: one estimate that
+    carries its sampling problem, and records of the problem's shape."""
     if isinstance(estimate, SensitivityEstimates):
         raise TypeError(
             "estimate must be one SensitivityEstimate, got the estimates of "
@@ -251,45 +289,25 @@ def audit_estimate(
             f"estimate's population of shape {problem.population.record_shape}: "
             "the query's sensitivity under one says nothing of the other."
         )
-    pairs = check_count("pairs", pairs)
-    if pairs > MAX_AUDIT_PAIRS:
-        raise ValueError(
-            f"pairs must be <= MAX_AUDIT_PAIRS={MAX_AUDIT_PAIRS}, got pairs={pairs}."
-        )
-    confidence = PROBABILITY.check("confidence", confidence)
-    n_jobs = check_n_jobs(n_jobs)
-    progress = check_flag("progress", progress)
-    neighbours = check_neighbours(
-        estimate.run.neighbours if neighbours is None else neighbours, problem.n
-    )
-    sensitivity = np.asarray(estimate.sensitivity.value)
-    coordinates = sensitivity.size if problem.norm.per_coordinate else 1
-    if pairs < estimate.parts:
-        raise ValueError(
-            f"pairs must be >= the {estimate.parts} parts or coordinates the "
-            f"run released jointly, got pairs={pairs}."
-        )
-    seed = child_seed(as_seed_sequence(random_state), _AUDIT_CHILD)
+    return problem, dist
 
-    fresh = sample_sensitivity(
-        problem.query,
-        dist,
-        problem.n,
-        m=pairs,
-        k=pairs,
-        norm=problem.norm,
-        bound="exchangeable",
-        neighbours=neighbours,
-        random_state=seed,
-        n_jobs=n_jobs,
-        progress=progress,
-        **dict(problem.options),
-    )
-    samples = _part(fresh, estimate).samples
-    above = samples > sensitivity
+
+def _exceedances(samples: np.ndarray, estimate: SensitivityEstimate) -> int:
+    """Fresh pairs whose sensitivity is above the estimate's (in a coordinate)."""
+    above = samples > np.asarray(estimate.sensitivity.value)
     if above.ndim > 1:
-        above = above.reshape(pairs, -1).any(axis=1)
-    exceedances = int(np.count_nonzero(above))
+        above = above.reshape(samples.shape[0], -1).any(axis=1)
+    return int(np.count_nonzero(above))
+
+
+def _coverage_audit(
+    estimate, exceedances: int, pairs: int, confidence: float, dist, neighbours: str
+) -> CoverageAudit:
+    """The audit's record: the rate, its interval, and the plan's numbers for all
+    the estimate's coordinates together (a union bound)."""
+    sensitivity = np.asarray(estimate.sensitivity.value)
+    per_coordinate = estimate.problem.norm.per_coordinate
+    coordinates = sensitivity.size if per_coordinate else 1
     lower, upper = interval(exceedances, pairs, confidence)
     plan = estimate.plan
     return CoverageAudit(

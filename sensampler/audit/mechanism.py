@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._display.html import mechanism_audit_html
+from .._display.audits import mechanism_audit_html
 from .._lib.default_budget import current, exempt
 from .._lib.domains import DELTA_RELEASE, PROBABILITY
 from .._lib.validation import as_seed_sequence, check_count

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._display.html import comparison_html, population_choice_html
+from .._display.audits import comparison_html, population_choice_html
 from .._lib.domains import PROBABILITY
 from .._lib.validation import as_seed_sequence, check_count, check_flag, check_real
 from ..estimate import SensitivityEstimate
@@ -129,16 +129,7 @@ def compare_populations(
         Naming the bad argument, before anything is drawn; ``ValueError`` for
         a query with several parts.
     """
-    if not isinstance(populations, Mapping) or not populations:
-        raise TypeError(
-            "populations must be a non-empty mapping of names to population "
-            f"models, got {populations!r}."
-        )
-    models = {}
-    for name, population in populations.items():
-        if not isinstance(name, str):
-            raise TypeError(f"populations must be keyed by str names, got {name!r}.")
-        models[name] = population_model(population)
+    models = _population_models(populations)
     check_count("pairs", pairs)
     PROBABILITY.check("confidence", confidence)
     check_flag("progress", progress)
@@ -179,28 +170,7 @@ def compare_populations(
         for i in models
         for k, (j, model) in enumerate(models.items())
     }
-    rows = []
-    for (i, j), audit in audits.items():
-        value = audit.sensitivity
-        rows.append(
-            {
-                "estimated_under": i,
-                "audited_under": j,
-                "sensitivity": value if isinstance(value, float) else str(list(value)),
-                "gamma": audit.gamma,
-                "beta": audit.beta,
-                "bound": audit.bound,
-                "exceedances": audit.exceedances,
-                "pairs": audit.pairs,
-                "rate": audit.rate,
-                "lower": audit.lower,
-                "upper": audit.upper,
-                "confidence": audit.confidence,
-                "verdict": audit.verdict,
-                "neighbours": audit.neighbours,
-            }
-        )
-    return PopulationComparison(estimates, audits, ResultTable(rows))
+    return PopulationComparison(estimates, audits, _cross_coverage_table(audits))
 
 
 @dataclass(frozen=True)
@@ -281,3 +251,44 @@ def conservative_choice(
     if qualified:
         return min(qualified, key=lambda o: o.sensitivity)
     return min(options, key=lambda o: (o.worst_upper, -o.sensitivity))
+
+
+def _population_models(populations) -> dict:
+    """``populations`` as population models by name, or raise naming it."""
+    if not isinstance(populations, Mapping) or not populations:
+        raise TypeError(
+            "populations must be a non-empty mapping of names to population "
+            f"models, got {populations!r}."
+        )
+    models = {}
+    for name, population in populations.items():
+        if not isinstance(name, str):
+            raise TypeError(f"populations must be keyed by str names, got {name!r}.")
+        models[name] = population_model(population)
+    return models
+
+
+def _cross_coverage_table(audits: dict[tuple[str, str], CoverageAudit]) -> ResultTable:
+    """One row per (estimated under, audited under) pair of populations."""
+    rows = []
+    for (i, j), audit in audits.items():
+        value = audit.sensitivity
+        rows.append(
+            {
+                "estimated_under": i,
+                "audited_under": j,
+                "sensitivity": value if isinstance(value, float) else str(list(value)),
+                "gamma": audit.gamma,
+                "beta": audit.beta,
+                "bound": audit.bound,
+                "exceedances": audit.exceedances,
+                "pairs": audit.pairs,
+                "rate": audit.rate,
+                "lower": audit.lower,
+                "upper": audit.upper,
+                "confidence": audit.confidence,
+                "verdict": audit.verdict,
+                "neighbours": audit.neighbours,
+            }
+        )
+    return ResultTable(rows)

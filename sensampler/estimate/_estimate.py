@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import functools
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .._display.html import estimate_html
+from .._display.estimates import estimate_html
 from .._display.text import text_table
 from .._lib.domains import PROBABILITY_CLOSED
 from .._lib.extras import require
@@ -73,8 +73,25 @@ class ReadsTheRun:
         return self.run.neighbours
 
 
+class AsDataFrame:
+    """:meth:`to_pandas`, the rows of the record's ``to_records``."""
+
+    to_records: Callable[[], list[dict[str, Any]]]
+
+    def to_pandas(self):
+        """:meth:`to_records` as a ``pandas.DataFrame`` (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows of :meth:`to_records`.
+        """
+        pd = require("pandas", "pandas", "to_pandas")
+        return pd.DataFrame.from_records(self.to_records())
+
+
 @dataclass(frozen=True, eq=False)
-class SensitivityEstimate(ReadsTheRun):
+class SensitivityEstimate(ReadsTheRun, AsDataFrame):
     """A sampled sensitivity, with the run and plan that back it.
 
     Only ``sensitivity`` carries the random-DP guarantee: with probability at
@@ -174,47 +191,69 @@ class SensitivityEstimate(ReadsTheRun):
         samples.setflags(write=False)
         offset = check_count("offset", self.offset, minimum=0)
         if self.worst_case is not None:
-            if self.bounds is None:
-                raise ValueError(
-                    "a worst-case sensitivity holds for records clipped to bounds, "
-                    f"got worst_case={self.worst_case!r} with bounds=None."
-                )
-            worst = check_real("worst_case", self.worst_case, low=0.0)
-            # a realised pair's sensitivity cannot exceed the worst case
-            if samples.size and samples.max() > worst * (1 + 1e-9):
-                raise ValueError(
-                    f"worst_case must bound every sampled sensitivity, got "
-                    f"worst_case={worst!r} below a sampled {float(samples.max())!r}."
-                )
-            rule = getattr(getattr(self.problem, "query", None), "worst_case", None)
-            if self.problem is not None and (
-                rule is None
-                or rule(
-                    self.bounds.low, self.bounds.high, self.n, self.run.neighbours,
-                    self.norm,
-                )
-                != worst
-            ):
-                raise ValueError(
-                    "worst_case must be the analytic worst case of the sampled "
-                    f"query on records clipped to the bounds, got worst_case={worst!r}."
-                )
-            object.__setattr__(self, "worst_case", worst)
+            object.__setattr__(self, "worst_case", self._checked_worst_case(samples))
+        output_shape, coverage = self._coverage(samples, offset)
+        kth = self._released_kth(samples, offset)
+        set_ = object.__setattr__
+        set_(self, "samples", samples)
+        set_(self, "output_shape", output_shape)
+        value = functools.partial(
+            SensitivityValue, run=self.run, norm=self.norm, coverage=coverage
+        )
+        set_(self, "sensitivity", value(kth, "sampled", label="G_(k)"))
+        set_(self, "mean", value(samples.mean(axis=0), "typical", label="mean"))
+
+    def _checked_worst_case(self, samples: np.ndarray) -> float:
+        """``worst_case`` checked: with bounds, above every sample, and the
+        sampled query's own analytic rule where the problem is known."""
+        if self.bounds is None:
+            raise ValueError(
+                "a worst-case sensitivity holds for records clipped to bounds, "
+                f"got worst_case={self.worst_case!r} with bounds=None."
+            )
+        worst = check_real("worst_case", self.worst_case, low=0.0)
+        # a realised pair's sensitivity cannot exceed the worst case
+        if samples.size and samples.max() > worst * (1 + 1e-9):
+            raise ValueError(
+                f"worst_case must bound every sampled sensitivity, got "
+                f"worst_case={worst!r} below a sampled {float(samples.max())!r}."
+            )
+        rule = getattr(getattr(self.problem, "query", None), "worst_case", None)
+        if self.problem is not None and (
+            rule is None
+            or rule(
+                self.bounds.low, self.bounds.high, self.n, self.run.neighbours,
+                self.norm,
+            )
+            != worst
+        ):
+            raise ValueError(
+                "worst_case must be the analytic worst case of the sampled "
+                f"query on records clipped to the bounds, got worst_case={worst!r}."
+            )
+        return worst
+
+    def _coverage(self, samples: np.ndarray, offset: int):
+        """``(output_shape, Coverage or None)`` of the values, the shape checked."""
         output_shape = self.output_shape
         if output_shape is None and samples.ndim > 1:
             output_shape = samples.shape[1:]
-        coverage = None
-        if output_shape is not None:
-            output_shape = tuple(int(d) for d in output_shape)
-            trailing = samples.shape[1:]
-            if trailing and trailing != output_shape:
-                raise ValueError(
-                    f"output_shape must be the per-coordinate samples' trailing "
-                    f"shape {trailing}, got output_shape={self.output_shape!r}."
-                )
-            records = bool(self.recordwise) and samples.ndim == 1
-            n = self.n if records else None
-            coverage = Coverage.whole(output_shape, output_shape, records, n, offset)
+        if output_shape is None:
+            return None, None
+        output_shape = tuple(int(d) for d in output_shape)
+        trailing = samples.shape[1:]
+        if trailing and trailing != output_shape:
+            raise ValueError(
+                f"output_shape must be the per-coordinate samples' trailing "
+                f"shape {trailing}, got output_shape={self.output_shape!r}."
+            )
+        records = bool(self.recordwise) and samples.ndim == 1
+        n = self.n if records else None
+        coverage = Coverage.whole(output_shape, output_shape, records, n, offset)
+        return output_shape, coverage
+
+    def _released_kth(self, samples: np.ndarray, offset: int) -> np.ndarray:
+        """:math:`G_{(k)}` of ``samples``: the run's released numbers, if it has any."""
         k = self.run.k
         kth = np.partition(samples, k - 1, axis=0)[k - 1]
         released = self.run.released
@@ -226,14 +265,7 @@ class SensitivityEstimate(ReadsTheRun):
                 f"{list(released[offset : offset + kth.size])} that the run "
                 f"released at offset {offset}: an estimate keeps its run's samples."
             )
-        set_ = object.__setattr__
-        set_(self, "samples", samples)
-        set_(self, "output_shape", output_shape)
-        value = functools.partial(
-            SensitivityValue, run=self.run, norm=self.norm, coverage=coverage
-        )
-        set_(self, "sensitivity", value(kth, "sampled", label="G_(k)"))
-        set_(self, "mean", value(samples.mean(axis=0), "typical", label="mean"))
+        return kth
 
     def __reduce__(self):
         # The problem is left out: the caller's query and population need not pickle.
@@ -299,6 +331,18 @@ class SensitivityEstimate(ReadsTheRun):
         )
 
     # ----------------------------------------------------------------- export
+    def _plan_fields(self) -> dict[str, Any]:
+        """The plan's numbers, the norm and n: fields of the dict and of each row."""
+        return {
+            "m": self.m,
+            "k": self.k,
+            "gamma": self.gamma,
+            "rho": self.rho,
+            "bound": self.bound,
+            "norm": self.norm,
+            "n": self.n,
+        }
+
     def to_dict(self, samples: bool = False) -> dict[str, Any]:
         """A JSON-friendly dictionary (the samples only if asked).
 
@@ -315,13 +359,7 @@ class SensitivityEstimate(ReadsTheRun):
         out: dict[str, Any] = {
             "sensitivity": np.asarray(self.sensitivity.value).tolist(),
             "mean": np.asarray(self.mean.value).tolist(),
-            "m": self.m,
-            "k": self.k,
-            "gamma": self.gamma,
-            "rho": self.rho,
-            "bound": self.bound,
-            "norm": self.norm,
-            "n": self.n,
+            **self._plan_fields(),
             "parts": self.parts,
             "part": self.part,
             "query": self.query,
@@ -369,28 +407,12 @@ class SensitivityEstimate(ReadsTheRun):
                     "sensitivity": float(sens[index]),
                     "mean": float(mean[index]),
                     "sd": float(sd[index]),
-                    "m": self.m,
-                    "k": self.k,
-                    "gamma": self.gamma,
-                    "rho": self.rho,
-                    "bound": self.bound,
-                    "norm": self.norm,
-                    "n": self.n,
+                    **self._plan_fields(),
                     "run_id": self.run_id,
                     "ordinal": self.ordinal,
                 }
             )
         return rows
-
-    def to_pandas(self):
-        """:meth:`to_records` as a ``pandas.DataFrame`` (needs pandas).
-
-        Returns
-        -------
-        pandas.DataFrame
-            The rows of :meth:`to_records`.
-        """
-        return data_frame(self.to_records())
 
     def summary(self) -> str:
         """A short readable table, stating what the plan guarantees.
@@ -484,8 +506,3 @@ def _seed_text(seed) -> str:
     key = f", spawn_key={tuple(spawn_key)}" if spawn_key else ""
     return f"SeedSequence({entropy}{key})"
 
-
-def data_frame(records: list[dict[str, Any]]):
-    """``records`` as a ``pandas.DataFrame`` (needs pandas)."""
-    pd = require("pandas", "pandas", "to_pandas")
-    return pd.DataFrame.from_records(records)

@@ -7,13 +7,13 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from .._display.html import estimate_html
+from .._display.estimates import estimate_html
 from ..privacy import SamplingRun, format_upper
-from ._estimate import ReadsTheRun, SensitivityEstimate, data_frame
+from ._estimate import AsDataFrame, ReadsTheRun, SensitivityEstimate
 
 
 @dataclass(frozen=True, eq=False)
-class SensitivityEstimates(ReadsTheRun):
+class SensitivityEstimates(ReadsTheRun, AsDataFrame):
     """The estimates of a query with several parts (a tuple or dict output).
 
     One sampling run releases every part, so the parts share ``run`` and its
@@ -117,23 +117,13 @@ class SensitivityEstimates(ReadsTheRun):
         """
         return [row for estimate in self.estimates for row in estimate.to_records()]
 
-    def to_pandas(self):
-        """:meth:`to_records` as a ``pandas.DataFrame`` (needs pandas).
-
-        Returns
-        -------
-        pandas.DataFrame
-            The rows of :meth:`to_records`.
-        """
-        return data_frame(self.to_records())
-
     def to_dict(self, samples: bool = False) -> dict[str, Any]:
         """A JSON-friendly dictionary: the parts by key or position.
 
         Parameters
         ----------
         samples : bool, default False
-            Include the sampled sensitivities.
+            Include each part's sampled sensitivities.
 
         Returns
         -------

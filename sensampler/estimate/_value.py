@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._display.html import sensitivity_value_html
+from .._display.estimates import sensitivity_value_html
 from .._lib.domains import SOURCES
 from .._lib.validation import check_choice
 from ..privacy import PrivacyLeakWarning, SamplingRun, format_upper
@@ -237,28 +237,27 @@ class SensitivityValue:
             yield self[i]
 
     # ----------------------------------------------------- plain numbers
-    def _leak(self) -> None:
-        # stacklevel 3: the caller of float()/np.asarray(), not this helper.
+    def _leak(self, stacklevel: int = 3) -> None:
+        # stacklevel 3: the caller of np.asarray(), not this helper (4 through
+        # _number: the caller of float() or int()).
         message = _LEAK.format(source=self.source, label=self.label)
-        warnings.warn(message, PrivacyLeakWarning, stacklevel=3)
+        warnings.warn(message, PrivacyLeakWarning, stacklevel=stacklevel)
+
+    def _number(self, kind: type):
+        """``kind(value)`` (float or int) of a single sensitivity, with the warning."""
+        if self.ndim:
+            raise TypeError(
+                f"a per-coordinate sensitivity has no single {kind.__name__} value; "
+                "index a coordinate."
+            )
+        self._leak(4)
+        return kind(self.value)
 
     def __float__(self) -> float:
-        if self.ndim:
-            raise TypeError(
-                "a per-coordinate sensitivity has no single float value; "
-                "index a coordinate."
-            )
-        self._leak()
-        return float(self.value)
+        return self._number(float)
 
     def __int__(self) -> int:
-        if self.ndim:
-            raise TypeError(
-                "a per-coordinate sensitivity has no single int value; "
-                "index a coordinate."
-            )
-        self._leak()
-        return int(self.value)
+        return self._number(int)
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         self._leak()

@@ -36,12 +36,13 @@ from typing import Any
 
 import numpy as np
 
-from .._display.html import mechanism_html, statement_html
+from .._display.releases import mechanism_html
+from .._display.statements import statement_html
 from .._lib.default_budget import spend_then_release
 from .._lib.domains import DELTA_TARGET, EPSILON
 from .._lib.validation import check_array, check_random_state, check_real
 from .._math.curves import zcdp_curve
-from .._math.rounding import float_up
+from .._math.rounding import float_down, float_up
 from ..estimate import (
     Coverage,
     SensitivityEstimate,
@@ -705,12 +706,7 @@ def quotient_down(numerator: float, denominator: float) -> float:
     :class:`~fractions.Fraction`): noise per unit of sensitivity computed so
     never states more noise than there is. Both finite, ``numerator >= 0``,
     ``denominator > 0``."""
-    exact = Fraction(numerator) / Fraction(denominator)
-    try:
-        value = float(exact)
-    except OverflowError:  # beyond the largest double
-        return sys.float_info.max
-    return value if Fraction(value) <= exact else math.nextafter(value, 0.0)
+    return float_down(Fraction(numerator) / Fraction(denominator))
 
 
 def floor_scale(worst_case: float, cap: float) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._lib.domains import documented
 from ..privacy import PrivacyStatement
 from ._base import (
     Mechanism,
@@ -21,6 +22,7 @@ from .laplace import LaplaceMechanism, add_laplace_noise, floored_laplace_scale
 __all__ = ["CatastropheMechanism"]
 
 
+@documented
 class CatastropheMechanism(Mechanism):
     r"""With probability delta, publish the data; otherwise a Laplace release.
 
@@ -39,7 +41,7 @@ class CatastropheMechanism(Mechanism):
     epsilon : float
         ``> 0``.
     delta : float
-        Probability of publishing the data, ``0 < delta < 1``.
+        Probability of publishing the data, ``{DELTA_TARGET:delta}``.
     data : object, optional
         What is published on the catastrophic event; ``release(..., data=...)``
         overrides it, and without either the exact ``value`` is published.

@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .._math.search import falling_root
 from ..privacy import NEIGHBOURS, format_upper, zcdp_to_dp
 from ..quantile_calibration import plain_scale
 from .gaussian import GaussianMechanism
@@ -49,13 +50,9 @@ def rho_for(epsilon: float, delta: float) -> float:
     rho; a root finder inverts it, and the root is lowered until the conversion
     of the mechanism actually built is at most epsilon.
     """
-    from scipy import optimize  # needed only here
-
-    hi = 1.0
-    while zcdp_to_dp(hi, delta) < epsilon:
-        hi *= 2.0
-    return optimize.brentq(
-        lambda r: zcdp_to_dp(r, delta) - epsilon, 0.0, hi, xtol=1e-14, rtol=1e-12
+    return falling_root(
+        lambda r: epsilon - zcdp_to_dp(r, delta), 0.0, 1.0,
+        xtol=1e-14, rtol=1e-12, floor=0.0,
     )
 
 

@@ -56,6 +56,8 @@ References
 from __future__ import annotations
 
 import functools
+import math
+import sys
 import warnings
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
@@ -92,7 +94,7 @@ from ..distributions.univariate import draw_labels
 from ..estimate import SensitivityValue
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..plan import BOUNDS, sampling_plan
-from ..privacy import PrivacyStatement, SamplingRun, format_dp
+from ..privacy import PrivacyStatement, SamplingRun, format_dp, size_words
 from ..queries import Query, additive
 from ..queries import estimator as estimator_query
 from ..sampler import sample_sensitivity
@@ -378,6 +380,27 @@ def _logistic_rule(C, d, fit_intercept, classes, low, high, n, neighbours, norm)
     return logistic_worst_case(C, high, d, fit_intercept, classes, neighbours, norm)
 
 
+def _check_row_bound(bounds: Any, rows: int) -> None:
+    """Refuse a given row bound ``R`` whose fit overflows a double, before any fit.
+
+    A fit on rows clipped to feature norm ``R`` sums their squared norms (the
+    Hessian of a logistic fit, ``X^T X``), up to ``rows R^2``, and the worst
+    case of a shrunk logistic fit is ``2 C sqrt(R^2 + 1)``, the noise scaled
+    from it: with ``rows R^2`` above the largest double they overflow (a bare
+    ``OverflowError`` after the sampling, or a noise of infinite scale).
+    """
+    if not isinstance(bounds, Real) or isinstance(bounds, bool):
+        return
+    limit = math.sqrt(sys.float_info.max / (rows + 1))
+    if float(bounds) > limit:
+        raise ValueError(
+            f"bounds={bounds!r} is too large: a fit on {rows} rows of feature norm "
+            "up to it sums their squared norms, which overflows a double (and the "
+            "worst case and the noise scaled from it with them); give a bound "
+            f"below {limit:.6g}, or bounds='public'."
+        )
+
+
 def _sklearn_interval(domain: Domain) -> Interval:
     """scikit-learn's parameter constraint for a real parameter in ``domain``."""
     closed = {
@@ -480,7 +503,12 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         The neighbouring relation the sensitivity is sampled for
         (:func:`sensampler.sample_sensitivity`) and the statement holds for:
         replace one private record, or add or remove one (the private
-        databases sampled then hold ``n - 1`` and ``n`` rows).
+        databases sampled then hold ``n - 1`` and ``n`` rows). Under add/remove
+        neighbours the fit publishes ``n``: the sampled sensitivity, the noise
+        and the choice among candidates read it, so every statement (``privacy_``,
+        the entries of an accountant and of a default filter) is named with
+        :func:`~sensampler.privacy.size_words` and holds given ``n``, as
+        :func:`~sensampler.app.release.release_statistic`'s does.
     bounds : "public", float or None, default "public"
         A bound ``R`` on the L2 norm of each row's features (after a
         Pipeline's preprocessing), at no privacy cost: ``"public"`` takes the
@@ -496,7 +524,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         releases (the unshrunk fit, whose intercept is not penalised; ridge
         and linear regression, whose targets are unbounded; sufficient
         statistics) have no worst-case part, as ``selected_["worst case"]``
-        says. ``None``: no clipping, no worst-case part.
+        says. ``None``: no clipping, no worst-case part. A bound whose squared
+        norm, summed over the public and private rows, overflows a double is
+        refused before any fit.
     worst_case_epsilon : float, optional
         Cap on the worst-case epsilon of a release that has a worst-case
         part: the noise is raised so that it holds (the mechanisms'
@@ -527,7 +557,8 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         What the release states: epsilon, delta and gamma (random DP), with a
         worst-case part (``privacy_.worst_case``, for every pair of
         neighbours) where ``bounds`` gives one; (0, 0)-DP when the public
-        model is released.
+        model is released. Under add/remove neighbours its name says that ``n``
+        is published and the statement holds given it.
     population_ : Distribution
         The population the sensitivity was sampled from.
     selected_ : dict
@@ -541,8 +572,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         from the private data and ``privacy_`` states (0, 0)-DP: the choice
         reads the public data, the population, ``n`` and sensitivities sampled
         from the population only (``n`` is public under replace-one
-        neighbours; under add-remove ones the choice, like the sampled
-        sensitivity, treats it as public too). ``sensitivity_`` and
+        neighbours; under add-remove ones it is published, and the (0, 0)
+        holds given it: 134 rows can release the public model and 135 a
+        private fit). ``sensitivity_`` and
         ``mechanism_`` then describe the first private candidate, not
         released; an ``accountant`` passed to :meth:`fit` was charged its
         epsilon when the fit started, before the choice (so that a filter
@@ -567,8 +599,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
     What is protected: the attributes released, and nothing else. The number of
     private records ``n`` is public (replace-one neighbours keep it; with
     ``neighbours="add-remove"`` the sampled sensitivity and the choice still
-    read it, and the statement treats it as public, as
-    :func:`~sensampler.sample_sensitivity` does); the class
+    read it, and the statement says it is published and holds given it; a
+    dp_accounting ``DpEvent`` of it carries no name, so keep ``n`` with it); the
+    class
     labels are the public data's, and a private label set that differs is
     refused after the fit was recorded, so whether the fit succeeds reveals, with
     no noise, whether every public class occurs in the private labels (one bit:
@@ -788,6 +821,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
                 "bounds must be 'public', a finite bound on the rows' feature norm "
                 f"or None, got bounds={self.bounds!r}."
             )
+        _check_row_bound(self.bounds, len(X) + len(X_pub))
         plan = sampling_plan(m=self.m, gamma=self.gamma, bound=self.bound)
         released = plan
         if self.m is None and plan.m < RELEASE_PAIRS:
@@ -927,7 +961,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             :class:`~sensampler.accounting.ExceededPrivacyBudgetError` and
             nothing is spent, sampled or fitted on the private data. The fit is
             recorded whichever candidate wins, the public-only model included;
-            when the accountant is also the default filter, once.
+            when the accountant is also the default filter, once. Another
+            default filter records ``privacy_``, the public model's (0, 0)
+            included, before the private data are fitted.
 
         Returns
         -------
@@ -967,7 +1003,10 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         classifier = is_classifier(self.estimator)
         # public rows that are the private ones, or a public sample too small for
         # the plan: refused before anything is spent
-        check_not_private(np.column_stack([X_pub, y_pub]), np.column_stack([X, y]))
+        check_not_private(
+            np.column_stack([X_pub, y_pub]), np.column_stack([X, y]),
+            "fitted on public=(X_pub, y_pub)",
+        )
         if isinstance(self.population, Distribution):
             population = self.population
         else:
@@ -978,9 +1017,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             check_not_private(population.data, np.column_stack([X, y]))
             population.check_plan(plan)
             population.check_plan(release_plan)
-        if accountant is not None:
-            accountant.compose(probe)  # raises, spending nothing, over budget
         n = check_count("n", len(X))
+        if accountant is not None:  # raises, spending nothing, over budget
+            accountant.compose(self._given_size(probe.privacy, n))
         fixed = (
             np.column_stack([X_pub, y_pub]).astype(float)
             if self.augment
@@ -1004,8 +1043,11 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
             estimate, mechanism, release = self._by_output(
                 setting, sample_seed, select_seed
             )
-        if release is not None:  # the only step that reads the private data
-            with charged_to(accountant):  # recorded once when it is the default too
+        statement = self._statement(None if release is None else mechanism, n)
+        # a default filter records the statement (the size it holds given
+        # included), once when it is the accountant too
+        with charged_to(accountant, statement):
+            if release is not None:  # the only step that reads the private data
                 template = release(X, y)
         if preprocessing is not None:
             template = Pipeline(
@@ -1016,24 +1058,48 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         self.population_ = population
         self.sensitivity_ = estimate
         self.mechanism_ = mechanism
-        if release is None:
+        self.privacy_ = statement
+        self.selected_["worst case"] = self._worst_case_words(model, release, setting)
+        return self
+
+    def _statement(self, mechanism, n: int) -> PrivacyStatement:
+        """What the fit states: ``mechanism``'s statement, or (0, 0) for the
+        public model (``None``), given ``n`` (:meth:`_given_size`)."""
+        if mechanism is None:
             # The public model: a function of the public data, the population
             # fitted on them, n and random_state only (n is public under
-            # replace-one neighbours), so the release is 0-DP.
-            self.privacy_ = PrivacyStatement(
+            # replace-one neighbours, published under add-remove ones), so the
+            # release is 0-DP given n.
+            statement = PrivacyStatement(
                 PUBLIC_RELEASE, 0.0, 0.0, rho=0.0, neighbours=self.neighbours
             )
         else:
-            self.privacy_ = mechanism.privacy
-        self.selected_["worst case"] = self._worst_case_words(model, release, setting)
-        return self
+            statement = mechanism.privacy
+        return self._given_size(statement, n)
+
+    def _given_size(self, statement: PrivacyStatement, n: int) -> PrivacyStatement:
+        """``statement`` as the fit states and records it: under add/remove
+        neighbours named with the size it holds given (:func:`size_words`; the
+        sampled sensitivity, the choice among candidates and the noise all read
+        ``n``, so the release publishes it), as ``release_statistic`` says."""
+        if self.neighbours != "add-remove":
+            return statement
+        return replace(
+            statement,
+            mechanism=f"{statement.mechanism} ({size_words(self.neighbours, n)})",
+        )
 
     def _worst_case_words(self, model, release, setting) -> str:
         """What the statement says for every pair of neighbours, in words."""
         if release is None:
+            given = (
+                f", given n ({size_words(self.neighbours, setting.n)})"
+                if self.neighbours == "add-remove"
+                else ""
+            )
             return (
                 "the public model reads no private data: 0-DP for every pair of "
-                "neighbours"
+                f"neighbours{given}"
             )
         worst = self.privacy_.worst_case
         if worst is not None:

@@ -16,6 +16,7 @@ References
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,8 +46,11 @@ def scrub(message: str) -> str:
     """``message`` of an error raised on private data, without the data's values.
 
     Keeps the first line, drops anything from ``array=`` on (scikit-learn quotes
-    the array there) and replaces every number but a dimension (``2D``) by
-    ``…``: counts are public, but a label or a value is not.
+    the array there), replaces whatever stands between the first quote and the
+    last quote of the same kind by ``'…'`` (numpy and pandas quote the cell they
+    could not convert, a string being a value too) and every number but a
+    dimension (``2D``) by ``…``: counts are public, but a label or a value is
+    not.
 
     Examples
     --------
@@ -54,9 +58,12 @@ def scrub(message: str) -> str:
     'Expected 2D array, got 1D array instead:'
     >>> scrub("y contains previously unseen labels: [7.5]")
     'y contains previously unseen labels: […]'
+    >>> scrub("could not convert string to float: 'SECRET'")
+    "could not convert string to float: '…'"
     """
     head = str(message).split("\n", 1)[0]
     head = re.sub(r"array=.*", "", head)
+    head = re.sub(r"([\"']).*\1", "'…'", head)
     return re.sub(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(?!D)", "…", head).strip()
 
 
@@ -200,7 +207,7 @@ def logistic_worst_case(
     float
     """
     rows = 1 if classes == 2 else classes
-    lipschitz = float(np.sqrt(row_bound**2 + 1.0) if fit_intercept else row_bound)
+    lipschitz = math.hypot(row_bound, 1.0) if fit_intercept else float(row_bound)
     if rows > 1:
         lipschitz *= float(np.sqrt(2.0))
     bound = (2.0 if neighbours == "replace-one" else 1.0) * C * lipschitz

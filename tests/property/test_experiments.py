@@ -19,7 +19,7 @@ from sensampler.app.experiments import (
     run_batch,
     vectorized_vs_sequential,
 )
-from sensampler.app.experiments.batch import load_config
+from sensampler.app.experiments.batch_config import load_config
 from tests.property._contract import anything, junk, reals, refused_or_result
 
 #: Grids of numbers: lists of hostile numbers, or something that is no grid.

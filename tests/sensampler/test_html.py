@@ -10,7 +10,14 @@ import pytest
 from sensampler.distributions import GaussianMixture, MultivariateNormal, Normal
 
 from sensampler import queries, sample_sensitivity
-from sensampler._display import html as _html
+from sensampler._display.figures import (
+    histogram_svg,
+    interval_svg,
+    noise_half_width,
+    noise_svg,
+)
+from sensampler._display.page import RED
+from sensampler._display.statements import statement_html
 from sensampler.accounting import (
     PLDAccountant,
     PrivacyFilter,
@@ -140,7 +147,7 @@ def test_a_statement_shows_its_worst_case_part_where_there_is_one(laplace):
         **fields, guaranteed=True, gamma=laplace.privacy.gamma, worst_case=worst,
         core_text=laplace.privacy.core_text,
     )
-    markup = _html.statement_html(with_worst)
+    markup = statement_html(with_worst)
     text = words(markup)
     assert f"For every pair of neighbouring databases, whatever the data: {worst}" in text
     assert "beyond the worst-case statement" in text
@@ -197,7 +204,7 @@ def test_a_filter_at_its_budget_shows_a_full_bar(laplace):
     f = PrivacyFilter(0.5)
     f.compose(laplace)
     assert "0.5 used of 0.5, 0 left" in words(f._repr_html_())
-    assert _html.RED in f._repr_html_()
+    assert RED in f._repr_html_()
 
 
 def test_a_budget_file_shows_its_spend_and_is_not_changed(tmp_path, laplace):
@@ -258,16 +265,16 @@ def test_a_release_and_a_plan_render(tmp_path):
 
 def test_the_svg_helpers_survive_degenerate_input():
     for samples in ([], [1.0, 1.0], [math.nan, 2.0]):
-        parse(_html.histogram_svg(samples, [(math.inf, "x", "red")], label="t"))
-    parse(_html.noise_svg(1.0, 0.0, "laplace", label="t"))
-    parse(_html.interval_svg(0.0, 0.0, [], label="t"))
+        parse(histogram_svg(samples, [(math.inf, "x", "red")], label="t"))
+    parse(noise_svg(1.0, 0.0, "laplace", label="t"))
+    parse(interval_svg(0.0, 0.0, [], label="t"))
 
 
 def test_the_gaussian_noise_half_width():
     # Phi^-1(0.95) = 1.6448536..., so the central 90% of N(0, 2^2) is +- 3.2897
-    assert _html.noise_half_width(2.0, "gaussian", 0.9) == pytest.approx(3.289707253)
+    assert noise_half_width(2.0, "gaussian", 0.9) == pytest.approx(3.289707253)
     # P[|Lap(b)| > t] = exp(-t / b): t = b log 10 for 90%
-    assert _html.noise_half_width(2.0, "laplace", 0.9) == pytest.approx(2 * math.log(10))
+    assert noise_half_width(2.0, "laplace", 0.9) == pytest.approx(2 * math.log(10))
 
 
 def test_gaussian_mechanism_statement_renders():

@@ -410,7 +410,7 @@ def test_the_default_bootstrap_states_gamma_for_the_public_sample():
     model = _ridge(bound="exact", m=None, gamma=0.1).fit(X, y)  # 12 runs of 47
     assert isinstance(model.population_, PublicSample)
     assert model.population_.basis(model.sensitivity_.plan).startswith(
-        "gamma for this public sample of 60 rows at confidence 0.907 (smoothed "
+        "gamma for this public sample of 60 rows at confidence 0.893 (smoothed "
         "Bayesian bootstrap"
     )
     with pytest.raises(ValueError, match="the public sample has 10 row"):

@@ -3,7 +3,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from sensampler._math.rounding import float_up, lower, upper
+from sensampler._math.rounding import float_down, float_up, lower, upper
 
 
 def test_lower_and_upper_bracket_the_exact_value():
@@ -42,3 +42,33 @@ def test_float_up_is_the_double_at_or_just_above(value):
     if out != float("inf"):
         below = np.nextafter(out, -np.inf)
         assert Fraction(float(below)) < value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [Fraction(1, 3), Fraction(2, 3), Fraction(1, 10), Fraction(-1, 3), Fraction(5, 4),
+     Fraction(10**400), -Fraction(10**400), Fraction(1, 10**400), Fraction(0)],
+)
+def test_float_down_is_the_double_at_or_just_below(value):
+    """float_down is float_up's mirror: the two bracket every exact value, one
+    ulp apart where it is not a double (its logic was written twice before, in
+    quotient_down and in the quantile's plain scale)."""
+    out = float_down(value)
+    assert Fraction(out) <= value if out != float("-inf") else value < -(2**1024)
+    if abs(out) < float("inf") and value <= 2**1024:
+        above = np.nextafter(out, np.inf)
+        assert Fraction(float(above)) > value
+    up = float_up(value)
+    if abs(value) < 2**1023:
+        assert up == out or np.nextafter(out, np.inf) == up
+    assert str(float_up(Fraction(0))) == "0.0"  # never -0.0
+
+
+def test_the_rounded_down_quotients_are_float_down():
+    from sensampler.mechanisms._base import quotient_down
+    from sensampler.quantile_calibration import plain_scale
+
+    assert quotient_down(1.0, 3.0) == float_down(Fraction(1, 3)) == 1 / 3
+    assert quotient_down(1.0, 10.0) == float_down(Fraction(1, 10)) < 0.1
+    assert plain_scale(1.0, 5.0) == float_down(Fraction(1, 10)) < 0.1
+    assert quotient_down(1e308, 1e-308) == 1.7976931348623157e308  # beyond: the largest

@@ -574,14 +574,14 @@ def test_a_wrong_fast_path_is_detected(monkeypatch, seed):
     # The test above must be able to fail: a fast path whose scale is 10% off.
     from sensampler import sampler
 
-    right = sampler._sample_additive_chunk
+    right = sampler.sample_additive_chunk
 
     def off_by_ten_percent(job):
         return [1.1 * g for g in right(job)]
 
     n, m = 50, 100_000
     full = sample_sensitivity(FULL_MEAN, HEIGHTS, n, m=m, random_state=seed)
-    monkeypatch.setattr(sampler, "_sample_additive_chunk", off_by_ten_percent)
+    monkeypatch.setattr(sampler, "sample_additive_chunk", off_by_ten_percent)
     wrong = sample_sensitivity(queries.mean, HEIGHTS, n, m=m, random_state=seed)
     assert not _same_law(full.samples, wrong.samples)
 

@@ -49,14 +49,11 @@ from ...plan import BOUNDS, sampling_plan
 from ...sampler import MAX_N, check_neighbours, sample_sensitivity
 from ...table import ResultTable
 from .. import plotting
+from .._input_files import read_toml
 from .._locks import exclusive
 from ..demo import run_demo
-from ..experiments.batch import (
-    load_config,
-    plan_runs,
-    read_toml,
-    run_batch,
-)
+from ..experiments.batch import run_batch
+from ..experiments.batch_config import load_config
 from ..experiments.specs import (
     MECHANISMS,
     accepted_norms,
@@ -329,7 +326,7 @@ def _cmd_sweep(args):
 
 def _cmd_run(args):
     check_n_jobs(args.n_jobs)
-    plan_runs(load_config(args.config))
+    config = load_config(args.config)  # read and checked once, here
     out = _writable_folder(args.out)
     with exclusive(out):  # another run on --out is a usage error, found now
         pass
@@ -337,7 +334,7 @@ def _cmd_run(args):
     def work():
         log = (lambda line: _say(line, sys.stderr)) if not args.json else None
         summary = run_batch(
-            args.config, out, n_jobs=args.n_jobs, progress=args.progress, log=log
+            config, out, n_jobs=args.n_jobs, progress=args.progress, log=log
         )
         if args.json:
             _say(_json(summary.rows))

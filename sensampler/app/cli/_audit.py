@@ -36,6 +36,7 @@ from ...norms import NORM_NAMES, get_norm
 from ...plan import BOUNDS, sampling_plan
 from ...queries import as_query
 from ...sampler import MAX_N, check_neighbours
+from .. import plotting
 from .._input_files import read_toml
 from ..experiments.specs import (
     build_population,
@@ -44,7 +45,6 @@ from ..experiments.specs import (
     population_spec,
 )
 from ..report import audit_report, check_report_path, write_report
-from . import plotting
 from ._flags import add_neighbours_flag
 
 __all__ = ["add_audit_parser", "audit_command", "DEFAULTS"]

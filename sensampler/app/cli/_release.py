@@ -12,7 +12,11 @@ import argparse
 import json
 import math
 
-from ...distributions.empirical import check_not_private_file
+from ...distributions.empirical import (
+    Empirical,
+    check_not_private,
+    check_not_private_file,
+)
 from ...privacy import format_dp, format_upper
 from .._input_files import check_not_special
 from ..budget_file import BudgetFile
@@ -132,15 +136,19 @@ def _report(args) -> str | None:
     )
 
 
-def _population(args):
-    """``--population`` loaded (None without the flag), never the private file."""
+def _population(args, data):
+    """``--population`` loaded (None without the flag), never the private file
+    nor a copy of the private records (named as typed)."""
     if args.population is None:
         return None
     if args.population.startswith("bootstrap:"):
         check_not_private_file(args.population[len("bootstrap:") :], args.data)
-    return load_population(
+    population = load_population(
         args.population, column=args.column, name="--population", column_name="--column"
     )
+    if isinstance(population, Empirical):
+        check_not_private(population.data, data, args.population)
+    return population
 
 
 def release_command(args):
@@ -148,7 +156,7 @@ def release_command(args):
     settings = settings_from_args(args)
     report = _report(args)
     data = read_column(args.data, args.column)
-    population = _population(args)
+    population = _population(args, data)
     budget = _budget(args)
     prepared = prepare_releases(
         data, args.query or ["mean"], population, settings, budget=budget,

@@ -2,6 +2,7 @@
 and the source documents' studies."""
 
 from .batch import run_batch
+from .batch_config import BatchConfig, load_config, parse_config
 from .datasets import DatasetSplit, load_split
 from .documents import (
     CompositionExperiment,
@@ -25,6 +26,9 @@ __all__ = [
     "MECHANISMS",
     "STATISTICS",
     "run_batch",
+    "load_config",
+    "parse_config",
+    "BatchConfig",
     "load_split",
     "DatasetSplit",
     "CompositionExperiment",

@@ -12,6 +12,7 @@ from ..._lib.domains import (
     DELTA_STATED,
     DELTA_TARGET,
     EPSILON,
+    EPSILON_POINT,
     FILTER_RULES,
     ORDER,
     POSITIVE,
@@ -180,7 +181,7 @@ def runs_before_budget(
         ``delta_budget``.
     """
     eps = check_array("epsilons", epsilons, ndim=1, positive=True)
-    epsilon_budget = check_real("epsilon_budget", epsilon_budget, low=0.0)
+    epsilon_budget = EPSILON_POINT.check("epsilon_budget", epsilon_budget)
     delta_budget = DELTA_STATED.check("delta_budget", delta_budget)
     if isinstance(rules, str):
         rules = (rules,)

@@ -7,6 +7,7 @@ import inspect
 import json
 import os
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,6 +33,7 @@ __all__ = [
     "QUERY_NAMES",
     "ESTIMATORS",
     "PRIVATE_ESTIMATOR_KEYS",
+    "PrivateEstimatorParts",
     "is_private_estimator",
     "build_private_estimator",
     "DATASET_KINDS",
@@ -371,7 +373,21 @@ def is_private_estimator(spec) -> bool:
     return isinstance(spec, dict) and spec.get("kind") == "private_estimator"
 
 
-def build_private_estimator(spec: dict) -> dict:
+class PrivateEstimatorParts(NamedTuple):
+    """What a ``kind = "private_estimator"`` table builds (see
+    :func:`build_private_estimator`)."""
+
+    #: The unfitted model (a template: every fit clones it).
+    estimator: object
+    #: The estimator query of the model (its fitted ``coef_``), which the checks probe.
+    query: queries.Query
+    #: Parameters of the model mapped to the values searched on the public data.
+    tune: dict | None
+    #: Whether the released model is fitted on the public and private rows.
+    augment: bool
+
+
+def build_private_estimator(spec: dict) -> PrivateEstimatorParts:
     """The pieces of a :class:`~sensampler.models.PrivateEstimator` from a table.
 
     ``{"kind": "private_estimator", "model": "LogisticRegression", "params":
@@ -387,16 +403,18 @@ def build_private_estimator(spec: dict) -> dict:
 
     Returns
     -------
-    dict
-        ``{"estimator": unfitted estimator, "tune": dict or None, "augment": bool}``.
+    PrivateEstimatorParts
+        The unfitted estimator, its estimator query, ``tune`` (or None) and
+        ``augment``.
     """
     unknown = sorted(set(spec) - set(PRIVATE_ESTIMATOR_KEYS))
     if unknown:
         raise ValueError(
             f"unknown query key(s) {unknown}; keys: {', '.join(PRIVATE_ESTIMATOR_KEYS)}."
         )
-    estimator = build_query({"kind": "estimator", "model": spec.get("model"),
-                             "params": spec.get("params", {})}).estimator
+    query = build_query({"kind": "estimator", "model": spec.get("model"),
+                         "params": spec.get("params", {})})
+    estimator = query.estimator
     augment = spec.get("augment", False)
     if not isinstance(augment, bool):
         raise TypeError(f"augment must be true or false, got augment={augment!r}.")
@@ -411,7 +429,7 @@ def build_private_estimator(spec: dict) -> dict:
                 f"tune must map parameters of {type(estimator).__name__} to "
                 f"non-empty lists of values, got tune={tune!r}."
             )
-    return {"estimator": estimator, "tune": tune, "augment": augment}
+    return PrivateEstimatorParts(estimator, query, tune, augment)
 
 
 #: Mechanisms named in flags and configs: name -> (class, fixed keyword arguments).

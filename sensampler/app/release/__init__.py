@@ -66,6 +66,7 @@ from typing import Any
 import numpy as np
 
 from ...accounting import PrivacyFilter
+from ...privacy import size_words as size_words
 from ...queries import Query
 from ...settings import ReleaseSettings
 from ..budget_file import BudgetFile
@@ -77,7 +78,6 @@ from ._preparing import prepare_releases, quantile_bounds
 from ._records import GUARANTEE as GUARANTEE
 from ._records import WORST_CASE_GUARANTEE as WORST_CASE_GUARANTEE
 from ._records import QuantileRelease, Release
-from ._records import size_words as size_words
 from ._running import PRIVATE_BOUNDS as PRIVATE_BOUNDS
 from ._running import PreparedRelease
 from ._running import sampling_run as sampling_run

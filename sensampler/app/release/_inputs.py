@@ -142,11 +142,12 @@ def check_population(population, column):
     return population
 
 
-def check_public_sample(population, data: np.ndarray, plan) -> None:
-    """Refuse a bootstrap of the private data, or a public sample too small for
-    the plan, before any work."""
+def check_public_sample(population, data: np.ndarray, plan, spec=None) -> None:
+    """Refuse a bootstrap of the private data (or of a near copy of them), or a
+    public sample too small for the plan, before any work; ``spec``: the
+    population as given, named in the message when it is a str."""
     if isinstance(population, distributions.Empirical):
-        check_not_private(population.data, data)
+        check_not_private(population.data, data, spec if isinstance(spec, str) else None)
     if isinstance(population, distributions.PublicSample):
         population.check_plan(plan)
 

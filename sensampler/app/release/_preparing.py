@@ -80,8 +80,8 @@ def quantile_bounds(population, bounds=DEFAULT_BOUNDS) -> tuple[float, float, st
 def _population_and_bounds(population, column, data, settings: ReleaseSettings):
     """The population model a release samples (``None`` over private bounds,
     which make it plain DP) and the bounds known before the data are read."""
-    population = check_population(population, column)
-    check_public_sample(population, data, settings.plan)  # before its bounds are read
+    spec, population = population, check_population(population, column)
+    check_public_sample(population, data, settings.plan, spec)  # before its bounds are read
     known = settings.bounds.resolve(population)
     private = settings.bounds.kind == "private"
     if population is None and not private:

@@ -8,18 +8,18 @@ from typing import Any
 
 import numpy as np
 
-from ..._display.html import release_html, statement_html
+from ..._display.releases import release_html
+from ..._display.statements import statement_html
 from ...bounds import Bounds
 from ...estimate import SensitivityEstimate
 from ...mechanisms.quantile import QuantileCalibration
-from ...privacy import PrivacyStatement, format_dp, format_upper
+from ...privacy import PrivacyStatement, format_dp, format_upper, size_words
 
 __all__ = [
     "GUARANTEE",
     "QuantileRelease",
     "Release",
     "WORST_CASE_GUARANTEE",
-    "size_words",
 ]
 
 #: The guarantee in words, so that gamma is not read as delta.
@@ -291,11 +291,3 @@ class QuantileRelease(Release):
             "k": run.k,
             "bound": run.bound,
         }
-
-
-def size_words(neighbours: str, n: int) -> str:
-    """The data's size in a guarantee: under add/remove neighbours it is
-    published, and not protected, by the release."""
-    if neighbours == "add-remove":
-        return f"n={n} records, published: the statement does not hide the size"
-    return f"n={n} records"

@@ -49,7 +49,7 @@ def test_the_relation_reaches_the_estimate_the_statement_and_its_worst_case():
     assert s.neighbours == r.estimate.run.neighbours == "add-remove"
     assert s.worst_case.neighbours == "add-remove"
     # the sum's worst case under add/remove is the record itself, max(|a|, |b|)
-    # = 250, where replace-one would give the width 150 (queries._worst_sum)
+    # = 250, where replace-one would give the width 150 (_math.worst_cases.worst_sum)
     assert r.estimate.worst_case == 250.0
     # the run is the sampler's own under add/remove pairs, with the release's seed
     again = _running.sample_sensitivity(

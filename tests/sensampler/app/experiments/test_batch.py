@@ -11,8 +11,8 @@ import sys
 import pytest
 from threadpoolctl import threadpool_limits
 
-from sensampler.app.experiments import STATISTICS, batch, run_batch
-from sensampler.app.experiments.batch import _run_id, load_config, plan_runs
+from sensampler.app.experiments import STATISTICS, batch_config, run_batch
+from sensampler.app.experiments.batch_config import load_config, parse_config
 from sensampler.app.experiments.datasets import load_split
 
 CONFIG = """
@@ -84,7 +84,7 @@ def test_interrupted_batch_loses_and_redoes_nothing(tmp_path):
     cmd = [
         sys.executable,
         "-m",
-        "sensampler.app.cli",
+        "sensampler",
         "run",
         str(config),
         "--out",
@@ -246,7 +246,7 @@ def test_second_run_on_a_locked_folder_is_refused_and_harms_nothing(tmp_path):
 @pytest.mark.slow
 def test_a_running_process_holds_the_lock(tmp_path):
     config, out = _write(tmp_path, reps=40000), tmp_path / "out"
-    cmd = [sys.executable, "-m", "sensampler.app.cli", "run", str(config), "--out"]
+    cmd = [sys.executable, "-m", "sensampler", "run", str(config), "--out"]
     first = subprocess.Popen(
         [*cmd, str(out), "--n-jobs", "1", "--no-progress"],
         stdout=subprocess.PIPE,
@@ -443,8 +443,8 @@ def test_bad_arguments_are_refused_first(tmp_path, kwargs, exc, message):
 def test_configs_without_the_newer_keys_keep_their_run_ids(tmp_path):
     # The ids of SMALL's runs before data sets, estimator queries, m and scores
     # existed: run folders written then resume without redoing anything.
-    runs, _ = plan_runs(load_config(_small(tmp_path)))
-    assert [_run_id(s) for s in runs] == [
+    runs = load_config(_small(tmp_path)).runs
+    assert [run.run_id for run in runs] == [
         "7c3cb8b240af5ee1",
         "29220751e182f259",
         "bbedc796f15f70db",
@@ -555,13 +555,13 @@ def test_a_classifier_is_scored_by_its_test_accuracy(tmp_path):
 
 
 def test_a_changed_split_is_another_run(tmp_path):
-    first, _ = plan_runs(load_config(_real(tmp_path)))
+    first = load_config(_real(tmp_path)).runs
     changed = REAL.replace(
         "seed = 4\n\n[populations.boot]", "seed = 5\n\n[populations.boot]"
     )
     assert changed != REAL
-    second, _ = plan_runs(load_config(_real(tmp_path, changed)))
-    assert not {_run_id(s) for s in first} & {_run_id(s) for s in second}
+    second = load_config(_real(tmp_path, changed)).runs
+    assert not {run.run_id for run in first} & {run.run_id for run in second}
 
 
 def _edit(key, value, text=REAL):
@@ -826,7 +826,7 @@ def test_a_config_with_a_byte_order_mark_reads(tmp_path):
     # Failed before: "malformed TOML: Invalid statement (at line 1, column 1)".
     path = _one_run(tmp_path)
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
-    assert load_config(path)["grid"]["query"] == ["mean"]
+    assert [run.query_name for run in load_config(path).runs] == ["mean"]
 
 
 def test_a_full_disk_names_the_file(tmp_path, monkeypatch):
@@ -940,7 +940,7 @@ def test_the_shipped_private_estimator_config_runs_from_the_command_line(tmp_pat
     path = _real(tmp_path, text)
     out = tmp_path / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "sensampler.app.cli", "run", str(path), "--out", str(out)],
+        [sys.executable, "-m", "sensampler", "run", str(path), "--out", str(out)],
         capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
@@ -1028,7 +1028,8 @@ def test_every_bad_private_estimator_config_is_refused_before_any_run(
 
 
 def _count_builds(monkeypatch):
-    """Count the data sets loaded and the populations and queries built by batch."""
+    """Count the data sets loaded, the populations and queries built and the
+    config files read while a batch is checked and run."""
     calls = collections.Counter()
 
     def counting(name, built):
@@ -1038,23 +1039,90 @@ def _count_builds(monkeypatch):
 
         return counted
 
-    for name in ("load_split", "build_population", "build_query"):
-        monkeypatch.setattr(batch, name, counting(name, getattr(batch, name)))
+    for name in ("load_split", "build_population", "build_query", "read_toml"):
+        monkeypatch.setattr(
+            batch_config, name, counting(name, getattr(batch_config, name))
+        )
     return calls
 
 
 def test_a_config_is_checked_once_then_flows_down(tmp_path, monkeypatch):
-    # Failed before: the checks loaded the data set 3 times, fitted the query's
-    # model once per population of the same data set, and built each population
-    # and query again per run; run_batch then planned the runs again.
+    """Each data set, population and query of a config is built once, when it is
+    checked; the runs take them from the record.
+
+    Failed before: the checks built the query 3 times (built, fitted on the
+    public part, probed), and every run loaded its data sets and built its
+    population and query again from the raw tables.
+    """
     calls = _count_builds(monkeypatch)
     load_config(_real(tmp_path))
-    # the query: built, fitted on the public part, probed
-    assert calls == {"load_split": 1, "build_population": 2, "build_query": 3}
+    assert calls == {"read_toml": 1, "load_split": 1, "build_population": 2,
+                     "build_query": 1}
     calls.clear()
-    run_batch(_small(tmp_path), tmp_path / "out", n_jobs=1)
-    # by the checks (the query built, then probed), then once in each of the 4 runs
-    assert calls == {"build_population": 1 + 4, "build_query": 2 + 4}
+    run_batch(_small(tmp_path), tmp_path / "out", n_jobs=1)  # 4 runs
+    assert calls == {"read_toml": 1, "build_population": 1, "build_query": 1}
+
+
+def test_run_batch_takes_the_checked_record_and_reads_nothing_again(
+    tmp_path, monkeypatch
+):
+    """run_batch takes the record load_config made and runs it as is: the file
+    is not read again (it may be gone), and the results are those of the path.
+
+    Failed before: load_config returned the raw tables, which run_batch refused
+    ("config_path must be a path"); it took a path only and read it again.
+    """
+    path = _small(tmp_path)
+    config = load_config(path)
+    path.unlink()
+    calls = _count_builds(monkeypatch)
+    from_record = run_batch(config, tmp_path / "record", n_jobs=1)
+    assert sum(calls.values()) == 0
+    path = _small(tmp_path)
+    assert from_record == run_batch(path, tmp_path / "path", n_jobs=1)
+    assert sorted(os.listdir(tmp_path / "record" / "runs")) == sorted(
+        os.listdir(tmp_path / "path" / "runs")
+    )
+
+
+def test_parse_config_checks_a_table_without_changing_it(tmp_path):
+    """parse_config is the one check, for tables as for files: errors name the
+    source given, and the caller's table is left as it was (scalars of [grid]
+    are not turned into lists, defaults are not written into it).
+
+    Failed before: there was no function that checked a table; the file's
+    tables were checked and changed in place.
+    """
+    import copy
+    import tomllib
+
+    table = tomllib.loads(_one_run(tmp_path).read_text())
+    before = copy.deepcopy(table)
+    config = parse_config(table, source="mine")
+    assert table == before
+    assert config.source == "mine" and config.options.repetitions == 50
+    assert [(run.population_name, run.query_name, run.n) for run in config.runs] == [
+        ("heights", "mean", 100)
+    ]
+    table["grid"]["gamma"] = 1.5
+    with pytest.raises(ValueError, match=re.escape("mine: [grid] gamma: must be")):
+        parse_config(table, source="mine")
+
+
+def test_the_run_command_reads_its_config_once(tmp_path, monkeypatch, capsys):
+    """``sensampler run`` checks the config before the work (a usage error) and
+    runs that very record.
+
+    Failed before: the command read and checked the file, then run_batch read
+    and checked it a second time.
+    """
+    from sensampler.app.cli import main
+
+    calls = _count_builds(monkeypatch)
+    path = _one_run(tmp_path, extra="[run]\nrepetitions = 3\n")
+    assert main(["run", str(path), "--out", str(tmp_path / "out"), "--json"]) == 0
+    assert calls["read_toml"] == 1 and calls["build_population"] == 1
+    assert json.loads(capsys.readouterr().out)
 
 
 # ------------------------------------------------------------- neighbours
@@ -1071,8 +1139,8 @@ def test_run_neighbours_samples_every_run_for_that_relation(tmp_path):
     # replace-one given explicitly is the default: the same runs, the same ids
     explicit = tmp_path / "explicit.toml"
     explicit.write_text(SMALL.replace("[run]\n", '[run]\nneighbours = "replace-one"\n'))
-    ids = [_run_id(s) for s in plan_runs(load_config(explicit))[0]]
-    assert ids == [_run_id(s) for s in plan_runs(load_config(_small(tmp_path)))[0]]
+    ids = [run.run_id for run in load_config(explicit).runs]
+    assert ids == [run.run_id for run in load_config(_small(tmp_path)).runs]
 
 
 def test_the_summary_has_a_neighbours_column(tmp_path):

@@ -13,7 +13,6 @@ from sensampler.app.experiments import (
     MECHANISMS,
     SD_DEFINITION,
     STATISTICS,
-    ResultTable,
     accepted_norms,
     error_vs_epsilon,
     mechanism_from_name,
@@ -27,6 +26,7 @@ from sensampler.mechanisms import (
     ZCDPGaussianMechanism,
 )
 from sensampler.privacy import format_upper
+from sensampler.table import ResultTable
 from tests.conftest import assert_close_in_se
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])

@@ -1,0 +1,144 @@
+"""The parts of every card: its style, rows, paragraphs, a result table, a page.
+
+Every text that comes from a record is escaped (:func:`esc`); see the
+package's docstring (:mod:`sensampler._display`).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+
+__all__ = [
+    "BLUE",
+    "CARD_STYLE",
+    "CELL_STYLE",
+    "GREEN",
+    "GREY",
+    "ORANGE",
+    "RED",
+    "card",
+    "esc",
+    "number",
+    "page",
+    "paragraph",
+    "rows_html",
+    "table_html",
+    "upper_text",
+]
+
+#: The style of a card: inline, so that nothing depends on a page's stylesheet.
+CARD_STYLE = (
+    "font-family:system-ui,sans-serif;font-size:13px;line-height:1.4;"
+    "border:1px solid #bbb;border-radius:6px;padding:8px 12px;margin:4px 0;"
+    "max-width:640px;background:#fff;color:#111"
+)
+
+
+CELL_STYLE = "text-align:left;padding:1px 10px 1px 0;vertical-align:top"
+
+
+#: Colours of the marks (colour-blind safe: Okabe & Ito 2008).
+BLUE, ORANGE, GREEN, GREY, RED = "#0072B2", "#E69F00", "#009E73", "#999999", "#D55E00"
+
+
+def esc(value) -> str:
+    """``str(value)`` escaped for HTML text and attributes."""
+    return html.escape(str(value), quote=True)
+
+
+def number(value, digits: int = 4) -> str:
+    """A number (or an array) with ``digits`` significant digits, or its text."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return esc(value)
+    if array.ndim:
+        return esc(np.array2string(array, precision=digits))
+    return esc(f"{float(array):.{digits}g}")
+
+
+def rows_html(rows: Iterable[tuple[str, object]]) -> str:
+    """A two-column table of (label, value) rows, both escaped."""
+    body = "".join(
+        f'<tr><th style="{CELL_STYLE};font-weight:600">{esc(label)}</th>'
+        f'<td style="{CELL_STYLE}">{esc(value)}</td></tr>'
+        for label, value in rows
+    )
+    return f'<table style="border-collapse:collapse">{body}</table>'
+
+
+def card(title: str, *parts: str, kind: str = "") -> str:
+    """A card: an escaped title above HTML ``parts`` (already escaped)."""
+    css = f"sensampler-card {kind}".strip()
+    return (
+        f'<div class="{esc(css)}" style="{CARD_STYLE}">'
+        f'<div style="font-weight:700;margin-bottom:4px">{esc(title)}</div>'
+        + "".join(parts)
+        + "</div>"
+    )
+
+
+def paragraph(text: str, colour: str = "") -> str:
+    """An escaped paragraph."""
+    style = "margin:4px 0" + (f";color:{colour}" if colour else "")
+    return f'<p style="{style}">{esc(text)}</p>'
+
+
+def upper_text(value, format_upper: Callable[[float, int], str], digits: int) -> str:
+    """A number or an array printed rounded up (``format_upper``), at most 8 shown."""
+    values = np.asarray(value, dtype=float)
+    if not values.ndim:
+        return format_upper(float(values), digits)
+    shown = " ".join(format_upper(float(v), digits) for v in values.ravel()[:8])
+    return f"[{shown}{' …' if values.size > 8 else ''}]"
+
+
+def table_html(table, max_rows: int = 20) -> str:
+    """A result table (``.columns``, ``.rows``) as an HTML table, first rows."""
+    head = "".join(f'<th style="{CELL_STYLE}">{esc(c)}</th>' for c in table.columns)
+
+    def cell(value):
+        if isinstance(value, float):
+            return number(value, 6)
+        return esc(value)
+
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td style="{CELL_STYLE}">{cell(r.get(c, ""))}</td>' for c in table.columns
+        )
+        + "</tr>"
+        for r in table.rows[:max_rows]
+    )
+    more = (
+        paragraph(f"(first {max_rows} of {len(table.rows)} rows)")
+        if len(table.rows) > max_rows
+        else ""
+    )
+    return card(
+        f"Result table: {len(table.rows)} rows",
+        f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>{more}',
+        kind="table",
+    )
+
+
+def page(title: str, sections: Sequence[tuple[str, str]]) -> str:
+    """A whole self-contained HTML page: a title and (heading, HTML) sections."""
+    body = "".join(
+        f'<section><h2 style="font-size:16px;margin:18px 0 6px">{esc(head)}</h2>'
+        f"{content}</section>"
+        for head, content in sections
+    )
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{esc(title)}</title>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "</head>"
+        '<body style="font-family:system-ui,sans-serif;max-width:760px;margin:16px auto;'
+        'padding:0 12px;color:#111">'
+        f'<h1 style="font-size:20px">{esc(title)}</h1>{body}</body></html>\n'
+    )

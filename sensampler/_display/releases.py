@@ -1,0 +1,107 @@
+"""Cards of what is released: a mechanism, a release and a release plan."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .._math.rounding import upper
+from .figures import histogram_svg
+from .page import BLUE, GREEN, card, paragraph, rows_html, upper_text
+
+__all__ = ["mechanism_html", "plan_html", "release_html"]
+
+def mechanism_html(
+    mechanism, statement_card: str, format_upper: Callable[[float, int], str]
+) -> str:
+    """A card for a mechanism: its name, sensitivity and noise, its statement's card.
+
+    Only public numbers are shown (never a record a mechanism keeps, such as
+    the catastrophe mechanism's data); ``statement_card`` is
+    :func:`statement_html` of its statement. The sensitivity and the noise are
+    printed rounded up (``format_upper``): copied from the card, they never
+    calibrate less noise than the mechanism's.
+    """
+    rows = [("mechanism", f"{mechanism.name} ({type(mechanism).__name__})")]
+    sensitivity = getattr(mechanism, "sensitivity", None)
+    if sensitivity is not None:
+        rows.append(("sensitivity", sensitivity))
+    sigma, scale = getattr(mechanism, "sigma", None), getattr(mechanism, "scale", None)
+    if sigma is not None:
+        rows.append(("noise sigma (standard deviation)", sigma))
+    elif scale is not None:
+        rows.append(("noise scale", scale))
+    rows[1:] = [(label, upper_text(v, format_upper, 6)) for label, v in rows[1:]]
+    title = f"Mechanism: {mechanism.name}"
+    return card(title, rows_html(rows), statement_card, kind="mechanism")
+
+
+def release_html(release, statement_card: str) -> str:
+    """A card for a release: the released value, the noise, its statement's card."""
+    value = np.asarray(release.value, dtype=float)
+    answer = (
+        f"{float(value):.6g}"
+        if value.ndim == 0
+        else np.array2string(value, precision=6)
+    )
+    rows = [
+        ("released value", answer),
+        ("mechanism", release.mechanism),
+        ("noise", release.noise),
+        ("n", release.n),
+    ]
+    if getattr(release, "basis", ""):  # what gamma rests on: a public sample
+        rows.append(("gamma rests on", release.basis))
+    return card(
+        f"Release: {release.query}",
+        rows_html(rows),
+        statement_card,
+        kind="release",
+    )
+
+
+def plan_html(plan) -> str:
+    """A card for a :class:`~sensampler.app.planning.ReleasePlan`."""
+    rows = [
+        ("query", f"{plan.query} of n={plan.n} records"),
+        ("population", plan.population),
+        ("mechanism", plan.mechanism),
+        (
+            "epsilon",
+            upper(plan.epsilon, 6)
+            + (f", delta={upper(plan.delta, 3)}" if plan.delta else "")
+            + plan.cap_words,
+        ),
+        ("guarantee", plan.guarantee),
+        ("expected error", f"{plan.expected_error:.6g}"),
+        ("90% of errors", f"<= {plan.error_90:.6g}"),
+    ]
+    rows.append(("sampling plan", plan.sampling_plan))
+    if plan.bounds is not None:
+        rows.append(("bounds", plan.bounds_words))
+    if plan.worst_case is not None:
+        rows.append(("worst case", plan.worst_case))
+    if plan.exponential:
+        rows.append(("error law", f"exact on each of {plan.runs} databases"))
+        figure = ""
+    else:
+        rows.append(
+            ("sensitivity", f"{plan.sensitivity:.6g} (mean over {plan.runs} runs)")
+        )
+        figure = histogram_svg(
+            plan.sensitivities,
+            [(plan.sensitivity, f"mean = {plan.sensitivity:.4g}", BLUE)],
+            label="the sampled sensitivity G_(k) of each planning run",
+        )
+    if plan.target_error is not None:
+        rows.insert(3, ("target", f"{plan.target_error:.6g} ({plan.measure})"))
+    meaning = plan.error_meaning
+    return card(
+        "Release plan",
+        rows_html(rows),
+        figure,
+        paragraph(meaning[0].upper() + meaning[1:] + "."),
+        paragraph(plan.note[0].upper() + plan.note[1:] + ".", GREEN),
+        kind="plan",
+    )
