@@ -6,10 +6,11 @@ grid, the clipping bounds, the worst-case cap, the neighbouring relation and the
 sampling plan's inequality — checked once when it is built, whatever it is built
 from: Python keywords (``ReleaseSettings(epsilon=0.5, bounds="0:250")``), a
 batch config's table (:meth:`ReleaseSettings.from_mapping`) or command-line
-flags (the application layer reads the flags into the same mapping). Each field
-has one parser (:func:`parse_bounds` for the bounds, :func:`parse_number` for
-every number written as text), and the functions that release, plan or sweep
-take the record and pass it down: a new option is one new field here.
+flags (the application layer derives each flag from its field: its name, its
+help, its parser). Each field has one parser (:func:`parse_bounds` for the
+bounds, :func:`parse_number` for every number written as text) and one check of
+its own domain (:func:`read_setting`), and the functions that release, plan or
+sweep take the record and pass it down: a new option is one new field here.
 OpenDP's context (``dp.loss_of``, ``dp.unit_of``) is the model.
 
 The bounds are a :class:`BoundsSetting`: ``"auto"`` (the population model's
@@ -23,11 +24,17 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Callable, Mapping
+from dataclasses import Field, dataclass, field, fields, replace
 from typing import Any, Literal
 
-from ._lib.domains import DELTA_RELEASE, EPSILON, NEIGHBOUR_RELATIONS, PLAN_BOUNDS
+from ._lib.domains import (
+    DELTA_RELEASE,
+    EPSILON,
+    NEIGHBOUR_RELATIONS,
+    PLAN_BOUNDS,
+    PROBABILITY,
+)
 from ._lib.validation import check_choice, check_real
 from .bounds import Bounds
 from .mechanisms.choice import RELEASE_MECHANISMS, build_mechanism, rho_for
@@ -40,6 +47,7 @@ __all__ = [
     "ReleaseSettings",
     "parse_bounds",
     "parse_number",
+    "read_setting",
 ]
 
 #: A number as text: ASCII digits only (no ``1_0``, no other scripts' digits),
@@ -233,6 +241,80 @@ def _optional_positive(name: str, value) -> float | None:
     return None if value is None else EPSILON.check(name, value)
 
 
+def _grid(name: str, value) -> float | None:
+    return None if value is None else check_real(name, value, low=sys.float_info.min)
+
+
+def _mechanism(name: str, value) -> str:
+    return check_choice(name, value, tuple(RELEASE_MECHANISMS))
+
+
+def _bounds(name: str, value) -> BoundsSetting:
+    return parse_bounds(value, name)
+
+
+def _setting(
+    default: Any = None,
+    *,
+    help: str,
+    check: Callable[[str, Any], Any],
+    parse: Callable[[str, str], Any] | None = None,
+    choices: tuple[str, ...] | None = None,
+    factory: Callable[[], Any] | None = None,
+) -> Any:
+    """A field of :class:`ReleaseSettings` and what reads it (:func:`read_setting`).
+
+    ``check(name, value)`` returns the value checked for the field alone, or
+    raises naming ``name``; ``parse(name, text)`` reads it from text (``None``:
+    the text is the value, or ``check`` reads text too); ``help`` and
+    ``choices`` are its command-line flag's (``--`` and the name, hyphenated).
+    """
+    metadata = {"help": help, "check": check, "parse": parse, "choices": choices}
+    if factory is not None:
+        return field(default_factory=factory, metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+def read_setting(key: str, value, name: str | None = None):
+    """``value`` of the setting ``key``, read from text if it is text, checked alone.
+
+    The one reader of each field, where its values come from: the record's
+    own check (:class:`ReleaseSettings`), a config's table and a command-line
+    flag, which names itself (``name="--epsilon"``) in the errors. What
+    depends on several fields (a delta for the mechanism, a grid for epsilon)
+    is checked by the record.
+
+    Parameters
+    ----------
+    key : str
+        A field of :class:`ReleaseSettings`.
+    value : object
+        Its value, or text (``"0.5"``, ``"0:250"``).
+    name : str, optional
+        What the errors name (default ``key``).
+
+    Returns
+    -------
+    object
+        The field's value.
+
+    Examples
+    --------
+    >>> read_setting("epsilon", " 0.5 "), str(read_setting("bounds", "none"))
+    (0.5, 'none')
+    """
+    parse = _SETTINGS[key].metadata["parse"]
+    name = key if name is None else name
+    if isinstance(value, str) and parse is not None:
+        value = parse(name, value)
+    return _check_setting(key, value, name)
+
+
+def _check_setting(key: str, value, name: str):
+    """``value`` of the setting ``key`` checked alone (no text read), naming ``name``."""
+    return _SETTINGS[key].metadata["check"](name, value)
+
+
 @dataclass(frozen=True)
 class ReleaseSettings:
     """What a release is asked for, checked once (see the module docstring).
@@ -279,32 +361,80 @@ class ReleaseSettings:
     (0.0, '0.0:250.0', 113)
     """
 
-    epsilon: float | None = None
-    delta: float = 0.0
-    gamma: float = 0.05
-    mechanism: str = "laplace"
-    granularity: float | None = None
-    bounds: BoundsSetting = field(default_factory=BoundsSetting)
-    worst_case_epsilon: float | None = None
-    neighbours: str = NEIGHBOURS
-    inequality: str = "exact"
+    epsilon: float | None = _setting(
+        help="each release's epsilon, > 0",
+        check=_optional_positive,
+        parse=parse_number,
+    )
+    delta: float = _setting(
+        0.0,
+        help="each release's delta: 0 (default) for laplace and discrete-laplace, "
+        "in (0, 1) for the Gaussian mechanisms",
+        check=DELTA_RELEASE.check,
+        parse=parse_number,
+    )
+    gamma: float = _setting(
+        0.05,
+        help="random-DP failure probability of each sampling run (default 0.05)",
+        check=PROBABILITY.check,
+        parse=parse_number,
+    )
+    mechanism: str = _setting(
+        "laplace",
+        help="the noise of every query but median and quantile:Q (which get the "
+        "exponential mechanism): laplace (default), gaussian (analytic "
+        "calibration), discrete-laplace, discrete-gaussian (exact noise on a grid, "
+        "from the OS's secure generator)",
+        check=_mechanism,
+        choices=tuple(RELEASE_MECHANISMS),
+    )
+    granularity: float | None = _setting(
+        help="grid step of the discrete mechanisms (default: the largest power of "
+        "10 at most 1/100 of the sensitivity)",
+        check=_grid,
+        parse=parse_number,
+    )
+    bounds: BoundsSetting = _setting(
+        help="clip the records to bounds: auto (default: from the population "
+        "model, at no privacy cost), LOW:HIGH (given), private:EPS0 (estimated "
+        "from the data under EPS0-DP, spent too), or none (random DP only; not "
+        "for median and quantile:Q)",
+        check=_bounds,
+        factory=BoundsSetting,
+    )
+    worst_case_epsilon: float | None = _setting(
+        help="cap on each release's worst-case epsilon (default 10 x --epsilon; "
+        "a quantile's is at most 4 x): the noise is raised to meet it; equal to "
+        "--epsilon, a quantile is plain epsilon-DP (no gamma)",
+        check=_optional_positive,
+        parse=parse_number,
+    )
+    neighbours: str = _setting(
+        NEIGHBOURS,
+        help="the neighbouring relation of every statement: replace-one (D and D "
+        "with one record replaced; the default) or add-remove (D of n - 1 records "
+        "and D with one record added; n >= 2)",
+        check=NEIGHBOUR_RELATIONS.check,
+        choices=NEIGHBOUR_RELATIONS.values,
+    )
+    inequality: str = _setting(
+        "exact",
+        help="the sampling plan's inequality, which certifies gamma for the order "
+        "statistic of the sampled sensitivities: exact (default), exchangeable or "
+        "dkw",
+        check=PLAN_BOUNDS.check,
+        choices=PLAN_BOUNDS.values,
+    )
 
     def __post_init__(self):
-        set_ = object.__setattr__  # frozen: normalised values set once, here
-        check_choice("mechanism", self.mechanism, tuple(RELEASE_MECHANISMS))
-        set_(self, "epsilon", _optional_positive("epsilon", self.epsilon))
-        set_(self, "delta", DELTA_RELEASE.check("delta", self.delta))
-        set_(self, "bounds", parse_bounds(self.bounds))
-        set_(
-            self,
-            "worst_case_epsilon",
-            _optional_positive("worst_case_epsilon", self.worst_case_epsilon),
-        )
-        set_(self, "neighbours", NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours))
-        set_(self, "inequality", PLAN_BOUNDS.check("inequality", self.inequality))
+        for setting in fields(self):  # frozen: normalised values set once, here
+            value = getattr(self, setting.name)
+            object.__setattr__(
+                self, setting.name, _check_setting(setting.name, value, setting.name)
+            )
         self._check_delta()
         self._check_granularity()
-        sampling_plan(gamma=self.gamma, bound=self.inequality)  # gamma's domain
+        sampling_plan(gamma=self.gamma, bound=self.inequality)  # gamma's plan
         if self.epsilon is None:
             return
         if self.mechanism == "gaussian":  # the calibration, on a unit sensitivity
@@ -332,8 +462,7 @@ class ReleaseSettings:
                 "granularity is for the discrete mechanisms, got "
                 f"mechanism={self.mechanism!r}."
             )
-        grid = check_real("granularity", self.granularity, low=sys.float_info.min)
-        object.__setattr__(self, "granularity", grid)
+        grid = self.granularity
         if self.epsilon is None:
             return
         try:  # the least noise the grid allows: a sensitivity of one step
@@ -385,8 +514,9 @@ class ReleaseSettings:
     ) -> ReleaseSettings:
         """Settings from a mapping of field names (a config table, parsed flags).
 
-        Numbers may be given as text (:func:`parse_number`), ``bounds`` as
-        :func:`parse_bounds` takes it; unknown keys are refused by name.
+        Values may be given as text, each field's as :func:`read_setting`
+        reads it (numbers by :func:`parse_number`, ``bounds`` by
+        :func:`parse_bounds`); unknown keys are refused by name.
 
         Parameters
         ----------
@@ -399,20 +529,14 @@ class ReleaseSettings:
         -------
         ReleaseSettings
         """
-        known = {f.name for f in fields(cls)}
+        known = set(_SETTINGS)
         unknown = sorted(set(values) - known)
         if unknown:
             raise ValueError(
                 f"{name} has unknown setting(s) {', '.join(map(repr, unknown))}; "
                 f"the settings are {', '.join(sorted(known))}."
             )
-        numbers = ("epsilon", "delta", "gamma", "granularity", "worst_case_epsilon")
-        given = {}
-        for key, value in values.items():
-            if key in numbers and isinstance(value, str):
-                value = parse_number(key, value)
-            given[key] = value
-        return cls(**given)
+        return cls(**{key: read_setting(key, value) for key, value in values.items()})
 
     @classmethod
     def build(cls, settings: ReleaseSettings | None = None, **options) -> ReleaseSettings:
@@ -439,3 +563,8 @@ class ReleaseSettings:
                 f"settings must be a ReleaseSettings or None, got {settings!r}."
             )
         return settings.replace(**options) if options else settings
+
+
+#: The fields of :class:`ReleaseSettings` by name, with their metadata (help,
+#: check, parse, choices): what :func:`read_setting` and the flags read.
+_SETTINGS: dict[str, Field] = {f.name: f for f in fields(ReleaseSettings)}

@@ -12,6 +12,7 @@ from sensampler.app.budget_file import BudgetFile
 from sensampler.app.data_files import read_column
 from sensampler.app.release import Release, release_statistic, release_statistics
 from sensampler.privacy import PrivacyStatement
+from sensampler.settings import ReleaseSettings
 
 heights = read_column("private.csv", "height")
 assert_type(heights, np.ndarray)
@@ -29,3 +30,13 @@ several = release_statistics(
 )
 assert_type(several, tuple[Release, ...])
 assert_type(budget.filter(), PrivacyFilter)
+# bounds as text through build (the field is typed as the parsed BoundsSetting)
+settings = ReleaseSettings.build(epsilon=0.5, bounds="100:250", inequality="dkw")
+assert_type(settings.epsilon, float | None)
+by_record = release_statistic(heights, "mean", "normal:loc=170,scale=10", settings)
+assert_type(by_record, Release)
+changed = release_statistics(
+    heights, ["mean"], "normal:loc=170,scale=10", settings, epsilon=0.25,
+    report="release.html",
+)
+assert_type(changed, tuple[Release, ...])

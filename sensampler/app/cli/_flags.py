@@ -1,12 +1,106 @@
-"""Command-line flags that several subcommands share, each worded in one place."""
+"""Command-line flags that several subcommands share, each worded in one place.
+
+The flags of a release's settings are derived from the fields of
+:class:`~sensampler.settings.ReleaseSettings` (:func:`add_settings_flags`: a
+field ``worst_case_epsilon`` is ``--worst-case-epsilon``, with its help and
+choices) and read back into one record (:func:`settings_from_args`), each value
+by the field's own reader, naming the flag as typed: a new setting is one new
+field of the record, and every command that takes settings offers it.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import fields
 
 from ..._lib.domains import NEIGHBOUR_RELATIONS
+from ...settings import ReleaseSettings, parse_number, read_setting
 
-__all__ = ["add_floor_flags", "add_neighbours_flag", "bounds_of"]
+__all__ = [
+    "add_floor_flags",
+    "add_neighbours_flag",
+    "add_settings_flags",
+    "bounds_of",
+    "flag_of",
+    "integer_flag",
+    "number_flag",
+    "setting_help",
+    "settings_from_args",
+]
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of the setting ``name`` (``--worst-case-epsilon``)."""
+    return "--" + name.replace("_", "-")
+
+
+def add_settings_flags(
+    p: argparse.ArgumentParser,
+    *,
+    required: Iterable[str] = (),
+    omit: Iterable[str] = (),
+    helps: Mapping[str, str] | None = None,
+) -> None:
+    """Add a flag for every field of :class:`~sensampler.settings.ReleaseSettings`.
+
+    Each flag is ``--`` and the field's name, hyphenated, with the field's help
+    and choices; its value is text, read by :func:`settings_from_args`, and an
+    absent flag (``None``) leaves the record's default.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser (or argument group).
+    required : iterable of str, optional
+        Fields whose flag must be given (``"epsilon"`` for a release).
+    omit : iterable of str, optional
+        Fields the subcommand does not offer.
+    helps : mapping, optional
+        Field name -> the subcommand's own help of its flag.
+    """
+    required, omit, helps = set(required), set(omit), dict(helps or {})
+    for setting in fields(ReleaseSettings):
+        if setting.name in omit:
+            continue
+        p.add_argument(
+            flag_of(setting.name),
+            dest=setting.name,
+            default=None,
+            required=setting.name in required,
+            choices=setting.metadata["choices"],
+            help=helps.get(setting.name, setting.metadata["help"]),
+        )
+
+
+def settings_from_args(args: argparse.Namespace) -> ReleaseSettings:
+    """The settings the flags of :func:`add_settings_flags` ask for, checked.
+
+    Each value given is read by its field's reader
+    (:func:`~sensampler.settings.read_setting`: numbers by
+    :func:`~sensampler.settings.parse_number`, ``--bounds`` by
+    :func:`~sensampler.settings.parse_bounds`), so an error names the flag as
+    typed (``--epsilon must be > 0.0, got --epsilon=-1.0.``); the record then
+    checks what depends on several of them.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed flags.
+
+    Returns
+    -------
+    ReleaseSettings
+    """
+    given = {
+        setting.name: read_setting(
+            setting.name, getattr(args, setting.name), flag_of(setting.name)
+        )
+        for setting in fields(ReleaseSettings)
+        if getattr(args, setting.name, None) is not None
+    }
+    return ReleaseSettings.from_mapping(given, name="the flags")
 
 
 def add_neighbours_flag(
@@ -35,11 +129,43 @@ def add_neighbours_flag(
     )
 
 
+def number_flag(flag: str):
+    """An argparse ``type`` reading ``flag``'s value by
+    :func:`~sensampler.settings.parse_number` (ASCII digits only: no ``1_0``, no
+    other scripts' digits), as the settings' flags are read."""
+
+    def number(text: str) -> float:
+        return parse_number(flag, text)
+
+    return number
+
+
+def integer_flag(flag: str):
+    """An argparse ``type`` reading ``flag``'s value as an integer in ASCII
+    digits, with an optional sign (``int`` alone also takes ``1_0`` and other
+    scripts' digits)."""
+
+    def integer(text: str) -> int:
+        stripped = text.strip()
+        if not re.fullmatch(r"[+-]?[0-9]+", stripped):
+            raise ValueError(f"{flag} must be an integer (ASCII digits), got {text!r}.")
+        return int(stripped)
+
+    return integer
+
+
+def setting_help(name: str) -> str:
+    """The help of the setting ``name``'s flag."""
+    (setting,) = [s for s in fields(ReleaseSettings) if s.name == name]
+    return setting.metadata["help"]
+
+
 def add_floor_flags(
     p: argparse.ArgumentParser, *, default: str | None, private: bool
 ) -> None:
     """Add ``--bounds`` and ``--worst-case-epsilon``: the clipping bounds and the
-    cap on the worst-case epsilon, which set a release's noise floor.
+    cap on the worst-case epsilon, which set a release's noise floor (for a
+    command that does not take every setting: :func:`add_settings_flags`).
 
     Parameters
     ----------
@@ -51,31 +177,27 @@ def add_floor_flags(
         Whether ``private:EPS0`` is offered (a release), or not (a plan, which
         reads no private data).
     """
-    estimated = (
-        ", private:EPS0 (estimated from the data under EPS0-DP, spent too)"
-        if private
-        else ""
-    )
     p.add_argument(
         "--bounds",
         default=default,
-        help="clip the records to bounds: auto (default: from the population "
-        f"model, at no privacy cost), LOW:HIGH (given){estimated}, or none "
-        "(random DP only)",
+        help=setting_help("bounds")
+        if private
+        else "clip the records to bounds: auto (default: from the population "
+        "model, at no privacy cost), LOW:HIGH (given), or none (random DP only)",
     )
     p.add_argument(
         "--worst-case-epsilon",
-        type=float,
+        type=number_flag("--worst-case-epsilon"),
         default=None,
-        help="cap on each release's worst-case epsilon (default 10 x --epsilon; "
-        "a quantile's is at most 4 x): the noise is raised to meet it; equal to "
-        "--epsilon, a quantile is plain epsilon-DP (no gamma)",
+        help=setting_help("worst_case_epsilon"),
     )
 
 
 def bounds_of(text: str | None) -> str | None:
-    """``--bounds`` as the API takes it: ``"none"`` is None, no flag is auto;
-    both words in any case, with spaces around them."""
+    """``--bounds`` as :func:`~sensampler.app.planning.plan_release` takes it:
+    ``"none"`` is None, no flag is auto; both words in any case, with spaces
+    around them (a release reads the flag with the other settings:
+    :func:`settings_from_args`)."""
     if text is None:
         return "auto"
     word = text.strip().lower()

@@ -12,18 +12,32 @@ import argparse
 import json
 import math
 
-from ...distributions.empirical import check_not_private_file
-from ...mechanisms.choice import RELEASE_MECHANISMS
-from ...plan import BOUNDS
+from ...distributions.empirical import (
+    Empirical,
+    check_not_private,
+    check_not_private_file,
+)
 from ...privacy import format_dp, format_upper
 from .._input_files import check_not_special
 from ..budget_file import BudgetFile
 from ..data_files import read_column
-from ..release import prepare_releases
+from ..release import load_population, prepare_releases
 from ..report import check_report_path, release_report, write_report
-from ._flags import add_floor_flags, add_neighbours_flag, bounds_of
+from ._flags import (
+    add_settings_flags,
+    integer_flag,
+    number_flag,
+    setting_help,
+    settings_from_args,
+)
 
 __all__ = ["add_release_arguments", "release_command"]
+
+#: What ``--neighbours`` adds on a release: how a budget file records it.
+NEIGHBOURS_NOTE = (
+    "; a budget file records it converted to replace-one: twice the epsilon and "
+    "the gamma"
+)
 
 
 def add_release_arguments(p: argparse.ArgumentParser) -> None:
@@ -44,41 +58,34 @@ def add_release_arguments(p: argparse.ArgumentParser) -> None:
         "TOML file with a [population] table; optional, and not used, with --bounds "
         "private:EPS0",
     )
-    add_floor_flags(p, default="auto", private=True)
-    add_neighbours_flag(
+    add_settings_flags(
         p,
-        "the neighbouring relation of every statement",
-        default="replace-one",
-        note="; a budget file records it converted to replace-one: twice the "
-        "epsilon and the gamma",
+        required=("epsilon",),
+        helps={"neighbours": setting_help("neighbours") + NEIGHBOURS_NOTE},
     )
-    p.add_argument("--epsilon", type=float, required=True, help="each release's epsilon")
-    p.add_argument(
-        "--delta", type=float, default=0.0, help="each release's delta (Gaussian)"
-    )
-    p.add_argument(
-        "--gamma",
-        type=float,
-        default=0.05,
-        help="random-DP failure probability of each sampling run (default 0.05)",
-    )
-    p.add_argument(
-        "--mechanism", choices=list(RELEASE_MECHANISMS), default="laplace"
-    )
-    p.add_argument(
-        "--granularity", type=float, help="grid step of the discrete mechanisms"
-    )
-    p.add_argument("--bound", choices=BOUNDS, default="exact")
     p.add_argument("--budget-file", help="a JSON ledger to spend from (locked)")
     p.add_argument(
-        "--budget-epsilon", type=float, help="creates --budget-file with this epsilon"
+        "--budget-epsilon",
+        type=number_flag("--budget-epsilon"),
+        help="creates --budget-file with this epsilon",
     )
-    p.add_argument("--budget-delta", type=float, help="... and this delta")
-    p.add_argument("--budget-gamma", type=float, help="... and this gamma budget")
     p.add_argument(
-        "--seed", type=int, default=None, help="seeds the sampling (never the noise)"
+        "--budget-delta", type=number_flag("--budget-delta"), help="... and this delta"
     )
-    p.add_argument("--n-jobs", type=int, default=None, help="sampler workers")
+    p.add_argument(
+        "--budget-gamma",
+        type=number_flag("--budget-gamma"),
+        help="... and this gamma budget",
+    )
+    p.add_argument(
+        "--seed",
+        type=integer_flag("--seed"),
+        default=None,
+        help="seeds the sampling (never the noise)",
+    )
+    p.add_argument(
+        "--n-jobs", type=integer_flag("--n-jobs"), default=None, help="sampler workers"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--report",
@@ -110,108 +117,121 @@ def _budget(args) -> BudgetFile | None:
     )
 
 
-def release_command(args):
-    """Phase 1 of ``sensampler release``: check everything; return phase 2."""
+def _report(args) -> str | None:
+    """``--report``, checked writable and naming no input file."""
+    if args.report is None:
+        return None
     population = args.population or ""
     if population.startswith("bootstrap:"):
         population = population[len("bootstrap:") :]
     elif not population.lower().endswith(".toml"):
         population = None  # a model named in the flag: no file
-    report = (
-        None
-        if args.report is None
-        else check_report_path(
-            args.report,
-            inputs=[
-                ("--budget-file", args.budget_file),
-                ("--data", args.data),
-                ("--population file", population),
-            ],
-        )
+    return check_report_path(
+        args.report,
+        inputs=[
+            ("--budget-file", args.budget_file),
+            ("--data", args.data),
+            ("--population file", population),
+        ],
     )
-    data = read_column(args.data, args.column)
-    if args.population is not None and args.population.startswith("bootstrap:"):
+
+
+def _population(args, data):
+    """``--population`` loaded (None without the flag), never the private file
+    nor a copy of the private records (named as typed)."""
+    if args.population is None:
+        return None
+    if args.population.startswith("bootstrap:"):
         check_not_private_file(args.population[len("bootstrap:") :], args.data)
-    budget = _budget(args)
-    queries = args.query or ["mean"]
-    settings = dict(
-        population=args.population,
-        bounds=bounds_of(args.bounds),
-        worst_case_epsilon=args.worst_case_epsilon,
-        epsilon=args.epsilon,
-        delta=args.delta,
-        gamma=args.gamma,
-        mechanism=args.mechanism,
-        granularity=args.granularity,
-        column=args.column,
-        bound=args.bound,
-        budget=budget,
-        random_state=args.seed,
-        n_jobs=args.n_jobs,
-        neighbours=args.neighbours,
+    population = load_population(
+        args.population, column=args.column, name="--population", column_name="--column"
     )
-    prepared = prepare_releases(data, queries, **settings)
+    if isinstance(population, Empirical):
+        check_not_private(population.data, data, args.population)
+    return population
+
+
+def release_command(args):
+    """Phase 1 of ``sensampler release``: check everything; return phase 2."""
+    settings = settings_from_args(args)
+    report = _report(args)
+    data = read_column(args.data, args.column)
+    population = _population(args, data)
+    budget = _budget(args)
+    prepared = prepare_releases(
+        data, args.query or ["mean"], population, settings, budget=budget,
+        column=args.column, random_state=args.seed, n_jobs=args.n_jobs,
+    )
 
     def work():
         releases = prepared.run()
-        spent = budget.filter() if budget is not None else None
         if report is not None:
             source = f"{args.data}, column {args.column!r}"
             write_report(report, release_report(releases, budget=budget, source=source))
         if args.json:
-            out = {
-                "data": args.data,
-                "column": args.column,
-                "releases": [r.to_dict() for r in releases],
-                "budget": None if spent is None else _budget_dict(budget, spent),
-                "report": report,
-            }
-            print(json.dumps(out, allow_nan=False))
-            return
-        print(f"{args.data}, column {args.column!r}:")
-        prepass = _spent_on_bounds(releases)
-        if prepass:
-            print(
-                f"private bounds: {format_dp(prepass, 0.0)} (exponential mechanism), "
-                "spent before the releases"
-            )
-        for r in releases:
-            print(r.text())
-        if len(releases) > 1:
-            print(_together(releases))
-        if len(releases) > 1 or prepass:
-            print(_worst_case_total(releases))
-        if spent is not None:
-            b = _budget_dict(budget, spent)
-            used, limit = b["spent"], b["budget"]
-            print(  # every number rounded up, as statements print them
-                f"budget {b['file']}: spent epsilon={format_upper(used['epsilon'], 6)}, "
-                f"delta={format_upper(used['delta'], 3)}, "
-                f"gamma={format_upper(used['gamma'], 4)} "
-                f"of epsilon={format_upper(limit['epsilon'], 6)}, "
-                f"delta={format_upper(limit['delta'], 3)}"
-                + (
-                    ""
-                    if limit["gamma"] is None
-                    else f", gamma={format_upper(limit['gamma'], 4)}"
-                )
-                + f" ({b['spent']['method']}; {b['releases']} releases)"
-            )
-            worst = spent.worst_case()
-            print(
-                f"budget {b['file']}, worst case: "
-                + (
-                    "none (a release in the ledger states random DP only)"
-                    if worst is None
-                    else f"{format_dp(worst.epsilon, worst.delta)} for every pair "
-                    "of replace-one neighbours (basic composition; the ledger is "
-                    "replace-one)"
-                )
-            )
-        if report is not None:
-            print(f"report written to {report}")
+            _print_json(args, releases, budget, report)
+        else:
+            _print_text(args, releases, budget, report)
 
     return work
+
+
+def _print_json(args, releases, budget, report) -> None:
+    spent = budget.filter() if budget is not None else None
+    out = {
+        "data": args.data,
+        "column": args.column,
+        "releases": [r.to_dict() for r in releases],
+        "budget": None if spent is None else _budget_dict(budget, spent),
+        "report": report,
+    }
+    print(json.dumps(out, allow_nan=False))
+
+
+def _print_text(args, releases, budget, report) -> None:
+    print(f"{args.data}, column {args.column!r}:")
+    prepass = _spent_on_bounds(releases)
+    if prepass:
+        print(
+            f"private bounds: {format_dp(prepass, 0.0)} (exponential mechanism), "
+            "spent before the releases"
+        )
+    for r in releases:
+        print(r.text())
+    if len(releases) > 1:
+        print(_together(releases))
+    if len(releases) > 1 or prepass:
+        print(_worst_case_total(releases))
+    if budget is not None:
+        _print_budget(budget)
+    if report is not None:
+        print(f"report written to {report}")
+
+
+def _print_budget(budget: BudgetFile) -> None:
+    spent = budget.filter()
+    b = _budget_dict(budget, spent)
+    used, limit = b["spent"], b["budget"]
+    print(  # every number rounded up, as statements print them
+        f"budget {b['file']}: spent epsilon={format_upper(used['epsilon'], 6)}, "
+        f"delta={format_upper(used['delta'], 3)}, "
+        f"gamma={format_upper(used['gamma'], 4)} "
+        f"of epsilon={format_upper(limit['epsilon'], 6)}, "
+        f"delta={format_upper(limit['delta'], 3)}"
+        + ("" if limit["gamma"] is None else f", gamma={format_upper(limit['gamma'], 4)}")
+        + f" ({b['spent']['method']}; {b['releases']} releases)"
+    )
+    worst = spent.worst_case()
+    print(
+        f"budget {b['file']}, worst case: "
+        + (
+            "none (a release in the ledger states random DP only)"
+            if worst is None
+            else f"{format_dp(worst.epsilon, worst.delta)} for every pair "
+            "of replace-one neighbours (basic composition; the ledger is "
+            "replace-one)"
+        )
+    )
 
 
 def _together(releases) -> str:

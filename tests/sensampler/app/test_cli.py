@@ -573,20 +573,21 @@ def test_sigterm_stops_like_ctrl_c_and_shuts_the_workers_down(tmp_path):
 
 
 def _bound_and_norm_arguments():
-    """Every ``--bound`` and ``--norm`` argument of every command."""
+    """Every ``--bound`` (``--inequality`` on release) and ``--norm`` argument of
+    every command."""
     parser = cli.build_parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     for command, subparser in sub.choices.items():
         for action in subparser._actions:
-            if action.dest in ("bound", "norm"):
+            if action.dest in ("bound", "inequality", "norm"):
                 yield command, action
 
 
 def test_every_bound_flag_offers_the_plans_bounds():
-    found = [c for c, a in _bound_and_norm_arguments() if a.dest == "bound"]
+    found = [c for c, a in _bound_and_norm_arguments() if a.dest != "norm"]
     assert {"plan", "sample", "sweep", "audit", "release"} <= set(found)
     for command, action in _bound_and_norm_arguments():
-        if action.dest == "bound":
+        if action.dest != "norm":
             assert tuple(action.choices) == BOUNDS, command
         elif action.choices is None:  # free text: the help lists every name
             assert all(name in action.help for name in NORM_NAMES), command

@@ -52,7 +52,7 @@ def no_work(monkeypatch):
         raise AssertionError("the work started before every input was checked")
 
     monkeypatch.setattr(_audit_cli, "compare_populations", refuse)
-    monkeypatch.setattr(release, "sample_sensitivity", refuse)
+    monkeypatch.setattr(release._running, "sample_sensitivity", refuse)
 
 
 @pytest.fixture

@@ -19,11 +19,11 @@ from sensampler.accounting import (
 from sensampler.app.budget_file import BudgetFile
 from sensampler.app.cli import main
 from sensampler.app.release import (
-    _mechanism,
     prepare_releases,
     release_statistic,
     release_statistics,
 )
+from sensampler.mechanisms.choice import build_mechanism
 from sensampler.sampler import sample_sensitivity
 
 SECRET = "987654.321"
@@ -331,8 +331,8 @@ def test_discrete_gaussian_statement_holds_by_the_exact_curve():
     est = sample_sensitivity(queries.mean, Normal(0, 1), 50, gamma=0.05, norm="l2",
                              random_state=0)
     for epsilon, delta in [(0.5, 1e-6), (1.0, 1e-9), (3.0, 1e-5)]:
-        mech, statement, _ = _mechanism("discrete-gaussian", est, epsilon, delta,
-                                        None, 1)
+        mech, statement, _ = build_mechanism("discrete-gaussian", est, epsilon,
+                                             delta, None, 1)
         assert statement.epsilon <= epsilon
         assert statement.epsilon > 0.99 * epsilon  # no needless noise
         assert mech.delta(statement.epsilon) <= delta

@@ -216,7 +216,7 @@ def test_cli_prints_both_statements_and_the_price(tmp_path, capsys):
     [
         (["--bounds", "5:1"], "low < high"),
         (["--bounds", "private:-1"], "private:EPS0"),
-        (["--worst-case-epsilon", "0"], "worst_case_epsilon"),
+        (["--worst-case-epsilon", "0"], "--worst-case-epsilon must be > 0"),
         (["--population"], "give a population"),
     ],
 )

@@ -13,10 +13,12 @@ from sensampler.accounting import (
     PrivacyFilter,
     default_filter,
 )
-from sensampler.app import release as release_module
 from sensampler.app.budget_file import BudgetFile
 from sensampler.app.cli import main
+from sensampler.app.experiments.specs import parse_query
 from sensampler.app.release import (
+    _running,
+    load_population,
     prepare_releases,
     release_statistic,
     release_statistics,
@@ -35,7 +37,7 @@ def no_sampling(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("sampled although the release was refused")
 
-    monkeypatch.setattr(release_module, "sample_sensitivity", refuse)
+    monkeypatch.setattr(_running, "sample_sensitivity", refuse)
 
 
 def test_the_relation_reaches_the_estimate_the_statement_and_its_worst_case():
@@ -50,9 +52,9 @@ def test_the_relation_reaches_the_estimate_the_statement_and_its_worst_case():
     # = 250, where replace-one would give the width 150 (_math.worst_cases.worst_sum)
     assert r.estimate.worst_case == 250.0
     # the run is the sampler's own under add/remove pairs, with the release's seed
-    again = release_module.sample_sensitivity(
-        release_module.parse_query("sum"),
-        release_module.load_population(POP),
+    again = _running.sample_sensitivity(
+        parse_query("sum"),
+        load_population(POP),
         DATA.size,
         gamma=0.05,
         bounds=r.bounds,

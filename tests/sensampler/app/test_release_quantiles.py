@@ -135,7 +135,8 @@ def test_a_degenerate_population_is_refused_before_anything_is_spent(tmp_path):
     [
         ((170.0, 170.0), ValueError, "bounds must have low < high"),
         ((np.nan, 1.0), ValueError, "low must be finite, got low=nan."),
-        ("nonsense", ValueError, "bounds must be 'auto', 'LOW:HIGH' or 'private:EPS0'"),
+        ("nonsense", ValueError,
+         "bounds must be 'auto', 'none', 'LOW:HIGH' or 'private:EPS0'"),
     ],
 )
 def test_bad_bounds_are_refused_before_anything_is_spent(bounds, error, message):

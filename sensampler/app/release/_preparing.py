@@ -1,0 +1,297 @@
+"""Preparing a release: every input, the settings and the budget checked before
+anything is sampled, spent or drawn (:func:`prepare_releases`)."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..._lib.validation import as_seed_sequence, check_n_jobs
+from ...accounting import PrivacyFilter
+from ...bounds import Bounds, check_private_bounds_epsilon, worst_case_sensitivity
+from ...mechanisms.choice import quantile_level_of, quantile_mechanism
+from ...mechanisms.secure import FLOAT_POSITIONS
+from ...privacy import PrivacyStatement, SamplingRun
+from ...quantile_calibration import check_calibration
+from ...queries import Query, identity
+from ...sampler import check_neighbours
+from ...settings import BoundsSetting, ReleaseSettings, parse_bounds
+from ..budget_file import BudgetFile
+from ..experiments.specs import QUERY_NAMES, check_sampling_memory
+from ._inputs import check_data, check_population, check_public_sample, parse_queries
+from ._running import PRIVATE_BOUNDS, PreparedRelease, exact_answers, samples_a_scale
+from ._spending import check_budget, try_budgets
+
+__all__ = [
+    "DEFAULT_BOUNDS",
+    "RELEASE_QUERY_NAMES",
+    "prepare_releases",
+    "quantile_bounds",
+]
+
+#: Queries a release may name: the built-in statistics (not ``identity``, which
+#: publishes the records themselves).
+RELEASE_QUERY_NAMES = tuple(name for name in QUERY_NAMES if name != "identity")
+
+#: Bounds of a release when none are given: read from the population model.
+DEFAULT_BOUNDS = "auto"
+
+
+def quantile_bounds(population, bounds=DEFAULT_BOUNDS) -> tuple[float, float, str]:
+    """The public bounds of a quantile release and where they came from.
+
+    Parameters
+    ----------
+    population : Distribution
+        The population model.
+    bounds : "auto", "LOW:HIGH", (low, high), Bounds or BoundsSetting, default "auto"
+        As the release takes them (:func:`~sensampler.settings.parse_bounds`),
+        public ones only: ``"auto"`` reads the population model's quantiles at
+        no privacy cost (:meth:`sensampler.bounds.Bounds.from_population`);
+        ``None`` is read as ``"auto"``. Private bounds are refused: planning
+        reads no private data; so is ``"none"``: a quantile is released over
+        bounds.
+
+    Returns
+    -------
+    (low, high, source) : (float, float, str)
+        The bounds and their source in words.
+    """
+    setting = parse_bounds(DEFAULT_BOUNDS if bounds is None else bounds)
+    if not setting.public:
+        raise ValueError(
+            "bounds='private:EPS0' are estimated from the private data, which a plan "
+            "never reads: give public bounds ('auto' or 'LOW:HIGH')."
+        )
+    known = setting.resolve(population)
+    if known is None:
+        raise ValueError(
+            "a quantile is released by the exponential mechanism over bounds: give "
+            "public bounds ('auto' or 'LOW:HIGH'), got bounds='none'."
+        )
+    return known.low, known.high, known.describe()
+
+
+def _population_and_bounds(population, column, data, settings: ReleaseSettings):
+    """The population model a release samples (``None`` over private bounds,
+    which make it plain DP) and the bounds known before the data are read."""
+    spec, population = population, check_population(population, column)
+    check_public_sample(population, data, settings.plan, spec)  # before its bounds are read
+    known = settings.bounds.resolve(population)
+    private = settings.bounds.kind == "private"
+    if population is None and not private:
+        raise ValueError(
+            "population must be given (a model or bootstrap:FILE), unless the "
+            "bounds are estimated from the data (bounds='private:EPS0'): the "
+            "release is then plain DP."
+        )
+    # Random DP holds for bounds fixed before the data are drawn; private
+    # bounds are drawn from the data: the release is plain DP, calibrated with
+    # the worst case over them, and samples nothing from a population.
+    return (None if private else population), known
+
+
+def _check_quantiles_have_bounds(names, parsed, bounds: BoundsSetting) -> None:
+    """A one-quantile query is released by the exponential mechanism over bounds;
+    without bounds its sampled sensitivity (a gap between order statistics) is
+    about 0 under the model and publishes a record the model never draws
+    nearly exactly. Refused, naming the way out."""
+    if bounds.kind != "none":
+        return
+    for name, query in zip(names, parsed):
+        if quantile_level_of(query) is not None:
+            raise ValueError(
+                f"the quantile query {name!r} needs bounds (auto, LOW:HIGH or "
+                "private:EPS0), got bounds none: it is released by the exponential "
+                "mechanism over bounds, and without them its sampled sensitivity "
+                "(a gap between order statistics) can publish a record the "
+                "population model never draws almost exactly."
+            )
+
+
+def _check_runs(names, parsed, population, n, settings, n_jobs) -> None:
+    """What the sampling runs need, checked before any answer or sample.
+
+    A query that publishes the records themselves (``identity``) is refused: it
+    reads records by position, and the sampler refuses it after sampling. Each
+    run must fit in memory with ``n_jobs`` workers
+    (:func:`~sensampler.app.experiments.specs.check_sampling_memory`, which also
+    meets the query with the population on a probe database); a quantile,
+    released by the exponential mechanism, samples no sensitivity.
+    """
+    for name, query in zip(names, parsed):
+        if query is identity:
+            raise ValueError(
+                f"query {name!r} publishes the records themselves, by position, "
+                "which random DP does not cover (a record can get sensitivity 0 "
+                "and be published exactly); release a statistic: "
+                f"{', '.join(RELEASE_QUERY_NAMES)}."
+            )
+        if population is None or quantile_level_of(query) is not None:
+            continue  # nothing is sampled
+        try:
+            check_sampling_memory(
+                query, population, n, gamma=settings.gamma, bound=settings.inequality,
+                norm=settings.norm, n_jobs=n_jobs,
+            )
+        except ValueError as exc:
+            where = (  # the probe's records come from the model, not the data
+                "on a probe database drawn from the population model"
+                if f"query {name!r}" in str(exc)
+                else f"query {name!r}"
+            )
+            raise ValueError(f"{where}: {exc}") from None
+
+
+def _check_grid(names, answers, settings: ReleaseSettings) -> None:
+    """A discrete mechanism's grid must hold each answer exactly in a float
+    release (:data:`~sensampler.mechanisms.secure.FLOAT_POSITIONS`). The message
+    never quotes an answer: it is private."""
+    granularity = settings.granularity
+    if granularity is None or not settings.mechanism.startswith("discrete"):
+        return
+    grid = Fraction(granularity)
+    for name, answer in zip(names, answers):
+        if any(abs(Fraction(float(v)) / grid) >= FLOAT_POSITIONS for v in answer.flat):
+            raise ValueError(
+                f"granularity={granularity!r} is too fine for the answer of query "
+                f"{name!r}: a float release holds the grid position |answer| / "
+                "granularity exactly only below 2**52 steps (the answer is not "
+                "shown: it is private); use a coarser granularity."
+            )
+
+
+def _check_mechanisms(names, parsed, population, known, n, settings) -> None:
+    """Each mechanism can be built, before any spend: a quantile's over bounds
+    that are not degenerate; without a population (plain DP), a worst-case
+    sensitivity of every other query on clipped records, and a private-bounds
+    pre-pass that can work with n records."""
+    epsilon, neighbours = settings.require_epsilon(), settings.neighbours
+    if known is not None:
+        for query in parsed:
+            quantile_mechanism(query, known, epsilon, neighbours)
+    if population is None:
+        unit = Bounds.given(0.0, 1.0)
+        for name, query in zip(names, parsed):
+            if quantile_level_of(query) is not None:
+                continue
+            if worst_case_sensitivity(query, unit, n, neighbours, settings.norm) is None:
+                raise ValueError(
+                    f"the query {name!r} has no worst-case sensitivity on clipped "
+                    f"records (in the {settings.norm} norm): give a population to "
+                    "sample it."
+                )
+    if settings.bounds.kind == "private":  # reads n only
+        check_private_bounds_epsilon(
+            settings.bounds.private_epsilon, n, neighbours, name="eps0"
+        )
+
+
+def _planned_release(index, query, population, n, settings) -> PrivacyStatement:
+    """An upper bound on what query ``index`` spends, under the release's relation:
+    an exponential quantile's as it spends it (no delta; the plain mechanism at
+    a cap below epsilon), since a filter's "auto" rule is chosen on the first;
+    a calibrated quantile's gamma from its own plan (its own m)."""
+    epsilon, neighbours = settings.require_epsilon(), settings.neighbours
+    level = quantile_level_of(query)
+    if level is not None and not samples_a_scale(query, settings, population):
+        plain = min(epsilon, settings.worst_case_epsilon or math.inf)
+        return PrivacyStatement(
+            "planned", plain, 0.0, source="global", neighbours=neighbours
+        )
+    delta = 0.0 if level is not None else settings.delta
+    if population is None:
+        return PrivacyStatement(
+            "planned", epsilon, delta, source="global", neighbours=neighbours
+        )
+    plan = settings.plan
+    if level is not None:  # the calibration's inputs and memory, checked too
+        plan = check_calibration(
+            level, (0.0, 1.0), epsilon, population, n, gamma=settings.gamma,
+            bound=settings.inequality, neighbours=neighbours,
+        )[3]
+    run = SamplingRun(f"planned-{index}", plan.gamma, neighbours=neighbours)
+    return PrivacyStatement(
+        "planned", epsilon, delta, run=run, source="sampled", neighbours=neighbours
+    )
+
+
+def _planned(parsed, population, n, settings) -> tuple[PrivacyStatement, ...]:
+    """Upper bounds on what the run spends, in order: a private-bounds pre-pass
+    first (if any), then each release (:func:`_planned_release`)."""
+    releases = [
+        _planned_release(index, query, population, n, settings)
+        for index, query in enumerate(parsed)
+    ]
+    if settings.bounds.kind != "private":
+        return tuple(releases)
+    prepass = PrivacyStatement(
+        PRIVATE_BOUNDS, settings.bounds.private_epsilon, 0.0,
+        neighbours=settings.neighbours,
+    )
+    return (prepass, *releases)
+
+
+def prepare_releases(
+    data,
+    queries: Sequence[str | Query | Callable[[np.ndarray], Any]],
+    population=None,
+    settings: ReleaseSettings | None = None,
+    *,
+    budget: PrivacyFilter | BudgetFile | str | os.PathLike | None = None,
+    column: str | None = None,
+    random_state=None,
+    n_jobs: int | None = None,
+    **options: Any,
+) -> PreparedRelease:
+    """Check every input of :func:`~sensampler.app.release.release_statistics`
+    and the budget; sample nothing.
+
+    Parameters
+    ----------
+    data, queries, population, settings, budget, column, random_state, n_jobs, **options
+        As in :func:`~sensampler.app.release.release_statistics` (which also
+        takes ``report``); ``**options`` are fields of
+        :class:`~sensampler.settings.ReleaseSettings`.
+
+    Returns
+    -------
+    PreparedRelease
+        Its :meth:`~PreparedRelease.run` samples, spends and releases.
+
+    Raises
+    ------
+    ExceededPrivacyBudgetError
+        When the planned releases (each at ``epsilon``, ``delta`` and the
+        plan's gamma, which bound what is spent, converted to the budget's
+        relation) do not fit the budget.
+    ValueError
+        For a bad input (a one-quantile query without bounds among them), and
+        for a replace-one release charged to a filter holding add/remove
+        statements.
+    """
+    settings = ReleaseSettings.build(settings, **options)
+    settings.require_epsilon()
+    arr = check_data(data)
+    check_neighbours(settings.neighbours, arr.size)
+    parsed, names = parse_queries(queries)
+    population, known = _population_and_bounds(population, column, arr, settings)
+    _check_quantiles_have_bounds(names, parsed, settings.bounds)
+    budget = check_budget(budget)
+    root = as_seed_sequence(random_state)
+    n_jobs = check_n_jobs(n_jobs)
+    _check_runs(names, parsed, population, arr.size, settings, n_jobs)
+    answers = exact_answers(names, parsed, arr if known is None else known.clip(arr))
+    _check_grid(names, answers, settings)
+    _check_mechanisms(names, parsed, population, known, arr.size, settings)
+    planned = _planned(parsed, population, arr.size, settings)
+    try_budgets(budget, planned)
+    return PreparedRelease(
+        arr, parsed, names, answers, population, settings, budget, root, n_jobs,
+        known, planned,
+    )

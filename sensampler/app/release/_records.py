@@ -1,0 +1,293 @@
+"""The records of a release: :class:`Release` and :class:`QuantileRelease`, and
+their guarantees in words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..._display.releases import release_html
+from ..._display.statements import statement_html
+from ...bounds import Bounds
+from ...estimate import SensitivityEstimate
+from ...mechanisms.quantile import QuantileCalibration
+from ...privacy import PrivacyStatement, format_dp, format_upper, size_words
+
+__all__ = [
+    "GUARANTEE",
+    "QuantileRelease",
+    "Release",
+    "WORST_CASE_GUARANTEE",
+]
+
+#: The guarantee in words, so that gamma is not read as delta.
+GUARANTEE = (
+    "{dp}, except with probability gamma={gamma} over the data drawn from the "
+    "population model"
+)
+#: The guarantee of a quantile release (the exponential mechanism), in words.
+WORST_CASE_GUARANTEE = (
+    "{dp}, for every pair of neighbouring databases (worst case: no gamma)"
+)
+
+
+
+@dataclass(frozen=True)
+class Release:
+    """One released answer and what it states.
+
+    Parameters
+    ----------
+    query : str
+        The query's name.
+    value : float or ndarray
+        The private answer (noise included).
+    statement : PrivacyStatement
+        What one release states: (epsilon, delta)-DP with the sampling run and
+        its gamma (random DP).
+    estimate : SensitivityEstimate
+        The sampled sensitivity that calibrated the noise.
+    mechanism : str
+        The mechanism's name in :data:`RELEASE_MECHANISMS`.
+    noise : str
+        The noise added, in words (its scale).
+    n : int
+        Number of records of the data (released as is).
+    bounds : Bounds or None
+        The clipping bounds of the records (of the data and of every sampled
+        database), or ``None``.
+    price : str or None
+        The price of a worst-case guarantee in words: the noise a plain-DP
+        release at the same epsilon with the same bounds would need.
+    basis : str, default ""
+        What gamma rests on beyond the population model, in words: for a
+        bootstrap of a public sample
+        (:class:`~sensampler.distributions.PublicSample`), the public sample and
+        the confidence over it.
+    """
+
+    query: str
+    value: Any
+    statement: PrivacyStatement
+    estimate: SensitivityEstimate | None
+    mechanism: str
+    noise: str
+    n: int
+    bounds: Bounds | None = None
+    price: str | None = None
+    basis: str = ""
+
+    @property
+    def guarantee(self) -> str:
+        """The guarantee in words: (epsilon, delta)-DP except with probability gamma."""
+        s = self.statement
+        dp = format_dp(s.epsilon, s.delta)
+        dp += f" for {s.neighbours} neighbours ({size_words(s.neighbours, self.n)})"
+        if s.source == "global":
+            return f"{dp}, for every pair of neighbouring databases (plain DP)"
+        text = GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
+        return f"{text}; {self.basis}" if self.basis else text
+
+    @property
+    def worst_case(self) -> str:
+        """What holds for every pair of neighbours, in words."""
+        s = self.statement
+        if s.source == "global":
+            return "the guarantee above holds for every pair (no sampled sensitivity)"
+        if s.worst_case is None:
+            return (
+                "none: where the population model does not describe the data the "
+                "release may be exact (give bounds)"
+            )
+        return (
+            f"{format_dp(s.worst_case.epsilon, s.worst_case.delta)} for every pair of "
+            f"{s.neighbours} neighbours, records clipped to the bounds"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly dictionary (no NaN or infinity).
+
+        Returns
+        -------
+        dict
+            The answer, the mechanism and the statement, in plain numbers and strings.
+        """
+        est = self.estimate
+        worst = self.statement.worst_case
+        b = self.bounds
+        out = {
+            "query": self.query,
+            "answer": np.asarray(self.value, dtype=float).tolist(),
+            "mechanism": self.mechanism,
+            "noise": self.noise,
+            "epsilon": self.statement.epsilon,
+            "delta": self.statement.delta,
+            "gamma": self.statement.gamma,
+            "guarantee": self.guarantee,
+            "worst_case": (
+                None
+                if worst is None
+                else {"epsilon": worst.epsilon, "delta": worst.delta}
+            ),
+            "bounds": (
+                None
+                if b is None
+                else {
+                    "low": b.low,
+                    "high": b.high,
+                    "source": b.source,
+                    "epsilon": b.epsilon,
+                    "note": b.note,
+                }
+            ),
+            "price": self.price,
+            "basis": self.basis,
+            "n": self.n,
+            "neighbours": self.statement.neighbours,
+        }
+        if est is None:
+            return out
+        return {
+            **out,
+            "sensitivity": np.asarray(est.sensitivity.value).tolist(),
+            "norm": est.norm,
+            "run_id": est.run_id,
+            "seed": est.to_dict()["seed"],
+            "m": est.m,
+            "k": est.k,
+            "bound": est.bound,
+            "plan": est.plan.meaning,
+        }
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the released value and its statement in plain words."""
+        return release_html(self, statement_html(self.statement))
+
+    def text(self) -> str:
+        """The answer and the full statement, for people.
+
+        Returns
+        -------
+        str
+            Several lines of text.
+        """
+        est = self.estimate
+        value = self.value
+        answer = (
+            f"{float(value):.6g}"
+            if np.ndim(value) == 0
+            else np.array2string(np.asarray(value, dtype=float), precision=6)
+        )
+        head = [
+            f"{self.query}: {answer}",
+            f"  guarantee  {self.guarantee}",
+        ]
+        if est is None and self.statement.gamma > 0:  # a quantile's sampled scale
+            head.append(
+                "             (gamma is not delta: with probability gamma the "
+                "sampled calibration is too weak for the data, and only the worst "
+                "case below is guaranteed)"
+            )
+        floor = [f"  worst case {self.worst_case}"]
+        if self.bounds is not None:
+            floor.append(f"  bounds     {self.bounds.describe()}")
+        if self.price is not None:
+            floor.append(f"  price      {self.price}")
+        if est is None:
+            return "\n".join(
+                head
+                + [f"  mechanism  {self.statement.mechanism}, {self.noise}"]
+                + floor
+            )
+        seed = est.to_dict()["seed"]
+        seed_text = "unknown" if seed is None else (
+            f"entropy {seed[0]}, spawn key {tuple(seed[1])}"
+        )
+        sensitivity = np.asarray(est.sensitivity.value)
+        sens_text = (
+            f"{float(sensitivity):.6g}"
+            if sensitivity.ndim == 0
+            else np.array2string(sensitivity, precision=6)
+        )
+        return "\n".join(
+            head
+            + [
+                "             (gamma is not delta: with probability gamma the "
+                "sampled sensitivity is too small for the data, and nothing is "
+                "guaranteed)",
+            ]
+            + floor
+            + [
+                f"  mechanism  {self.statement.mechanism}, {self.noise}",
+                f"  sensitivity {sens_text} ({est.norm}; "
+                f"order statistic k={est.k} of m={est.m} sampled pairs)",
+                f"  run        {est.run_id} (sampling seed: {seed_text})",
+                f"  plan       {est.bound}: {est.plan.meaning}",
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class QuantileRelease(Release):
+    """A quantile released by the exponential mechanism over bounds.
+
+    :class:`~sensampler.mechanisms.ExponentialQuantileMechanism`, with a
+    population model calibrated on its sampled privacy loss
+    (:func:`~sensampler.quantile_calibration.calibrate_quantile`): the
+    statement is then (epsilon, 0)-random DP with the calibration's gamma, and
+    its worst-case part plain DP for every pair (at most 4 epsilon). Without a
+    population, over private bounds (drawn from the data, where the
+    calibration's gamma needs bounds fixed before them), under a worst-case cap
+    at epsilon, or where no sampled scale beats the plain one, it is plain
+    epsilon-DP for every pair, with no gamma.
+    ``estimate`` is ``None`` (no sensitivity is sampled); ``mechanism`` is
+    ``"exponential"``, ``noise`` the mechanism's utility, scale and range in
+    words, ``bounds`` the range the records were clipped to and the output
+    lies in, and ``price`` the plain scale a worst-case guarantee at epsilon
+    would need (``None`` for the plain mechanism).
+
+    Parameters
+    ----------
+    query, value, statement, estimate, mechanism, noise, n, bounds, price, basis
+        As in :class:`Release`.
+    calibration : QuantileCalibration or None
+        The sampled scale and its run, or ``None`` (plain epsilon-DP).
+    """
+
+    calibration: QuantileCalibration | None = None
+
+    @property
+    def guarantee(self) -> str:
+        """The guarantee in words: random DP with gamma (a calibrated scale), or
+        plain (epsilon, 0)-DP for every database."""
+        s = self.statement
+        if s.source == "sampled":
+            return super().guarantee
+        return WORST_CASE_GUARANTEE.format(
+            dp=f"{format_dp(s.epsilon, s.delta)} for {s.neighbours} neighbours "
+            f"({size_words(s.neighbours, self.n)})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """:meth:`Release.to_dict`, with the calibration's scale and run.
+
+        Returns
+        -------
+        dict
+        """
+        out = super().to_dict()
+        cal = self.calibration
+        if cal is None:
+            return out
+        run = cal.run
+        return {
+            **out,
+            "scale": cal.scale,
+            "run_id": run.run_id,
+            "seed": None if run.seed is None else [run.seed[0], list(run.seed[1])],
+            "m": run.m,
+            "k": run.k,
+            "bound": run.bound,
+        }

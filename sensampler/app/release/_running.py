@@ -1,0 +1,343 @@
+"""Running a prepared release: the private bounds' pre-pass, each query's
+mechanism (a sampled sensitivity, or the exponential mechanism of a quantile),
+the spend and the draw."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ... import distributions
+from ...bounds import Bounds, private_bounds, worst_case_sensitivity
+from ...mechanisms import GaussianMechanism, LaplaceMechanism, analytic_gaussian_sigma
+from ...mechanisms.choice import build_mechanism, quantile_level_of, quantile_mechanism
+from ...mechanisms.quantile import QuantileCalibration, utility_sensitivity
+from ...parallel import child_seed
+from ...privacy import PrivacyStatement, format_dp
+from ...quantile_calibration import calibrate_quantile, candidate_scales, plain_scale
+from ...sampler import sample_sensitivity
+from ...settings import ReleaseSettings
+from ._records import QuantileRelease, Release
+from ._spending import budgets, spend_then
+
+__all__ = [
+    "PRIVATE_BOUNDS",
+    "PreparedRelease",
+    "exact_answers",
+    "samples_a_scale",
+    "sampling_run",
+]
+
+#: The statement of a private-bounds pre-pass, by its epsilon (see
+#: :func:`sensampler.bounds.private_bounds`).
+PRIVATE_BOUNDS = "private bounds (exponential mechanism, 2 quantiles)"
+
+
+def sampling_run(prepared, query, n: int, norm: str, bounds, index: int):
+    """Sampling run ``index`` of the sensitivity of ``query`` on ``n`` records.
+
+    With ``prepared``'s ``population``, ``gamma``, plan ``bound``,
+    ``neighbours``, seed (``child_seed(prepared.root, index)``) and ``n_jobs``:
+    a release's runs (:class:`PreparedRelease`), and the plan's, which draw them
+    as the release does (:class:`~sensampler.app.planning.PreparedPlan`).
+    """
+    return sample_sensitivity(
+        query,
+        prepared.population,
+        n,
+        gamma=prepared.gamma,
+        norm=norm,
+        bound=prepared.bound,
+        neighbours=prepared.neighbours,
+        bounds=bounds,
+        random_state=child_seed(prepared.root, index),
+        n_jobs=prepared.n_jobs,
+    )
+
+
+def exact_answers(names, queries, data) -> tuple[np.ndarray, ...]:
+    """Each query's exact answer on ``data``, finite, or raise naming the query."""
+    answers = []
+    for name, query in zip(names, queries):
+        try:
+            answer = np.asarray(query(data), dtype=float)
+        except Exception:  # noqa: BLE001 - the message could quote the data
+            raise ValueError(f"the query {name!r} failed on the data.") from None
+        if not np.all(np.isfinite(answer)):
+            raise ValueError(f"the query {name!r} has no finite answer on the data.")
+        answers.append(answer)
+    return tuple(answers)
+
+
+def samples_a_scale(query, settings: ReleaseSettings, population) -> bool:
+    """Whether a one-quantile query's release may sample its scale: with a
+    population (none over private bounds: see
+    :func:`~sensampler.app.release.prepare_releases`), where the worst-case cap
+    allows a scale above the plain one (a cap at epsilon keeps the plain
+    epsilon-DP mechanism, with no gamma)."""
+    level = quantile_level_of(query)
+    if level is None or population is None:
+        return False
+    du = utility_sensitivity(level, settings.neighbours)
+    epsilon = settings.require_epsilon()
+    return candidate_scales(epsilon, du, settings.worst_case_epsilon).size > 0
+
+
+def _basis(population, estimate, calibration) -> str:
+    """What the release's gamma rests on beyond the population model: for a
+    public sample, the sample and the confidence over it (of the sampled
+    sensitivity, or of a quantile's calibration); nothing for a plain release."""
+    if not isinstance(population, distributions.PublicSample):
+        return ""
+    if estimate is not None:
+        return population.basis(estimate.plan)
+    return "" if calibration is None else calibration.population
+
+
+def _quantile_price(mech, epsilon) -> str | None:
+    """A calibrated quantile's price of a worst-case guarantee at epsilon, in
+    words: the plain mechanism's scale; None for the plain mechanism."""
+    if mech.calibration is None:
+        return None
+    plain = plain_scale(epsilon, mech.utility_sensitivity)
+    return (
+        f"a worst-case guarantee at {format_dp(epsilon, 0.0)} with the same bounds "
+        f"would need the plain scale t = {plain:.6g}, {mech.calibration.scale / plain:.3g} "
+        f"times smaller (--worst-case-epsilon {float(epsilon)!r})"  # exact: no cap below
+    )
+
+
+def _price(name, estimate, epsilon, delta) -> str | None:
+    """The noise a plain-DP release with the same bounds would need, in words."""
+    worst = getattr(estimate, "worst_case", None)
+    if worst is None:
+        return None
+    dp = format_dp(epsilon, delta)
+    if name in ("laplace", "discrete-laplace"):
+        noise = f"Laplace noise of scale {worst / epsilon:.6g}"
+    else:
+        noise = f"Gaussian noise of sigma {worst * analytic_gaussian_sigma(epsilon, delta):.6g}"
+    return (
+        f"a worst-case guarantee at {dp} with the same bounds would need {noise} "
+        f"(worst-case sensitivity {worst:.6g})"
+    )
+
+
+@dataclass(frozen=True)
+class _Built:
+    """One query's mechanism, ready to release: what it states, what it reads
+    (the exact answer, or the data for a quantile), and what its record says."""
+
+    mechanism: Any
+    statement: PrivacyStatement
+    noise: str
+    reads: np.ndarray = field(repr=False)
+    kind: str  # the mechanism's name in the record
+    estimate: Any = None
+    calibration: QuantileCalibration | None = None
+    price: str | None = None
+
+    def draw(self):
+        """The release: noise from fresh entropy, never from a seed."""
+        if isinstance(self.mechanism, (LaplaceMechanism, GaussianMechanism)):
+            out = self.mechanism.release(self.reads, random_state=np.random.default_rng())
+        else:
+            out = self.mechanism.release(self.reads)  # the OS's secure generator
+        return float(out) if np.ndim(out) == 0 else np.asarray(out, float)
+
+    def record(self, name, value, n, bounds, population) -> Release:
+        """The :class:`Release` (a :class:`QuantileRelease` for a quantile)."""
+        basis = _basis(population, self.estimate, self.calibration)
+        fields_ = (name, value, self.statement, self.estimate, self.kind, self.noise,
+                   n, bounds, self.price, basis)
+        if self.kind == "exponential":
+            return QuantileRelease(*fields_, self.calibration)
+        return Release(*fields_)
+
+
+@dataclass(frozen=True)
+class PreparedRelease:
+    """Releases whose inputs are all checked, ready to sample and release.
+
+    Built by :func:`~sensampler.app.release.prepare_releases`; :meth:`run`
+    does the work. Nothing has been sampled, spent or drawn yet.
+
+    Parameters
+    ----------
+    data : ndarray
+        The private records, checked.
+    queries : tuple of Query
+        The queries, parsed.
+    names : tuple of str
+        Their names.
+    answers : tuple of ndarray
+        Their exact answers on ``data`` (clipped to ``bounds``, if any).
+    population : Distribution or None
+        The population model, loaded (``None``: plain DP, over private bounds).
+    settings : ReleaseSettings
+        What the releases are asked for, with an epsilon.
+    budget : PrivacyFilter, BudgetFile or None
+        Where the releases are spent.
+    root : numpy.random.SeedSequence
+        Seeds the sampling runs (query i uses child i).
+    n_jobs : int or None
+        Workers of the sampler.
+    bounds : Bounds or None
+        Clipping bounds known before the release (from the population or
+        given); ``None`` without bounds or for private ones.
+    planned : tuple of PrivacyStatement
+        Upper bounds on what the run spends, in order: the private-bounds
+        pre-pass first (if any), then each release. A pre-pass is spent only
+        once every filter it is spent from can hold all of them.
+    """
+
+    # the private records and their exact answers: never shown (repr, tracebacks)
+    data: np.ndarray = field(repr=False)
+    queries: tuple
+    names: tuple[str, ...]
+    answers: tuple[np.ndarray, ...] = field(repr=False)
+    population: Any
+    settings: ReleaseSettings
+    budget: Any
+    root: np.random.SeedSequence
+    n_jobs: int | None
+    bounds: Bounds | None = None
+    planned: tuple = ()
+
+    # what sampling_run reads of a prepared release (or plan)
+    @property
+    def gamma(self) -> float:
+        """Each sampling run's gamma."""
+        return self.settings.gamma
+
+    @property
+    def bound(self) -> str:
+        """The sampling plan's inequality (``settings.inequality``)."""
+        return self.settings.inequality
+
+    @property
+    def neighbours(self) -> str:
+        """The neighbouring relation of every statement."""
+        return self.settings.neighbours
+
+    def run(self) -> tuple[Release, ...]:
+        """Sample each query's sensitivity, spend, release.
+
+        See :func:`~sensampler.app.release.release_statistics`. With private
+        bounds, their pre-pass is spent and drawn first, once every check that
+        does not depend on the bounds has passed: the inputs
+        (:func:`~sensampler.app.release.prepare_releases`) and the budget,
+        tried with the pre-pass and every release together (:attr:`planned`).
+        What can still refuse afterwards depends on the private bounds (the
+        sensitivity sampled on records clipped to them, a sampled 0 without a
+        worst case, a discrete grid too fine for the clipped answer) or on a
+        spend made meanwhile by another process; such a refusal leaves the
+        pre-pass recorded, as it must: the refusal itself is computed from the
+        private bounds.
+
+        Returns
+        -------
+        tuple of Release
+            One per query, in order.
+        """
+        bounds, answers = self._bounds_and_answers()
+        built = [
+            self._build(index, query, answer, bounds)
+            for index, (query, answer) in enumerate(zip(self.queries, answers))
+        ]
+        for one in built:
+            one.mechanism.check_release(one.reads)  # refused before anything is spent
+        labels = [f"{name} ({one.kind})" for name, one in zip(self.names, built)]
+        values = spend_then(
+            budgets(self.budget),
+            [one.statement for one in built],
+            labels,
+            lambda: [one.draw() for one in built],
+        )
+        return tuple(
+            one.record(name, value, self.data.size, bounds, self.population)
+            for name, value, one in zip(self.names, values, built)
+        )
+
+    def _bounds_and_answers(self):
+        """The bounds the records are clipped to and the exact answers over them:
+        those known, or the private bounds' (spent and drawn here)."""
+        if self.settings.bounds.kind != "private":
+            return self.bounds, self.answers
+        bounds = self._private_bounds()
+        return bounds, exact_answers(self.names, self.queries, bounds.clip(self.data))
+
+    def _private_bounds(self) -> Bounds:
+        """Spend the pre-pass's epsilon from the budget, then estimate the bounds.
+
+        Every budget spent from (the budget, and a different default filter) is
+        first tried with the whole run (:attr:`planned`: the pre-pass and every
+        release), so that a budget too small for the releases refuses before
+        the pre-pass is spent, not after.
+        """
+        epsilon0 = self.settings.bounds.private_epsilon
+        statement = PrivacyStatement(
+            PRIVATE_BOUNDS, epsilon0, 0.0, neighbours=self.neighbours
+        )
+        return spend_then(
+            budgets(self.budget),
+            [statement],
+            ["private bounds"],
+            lambda: private_bounds(self.data, epsilon0, neighbours=self.neighbours),
+            tried=self.planned or (statement,),  # built by hand: the pre-pass only
+        )
+
+    def _build(self, index: int, query, answer, bounds) -> _Built:
+        """Query ``index``'s mechanism: the exponential mechanism of a
+        one-quantile query over bounds (its scale calibrated on the population,
+        or plain), else the noise mechanism with a sampled sensitivity (the
+        worst case over the bounds without a population: plain DP)."""
+        s, n = self.settings, self.data.size
+        epsilon = s.require_epsilon()
+        calibration = self._calibration(index, query, bounds)
+        # the plain mechanism under a cap below epsilon: at the cap, which it
+        # then states (its worst case is its epsilon)
+        plain = min(epsilon, s.worst_case_epsilon or math.inf)
+        quantile = quantile_mechanism(
+            query, bounds, epsilon if calibration else plain, s.neighbours, calibration
+        )
+        if quantile is not None:
+            mech, statement, noise = quantile
+            return _Built(
+                mech, statement, noise, self.data, "exponential",
+                calibration=calibration, price=_quantile_price(mech, epsilon),
+            )
+        if self.population is None:  # plain DP: the worst case is the sensitivity
+            estimate = None
+            sensitivity = worst_case_sensitivity(query, bounds, n, s.neighbours, s.norm)
+        else:
+            estimate = sensitivity = sampling_run(self, query, n, s.norm, bounds, index)
+        mech, statement, noise = build_mechanism(
+            s.mechanism, sensitivity, epsilon, s.delta, s.granularity,
+            max(1, answer.size), s.worst_case_epsilon,
+        )
+        if self.population is None:  # a global sensitivity of the relation's pairs
+            statement = replace(statement, neighbours=s.neighbours)
+        return _Built(
+            mech, statement, noise, answer, s.mechanism, estimate=estimate,
+            price=_price(s.mechanism, estimate, epsilon, s.delta),
+        )
+
+    def _calibration(self, index: int, query, bounds) -> QuantileCalibration | None:
+        """The sampled scale of a one-quantile query's mechanism
+        (:func:`~sensampler.quantile_calibration.calibrate_quantile`), or None: no
+        quantile, no bounds, no population or a cap that allows no sampled scale
+        (:func:`samples_a_scale`; plain epsilon-DP), or no sampled scale above the
+        plain one."""
+        s = self.settings
+        if bounds is None or not samples_a_scale(query, s, self.population):
+            return None
+        return calibrate_quantile(
+            quantile_level_of(query), (bounds.low, bounds.high), s.require_epsilon(),
+            self.population, self.data.size, random_state=child_seed(self.root, index),
+            gamma=s.gamma, bound=s.inequality, neighbours=s.neighbours,
+            worst_case_epsilon=s.worst_case_epsilon,
+        )
