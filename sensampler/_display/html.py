@@ -739,8 +739,10 @@ def plan_html(plan) -> str:
     if plan.target_error is not None:
         rows.insert(3, ("target", f"{plan.target_error:.6g} ({plan.measure})"))
     meaning = plan.error_meaning
+    warning = "" if plan.warning is None else paragraph(f"Warning: {plan.warning}.", RED)
     return card(
         "Release plan",
+        warning,
         rows_html(rows),
         figure,
         paragraph(meaning[0].upper() + meaning[1:] + "."),
