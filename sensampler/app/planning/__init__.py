@@ -33,7 +33,8 @@ exponential mechanism over public bounds
 with that mechanism, whose error does not scale with a sensitivity:
 :class:`~sensampler.mechanisms.accuracy.QuantileErrorModel` draws ``runs``
 databases of ``n`` records from the population and computes, on each, the
-exact law of the mechanism's output (:meth:`~sensampler.mechanisms.ExponentialQuantileMechanism.output_law`, the
+exact law of the mechanism's output
+(:meth:`~sensampler.mechanisms.ExponentialQuantileMechanism.output_law`, the
 law :meth:`~sensampler.mechanisms.ExponentialQuantileMechanism.release`
 samples), with the weight scale the release calibrates on the population
 (:class:`~sensampler.quantile_calibration.SampledLosses`: one set of pairs

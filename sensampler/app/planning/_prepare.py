@@ -462,15 +462,18 @@ def _noise_model(settings: ReleaseSettings, noise_model) -> NoiseModel:
 def _public_bounds(value) -> BoundsSetting:
     """``value`` read by :func:`~sensampler.settings.parse_bounds`, public ones
     only; refused in the plan's words, which never offer private bounds."""
+    private = ValueError(
+        f"bounds={value!r} are estimated from the private data, which a plan "
+        "never reads: give public bounds ('auto' or 'LOW:HIGH')."
+    )
+    if isinstance(value, str) and value.strip().lower().startswith("private:"):
+        raise private
     try:
         setting = parse_bounds(value)
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"bounds must be {PUBLIC_BOUNDS}, got bounds={value!r}.") from None
     if not setting.public:
-        raise ValueError(
-            f"bounds={value!r} are estimated from the private data, which a plan "
-            "never reads: give public bounds ('auto' or 'LOW:HIGH')."
-        )
+        raise private
     return setting
 
 
