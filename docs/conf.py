@@ -74,6 +74,7 @@ API_MODULES = {
     "sensampler.queries": "Batched queries",
     "sensampler.norms": "Sensitivity norms",
     "sensampler.mechanisms": "Mechanisms",
+    "sensampler.mechanisms.accuracy": "The accuracy of a mechanism's noise",
     "sensampler.accounting": "Composition and accounting",
     "sensampler.privacy": "Privacy statements and sampling runs",
     "sensampler.plan": "Sampling plans",

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._math.rounding import upper
 from .figures import histogram_svg
-from .page import BLUE, GREEN, card, paragraph, rows_html, upper_text
+from .page import BLUE, GREEN, RED, card, paragraph, rows_html, upper_text
 
 __all__ = ["mechanism_html", "plan_html", "release_html"]
 
@@ -97,8 +97,10 @@ def plan_html(plan) -> str:
     if plan.target_error is not None:
         rows.insert(3, ("target", f"{plan.target_error:.6g} ({plan.measure})"))
     meaning = plan.error_meaning
+    warning = "" if plan.warning is None else paragraph(f"Warning: {plan.warning}.", RED)
     return card(
         "Release plan",
+        warning,
         rows_html(rows),
         figure,
         paragraph(meaning[0].upper() + meaning[1:] + "."),

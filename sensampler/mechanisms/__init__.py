@@ -14,6 +14,10 @@ raises :class:`AttributeError`, and the statement, computed once at
 construction, always matches the noise. ``mechanism.recalibrate(epsilon=...)``
 returns a new mechanism built with the changed arguments, like
 :func:`dataclasses.replace`.
+
+The accuracy of their noise, before anything is drawn (the law of
+``|M(D) - f(D)|`` over sampled sensitivities), is in
+:mod:`sensampler.mechanisms.accuracy` (``NOISE_MODELS``, ``QuantileErrorModel``).
 """
 
 from ._base import Mechanism

@@ -19,7 +19,7 @@ values = st.one_of(
 @given(st.sampled_from(["--gamma", "--m", "--k"]), values)
 def test_parse_args_parses_or_exits_2(flag, value):
     try:
-        cli.build_parser().parse_args(["plan", flag, value])
+        cli.build_parser().parse_args(["sampling-plan", flag, value])
     except SystemExit as exc:
         assert exc.code == 2
 
@@ -28,8 +28,8 @@ def test_parse_args_parses_or_exits_2(flag, value):
 @given(
     st.sampled_from(
         [
-            ["plan", "--gamma"],
-            ["plan", "--m"],
+            ["sampling-plan", "--gamma"],
+            ["sampling-plan", "--m"],
             ["sample", "--n"],
             ["sample", "--gamma"],
             ["sample", "--n-jobs"],

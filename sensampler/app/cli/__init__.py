@@ -41,7 +41,6 @@ import warnings
 import numpy as np
 
 from ... import __version__
-from ..._display.text import text_table
 from ..._lib.validation import as_seed_sequence, check_count, check_n_jobs
 from ...norms import NORM_NAMES, get_norm
 from ...parallel import child_seed, default_progress, shutdown_workers
@@ -75,11 +74,7 @@ from ..experiments.sweep import (
 )
 from ._audit import add_audit_parser, audit_command
 from ._flags import add_neighbours_flag
-from ._plan import (
-    add_release_plan_arguments,
-    release_plan_command,
-    wants_release_plan,
-)
+from ._plan import add_plan_parser, add_sampling_plan_parser
 from ._release import add_release_arguments, release_command
 
 __all__ = ["main", "build_parser"]
@@ -191,21 +186,6 @@ def _check_sampling(args):
     check_n_jobs(args.n_jobs)
     as_seed_sequence(args.seed)
     return query, population
-
-
-def _cmd_plan(args):
-    if wants_release_plan(args):
-        return release_plan_command(args, _say, _json)
-    plan = sampling_plan(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
-
-    def work():
-        if args.json:
-            _say(_json(plan.to_dict()))
-        else:
-            rows = [(key, str(value)) for key, value in plan.to_dict().items()]
-            _say("\n".join(text_table(rows, header=False)))
-
-    return work
 
 
 def _cmd_sample(args):
@@ -443,21 +423,12 @@ def _add_demo_parser(sub) -> None:
     demo.set_defaults(func=_cmd_demo)
 
 
+def _add_sampling_plan_parser(sub) -> None:
+    add_sampling_plan_parser(sub, _say, _json)
+
+
 def _add_plan_parser(sub) -> None:
-    plan = sub.add_parser(
-        "plan",
-        help="how many pairs to sample for a gamma; the epsilon a target error needs",
-        description="Choose (m, k) for gamma, or certify a given m (and k); with "
-        "--query, --population, --n and --target-error (or --epsilon), plan a "
-        "release from the population model alone.",
-    )
-    plan.add_argument(
-        "--gamma", type=float, help="random-DP failure probability in (0, 1)"
-    )
-    plan.add_argument("--bound", choices=BOUNDS, default="exact")
-    _add_plan_flags(plan)
-    add_release_plan_arguments(plan)
-    plan.set_defaults(func=_cmd_plan)
+    add_plan_parser(sub, _say, _json)
 
 
 def _add_sample_parser(sub) -> None:
@@ -563,6 +534,7 @@ def _add_audit_parser(sub) -> None:
 #: Each subcommand's parser, in the order ``--help`` lists them.
 _SUBCOMMANDS = (
     _add_demo_parser,
+    _add_sampling_plan_parser,
     _add_plan_parser,
     _add_sample_parser,
     _add_sweep_parser,

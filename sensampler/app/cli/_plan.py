@@ -1,100 +1,188 @@
-"""``sensampler plan --query Q --population P --n N --target-error E``: the flags
-and the two phases of planning a release.
+"""The two planning commands, as the Python API has two functions.
 
-Phase 1 (exit 2 on failure) checks every flag and loads the population model;
-phase 2 draws the sampling runs and prints the plan. No private file is read:
-the command takes none, and it spends and records nothing.
+- ``sensampler sampling-plan --gamma G``: how many pairs a sampling run draws
+  (:func:`sensampler.sampling_plan`);
+- ``sensampler plan --query Q --population P --n N --target-error E``: the
+  epsilon a release needs for an error, or the error an epsilon gives
+  (:func:`sensampler.app.planning.plan_release`). Phase 1 (exit 2 on failure)
+  checks every flag and loads the population model; phase 2 draws the sampling
+  runs and prints the plan. No private file is read: the command takes none,
+  and it spends and records nothing.
 """
 
 from __future__ import annotations
 
-import argparse
-
+from ..._display.text import text_table
 from ..._lib.domains import NEIGHBOUR_RELATIONS
-from ..planning import NOISE_MODELS, prepare_plan
-from ._flags import add_floor_flags, bounds_of
+from ...mechanisms.accuracy import NOISE_MODELS
+from ...plan import BOUNDS, sampling_plan
+from ...settings import parse_number
+from ..planning import prepare_plan
+from ._flags import add_floor_flags
 
-__all__ = ["add_release_plan_arguments", "release_plan_command", "wants_release_plan"]
+__all__ = ["add_plan_parser", "add_sampling_plan_parser"]
 
-#: The flags that make ``sensampler plan`` plan a release (not a sampling plan).
-RELEASE_PLAN_FLAGS = (
-    "query", "population", "n", "target_error", "epsilon", "bounds", "worst_case_epsilon",
+#: The inequality's help, shared by both commands.
+INEQUALITY_HELP = (
+    "the sampling plan's inequality, which certifies gamma for the order "
+    "statistic of the m sampled sensitivities: exact (the binomial law of an "
+    "order statistic; the default), exchangeable (the rank law of exchangeable "
+    "draws; fewest pairs) or dkw (the paper's, by the Dvoretzky-Kiefer-Wolfowitz "
+    "inequality; most pairs)"
 )
 
 
-def add_release_plan_arguments(p: argparse.ArgumentParser) -> None:
-    """The flags of ``sensampler plan`` that plan a release from a target error."""
-    g = p.add_argument_group(
-        "planning a release",
-        "the epsilon a target error needs (--target-error) or the error an epsilon "
-        "gives (--epsilon), from the population model alone: no private data are "
-        "read and nothing is spent",
+def add_sampling_plan_parser(sub, say, to_json) -> None:
+    """``sensampler sampling-plan``: :func:`sensampler.sampling_plan` on the
+    command line (``say`` prints a line, ``to_json`` writes strict JSON)."""
+    p = sub.add_parser(
+        "sampling-plan",
+        help="how many pairs a sampling run draws for a gamma (m and k)",
+        description="Choose the sampling plan (m, k) of a gamma, certify a given m "
+        "(and k), or both: sensampler.sampling_plan on the command line. Give "
+        "--gamma, --m, or both.",
     )
-    g.add_argument("--query", help="mean, median, quantile:Q, ... (as for release)")
-    g.add_argument(
+    p.add_argument(
+        "--gamma",
+        type=float,
+        help="random-DP failure probability in (0, 1): the chance that a fresh "
+        "pair of neighbouring databases moves the query by more than the sampled "
+        "sensitivity",
+    )
+    p.add_argument(
+        "--m",
+        type=int,
+        help="number of neighbouring pairs to sample (default: the fewest that "
+        "certify --gamma)",
+    )
+    p.add_argument(
+        "--k",
+        type=int,
+        help="rank of the released order statistic among the m sampled "
+        "sensitivities (default: the one that certifies --gamma; m without --gamma)",
+    )
+    p.add_argument(
+        "--inequality", choices=BOUNDS, default="exact", help=INEQUALITY_HELP
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def command(args):
+        plan = sampling_plan(
+            m=args.m, gamma=args.gamma, k=args.k, bound=args.inequality
+        )
+
+        def work():
+            if args.json:
+                say(to_json(plan.to_dict()))
+            else:
+                rows = [(key, str(value)) for key, value in plan.to_dict().items()]
+                say("\n".join(text_table(rows, header=False)))
+
+        return work
+
+    p.set_defaults(func=command)
+
+
+def add_plan_parser(sub, say, to_json) -> None:
+    """``sensampler plan``: :func:`~sensampler.app.planning.plan_release` on the
+    command line (``say`` prints a line, ``to_json`` writes strict JSON)."""
+    p = sub.add_parser(
+        "plan",
+        help="the epsilon a release needs for a target error (or the error an "
+        "epsilon gives), from the population model alone",
+        description="Plan a release from the population model alone: the epsilon "
+        "a target error needs (--target-error) or the error an epsilon gives "
+        "(--epsilon). No private data are read and nothing is spent. The sampling "
+        "plan of a gamma alone: sensampler sampling-plan.",
+    )
+    p.add_argument("--query", help="mean, median, quantile:Q, ... (as for release)")
+    p.add_argument(
         "--population",
         help="the population model, as for release (bootstrap:FILE needs --column)",
     )
-    g.add_argument("--column", help="the column of a bootstrap:FILE population")
-    g.add_argument("--n", type=int, help="records of the data to be released")
-    g.add_argument(
+    p.add_argument("--column", help="the column of a bootstrap:FILE population")
+    p.add_argument("--n", type=int, help="records of the data to be released")
+    p.add_argument(
         "--target-error",
-        type=float,
         help="the error wanted (|release - exact answer|, the noise only)",
     )
-    g.add_argument("--epsilon", type=float, help="the release's epsilon (reverse)")
-    g.add_argument(
-        "--delta", type=float, default=0.0, help="the release's delta (gaussian)"
+    p.add_argument("--epsilon", help="the release's epsilon: the plan gives its error")
+    p.add_argument("--delta", help="the release's delta (gaussian; default 0)")
+    p.add_argument(
+        "--gamma",
+        help="random-DP failure probability of the sampling run (default 0.05)",
     )
-    g.add_argument(
+    p.add_argument(
         "--mechanism",
         choices=list(NOISE_MODELS),
         default="laplace",
         help="the noise of a query that samples a sensitivity; median and "
         "quantile:Q are planned with the exponential mechanism, as release uses",
     )
-    g.add_argument(
+    p.add_argument(
         "--measure",
         default="mean",
         help="what --target-error fixes: mean (the expected error, default) or a "
         "probability Q (the Q-quantile of the error, e.g. 0.9)",
     )
-    g.add_argument(
+    p.add_argument(
         "--runs",
         type=int,
         default=200,
         help="sampling runs (for median, quantile:Q: databases) drawn (default 200)",
     )
-    g.add_argument(
+    p.add_argument(
         "--neighbours",
         default="replace-one",
         choices=NEIGHBOUR_RELATIONS.values,
         help="the release's neighbouring relation: replace-one (default) or "
         "add-remove (D of n - 1 records and D with one record added; --n >= 2)",
     )
-    add_floor_flags(g, default=None, private=False)
-    g.add_argument("--seed", type=int, default=None, help="seeds the sampling runs")
-    g.add_argument("--n-jobs", type=int, default=None, help="sampler workers")
+    p.add_argument(
+        "--inequality", choices=BOUNDS, default="exact", help=INEQUALITY_HELP
+    )
+    add_floor_flags(p, default=None, private=False)
+    p.add_argument("--seed", type=int, default=None, help="seeds the sampling runs")
+    p.add_argument("--n-jobs", type=int, default=None, help="sampler workers")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=lambda args: plan_command(args, say, to_json))
 
 
-def wants_release_plan(args) -> bool:
-    """Whether ``sensampler plan`` was given a flag of release planning."""
-    return any(getattr(args, name) is not None for name in RELEASE_PLAN_FLAGS)
+def _number(flag: str, text: str | None) -> float | None:
+    """A number flag's text, read by the one parser (naming the flag as typed)."""
+    return None if text is None else parse_number(flag, text)
 
 
 def _measure(text: str):
     if text == "mean":
         return text
     try:
-        return float(text)
+        return parse_number("--measure", text)
     except ValueError:
         raise ValueError(
             f"--measure must be 'mean' or a probability in (0, 1), got --measure {text!r}."
         ) from None
 
 
-def release_plan_command(args, say, to_json):
-    """Phase 1 of release planning: check every flag; return phase 2.
+def _settings(args) -> dict:
+    """The release's settings from the flags (those given), by field name."""
+    options = dict(
+        epsilon=_number("--epsilon", args.epsilon),
+        delta=_number("--delta", args.delta),
+        gamma=_number("--gamma", args.gamma),
+        worst_case_epsilon=args.worst_case_epsilon,
+        bounds=args.bounds,
+    )
+    return {
+        **{key: value for key, value in options.items() if value is not None},
+        "mechanism": args.mechanism,
+        "neighbours": args.neighbours,
+        "inequality": args.inequality,
+    }
+
+
+def plan_command(args, say, to_json):
+    """Phase 1 of ``sensampler plan``: check every flag; return phase 2.
 
     ``say`` prints a line, ``to_json`` writes strict JSON (the command line's own).
     """
@@ -104,33 +192,26 @@ def release_plan_command(args, say, to_json):
         if getattr(args, name) is None
     ]
     if missing:
-        raise ValueError(f"planning a release needs {', '.join(missing)}.")
+        raise ValueError(
+            f"planning a release needs {', '.join(missing)}. (The sampling plan "
+            "of a gamma alone: sensampler sampling-plan --gamma G.)"
+        )
     if (args.target_error is None) == (args.epsilon is None):
         raise ValueError(
             "planning a release needs one of --target-error and --epsilon."
         )
-    for flag, value in (("--m", args.m), ("--k", args.k)):
-        if value is not None:
-            raise ValueError(
-                f"{flag} is for sampling plans; a release plan uses the plan of --gamma."
-            )
-    settings = dict(
-        target_error=args.target_error,
-        epsilon=args.epsilon,
-        delta=args.delta,
-        gamma=0.05 if args.gamma is None else args.gamma,
-        mechanism=args.mechanism,
+    prepared = prepare_plan(
+        args.query,
+        args.population,
+        args.n,
+        target_error=_number("--target-error", args.target_error),
         measure=_measure(args.measure),
-        bound=args.bound,
         column=args.column,
         runs=args.runs,
         random_state=args.seed,
         n_jobs=args.n_jobs,
-        neighbours=args.neighbours,
-        bounds=bounds_of(args.bounds),
-        worst_case_epsilon=args.worst_case_epsilon,
+        **_settings(args),
     )
-    prepared = prepare_plan(args.query, args.population, args.n, **settings)
 
     def work():
         plan = prepared.run()

@@ -86,8 +86,8 @@ def test_a_sampled_quantile_scale_states_the_most_the_release_may_state():
 
 
 @pytest.mark.parametrize(
-    "text", ["2:1", "1:1", "a:b", "none", " AUTO ", "", "1:2:3", "nan:1", "inf:1",
-             "private:abc", "private:1"],
+    "text", ["2:1", "1:1", "a:b", "", "1:2:3", "nan:1", "inf:1", "private:abc",
+             "private:1", " Private:1"],
 )
 def test_bad_bounds_strings_name_bounds_and_never_offer_private_bounds(text):
     with pytest.raises(ValueError) as info:
@@ -96,8 +96,18 @@ def test_bad_bounds_strings_name_bounds_and_never_offer_private_bounds(text):
     assert "bounds" in message and repr(text) in message, message
     # a plan refuses private bounds: no message may suggest them
     assert "--bounds private" not in message and "or 'private:EPS0'" not in message
-    if text.startswith("private:"):
+    if text.strip().lower().startswith("private:"):
         assert "a plan never reads" in message
+
+
+def test_the_bounds_words_are_read_by_the_one_parser():
+    # sensampler.settings.parse_bounds reads every bounds setting: its words in
+    # any case, with spaces around them (before, the plan refused " AUTO " and
+    # "none", which the command line and a release's settings take)
+    kw = dict(epsilon=1.0, runs=1, random_state=0)
+    assert plan_release("mean", HEIGHTS, N, bounds="none", **kw).bounds is None
+    auto = plan_release("mean", HEIGHTS, N, bounds=" AUTO ", **kw)
+    assert auto == plan_release("mean", HEIGHTS, N, **kw)
 
 
 def test_a_population_that_gives_auto_no_width_does_not_offer_private_bounds():
@@ -196,13 +206,18 @@ def test_a_plan_built_by_hand_cannot_state_a_worst_case_it_does_not_carry():
         (median, dict(worst_case_epsilon=0.5)),  # a sampled scale is above epsilon
         (median, dict(worst_case_epsilon=math.nan)),
         (plain, dict(worst_case_epsilon=4.0)),  # the plain mechanism is its epsilon
+        (mean, dict(worst_case_cap=mean.worst_case_epsilon / 2)),  # above its cap
+        (mean, dict(worst_case_cap=math.nan)),
+        (mean, dict(worst_case_epsilon=None)),  # a cap on no worst case
+        (median, dict(worst_case_cap=4.0)),  # the exponential mechanism has none
     ]
     for plan, change in bad:
         with pytest.raises((ValueError, TypeError)):
             dataclasses.replace(plan, **change)
     # what a plan may carry: no worst case at all, or none without bounds
-    assert dataclasses.replace(mean, worst_case_epsilon=None).worst_case is None
-    assert dataclasses.replace(mean, bounds=None, worst_case_epsilon=None).bounds is None
+    no_cap = dict(worst_case_epsilon=None, worst_case_cap=None)
+    assert dataclasses.replace(mean, **no_cap).worst_case is None
+    assert dataclasses.replace(mean, bounds=None, **no_cap).bounds is None
 
 
 # --- what holds -----------------------------------------------------------------
@@ -231,9 +246,11 @@ def test_one_run_plans_the_release_s_noise_exactly(mechanism, delta, query, kw):
     release = _release(query, **settings)
     noise = _rebuilt(release, mechanism, 1.0, delta, kw.get("worst_case_epsilon"))
     assert plan.expected_error == pytest.approx(noise, rel=1e-12)
-    # the plan's worst case is the cap, which the release's stays within (the
-    # Gaussian's to 1e-12 of it: see the xfail below)
-    assert release.statement.worst_case.epsilon <= plan.worst_case_epsilon * (1 + 1e-12)
+    # the plan's worst case is the one the release states (before: the cap,
+    # which the release's stays within), and its guarantee the release's
+    assert plan.worst_case_epsilon == release.statement.worst_case.epsilon
+    assert plan.worst_case_cap == kw.get("worst_case_epsilon", 10.0)
+    assert plan.guarantee == release.guarantee
     assert plan.bounds == (release.bounds.low, release.bounds.high)
 
 
@@ -254,8 +271,9 @@ def test_a_vector_query_and_one_with_no_worst_case_are_planned_as_released(
         release = _release(query, **settings)
         noise = _rebuilt(release, mechanism, 1.0, delta, 0.3)
         assert plan.expected_error == pytest.approx(noise, rel=1e-12)
-        assert (plan.worst_case_epsilon == 0.3) == worst
-        assert (release.statement.worst_case is not None) == worst
+        stated = release.statement.worst_case
+        assert (stated is not None) == worst == (plan.worst_case_cap == 0.3)
+        assert plan.worst_case_epsilon == (None if stated is None else stated.epsilon)
 
 
 def test_without_bounds_the_plan_has_no_floor_as_the_release():

@@ -81,10 +81,10 @@ def test_version_and_bare_command():
 
 
 def test_plan_text_and_json():
-    out = in_process("plan", "--gamma", "0.05", "--bound", "dkw", "--json")
+    out = in_process("sampling-plan", "--gamma", "0.05", "--inequality", "dkw", "--json")
     assert out.returncode == 0
     assert json.loads(out.stdout)["m"] == 1305
-    assert "m      113" in in_process("plan", "--gamma", "0.05").stdout
+    assert "m      113" in in_process("sampling-plan", "--gamma", "0.05").stdout
 
 
 def test_sample_json_and_population_flags(tmp_path):
@@ -262,8 +262,8 @@ def test_demo_writes_its_results(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (("plan", "--gamma", "2"), "gamma must be > 0.0 and < 1.0, got gamma=2.0."),
-        (("plan",), "give gamma, m, or both"),
+        (("sampling-plan", "--gamma", "2"), "gamma must be > 0.0 and < 1.0, got gamma=2.0."),
+        (("sampling-plan",), "give gamma, m, or both"),
         (
             ("sample", "--n", "0", "--no-progress"),
             "n must be an integer >= 1, got n=0.",
@@ -294,7 +294,7 @@ def test_user_errors_are_one_line_and_exit_2(args, message, no_work):
 
 
 def test_bad_flags_exit_2():
-    out = in_process("plan", "--gamma", "abc")
+    out = in_process("sampling-plan", "--gamma", "abc")
     assert out.returncode == 2 and "invalid float value" in out.stderr
     assert in_process("frobnicate").returncode == 2
 
@@ -426,7 +426,7 @@ def _strict_json(text):
 @pytest.mark.parametrize(
     "args",
     [
-        ["plan", "--gamma", "0.05", "--json"],
+        ["sampling-plan", "--gamma", "0.05", "--json"],
         ["sample", "--seed", "0", "--m", "200", "--gamma", "0.5", "--json"],
         ["sweep", "--seed", "0", "--repetitions", "3", "--epsilons", "1", "--json"],
     ],
@@ -585,7 +585,7 @@ def _bound_and_norm_arguments():
 
 def test_every_bound_flag_offers_the_plans_bounds():
     found = [c for c, a in _bound_and_norm_arguments() if a.dest != "norm"]
-    assert {"plan", "sample", "sweep", "audit", "release"} <= set(found)
+    assert {"sampling-plan", "plan", "sample", "sweep", "audit", "release"} <= set(found)
     for command, action in _bound_and_norm_arguments():
         if action.dest != "norm":
             assert tuple(action.choices) == BOUNDS, command
@@ -608,8 +608,8 @@ def test_the_mechanism_help_is_read_from_the_gaussian_variants():
 
 
 @pytest.mark.parametrize("bound", BOUNDS)
-def test_plan_accepts_every_bound(bound, capsys):
-    assert main(["plan", "--gamma", "0.05", "--bound", bound, "--json"]) == 0
+def test_sampling_plan_accepts_every_bound(bound, capsys):
+    assert main(["sampling-plan", "--gamma", "0.05", "--inequality", bound, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["bound"] == bound
 
 

@@ -320,7 +320,7 @@ CTRL_C_WHILE_LOADING = textwrap.dedent(
             return None
 
     sys.meta_path.insert(0, CtrlC())
-    sys.argv = ["sensampler", "plan", "--gamma", "0.05"]
+    sys.argv = ["sensampler", "sampling-plan", "--gamma", "0.05"]
     runpy.run_module("sensampler", run_name="__main__", alter_sys=True)
     """
 )

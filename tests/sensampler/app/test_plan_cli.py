@@ -1,12 +1,14 @@
-"""sensampler plan --query --population --n --target-error (or --epsilon)."""
+"""sensampler plan --query --population --n --target-error (or --epsilon), and
+sensampler sampling-plan --gamma: two commands, as the API has two functions."""
 
+import argparse
 import json
 
 import numpy as np
 import pytest
 from sensampler.distributions import GaussianMixture
 
-from sensampler.app.cli import main
+from sensampler.app.cli import build_parser, main
 from sensampler.app.planning import ACCOUNTS_FOR_NOTHING, plan_release
 
 FLAGS = ["plan", "--query", "mean", "--population", "heights", "--n", "500"]
@@ -50,15 +52,44 @@ def test_plan_of_a_median_plans_the_exponential_mechanism_the_release_uses(capsy
     assert plan["bounds"] == list(expected.bounds)
 
 
-def test_plan_keeps_its_sampling_plan_use(capsys):
-    assert main(["plan", "--gamma", "0.05", "--json"]) == 0
+def test_the_sampling_plan_is_a_command_of_its_own(capsys):
+    # Before: `sensampler plan` was two commands in one (a sampling plan from
+    # --gamma, a release plan from --target-error); the sampling plan's bound is
+    # --inequality, as the release's settings name it.
+    assert main(["sampling-plan", "--gamma", "0.05", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["m"] == 113
+    assert main(["sampling-plan", "--gamma", "0.05", "--inequality", "dkw", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["m"] == 1305
+    # plan --gamma alone is a release plan missing its query: it names the command
+    assert main(["plan", "--gamma", "0.05"]) == 2
+    err = capsys.readouterr().err
+    assert "sensampler sampling-plan --gamma G" in err and err.count("\n") == 1
+    with pytest.raises(SystemExit) as exc:  # the sampling plan's flags are not plan's
+        main([*FLAGS, "--target-error", "0.1", "--k", "5"])
+    assert exc.value.code == 2
+
+
+def test_every_flag_of_both_commands_has_help():
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for command in ("plan", "sampling-plan"):
+        for action in sub.choices[command]._actions:
+            assert action.help, (command, action.dest)
+
+
+def test_plan_reads_the_inequality_and_numbers_as_the_settings_do(capsys):
+    args = [*FLAGS, "--epsilon", "1", "--runs", "2", "--seed", "0", "--json"]
+    assert main([*args, "--inequality", "dkw"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["bound"], out["m"]) == ("dkw", 1305)
+    assert main([*FLAGS, "--epsilon", "1_0", "--runs", "2"]) == 2  # ASCII digits only
+    err = capsys.readouterr().err
+    assert "--epsilon must be a number (ASCII digits), got '1_0'." in err
 
 
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--target-error", "0.1", "--m", "5"], "--m is for sampling plans"),
         ([], "planning a release needs one of --target-error and --epsilon."),
         (["--target-error", "0.1", "--epsilon", "1"], "one of --target-error"),
         (["--target-error", "0.1", "--measure", "max"], "--measure must be 'mean'"),

@@ -3,7 +3,6 @@
 import dataclasses
 import math
 import re
-from fractions import Fraction
 from html.parser import HTMLParser
 
 import numpy as np
@@ -15,9 +14,6 @@ from sensampler.distributions import GaussianMixture, Normal
 from sensampler import queries, sample_sensitivity
 from sensampler.app.planning import (
     ACCOUNTS_FOR_NOTHING,
-    NOISE_MODELS,
-    NoiseModel,
-    QuantileErrorModel,
     plan_release,
     prepare_plan,
 )
@@ -27,6 +23,7 @@ from sensampler.mechanisms import (
     GaussianMechanism,
     LaplaceMechanism,
 )
+from sensampler.mechanisms.accuracy import NoiseModel
 from sensampler.mechanisms.choice import quantile_level_of
 from sensampler.parallel import child_seed
 from sensampler.quantile_calibration import calibrate_quantile
@@ -229,33 +226,10 @@ def test_given_bounds_are_those_of_the_release():
                         random_state=0)
     assert plan.bounds == (150.0, 190.0) and plan.bounds_source == "[150, 190] (given)"
     with pytest.raises(ValueError, match=re.escape(
-        "bounds must have low < high (a range of positive width), got low=2.0, "
-        "high=1.0."
+        "bounds must be 'auto', 'none', 'LOW:HIGH' (low < high, both finite), a "
+        "(low, high) pair or None (a plan reads no private data), got bounds=(2, 1)."
     )):
         prepare_plan("median", HEIGHTS, N, epsilon=1.0, bounds=(2, 1))
-
-
-def test_the_quantile_error_law_matches_the_grid_law_by_definition():
-    # n = 3, q = 0.5, bounds (0, 10): the output is the grid point
-    # t_j = 10 j / G with probability proportional to exp(epsilon u(t_j) / 2),
-    # u(t) = -|#{records < t} - 1.5|, by its definition (Smith 2011 on a public
-    # grid), summed here point by point in exact fractions, not through the
-    # mechanism's output_law.
-    data, low, high, eps = [2.0, 3.0, 7.5], 0.0, 10.0, 1.3
-    x = float(np.median(data))
-    size = ExponentialQuantileMechanism.grid_size
-    points = [Fraction(10 * j, size) for j in range(size + 1)]
-    weights = [math.exp(eps * -abs(sum(r < t for r in data) - 1.5) / 2.0)
-               for t in points]
-    norm = math.fsum(weights)
-    mean = math.fsum(w * float(abs(t - Fraction(x))) for w, t in zip(weights, points))
-    outside = math.fsum(w for w, t in zip(weights, points) if abs(t - Fraction(x)) > 1)
-    # the largest error at most 1: where P[error > t] falls to outside
-    largest = max(float(abs(t - Fraction(x))) for t in points if abs(t - Fraction(x)) <= 1)
-    model = QuantileErrorModel(0.5, (low, high), (np.array(data),), (x,))
-    assert model.mean_error(eps) == pytest.approx(mean / norm, rel=1e-9)
-    level = 1.0 - outside / norm - 1e-9  # just below the plateau
-    assert model.error_quantile(level, eps) == pytest.approx(largest, abs=1e-9)
 
 
 def test_a_quantile_target_fixes_that_quantile_of_the_error():
@@ -308,11 +282,12 @@ def test_the_mechanism_is_a_parameter():
         "uniform", lambda eps, delta: 1.0 / eps, 0.5,
         lambda t: np.clip(1.0 - np.asarray(t), 0.0, 1.0), False,
     )
-    plan = plan_release("mean", HEIGHTS, N, target_error=0.1, mechanism=uniform,
+    plan = plan_release("mean", HEIGHTS, N, target_error=0.1, noise_model=uniform,
                         runs=10, random_state=0)
     assert plan.mechanism == "uniform"
     assert plan.epsilon == pytest.approx(0.5 * np.mean(plan.sensitivities) / 0.1)
-    assert set(NOISE_MODELS) == {"laplace", "gaussian"}
+    # no release to ask for its worst case: the cap stands for it
+    assert plan.worst_case_epsilon == plan.worst_case_cap == 10 * plan.epsilon
 
 
 def test_the_plan_says_it_accounts_for_nothing_and_what_error_means():
@@ -338,8 +313,15 @@ def test_the_plan_says_it_accounts_for_nothing_and_what_error_means():
         ({"target_error": 0.0}, ValueError, "target_error must be"),
         ({"epsilon": -1.0}, ValueError, "epsilon"),
         ({"epsilon": 1.0, "mechanism": "cauchy"}, ValueError,
-         "mechanism must be one of 'laplace', 'gaussian' or a NoiseModel, got "
-         "mechanism='cauchy'."),
+         "mechanism must be one of 'laplace', 'gaussian', 'discrete-laplace', "
+         "'discrete-gaussian', got mechanism='cauchy'."),
+        ({"epsilon": 1.0, "mechanism": "discrete-laplace"}, ValueError,
+         "a plan computes the error of the mechanisms 'laplace', 'gaussian' (or of "
+         "a noise_model), got mechanism='discrete-laplace'."),
+        ({"epsilon": 1.0, "noise_model": "laplace"}, TypeError,
+         "noise_model must be a NoiseModel or None, got 'laplace'."),
+        ({"epsilon": 1.0, "bound": "exact"}, ValueError,
+         "has unknown setting(s) 'bound'"),
         ({"epsilon": 1.0, "delta": 1e-6}, ValueError,
          "mechanism='laplace' is pure epsilon-DP and takes no delta, got delta=1e-06."),
         ({"epsilon": 1.0, "mechanism": "gaussian"}, ValueError,
@@ -396,31 +378,6 @@ def test_a_quantile_target_below_its_error_floor_names_the_reachable_range():
 def test_an_unreachable_target_names_the_way_out():
     with pytest.raises(ValueError, match="target_error=1e-12 needs an epsilon outside"):
         plan_release("mean", HEIGHTS, N, target_error=1e-12, runs=3, random_state=0)
-
-
-def test_the_grouped_quantile_error_law_equals_the_point_by_point_law():
-    # The plan groups grid points by count (the law depends on nothing else) and
-    # computes every epsilon's error from the groups; the same numbers, point by
-    # point, from the mechanism's output law on each database.
-    model = QuantileErrorModel.draw(
-        queries.median, 0.5, quantile_bounds(HEIGHTS)[:2], HEIGHTS, 200, 7,
-        np.random.SeedSequence(4),
-    )
-    for eps in (0.05, 0.7, 3.0):
-        laws = list(zip(model.laws(eps), model.answers))
-        mean = np.mean([np.dot(p, np.abs(grid - x)) for (grid, p), x in laws])
-        assert model.mean_error(eps) == pytest.approx(mean, rel=1e-12)
-        for level in (0.5, 0.9):
-            t = model.error_quantile(level, eps)
-            # t is the jump of P[error > t] across 1 - level (found to 1e-14):
-            # at or below 1 - level just above t, above it just below t
-            above = np.mean(
-                [p[np.abs(grid - x) > t * (1 + 1e-9)].sum() for (grid, p), x in laws]
-            )
-            below = np.mean(
-                [p[np.abs(grid - x) > t * (1 - 1e-9)].sum() for (grid, p), x in laws]
-            )
-            assert above <= 1 - level + 1e-12 < below + 2e-12
 
 
 def test_the_plan_text_rounds_its_epsilon_and_delta_up():

@@ -10,8 +10,9 @@ from sensampler.distributions import GaussianMixture
 from sensampler import queries, sample_sensitivity
 from sensampler.app.cli import main
 from sensampler.app.experiments.specs import parse_query
-from sensampler.app.planning import QuantileErrorModel, plan_release
+from sensampler.app.planning import plan_release
 from sensampler.bounds import Bounds
+from sensampler.mechanisms.accuracy import QuantileErrorModel
 from sensampler.parallel import child_seed
 from sensampler.privacy import NEIGHBOURS
 
