@@ -1,10 +1,14 @@
-"""The code stays within the project's lint rules (ruff, configured in pyproject.toml)."""
+"""The code stays within the project's lint rules (ruff, configured in pyproject.toml)
+and holds no control characters."""
 
 import os
+import pathlib
 import subprocess
 import sys
 
 import pytest
+
+import sensampler
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -31,3 +35,14 @@ def test_ruff_finds_nothing():
         text=True,
     )
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_no_source_file_holds_control_characters():
+    """Audit finding: a "\\b" in a plain string put a backspace character in a
+    docstring (that of ``smallest_private_bounds_epsilon``), where a beta was meant."""
+    root = pathlib.Path(sensampler.__file__).parent
+    bad = [
+        str(p.relative_to(root)) for p in root.rglob("*.py")
+        if any(c in p.read_text() for c in "\x00\x07\x08\x0b\x0c")
+    ]
+    assert bad == []

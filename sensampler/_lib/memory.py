@@ -26,7 +26,7 @@ answers, 2.9x their size for ``queries.identity`` (the true answers and, per
 setting being released, the releases and their differences); and the result
 rows, 1044 bytes each (measured at 400 020 rows).
 
-The measurements are reproduced by ``tests/sensampler/test_memory.py``, which
+The measurements are reproduced by ``tests/sensampler/_lib/test_memory.py``, which
 checks that each model is not below a footprint measured at a small size.
 """
 

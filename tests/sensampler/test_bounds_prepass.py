@@ -13,6 +13,7 @@ from sensampler.app.release import release_statistic
 from sensampler.bounds import (
     check_private_bounds_epsilon,
     private_bounds,
+    private_bounds_grid,
     smallest_private_bounds_epsilon,
 )
 
@@ -78,3 +79,19 @@ def test_the_command_line_exits_2(tmp_path, capsys):
                  "--epsilon", "0.9", "--bounds", "private:0.1"])
     err = capsys.readouterr().err
     assert code == 2 and "eps0=0.1 is too small" in err and "Traceback" not in err
+
+
+# Audit finding: the docstring of the pre-pass refusal states the threshold the
+# function computes (Dwork & Roth 2014, Thm. 3.11, at epsilon / 2 per quantile
+# and a rank miss of at most n / 4: 16 du (ln R + ln 1/beta) / n).
+
+
+def test_the_docstring_states_the_threshold_computed():
+    """Failed: it said 8 du (...) / n (half the value computed) and its beta was a
+    backspace character (a "\b" in a plain string)."""
+    doc = smallest_private_bounds_epsilon.__doc__
+    assert "\x08" not in doc
+    assert r"16\Delta u(\ln R + \ln(1/\beta))/n" in doc
+    n, beta = 1000, 0.01
+    independent = 16 * (math.log(private_bounds_grid().size) + math.log(1 / beta)) / n
+    assert math.isclose(smallest_private_bounds_epsilon(n), independent, rel_tol=1e-12)

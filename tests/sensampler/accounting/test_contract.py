@@ -1,6 +1,6 @@
 """One contract for every accountant and filter: the delta domain [0, 1], an empty
 ledger at 0, statements validated, arguments validated before anything is spent,
-no overflow, and "no γ budget" said in words."""
+no overflow, "no γ budget" said in words, and ``compose_all`` all or nothing."""
 
 import math
 import re
@@ -19,7 +19,7 @@ from sensampler.accounting import (
     ZCDPAccountant,
 )
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
-from sensampler.privacy import PrivacyStatement
+from sensampler.privacy import PrivacyStatement, SamplingRun
 
 ACCOUNTANTS = [RenyiAccountant, ZCDPAccountant, PLDAccountant]
 FILTERS = [
@@ -227,3 +227,70 @@ def test_an_accountant_refuses_an_extreme_statement_or_bounds_it(make, statement
     assert len(accountant.ledger) == 1
     assert accountant.epsilon(1e-5) >= 1e308  # nothing better than trivial holds
     assert accountant.delta(1.0) == 1.0
+
+
+# ----------------------------------------------- compose_all, whole or nothing
+# An audit of ``PrivacyAccountant.compose_all`` under threads and after a
+# rollback: it held, and the tests stay as regression tests.
+
+
+def _run_pair(tag):
+    """Two statements of one sampling run ``tag``: a given one and a sampled one."""
+    return [
+        PrivacyStatement("a", 0.013, 0.0),
+        PrivacyStatement("b", 0.017, 0.0, run=SamplingRun(tag, 0.001),
+                         source="sampled"),
+    ]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: PrivacyFilter(1.0, 0.0, gamma=0.5),
+    lambda: RenyiFilter(1.0, 1e-6),
+    lambda: WhitehouseFilter(1.0, 1e-6),
+])
+def test_threads_record_whole_runs_within_the_budget(make):
+    """Audit (held): threads calling ``compose_all`` at once record whole runs,
+    in order, and leave the state the same spends made one by one leave."""
+    budget = make()
+    refused = []
+
+    def work(i):
+        for j in range(25):
+            try:
+                budget.compose_all(_run_pair(f"r{i}-{j}"))
+            except ExceededPrivacyBudgetError:
+                refused.append(1)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    names = [e.mechanism for e in budget.ledger]
+    assert names == ["a", "b"] * (len(names) // 2)  # whole runs, in order
+    assert refused  # the budget did stop some
+    pairs = len(names) // 2
+    assert budget.gamma == pytest.approx(pairs * 0.001, rel=1e-12)
+    # the same spends one by one on a fresh budget: the same state
+    fresh = make()
+    for k in range(pairs):
+        fresh.compose_all(_run_pair(f"x{k}"))
+    assert fresh.spent == budget.spent
+
+
+def test_after_a_rollback_the_state_is_that_of_the_spends_kept():
+    """Audit (held): a ``compose_all`` refused part way leaves no trace of the
+    statements it had already composed in place."""
+    acc = RenyiAccountant()
+    acc.compose(PrivacyStatement("pure", 0.2, 0.0))
+    with pytest.raises(ValueError, match="neighbours="):
+        acc.compose_all([
+            PrivacyStatement("pure", 0.3, 0.0),  # changes the pure tally in place
+            PrivacyStatement("other", 0.1, 0.0, neighbours="add-remove"),
+        ])
+    acc.compose(PrivacyStatement("pure", 0.4, 0.0))
+    fresh = RenyiAccountant()
+    fresh.compose(PrivacyStatement("pure", 0.2, 0.0))
+    fresh.compose(PrivacyStatement("pure", 0.4, 0.0))
+    for delta in (0.0, 1e-6):
+        assert acc.epsilon(delta) == fresh.epsilon(delta)

@@ -27,7 +27,8 @@ from sensampler.accounting._filter_rules import renyi_filter_budget
 from sensampler.app.experiments import MECHANISMS
 from sensampler.mechanisms import GaussianMechanism, gaussian
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+#: The repository: tests/sensampler/_lib/ is three folders below it.
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,8 @@ from sensampler.parallel import DEFAULT_CHUNK_BYTES
 from tests.conftest import traced_peak
 
 GiB = 2**30
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+#: The repository: tests/sensampler/_lib/ is three folders below it.
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
 
 class _Counting(Normal):
