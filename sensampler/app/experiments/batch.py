@@ -795,7 +795,7 @@ def _private_estimator_run(settings: dict, splits: dict, dist) -> dict:
             delta=0.0 if mechanism == "laplace" else settings["delta"],
             gamma=settings["gamma"], public=public, population=dist,
             norm=settings["norm"], mechanism=mechanism, m=settings.get("m"),
-            bound=settings["bound"], tune=built["tune"], augment=built["augment"],
+            inequality=settings["bound"], tune=built["tune"], augment=built["augment"],
             # the repetitions below redraw the private fit's noise: release that
             # fit (never the public model or a shrunk one) so that they match
             select="private", random_state=fit_seed,
