@@ -438,9 +438,9 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         select="auto",
         fit_method="auto",
         neighbours="replace-one",
-        data_norm="public",
+        data_norm: str | float | None = "public",
         worst_case_epsilon=None,
-        settings=None,
+        settings: ReleaseSettings | None = None,
         random_state=None,
         n_jobs=None,
     ):

@@ -155,6 +155,7 @@ def test_sklearn_checks(estimator, check):
     check(estimator)
 
 
+@pytest.mark.slow
 def test_pipeline_preprocessing_is_fitted_on_public_data():
     from sklearn.preprocessing import StandardScaler
 

@@ -128,6 +128,7 @@ def test_statistics_sensitivity_covers_fresh_pairs():
     assert audit.rate > 0  # the estimate is a quantile, not a bound on paper
 
 
+@pytest.mark.slow
 def test_shrunk_logistic_sensitivity_covers_fresh_pairs():
     X, y = _classification(80, seed=4)
     public = LogisticRegression(C=1.0).fit(X, y)

@@ -15,6 +15,7 @@ from tests.sensampler.models.estimators import (
 
 
 @pytest.mark.parametrize("population", ["gaussian_mixture", "kde"])
+@pytest.mark.slow
 def test_smooth_populations(population):
     X, y = classification(100)
     model = logistic(population=population).fit(X, y)
@@ -33,6 +34,7 @@ def test_population_object_is_used_as_given():
     with pytest.raises(ValueError, match=re.escape("rows of 4 columns")):
         ridge(population=Empirical(rows[:, :2])).fit(X, y)
 
+@pytest.mark.slow
 def test_the_default_bootstrap_states_gamma_for_the_public_sample():
     from sensampler.distributions import PublicSample
 

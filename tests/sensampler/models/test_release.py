@@ -123,6 +123,7 @@ def _pairs_model(**kwargs):
     return PrivateEstimator(Ridge(alpha=1.0), **params)
 
 
+@pytest.mark.slow
 def test_the_released_sensitivity_takes_release_pairs():
     X, y = _pairs_data(N, 2)
     release = sampling_plan(m=RELEASE_PAIRS, gamma=0.05)
@@ -138,6 +139,7 @@ def test_the_released_sensitivity_takes_release_pairs():
     assert statistics.sensitivity_.m == 1000
 
 
+@pytest.mark.slow
 def test_a_given_m_is_used_for_every_run():
     X, y = _pairs_data(N, 2)
     model = _pairs_model(m=113, select="private").fit(X, y)
@@ -147,6 +149,7 @@ def test_a_given_m_is_used_for_every_run():
     assert dkw.sensitivity_.m == sampling_plan(gamma=0.05, bound="dkw").m == 1305
 
 
+@pytest.mark.slow
 def test_the_budget_is_charged_the_gamma_the_release_states():
     X, y = _pairs_data(N, 2)
     budget = PrivacyFilter(1.5, 1e-4)
@@ -154,6 +157,7 @@ def test_the_budget_is_charged_the_gamma_the_release_states():
     assert budget.spent.gamma == pytest.approx(model.privacy_.gamma, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_the_released_sensitivity_keeps_gamma_on_fresh_pairs():
     # The private ridge fit released at its sampled sensitivity: on 4 000 fresh
     # replace-one pairs drawn from the population its coefficients move more

@@ -13,6 +13,7 @@ from tests.sensampler.models.estimators import (
 )
 
 
+@pytest.mark.slow
 def test_same_random_state_same_sensitivity_for_any_n_jobs():
     X, y = regression(100)
     one = ridge(n_jobs=1).fit(X, y)

@@ -25,6 +25,7 @@ def _no_private_fit(monkeypatch):
     monkeypatch.setattr(release_module, "fit_private", refuse)
 
 @pytest.mark.parametrize("make", [ridge, logistic])
+@pytest.mark.slow
 def test_public_model_wins_when_noise_swamps_the_private_data(make, monkeypatch):
     # epsilon = 0.001 on 100 private rows: the noise is hundreds of times the
     # coefficients, and the public model (60 or 80 rows) wins on synthetic data
@@ -56,6 +57,7 @@ def test_private_release_wins_when_public_data_are_scarce():
     assert forced.selected_["candidate"] == "private fit"
     assert set(forced.selected_["candidates"]) == {"private fit"}
 
+@pytest.mark.slow
 def test_the_choice_reads_no_private_data():
     one = logistic(epsilon=0.5).fit(*classification(120, seed=7))
     two = logistic(epsilon=0.5).fit(*classification(120, seed=8))
@@ -81,6 +83,7 @@ def test_a_classifier_without_probabilities_is_chosen_for_too():
     assert set(model.selected_["candidates"]) == {"public model", "private fit"}
     assert model.predict(classification(10)[0]).shape == (10,)
 
+@pytest.mark.slow
 def test_a_public_model_released_is_the_same_for_any_private_data():
     # the (0, 0) statement: two private data sets of the same size, even of
     # another law, give the very same released model and choice

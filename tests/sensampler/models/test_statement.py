@@ -42,6 +42,7 @@ def test_shrunk_logistic_release_states_a_worst_case_part():
     assert worst.epsilon <= 10.0 + 1e-9  # the default cap: 10 epsilon
     assert "for every pair of neighbours" in model.selected_["worst case"]
 
+@pytest.mark.slow
 def test_the_cap_raises_the_noise_and_a_larger_cap_lowers_it():
     X, y = labelled(200)
     capped = shrinkable(select="shrunk", epsilon=0.3).fit(X, y)
@@ -94,6 +95,7 @@ def test_public_model_release_states_zero(monkeypatch):
     assert model.privacy_.to_dp_event() is not None
     assert "0-DP" in model.selected_["worst case"]
 
+@pytest.mark.slow
 def test_an_outlier_moves_the_release_within_its_worst_case_statement():
     # issue 27: a private record far outside the population (features 100 times
     # the public norm), replaced by a typical one. Clipped, it moves the
