@@ -45,7 +45,7 @@ Three studies of where the value is bounded (no release is made):
     chosen with the test rows.
 ``--clip``
     The fit shrunk toward the public model (logistic) with its rows clipped to
-    a quantile of the public rows' norms (``bounds`` of ``PrivateEstimator``),
+    a quantile of the public rows' norms (``data_norm`` of ``PrivateEstimator``),
     for C in 0.003-0.3: its sampled sensitivity (the comparisons' plan) and
     the floor of its worst case at the default cap, the best C chosen with the
     test rows, per quantile.
@@ -77,7 +77,8 @@ from sensampler._lib.threads import one_thread
 from sensampler.app.experiments import load_split
 from sensampler.mechanisms import GaussianMechanism
 from sensampler.mechanisms.gaussian import analytic_gaussian_sigma
-from sensampler.models import PrivateEstimator, _Concatenated
+from sensampler.models import PrivateEstimator
+from sensampler.models._sampling import Concatenated as _Concatenated
 from sensampler.models._fits import ShrunkLogisticRegression
 from sensampler.queries import additive
 

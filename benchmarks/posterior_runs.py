@@ -34,7 +34,7 @@ from sklearn.linear_model import Ridge
 from sensampler import sample_sensitivity, sampling_plan
 from sensampler._lib.threads import one_thread
 from sensampler.app.experiments import load_split
-from sensampler.models import _Concatenated
+from sensampler.models._sampling import Concatenated as _Concatenated
 from sensampler.models._fits import ShrunkRidge
 
 CONFIDENCE = 0.9

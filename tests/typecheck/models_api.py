@@ -1,4 +1,5 @@
-"""Public API of the population models, plans, norms and queries, as users type it.
+"""Public API of the population models, plans, norms, queries and the private
+estimator, as users type it.
 
 Type-checked by tests/test_typing.py (pyright), never run: every ``assert_type``
 states the type a user's checker must see.
@@ -18,10 +19,13 @@ from sensampler.distributions import (
     Product,
     as_distribution,
 )
+from sklearn.linear_model import Ridge
 
 from sensampler import SamplingPlan, certified_gamma, queries, sampling_plan
+from sensampler.models import PrivateEstimator
 from sensampler.norms import L1SensitivityNorm, SensitivityNorm, get_norm
 from sensampler.queries import BatchedQuery, EstimatorQuery, Query
+from sensampler.settings import ReleaseSettings
 
 heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 assert_type(heights.sample(10, random_state=0), np.ndarray)
@@ -71,3 +75,16 @@ def spread_named(stack: np.ndarray) -> np.ndarray:
 
 assert_type(spread, BatchedQuery)
 assert_type(spread_named, BatchedQuery)
+
+X_pub, y_pub = np.ones((10, 2)), np.ones(10)
+private = PrivateEstimator(
+    Ridge(), epsilon=1.0, delta=1e-5, gamma=0.05, public=(X_pub, y_pub),
+    inequality="exchangeable", data_norm="public", random_state=0,
+)
+assert_type(private, PrivateEstimator)
+assert_type(private.fit(X_pub, y_pub), PrivateEstimator)
+from_settings = PrivateEstimator(
+    Ridge(), settings=ReleaseSettings(epsilon=1.0, delta=1e-5, mechanism="gaussian"),
+    public=(X_pub, y_pub), data_norm=2.0,
+)
+assert_type(from_settings, PrivateEstimator)

@@ -227,7 +227,7 @@ def _private_estimator_run(run: RunSpec) -> dict:
             delta=0.0 if mechanism == "laplace" else options.delta,
             gamma=run.gamma, public=public, population=run.population,
             norm=run.norm, mechanism=mechanism, m=options.m,
-            bound=options.bound, tune=parts.tune, augment=parts.augment,
+            inequality=options.bound, tune=parts.tune, augment=parts.augment,
             # the repetitions below redraw the private fit's noise: release that
             # fit (never the public model or a shrunk one) so that they match
             select="private", random_state=fit_seed,

@@ -1,4 +1,5 @@
-"""The fits behind PrivateEstimator: shrinkage, sufficient statistics, messages."""
+"""The fits behind PrivateEstimator (sensampler.models._fits): shrinkage, sufficient
+statistics, messages, and the logistic worst case checked by brute force."""
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from sensampler.models._fits import (
     ShrunkLogisticRegression,
     ShrunkRidge,
     Statistics,
+    logistic_worst_case,
     scrub,
 )
 
@@ -126,6 +128,7 @@ def test_statistics_sensitivity_covers_fresh_pairs():
     assert audit.rate > 0  # the estimate is a quantile, not a bound on paper
 
 
+@pytest.mark.slow
 def test_shrunk_logistic_sensitivity_covers_fresh_pairs():
     X, y = _classification(80, seed=4)
     public = LogisticRegression(C=1.0).fit(X, y)
@@ -134,3 +137,71 @@ def test_shrunk_logistic_sensitivity_covers_fresh_pairs():
     )
     query = queries.estimator(model, attribute="coef_")
     _coverage(query, Empirical(np.column_stack([X, y])), 150, 1500, 12)
+
+
+
+# ------------------------------------------------- the bound, checked by brute force
+def _theta(model):
+    return np.concatenate([model.coef_.ravel(), model.intercept_.ravel()])
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
+def test_logistic_worst_case_bounds_every_pair_tried(classes, fit_intercept, neighbours):
+    # Chaudhuri, Monteleoni & Sarwate (2011), Cor. 8: 2CL (replace-one), CL
+    # (add/remove), L = sqrt(R^2 + 1) (x 2^0.5 multinomial). Brute force over
+    # random and extreme records (norm R, either label, any direction).
+    rng = np.random.default_rng(11)
+    d, n, R, C = 3, 40, 2.0, 0.5
+    bound = logistic_worst_case(C, R, d, fit_intercept, classes, neighbours, "l2")
+    worst = 0.0
+    for trial in range(60):
+        X, y = _classification(n - 1, seed=trial, d=d, classes=classes)
+        centre = rng.normal(scale=3.0, size=(1 if classes == 2 else classes, d))
+        fit = ShrunkLogisticRegression(
+            C=C, coef=centre, fit_intercept=fit_intercept, classes=np.arange(classes),
+            row_bound=R,
+        )
+        records = []
+        for _ in range(2):
+            x = rng.normal(size=d)
+            x *= R * rng.choice([1.0, 3.0]) / np.linalg.norm(x)  # beyond R: clipped
+            records.append((x, float(rng.integers(classes))))
+        (x1, y1), (x2, y2) = records
+        one = _theta(fit.fit(np.vstack([X, x1]), np.append(y, y1)))
+        if neighbours == "replace-one":
+            two = _theta(fit.fit(np.vstack([X, x2]), np.append(y, y2)))
+        else:
+            two = _theta(fit.fit(X, y))
+        worst = max(worst, float(np.linalg.norm(one - two)))
+    assert worst <= bound
+    assert worst > 0.2 * bound  # the brute force reaches the scale of the bound
+
+
+def test_logistic_worst_case_is_reached_by_opposite_records():
+    # no intercept, a centre theta_0 = (1000 / R) e2: x = R u labelled 0 and
+    # x' = R w labelled 1, u and w at angles +-0.1 rad from e1 toward +-e2, are
+    # both confidently misclassified (scores about +-100), so their gradients
+    # are R u and -R w, and the minimiser moves by about 2 C R cos(0.1)
+    d, n, R, C, phi = 3, 30, 2.0, 0.01, 0.1
+    e1, e2 = np.eye(3)[0], np.eye(3)[1]
+    u, w = np.cos(phi) * e1 + np.sin(phi) * e2, np.cos(phi) * e1 - np.sin(phi) * e2
+    X, y = _classification(n - 1, seed=3, d=d)
+    fit = ShrunkLogisticRegression(
+        C=C, coef=(1000.0 / R) * e2[None, :], fit_intercept=False, row_bound=R,
+        classes=np.array([0.0, 1.0]),
+    )
+    one = _theta(fit.fit(np.vstack([X, R * u]), np.append(y, 0.0)))
+    two = _theta(fit.fit(np.vstack([X, R * w]), np.append(y, 1.0)))
+    bound = logistic_worst_case(C, R, d, False, 2, "replace-one", "l2")
+    assert bound == pytest.approx(2 * C * R)
+    assert 0.95 * bound < np.linalg.norm(one - two) <= bound
+
+
+def test_logistic_worst_case_in_l1_is_sqrt_p_times_l2():
+    l2 = logistic_worst_case(0.3, 2.0, 4, True, 3, "replace-one", "l2")
+    l1 = logistic_worst_case(0.3, 2.0, 4, True, 3, "replace-one", "l1")
+    assert l1 == pytest.approx(l2 * np.sqrt(3 * 5))
+    assert l2 == pytest.approx(2 * 0.3 * np.sqrt(2.0) * np.sqrt(5.0))
+

@@ -1,0 +1,167 @@
+"""The fitted attributes as a query, what one fit's candidate releases share, and
+their sampled sensitivity (Rubinstein & Aldà 2017, Algorithm 1, through
+:func:`sensampler.sample_sensitivity`)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .._lib.structure import stack_outputs
+from ..bounds import Bounds
+from ..distributions import Distribution
+from ..queries import Query
+from ..queries import estimator as estimator_query
+from ..sampler import sample_sensitivity
+from ._fits import ShrunkLogisticRegression, logistic_worst_case
+
+__all__ = ["Concatenated", "Setting", "flat", "sample", "worst_rule", "write"]
+
+
+class Concatenated(Query):
+    """The estimator's fitted attributes, flattened and concatenated in one vector
+    (one sensitivity covers them all); fitted on ``fixed`` rows (public, the same
+    in every database) followed by the database's own."""
+
+    def __init__(
+        self,
+        model: Any,
+        attributes: tuple[str, ...],
+        fixed: np.ndarray,
+        worst_case: Any = None,
+    ):
+        self.inner = estimator_query(model, attribute=attributes, target=-1)
+        self.name = self.inner.name
+        self.fixed = fixed
+        #: ``worst_case(low, high, n, neighbours, norm)``: the sensitivity over
+        #: every pair of neighbours with row norms clipped to ``high``, or None.
+        self.worst_case = worst_case
+
+    def __call__(self, data):
+        rows = np.concatenate([self.fixed, np.asarray(data, dtype=float)])
+        return np.concatenate([np.ravel(part) for part in self.inner(rows)])
+
+    def evaluate(self, stack):
+        return stack_outputs([self(db) for db in stack])
+
+
+def flat(model: Any, attributes: tuple[str, ...]) -> np.ndarray:
+    """``model``'s ``attributes``, flattened and concatenated."""
+    return np.concatenate(
+        [np.ravel(np.asarray(getattr(model, a), dtype=float)) for a in attributes]
+    )
+
+
+def write(model: Any, attributes: tuple[str, ...], vector: np.ndarray) -> None:
+    """Write ``vector`` back into ``model``'s attributes, keeping their shapes."""
+    start = 0
+    for name in attributes:
+        old = np.asarray(getattr(model, name), dtype=float)
+        part = vector[start : start + old.size].reshape(old.shape)
+        start += old.size
+        setattr(model, name, float(part) if old.ndim == 0 else part.copy())
+
+
+def worst_rule(model: Any):
+    """``worst_case(low, high, n, neighbours, norm)`` of a fit shrunk toward the
+    public model with clipped rows (:func:`logistic_worst_case`, ``high`` the
+    row bound), or None where no worst case is known."""
+    if not isinstance(model, ShrunkLogisticRegression) or model.row_bound is None:
+        return None
+    d = np.asarray(model.coef).shape[-1]
+    return functools.partial(
+        _logistic_rule, float(model.C), d, bool(model.fit_intercept),
+        len(model.classes),
+    )
+
+
+def _logistic_rule(C, d, fit_intercept, classes, low, high, n, neighbours, norm):
+    """:func:`logistic_worst_case` as a query's ``worst_case`` rule."""
+    return logistic_worst_case(C, high, d, fit_intercept, classes, neighbours, norm)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What every candidate release of one fit shares (all of it public but n)."""
+
+    model: Any
+    template: Any
+    names: tuple[str, ...]
+    population: Distribution
+    n: int
+    fixed: np.ndarray
+    public: tuple[np.ndarray, np.ndarray]
+    norm: str
+    plan: Any  # the sampling plan of the comparisons among candidates
+    released: Any  # the sampling plan of the released sensitivity
+    n_jobs: int
+    classifier: bool
+    data_norm: Bounds | None  # [0, R]: the rows' feature norms, or None
+    neighbours: str
+    select: str
+    augment: bool
+    #: The release's mechanism for a sensitivity (the estimator's settings).
+    mechanism: Callable[[Any], Any]
+    #: The released estimator's class name, for advice.
+    estimator_name: str
+
+
+def sample(query, setting: Setting, seed, plan=None):
+    """The sampled sensitivity of ``query`` under ``plan`` (default: the
+    comparisons' plan, ``setting.plan``), with its worst case where the query
+    has one and rows are clipped (``setting.data_norm``); an order-dependence
+    refusal of a fitted model is re-raised with what to do about it.
+
+    Parameters
+    ----------
+    query : Query
+        Usually a :class:`Concatenated`.
+    setting : Setting
+        The fit's shared pieces.
+    seed : numpy.random.SeedSequence
+        Seeds the sampler.
+    plan : SamplingPlan, optional
+        The run's plan.
+
+    Returns
+    -------
+    SensitivityEstimate
+    """
+    plan = plan or setting.plan
+    try:
+        estimate = sample_sensitivity(
+            query,
+            setting.population,
+            setting.n,
+            m=plan.m,
+            k=plan.k,
+            norm=setting.norm,
+            bound=plan.bound,
+            neighbours=setting.neighbours,
+            random_state=seed,
+            n_jobs=setting.n_jobs,
+        )
+    except ValueError as exc:
+        if "depends on the order of the records" not in str(exc):
+            raise
+        name = setting.estimator_name
+        raise ValueError(
+            f"{name} fitted on training sets drawn from the public population "
+            "changed its coefficients when the rows were reordered: its solver "
+            "stops before it converges, as it does on unscaled features. "
+            "Standardise the features with statistics of the public data, e.g. "
+            f"PrivateEstimator(make_pipeline(StandardScaler(), {name}(...)), "
+            "...), which fits the scaler on public=, or raise the estimator's "
+            "max_iter."
+        ) from exc
+    rule = getattr(query, "worst_case", None)
+    if rule is None or setting.data_norm is None:
+        return estimate
+    bounds = setting.data_norm
+    worst = rule(bounds.low, bounds.high, setting.n, setting.neighbours, setting.norm)
+    # the estimate checks that every sampled pair lies within the bound
+    return replace(estimate, bounds=bounds, worst_case=worst)

@@ -1,0 +1,38 @@
+"""The search of tune, on public data at no privacy cost (sensampler.models._tune)."""
+
+
+from sklearn.linear_model import Ridge
+
+from sensampler.accounting import PrivacyFilter, default_filter
+from tests.sensampler.models.estimators import (
+    regression,
+    ridge,
+)
+
+
+def test_tuning_spends_nothing_from_the_default_filter():
+    # issue 28: tuning released every candidate TUNING_RELEASES times through the
+    # default filter (41 entries, epsilon 41 for one private fit of epsilon 1).
+    X, y = regression(100)
+    grid = {"alpha": [1.0, 100.0]}
+    with default_filter(PrivacyFilter(2.0, 1e-4, rule="basic")) as budget:
+        ridge(Ridge(fit_intercept=False), tune=grid, epsilon=1.0).fit(X, y)
+    assert budget.count == 1
+    assert budget.spent.epsilon == 1.0 and budget.spent.delta == 1e-5
+
+def test_tune_picks_a_penalty_on_public_data_only():
+    X, y = regression(100)
+    grid = {"alpha": [1.0, 100.0, 10000.0]}
+    # no intercept: a huge penalty leaves coefficients near 0 (an intercept would
+    # stay the mean of y, whose sensitivity no penalty lowers)
+    model = ridge(Ridge(fit_intercept=False), tune=grid, epsilon=0.5).fit(X, y)
+    assert model.best_params_["alpha"] in grid["alpha"]
+    assert model.estimator_.alpha == model.best_params_["alpha"]
+    results = model.tuning_results_
+    assert [r["params"]["alpha"] for r in results] == grid["alpha"]
+    # a much stronger penalty lowers the sampled sensitivity
+    sens = [r["sensitivity"] for r in results]
+    assert sens[0] > 10 * sens[2]
+    # the winner's sensitivity is sampled afresh, not reused from the search
+    best = results[grid["alpha"].index(model.best_params_["alpha"])]
+    assert model.sensitivity_.sensitivity.value != best["sensitivity"]
