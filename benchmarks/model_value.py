@@ -78,8 +78,8 @@ from sensampler.app.experiments import load_split
 from sensampler.mechanisms import GaussianMechanism
 from sensampler.mechanisms.gaussian import analytic_gaussian_sigma
 from sensampler.models import PrivateEstimator
-from sensampler.models._sampling import Concatenated as _Concatenated
 from sensampler.models._fits import ShrunkLogisticRegression
+from sensampler.models._sampling import Concatenated as _Concatenated
 from sensampler.queries import additive
 
 SUBSETS = (10, 25, 50, 100, 200)

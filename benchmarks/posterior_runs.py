@@ -34,8 +34,8 @@ from sklearn.linear_model import Ridge
 from sensampler import sample_sensitivity, sampling_plan
 from sensampler._lib.threads import one_thread
 from sensampler.app.experiments import load_split
-from sensampler.models._sampling import Concatenated as _Concatenated
 from sensampler.models._fits import ShrunkRidge
+from sensampler.models._sampling import Concatenated as _Concatenated
 
 CONFIDENCE = 0.9
 

@@ -244,7 +244,7 @@ class PublicSample(Empirical):
 
     Write :math:`T(Q)` for the :math:`(1-\beta)`-quantile of a pair's sensitivity
     G under a population Q, with :math:`\beta` and :math:`\rho` the sampling
-    plan's split of gamma (``bound="exact"`` or ``"dkw"``: a run's order
+    plan's split of gamma (``inequality="exact"`` or ``"dkw"``: a run's order
     statistic :math:`\Delta_b` satisfies :math:`\Delta_b \ge T(Q_b)` except
     with probability :math:`\rho`, given :math:`Q_b`, independently of the
     other runs, which have their own seeds). Draw :math:`Q_1, \dots, Q_B` from
@@ -282,7 +282,7 @@ class PublicSample(Empirical):
     is B runs instead of one. Only a single scalar sensitivity (an ``"l1"``,
     ``"l2"`` or ``"linf"`` norm of one output) is supported.
 
-    ``bound="exchangeable"`` certifies no quantile per run, only a joint
+    ``inequality="exchangeable"`` certifies no quantile per run, only a joint
     statement averaged over the sampler: with it the rows are resampled as they
     are (one run, as :class:`Empirical`) and :meth:`basis` says that gamma then
     holds on average over public samples, not for this one.
@@ -433,7 +433,7 @@ class PublicSample(Empirical):
         Parameters
         ----------
         plan : SamplingPlan
-            The sampling plan (its ``gamma``, ``rho`` and ``bound``).
+            The sampling plan (its ``gamma``, ``rho`` and ``inequality``).
 
         Raises
         ------
@@ -450,7 +450,7 @@ class PublicSample(Empirical):
                 "2/(N+1), where the bootstrap draws nothing): add public rows, or "
                 "use a population model (e.g. normal:loc=...,scale=...)."
             )
-        if plan.bound != "exchangeable":
+        if plan.inequality != "exchangeable":
             self.runs(plan.rho)
 
     def basis(self, plan: Any) -> str:
@@ -465,11 +465,11 @@ class PublicSample(Empirical):
         -------
         str
         """
-        if plan.bound == "exchangeable":
+        if plan.inequality == "exchangeable":
             return (
                 f"gamma on average over public samples of {self.rows} rows, not for "
-                "this one (bound='exchangeable' states nothing about one realised "
-                "estimate; bound='exact' states gamma for this public sample at a "
+                "this one (inequality='exchangeable' states nothing about one realised "
+                "estimate; inequality='exact' states gamma for this public sample at a "
                 "confidence)"
             )
         runs = self.runs(plan.rho)
@@ -513,7 +513,7 @@ class PublicSample(Empirical):
             draw it sampled from).
         """
         populations = self.populations(plan, random_state)
-        if plan.bound == "exchangeable":  # a joint statement: the rows as they are
+        if plan.inequality == "exchangeable":  # a joint statement: the rows as they are
             return run(*populations[0])
         estimates = []
         for population, seed in populations:
@@ -531,7 +531,7 @@ class PublicSample(Empirical):
     def populations(self, plan: Any, random_state=None) -> list[tuple[Empirical, Any]]:
         """The populations a sampling plan runs on, each with its seed.
 
-        Checks the plan first (:meth:`check_plan`). ``bound="exchangeable"``: the
+        Checks the plan first (:meth:`check_plan`). ``inequality="exchangeable"``: the
         rows as they are (a joint statement); otherwise B = :meth:`runs`
         populations drawn from the posterior.
 
@@ -547,7 +547,7 @@ class PublicSample(Empirical):
         list of (Empirical, SeedSequence)
         """
         self.check_plan(plan)
-        if plan.bound == "exchangeable":
+        if plan.inequality == "exchangeable":
             return [(Empirical(self.data), as_seed_sequence(random_state))]
         runs = self.runs(plan.rho)
         weights_seed, *seeds = as_seed_sequence(random_state).spawn(runs + 1)

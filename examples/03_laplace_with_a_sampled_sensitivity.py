@@ -48,9 +48,9 @@ population_figure(heights, [(178, 7), (162, 6.5)])
 # certifies the same γ with 113.
 
 # %%
-for bound in ("dkw", "exact"):
+for inequality in ("dkw", "exact"):
     est = sample_sensitivity(
-        queries.identity, heights, n=1, gamma=0.05, bound=bound, random_state=2017
+        queries.identity, heights, n=1, gamma=0.05, inequality=inequality, random_state=2017
     )
     print(est, "\n")
 

@@ -5,7 +5,7 @@ Three distribution-free bounds are offered. They differ in what gamma means
 (``SamplingPlan.meaning`` states it): "exact" and "dkw" are PAC statements about
 the realised estimate, "exchangeable" is a statement averaged over the sampler.
 
-``bound="exact"`` (default)
+``inequality="exact"`` (default)
     The exact law of an order statistic. Let :math:`G` be the sensitivity of a
     random neighbouring pair and :math:`q` its :math:`(1-\beta)`-quantile, so
     :math:`P[G > q] \le \beta`. The k-th smallest of m independent draws,
@@ -27,7 +27,7 @@ the realised estimate, "exchangeable" is a statement averaged over the sampler.
     minimum is where the derivative crosses zero upwards, found by ``brentq``.
     For :math:`k = m`, :math:`\beta^* = 1 - m^{-1/(m-1)}` in closed form.
 
-``bound="exchangeable"``
+``inequality="exchangeable"``
     The rank law of exchangeable draws. Random DP (Hall et al. 2012 [4]_; Rubinstein
     & Aldà 2017, Def. 2) is a probability over the neighbouring pair *and* the
     mechanism's randomness, which includes the sampler. Let
@@ -60,7 +60,7 @@ the realised estimate, "exchangeable" is a statement averaged over the sampler.
     coverage :math:`F(G_{(k)})` is random and may be low); the plan records
     ``rho = 0`` (no separate sampler-failure term) and ``beta = gamma``.
 
-``bound="dkw"``
+``inequality="dkw"``
     The paper's plan (Rubinstein & Aldà 2017, Thm. 3 and Cor. 7; the authors'
     R package ``diffpriv``): with the one-sided DKW inequality (Massart 1990 [3]_),
     :math:`k = \lceil m(1 - \gamma + \rho + \sqrt{\log(1/\rho)/(2m)})\rceil`,
@@ -88,7 +88,7 @@ from functools import lru_cache
 from typing import Any
 
 from ._display.estimates import sampling_plan_html
-from ._lib.domains import PLAN_BOUNDS, PROBABILITY, documented
+from ._lib.domains import INEQUALITIES, PROBABILITY, documented
 from ._lib.scipy_compat import special
 from ._lib.validation import check_choice, check_count
 from ._math.search import falling_root, smallest_int
@@ -99,11 +99,11 @@ __all__ = [
     "sampling_plan",
     "certified_gamma",
     "check_plan_arguments",
-    "BOUNDS",
+    "INEQUALITIES",
     "MAX_PAIRS",
 ]
 
-BOUNDS = PLAN_BOUNDS.values
+INEQUALITIES = INEQUALITIES.values
 
 MAX_PAIRS = 10**9
 """The most pairs a plan may ask for (and a sampler may draw).
@@ -154,7 +154,7 @@ class SamplingPlan:
     beta : float
         Probability mass of the sensitivity above that quantile; ``gamma`` for
         ``"exchangeable"``.
-    bound : {"exact", "exchangeable", "dkw"}
+    inequality : {"exact", "exchangeable", "dkw"}
         The inequality that certifies ``gamma``.
     """
 
@@ -163,7 +163,7 @@ class SamplingPlan:
     gamma: float
     rho: float
     beta: float
-    bound: str
+    inequality: str
 
     def to_dict(self) -> dict[str, Any]:
         """The plan as a dictionary of its fields.
@@ -171,14 +171,14 @@ class SamplingPlan:
         Returns
         -------
         dict
-            ``m``, ``k``, ``gamma``, ``rho``, ``beta`` and ``bound``.
+            ``m``, ``k``, ``gamma``, ``rho``, ``beta`` and ``inequality``.
         """
         return asdict(self)
 
     @property
     def meaning(self) -> str:
         """What ``gamma`` certifies under this plan's bound, in words."""
-        return _MEANINGS[self.bound]
+        return _MEANINGS[self.inequality]
 
     def _repr_html_(self) -> str:
         """Rich display in notebooks: the plan's numbers (rounded up) and meaning."""
@@ -288,7 +288,7 @@ def _exchangeable_min_m(gamma: float) -> int:
 
 
 # ---------------------------------------------------------------------------- public
-def certified_gamma(m: int, k: int, bound: str = "exact") -> float:
+def certified_gamma(m: int, k: int, inequality: str = "exact") -> float:
     """The random-DP failure probability that releasing ``G_(k)`` of ``m`` pairs certifies.
 
     Parameters
@@ -297,7 +297,7 @@ def certified_gamma(m: int, k: int, bound: str = "exact") -> float:
         Number of pairs, ``>= 1``.
     k : int
         Rank of the released order statistic, ``1 <= k <= m``.
-    bound : {"exact", "exchangeable", "dkw"}
+    inequality : {"exact", "exchangeable", "dkw"}
 
     Returns
     -------
@@ -308,11 +308,11 @@ def certified_gamma(m: int, k: int, bound: str = "exact") -> float:
     --------
     >>> round(certified_gamma(113, 113), 4)
     0.0498
-    >>> certified_gamma(19, 19, bound="exchangeable")
+    >>> certified_gamma(19, 19, inequality="exchangeable")
     0.05
     """
-    m, _, k = check_plan_arguments(m, None, k, bound)
-    return _GAMMA_OF[bound](m, k)
+    m, _, k = check_plan_arguments(m, None, k, inequality)
+    return _GAMMA_OF[inequality](m, k)
 
 
 _GAMMA_OF = {
@@ -322,40 +322,40 @@ _GAMMA_OF = {
 }
 
 
-def _min_m(gamma: float, bound: str) -> int:
+def _min_m(gamma: float, inequality: str) -> int:
     """Fewest pairs certifying gamma, or a ValueError naming MAX_PAIRS."""
-    floor = _GAMMA_OF[bound](MAX_PAIRS, MAX_PAIRS)
-    if bound == "exchangeable":
+    floor = _GAMMA_OF[inequality](MAX_PAIRS, MAX_PAIRS)
+    if inequality == "exchangeable":
         m = _exchangeable_min_m(gamma)  # exact arithmetic, not the rounded floor
     elif gamma < floor:
         m = MAX_PAIRS + 1
-    elif bound == "exact":
+    elif inequality == "exact":
         m = _exact_min_m(gamma)
     else:
         m = _dkw_m_for_gamma(gamma)
     if m > MAX_PAIRS:
         raise ValueError(
             f"gamma={gamma!r} needs more than MAX_PAIRS={MAX_PAIRS} pairs under the "
-            f"{bound} bound; the smallest gamma it allows is {floor:.6g}."
+            f"{inequality} bound; the smallest gamma it allows is {floor:.6g}."
         )
     return m
 
 
-def _make_plan(m, k, bound):
-    if bound == "exact":
+def _make_plan(m, k, inequality):
+    if inequality == "exact":
         beta, rho = _exact_split(m, k)
-        return SamplingPlan(m, k, min(1.0, beta + rho), rho, beta, bound)
-    if bound == "exchangeable":
+        return SamplingPlan(m, k, min(1.0, beta + rho), rho, beta, inequality)
+    if inequality == "exchangeable":
         gamma = _exchangeable_gamma(m, k)
-        return SamplingPlan(m, k, gamma, 0.0, gamma, bound)
+        return SamplingPlan(m, k, gamma, 0.0, gamma, inequality)
     rho, _ = _dkw_floor(m)
     gamma = _dkw_gamma(m, k)
-    return SamplingPlan(m, k, gamma, rho, max(0.0, gamma - rho), bound)
+    return SamplingPlan(m, k, gamma, rho, max(0.0, gamma - rho), inequality)
 
 
 @documented
 def check_plan_arguments(
-    m: int | None, gamma: float | None, k: int | None, bound: str
+    m: int | None, gamma: float | None, k: int | None, inequality: str
 ) -> tuple[int | None, float | None, int | None]:
     """Validate the arguments of a plan on their own; return ``(m, gamma, k)``.
 
@@ -367,7 +367,7 @@ def check_plan_arguments(
         Random-DP failure probability, ``{PROBABILITY:gamma}``; ``m`` or ``gamma`` is needed.
     k : int or None
         Rank released, ``1 <= k <= m`` (needs ``m``).
-    bound : {"exact", "exchangeable", "dkw"}
+    inequality : {"exact", "exchangeable", "dkw"}
         The plan's bound.
 
     Returns
@@ -375,7 +375,7 @@ def check_plan_arguments(
     (m, gamma, k) : (int or None, float or None, int or None)
         The arguments, checked and converted.
     """
-    check_choice("bound", bound, BOUNDS)
+    check_choice("inequality", inequality, INEQUALITIES)
     if m is not None:
         m = check_count("m", m)
         if m > MAX_PAIRS:
@@ -398,7 +398,7 @@ def sampling_plan(
     m: int | None = None,
     gamma: float | None = None,
     k: int | None = None,
-    bound: str = "exact",
+    inequality: str = "exact",
 ) -> SamplingPlan:
     """Choose (m, k) for a random-DP confidence, or certify a given (m, k).
 
@@ -410,7 +410,7 @@ def sampling_plan(
         Target failure probability of random DP, ``{PROBABILITY:gamma}``.
     k : int, optional
         Rank of the released order statistic, ``1 <= k <= m``; needs ``m``.
-    bound : {"exact", "exchangeable", "dkw"}, default "exact"
+    inequality : {"exact", "exchangeable", "dkw"}, default "exact"
         ``"exact"``: the binomial law of the order statistic, a PAC statement
         about the realised estimate.
         ``"exchangeable"``: the rank law of exchangeable draws, a statement
@@ -440,49 +440,49 @@ def sampling_plan(
 
     Examples
     --------
-    >>> sampling_plan(gamma=0.05, bound="dkw").m
+    >>> sampling_plan(gamma=0.05, inequality="dkw").m
     1305
     >>> sampling_plan(gamma=0.05).m
     113
-    >>> sampling_plan(gamma=0.05, bound="exchangeable").m
+    >>> sampling_plan(gamma=0.05, inequality="exchangeable").m
     19
     """
-    m, gamma, k = check_plan_arguments(m, gamma, k, bound)
+    m, gamma, k = check_plan_arguments(m, gamma, k, inequality)
     if k is not None:
-        plan = _make_plan(m, k, bound)
+        plan = _make_plan(m, k, inequality)
         if gamma is not None and plan.gamma > gamma:
             raise ValueError(
                 f"m={m}, k={k} certify gamma={plan.gamma:.6g} under the "
-                f"{bound} bound, more than the gamma={gamma!r} asked for."
+                f"{inequality} bound, more than the gamma={gamma!r} asked for."
             )
         return plan
     if m is None:
-        m = _min_m(gamma, bound)
-        if bound == "exact":
+        m = _min_m(gamma, inequality)
+        if inequality == "exact":
             # Bin(m, p) dominates Bin(m - 1, p), so for k < m, gamma(m, k) >=
             # gamma(m - 1, m - 1) > gamma (m is the fewest pairs): k = m, found
             # without evaluating the binomial tail of any k < m.
-            return _make_plan(m, m, bound)
+            return _make_plan(m, m, inequality)
 
     def gamma_of_k(kk):
-        return _GAMMA_OF[bound](m, kk)
+        return _GAMMA_OF[inequality](m, kk)
 
     floor = gamma_of_k(m)
     if gamma is None:
         if floor >= 1.0:
             raise ValueError(f"m={m} pairs certify no gamma below 1; draw more pairs.")
-        return _make_plan(m, m, bound)
+        return _make_plan(m, m, inequality)
     if floor > gamma:
         raise ValueError(
             f"gamma={gamma!r} is below what m={m} pairs can certify under "
-            f"the {bound} bound; the minimum is gamma={floor:.6g}."
+            f"the {inequality} bound; the minimum is gamma={floor:.6g}."
         )
-    return _make_plan(m, _smallest_k(m, gamma, gamma_of_k), bound)
+    return _make_plan(m, _smallest_k(m, gamma, gamma_of_k), inequality)
 
 
 # ------------------------------------------------------------------ several parts
 def joint_plan(
-    m: int | None, gamma: float | None, k: int | None, bound: str, parts: int
+    m: int | None, gamma: float | None, k: int | None, inequality: str, parts: int
 ) -> tuple[SamplingPlan, float, float]:
     r"""Plan ``parts`` order statistics released jointly by one sampling run.
 
@@ -513,11 +513,11 @@ def joint_plan(
     """
     parts = check_count("parts", parts)
     if parts == 1:
-        plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
+        plan = sampling_plan(m=m, gamma=gamma, k=k, inequality=inequality)
         return plan, plan.gamma, plan.rho
     try:
         plan = sampling_plan(
-            m=m, gamma=None if gamma is None else gamma / parts, k=k, bound=bound
+            m=m, gamma=None if gamma is None else gamma / parts, k=k, inequality=inequality
         )
     except ValueError as exc:
         raise ValueError(

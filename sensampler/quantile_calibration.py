@@ -479,7 +479,7 @@ def calibrate_quantile(
     gamma: float | None = None,
     m: int | None = None,
     k: int | None = None,
-    bound: str = "exact",
+    inequality: str = "exact",
     neighbours: str = NEIGHBOURS,
     worst_case_epsilon: float | None = None,
     random_state=None,
@@ -531,7 +531,7 @@ def calibrate_quantile(
     (True, 2000, 1931)
     """
     mech, dist, n, plan = check_calibration(
-        q, bounds, epsilon, population, n, gamma=gamma, m=m, k=k, bound=bound,
+        q, bounds, epsilon, population, n, gamma=gamma, m=m, k=k, inequality=inequality,
         neighbours=neighbours,
     )
     scales = _scales(mech, worst_case_epsilon)
@@ -563,7 +563,7 @@ def _chosen(mech, scales, losses, plan, n, words, identity):
     if chosen is None:
         return None
     run = SamplingRun(
-        gamma=plan.gamma, rho=plan.rho, bound=plan.bound, m=plan.m, k=plan.k,
+        gamma=plan.gamma, rho=plan.rho, inequality=plan.inequality, m=plan.m, k=plan.k,
         neighbours=mech.neighbours, released=(chosen[1],), **identity(),
     )
     return QuantileCalibration(
@@ -607,7 +607,7 @@ def check_calibration(
     gamma: float | None = None,
     m: int | None = None,
     k: int | None = None,
-    bound: str = "exact",
+    inequality: str = "exact",
     neighbours: str = NEIGHBOURS,
 ):
     """Check every input of :func:`calibrate_quantile`, and its memory; draw nothing.
@@ -640,17 +640,17 @@ def check_calibration(
         )
     n = check_count("n", n)
     check_neighbours(neighbours, n)
-    m, gamma, k = check_plan_arguments(m, gamma, k, bound)
+    m, gamma, k = check_plan_arguments(m, gamma, k, inequality)
     if m is None:
-        m = max(sampling_plan(gamma=gamma, bound=bound).m,
+        m = max(sampling_plan(gamma=gamma, inequality=inequality).m,
                 min(DEFAULT_PAIRS, _CHUNK_RECORDS // (n + 1)))
-    plan = sampling_plan(m=m, gamma=gamma, k=k, bound=bound)
+    plan = sampling_plan(m=m, gamma=gamma, k=k, inequality=inequality)
     if isinstance(dist, PublicSample):
         dist.check_plan(plan)
     pairs = min(plan.m, max(1, _CHUNK_RECORDS // (n + 1)))
     runs = (
         dist.runs(plan.rho)
-        if isinstance(dist, PublicSample) and plan.bound != "exchangeable"
+        if isinstance(dist, PublicSample) and plan.inequality != "exchangeable"
         else 1
     )
     scales = 2 * STEPS_PER_OCTAVE + 2
@@ -692,10 +692,10 @@ class SampledLosses:
 
     def __init__(
         self, q, bounds, population, n, *, gamma=None, m=None, k=None,
-        bound="exact", neighbours=NEIGHBOURS, random_state=None,
+        inequality="exact", neighbours=NEIGHBOURS, random_state=None,
     ):
         mech, dist, n, self.plan = check_calibration(
-            q, bounds, 1.0, population, n, gamma=gamma, m=m, k=k, bound=bound,
+            q, bounds, 1.0, population, n, gamma=gamma, m=m, k=k, inequality=inequality,
             neighbours=neighbours,
         )
         self._q, self._bounds, self._neighbours = mech.q, (mech.low, mech.high), neighbours

@@ -155,7 +155,7 @@ def sample_sensitivity(
     m: int | None = None,
     k: int | None = None,
     norm: NormLike = "l1",
-    bound: str = "exact",
+    inequality: str = "exact",
     neighbours: str = NEIGHBOURS,
     bounds: Bounds | None = None,
     random_state: RandomState = None,
@@ -176,7 +176,7 @@ def sample_sensitivity(
     m: int | None = None,
     k: int | None = None,
     norm: NormLike = "l1",
-    bound: str = "exact",
+    inequality: str = "exact",
     neighbours: str = NEIGHBOURS,
     bounds: Bounds | None = None,
     random_state: RandomState = None,
@@ -197,7 +197,7 @@ def sample_sensitivity(
     m: int | None = None,
     k: int | None = None,
     norm: NormLike = "l1",
-    bound: str = "exact",
+    inequality: str = "exact",
     neighbours: str = NEIGHBOURS,
     bounds: Bounds | None = None,
     random_state: RandomState = None,
@@ -217,7 +217,7 @@ def sample_sensitivity(
     m: int | None = None,
     k: int | None = None,
     norm: NormLike = "l1",
-    bound: str = "exact",
+    inequality: str = "exact",
     neighbours: str = NEIGHBOURS,
     bounds: Bounds | None = None,
     random_state: RandomState = None,
@@ -405,7 +405,7 @@ def sample_sensitivity(
     """
     inputs = _check_inputs(
         query, population, n, gamma=gamma, m=m, k=k, norm=norm,
-        bound=bound, neighbours=neighbours, bounds=bounds, n_jobs=n_jobs,
+        inequality=inequality, neighbours=neighbours, bounds=bounds, n_jobs=n_jobs,
         batch_size=batch_size, progress=progress, order_dependent=order_dependent,
     )
     if isinstance(inputs.dist, PublicSample):
@@ -435,7 +435,7 @@ class _Inputs:
     m: int | None
     gamma: float | None
     k: int | None
-    bound: str
+    inequality: str
     neighbours: str
     bounds: Bounds | None
     n_jobs: int | None
@@ -445,7 +445,7 @@ class _Inputs:
 
 
 def _check_inputs(
-    query, population, n, *, gamma, m, k, norm, bound, neighbours,
+    query, population, n, *, gamma, m, k, norm, inequality, neighbours,
     bounds, n_jobs, batch_size, progress, order_dependent,
 ) -> _Inputs:
     """Every argument of :func:`sample_sensitivity` checked, before anything is drawn."""
@@ -455,7 +455,7 @@ def _check_inputs(
     if n > MAX_N:
         raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
     norm = get_norm(norm)
-    m, gamma, k = check_plan_arguments(m, gamma, k, bound)
+    m, gamma, k = check_plan_arguments(m, gamma, k, inequality)
     neighbours = check_neighbours(neighbours, n)
     if batch_size is not None:
         batch_size = check_count("batch_size", batch_size)
@@ -465,7 +465,7 @@ def _check_inputs(
     if bounds is not None:
         dist = _clipped(dist, bounds)
     return _Inputs(
-        query, dist, n, norm, m, gamma, k, bound, neighbours, bounds, n_jobs,
+        query, dist, n, norm, m, gamma, k, inequality, neighbours, bounds, n_jobs,
         batch_size, progress, order_dependent,
     )
 
@@ -490,13 +490,13 @@ def _sample_posterior(inputs: _Inputs, random_state):
     def run(population, seed):
         return sample_sensitivity(
             inputs.query, population, inputs.n, gamma=inputs.gamma, m=inputs.m,
-            k=inputs.k, norm=inputs.norm, bound=inputs.bound,
+            k=inputs.k, norm=inputs.norm, inequality=inputs.inequality,
             neighbours=inputs.neighbours, bounds=inputs.bounds, random_state=seed,
             n_jobs=inputs.n_jobs, batch_size=inputs.batch_size,
             progress=inputs.progress, order_dependent=inputs.order_dependent,
         )
 
-    plan = sampling_plan(m=inputs.m, gamma=inputs.gamma, k=inputs.k, bound=inputs.bound)
+    plan = sampling_plan(m=inputs.m, gamma=inputs.gamma, k=inputs.k, inequality=inputs.inequality)
     return inputs.dist.sensitivity(run, plan, random_state)
 
 
@@ -537,7 +537,7 @@ def _probe(inputs: _Inputs, root, reproduce: str) -> _Probed:
 
 def _plan(inputs: _Inputs, probed: _Probed):
     """The joint plan ``(plan, gamma, rho)`` of the parts, checked to fit in memory."""
-    joint = joint_plan(inputs.m, inputs.gamma, inputs.k, inputs.bound, probed.parts)
+    joint = joint_plan(inputs.m, inputs.gamma, inputs.k, inputs.inequality, probed.parts)
     check_sampling_fits(
         joint[0].m, probed.parts, inputs.n, probed.record_bytes, probed.fast,
         inputs.n_jobs,
@@ -592,7 +592,7 @@ def _sampling_run(inputs: _Inputs, joint, seed, ordinal: int, kths) -> SamplingR
         run_id=uuid.uuid4().hex,
         gamma=run_gamma,
         rho=run_rho,
-        bound=inputs.bound,
+        inequality=inputs.inequality,
         m=plan.m,
         k=plan.k,
         seed=seed,
@@ -666,13 +666,13 @@ class SensitivitySampler:
 
     def __init__(
         self,
-        bound: str = "exact",
+        inequality: str = "exact",
         random_state: RandomState = None,
         n_jobs: int | None = None,
         progress: bool = False,
         neighbours: str = NEIGHBOURS,
     ):
-        self.bound = bound
+        self.inequality = inequality
         self.neighbours = NEIGHBOUR_RELATIONS.check("neighbours", neighbours)
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -725,7 +725,7 @@ class SensitivitySampler:
             gamma=gamma,
             m=m_sample_size,
             norm=sensitivity_norm,
-            bound=self.bound,
+            inequality=self.inequality,
             neighbours=self.neighbours,
             random_state=self.random_state,
             n_jobs=self.n_jobs,

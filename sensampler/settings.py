@@ -31,8 +31,8 @@ from typing import Any, Literal
 from ._lib.domains import (
     DELTA_RELEASE,
     EPSILON,
+    INEQUALITIES,
     NEIGHBOUR_RELATIONS,
-    PLAN_BOUNDS,
     PROBABILITY,
 )
 from ._lib.validation import check_choice, check_real
@@ -422,8 +422,8 @@ class ReleaseSettings:
         help="the sampling plan's inequality, which certifies gamma for the order "
         "statistic of the sampled sensitivities: exact (default), exchangeable or "
         "dkw",
-        check=PLAN_BOUNDS.check,
-        choices=PLAN_BOUNDS.values,
+        check=INEQUALITIES.check,
+        choices=INEQUALITIES.values,
     )
 
     def __post_init__(self):
@@ -434,7 +434,7 @@ class ReleaseSettings:
             )
         self._check_delta()
         self._check_granularity()
-        sampling_plan(gamma=self.gamma, bound=self.inequality)  # gamma's plan
+        sampling_plan(gamma=self.gamma, inequality=self.inequality)  # gamma's plan
         if self.epsilon is None:
             return
         if self.mechanism == "gaussian":  # the calibration, on a unit sensitivity
@@ -492,7 +492,7 @@ class ReleaseSettings:
     @property
     def plan(self):
         """The sampling plan of one run at ``gamma`` (:func:`sensampler.sampling_plan`)."""
-        return sampling_plan(gamma=self.gamma, bound=self.inequality)
+        return sampling_plan(gamma=self.gamma, inequality=self.inequality)
 
     def replace(self, **changes) -> ReleaseSettings:
         """A copy with ``changes`` (field names), checked again.

@@ -27,8 +27,8 @@ def test_sampler_contract():
     )
     from sensampler.norms import L1SensitivityNorm, L2SensitivityNorm  # noqa: F401
 
-    plan = sampling_plan(m=None, gamma=0.05, k=None, bound="exact")
-    assert {"m", "k", "gamma", "rho", "bound"} <= set(vars(plan))
+    plan = sampling_plan(m=None, gamma=0.05, k=None, inequality="exact")
+    assert {"m", "k", "gamma", "rho", "inequality"} <= set(vars(plan))
     params = inspect.signature(sample_sensitivity).parameters
     for name in (
         "query",
@@ -38,7 +38,7 @@ def test_sampler_contract():
         "m",
         "k",
         "norm",
-        "bound",
+        "inequality",
         "random_state",
         "n_jobs",
     ):

@@ -52,7 +52,7 @@ def coverage_audit_html(audit) -> str:
                     f"{100 * audit.confidence:g}% interval",
                     f"[{audit.lower:.4g}, {audit.upper:.4g}]",
                 ),
-                ("beta, gamma", f"{audit.beta:.4g}, {upper(audit.gamma, 4)} ({audit.bound})"),
+                ("beta, gamma", f"{audit.beta:.4g}, {upper(audit.gamma, 4)} ({audit.inequality})"),
             ]
         ),
         paragraph(

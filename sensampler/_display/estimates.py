@@ -49,7 +49,7 @@ def estimate_html(est) -> str:
                 ("sensitivity G_(k)", f"{number(sensitivity, 6)} ({est.norm})"),
                 ("mean (typical, no guarantee)", number(mean, 6)),
                 ("n", est.n),
-                ("plan", f"m={est.m}, k={est.k}, gamma={upper(est.gamma, 4)} ({est.bound})"),
+                ("plan", f"m={est.m}, k={est.k}, gamma={upper(est.gamma, 4)} ({est.inequality})"),
                 ("neighbours", est.neighbours),
                 ("run", est.run_id),
             ]
@@ -117,7 +117,7 @@ def sampling_plan_html(plan, format_upper: Callable[[float, int], str]) -> str:
         ("gamma", format_upper(plan.gamma, 4)),
         ("rho (the sampler's share)", format_upper(plan.rho, 4)),
         ("beta (mass above the quantile)", format_upper(plan.beta, 4)),
-        ("bound", plan.bound),
+        ("inequality", plan.inequality),
     ]
     return card(
         "Sampling plan", rows_html(rows), paragraph(plan.meaning), kind="sampling-plan"

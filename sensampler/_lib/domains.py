@@ -67,7 +67,7 @@ __all__ = [
     "NOISE_RATIO",
     "NEIGHBOUR_RELATIONS",
     "SOURCES",
-    "PLAN_BOUNDS",
+    "INEQUALITIES",
     "NOISE_KINDS",
     "FILTER_RULES",
     "ESTIMATOR_NORMS",
@@ -273,7 +273,7 @@ NEIGHBOUR_RELATIONS = Choice(("replace-one", "add-remove"))
 #: Where a sensitivity comes from (see :mod:`sensampler.privacy`).
 SOURCES = Choice(("global", "sampled", "typical", "derived"))
 #: Bounds of a sampling plan (see :mod:`sensampler.plan`).
-PLAN_BOUNDS = Choice(("exact", "dkw", "exchangeable"))
+INEQUALITIES = Choice(("exact", "dkw", "exchangeable"))
 #: Kinds of additive noise a :class:`~sensampler.privacy.Noise` record describes.
 NOISE_KINDS = Choice(("gaussian", "laplace"))
 #: Rules of a :class:`~sensampler.accounting.PrivacyFilter` (its own default is

@@ -157,10 +157,10 @@ def _print_population(out):
 
 def _print_plans(gamma, out):
     """Section 1: the sampling plans of both bounds for ``gamma``."""
-    rows = [("bound", "m", "k", "gamma certified", "rho")]
-    for bound in ("dkw", "exact"):
-        p = sampling_plan(gamma=gamma, bound=bound)
-        rows.append((bound, p.m, p.k, f"{p.gamma:.4f}", f"{p.rho:.4f}"))
+    rows = [("inequality", "m", "k", "gamma certified", "rho")]
+    for inequality in ("dkw", "exact"):
+        p = sampling_plan(gamma=gamma, inequality=inequality)
+        rows.append((inequality, p.m, p.k, f"{p.gamma:.4f}", f"{p.rho:.4f}"))
     print(f"1. Sampling plans for gamma = {gamma}:", file=out)
     _table(rows, out)
 
@@ -168,25 +168,25 @@ def _print_plans(gamma, out):
 def _print_sensitivities(gamma, random_state, out):
     """Section 2: one sampling run per row of :data:`_RUNS`; returns the estimates
     keyed by (query name, norm, bound)."""
-    rows = [("query", "n", "norm", "bound", "m", "sensitivity", "mean", "gamma")]
+    rows = [("query", "n", "norm", "inequality", "m", "sensitivity", "mean", "gamma")]
     estimates = {}
-    for query, n, norm, bound in _RUNS:
+    for query, n, norm, inequality in _RUNS:
         est = sample_sensitivity(
             query,
             HEIGHTS,
             n,
             gamma=gamma,
             norm=norm,
-            bound=bound,
+            inequality=inequality,
             random_state=random_state,
         )
-        estimates[query.name, norm, bound] = est
+        estimates[query.name, norm, inequality] = est
         rows.append(
             (
                 query.name,
                 n,
                 norm,
-                bound,
+                inequality,
                 est.m,
                 f"{est.sensitivity.value:.4f}",
                 f"{est.mean.value:.4f}",
@@ -307,7 +307,7 @@ def _figures(sweep, random_state):
             "repetitions; "
             f"{len(sweep.epsilons)} epsilons from 0.01 to 20 (log-spaced). "
             f"Sensitivities: sampled = {released.sensitivity.value:.4f} cm (order "
-            f"statistic k = {released.k} of m = {released.m}, {released.bound} "
+            f"statistic k = {released.k} of m = {released.m}, {released.inequality} "
             f"plan, random DP with gamma = {released.gamma:.4f}, population "
             f"{HEIGHTS!r}); "
             + ", ".join(f"{t.label} = {t.value:.4f} cm" for t in offsets)
@@ -320,11 +320,11 @@ def _figures(sweep, random_state):
                 typical=offsets[1:],
                 unit=" cm",
                 title="Heights: sampled sensitivity of one height "
-                f"(identity, n = 1, {released.bound} plan, m = {released.m})",
+                f"(identity, n = 1, {released.inequality} plan, m = {released.m})",
             ),
             f"The sampling run released in section 2 and used by the sweep: "
             f"query identity, n = 1, L1 norm, replace-one neighbours, "
-            f"{released.bound} plan m = {released.m}, k = {released.k}, gamma = "
+            f"{released.inequality} plan m = {released.m}, k = {released.k}, gamma = "
             f"{released.gamma:.4f}; population {HEIGHTS!r}. {seed}",
         ),
         (  # composition.png

@@ -266,7 +266,7 @@ def plot_sensitivity_histogram(estimate, path=None, *, typical=(), unit="", titl
     ax.set_title(
         title
         or f"Sampled sensitivity of '{estimate.query}', n = {estimate.n} "
-        f"({estimate.bound} plan, m = {estimate.m})"
+        f"({estimate.inequality} plan, m = {estimate.m})"
     )
     note = SD_DEFINITION + "." if len(typical) else None
     return _finish(fig, [ax], path, note=note)

@@ -74,8 +74,8 @@ class CoverageAudit:
         exchangeable plan, where it bounds the rate on average only.
     rho : float
         The sampler's share of gamma (0 for the exchangeable plan).
-    bound : str
-        The plan's bound.
+    inequality : str
+        The sampling plan's inequality.
     sensitivity : float or tuple of float
         The released value audited.
     population : str
@@ -93,14 +93,14 @@ class CoverageAudit:
     gamma: float
     beta: float
     rho: float
-    bound: str
+    inequality: str
     sensitivity: float | tuple[float, ...]
     population: str
     neighbours: str = NEIGHBOURS
 
     @property
     def exceeds(self) -> bool:
-        """The whole interval is above beta: the plan's bound fails here."""
+        """The whole interval is above beta: the plan's inequality fails here."""
         return self.lower > self.beta
 
     @property
@@ -134,7 +134,7 @@ class CoverageAudit:
             f"{self.population} "
             f"exceed the sensitivity: rate {self.rate:.4g}, "
             f"{100 * self.confidence:g}% interval [{self.lower:.4g}, {self.upper:.4g}]"
-            f"; beta={self.beta:.4g}, gamma={self.gamma:.4g} ({self.bound}): "
+            f"; beta={self.beta:.4g}, gamma={self.gamma:.4g} ({self.inequality}): "
             f"{self.verdict}"
         )
 
@@ -255,7 +255,7 @@ def audit_estimate(
         m=pairs,
         k=pairs,
         norm=problem.norm,
-        bound="exchangeable",
+        inequality="exchangeable",
         neighbours=neighbours,
         random_state=child_seed(as_seed_sequence(random_state), _AUDIT_CHILD),
         n_jobs=n_jobs,
@@ -320,7 +320,7 @@ def _coverage_audit(
         gamma=min(1.0, coordinates * plan.gamma),
         beta=min(1.0, coordinates * plan.beta),
         rho=min(1.0, coordinates * plan.rho),
-        bound=plan.bound,
+        inequality=plan.inequality,
         sensitivity=(
             float(sensitivity) if sensitivity.ndim == 0 else tuple(sensitivity.tolist())
         ),

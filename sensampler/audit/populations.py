@@ -46,7 +46,7 @@ class PopulationComparison:
         from population j.
     table : ResultTable
         One row per (estimate, audit) pair: ``estimated_under``,
-        ``audited_under``, ``sensitivity``, ``gamma``, ``beta``, ``bound``,
+        ``audited_under``, ``sensitivity``, ``gamma``, ``beta``, ``inequality``,
         ``exceedances``, ``pairs``, ``rate``, ``lower``, ``upper``,
         ``confidence``, ``verdict``, ``neighbours``.
     """
@@ -74,7 +74,7 @@ def compare_populations(
     pairs: int,
     m: int | None = None,
     norm="l1",
-    bound: str = "exact",
+    inequality: str = "exact",
     confidence: float = 0.99,
     random_state=None,
     n_jobs: int | None = None,
@@ -145,7 +145,7 @@ def compare_populations(
             gamma=gamma,
             m=m,
             norm=norm,
-            bound=bound,
+            inequality=inequality,
             neighbours=neighbours,
             random_state=child_seed(root, 2 * i),
             n_jobs=n_jobs,
@@ -280,7 +280,7 @@ def _cross_coverage_table(audits: dict[tuple[str, str], CoverageAudit]) -> Resul
                 "sensitivity": value if isinstance(value, float) else str(list(value)),
                 "gamma": audit.gamma,
                 "beta": audit.beta,
-                "bound": audit.bound,
+                "inequality": audit.inequality,
                 "exceedances": audit.exceedances,
                 "pairs": audit.pairs,
                 "rate": audit.rate,

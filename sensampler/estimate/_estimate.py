@@ -48,9 +48,9 @@ class ReadsTheRun:
         return self.run.rho
 
     @property
-    def bound(self) -> str:
-        """The sampling plan's bound (``"exact"``, ``"exchangeable"`` or ``"dkw"``)."""
-        return self.run.bound
+    def inequality(self) -> str:
+        """The sampling plan's inequality (``"exact"``, ``"exchangeable"`` or ``"dkw"``)."""
+        return self.run.inequality
 
     @property
     def run_id(self) -> str | None:
@@ -338,7 +338,7 @@ class SensitivityEstimate(ReadsTheRun, AsDataFrame):
             "k": self.k,
             "gamma": self.gamma,
             "rho": self.rho,
-            "bound": self.bound,
+            "inequality": self.inequality,
             "norm": self.norm,
             "n": self.n,
         }
@@ -445,9 +445,13 @@ class SensitivityEstimate(ReadsTheRun, AsDataFrame):
             ),
             (
                 "gamma",
-                f"{format_upper(self.gamma, 6)}  ({self.bound} bound"
-                f"{'' if self.bound == 'exchangeable' else f', rho={format_upper(self.rho, 3)}'}"
-                f"{f', {self.parts} parts jointly' if self.parts > 1 else ''})",
+                f"{format_upper(self.gamma, 6)}  ({self.inequality} bound"
+                + (
+                    ""
+                    if self.inequality == "exchangeable"
+                    else f", rho={format_upper(self.rho, 3)}"
+                )
+                + f"{f', {self.parts} parts jointly' if self.parts > 1 else ''})",
             ),
             ("run", f"#{self.ordinal} of this process, seed {_seed_text(self.seed)}"),
         ]
@@ -460,7 +464,7 @@ class SensitivityEstimate(ReadsTheRun, AsDataFrame):
                 )
             )
         lines = text_table(rows, header=False)
-        lines.append(textwrap.fill(f"{self.bound}: {self.plan.meaning}", 79))
+        lines.append(textwrap.fill(f"{self.inequality}: {self.plan.meaning}", 79))
         lines.append(_SHOPPING)
         return "\n".join(lines)
 
@@ -474,7 +478,7 @@ class SensitivityEstimate(ReadsTheRun, AsDataFrame):
         return (
             f"SensitivityEstimate(sensitivity={self.sensitivity.value!r}, m={self.m}, "
             f"k={self.k}, gamma={format_upper(self.gamma, 6)}, norm={self.norm!r}, "
-            f"bound={self.bound!r})"
+            f"inequality={self.inequality!r})"
         )
 
 

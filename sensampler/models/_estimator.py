@@ -22,8 +22,8 @@ from .._lib.domains import (
     DELTA_RELEASE,
     EPSILON,
     ESTIMATOR_NORMS,
+    INEQUALITIES,
     NEIGHBOUR_RELATIONS,
-    PLAN_BOUNDS,
     PROBABILITY,
 )
 from .._lib.domains import Interval as Domain
@@ -399,7 +399,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         "norm": [None, StrOptions(set(ESTIMATOR_NORMS.values))],
         "mechanism": [StrOptions(set(ESTIMATOR_MECHANISMS))],
         "m": [None, Interval(Integral, 1, None, closed="left")],
-        "inequality": [StrOptions(set(PLAN_BOUNDS.values))],
+        "inequality": [StrOptions(set(INEQUALITIES.values))],
         "tune": [None, dict],
         "augment": ["boolean"],
         "select": [StrOptions(set(SELECTIONS))],
@@ -619,7 +619,7 @@ class PrivateEstimator(MetaEstimatorMixin, BaseEstimator):
         sampling."""
         plan = inputs.released
         run = SamplingRun(
-            None, plan.gamma, plan.rho, plan.bound, plan.m, plan.k,
+            None, plan.gamma, plan.rho, plan.inequality, plan.m, plan.k,
             neighbours=inputs.settings.neighbours,
         )
         unit = SensitivityValue(1.0, "sampled", run, inputs.norm, "planned")

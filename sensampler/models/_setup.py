@@ -312,10 +312,10 @@ class Inputs:
 def _plans(m, settings: ReleaseSettings) -> tuple[SamplingPlan, SamplingPlan]:
     """The comparisons' plan and the released sensitivity's (:data:`RELEASE_PAIRS`
     pairs when ``m`` is not given and the fewest are fewer)."""
-    bound = settings.inequality
-    plan = sampling_plan(m=m, gamma=settings.gamma, bound=bound)
+    inequality = settings.inequality
+    plan = sampling_plan(m=m, gamma=settings.gamma, inequality=inequality)
     if m is None and plan.m < RELEASE_PAIRS:
-        return plan, sampling_plan(m=RELEASE_PAIRS, gamma=settings.gamma, bound=bound)
+        return plan, sampling_plan(m=RELEASE_PAIRS, gamma=settings.gamma, inequality=inequality)
     return plan, plan
 
 

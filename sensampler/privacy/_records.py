@@ -12,8 +12,8 @@ from .._lib.domains import (
     DELTA_STATED,
     EPSILON_STATED,
     GAMMA,
+    INEQUALITIES,
     NEIGHBOUR_RELATIONS,
-    PLAN_BOUNDS,
     RUN_RHO,
     documented,
 )
@@ -59,7 +59,7 @@ class SamplingRun:
     rho : float
         The sampler's own share of ``gamma`` (see :mod:`sensampler.plan`).
     bound : str
-        The sampling plan's bound (``"exact"``, ``"exchangeable"`` or ``"dkw"``).
+        The sampling plan's inequality (``"exact"``, ``"exchangeable"`` or ``"dkw"``).
     m, k : int
         Pairs drawn and rank released.
     seed : (entropy, spawn_key) or None
@@ -92,7 +92,7 @@ class SamplingRun:
     run_id: str | None
     gamma: float
     rho: float = 0.0
-    bound: str = "exact"
+    inequality: str = "exact"
     m: int = 0
     k: int = 0
     seed: tuple[int | tuple[int, ...], tuple[int, ...]] | None = None
@@ -113,7 +113,7 @@ class SamplingRun:
             raise TypeError(f"run_id must be a str or None, got {self.run_id!r}.")
         set_field(self, "gamma", GAMMA.check("gamma", self.gamma))
         set_field(self, "rho", RUN_RHO.check("rho", self.rho))
-        PLAN_BOUNDS.check("bound", self.bound)
+        INEQUALITIES.check("inequality", self.inequality)
         set_field(self, "m", check_count("m", self.m, minimum=0))
         set_field(self, "k", check_count("k", self.k, minimum=0))
         if self.k > self.m:

@@ -236,10 +236,10 @@ def test_the_exchangeable_bound_says_it_holds_on_average_only():
     rows = np.random.default_rng(4).normal(size=60)
     sample = PublicSample(rows)
     est = sample_sensitivity(
-        queries.mean, sample, 10, gamma=0.05, bound="exchangeable", random_state=2
+        queries.mean, sample, 10, gamma=0.05, inequality="exchangeable", random_state=2
     )
     plain = sample_sensitivity(
-        queries.mean, Empirical(rows), 10, gamma=0.05, bound="exchangeable",
+        queries.mean, Empirical(rows), 10, gamma=0.05, inequality="exchangeable",
         random_state=np.random.SeedSequence(2),
     )
     assert est.sensitivity.value == plain.sensitivity.value

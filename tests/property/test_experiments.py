@@ -115,7 +115,7 @@ def test_epsilon_vs_iterations(iterations, sigma, delta, alpha):
 
 #: A tiny config that runs: one run, m and repetitions small.
 BASE = {
-    "run": {"seed": "0", "repetitions": "2", "delta": "1e-6", "bound": '"exact"'},
+    "run": {"seed": "0", "repetitions": "2", "delta": "1e-6", "inequality": '"exact"'},
     "grid": {
         "population": '["normal"]',
         "query": '["mean"]',
@@ -156,7 +156,7 @@ toml_values = st.sampled_from(
     ]
 )
 keys = st.sampled_from(
-    [("run", k) for k in ("seed", "repetitions", "delta", "bound", "m", "other")]
+    [("run", k) for k in ("seed", "repetitions", "delta", "inequality", "m", "other")]
     + [
         ("grid", k)
         for k in (

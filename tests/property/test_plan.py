@@ -11,9 +11,9 @@ from tests.property._contract import anything, junk, refused_or_result
 
 
 @given(anything, anything, st.sampled_from(["exact", "dkw", "x"]))
-def test_sampling_plan(m, gamma, bound):
+def test_sampling_plan(m, gamma, inequality):
     plan = refused_or_result(
-        lambda: sampling_plan(m=m, gamma=gamma, bound=bound), "m", "gamma", "bound"
+        lambda: sampling_plan(m=m, gamma=gamma, inequality=inequality), "m", "gamma", "inequality"
     )
     if plan is not None:
         assert isinstance(plan.m, int) and 1 <= plan.k <= plan.m

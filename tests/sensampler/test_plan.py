@@ -21,11 +21,11 @@ def _diffpriv_gamma_mode(gamma):
 
 
 def test_dkw_reproduces_the_paper_authors_numbers():
-    plan = sampling_plan(gamma=0.05, bound="dkw")
+    plan = sampling_plan(gamma=0.05, inequality="dkw")
     assert (plan.m, plan.k) == (1305, 1305)
     assert plan.gamma <= 0.05
     for gamma in (0.01, 0.05, 0.1, 0.2, 0.33):
-        plan = sampling_plan(gamma=gamma, bound="dkw")
+        plan = sampling_plan(gamma=gamma, inequality="dkw")
         assert (plan.m, plan.k) == _diffpriv_gamma_mode(gamma)
 
 
@@ -33,7 +33,7 @@ def test_dkw_m_given_gives_the_lambert_w_floor():
     m = 1000
     rho = math.exp(special.lambertw(-1 / (4 * m), -1).real / 2)
     floor = rho + math.sqrt(math.log(1 / rho) / (2 * m))
-    plan = sampling_plan(m=m, bound="dkw")
+    plan = sampling_plan(m=m, inequality="dkw")
     assert plan.k == m and plan.gamma == pytest.approx(floor, rel=1e-12)
     # the Lambert W choice is the minimiser of rho + sqrt(log(1/rho) / 2m)
     grid = np.linspace(1e-4, 0.2, 200_001)
@@ -42,16 +42,16 @@ def test_dkw_m_given_gives_the_lambert_w_floor():
 
 def test_dkw_explicit_k_certifies_one_minus_k_over_m_plus_the_floor():
     # k >= m (1 - gamma + floor)  <=>  gamma >= 1 - k/m + floor
-    floor = sampling_plan(m=2000, bound="dkw").gamma
-    plan = sampling_plan(m=2000, k=1900, bound="dkw")
+    floor = sampling_plan(m=2000, inequality="dkw").gamma
+    plan = sampling_plan(m=2000, k=1900, inequality="dkw")
     assert plan.gamma == pytest.approx(1 - 1900 / 2000 + floor)
-    assert certified_gamma(2000, 1900, bound="dkw") == plan.gamma
+    assert certified_gamma(2000, 1900, inequality="dkw") == plan.gamma
 
 
 def test_dkw_both_given_chooses_k_as_the_package_does():
     m, gamma = 2000, 0.1
-    floor = sampling_plan(m=m, bound="dkw").gamma
-    plan = sampling_plan(m=m, gamma=gamma, bound="dkw")
+    floor = sampling_plan(m=m, inequality="dkw").gamma
+    plan = sampling_plan(m=m, gamma=gamma, inequality="dkw")
     assert plan.k == math.ceil(m * (1 - gamma + floor))
     assert plan.gamma <= gamma
 
@@ -91,7 +91,7 @@ def test_exact_gamma_mode_is_minimal():
 
 def test_exact_needs_about_ten_times_fewer_pairs_than_dkw():
     assert sampling_plan(gamma=0.05).m == 113
-    assert sampling_plan(gamma=0.05, bound="dkw").m / sampling_plan(gamma=0.05).m > 10
+    assert sampling_plan(gamma=0.05, inequality="dkw").m / sampling_plan(gamma=0.05).m > 10
 
 
 def test_exact_m_and_gamma_give_the_smallest_k():
@@ -148,7 +148,7 @@ def test_exact_bound_by_simulation(seed):
             "gamma=0.01 is below what m=10 pairs can certify under the exact bound; the minimum",
         ),
         (
-            dict(m=10, gamma=0.01, bound="dkw"),
+            dict(m=10, gamma=0.01, inequality="dkw"),
             ValueError,
             "gamma=0.01 is below what m=10 pairs can certify under the dkw bound",
         ),
@@ -175,25 +175,25 @@ def test_exact_bound_by_simulation(seed):
             "gamma=1e-18 needs more than MAX_PAIRS",
         ),
         (
-            dict(gamma=1e-14, bound="dkw"),
+            dict(gamma=1e-14, inequality="dkw"),
             ValueError,
             "gamma=1e-14 needs more than MAX_PAIRS",
         ),
         (
-            dict(gamma=1e-300, bound="dkw"),
+            dict(gamma=1e-300, inequality="dkw"),
             ValueError,
             "gamma=1e-300 needs more than MAX_PAIRS",
         ),
         (
-            dict(gamma=1e-300, bound="exchangeable"),
+            dict(gamma=1e-300, inequality="exchangeable"),
             ValueError,
             f"gamma=1e-300 needs more than MAX_PAIRS={MAX_PAIRS} pairs under the "
             "exchangeable bound; the smallest gamma it allows is 1e-09.",
         ),
         (
-            dict(gamma=0.1, bound="hoeffding"),
+            dict(gamma=0.1, inequality="hoeffding"),
             ValueError,
-            "bound must be one of 'exact', 'dkw', 'exchangeable', got bound='hoeffding'.",
+            "bound must be one of 'exact', 'dkw', 'exchangeable', got inequality='hoeffding'.",
         ),
     ],
 )
@@ -204,7 +204,7 @@ def test_refusals(kwargs, exc, message):
 
 def test_plan_to_dict():
     d = sampling_plan(gamma=0.05).to_dict()
-    assert set(d) == {"m", "k", "gamma", "rho", "beta", "bound"}
+    assert set(d) == {"m", "k", "gamma", "rho", "beta", "inequality"}
 
 
 def test_certified_gamma_refuses_m_above_the_limit():
@@ -223,21 +223,21 @@ def test_exact_gamma_mode_takes_k_m_as_the_search_over_k_would():
 
 
 # ------------------------------------------------------------ hostile but valid inputs
-@pytest.mark.parametrize("bound", ["exact", "exchangeable", "dkw"])
-def test_the_smallest_gamma_at_the_limit_is_planned(bound):
+@pytest.mark.parametrize("inequality", ["exact", "exchangeable", "dkw"])
+def test_the_smallest_gamma_at_the_limit_is_planned(inequality):
     # (the exchangeable floor 1/(MAX_PAIRS + 1) is rounded below its exact value,
     # so gamma is taken a hair above it)
-    floor = sampling_plan(m=MAX_PAIRS, bound=bound).gamma * (1 + 1e-12)
-    plan = sampling_plan(gamma=floor, bound=bound)
+    floor = sampling_plan(m=MAX_PAIRS, inequality=inequality).gamma * (1 + 1e-12)
+    plan = sampling_plan(gamma=floor, inequality=inequality)
     assert MAX_PAIRS - 1 <= plan.m <= MAX_PAIRS and plan.gamma <= floor
 
 
-@pytest.mark.parametrize("bound", ["exact", "exchangeable", "dkw"])
-def test_every_gamma_mode_plan_certifies_its_gamma(bound):
+@pytest.mark.parametrize("inequality", ["exact", "exchangeable", "dkw"])
+def test_every_gamma_mode_plan_certifies_its_gamma(inequality):
     # Down to the limit: each plan's own gamma never exceeds the one asked for.
-    floor = sampling_plan(m=MAX_PAIRS, bound=bound).gamma
+    floor = sampling_plan(m=MAX_PAIRS, inequality=inequality).gamma
     for gamma in np.geomspace(floor * 1.0001, 0.9, 40):
-        plan = sampling_plan(gamma=float(gamma), bound=bound)
+        plan = sampling_plan(gamma=float(gamma), inequality=inequality)
         assert plan.gamma <= gamma and plan.k == plan.m <= MAX_PAIRS
 
 
@@ -257,43 +257,43 @@ def test_exact_at_the_limit_chooses_k_by_the_normal_law():
 
 # ------------------------------------------------------------------ exchangeable
 def test_exchangeable_issue_figures():
-    assert sampling_plan(gamma=0.05, bound="exchangeable").m == 19
-    assert sampling_plan(gamma=0.001, bound="exchangeable").m == 999
-    assert sampling_plan(gamma=0.2, bound="exchangeable").m == 4
-    plan = sampling_plan(gamma=0.05, bound="exchangeable")
+    assert sampling_plan(gamma=0.05, inequality="exchangeable").m == 19
+    assert sampling_plan(gamma=0.001, inequality="exchangeable").m == 999
+    assert sampling_plan(gamma=0.2, inequality="exchangeable").m == 4
+    plan = sampling_plan(gamma=0.05, inequality="exchangeable")
     assert (plan.k, plan.gamma, plan.rho, plan.beta) == (19, 0.05, 0.0, 0.05)
 
 
 @pytest.mark.parametrize("m, k", [(19, 19), (100, 96), (7, 1), (999, 990)])
 def test_exchangeable_gamma_is_the_rank_law(m, k):
-    plan = sampling_plan(m=m, k=k, bound="exchangeable")
-    assert plan.gamma == certified_gamma(m, k, bound="exchangeable")
+    plan = sampling_plan(m=m, k=k, inequality="exchangeable")
+    assert plan.gamma == certified_gamma(m, k, inequality="exchangeable")
     assert plan.gamma == pytest.approx((m - k + 1) / (m + 1), rel=1e-15)
 
 
 def test_exchangeable_modes():
     # m given: k = m, gamma = 1/(m + 1)
-    plan = sampling_plan(m=49, bound="exchangeable")
+    plan = sampling_plan(m=49, inequality="exchangeable")
     assert (plan.k, plan.gamma) == (49, 0.02)
     # both given: smallest k with (m - k + 1)/(m + 1) <= gamma, i.e. k >= 96 for
     # m = 100, gamma = 0.05 (5/101 <= 0.05 < 6/101)
-    plan = sampling_plan(m=100, gamma=0.05, bound="exchangeable")
+    plan = sampling_plan(m=100, gamma=0.05, inequality="exchangeable")
     assert plan.k == 96 and plan.gamma <= 0.05 < certified_gamma(
         100, 95, "exchangeable"
     )
     # gamma given: the fewest pairs, 1/(m + 1) <= gamma < 1/m, in exact arithmetic
     # on the float gamma (float 1e-6 lies just below 1/10**6, so m = 10**6)
     for gamma in (0.3, 0.05, 0.01, 0.00123, 1e-6):
-        plan = sampling_plan(gamma=gamma, bound="exchangeable")
+        plan = sampling_plan(gamma=gamma, inequality="exchangeable")
         assert plan.gamma <= gamma
         assert Fraction(1, plan.m + 1) <= Fraction(gamma) < Fraction(1, plan.m)
     with pytest.raises(ValueError, match="the minimum is gamma=0.0909091"):
-        sampling_plan(m=10, gamma=0.01, bound="exchangeable")
+        sampling_plan(m=10, gamma=0.01, inequality="exchangeable")
 
 
 def test_exchangeable_needs_the_fewest_pairs():
     for gamma in (0.05, 0.001):
-        ms = [sampling_plan(gamma=gamma, bound=b).m for b in ("exchangeable", "exact")]
+        ms = [sampling_plan(gamma=gamma, inequality=b).m for b in ("exchangeable", "exact")]
         assert ms[0] < ms[1]
 
 
@@ -309,7 +309,7 @@ def test_exchangeable_bound_is_attained_for_a_continuous_g(seed, m, k):
     rng = np.random.default_rng(seed)
     trials = 200_000
     rate = _exceed_rate(lambda size, r: r.lognormal(size=size), m, k, trials, rng)
-    gamma = certified_gamma(m, k, bound="exchangeable")
+    gamma = certified_gamma(m, k, inequality="exchangeable")
     assert_close_in_se(rate, gamma, math.sqrt(gamma * (1 - gamma) / trials))
 
 
@@ -332,7 +332,7 @@ def test_exchangeable_bound_holds_with_ties(seed, m, k):
         lambda size, r: r.binomial(3, 0.2, size=size), m, k, trials, rng
     )
     exact = _discrete_exceed_probability(stats.binom.pmf(np.arange(4), 3, 0.2), m, k)
-    gamma = certified_gamma(m, k, bound="exchangeable")
+    gamma = certified_gamma(m, k, inequality="exchangeable")
     assert_close_in_se(rate, exact, math.sqrt(exact * (1 - exact) / trials))
     assert exact <= gamma
     assert_below_in_se(rate, gamma, math.sqrt(gamma * (1 - gamma) / trials))
@@ -340,7 +340,7 @@ def test_exchangeable_bound_holds_with_ties(seed, m, k):
 
 def test_each_plan_states_its_meaning():
     meanings = {
-        b: sampling_plan(gamma=0.05, bound=b).meaning
+        b: sampling_plan(gamma=0.05, inequality=b).meaning
         for b in ("exact", "exchangeable", "dkw")
     }
     assert "PAC statement about the realised estimate" in meanings["exact"]

@@ -365,7 +365,7 @@ class _Counting(Distribution):
         (dict(gamma=1.0), ValueError, "gamma must be"),
         (dict(gamma=None), ValueError, "give gamma, m, or both"),
         (dict(k=3), ValueError, "k needs m"),
-        (dict(bound="normal"), ValueError, "bound must be"),
+        (dict(inequality="normal"), ValueError, "bound must be"),
         (dict(n=1, neighbours="add-remove"), ValueError,
          "neighbours='add-remove' needs n >= 2"),
         (dict(q=1.5), ValueError, "q must be"),
@@ -401,7 +401,7 @@ def test_the_same_seed_gives_the_same_calibration():
 
 def test_the_default_pairs_and_the_cap():
     cal = _calibration()
-    assert (cal.run.m, cal.run.bound) == (DEFAULT_PAIRS, "exact")
+    assert (cal.run.m, cal.run.inequality) == (DEFAULT_PAIRS, "exact")
     assert cal.population == repr(HEIGHTS)
     # a cap below every candidate's worst case: no calibration
     assert _calibration(worst_case_epsilon=1.0) is None
@@ -472,18 +472,18 @@ def test_a_public_sample_too_small_and_a_degenerate_population():
     assert mech.worst_case_epsilon == 4.0 and mech.privacy.worst_case.epsilon == 4.0
 
 
-@pytest.mark.parametrize("bound", ["exact", "exchangeable"])
-def test_a_public_sample_population(bound):
+@pytest.mark.parametrize("inequality", ["exact", "exchangeable"])
+def test_a_public_sample_population(inequality):
     rows = HEIGHTS.sample(60, np.random.default_rng(4))
     sample = PublicSample(rows)
     cal = calibrate_quantile(0.5, (140.0, 210.0), 1.0, sample, 100, gamma=0.05,
-                             m=300, bound=bound, random_state=1)
-    assert cal is not None and cal.run.bound == bound
+                             m=300, inequality=inequality, random_state=1)
+    assert cal is not None and cal.run.inequality == inequality
     mech = ExponentialQuantileMechanism(0.5, (140.0, 210.0), 1.0, calibration=cal)
     assert mech.privacy.source == "sampled" and cal.population
     assert cal.scale >= plain_scale(mech.epsilon, mech.utility_sensitivity)
     # the posterior runs keep the smallest scale: never above one run on the rows
-    if bound == "exact":
+    if inequality == "exact":
         rows_only = calibrate_quantile(0.5, (140.0, 210.0), 1.0, rows, 100,
                                        gamma=0.05, m=300, random_state=1)
         assert rows_only is not None and cal.scale <= rows_only.scale * 2 ** (4 / 16)

@@ -45,7 +45,7 @@ def _abs_diff_sf(mix, t):
 def test_heights_example_with_the_papers_plan():
     # The source document: identity query, n = 1, gamma = 0.05 -> m = 1305 (DKW).
     est = sample_sensitivity(
-        queries.identity, HEIGHTS, 1, gamma=0.05, bound="dkw", random_state=2017
+        queries.identity, HEIGHTS, 1, gamma=0.05, inequality="dkw", random_state=2017
     )
     assert (est.m, est.k) == (1305, 1305) and est.gamma <= 0.05
     exact_mean = HEIGHTS.expected_abs_difference()  # 11.99 cm
@@ -68,7 +68,7 @@ def test_source_documents_call_works_unchanged():
         lambda data: data, L1SensitivityNorm(), HEIGHTS, n_data_size=1, gamma=0.05
     )
     assert sensitivity.value > mean.value > 0
-    est = SensitivitySampler(bound="dkw").sample_sensitivity(
+    est = SensitivitySampler(inequality="dkw").sample_sensitivity(
         queries.identity, L1SensitivityNorm(), HEIGHTS, n_data_size=1, m_sample_size=200
     )
     assert est.m == 200 and est.k == 200
@@ -442,7 +442,7 @@ def test_unseeded_failure_gives_a_seed_that_reproduces_it():
             "k must be between 1 and m=10, got k=20.",
         ),
         (dict(norm="l7"), ValueError, "norm must be 'l1', 'l2', 'linf', 'coordinate'"),
-        (dict(bound="chernoff"), ValueError, "bound must be one of 'exact', 'dkw'"),
+        (dict(inequality="chernoff"), ValueError, "bound must be one of 'exact', 'dkw'"),
         (dict(random_state="x"), TypeError, "random_state must be None, an int >= 0"),
         (
             dict(batch_size=0),

@@ -44,7 +44,7 @@ from ... import __version__
 from ..._lib.validation import as_seed_sequence, check_count, check_n_jobs
 from ...norms import NORM_NAMES, get_norm
 from ...parallel import child_seed, default_progress, shutdown_workers
-from ...plan import BOUNDS, sampling_plan
+from ...plan import INEQUALITIES, sampling_plan
 from ...sampler import MAX_N, check_neighbours, sample_sensitivity
 from ...table import ResultTable, check_output_file
 from .. import plotting
@@ -192,7 +192,7 @@ def _cmd_sample(args):
     query, population = _check_sampling(args)
     get_norm(args.norm)
     check_neighbours(args.neighbours, args.n)
-    plan = dict(m=args.m, gamma=args.gamma, k=args.k, bound=args.bound)
+    plan = dict(m=args.m, gamma=args.gamma, k=args.k, inequality=args.inequality)
     sampling_plan(**plan)
     run = dict(plan, norm=args.norm, n_jobs=args.n_jobs)
     check_sampling_memory(query, population, args.n, **run)
@@ -250,7 +250,7 @@ def _cmd_sweep(args):
     query, population = _check_sampling(args)
     data = parse_population(args.data) if args.data else population
     repetitions = check_count("repetitions", args.repetitions)
-    sampling_plan(gamma=args.gamma, bound=args.bound)
+    sampling_plan(gamma=args.gamma, inequality=args.inequality)
     labels = len([item for item in args.sensitivities.split(",") if item.strip()])
     try:
         parse_sensitivities(args.sensitivities, _defer_sampling)
@@ -260,7 +260,7 @@ def _cmd_sweep(args):
             population,
             args.n,
             gamma=args.gamma,
-            bound=args.bound,
+            inequality=args.inequality,
             norm=norm,
             n_jobs=args.n_jobs,
         )
@@ -279,7 +279,7 @@ def _cmd_sweep(args):
                 args.n,
                 gamma=args.gamma,
                 norm=norm,
-                bound=args.bound,
+                inequality=args.inequality,
                 random_state=child_seed(root, 0),  # the sweep draws from children >= 1
                 n_jobs=args.n_jobs,
                 progress=args.progress,
@@ -393,7 +393,7 @@ def _add_sampling_flags(p):
         default=0.05,
         help="random-DP failure probability (default 0.05)",
     )
-    p.add_argument("--bound", choices=BOUNDS, default="exact")
+    p.add_argument("--inequality", choices=INEQUALITIES, default="exact")
     p.add_argument("--seed", type=int, default=None, help="random_state (an int >= 0)")
     p.add_argument("--n-jobs", type=int, default=None, help="parallel workers (joblib)")
     _add_progress_flag(p)

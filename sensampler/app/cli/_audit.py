@@ -34,7 +34,7 @@ from ..._sampling.probes import check_order, check_sizes, probe_additive, probe_
 from ..._sampling.trusted import is_trusted
 from ...audit import MAX_AUDIT_PAIRS, compare_populations, conservative_choice
 from ...norms import NORM_NAMES, get_norm
-from ...plan import BOUNDS, sampling_plan
+from ...plan import INEQUALITIES, sampling_plan
 from ...queries import as_query
 from ...sampler import MAX_N, check_neighbours
 from ...table import check_output_file
@@ -58,7 +58,7 @@ DEFAULTS = {
     "populations": {"heights": "heights"},
     "gamma": 0.05,
     "m": None,
-    "bound": "exact",
+    "inequality": "exact",
     "norm": "l1",
     "neighbours": "replace-one",
     "pairs": 100_000,
@@ -114,7 +114,7 @@ def add_audit_parser(sub) -> argparse.ArgumentParser:
     p.add_argument(
         "--m", type=int, help="pairs of each sampling run (default: gamma's)"
     )
-    p.add_argument("--bound", choices=BOUNDS, help="the plan (default exact)")
+    p.add_argument("--inequality", choices=INEQUALITIES, help="the plan (default exact)")
     p.add_argument("--norm", help=f"{', '.join(NORM_NAMES)} (default l1)")
     add_neighbours_flag(p, "the relation of every sampling run and audit", default=None)
     p.add_argument(
@@ -170,7 +170,7 @@ def _settings(args) -> tuple[dict, str]:
             f"{args.config}: populations must be a non-empty table of name = spec, "
             f"got {populations!r}."
         )
-    for key in ("query", "bound", "norm", "neighbours", "out"):
+    for key in ("query", "inequality", "norm", "neighbours", "out"):
         if key in config and not isinstance(config[key], str):
             raise ValueError(
                 f"{args.config}: {key} must be a string, got {config[key]!r}."
@@ -273,7 +273,7 @@ def _check(s: dict):
         raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
     check_neighbours(s["neighbours"], n)
     norm = get_norm(s["norm"])
-    plan = sampling_plan(m=s["m"], gamma=s["gamma"], bound=s["bound"])
+    plan = sampling_plan(m=s["m"], gamma=s["gamma"], inequality=s["inequality"])
     pairs = check_count("pairs", s["pairs"])
     if pairs > MAX_AUDIT_PAIRS:
         raise ValueError(
@@ -343,7 +343,7 @@ def audit_command(args, writable_folder: Callable[[str], str]) -> Callable[[], N
             pairs=s["pairs"],
             m=s["m"],
             norm=norm,
-            bound=s["bound"],
+            inequality=s["inequality"],
             neighbours=s["neighbours"],
             confidence=s["confidence"],
             random_state=s["seed"],

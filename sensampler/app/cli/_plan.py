@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..._display.text import text_table
 from ..._lib.domains import NEIGHBOUR_RELATIONS
 from ...mechanisms.accuracy import NOISE_MODELS
-from ...plan import BOUNDS, sampling_plan
+from ...plan import INEQUALITIES, sampling_plan
 from ...settings import parse_number
 from ..planning import prepare_plan
 from ._flags import add_floor_flags
@@ -62,13 +62,13 @@ def add_sampling_plan_parser(sub, say, to_json) -> None:
         "sensitivities (default: the one that certifies --gamma; m without --gamma)",
     )
     p.add_argument(
-        "--inequality", choices=BOUNDS, default="exact", help=INEQUALITY_HELP
+        "--inequality", choices=INEQUALITIES, default="exact", help=INEQUALITY_HELP
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     def command(args):
         plan = sampling_plan(
-            m=args.m, gamma=args.gamma, k=args.k, bound=args.inequality
+            m=args.m, gamma=args.gamma, k=args.k, inequality=args.inequality
         )
 
         def work():
@@ -139,7 +139,7 @@ def add_plan_parser(sub, say, to_json) -> None:
         "add-remove (D of n - 1 records and D with one record added; --n >= 2)",
     )
     p.add_argument(
-        "--inequality", choices=BOUNDS, default="exact", help=INEQUALITY_HELP
+        "--inequality", choices=INEQUALITIES, default="exact", help=INEQUALITY_HELP
     )
     add_floor_flags(p, default=None, private=False)
     p.add_argument("--seed", type=int, default=None, help="seeds the sampling runs")

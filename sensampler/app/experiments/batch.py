@@ -37,7 +37,7 @@ Example config::
     seed = 0
     repetitions = 50          # private databases per setting
     delta = 1e-6              # for the Gaussian mechanisms
-    bound = "exact"
+    inequality = "exact"
 
     [grid]
     population = ["heights", "adults"]   # presets or [populations.NAME] tables
@@ -85,7 +85,7 @@ A ``[queries.NAME]`` table with ``kind = "private_estimator"`` (keys ``model``,
 ``params``, optional ``tune`` and ``augment``; ``examples/private_estimators.toml``)
 fits :class:`~sensampler.models.PrivateEstimator` at each epsilon on the
 ``[errors] data`` set's private training part, with ``public`` its public part and
-the run's population, gamma, norm (``l1`` or ``l2``), ``[run] m``, ``bound`` and
+the run's population, gamma, norm (``l1`` or ``l2``), ``[run] m``, ``inequality`` and
 ``delta``; the grid's mechanism is ``"analytic"`` (its Gaussian) or ``"laplace"``.
 The fitted release is redrawn with fresh noise ``repetitions`` times, and each
 released model is scored on the test part through its ``predict`` (``[errors]
@@ -172,7 +172,7 @@ def _sweep_run(run: RunSpec) -> dict:
         gamma=run.gamma,
         m=options.m,
         norm=run.norm,
-        bound=options.bound,
+        inequality=options.inequality,
         neighbours=options.neighbours,
         random_state=seed.spawn(1)[0],
         n_jobs=1,
@@ -227,7 +227,7 @@ def _private_estimator_run(run: RunSpec) -> dict:
             delta=0.0 if mechanism == "laplace" else options.delta,
             gamma=run.gamma, public=public, population=run.population,
             norm=run.norm, mechanism=mechanism, m=options.m,
-            inequality=options.bound, tune=parts.tune, augment=parts.augment,
+            inequality=options.inequality, tune=parts.tune, augment=parts.augment,
             # the repetitions below redraw the private fit's noise: release that
             # fit (never the public model or a shrunk one) so that they match
             select="private", random_state=fit_seed,

@@ -74,7 +74,7 @@ PRIVATE = "private"
 PRIVATE_MECHANISMS = {"analytic": "gaussian", "laplace": "laplace"}
 
 _TABLES = ("run", "grid", "populations", "queries", "datasets", "errors")
-_RUN_DEFAULTS = {"seed": 0, "repetitions": 50, "delta": 1e-6, "bound": "exact"}
+_RUN_DEFAULTS = {"seed": 0, "repetitions": 50, "delta": 1e-6, "inequality": "exact"}
 _DATASET_DEFAULTS = {"public": 0.4, "train": 0.7, "seed": 0, "standardise": "public"}
 
 
@@ -86,7 +86,7 @@ class BatchOptions:
     seed: int
     repetitions: int
     delta: float
-    bound: str
+    inequality: str
     m: int | None
     neighbours: str
     epsilons: tuple
@@ -270,7 +270,7 @@ _RUN_RULES = {
     "seed": (_is_int, lambda v: v >= 0, "an integer >= 0"),
     "repetitions": (_is_int, lambda v: v >= 1, "an integer >= 1"),
     "delta": _real_in(DELTA_TARGET),
-    "bound": (_is_str, _any, "a sampling-plan bound (a string)"),
+    "inequality": (_is_str, _any, "a sampling-plan inequality (a string)"),
     "m": (_is_int, lambda v: v >= 1, "an integer >= 1"),
     "neighbours": _one_of(NEIGHBOUR_RELATIONS.values),
 }
@@ -462,7 +462,7 @@ def _build(path, tables: _Tables) -> _Built:
             _check_private_estimator(path, tables, name)
     options = BatchOptions(
         seed=run["seed"], repetitions=run["repetitions"], delta=run["delta"],
-        bound=run["bound"], m=run.get("m"),
+        inequality=run["inequality"], m=run.get("m"),
         neighbours=run.get("neighbours", NEIGHBOURS), epsilons=tuple(grid["epsilon"]),
     )
     mechanisms = {
@@ -600,12 +600,12 @@ def _check_grid(path, tables: _Tables, built: _Built) -> None:
     grid, run = tables.grid, tables.run
     for gamma in grid["gamma"]:
         try:
-            sampling_plan(gamma=gamma, m=run.get("m"), bound=run["bound"])
+            sampling_plan(gamma=gamma, m=run.get("m"), inequality=run["inequality"])
         except (ValueError, TypeError) as exc:
             m = f", [run] m = {run['m']!r}" if "m" in run else ""
             raise ValueError(
-                f"{path}: [grid] gamma = {gamma!r} with [run] bound = "
-                f"{run['bound']!r}{m}: {exc}"
+                f"{path}: [grid] gamma = {gamma!r} with [run] inequality = "
+                f"{run['inequality']!r}{m}: {exc}"
             ) from None
     for mech, epsilon in itertools.product(grid["mechanism"], grid["epsilon"]):
         try:
@@ -674,7 +674,7 @@ def _settings(tables: _Tables, pop, query, n, gamma, norm, mech) -> dict:
         "epsilons": list(tables.grid["epsilon"]),
         "repetitions": run["repetitions"],
         "delta": run["delta"],
-        "bound": run["bound"],
+        "inequality": run["inequality"],
         "seed": run["seed"],
     }
     # Keys of the newer options only when used: older configs keep their run ids.
@@ -714,7 +714,7 @@ def _check_runs_fit(path, runs) -> None:
             check_neighbours(options.neighbours, run.n)
             check_sampling_memory(
                 run.query, run.population, run.n, m=options.m, gamma=run.gamma,
-                bound=options.bound, norm=run.norm,
+                inequality=options.inequality, norm=run.norm,
             )
             probe = probe_answer(run.query, data, run.n, np.random.default_rng(0))
             check_databases_fit(

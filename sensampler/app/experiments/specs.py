@@ -575,7 +575,7 @@ _ADDITIVE_PROBE = 1000
 
 
 def check_sampling_memory(
-    query, population, n: int, *, m=None, gamma=None, k=None, bound="exact",
+    query, population, n: int, *, m=None, gamma=None, k=None, inequality="exact",
     norm="l1", n_jobs=1,
 ) -> int:
     """Refuse, before any sampling, a sampling run that would not fit in memory.
@@ -616,7 +616,7 @@ def check_sampling_memory(
         if norm.per_coordinate
         else len(leaves)
     )
-    plan = joint_plan(m, gamma, k, bound, parts)[0]
+    plan = joint_plan(m, gamma, k, inequality, parts)[0]
     record = record_bytes_of(population.record_shape)
     check_sampling_fits(plan.m, parts, n, record, additive, n_jobs)
     return plan.m

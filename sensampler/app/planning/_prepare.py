@@ -213,7 +213,7 @@ class PreparedPlan:
         return self.settings.gamma
 
     @property
-    def bound(self) -> str:
+    def inequality(self) -> str:
         """The sampling plan's inequality (``bound=`` of :func:`~sensampler.sampling_plan`)."""
         return self.settings.inequality
 
@@ -291,7 +291,7 @@ class PreparedPlan:
         plan = self.settings.plan
         return self._plan(
             mechanism=model.name, epsilon=float(epsilon), delta=delta,
-            gamma=plan.gamma, m=plan.m, k=plan.k, bound=plan.bound,
+            gamma=plan.gamma, m=plan.m, k=plan.k, inequality=plan.inequality,
             sensitivity=float(np.mean(sensitivities)), sensitivities=sensitivities,
             expected_error=errors[0], error_90=errors[1],
             **self._worst_case(estimates, epsilon),
@@ -325,7 +325,7 @@ class PreparedPlan:
         s, bounds = self.settings, (self.bounds.low, self.bounds.high)
         losses = SampledLosses(
             self.level, bounds, self.population, self.n, gamma=s.gamma,
-            bound=s.inequality, neighbours=s.neighbours,
+            inequality=s.inequality, neighbours=s.neighbours,
             random_state=child_seed(self.root, self.runs),  # apart from the databases
         )
         model = QuantileErrorModel.draw(
@@ -346,7 +346,7 @@ class PreparedPlan:
             gamma=None if run is None else run.gamma,
             m=None if run is None else run.m,
             k=None if run is None else run.k,
-            bound=None if run is None else run.bound,
+            inequality=None if run is None else run.inequality,
             sensitivity=None, sensitivities=(),
             worst_case_epsilon=model.largest_worst_case(epsilon),
             expected_error=model.mean_error(epsilon),

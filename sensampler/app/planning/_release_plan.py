@@ -70,8 +70,8 @@ class ReleasePlan:
         The sampling plan: pairs sampled and the rank of the released
         sensitivity (of the privacy loss, for the exponential mechanism's
         sampled scale); ``None`` for its plain scale.
-    bound : str or None
-        The sampling plan's bound; ``None`` for the plain scale.
+    inequality : str or None
+        The sampling plan's inequality; ``None`` for the plain scale.
     sensitivity : float or None
         Mean over the runs of the sampled sensitivity G_(k); ``None`` for the
         exponential mechanism.
@@ -127,7 +127,7 @@ class ReleasePlan:
     gamma: float | None
     m: int | None
     k: int | None
-    bound: str | None
+    inequality: str | None
     sensitivity: float | None
     sensitivities: tuple[float, ...] = field(repr=False)
     expected_error: float
@@ -149,7 +149,7 @@ class ReleasePlan:
         # built by hand cannot state random DP without a gamma, nor a
         # sensitivity for the exponential mechanism.
         NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
-        sampled = (self.gamma, self.m, self.k, self.bound, self.sensitivity)
+        sampled = (self.gamma, self.m, self.k, self.inequality, self.sensitivity)
         if not self.exponential and any(value is None for value in sampled):
             raise ValueError(
                 f"a plan of the {self.mechanism} mechanism samples a sensitivity: "
@@ -249,7 +249,7 @@ class ReleasePlan:
             return NO_SAMPLING_PLAN
         gamma = format_upper(self.gamma, 4)  # rounded up: never a smaller gamma
         what = ", of the exponential mechanism's scale" if self.exponential else ""
-        return f"m={self.m}, k={self.k}, gamma={gamma} ({self.bound}){what}"
+        return f"m={self.m}, k={self.k}, gamma={gamma} ({self.inequality}){what}"
 
     @property
     def cap_words(self) -> str:

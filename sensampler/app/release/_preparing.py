@@ -136,7 +136,7 @@ def _check_runs(names, parsed, population, n, settings, n_jobs) -> None:
             continue  # nothing is sampled
         try:
             check_sampling_memory(
-                query, population, n, gamma=settings.gamma, bound=settings.inequality,
+                query, population, n, gamma=settings.gamma, inequality=settings.inequality,
                 norm=settings.norm, n_jobs=n_jobs,
             )
         except ValueError as exc:
@@ -213,7 +213,7 @@ def _planned_release(index, query, population, n, settings) -> PrivacyStatement:
     if level is not None:  # the calibration's inputs and memory, checked too
         plan = check_calibration(
             level, (0.0, 1.0), epsilon, population, n, gamma=settings.gamma,
-            bound=settings.inequality, neighbours=neighbours,
+            inequality=settings.inequality, neighbours=neighbours,
         )[3]
     run = SamplingRun(f"planned-{index}", plan.gamma, neighbours=neighbours)
     return PrivacyStatement(

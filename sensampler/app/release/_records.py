@@ -157,7 +157,7 @@ class Release:
             "seed": est.to_dict()["seed"],
             "m": est.m,
             "k": est.k,
-            "bound": est.bound,
+            "inequality": est.inequality,
             "plan": est.plan.meaning,
         }
 
@@ -224,7 +224,7 @@ class Release:
                 f"  sensitivity {sens_text} ({est.norm}; "
                 f"order statistic k={est.k} of m={est.m} sampled pairs)",
                 f"  run        {est.run_id} (sampling seed: {seed_text})",
-                f"  plan       {est.bound}: {est.plan.meaning}",
+                f"  plan       {est.inequality}: {est.plan.meaning}",
             ]
         )
 
@@ -289,5 +289,5 @@ class QuantileRelease(Release):
             "seed": None if run.seed is None else [run.seed[0], list(run.seed[1])],
             "m": run.m,
             "k": run.k,
-            "bound": run.bound,
+            "inequality": run.inequality,
         }

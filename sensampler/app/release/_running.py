@@ -39,7 +39,7 @@ PRIVATE_BOUNDS = "private bounds (exponential mechanism, 2 quantiles)"
 def sampling_run(prepared, query, n: int, norm: str, bounds, index: int):
     """Sampling run ``index`` of the sensitivity of ``query`` on ``n`` records.
 
-    With ``prepared``'s ``population``, ``gamma``, plan ``bound``,
+    With ``prepared``'s ``population``, ``gamma``, plan ``inequality``,
     ``neighbours``, seed (``child_seed(prepared.root, index)``) and ``n_jobs``:
     a release's runs (:class:`PreparedRelease`), and the plan's, which draw them
     as the release does (:class:`~sensampler.app.planning.PreparedPlan`).
@@ -50,7 +50,7 @@ def sampling_run(prepared, query, n: int, norm: str, bounds, index: int):
         n,
         gamma=prepared.gamma,
         norm=norm,
-        bound=prepared.bound,
+        inequality=prepared.inequality,
         neighbours=prepared.neighbours,
         bounds=bounds,
         random_state=child_seed(prepared.root, index),
@@ -214,7 +214,7 @@ class PreparedRelease:
         return self.settings.gamma
 
     @property
-    def bound(self) -> str:
+    def inequality(self) -> str:
         """The sampling plan's inequality (``settings.inequality``)."""
         return self.settings.inequality
 
@@ -338,6 +338,6 @@ class PreparedRelease:
         return calibrate_quantile(
             quantile_level_of(query), (bounds.low, bounds.high), s.require_epsilon(),
             self.population, self.data.size, random_state=child_seed(self.root, index),
-            gamma=s.gamma, bound=s.inequality, neighbours=s.neighbours,
+            gamma=s.gamma, inequality=s.inequality, neighbours=s.neighbours,
             worst_case_epsilon=s.worst_case_epsilon,
         )

@@ -312,7 +312,7 @@ def test_a_sampling_plan_shows_its_numbers_rounded_up_and_its_meaning():
 
 def test_a_plan_gamma_just_above_a_round_number_prints_above_it():
     # gamma = 0.05 + 1e-9 prints 0.05 to nearest; rounded up it reads 0.05001
-    plan = SamplingPlan(m=100, k=100, gamma=0.05 + 1e-9, rho=1e-9, beta=0.05, bound="exact")
+    plan = SamplingPlan(m=100, k=100, gamma=0.05 + 1e-9, rho=1e-9, beta=0.05, inequality="exact")
     text = words(plan._repr_html_())
     assert "gamma 0.05001" in text and "share) 1e-09" in text
 

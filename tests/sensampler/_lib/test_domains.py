@@ -15,9 +15,9 @@ from sensampler._lib.domains import (
     EPSILON,
     EPSILON_STATED,
     GAMMA,
+    INEQUALITIES,
     ORDER,
     ORDER_OR_INF,
-    PLAN_BOUNDS,
     Choice,
     Interval,
     documented,
@@ -78,20 +78,20 @@ def test_messages_name_the_parameter_rule_and_value():
     message = "delta must be > 0.0 and < 1.0, got delta=1.0."
     with pytest.raises(ValueError, match=re.escape(message)):
         DELTA_TARGET.check("delta", 1.0)
-    message = "bound must be one of 'exact', 'dkw', 'exchangeable', got bound='x'."
+    message = "bound must be one of 'exact', 'dkw', 'exchangeable', got inequality='x'."
     with pytest.raises(ValueError, match=re.escape(message)):
-        PLAN_BOUNDS.check("bound", "x")
+        INEQUALITIES.check("inequality", "x")
 
 
 def test_choices():
-    assert str(PLAN_BOUNDS) == "{'exact', 'dkw', 'exchangeable'}"
-    assert PLAN_BOUNDS.contains("dkw") and not PLAN_BOUNDS.contains(None)
-    assert list(PLAN_BOUNDS) == ["exact", "dkw", "exchangeable"]
+    assert str(INEQUALITIES) == "{'exact', 'dkw', 'exchangeable'}"
+    assert INEQUALITIES.contains("dkw") and not INEQUALITIES.contains(None)
+    assert list(INEQUALITIES) == ["exact", "dkw", "exchangeable"]
 
 
 def test_each_fact_is_declared_once():
     # the public tuples are the domains' own values, not copies that can drift
-    assert plan.BOUNDS is PLAN_BOUNDS.values
+    assert plan.INEQUALITIES is INEQUALITIES.values
     assert privacy.SOURCES is _domains.SOURCES.values
     assert privacy.NOISE_KINDS is _domains.NOISE_KINDS.values
     assert privacy.NEIGHBOURS in _domains.NEIGHBOUR_RELATIONS

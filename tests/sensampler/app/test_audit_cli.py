@@ -261,11 +261,11 @@ def test_help_lists_every_flag(capsys):
 
 
 def test_every_plan_bound_can_be_audited(capsys):
-    code, out, err = _run(capsys, *SMALL, "--bound", "exchangeable", "--json")
+    code, out, err = _run(capsys, *SMALL, "--inequality", "exchangeable", "--json")
     assert code == 0, err
     result = _strict(out)
-    assert result["estimates"]["heights"]["plan"]["bound"] == "exchangeable"
-    assert [audit["bound"] for audit in result["audits"]] == ["exchangeable"]
+    assert result["estimates"]["heights"]["plan"]["inequality"] == "exchangeable"
+    assert [audit["inequality"] for audit in result["audits"]] == ["exchangeable"]
 
 
 def test_neighbours_reaches_every_run_and_audit(tmp_path, capsys):

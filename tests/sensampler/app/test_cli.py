@@ -18,7 +18,7 @@ from sensampler.app import cli
 from sensampler.app.cli import main
 from sensampler.app.experiments.specs import MECHANISMS, mechanisms_help
 from sensampler.norms import NORM_NAMES
-from sensampler.plan import BOUNDS
+from sensampler.plan import INEQUALITIES
 
 ROOT = os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -573,13 +573,13 @@ def test_sigterm_stops_like_ctrl_c_and_shuts_the_workers_down(tmp_path):
 
 
 def _bound_and_norm_arguments():
-    """Every ``--bound`` (``--inequality`` on release) and ``--norm`` argument of
+    """Every ``--inequality`` (``--inequality`` on release) and ``--norm`` argument of
     every command."""
     parser = cli.build_parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     for command, subparser in sub.choices.items():
         for action in subparser._actions:
-            if action.dest in ("bound", "inequality", "norm"):
+            if action.dest in ("inequality", "inequality", "norm"):
                 yield command, action
 
 
@@ -588,7 +588,7 @@ def test_every_bound_flag_offers_the_plans_bounds():
     assert {"sampling-plan", "plan", "sample", "sweep", "audit", "release"} <= set(found)
     for command, action in _bound_and_norm_arguments():
         if action.dest != "norm":
-            assert tuple(action.choices) == BOUNDS, command
+            assert tuple(action.choices) == INEQUALITIES, command
         elif action.choices is None:  # free text: the help lists every name
             assert all(name in action.help for name in NORM_NAMES), command
 
@@ -607,10 +607,10 @@ def test_the_mechanism_help_is_read_from_the_gaussian_variants():
         assert f"variant={variant!r}" in action.help
 
 
-@pytest.mark.parametrize("bound", BOUNDS)
-def test_sampling_plan_accepts_every_bound(bound, capsys):
-    assert main(["sampling-plan", "--gamma", "0.05", "--inequality", bound, "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["bound"] == bound
+@pytest.mark.parametrize("inequality", INEQUALITIES)
+def test_sampling_plan_accepts_every_bound(inequality, capsys):
+    assert main(["sampling-plan", "--gamma", "0.05", "--inequality", inequality, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["inequality"] == inequality
 
 
 def test_sample_takes_the_add_remove_relation(capsys):

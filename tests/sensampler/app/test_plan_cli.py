@@ -54,7 +54,7 @@ def test_plan_of_a_median_plans_the_exponential_mechanism_the_release_uses(capsy
 
 def test_the_sampling_plan_is_a_command_of_its_own(capsys):
     # Before: `sensampler plan` was two commands in one (a sampling plan from
-    # --gamma, a release plan from --target-error); the sampling plan's bound is
+    # --gamma, a release plan from --target-error); the sampling plan's inequality is
     # --inequality, as the release's settings name it.
     assert main(["sampling-plan", "--gamma", "0.05", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["m"] == 113
@@ -81,7 +81,7 @@ def test_plan_reads_the_inequality_and_numbers_as_the_settings_do(capsys):
     args = [*FLAGS, "--epsilon", "1", "--runs", "2", "--seed", "0", "--json"]
     assert main([*args, "--inequality", "dkw"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert (out["bound"], out["m"]) == ("dkw", 1305)
+    assert (out["inequality"], out["m"]) == ("dkw", 1305)
     assert main([*FLAGS, "--epsilon", "1_0", "--runs", "2"]) == 2  # ASCII digits only
     err = capsys.readouterr().err
     assert "--epsilon must be a number (ASCII digits), got '1_0'." in err

@@ -53,7 +53,7 @@ def _simulated_errors(query, epsilon, seed):
         data = HEIGHTS.sample(N, random_state=child_seed(root, 1 + 2 * rep))
         answer = float(query(data))
         est = sample_sensitivity(
-            query, HEIGHTS, N, gamma=0.05, norm="l1", bound="exact",
+            query, HEIGHTS, N, gamma=0.05, norm="l1", inequality="exact",
             random_state=child_seed(root, 2 + 2 * rep),
         )
         mech = LaplaceMechanism(est, epsilon)
@@ -167,8 +167,8 @@ def test_a_quantile_plan_names_the_release_mechanism_bounds_and_guarantee():
     assert plan.guarantee == released.guarantee
     assert "except with probability gamma" in plan.guarantee and plan.delta == 0.0
     cal = released.calibration
-    assert (plan.m, plan.k, plan.gamma, plan.bound) == (
-        cal.run.m, cal.run.k, cal.run.gamma, cal.run.bound
+    assert (plan.m, plan.k, plan.gamma, plan.inequality) == (
+        cal.run.m, cal.run.k, cal.run.gamma, cal.run.inequality
     )
     assert plan.sensitivity is None and plan.sensitivities == ()
     # the same calibration on other pairs: the scale may differ by a step or two,
@@ -320,8 +320,8 @@ def test_the_plan_says_it_accounts_for_nothing_and_what_error_means():
          "a noise_model), got mechanism='discrete-laplace'."),
         ({"epsilon": 1.0, "noise_model": "laplace"}, TypeError,
          "noise_model must be a NoiseModel or None, got 'laplace'."),
-        ({"epsilon": 1.0, "bound": "exact"}, ValueError,
-         "has unknown setting(s) 'bound'"),
+        ({"epsilon": 1.0, "inequality": "exact"}, ValueError,
+         "has unknown setting(s) 'inequality'"),
         ({"epsilon": 1.0, "delta": 1e-6}, ValueError,
          "mechanism='laplace' is pure epsilon-DP and takes no delta, got delta=1e-06."),
         ({"epsilon": 1.0, "mechanism": "gaussian"}, ValueError,

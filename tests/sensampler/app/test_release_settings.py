@@ -152,14 +152,14 @@ def test_a_usage_message_names_the_flag_as_typed(outlier_file, capsys, no_work):
 
 
 def test_the_inequality_flag_reaches_the_sampling_plan(outlier_file, capsys):
-    """Before: ``sensampler release`` had ``--bound`` without help, and no
+    """Before: ``sensampler release`` had ``--inequality`` without help, and no
     ``--inequality``."""
     code, out, _ = _cli(capsys, *_release_argv(
         outlier_file, "--epsilon", "0.5", "--bounds", "100:250", "--inequality",
         "dkw", "--json"))
     assert code == 0
     (r,) = json.loads(out)["releases"]
-    assert (r["bound"], r["m"]) == ("dkw", 1305)
+    assert (r["inequality"], r["m"]) == ("dkw", 1305)
     (action,) = [a for a in _release_parser()._actions if a.dest == "inequality"]
     assert action.option_strings == ["--inequality"] and "certifies gamma" in action.help
 
@@ -200,7 +200,7 @@ def test_a_settings_record_and_keywords_release_alike():
     by_keywords = release_statistic(DATA, "mean", POP, random_state=4, epsilon=0.5,
                                     bounds="100:250", inequality="exchangeable")
     assert by_record.estimate.sensitivity == by_keywords.estimate.sensitivity
-    assert by_record.estimate.bound == "exchangeable"
+    assert by_record.estimate.inequality == "exchangeable"
     # keywords change fields of the record given
     (median, mean) = release_statistics(DATA, ["median", "mean"], POP, settings,
                                         epsilon=0.25, random_state=4)
@@ -209,8 +209,8 @@ def test_a_settings_record_and_keywords_release_alike():
 
 
 def test_an_unknown_setting_is_refused_by_name():
-    with pytest.raises(ValueError, match="unknown setting\\(s\\) 'bound'"):
-        release_statistic(DATA, "mean", POP, epsilon=0.5, bound="dkw")
+    with pytest.raises(ValueError, match="unknown setting\\(s\\) 'inequality'"):
+        release_statistic(DATA, "mean", POP, epsilon=0.5, inequality="dkw")
     with pytest.raises(TypeError, match="settings must be a ReleaseSettings"):
         release_statistic(DATA, "mean", POP, {"epsilon": 0.5})
     with pytest.raises(ValueError, match="a release needs epsilon"):

@@ -132,7 +132,7 @@ def test_the_interval_covers_an_atom_heavy_exceedance_rate(confidence):
 
     def make(seed):
         return sample_sensitivity(
-            queries.sum, Bernoulli(p), 50, m=20, bound="exchangeable", random_state=seed
+            queries.sum, Bernoulli(p), 50, m=20, inequality="exchangeable", random_state=seed
         )
 
     def rate(s):

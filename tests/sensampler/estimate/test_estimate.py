@@ -79,7 +79,7 @@ def test_summary_states_what_the_plan_means():
 
 def test_summary_of_an_exchangeable_run_states_its_own_meaning():
     est = sample_sensitivity(
-        queries.mean, Normal(), 20, gamma=0.05, bound="exchangeable", random_state=0
+        queries.mean, Normal(), 20, gamma=0.05, inequality="exchangeable", random_state=0
     )
     text = " ".join(est.summary().split())
     assert "exchangeable: Joint statement over the sampler and the pair" in text

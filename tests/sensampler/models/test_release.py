@@ -146,7 +146,7 @@ def test_a_given_m_is_used_for_every_run():
     assert (model.sensitivity_.m, model.sensitivity_.k) == (113, 113)
     # a plan already above RELEASE_PAIRS (dkw: 1305 pairs) is kept as it is
     dkw = _pairs_model(inequality="dkw", select="private").fit(X, y)
-    assert dkw.sensitivity_.m == sampling_plan(gamma=0.05, bound="dkw").m == 1305
+    assert dkw.sensitivity_.m == sampling_plan(gamma=0.05, inequality="dkw").m == 1305
 
 
 @pytest.mark.slow
