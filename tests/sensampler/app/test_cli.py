@@ -26,10 +26,10 @@ ROOT = os.path.dirname(
 
 
 #: The installed console script (``pip install`` puts it beside the interpreter); a
-#: checkout that is not installed falls back to ``python -m sensampler.app.cli``.
+#: checkout that is not installed falls back to ``python -m sensampler``.
 SCRIPT = os.path.join(os.path.dirname(sys.executable), "sensampler")
 COMMAND = (
-    [SCRIPT] if os.path.exists(SCRIPT) else [sys.executable, "-m", "sensampler.app.cli"]
+    [SCRIPT] if os.path.exists(SCRIPT) else [sys.executable, "-m", "sensampler"]
 )
 
 
@@ -75,7 +75,7 @@ def test_every_subcommand_has_help(command):
 
 
 def test_version_and_bare_command():
-    # the real entry point once: the console script, or python -m sensampler.app.cli
+    # the real entry point once: the console script, or python -m sensampler
     assert sensampler("--version").stdout.strip() == f"sensampler {__version__}"
     assert "COMMAND" in in_process().stdout
 
