@@ -28,6 +28,12 @@ settings.register_profile(
 )
 settings.load_profile("ci")
 
+# Subprocesses started by the tests (the console script, ``python -c``) import
+# the installed package, never the source tree of their working folder: the
+# source tree is not the installed layout (distributions/ is installed as
+# sensampler.distributions), like ``python -P`` for the suite itself.
+os.environ["PYTHONSAFEPATH"] = "1"
+
 SEEDS = range(20) if os.environ.get("SENSAMPLER_SEEDS") == "all" else [20261121]
 
 

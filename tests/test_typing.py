@@ -32,11 +32,14 @@ def _pyright_command():
 
 
 def _installed_layout(target):
+    """Links laid out as the wheel installs the source tree: ``sensampler/`` with
+    the top-level ``distributions/`` folder as ``sensampler/distributions``."""
     package = target / "sensampler"
     package.mkdir()
     for name in os.listdir(os.path.join(ROOT, "sensampler")):
         if name != "__pycache__":
             os.symlink(os.path.join(ROOT, "sensampler", name), package / name)
+    os.symlink(os.path.join(ROOT, "distributions"), package / "distributions")
 
 
 def _readme_examples():
@@ -90,12 +93,6 @@ def pyright_errors(tmp_path_factory):
             name = os.path.basename(diag["file"])
             errors.setdefault(name, []).append(f"{line}: {diag['message']}")
     return errors
-
-
-def test_the_former_module_names_type_check(pyright_errors):
-    # sensampler.app.cli, sensampler.app.experiments... moved to sensampler.app; a type
-    # checker resolves their former names through the stubs.
-    assert pyright_errors["former_names_api.py"] == []
 
 
 def test_models_plans_norms_and_queries_type_check(pyright_errors):

@@ -168,7 +168,7 @@ class NoiseModel:
     --------
     >>> gaussian = NOISE_MODELS["gaussian"]
     >>> round(gaussian.mean_error(1.0, 1e-6, [1.0]), 4)  # sigma sqrt(2 / pi)
-    3.5746
+    3.3708
     """
 
     name: str

@@ -98,7 +98,8 @@ def quantile_level_of(query) -> float | None:
 def quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS, calibration=None):
     """(mechanism, its statement, the noise in words) of a one-quantile query
     (:func:`quantile_level_of`) over ``bounds``, or None for any other query or
-    without bounds (a quantile is then released like any statistic: random DP).
+    without bounds (a release refuses a one-quantile query without bounds: a
+    sampled sensitivity of a quantile can publish a record nearly exactly).
 
     The exponential mechanism over the bounds (Smith 2011): plain epsilon-DP
     for every pair of ``neighbours``, or with ``calibration`` its scale sampled

@@ -88,7 +88,7 @@ def test_n_jobs_0_exits_2(command, capsys):
 def test_sizes_beyond_the_machine_exit_2(capsys, monkeypatch, head, size):
     """(An additive query's n is bounded by MAX_N only: it draws no database.)"""
     from sensampler._lib import memory as _memory
-    from sensampler.app import _audit_cli
+    from sensampler.app.cli import _audit as _audit_cli
 
     def no_work(*args, **kwargs):
         raise AssertionError("the work started")

@@ -75,7 +75,7 @@ def test_sigkill_of_the_leader_leaves_no_worker_or_tracker(tmp_path):
     marks.mkdir()
     leader = subprocess.Popen(
         [sys.executable, str(script), str(marks)],
-        env=dict(os.environ, PYTHONPATH=ROOT),
+        env=dict(os.environ),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -462,20 +462,18 @@ def test_bad_arguments(kwargs, exc, message):
         )
 
 
-def test_the_population_is_called_population_and_distribution_still_works():
-    # One word for the population model everywhere (issue 26); the former keyword
-    # still runs, with a FutureWarning, and gives the same estimate.
-    new = sample_sensitivity(queries.mean, population=HEIGHTS, n=50, gamma=0.05,
+def test_the_population_is_called_population_and_the_former_keyword_is_gone():
+    """One word for the population model everywhere: the former ``distribution=``
+    alias (which made ``population`` and ``n`` optional) is gone before the first
+    release (CHANGELOG.md); both arguments are required."""
+    est = sample_sensitivity(queries.mean, population=HEIGHTS, n=50, gamma=0.05,
                              random_state=0)
-    with pytest.warns(FutureWarning, match="distribution=...\\) is deprecated"):
-        old = sample_sensitivity(queries.mean, distribution=HEIGHTS, n=50,
-                                 gamma=0.05, random_state=0)
-    np.testing.assert_array_equal(new.samples, old.samples)
-    with pytest.raises(TypeError, match="give the population model once"):
-        sample_sensitivity(queries.mean, HEIGHTS, 50, distribution=HEIGHTS)
-    with pytest.raises(TypeError, match="missing required argument: 'population'"):
+    assert est.m > 0
+    with pytest.raises(TypeError, match="distribution"):
+        sample_sensitivity(queries.mean, distribution=HEIGHTS, n=50, gamma=0.05)
+    with pytest.raises(TypeError, match="population"):
         sample_sensitivity(queries.mean, n=50)
-    with pytest.raises(TypeError, match="missing required argument: 'n'"):
+    with pytest.raises(TypeError, match="'n'"):
         sample_sensitivity(queries.mean, HEIGHTS)
 
 

@@ -22,7 +22,6 @@ __all__ = [
     "add_floor_flags",
     "add_neighbours_flag",
     "add_settings_flags",
-    "bounds_of",
     "flag_of",
     "integer_flag",
     "number_flag",
@@ -191,14 +190,3 @@ def add_floor_flags(
         default=None,
         help=setting_help("worst_case_epsilon"),
     )
-
-
-def bounds_of(text: str | None) -> str | None:
-    """``--bounds`` as :func:`~sensampler.app.planning.plan_release` takes it:
-    ``"none"`` is None, no flag is auto; both words in any case, with spaces
-    around them (a release reads the flag with the other settings:
-    :func:`settings_from_args`)."""
-    if text is None:
-        return "auto"
-    word = text.strip().lower()
-    return {"auto": "auto", "none": None}.get(word, text)

@@ -26,21 +26,15 @@ ROOT = os.path.dirname(
 
 
 #: The installed console script (``pip install`` puts it beside the interpreter); a
-#: checkout that is not installed falls back to ``python -m sensampler.app.cli``.
+#: checkout that is not installed falls back to ``python -m sensampler``.
 SCRIPT = os.path.join(os.path.dirname(sys.executable), "sensampler")
 COMMAND = (
-    [SCRIPT] if os.path.exists(SCRIPT) else [sys.executable, "-m", "sensampler.app.cli"]
+    [SCRIPT] if os.path.exists(SCRIPT) else [sys.executable, "-m", "sensampler"]
 )
 
 
 def sensampler(*args, cwd=None):
-    env = dict(
-        os.environ,
-        PYTHONPATH=os.pathsep.join(
-            [ROOT]
-            + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        ),
-    )
+    env = dict(os.environ)
     return subprocess.run(
         [*COMMAND, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
     )
@@ -75,7 +69,7 @@ def test_every_subcommand_has_help(command):
 
 
 def test_version_and_bare_command():
-    # the real entry point once: the console script, or python -m sensampler.app.cli
+    # the real entry point once: the console script, or python -m sensampler
     assert sensampler("--version").stdout.strip() == f"sensampler {__version__}"
     assert "COMMAND" in in_process().stdout
 
@@ -528,7 +522,7 @@ def test_a_closed_output_pipe_stops_the_printing_not_the_work(tmp_path):
     script = (
         f"{' '.join(COMMAND)} run {config} --out {out} --no-progress 2>&1 | head -1"
     )
-    env = dict(os.environ, PYTHONPATH=ROOT)
+    env = dict(os.environ)
     done = subprocess.run(
         ["bash", "-o", "pipefail", "-c", script], env=env, capture_output=True,
         text=True, timeout=300,
@@ -550,7 +544,7 @@ def test_sigterm_stops_like_ctrl_c_and_shuts_the_workers_down(tmp_path):
     proc = subprocess.Popen(
         [*COMMAND, "sample", "--query", "median", "--n", "2000", "--m", "3000000",
          "--n-jobs", "2", "--seed", "0", "--progress"],
-        env=dict(os.environ, PYTHONPATH=ROOT), stdout=subprocess.PIPE,
+        env=dict(os.environ), stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     # Blocks until the bar is drawn twice: the work runs, and the bar is built

@@ -244,7 +244,7 @@ def _sensampler(*argv, limit_bytes=None, timeout=60):
         )
     return subprocess.run(
         [sys.executable, "-c", code, *argv], capture_output=True, text=True,
-        timeout=timeout, env=dict(os.environ, PYTHONPATH=ROOT),
+        timeout=timeout, env=dict(os.environ),
     )
 
 
@@ -330,7 +330,7 @@ def test_ctrl_c_while_loading_is_one_line():
     # Printed a 20-line traceback through the import machinery.
     out = subprocess.run(
         [sys.executable, "-c", CTRL_C_WHILE_LOADING], capture_output=True, text=True,
-        timeout=120, env=dict(os.environ, PYTHONPATH=ROOT),
+        timeout=120, env=dict(os.environ),
     )
     assert out.returncode == 130
     assert out.stderr.strip().splitlines() == ["sensampler: interrupted"]
