@@ -501,7 +501,7 @@ def calibrate_quantile(
         :func:`~sensampler.sample_sensitivity` keeps the largest sensitivity).
     n : int
         Records in the private database.
-    gamma, m, k, bound
+    gamma, m, k, inequality
         The sampling plan, as :func:`~sensampler.sample_sensitivity` takes it.
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
     worst_case_epsilon : float, optional
@@ -617,7 +617,7 @@ def check_calibration(
 
     Parameters
     ----------
-    q, bounds, epsilon, population, n, gamma, m, k, bound, neighbours
+    q, bounds, epsilon, population, n, gamma, m, k, inequality, neighbours
         As in :func:`calibrate_quantile`.
 
     Returns
@@ -681,7 +681,7 @@ class SampledLosses:
 
     Parameters
     ----------
-    q, bounds, population, n, gamma, m, k, bound, neighbours, random_state
+    q, bounds, population, n, gamma, m, k, inequality, neighbours, random_state
         As in :func:`calibrate_quantile`.
 
     Attributes

@@ -274,7 +274,7 @@ def sample_sensitivity(
         Rank of the released order statistic, ``1 <= k <= m`` (needs ``m``).
     norm : {"l1", "l2", "linf", "coordinate"}, SensitivityNorm or callable, default "l1"
         ``"coordinate"`` releases one sensitivity per output coordinate.
-    bound : str, default "exact"
+    inequality : str, default "exact"
         The plan's bound; see :func:`sensampler.sampling_plan`.
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbouring relation of the pairs. ``"replace-one"``: two
@@ -638,7 +638,7 @@ class SensitivitySampler:
 
     Parameters
     ----------
-    bound : str, default "exact"
+    inequality : str, default "exact"
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         Checked here, before anything is drawn.
     random_state, n_jobs, progress

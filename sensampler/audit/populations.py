@@ -98,7 +98,7 @@ def compare_populations(
         Fresh pairs of each audit (``len(populations)**2`` audits).
     m : int, optional
         Pairs of each sampling run (default: the fewest for ``gamma``).
-    norm, bound
+    norm, inequality
         As in :func:`~sensampler.sample_sensitivity`.
     confidence : float, default 0.99
         Coverage of each audit's interval (each on its own, not jointly).

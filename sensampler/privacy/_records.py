@@ -58,7 +58,7 @@ class SamplingRun:
         jointly, ``{GAMMA:gamma}``.
     rho : float
         The sampler's own share of ``gamma`` (see :mod:`sensampler.plan`).
-    bound : str
+    inequality : str
         The sampling plan's inequality (``"exact"``, ``"exchangeable"`` or ``"dkw"``).
     m, k : int
         Pairs drawn and rank released.

@@ -193,7 +193,7 @@ def test_exact_bound_by_simulation(seed):
         (
             dict(gamma=0.1, inequality="hoeffding"),
             ValueError,
-            "bound must be one of 'exact', 'dkw', 'exchangeable', got inequality='hoeffding'.",
+            "inequality must be one of 'exact', 'dkw', 'exchangeable', got inequality='hoeffding'.",
         ),
     ],
 )

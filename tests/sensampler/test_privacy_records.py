@@ -147,7 +147,7 @@ def test_run_and_statement_neighbours_agree():
         ({"gamma": NAN}, ValueError, "gamma must be finite"),
         ({"gamma": True}, TypeError, "gamma must be a real number"),
         ({"rho": 2.0}, ValueError, "rho must be >= 0.0 and <= 1.0"),
-        ({"inequality": "chernoff"}, ValueError, "bound must be one of"),
+        ({"inequality": "chernoff"}, ValueError, "inequality must be one of"),
         ({"m": -1}, ValueError, "m must be an integer >= 0, got m=-1."),
         ({"m": 10.0}, TypeError, "m must be an integer, got the float 10.0."),
         ({"m": True}, TypeError, "m must be an integer"),

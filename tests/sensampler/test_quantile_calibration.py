@@ -365,7 +365,7 @@ class _Counting(Distribution):
         (dict(gamma=1.0), ValueError, "gamma must be"),
         (dict(gamma=None), ValueError, "give gamma, m, or both"),
         (dict(k=3), ValueError, "k needs m"),
-        (dict(inequality="normal"), ValueError, "bound must be"),
+        (dict(inequality="normal"), ValueError, "inequality must be"),
         (dict(n=1, neighbours="add-remove"), ValueError,
          "neighbours='add-remove' needs n >= 2"),
         (dict(q=1.5), ValueError, "q must be"),

@@ -442,7 +442,7 @@ def test_unseeded_failure_gives_a_seed_that_reproduces_it():
             "k must be between 1 and m=10, got k=20.",
         ),
         (dict(norm="l7"), ValueError, "norm must be 'l1', 'l2', 'linf', 'coordinate'"),
-        (dict(inequality="chernoff"), ValueError, "bound must be one of 'exact', 'dkw'"),
+        (dict(inequality="chernoff"), ValueError, "inequality must be one of 'exact', 'dkw'"),
         (dict(random_state="x"), TypeError, "random_state must be None, an int >= 0"),
         (
             dict(batch_size=0),

@@ -674,7 +674,9 @@ def _settings(tables: _Tables, pop, query, n, gamma, norm, mech) -> dict:
         "epsilons": list(tables.grid["epsilon"]),
         "repetitions": run["repetitions"],
         "delta": run["delta"],
-        "inequality": run["inequality"],
+        # the recorded settings keep this key's first name, "bound": a run's id
+        # hashes them, and run folders written before the rename still resume
+        "bound": run["inequality"],
         "seed": run["seed"],
     }
     # Keys of the newer options only when used: older configs keep their run ids.

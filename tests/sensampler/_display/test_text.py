@@ -7,7 +7,7 @@ def test_text_table_aligns_header_rule_and_right_columns():
 
 
 def test_text_table_without_header_has_no_rule_nor_trailing_spaces():
-    assert text_table([("m", "113"), ("inequality", "x")], header=False) == [
+    assert text_table([("m", "113"), ("bound", "x")], header=False) == [
         "m      113",
         "bound  x",
     ]

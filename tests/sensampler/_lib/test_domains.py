@@ -78,7 +78,7 @@ def test_messages_name_the_parameter_rule_and_value():
     message = "delta must be > 0.0 and < 1.0, got delta=1.0."
     with pytest.raises(ValueError, match=re.escape(message)):
         DELTA_TARGET.check("delta", 1.0)
-    message = "bound must be one of 'exact', 'dkw', 'exchangeable', got inequality='x'."
+    message = "inequality must be one of 'exact', 'dkw', 'exchangeable', got inequality='x'."
     with pytest.raises(ValueError, match=re.escape(message)):
         INEQUALITIES.check("inequality", "x")
 

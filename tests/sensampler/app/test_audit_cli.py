@@ -217,7 +217,7 @@ def test_config_errors_name_the_file_and_the_key(tmp_path, capsys, no_work):
         ("populations = 'normal'\n", "populations must be a non-empty table"),
         ("[populations]\nx = 'mars'\n", "--population x: unknown population 'mars'"),
         ("[populations]\nx = 5\n", "--population x: expected a spec string or a table"),
-        ("bound = 'bogus'\n", "bound must be one of 'exact', 'dkw', 'exchangeable'"),
+        ("inequality = 'bogus'\n", "inequality must be one of 'exact', 'dkw', 'exchangeable'"),
         ("seed = true\n", "seed: random_state must be"),
         ("pairs = [\n", "malformed TOML"),
     ]

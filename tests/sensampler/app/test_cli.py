@@ -78,7 +78,7 @@ def test_plan_text_and_json():
     out = in_process("sampling-plan", "--gamma", "0.05", "--inequality", "dkw", "--json")
     assert out.returncode == 0
     assert json.loads(out.stdout)["m"] == 1305
-    assert "m      113" in in_process("sampling-plan", "--gamma", "0.05").stdout
+    assert "m           113" in in_process("sampling-plan", "--gamma", "0.05").stdout
 
 
 def test_sample_json_and_population_flags(tmp_path):

@@ -184,7 +184,7 @@ def test_a_quantile_plan_names_the_release_mechanism_bounds_and_guarantee():
     assert out["bounds"] == [released.bounds.low, released.bounds.high]
     assert "exponential mechanism's error" in out["error"]
     # the plain mechanism's plan (no scale sampled): no m, k or gamma, no number
-    plain = dataclasses.replace(plan, gamma=None, m=None, k=None, bound=None,
+    plain = dataclasses.replace(plan, gamma=None, m=None, k=None, inequality=None,
                                 worst_case_epsilon=plan.epsilon)
     assert "no gamma" in plain.guarantee
     assert "m, k and gamma do not apply" in plain.text()
@@ -320,8 +320,8 @@ def test_the_plan_says_it_accounts_for_nothing_and_what_error_means():
          "a noise_model), got mechanism='discrete-laplace'."),
         ({"epsilon": 1.0, "noise_model": "laplace"}, TypeError,
          "noise_model must be a NoiseModel or None, got 'laplace'."),
-        ({"epsilon": 1.0, "inequality": "exact"}, ValueError,
-         "has unknown setting(s) 'inequality'"),
+        ({"epsilon": 1.0, "bound": "exact"}, ValueError,
+         "has unknown setting(s) 'bound'"),
         ({"epsilon": 1.0, "delta": 1e-6}, ValueError,
          "mechanism='laplace' is pure epsilon-DP and takes no delta, got delta=1e-06."),
         ({"epsilon": 1.0, "mechanism": "gaussian"}, ValueError,

@@ -209,8 +209,8 @@ def test_a_settings_record_and_keywords_release_alike():
 
 
 def test_an_unknown_setting_is_refused_by_name():
-    with pytest.raises(ValueError, match="unknown setting\\(s\\) 'inequality'"):
-        release_statistic(DATA, "mean", POP, epsilon=0.5, inequality="dkw")
+    with pytest.raises(ValueError, match="unknown setting\\(s\\) 'bound'"):
+        release_statistic(DATA, "mean", POP, epsilon=0.5, bound="dkw")  # former name
     with pytest.raises(TypeError, match="settings must be a ReleaseSettings"):
         release_statistic(DATA, "mean", POP, {"epsilon": 0.5})
     with pytest.raises(ValueError, match="a release needs epsilon"):

@@ -331,9 +331,9 @@ def _with(key, value, text=GRID):
             "[run] delta: must be a real number in (0, 1), got 2.0.",
         ),
         (
-            "[run]\nbound = 'tight'\n" + GRID,
+            "[run]\ninequality = 'tight'\n" + GRID,
             ValueError,
-            "[grid] gamma = 0.05 with [run] bound = 'tight': bound must be one of",
+            "[grid] gamma = 0.05 with [run] inequality = 'tight': inequality must be one of",
         ),
         (
             _with("population", "[{kind = 'Normal'}]"),
@@ -360,7 +360,7 @@ def _with(key, value, text=GRID):
         (
             _with("gamma", "[1e-300]"),
             ValueError,
-            "[grid] gamma = 1e-300 with [run] bound = 'exact':",
+            "[grid] gamma = 1e-300 with [run] inequality = 'exact':",
         ),
         (
             _with("n", "[0]"),
@@ -610,7 +610,7 @@ def _edit(key, value, text=REAL):
         (
             _edit("m", "10"),
             ValueError,
-            "[grid] gamma = 0.1 with [run] bound = 'exact', [run] m = 10: ",
+            "[grid] gamma = 0.1 with [run] inequality = 'exact', [run] m = 10: ",
         ),
         (
             _edit("n", "['all']"),
