@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import time
 
-from sensampler.distributions import GaussianMixture
-
 from sensampler import queries
+from sensampler.distributions import GaussianMixture
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 

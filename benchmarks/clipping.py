@@ -25,12 +25,12 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from sensampler.distributions import PublicSample
 from sklearn.linear_model import Ridge
 
 from sensampler import sample_sensitivity
 from sensampler._lib.threads import one_thread
 from sensampler.app.experiments import load_split
+from sensampler.distributions import PublicSample
 from sensampler.mechanisms import GaussianMechanism
 from sensampler.models._fits import ShrunkRidge
 from sensampler.queries import Query

@@ -73,9 +73,9 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from sensampler.distributions import GaussianMixture
 
 from sensampler.bounds import Bounds
+from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import ExponentialQuantileMechanism
 from sensampler.quantile_calibration import calibrate_quantile, pair_losses, plain_scale
 

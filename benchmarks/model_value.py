@@ -68,13 +68,13 @@ import warnings
 
 import numpy as np
 from scipy.special import expit
-from sensampler.distributions import PublicSample
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from sensampler import sample_sensitivity
 from sensampler._lib.threads import one_thread
 from sensampler.app.experiments import load_split
+from sensampler.distributions import PublicSample
 from sensampler.mechanisms import GaussianMechanism
 from sensampler.mechanisms.gaussian import analytic_gaussian_sigma
 from sensampler.models import PrivateEstimator

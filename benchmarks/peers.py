@@ -68,7 +68,6 @@ import time
 import warnings
 
 import numpy as np
-from sensampler.distributions import GaussianMixture, LogNormal
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 
@@ -76,6 +75,7 @@ from sensampler import queries, sample_sensitivity
 from sensampler._lib.threads import one_thread
 from sensampler.app.experiments import load_split
 from sensampler.app.release import release_statistic
+from sensampler.distributions import GaussianMixture, LogNormal
 from sensampler.mechanisms import LaplaceMechanism
 from sensampler.models import PrivateEstimator
 from sensampler.quantile_calibration import plain_scale

@@ -28,12 +28,12 @@ import argparse
 
 import numpy as np
 from scipy import stats
-from sensampler.distributions import PublicSample
 from sklearn.linear_model import Ridge
 
 from sensampler import sample_sensitivity, sampling_plan
 from sensampler._lib.threads import one_thread
 from sensampler.app.experiments import load_split
+from sensampler.distributions import PublicSample
 from sensampler.models._fits import ShrunkRidge
 from sensampler.models._sampling import Concatenated as _Concatenated
 

@@ -25,6 +25,9 @@ import argparse
 import time
 
 import numpy as np
+
+from sensampler import queries, sample_sensitivity
+from sensampler.audit import audit_estimate
 from sensampler.distributions import (
     Empirical,
     GaussianMixture,
@@ -32,9 +35,6 @@ from sensampler.distributions import (
     Normal,
     PublicSample,
 )
-
-from sensampler import queries, sample_sensitivity
-from sensampler.audit import audit_estimate
 
 GAMMA = 0.05
 

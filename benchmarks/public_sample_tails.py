@@ -26,6 +26,9 @@ import time
 
 import numpy as np
 from scipy import stats
+
+from sensampler import queries, sample_sensitivity
+from sensampler.audit import audit_estimate
 from sensampler.distributions import (
     GaussianMixture,
     LogNormal,
@@ -33,9 +36,6 @@ from sensampler.distributions import (
     PublicSample,
     ScipyDistribution,
 )
-
-from sensampler import queries, sample_sensitivity
-from sensampler.audit import audit_estimate
 
 GAMMA = 0.05
 N_RECORDS = 50

@@ -17,11 +17,11 @@ import time
 
 import numpy as np
 from run import base_parser, compare, header, report, spread
-from sensampler.distributions import Empirical
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from sensampler import queries, sample_sensitivity
 from sensampler.app.experiments import load_split
+from sensampler.distributions import Empirical
 
 
 def figure(label, loader, model, m, repeat):

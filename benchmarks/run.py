@@ -29,13 +29,13 @@ import time
 
 import numpy as np
 from _timing import FULL_MEAN, HEIGHTS, repeat_times
+from sklearn.linear_model import LinearRegression
+
+from sensampler import queries, sample_sensitivity
 from sensampler.distributions import (
     LinearRegressionPopulation,
     MultivariateNormal,
 )
-from sklearn.linear_model import LinearRegression
-
-from sensampler import queries, sample_sensitivity
 
 #: FULL_MEAN as code, for the fresh processes of the memory figure.
 FULL_MEAN_CODE = "queries.BatchedQuery(_mean_of_stack, releases_gil=True)"

@@ -20,11 +20,11 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from sensampler.distributions import GaussianMixture, LogNormal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.app.release import release_statistic
 from sensampler.bounds import Bounds
+from sensampler.distributions import GaussianMixture, LogNormal
 from sensampler.mechanisms import LaplaceMechanism
 
 

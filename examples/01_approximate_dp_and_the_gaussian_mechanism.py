@@ -10,9 +10,9 @@
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
-from sensampler.distributions import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import GaussianMixture
 
 matplotlib.rcParams["figure.dpi"] = 72
 

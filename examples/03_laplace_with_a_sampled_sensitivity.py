@@ -9,9 +9,9 @@
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
-from sensampler.distributions import GaussianMixture, Normal
 
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import GaussianMixture, Normal
 
 matplotlib.rcParams["figure.dpi"] = 72
 

@@ -45,12 +45,12 @@ except ImportError as err:  # a core install
         f"This example needs pandas and matplotlib ({err}): "
         "pip install 'sensampler[pandas,plot]'"
     ) from err
-from sensampler.distributions import Empirical, SklearnGaussianMixture
 from sklearn.linear_model import Ridge
 from sklearn.mixture import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
 from sensampler.app.experiments.datasets import load_split
+from sensampler.distributions import Empirical, SklearnGaussianMixture
 from sensampler.mechanisms import GaussianMechanism
 
 SEED = 2017

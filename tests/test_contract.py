@@ -14,8 +14,6 @@ def test_distributions_contract():
 
 
 def test_sampler_contract():
-    from sensampler.distributions import GaussianMixture
-
     from sensampler import (  # noqa: F401
         SensitivityEstimate,
         SensitivityEstimates,
@@ -25,6 +23,7 @@ def test_sampler_contract():
         sample_sensitivity,
         sampling_plan,
     )
+    from sensampler.distributions import GaussianMixture
     from sensampler.norms import L1SensitivityNorm, L2SensitivityNorm  # noqa: F401
 
     plan = sampling_plan(m=None, gamma=0.05, k=None, inequality="exact")

@@ -5,9 +5,9 @@ import importlib
 import pkgutil
 
 import pytest
-import sensampler.distributions
 
 import sensampler
+import sensampler.distributions
 
 # sensampler.distributions lives in its own folder (see pyproject.toml), so it is
 # walked on its own.

@@ -3,6 +3,9 @@ import re
 import numpy as np
 import pytest
 from scipy import stats
+from sklearn.mixture import GaussianMixture as SkGMM
+from sklearn.neighbors import KernelDensity
+
 from sensampler.distributions import (
     Empirical,
     Normal,
@@ -11,9 +14,6 @@ from sensampler.distributions import (
     SklearnKernelDensity,
     as_distribution,
 )
-from sklearn.mixture import GaussianMixture as SkGMM
-from sklearn.neighbors import KernelDensity
-
 from tests.conftest import assert_close_in_se, assert_moments
 
 PUBLIC = np.random.default_rng(7).normal(size=(400, 2)) @ np.array(

@@ -4,8 +4,9 @@ import re
 
 import numpy as np
 import pytest
-import sensampler.distributions as D
 from scipy import stats
+
+import sensampler.distributions as D
 
 MODELS = [
     D.Normal(),

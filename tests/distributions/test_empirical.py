@@ -2,6 +2,9 @@ import re
 
 import numpy as np
 import pytest
+
+from sensampler import queries, sample_sensitivity, sampling_plan
+from sensampler.audit import audit_estimate
 from sensampler.distributions import Empirical, Normal, PublicSample
 from sensampler.distributions.empirical import (
     check_not_private,
@@ -10,9 +13,6 @@ from sensampler.distributions.empirical import (
     range_failure,
     shared_rows,
 )
-
-from sensampler import queries, sample_sensitivity, sampling_plan
-from sensampler.audit import audit_estimate
 from tests.conftest import assert_close_in_se, assert_moments
 
 

@@ -3,6 +3,7 @@ while independent samples of the same law pass."""
 
 import numpy as np
 import pytest
+
 from sensampler.distributions.empirical import check_not_private, near_copy
 
 SHIFTED = "shifted or rescaled"

@@ -3,8 +3,8 @@ import re
 import numpy as np
 import pytest
 from scipy import integrate, stats
-from sensampler.distributions import GaussianMixture
 
+from sensampler.distributions import GaussianMixture
 from tests.conftest import assert_close_in_se, assert_moments
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])

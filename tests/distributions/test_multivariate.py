@@ -2,6 +2,7 @@ import re
 
 import numpy as np
 import pytest
+
 from sensampler.distributions import (
     Bernoulli,
     LinearRegressionPopulation,
@@ -9,7 +10,6 @@ from sensampler.distributions import (
     Normal,
     Product,
 )
-
 from tests.conftest import assert_close_in_se, assert_moments
 
 COV = np.array([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]])

@@ -3,6 +3,7 @@ import re
 
 import numpy as np
 import pytest
+
 from sensampler.distributions import (
     Bernoulli,
     Categorical,
@@ -13,7 +14,6 @@ from sensampler.distributions import (
     Poisson,
     Uniform,
 )
-
 from tests.conftest import assert_moments
 
 MODELS = [

@@ -8,7 +8,6 @@ import re
 
 import numpy as np
 import pytest
-from sensampler.distributions import Empirical, SklearnGaussianMixture
 from sklearn.linear_model import Ridge
 from sklearn.mixture import GaussianMixture
 from threadpoolctl import threadpool_limits
@@ -16,6 +15,7 @@ from threadpoolctl import threadpool_limits
 from sensampler import queries, sample_sensitivity
 from sensampler.app.cli import main
 from sensampler.app.experiments import STATISTICS, load_split, run_batch
+from sensampler.distributions import Empirical, SklearnGaussianMixture
 from sensampler.mechanisms import GaussianMechanism
 from tests.conftest import assert_close_in_se
 

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from sensampler.distributions import Normal
 
 from sensampler import queries
 from sensampler.app.experiments import (
@@ -20,6 +19,7 @@ from sensampler.app.experiments import (
     vectorized_vs_sequential,
 )
 from sensampler.app.experiments.batch_config import load_config
+from sensampler.distributions import Normal
 from tests.property._contract import anything, junk, reals, refused_or_result
 
 #: Grids of numbers: lists of hostile numbers, or something that is no grid.

@@ -4,9 +4,9 @@ name or give a plan whose numbers are finite and consistent."""
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
-from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity, sampling_plan
+from sensampler.distributions import Normal
 from tests.property._contract import anything, junk, refused_or_result
 
 

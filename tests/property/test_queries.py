@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import Normal
 from tests.property._contract import (
     anything,
     assert_finite,

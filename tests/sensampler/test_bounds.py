@@ -6,14 +6,6 @@ import re
 import numpy as np
 import pytest
 from scipy import stats
-from sensampler.distributions import (
-    Bernoulli,
-    Categorical,
-    Empirical,
-    MultivariateNormal,
-    Normal,
-    Uniform,
-)
 
 from sensampler import queries, sample_sensitivity
 from sensampler.bounds import (
@@ -22,6 +14,14 @@ from sensampler.bounds import (
     private_bounds,
     private_bounds_grid,
     worst_case_sensitivity,
+)
+from sensampler.distributions import (
+    Bernoulli,
+    Categorical,
+    Empirical,
+    MultivariateNormal,
+    Normal,
+    Uniform,
 )
 
 

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 from scipy import stats
-from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.app.budget_file import BudgetFile
 from sensampler.audit import audit_estimate
+from sensampler.distributions import Normal
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 from sensampler.privacy import to_replace_one
 from tests.conftest import assert_below_in_se, assert_close_in_se

@@ -5,9 +5,9 @@ import time
 import joblib
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture
 
 from sensampler import parallel, queries, sample_sensitivity
+from sensampler.distributions import GaussianMixture
 from sensampler.parallel import (
     DEFAULT_CHUNK_BYTES,
     GENERIC_CHUNK_PAIRS,

@@ -7,10 +7,10 @@ import pytest
 
 dpa = pytest.importorskip("dp_accounting")
 from dp_accounting import NeighboringRelation, dp_event  # noqa: E402
-from sensampler.distributions import Normal  # noqa: E402
 
 from sensampler import queries, sample_sensitivity  # noqa: E402
 from sensampler.accounting import PLDAccountant, RenyiAccountant  # noqa: E402
+from sensampler.distributions import Normal  # noqa: E402
 from sensampler.mechanisms import (  # noqa: E402
     CatastropheMechanism,
     DiscreteGaussianMechanism,

@@ -9,7 +9,6 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 from sensampler import sample_sensitivity
 from sensampler.accounting import (
@@ -18,6 +17,7 @@ from sensampler.accounting import (
     RenyiFilter,
     ZCDPAccountant,
 )
+from sensampler.distributions import Normal
 from sensampler.mechanisms import LaplaceMechanism
 from sensampler.privacy import (
     Noise,

@@ -20,6 +20,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from sensampler import quantile_calibration
+from sensampler._lib.validation import as_seed_sequence
+from sensampler.audit import audit_mechanism
 from sensampler.distributions import (
     Bernoulli,
     Categorical,
@@ -30,10 +34,6 @@ from sensampler.distributions import (
     PublicSample,
     Uniform,
 )
-
-from sensampler import quantile_calibration
-from sensampler._lib.validation import as_seed_sequence
-from sensampler.audit import audit_mechanism
 from sensampler.mechanisms import ExponentialQuantileMechanism
 from sensampler.plan import sampling_plan
 from sensampler.quantile_calibration import (

@@ -5,14 +5,6 @@ import joblib
 import numpy as np
 import pytest
 from scipy import stats
-from sensampler.distributions import (
-    GaussianMixture,
-    LinearRegressionPopulation,
-    MultivariateNormal,
-    Normal,
-    PublicSample,
-    Uniform,
-)
 from sklearn.linear_model import Ridge
 
 from sensampler import (
@@ -22,6 +14,14 @@ from sensampler import (
     queries,
     sample_sensitivity,
     sampling_plan,
+)
+from sensampler.distributions import (
+    GaussianMixture,
+    LinearRegressionPopulation,
+    MultivariateNormal,
+    Normal,
+    PublicSample,
+    Uniform,
 )
 from sensampler.norms import L1SensitivityNorm
 from tests.conftest import assert_close_in_se

@@ -8,6 +8,9 @@ states the type a user's checker must see.
 from typing import assert_type
 
 import numpy as np
+from sklearn.linear_model import Ridge
+
+from sensampler import SamplingPlan, certified_gamma, queries, sampling_plan
 from sensampler.distributions import (
     Categorical,
     Distribution,
@@ -19,9 +22,6 @@ from sensampler.distributions import (
     Product,
     as_distribution,
 )
-from sklearn.linear_model import Ridge
-
-from sensampler import SamplingPlan, certified_gamma, queries, sampling_plan
 from sensampler.models import PrivateEstimator
 from sensampler.norms import L1SensitivityNorm, SensitivityNorm, get_norm
 from sensampler.queries import BatchedQuery, EstimatorQuery, Query

@@ -6,7 +6,6 @@ Type-checked by tests/test_typing.py (pyright), never run.
 from typing import assert_type
 
 import numpy as np
-from sensampler.distributions import GaussianMixture
 
 from sensampler import (
     SensitivityEstimate,
@@ -24,6 +23,7 @@ from sensampler.accounting import (
     parallel_composition,
     tightest_composition,
 )
+from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 
 heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])

@@ -206,21 +206,6 @@ class PreparedPlan:
     level: float | None = None
     bounds: Bounds | None = None
 
-    # what a sampling run reads (:func:`~sensampler.app.release.sampling_run`)
-    @property
-    def gamma(self) -> float:
-        """The gamma of each sampling run."""
-        return self.settings.gamma
-
-    @property
-    def inequality(self) -> str:
-        """The sampling plan's inequality (``bound=`` of :func:`~sensampler.sampling_plan`)."""
-        return self.settings.inequality
-
-    @property
-    def neighbours(self) -> str:
-        """The release's neighbouring relation."""
-        return self.settings.neighbours
 
     def _plan(self, **fields) -> ReleasePlan:
         """The :class:`ReleasePlan` of this plan's inputs with the solved ``fields``."""
@@ -230,7 +215,7 @@ class PreparedPlan:
             target_error=self.target_error, measure=self.measure, runs=self.runs,
             bounds=None if b is None else (b.low, b.high),
             bounds_source=None if b is None else b.describe(),
-            neighbours=self.neighbours, **fields,
+            neighbours=self.settings.neighbours, **fields,
         )
 
     def run(self) -> ReleasePlan:

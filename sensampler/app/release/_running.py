@@ -39,8 +39,9 @@ PRIVATE_BOUNDS = "private bounds (exponential mechanism, 2 quantiles)"
 def sampling_run(prepared, query, n: int, norm: str, bounds, index: int):
     """Sampling run ``index`` of the sensitivity of ``query`` on ``n`` records.
 
-    With ``prepared``'s ``population``, ``gamma``, plan ``inequality``,
-    ``neighbours``, seed (``child_seed(prepared.root, index)``) and ``n_jobs``:
+    With ``prepared``'s ``population``, ``settings`` (gamma, the plan's
+    inequality, the neighbours), seed (``child_seed(prepared.root, index)``) and
+    ``n_jobs``:
     a release's runs (:class:`PreparedRelease`), and the plan's, which draw them
     as the release does (:class:`~sensampler.app.planning.PreparedPlan`).
     """
@@ -48,10 +49,10 @@ def sampling_run(prepared, query, n: int, norm: str, bounds, index: int):
         query,
         prepared.population,
         n,
-        gamma=prepared.gamma,
+        gamma=prepared.settings.gamma,
         norm=norm,
-        inequality=prepared.inequality,
-        neighbours=prepared.neighbours,
+        inequality=prepared.settings.inequality,
+        neighbours=prepared.settings.neighbours,
         bounds=bounds,
         random_state=child_seed(prepared.root, index),
         n_jobs=prepared.n_jobs,
@@ -207,21 +208,6 @@ class PreparedRelease:
     bounds: Bounds | None = None
     planned: tuple = ()
 
-    # what sampling_run reads of a prepared release (or plan)
-    @property
-    def gamma(self) -> float:
-        """Each sampling run's gamma."""
-        return self.settings.gamma
-
-    @property
-    def inequality(self) -> str:
-        """The sampling plan's inequality (``settings.inequality``)."""
-        return self.settings.inequality
-
-    @property
-    def neighbours(self) -> str:
-        """The neighbouring relation of every statement."""
-        return self.settings.neighbours
 
     def run(self) -> tuple[Release, ...]:
         """Sample each query's sensitivity, spend, release.
@@ -280,13 +266,15 @@ class PreparedRelease:
         """
         epsilon0 = self.settings.bounds.private_epsilon
         statement = PrivacyStatement(
-            PRIVATE_BOUNDS, epsilon0, 0.0, neighbours=self.neighbours
+            PRIVATE_BOUNDS, epsilon0, 0.0, neighbours=self.settings.neighbours
         )
         return spend_then(
             budgets(self.budget),
             [statement],
             ["private bounds"],
-            lambda: private_bounds(self.data, epsilon0, neighbours=self.neighbours),
+            lambda: private_bounds(
+                self.data, epsilon0, neighbours=self.settings.neighbours
+            ),
             tried=self.planned or (statement,),  # built by hand: the pre-pass only
         )
 

@@ -8,7 +8,6 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture, MultivariateNormal, Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler._display.figures import (
@@ -38,6 +37,7 @@ from sensampler.audit import (
     conservative_choice,
 )
 from sensampler.bounds import Bounds, private_bounds
+from sensampler.distributions import GaussianMixture, MultivariateNormal, Normal
 from sensampler.estimate import SensitivityValue
 from sensampler.mechanisms import (
     CatastropheMechanism,

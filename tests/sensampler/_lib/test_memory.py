@@ -7,11 +7,11 @@ import subprocess
 import sys
 
 import pytest
-from sensampler.distributions import GaussianMixture, Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler._lib import memory as _memory
 from sensampler.app.experiments import error_vs_epsilon
+from sensampler.distributions import GaussianMixture, Normal
 from sensampler.parallel import DEFAULT_CHUNK_BYTES
 from tests.conftest import traced_peak
 

@@ -6,7 +6,6 @@ import sys
 
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 import sensampler.app.cli  # noqa: F401 - loads every public module
 from sensampler import SensitivitySampler, queries, sample_sensitivity
@@ -15,6 +14,7 @@ from sensampler.app.demo import run_demo
 from sensampler.app.experiments.batch import run_batch
 from sensampler.app.experiments.sweep import error_vs_epsilon
 from sensampler.audit import audit_estimate, compare_populations
+from sensampler.distributions import Normal
 from sensampler.parallel import run_tasks
 
 

@@ -6,12 +6,12 @@ import gc
 
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 import sensampler._sampling.trusted
 import sensampler.sampler
 from sensampler import queries, sample_sensitivity
 from sensampler._sampling.trusted import is_trusted, trust
+from sensampler.distributions import Normal
 
 POPULATION = Normal(0.0, 1.0)
 

@@ -3,11 +3,10 @@
 replicas replay): what the statement holds for every pair must come back."""
 
 
-from sensampler.distributions import Normal
-
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import LedgerEntry, PrivacyFilter
 from sensampler.bounds import Bounds
+from sensampler.distributions import Normal
 from sensampler.mechanisms import LaplaceMechanism, ZCDPGaussianMechanism
 
 

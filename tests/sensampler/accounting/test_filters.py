@@ -6,11 +6,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from sensampler.accounting.filters import advanced_filter_bound
+from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import (
     GaussianMechanism,
     LaplaceMechanism,

@@ -5,7 +5,6 @@ import sys
 from dataclasses import replace
 
 import pytest
-from sensampler.distributions import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import (
@@ -21,6 +20,7 @@ from sensampler.accounting import (
     ZCDPAccountant,
 )
 from sensampler.app.budget_file import replay_filter
+from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 from sensampler.privacy import PrivacyStatement, SamplingRun
 

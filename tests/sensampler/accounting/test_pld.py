@@ -4,7 +4,6 @@ import re
 import mpmath
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import PLDAccountant
@@ -17,6 +16,7 @@ from sensampler.accounting.pld import (
     pld_delta,
     pld_epsilon,
 )
+from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import (
     CatastropheMechanism,
     ExponentialMechanism,

@@ -10,7 +10,6 @@ import mpmath
 import numpy as np
 import pytest
 from scipy import optimize, stats
-from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import (
@@ -21,6 +20,7 @@ from sensampler.accounting import (
     WhitehouseFilter,
     ZCDPAccountant,
 )
+from sensampler.distributions import Normal
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 from sensampler.privacy import (
     PrivacyStatement,

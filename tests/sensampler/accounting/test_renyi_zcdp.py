@@ -118,9 +118,8 @@ def test_catastrophe_and_typical_sensitivities_are_refused():
 
 
 def test_reports_carry_gamma():
-    from sensampler.distributions import Normal
-
     from sensampler import queries, sample_sensitivity
+    from sensampler.distributions import Normal
 
     est = sample_sensitivity(
         queries.mean, Normal(), 100, gamma=0.05, norm="l2", random_state=0

@@ -9,7 +9,6 @@ from dataclasses import replace
 import mpmath
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture, Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import (
@@ -21,6 +20,7 @@ from sensampler.accounting import (
     ZCDPAccountant,
 )
 from sensampler.bounds import Bounds
+from sensampler.distributions import GaussianMixture, Normal
 from sensampler.mechanisms import (
     LaplaceMechanism,
     RenyiGaussianMechanism,

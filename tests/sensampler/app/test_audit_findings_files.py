@@ -14,7 +14,6 @@ import os
 import stat
 
 import pytest
-from sensampler.distributions import GaussianMixture
 
 from sensampler.accounting import PrivacyFilter
 from sensampler.app import plotting
@@ -23,6 +22,7 @@ from sensampler.app.demo import demo_files
 from sensampler.app.experiments import runs_before_budget
 from sensampler.app.release import release_statistics
 from sensampler.app.report import check_report_path
+from sensampler.distributions import GaussianMixture
 from sensampler.table import OutputFileError
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])

@@ -32,12 +32,12 @@ import math
 
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture
 
 from sensampler import queries
 from sensampler.app.cli import main
 from sensampler.app.planning import plan_release, prepare_plan
 from sensampler.app.release import release_statistic
+from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])

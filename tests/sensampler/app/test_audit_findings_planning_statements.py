@@ -19,11 +19,11 @@ import json
 
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture, LogNormal
 
 from sensampler.app.cli import main
 from sensampler.app.planning import NOT_PRIVATE_EPSILON, plan_release
 from sensampler.app.release import release_statistic
+from sensampler.distributions import GaussianMixture, LogNormal
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 INCOMES = LogNormal(10.5, 0.8)

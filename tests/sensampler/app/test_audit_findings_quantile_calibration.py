@@ -10,7 +10,6 @@ import re
 
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
 from sensampler.app.budget_file import BudgetFile
@@ -21,6 +20,7 @@ from sensampler.app.release import (
     release_statistic,
     release_statistics,
 )
+from sensampler.distributions import Normal
 from sensampler.plan import sampling_plan
 from sensampler.privacy import to_replace_one
 from sensampler.quantile_calibration import check_calibration

@@ -6,10 +6,10 @@ import json
 
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture
 
 from sensampler.app.cli import build_parser, main
 from sensampler.app.planning import ACCOUNTS_FOR_NOTHING, plan_release
+from sensampler.distributions import GaussianMixture
 
 FLAGS = ["plan", "--query", "mean", "--population", "heights", "--n", "500"]
 

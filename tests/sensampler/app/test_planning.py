@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from scipy import stats
 from scipy.optimize import bisect
-from sensampler.distributions import GaussianMixture, Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.app.planning import (
@@ -18,6 +17,7 @@ from sensampler.app.planning import (
     prepare_plan,
 )
 from sensampler.app.release import quantile_bounds, release_statistic
+from sensampler.distributions import GaussianMixture, Normal
 from sensampler.mechanisms import (
     ExponentialQuantileMechanism,
     GaussianMechanism,

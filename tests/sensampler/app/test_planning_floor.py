@@ -12,11 +12,11 @@ import math
 
 import pytest
 from scipy import stats
-from sensampler.distributions import GaussianMixture, LogNormal
 
 from sensampler.app.cli import main
 from sensampler.app.planning import plan_release, prepare_plan
 from sensampler.app.release import release_statistic
+from sensampler.distributions import GaussianMixture, LogNormal
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 from sensampler.mechanisms.gaussian import analytic_gaussian_sigma
 

@@ -5,13 +5,13 @@ import re
 
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
 from sensampler.app.cli import main
 from sensampler.app.experiments.specs import parse_query
 from sensampler.app.planning import plan_release
 from sensampler.bounds import Bounds
+from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms.accuracy import QuantileErrorModel
 from sensampler.parallel import child_seed
 from sensampler.privacy import NEIGHBOURS

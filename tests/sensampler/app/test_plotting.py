@@ -10,7 +10,6 @@ matplotlib = pytest.importorskip("matplotlib")
 
 from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from sensampler.distributions import GaussianMixture, Normal  # noqa: E402
 
 from sensampler import queries, sample_sensitivity  # noqa: E402
 from sensampler.app import plotting  # noqa: E402
@@ -23,6 +22,7 @@ from sensampler.app.experiments import (  # noqa: E402
     vectorized_vs_sequential,
 )
 from sensampler.audit import compare_populations  # noqa: E402
+from sensampler.distributions import GaussianMixture, Normal  # noqa: E402
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism  # noqa: E402
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])

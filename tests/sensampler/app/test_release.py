@@ -8,7 +8,6 @@ import threading
 
 import numpy as np
 import pytest
-from sensampler.distributions import Empirical, Normal, PublicSample
 
 from sensampler import queries
 from sensampler.accounting import (
@@ -23,6 +22,7 @@ from sensampler.app.release import (
     release_statistic,
     release_statistics,
 )
+from sensampler.distributions import Empirical, Normal, PublicSample
 from sensampler.mechanisms.choice import build_mechanism
 from sensampler.sampler import sample_sensitivity
 

@@ -8,7 +8,6 @@ import json
 
 import numpy as np
 import pytest
-from sensampler.distributions import Bernoulli, Empirical, Normal
 
 from sensampler.accounting import (
     ExceededPrivacyBudgetError,
@@ -18,6 +17,7 @@ from sensampler.accounting import (
 from sensampler.app.budget_file import BudgetFile
 from sensampler.app.cli import main
 from sensampler.app.release import prepare_releases, release_statistic
+from sensampler.distributions import Bernoulli, Empirical, Normal
 from sensampler.privacy import PrivacyStatement
 
 HEIGHTS = "normal:loc=170,scale=10"

@@ -4,11 +4,11 @@ import csv
 
 import numpy as np
 import pytest
-from sensampler.distributions import PublicSample
 
 from sensampler.accounting import PrivacyFilter
 from sensampler.app.cli import main
 from sensampler.app.release import release_statistic
+from sensampler.distributions import PublicSample
 
 
 def _csv(path, values):

@@ -9,7 +9,6 @@ import re
 
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture, Normal
 
 from sensampler import queries
 from sensampler._lib import memory as _memory
@@ -25,6 +24,7 @@ from sensampler.app.release import (
 )
 from sensampler.audit import audit_mechanism
 from sensampler.bounds import Bounds
+from sensampler.distributions import GaussianMixture, Normal
 from sensampler.mechanisms import ExponentialQuantileMechanism
 
 POP = "normal:loc=170,scale=10"

@@ -9,12 +9,12 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture, PublicSample
 
 from sensampler.accounting import PrivacyFilter
 from sensampler.app.cli import main
 from sensampler.app.release import release_statistic
 from sensampler.app.report import NO_PRIVATE_RECORD, check_report_path, release_report
+from sensampler.distributions import GaussianMixture, PublicSample
 from sensampler.privacy import PrivacyStatement
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])

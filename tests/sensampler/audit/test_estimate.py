@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 from joblib import parallel_config
 from scipy import integrate, special, stats
+
+from sensampler import queries, sample_sensitivity
+from sensampler.audit import MAX_AUDIT_PAIRS, audit_estimate
 from sensampler.distributions import (
     Bernoulli,
     Distribution,
@@ -13,9 +16,6 @@ from sensampler.distributions import (
     Normal,
     ScipyDistribution,
 )
-
-from sensampler import queries, sample_sensitivity
-from sensampler.audit import MAX_AUDIT_PAIRS, audit_estimate
 from sensampler.estimate import SamplingProblem, SensitivityEstimate
 from tests.conftest import assert_close_in_se
 

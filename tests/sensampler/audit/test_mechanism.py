@@ -4,10 +4,10 @@ import re
 import numpy as np
 import pytest
 from scipy import stats
-from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.audit import MAX_RELEASES, audit_mechanism
+from sensampler.distributions import Normal
 from sensampler.mechanisms import (
     CatastropheMechanism,
     DiscreteGaussianMechanism,

@@ -2,7 +2,6 @@ import re
 
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 from sensampler import queries
 from sensampler.audit import (
@@ -11,6 +10,7 @@ from sensampler.audit import (
     compare_populations,
     conservative_choice,
 )
+from sensampler.distributions import Normal
 from sensampler.parallel import child_seed
 
 POPULATIONS = {"narrow": Normal(0.0, 1.0), "wide": Normal(0.0, 3.0)}

@@ -4,9 +4,9 @@ import pickle
 
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 from sensampler import sample_sensitivity
+from sensampler.distributions import Normal
 from sensampler.estimate import (
     Coverage,
     SensitivityEstimate,

@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import Normal
 from tests.sensampler.estimate.records import (
     RUN,
     estimate_of,

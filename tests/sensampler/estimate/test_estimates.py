@@ -4,9 +4,9 @@ import pickle
 
 import numpy as np
 import pytest
-from sensampler.distributions import MultivariateNormal, Normal
 
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import MultivariateNormal, Normal
 from sensampler.estimate import (
     SensitivityEstimates,
 )

@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 from sensampler import sample_sensitivity
+from sensampler.distributions import Normal
 from sensampler.estimate import (
     SensitivityValue,
 )

@@ -8,10 +8,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from scipy import stats
-from sensampler.distributions import GaussianMixture
 
 from sensampler import queries
 from sensampler.bounds import Bounds
+from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import ExponentialQuantileMechanism, GaussianMechanism
 from sensampler.mechanisms.accuracy import (
     NOISE_MODELS,

@@ -8,11 +8,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from sensampler.distributions import Empirical, GaussianMixture, MultivariateNormal
 
 from sensampler import SensitivitySampler, queries, sample_sensitivity
 from sensampler.accounting import PrivacyFilter, RenyiAccountant, ZCDPAccountant
 from sensampler.bounds import Bounds
+from sensampler.distributions import Empirical, GaussianMixture, MultivariateNormal
 from sensampler.estimate import SensitivityValue
 from sensampler.mechanisms import (
     CatastropheMechanism,

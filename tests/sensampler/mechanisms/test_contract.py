@@ -6,10 +6,10 @@ import pickle
 
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import PrivacyFilter
+from sensampler.distributions import Normal
 from sensampler.mechanisms import (
     CatastropheMechanism,
     ExponentialMechanism,

@@ -5,9 +5,9 @@ import re
 
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import Normal
 from sensampler.estimate import Coverage
 from sensampler.mechanisms import (
     DiscreteLaplaceMechanism,

@@ -6,9 +6,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from scipy import special
-from sensampler.distributions import Normal
 
 from sensampler import sample_sensitivity
+from sensampler.distributions import Normal
 from sensampler.mechanisms import ExponentialMechanism, RandomizedResponse
 from tests.conftest import assert_close_in_se
 

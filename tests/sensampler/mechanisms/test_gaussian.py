@@ -6,9 +6,9 @@ import mpmath
 import numpy as np
 import pytest
 from scipy import stats
-from sensampler.distributions import GaussianMixture
 
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import (
     GaussianMechanism,
     RenyiGaussianMechanism,

@@ -8,10 +8,10 @@ import re
 
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 import sensampler.mechanisms as mechanisms
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import Normal
 from sensampler.mechanisms import (
     CatastropheMechanism,
     DiscreteGaussianMechanism,

@@ -4,9 +4,9 @@ import re
 import numpy as np
 import pytest
 from scipy import integrate, stats
-from sensampler.distributions import GaussianMixture, MultivariateNormal
 
 from sensampler import queries, sample_sensitivity
+from sensampler.distributions import GaussianMixture, MultivariateNormal
 from sensampler.mechanisms import CatastropheMechanism, LaplaceMechanism, laplace_rdp
 from sensampler.privacy import PrivacyLeakWarning
 from tests.conftest import assert_close_in_se

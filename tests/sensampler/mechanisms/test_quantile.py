@@ -15,10 +15,10 @@ import mpmath as mp
 import numpy as np
 import pytest
 from scipy import stats
-from sensampler.distributions import Normal
 
 from sensampler.accounting import PrivacyFilter
 from sensampler.audit import audit_mechanism
+from sensampler.distributions import Normal
 from sensampler.mechanisms import ExponentialQuantileMechanism, QuantileCalibration
 from sensampler.quantile_calibration import calibrate_quantile
 

@@ -10,10 +10,10 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture, MultivariateNormal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import PrivacyFilter
+from sensampler.distributions import GaussianMixture, MultivariateNormal
 from sensampler.mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,

@@ -9,10 +9,10 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from sensampler.distributions import Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.bounds import Bounds
+from sensampler.distributions import Normal
 from sensampler.mechanisms import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
 
 GRID = Fraction(1, 2)

@@ -8,12 +8,12 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from sensampler.distributions import Empirical, GaussianMixture, Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.accounting import PrivacyFilter, RenyiAccountant, default_filter
 from sensampler.audit import audit_mechanism
 from sensampler.bounds import Bounds
+from sensampler.distributions import Empirical, GaussianMixture, Normal
 from sensampler.mechanisms import (
     CatastropheMechanism,
     DiscreteGaussianMechanism,

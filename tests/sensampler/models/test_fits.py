@@ -3,11 +3,11 @@ statistics, messages, and the logistic worst case checked by brute force."""
 
 import numpy as np
 import pytest
-from sensampler.distributions import Empirical
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from sensampler import queries, sample_sensitivity
 from sensampler.audit import audit_estimate
+from sensampler.distributions import Empirical
 from sensampler.models._fits import (
     ShrunkLogisticRegression,
     ShrunkRidge,

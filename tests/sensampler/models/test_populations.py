@@ -4,8 +4,8 @@ import re
 
 import numpy as np
 import pytest
-from sensampler.distributions import Empirical
 
+from sensampler.distributions import Empirical
 from tests.sensampler.models.estimators import (
     classification,
     logistic,

@@ -4,11 +4,11 @@ released sensitivity's pairs (sensampler.models._release)."""
 
 import numpy as np
 import pytest
-from sensampler.distributions import MultivariateNormal
 from sklearn.linear_model import Ridge
 
 from sensampler._lib.validation import as_seed_sequence
 from sensampler.accounting import PrivacyFilter
+from sensampler.distributions import MultivariateNormal
 from sensampler.models import RELEASE_PAIRS, PrivateEstimator
 from sensampler.plan import sampling_plan
 from tests.sensampler.models.estimators import (

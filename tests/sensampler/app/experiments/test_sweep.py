@@ -6,7 +6,6 @@ import warnings
 
 import numpy as np
 import pytest
-from sensampler.distributions import GaussianMixture, Normal
 
 from sensampler import queries, sample_sensitivity
 from sensampler.app.experiments import (
@@ -18,6 +17,7 @@ from sensampler.app.experiments import (
     mechanism_from_name,
 )
 from sensampler.app.experiments.specs import parse_sensitivities
+from sensampler.distributions import GaussianMixture, Normal
 from sensampler.mechanisms import (
     ExponentialMechanism,
     GaussianMechanism,
