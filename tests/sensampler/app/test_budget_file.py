@@ -314,7 +314,7 @@ def test_a_file_written_by_an_earlier_version_loads_and_keeps_its_bytes(tmp_path
 
 # ---------------------------------------------------- a spend edited into a run drawn
 # Audit finding on a budget file's lines (LedgerEntry.from_dict, tested in
-# accounting/test_ledger.py): an edit under a consistent checksum (which detects
+# tests/sensampler/accounting/test_ledger.py): an edit under a consistent checksum (which detects
 # corruption, not edits) must not make the replay cost less than the file states.
 
 

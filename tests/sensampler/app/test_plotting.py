@@ -259,7 +259,7 @@ def test_the_composition_note_rounds_its_epsilon_and_delta_up():
 
 
 # ------------------------------------------- a figure is never written through a link
-# Issue 37, files the release writes (the commands' side: test_cli.py; the one
+# Issue 37, files the release writes (the commands' side: cli/test_cli.py; the one
 # writer's check: tests/sensampler/test_table.py).
 
 

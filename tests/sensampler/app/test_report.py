@@ -270,7 +270,7 @@ def test_the_report_of_a_quantile_release_states_its_worst_case_guarantee():
 
 
 # --------------------------------------- the report's path is checked before any work
-# Issue 37, files the release writes (the commands' side: test_cli.py): a report
+# Issue 37, files the release writes (the commands' side: cli/test_cli.py): a report
 # path that is a device, a FIFO, a link or a folder is refused before anything is
 # sampled or spent.
 

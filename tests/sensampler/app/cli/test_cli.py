@@ -23,8 +23,8 @@ from sensampler.app.experiments.specs import MECHANISMS, mechanisms_help
 from sensampler.norms import NORM_NAMES
 from sensampler.plan import BOUNDS
 
-ROOT = os.path.dirname(
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", "..", "..", "..")
 )
 
 
@@ -649,8 +649,8 @@ def test_a_bad_relation_is_a_usage_error(capsys, no_work):
 # spent, with exit code 2.
 #
 # The one check is tested in tests/sensampler/test_table.py, the report's in
-# test_report.py, the Python release's in test_release.py, a figure's in
-# test_plotting.py.
+# app/test_report.py, the Python release's in app/release/test_release.py, a
+# figure's in app/test_plotting.py.
 
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])

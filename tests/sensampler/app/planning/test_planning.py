@@ -31,8 +31,7 @@ from sensampler.mechanisms.choice import quantile_level_of
 from sensampler.parallel import child_seed
 from sensampler.privacy import format_upper
 from sensampler.quantile_calibration import calibrate_quantile
-
-from ...conftest import assert_close_in_se
+from tests.conftest import assert_close_in_se
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 N = 500

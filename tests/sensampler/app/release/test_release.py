@@ -672,7 +672,7 @@ def test_a_report_naming_an_input_file_is_refused_before_any_spend(tmp_path, cap
 
 
 # --------------------------------- the report is checked before the budget is charged
-# Issue 37, files the release writes (the commands' side: test_cli.py): the
+# Issue 37, files the release writes (the commands' side: app/cli/test_cli.py): the
 # Python release checks its report before the filter is charged.
 
 
