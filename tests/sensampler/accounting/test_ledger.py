@@ -20,8 +20,13 @@ from sensampler.accounting import (
     ZCDPAccountant,
 )
 from sensampler.app.budget_file import replay_filter
-from sensampler.distributions import GaussianMixture
-from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
+from sensampler.bounds import Bounds
+from sensampler.distributions import GaussianMixture, Normal
+from sensampler.mechanisms import (
+    GaussianMechanism,
+    LaplaceMechanism,
+    ZCDPGaussianMechanism,
+)
 from sensampler.privacy import PrivacyStatement, SamplingRun
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
@@ -355,3 +360,72 @@ def test_from_dict_refuses_a_malformed_line_by_name(change, problem):
     change(record)
     with pytest.raises((TypeError, ValueError), match=problem):
         LedgerEntry.from_dict(record)
+
+
+# ------------------------------------------- a ledger line as a view of its statement
+# Audit findings on a ledger line as a view of its statement (``LedgerEntry.of`` and
+# ``to_statement``, which budget files and the filter replicas replay): what the
+# statement holds for every pair must come back.
+
+
+def test_a_zcdp_worst_case_survives_a_ledger_line():
+    """Failed before LedgerEntry.worst_case_rho: the rho-zCDP worst case of the zCDP,
+    Rényi and discrete Gaussian mechanisms was dropped by a ledger line."""
+    est = sample_sensitivity(queries.mean, Normal(170, 10), 500, gamma=0.05,
+                             bounds=Bounds.given(140.0, 200.0), random_state=0)
+    statement = ZCDPGaussianMechanism(est, 0.1).privacy
+    assert statement.worst_case.rho is not None
+    back = LedgerEntry.of(statement, 1).to_statement()
+    assert back.worst_case is not None
+    assert back.worst_case.rho == statement.worst_case.rho
+
+
+def test_a_replayed_ledger_keeps_relation_gamma_and_the_dp_worst_case():
+    """Audit finding: a ledger line replayed must keep what its statement holds (the
+    relation, epsilon, delta, rho, gamma, the run and the DP worst case), and equal
+    the line the filter records."""
+    est = sample_sensitivity(queries.mean, Normal(170, 10), 500, gamma=0.05,
+                             bounds=Bounds.given(140.0, 200.0), random_state=0,
+                             neighbours="add-remove")
+    statement = LaplaceMechanism(est, 0.5).privacy
+    back = LedgerEntry.of(statement, 3).to_statement()
+    assert back.neighbours == "add-remove" and back.run.neighbours == "add-remove"
+    assert (back.epsilon, back.delta, back.rho, back.gamma) == (
+        statement.epsilon, statement.delta, statement.rho, statement.gamma
+    )
+    assert back.run.run_id == statement.run.run_id
+    assert (back.worst_case.epsilon, back.worst_case.delta) == (
+        statement.worst_case.epsilon, statement.worst_case.delta
+    )
+    assert back.worst_case.neighbours == "add-remove"
+    f = PrivacyFilter(5.0)
+    f.compose(statement, 3)
+    assert LedgerEntry.of(back, 3) == f.ledger[0]
+
+
+# -------------------------------------------------------------- a budget file's lines
+# Audit findings on a budget file's lines (``LedgerEntry.from_dict``): a line the
+# replay would read as costing less than it states is refused, even under a consistent
+# checksum (which detects corruption, not edits).
+
+
+LINE = dict(mechanism="Laplace", epsilon=0.6, delta=0.0, gamma=0.05, run_id="r",
+            count=1)
+
+
+@pytest.mark.parametrize("change", [
+    dict(count=0),
+    dict(count=0, epsilon=0.0, delta=1e-6),
+    dict(count=0, epsilon=0.0, worst_case_epsilon=2.0, worst_case_delta=0.0),
+])
+def test_a_sampling_run_line_stating_a_cost_is_refused(change):
+    """Failed: accepted, and replayed by record_run, which drops its cost."""
+    with pytest.raises(ValueError, match=re.escape("count=0")):
+        LedgerEntry.from_dict({**LINE, **change})
+
+
+def test_a_run_drawn_still_reads_back():
+    """What holds: a line recording a sampling run drawn (count 0, no cost) still reads
+    back unchanged."""
+    line = LedgerEntry.of_run(SamplingRun("r", 0.05)).to_dict()
+    assert LedgerEntry.from_dict(line).to_dict() == line

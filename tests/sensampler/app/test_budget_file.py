@@ -6,11 +6,17 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import pytest
 
 from sensampler.accounting import ExceededPrivacyBudgetError, PrivacyFilter
-from sensampler.app.budget_file import BudgetFile, BudgetFileError, replay_filter
+from sensampler.app.budget_file import (
+    BudgetFile,
+    BudgetFileError,
+    _checksum,
+    replay_filter,
+)
 from sensampler.privacy import PrivacyStatement, SamplingRun
 
 
@@ -304,3 +310,152 @@ def test_a_file_written_by_an_earlier_version_loads_and_keeps_its_bytes(tmp_path
         "mechanism", "epsilon", "delta", "gamma", "run_id", "count", "label", "time"
     ]
     assert BudgetFile(path).filter().spent.epsilon == pytest.approx(0.9375)
+
+
+# ---------------------------------------------------- a spend edited into a run drawn
+# Audit finding on a budget file's lines (LedgerEntry.from_dict, tested in
+# tests/sensampler/accounting/test_ledger.py): an edit under a consistent checksum (which detects
+# corruption, not edits) must not make the replay cost less than the file states.
+
+
+def test_a_spend_turned_into_a_run_drawn_does_not_free_the_budget(tmp_path):
+    """Audit finding: a spend edited into a run drawn (count 0) under a recomputed
+    checksum replayed as spending nothing, leaving the whole budget; the file is
+    refused as inconsistent."""
+    path = tmp_path / "ledger.json"
+    with BudgetFile(path, epsilon=1.0).session() as session:
+        session.spend(PrivacyStatement("Laplace", 0.6, 0.0, run=SamplingRun("r", 0.05),
+                                       source="sampled"), "test")
+    record = json.loads(path.read_text())
+    record["entries"][0]["count"] = 0
+    content = {k: v for k, v in record.items() if k != "checksum"}
+    record["checksum"] = _checksum(content)
+    path.write_text(json.dumps(record))
+    # failed: the filter replayed had spent 0, leaving the whole budget
+    with pytest.raises(BudgetFileError, match="inconsistent"):
+        BudgetFile(path).filter()
+
+
+# ------------------------------------------- a ledger path that is not a regular file
+# Audit findings on budget files: a ledger path that is not a regular file must
+# be refused by name, with a bounded read; a hard link must not split the ledger.
+
+
+POSIX_ONLY = pytest.mark.skipif(
+    not hasattr(os, "mkfifo"), reason="FIFOs and /dev/zero: POSIX only"
+)
+
+
+def _unblock_later(fifo, after=2.0, until=4.0):
+    """Open ``fifo`` for writing (without blocking) once a reader waits on it, then
+    close it: a reader blocked in open() then reads end-of-file. Returns the
+    thread and an event that stops it early (the reader did not wait)."""
+    done = threading.Event()
+
+    def run():
+        if done.wait(after):
+            return
+        deadline = time.monotonic() + until
+        while time.monotonic() < deadline and not done.is_set():
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                return
+            except OSError:  # no reader: nothing to unblock
+                time.sleep(0.05)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, done
+
+
+@POSIX_ONLY
+def test_a_fifo_budget_file_is_refused_at_once(tmp_path):
+    """Audit finding: a FIFO at the budget file's path blocked the read until a writer
+    came, then failed as "not valid JSON"; it is refused at once, by name."""
+    fifo = str(tmp_path / "ledger.json")
+    os.mkfifo(fifo)
+    thread, done = _unblock_later(fifo)
+    start = time.monotonic()
+    with pytest.raises(BudgetFileError) as info:
+        BudgetFile(fifo).filter()
+    elapsed = time.monotonic() - start
+    done.set()
+    thread.join()
+    # measured: blocked until the writer came, then "not valid JSON"
+    assert elapsed < 1.0
+    assert "FIFO" in str(info.value) or "not a regular file" in str(info.value)
+
+
+@POSIX_ONLY
+def test_a_device_budget_file_is_refused_with_a_bounded_read():
+    """Audit finding: /dev/zero as a budget file was read whole (MemoryError, exit 1,
+    after about 0.7 GB of zeros); it is refused after a bounded read, naming the
+    path."""
+    code = textwrap.dedent(
+        """
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (768 * 2**20, 768 * 2**20))
+        from sensampler.app.budget_file import BudgetFile, BudgetFileError
+        try:
+            BudgetFile("/dev/zero").filter()
+        except BudgetFileError as exc:
+            print("refused:", exc)
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+        env=env,
+    )
+    # measured: MemoryError (exit 1) after reading ~0.7 GB of zeros
+    assert done.returncode == 0, done.stderr[-300:]
+    assert done.stdout.startswith("refused:") and "/dev/zero" in done.stdout
+
+
+@POSIX_ONLY
+def test_a_hard_link_made_during_a_spend_does_not_split_the_ledger(tmp_path):
+    """Audit finding: a hard link made to the ledger during a spend kept the old ledger
+    under the other name (0.5 spent of 1, where 1 was), a second budget to spend
+    from; the write or the other name must now be refused, or the other name hold the
+    whole spend."""
+    ledger, other = str(tmp_path / "ledger.json"), str(tmp_path / "other.json")
+    with BudgetFile(ledger, epsilon=1.0).session() as session:
+        session.spend(PrivacyStatement("m", 0.5, 0.0), "first")
+    try:
+        with BudgetFile(ledger).session() as session:
+            os.link(ledger, other)  # another name for the ledger, mid-spend
+            session.spend(PrivacyStatement("m", 0.5, 0.0), "second")
+    except BudgetFileError:
+        return  # the write refused: a valid fix
+    try:
+        spent_through_other = BudgetFile(other).filter().spent.epsilon
+    except BudgetFileError:
+        return  # the other name refused: a valid fix
+    # measured: 'other' holds the old ledger alone (0.5 spent, 0.5 left)
+    assert spent_through_other >= 1.0
+
+
+@POSIX_ONLY
+def test_a_hard_link_made_just_before_the_rename_is_refused_after_it(
+    tmp_path, monkeypatch
+):
+    """Audit finding: a hard link that lands after the last link count, just before the
+    rename, names the old ledger; reading through it is refused as a hard link to an
+    old ledger, and the ledger holds both spends."""
+    ledger, other = str(tmp_path / "ledger.json"), str(tmp_path / "other.json")
+    with BudgetFile(ledger, epsilon=1.0).session() as session:
+        session.spend(PrivacyStatement("m", 0.5, 0.0), "first")
+    replace = os.replace
+
+    def link_then_replace(src, dst):  # the link lands after the last count
+        if dst == os.path.realpath(ledger):
+            os.link(dst, other)
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", link_then_replace)
+    with BudgetFile(ledger).session() as session:
+        session.spend(PrivacyStatement("m", 0.5, 0.0), "second")
+    monkeypatch.setattr(os, "replace", replace)
+    assert BudgetFile(ledger).filter().spent.epsilon == pytest.approx(1.0)
+    with pytest.raises(BudgetFileError, match="hard link to an old ledger"):
+        BudgetFile(other).filter()

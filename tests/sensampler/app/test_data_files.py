@@ -138,7 +138,7 @@ def test_a_file_over_the_size_limit_is_refused_unread(tmp_path, monkeypatch):
 def test_a_device_is_refused_by_name():
     # /dev/null, not /dev/zero: a reader without bounds would fill the memory
     # (/dev/zero is tested in a subprocess with an address-space limit, in
-    # tests/sensampler/app/test_cli_inputs.py).
+    # tests/sensampler/app/cli/test_cli_inputs.py).
     with pytest.raises(DataFileError, match=re.escape("/dev/null is a device, not a regular")):
         read_column("/dev/null", "height")
 

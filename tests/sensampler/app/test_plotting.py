@@ -1,6 +1,7 @@
 """Every figure is read back: labels, legend entries, drawn lines and points, notes."""
 
 import math
+import os
 import warnings
 
 import numpy as np
@@ -24,6 +25,7 @@ from sensampler.app.experiments import (  # noqa: E402
 from sensampler.audit import compare_populations  # noqa: E402
 from sensampler.distributions import GaussianMixture, Normal  # noqa: E402
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism  # noqa: E402
+from sensampler.table import OutputFileError  # noqa: E402
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 
@@ -254,3 +256,26 @@ def test_the_composition_note_rounds_its_epsilon_and_delta_up():
         )
     )
     assert "ε = 0.1235, δ = 1.235e-05." in _notes(fig), _notes(fig)
+
+
+# ------------------------------------------- a figure is never written through a link
+# Issue 37, files the release writes (the commands' side: cli/test_cli.py; the one
+# writer's check: tests/sensampler/test_table.py).
+
+
+def test_a_figure_is_written_atomically_and_never_through_a_link(tmp_path):
+    """savefig opened the path itself: it wrote through a link or into a FIFO."""
+    table = runs_before_budget([0.02, 0.2])
+    target = tmp_path / "theirs.png"
+    target.write_bytes(b"theirs")
+    os.symlink(target, tmp_path / "fig.png")
+    with pytest.raises(OutputFileError, match="is a symbolic link"):
+        plotting.plot_runs_before_budget(table, tmp_path / "fig.png")
+    assert target.read_bytes() == b"theirs"
+    plotting.plot_runs_before_budget(table, tmp_path / "new.png")
+    assert (tmp_path / "new.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    plotting.plot_runs_before_budget(table, tmp_path / "new.svg")
+    assert b"<svg" in (tmp_path / "new.svg").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "fig.png", "new.png", "new.svg", "theirs.png"
+    ]

@@ -16,6 +16,7 @@ from sensampler.app.release import release_statistic
 from sensampler.app.report import NO_PRIVATE_RECORD, check_report_path, release_report
 from sensampler.distributions import GaussianMixture, PublicSample
 from sensampler.privacy import PrivacyStatement
+from sensampler.table import OutputFileError
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 PLANTED = 213.579246  # a private record no page may show
@@ -243,3 +244,47 @@ def test_a_public_sample_s_basis_is_on_the_card_and_the_page(tmp_path):
     assert "gamma rests on" in r._repr_html_() and "at confidence" in r._repr_html_()
     page = release_report([r])
     assert f"mean: gamma rests on {html.escape(r.basis)}" in page
+
+
+# ------------------------------------------- what a report says of a quantile release
+# Audit findings on release reports: what a report says of a release must agree
+# with the release's own statement.
+
+
+def test_the_report_of_a_quantile_release_states_its_worst_case_guarantee():
+    """Audit finding: the report of a quantile release said "No worst-case statement"
+    while the release states one (the plain mechanism at a cap, or a sampled scale's
+    worst case); the report states it as the release does."""
+    data = np.random.default_rng(20261126).normal(170, 10, 200)
+    for cap, words in ((1.0, "worst case: no gamma"), (None, "except with probability")):
+        # plain (a cap at epsilon) or with a sampled scale: either way a worst case
+        release = release_statistic(data, "median", "normal:loc=170,scale=10",
+                                    epsilon=1.0, worst_case_epsilon=cap)
+        assert words in release.guarantee
+        page = release_report([release])
+        start = page.index("Worst case: median")
+        section = re.sub(r"<[^>]+>", " ", page[start:page.index("</section>", start)])
+        assert "No worst-case statement" not in section
+        if cap is not None:
+            assert "random DP" not in section
+
+
+# --------------------------------------- the report's path is checked before any work
+# Issue 37, files the release writes (the commands' side: cli/test_cli.py): a report
+# path that is a device, a FIFO, a link or a folder is refused before anything is
+# sampled or spent.
+
+
+def test_the_null_device_as_a_report_is_refused_by_the_check():
+    """As root the old release replaced /dev/null with a regular file; the
+    check refuses it now (only checked here: nothing writes the device)."""
+    with pytest.raises(OutputFileError, match="is a device"):
+        check_report_path("/dev/null")
+
+
+def test_the_check_passes_a_new_name_and_a_regular_file(tmp_path):
+    """What holds: the report check passes a new name, and an existing regular file,
+    which the report replaces."""
+    assert check_report_path(tmp_path / "new.html") == str(tmp_path / "new.html")
+    (tmp_path / "old.html").write_text("x")
+    assert check_report_path(tmp_path / "old.html")

@@ -1,11 +1,5 @@
-"""Issue 37, "files the release writes": the one writer refuses what is not its own.
-
-A temporary file renamed onto a path replaces whatever is there: run as root,
-``--report /dev/null`` replaced the device node with a regular file, and a FIFO
-or a symbolic link at the path was replaced too. These tests pin the one check
-(:func:`sensampler.table.check_output_file`) and the writer that applies it.
-``/dev/null`` is only ever checked here, never written.
-"""
+"""The one writer of the project's files (:mod:`sensampler.table`): its check,
+and the writes that apply it."""
 
 import os
 import stat
@@ -25,6 +19,16 @@ from sensampler.table import (
 
 def _name_max(folder) -> int:
     return os.pathconf(folder, "PC_NAME_MAX")
+
+
+# ----------------------------------------------------------- files the release writes
+# Issue 37, "files the release writes": the one writer refuses what is not its own.
+#
+# A temporary file renamed onto a path replaces whatever is there: run as root,
+# ``--report /dev/null`` replaced the device node with a regular file, and a FIFO or a
+# symbolic link at the path was replaced too. These tests pin the one check
+# (:func:`sensampler.table.check_output_file`) and the writer that applies it.
+# ``/dev/null`` is only ever checked here, never written.
 
 
 def test_the_null_device_is_refused_by_the_check():
@@ -113,6 +117,8 @@ def test_a_path_too_long_with_its_temporary_prefix_is_refused(tmp_path):
 
 @pytest.mark.parametrize("name", ["", ".", "..", "d/"])
 def test_a_path_that_names_no_file_is_refused(tmp_path, name):
+    """An empty path, '.', '..' or a path ending in a slash names no file: refused (a
+    TypeError for the empty string)."""
     if name == "":
         with pytest.raises(TypeError, match="must name a file"):
             check_output_file(name, "report")
@@ -122,6 +128,8 @@ def test_a_path_that_names_no_file_is_refused(tmp_path, name):
 
 
 def test_a_regular_file_is_replaced_whole_and_text_is_utf8(tmp_path):
+    """What holds: a regular file is replaced whole, no temporary file is left behind,
+    and text is written in UTF-8."""
     path = tmp_path / "r.html"
     path.write_text("old")
     atomic_write_text(path, "é\n")

@@ -22,8 +22,8 @@ from sensampler.app import release
 from sensampler.app.cli import _audit as _audit_cli
 from sensampler.app.cli import main
 
-ROOT = os.path.dirname(
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", "..", "..", "..")
 )
 GiB = 2**30
 

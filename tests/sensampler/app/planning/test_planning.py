@@ -1,6 +1,7 @@
 """plan_release: the epsilon a target error needs, checked against simulated releases."""
 
 import dataclasses
+import json
 import math
 import re
 from html.parser import HTMLParser
@@ -11,13 +12,15 @@ from scipy import stats
 from scipy.optimize import bisect
 
 from sensampler import queries, sample_sensitivity
+from sensampler.app.cli import main
 from sensampler.app.planning import (
     ACCOUNTS_FOR_NOTHING,
+    NOT_PRIVATE_EPSILON,
     plan_release,
     prepare_plan,
 )
 from sensampler.app.release import quantile_bounds, release_statistic
-from sensampler.distributions import GaussianMixture, Normal
+from sensampler.distributions import GaussianMixture, LogNormal, Normal
 from sensampler.mechanisms import (
     ExponentialQuantileMechanism,
     GaussianMechanism,
@@ -26,9 +29,9 @@ from sensampler.mechanisms import (
 from sensampler.mechanisms.accuracy import NoiseModel
 from sensampler.mechanisms.choice import quantile_level_of
 from sensampler.parallel import child_seed
+from sensampler.privacy import format_upper
 from sensampler.quantile_calibration import calibrate_quantile
-
-from ...conftest import assert_close_in_se
+from tests.conftest import assert_close_in_se
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 N = 500
@@ -393,3 +396,151 @@ def test_the_plan_text_rounds_its_epsilon_and_delta_up():
     for name, value in (("epsilon", plan.epsilon), ("delta", plan.delta)):
         for printed in re.findall(rf"\b{name}=([0-9.e+-]+[0-9])", plan.text()):
             assert float(printed) >= value, (name, printed)
+
+
+# ----------------------------------------------------------------- what a plan prints
+# Audit findings on planning a release: what a plan prints must agree with what the
+# planned release will state.
+#
+# Each test failed until its finding was fixed.
+
+
+POP = "normal:loc=170,scale=10"
+
+
+def test_a_median_plan_is_for_the_mechanism_the_release_uses():
+    """Audit finding: a median plan was for a mechanism on a sampled sensitivity, where
+    the release uses the exponential mechanism with a scale calibrated on the
+    population; the plan is for that mechanism (or refuses, naming it) and states its
+    guarantee and gamma."""
+    try:
+        plan = plan_release("median", POP, 500, target_error=0.1, runs=10,
+                            random_state=0)
+    except ValueError:
+        return  # refused, naming the exponential mechanism: a valid fix
+    assert plan.mechanism == "exponential"
+    # no sampled sensitivity; the release's scale is calibrated on the
+    # population, and the plan states that guarantee, with the scale's gamma
+    assert plan.sensitivity is None and plan.sensitivities == ()
+    assert 0 < plan.gamma <= 0.05 and "except with probability gamma" in plan.guarantee
+
+
+def test_a_plan_prints_gamma_as_the_release_states_it():
+    """Audit finding: a plan printed gamma rounded to the nearest, below the gamma the
+    release states; its text and card round it up, as the release does."""
+    plan = plan_release("mean", POP, 200, epsilon=1.0, runs=5, random_state=0)
+    assert plan.gamma == pytest.approx(0.0498142, rel=1e-5)
+    text = plan.text()
+    shown = re.search(r"gamma=([0-9.e-]+)", text).group(1)
+    assert shown == format_upper(plan.gamma, 4)
+    card = plan._repr_html_()
+    assert f"gamma={format_upper(plan.gamma, 4)}" in card
+
+
+# ----------------------------------------------------------------- what a plan states
+# Audit findings on what a plan states (issue 37): a plan states what the release
+# will.
+#
+# Findings (each test failed before its fix):
+#
+# - ``sensampler plan --target-error`` answered an epsilon of 57 (worst case 572)
+#   without a word: a plan whose epsilon, or whose worst case, is beyond what
+#   anyone would call private (above 10) now says so in its text, card and JSON;
+# - the plan's worst-case line showed the cap (10 epsilon), not the worst case the
+#   planned release states: it now shows the release's own (built as the release
+#   builds its mechanism), equal to it on the release's seed;
+# - the plan's guarantee left out the public-sample wording the release prints
+#   (what gamma rests on for a bootstrap of public rows): it now says it, as the
+#   release does, and public rows given as an array are a public sample, as the
+#   release reads them.
+
+
+INCOMES = LogNormal(10.5, 0.8)
+DATA = HEIGHTS.sample(N, random_state=1)
+PUBLIC = HEIGHTS.sample(400, random_state=2)  # public rows, drawn apart from DATA
+
+
+def _shown(plan):
+    """The plan's text, card and JSON (strict), as one list."""
+    out = json.dumps(plan.to_dict(), allow_nan=False)
+    return [plan.text(), plan._repr_html_(), out]
+
+
+def test_a_plan_beyond_what_anyone_calls_private_says_so(capsys):
+    """Finding: sensampler plan --target-error answered an epsilon of 57 (worst case
+    572) without a word; a plan whose epsilon or worst case is above 10 says so in
+    its text, card and JSON."""
+    plan = plan_release("mean", HEIGHTS, N, target_error=0.001, runs=5, random_state=0)
+    assert plan.epsilon > NOT_PRIVATE_EPSILON == 10.0
+    assert plan.warning.startswith(f"epsilon={plan.epsilon:.6g}"[:12])
+    for shown in _shown(plan):
+        assert "beyond what anyone would call private (above 10)" in shown
+    assert plan.to_dict()["warning"] == plan.warning
+    # on the command line, the text says it first
+    assert main(["plan", "--query", "mean", "--population", "heights", "--n", str(N),
+                 "--target-error", "0.001", "--runs", "5", "--seed", "0"]) == 0
+    line = capsys.readouterr().out.splitlines()[2]
+    assert line.startswith("  WARNING") and "beyond what anyone would call" in line
+    # a worst case beyond it, at a small epsilon: a wide range and a high cap
+    wide = plan_release("mean", INCOMES, 1000, epsilon=1.0, bounds=(0.0, 1e7),
+                        worst_case_epsilon=100.0, runs=3, random_state=0)
+    assert wide.epsilon == 1.0 and wide.worst_case_epsilon > NOT_PRIVATE_EPSILON
+    assert wide.warning.startswith("the worst case, epsilon=")
+    for shown in _shown(wide):
+        assert "beyond what anyone would call private" in shown
+    # a private plan says nothing of the kind
+    calm = plan_release("mean", HEIGHTS, N, epsilon=1.0, runs=5, random_state=0)
+    assert calm.warning is None and calm.to_dict()["warning"] is None
+    assert not any("beyond what anyone" in shown for shown in _shown(calm))
+
+
+@pytest.mark.parametrize("mechanism,delta", [("laplace", 0.0), ("gaussian", 1e-6)])
+@pytest.mark.parametrize("epsilon", [0.5, 5.7])
+def test_the_worst_case_is_the_one_the_release_states(mechanism, delta, epsilon):
+    """Finding: the plan's worst-case line showed the cap (10 epsilon), not the worst
+    case the planned release states; it shows the release's own, equal to it on the
+    release's seed."""
+    # run 0 of the plan is the release's sampling run: the same worst case, which
+    # the cap (10 epsilon) does not bind here
+    settings = dict(epsilon=epsilon, delta=delta, mechanism=mechanism)
+    plan = plan_release("mean", HEIGHTS, N, runs=1, random_state=0, **settings)
+    release = release_statistic(DATA, "mean", HEIGHTS, random_state=0, **settings)
+    stated = release.statement.worst_case.epsilon
+    assert plan.worst_case_epsilon == stated < plan.worst_case_cap == 10 * epsilon
+    assert plan.worst_case.startswith(release.worst_case), (plan.worst_case,
+                                                            release.worst_case)
+    # over more runs: the largest of the runs' (the release's among them)
+    more = plan_release("mean", HEIGHTS, N, runs=20, random_state=0, **settings)
+    assert stated <= more.worst_case_epsilon < 10 * epsilon
+    assert "the largest over the 20 sampling runs" in more.worst_case
+
+
+def test_the_guarantee_says_what_a_public_sample_rests_on(tmp_path):
+    """Finding: the plan's guarantee left out the public-sample wording the release
+    prints (what gamma rests on for a bootstrap of public rows); public rows given as
+    an array are a public sample too, as the release reads them."""
+    path = tmp_path / "public.csv"
+    path.write_text("height\n" + "\n".join(f"{float(x)!r}" for x in PUBLIC) + "\n")
+    spec = f"bootstrap:{path}"
+    kw = dict(epsilon=1.0, random_state=0)
+    plan = plan_release("mean", spec, N, column="height", runs=1, **kw)
+    release = release_statistic(DATA, "mean", spec, column="height", **kw)
+    assert "public sample of 400 rows" in release.guarantee
+    assert plan.guarantee == release.guarantee
+    assert plan.basis in plan.text() and plan.to_dict()["basis"] == plan.basis
+    # public rows as an array: a public sample, for the plan as for the release
+    rows = plan_release("mean", np.asarray(PUBLIC), N, runs=1, **kw)
+    released = release_statistic(DATA, "mean", np.asarray(PUBLIC), **kw)
+    assert rows.guarantee == released.guarantee == release.guarantee
+
+
+def test_a_quantile_s_guarantee_says_what_a_public_sample_rests_on():
+    """Finding, for a quantile: the plan's guarantee says what a public sample rests on,
+    as the release's does."""
+    # the exponential mechanism's scale, calibrated on the public sample's
+    # posterior populations (few records: the calibration runs on each)
+    kw = dict(epsilon=1.0, random_state=0)
+    plan = plan_release("median", np.asarray(PUBLIC), 40, runs=1, **kw)
+    release = release_statistic(DATA[:40], "median", np.asarray(PUBLIC), **kw)
+    assert "public sample of 400 rows" in release.guarantee
+    assert plan.guarantee == release.guarantee
