@@ -2,6 +2,6 @@
 
 import sys
 
-from .app.cli._console import main
+from .app._console import main
 
 sys.exit(main())

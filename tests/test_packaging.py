@@ -150,7 +150,7 @@ def test_the_console_script_names_a_function_of_the_package():
     # The command line lives in sensampler.app.cli: the entry point follows it.
     scripts = _pyproject()["project"]["scripts"]
     module, _, function = scripts["sensampler"].partition(":")
-    assert module == "sensampler.app.cli._console"
+    assert module == "sensampler.app._console"
     assert callable(getattr(importlib.import_module(module), function))
 
 

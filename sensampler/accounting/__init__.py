@@ -24,7 +24,7 @@ One rule for every accountant and filter:
   reported and :meth:`PrivacyAccountant.report` names it in ``method``.
 """
 
-from ..privacy import DEFAULT_ORDERS, PrivacyBound, rdp_to_dp, zcdp_to_dp
+from ..privacy import DEFAULT_ORDERS, rdp_to_dp, zcdp_to_dp
 from ._accountant import ExceededPrivacyBudgetError, PrivacyAccountant
 from ._default import default_filter, get_default_filter, set_default_filter
 from ._ledger_entry import LedgerEntry
@@ -50,7 +50,6 @@ __all__ = [
     "optimal_composition",
     "heterogeneous_composition",
     "tightest_composition",
-    "PrivacyBound",
     "PrivacyAccountant",
     "LedgerEntry",
     "PrivacyFilter",

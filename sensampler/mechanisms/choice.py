@@ -47,8 +47,20 @@ def rho_for(epsilon: float, delta: float) -> float:
     """The largest zCDP rho whose (epsilon, delta) conversion is at most epsilon.
 
     ``zcdp_to_dp`` (Canonne, Kamath & Steinke 2020, Prop. 12) increases with
-    rho; a root finder inverts it, and the root is lowered until the conversion
-    of the mechanism actually built is at most epsilon.
+    rho; a root finder inverts it, and :func:`build_mechanism` lowers the root
+    until the conversion of the mechanism actually built is at most epsilon.
+
+    Parameters
+    ----------
+    epsilon : float
+        The target epsilon, ``> 0``.
+    delta : float
+        The delta of the conversion, ``0 < delta < 1``.
+
+    Returns
+    -------
+    float
+        rho, within the root finder's tolerance of the crossing.
     """
     return falling_root(
         lambda r: epsilon - zcdp_to_dp(r, delta), 0.0, 1.0,
@@ -58,7 +70,17 @@ def rho_for(epsilon: float, delta: float) -> float:
 
 def default_granularity(sensitivity: float) -> float:
     """Default grid step: the largest power of 10 at most 1/100 of the sensitivity
-    (the grid then widens the sensitivity by at most 1%)."""
+    (the grid then widens the sensitivity by at most 1%).
+
+    Parameters
+    ----------
+    sensitivity : float
+        The sensitivity the grid is for; 1 is returned for 0.
+
+    Returns
+    -------
+    float
+    """
     if sensitivity <= 0.0:
         return 1.0
     return 10.0 ** math.floor(math.log10(sensitivity / 100.0))
@@ -106,6 +128,24 @@ def quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS, calibratio
     from the population model (random DP, with a worst case of its own); a
     sampled sensitivity of a quantile would be random DP only, and often far
     larger than the quantile's spread.
+
+    Parameters
+    ----------
+    query : Query or callable
+        The query (only a one-quantile query gets a mechanism).
+    bounds : Bounds or None
+        Public bounds of the records.
+    epsilon : float
+        The release's epsilon.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbouring relation.
+    calibration : QuantileCalibration, optional
+        A scale sampled from the population model
+        (:func:`sensampler.quantile_calibration.calibrate_quantile`).
+
+    Returns
+    -------
+    (ExponentialQuantileMechanism, PrivacyStatement, str) or None
     """
     level = quantile_level_of(query)
     if level is None or bounds is None:
@@ -141,8 +181,30 @@ def build_mechanism(
 ):
     """(mechanism, its (epsilon, delta) statement, the noise in words).
 
-    ``estimate`` is a sampled estimate, or a number: a global sensitivity (the
-    worst case of a query on records clipped to private bounds)."""
+    Parameters
+    ----------
+    name : {"laplace", "gaussian", "discrete-laplace", "discrete-gaussian"}
+        The mechanism (:data:`RELEASE_MECHANISMS`).
+    estimate : SensitivityEstimate or float
+        A sampled estimate, or a number: a global sensitivity (the worst case
+        of a query on records clipped to private bounds).
+    epsilon, delta : float
+        The release's (delta 0 for the Laplace mechanisms).
+    granularity : float or None
+        The discrete mechanisms' grid step (None: :func:`default_granularity`).
+    dimension : int
+        Coordinates released (the discrete mechanisms' noise vector).
+    worst_case_epsilon : float, optional
+        Cap on the worst-case epsilon (default 10 epsilon): the noise is raised
+        to meet it.
+
+    Returns
+    -------
+    (Mechanism, PrivacyStatement, str)
+        The mechanism, what it states (the discrete Gaussian's zCDP converted to
+        (epsilon, delta), Canonne, Kamath & Steinke 2020, Prop. 12) and its
+        noise in words.
+    """
     if name == "laplace":
         mech = LaplaceMechanism(estimate, epsilon, worst_case_epsilon)
         return mech, mech.privacy, f"Laplace noise of scale {np.max(mech.scale):.6g}"

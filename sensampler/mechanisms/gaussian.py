@@ -171,7 +171,7 @@ def analytic_gaussian_sigma(epsilon: float, delta: float) -> float:
 
     Solved by ``brentq`` on the log of the exact condition to a relative
     tolerance of 1e-13 in sigma (:func:`~sensampler._math.search.falling_root`),
-    then raised (by doubling steps from 1e-13 (1 + |ln sigma|) in ln sigma,
+    then raised (by doubling steps from 1e-13 (1 + abs(ln sigma)) in ln sigma,
     then bisected back to that first step) to where the computed delta *plus
     its evaluation error bound* (:func:`_analytic_delta_with_error`) is at
     most ``delta``. The exact delta

@@ -1,7 +1,8 @@
 """The ``sensampler`` console script and ``python -m sensampler``.
 
 The command line's modules are imported here, at module level, inside a
-``try``: a Ctrl-C while they load (numpy, scipy, joblib take a moment) ends the
+``try`` (this module sits outside the :mod:`sensampler.app.cli` package, so
+importing it loads none of them first): a Ctrl-C while they load (numpy, scipy, joblib take a moment) ends the
 command with one line and exit code 130, as a Ctrl-C during the work does,
 instead of a traceback through the import machinery.
 """
@@ -11,8 +12,8 @@ from __future__ import annotations
 import sys
 
 try:
-    from . import EXIT_INTERRUPTED
-    from . import main as cli_main
+    from .cli import EXIT_INTERRUPTED
+    from .cli import main as cli_main
 except KeyboardInterrupt:
     cli_main = None
     EXIT_INTERRUPTED = 130
