@@ -24,6 +24,7 @@ def test_ruff_finds_nothing():
             ruff,
             "check",
             "sensampler",
+            "distributions",
             "tests",
             "benchmarks",
             "notebooks",
