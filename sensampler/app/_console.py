@@ -2,9 +2,10 @@
 
 The command line's modules are imported here, at module level, inside a
 ``try`` (this module sits outside the :mod:`sensampler.app.cli` package, so
-importing it loads none of them first): a Ctrl-C while they load (numpy, scipy, joblib take a moment) ends the
-command with one line and exit code 130, as a Ctrl-C during the work does,
-instead of a traceback through the import machinery.
+importing it loads none of them first): a Ctrl-C while they load (numpy,
+scipy, joblib take a moment) ends the command with one line and exit code 130,
+as a Ctrl-C during the work does, instead of a traceback through the import
+machinery.
 """
 
 from __future__ import annotations
