@@ -14,7 +14,6 @@ from sensampler import (
     sample_sensitivity,
 )
 from sensampler.accounting import (
-    PrivacyBound,
     PrivacyFilter,
     RenyiAccountant,
     ZCDPAccountant,
@@ -25,6 +24,7 @@ from sensampler.accounting import (
 )
 from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
+from sensampler.privacy import PrivacyBound
 
 heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 est = sample_sensitivity(queries.mean, heights, n=500, gamma=0.05, random_state=0)

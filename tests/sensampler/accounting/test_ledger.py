@@ -12,7 +12,6 @@ from sensampler.accounting import (
     LedgerEntry,
     PLDAccountant,
     PrivacyAccountant,
-    PrivacyBound,
     PrivacyFilter,
     RenyiAccountant,
     RenyiFilter,
@@ -27,7 +26,7 @@ from sensampler.mechanisms import (
     LaplaceMechanism,
     ZCDPGaussianMechanism,
 )
-from sensampler.privacy import PrivacyStatement, SamplingRun
+from sensampler.privacy import PrivacyBound, PrivacyStatement, SamplingRun
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
 ACCOUNTANTS = [
