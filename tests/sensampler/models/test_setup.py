@@ -155,10 +155,14 @@ def test_a_private_string_cell_is_not_quoted(which):
     private cell (scrub kept the first sentence, quotes and all)."""
     X = _secret_frames()[which]
     _, y = private_rows(60)
-    with pytest.raises(ValueError, match="refused by scikit-learn") as info:
+    try:
         flip_model(neighbours="replace-one").fit(X, y)
-    assert "SECRETVAL" not in str(info.value)
-    assert "could not convert string to float: '…'" in str(info.value)
+    except ValueError as exc:
+        assert "SECRETVAL" not in str(exc)
+        assert "refused by scikit-learn" in str(exc)
+        assert "could not convert string to float: '…'" in str(exc)
+    else:  # pandas 2.0's string column converts under scikit-learn 1.6: no message
+        assert which == 0
 
 def test_a_row_bound_whose_fit_overflows_is_refused_before_any_fit(monkeypatch):
     """Before: data_norm=1e308 ended in a bare OverflowError (sqrt(R**2 + 1) of
