@@ -63,11 +63,11 @@ for inequality in ("dkw", "exact"):
 # are typical values with no guarantee, shown for comparison.
 
 # %%
-from sensampler.app.experiments import error_vs_epsilon
+from sensampler.app.experiments import sensitivity_sweep
 from sensampler.app.plotting import plot_error_vs_epsilon
 
 est = sample_sensitivity(queries.identity, heights, 1, gamma=0.05, random_state=0)
-table = error_vs_epsilon(
+table = sensitivity_sweep(
     queries.identity,
     Normal(170, 1),
     500,

@@ -43,14 +43,7 @@ from ._lib.structure import Spec
 from ._lib.threads import one_thread
 from ._lib.validation import as_seed_sequence, check_count, check_flag, check_n_jobs
 from ._sampling.chunks import ChunkJob, sample_additive_chunk, sample_chunk
-from ._sampling.probes import (
-    check_order,
-    check_sizes,
-    probe_additive,
-    probe_full,
-    probe_trusted,
-)
-from ._sampling.trusted import is_trusted
+from ._sampling.probes import probe_query
 from .bounds import Bounds, ClippedPopulation, worst_case_sensitivity
 from .distributions import Distribution, PublicSample, as_distribution
 from .estimate import SamplingProblem, SensitivityEstimate, SensitivityEstimates
@@ -513,26 +506,23 @@ class _Probed:
 
 def _probe(inputs: _Inputs, root, reproduce: str) -> _Probed:
     """Probe the output's structure; check a declaration, the sizes and the order."""
-    query, dist, n = inputs.query, inputs.dist, inputs.n
-    add_remove = inputs.neighbours == "add-remove"
-    probe_rng = np.random.default_rng(child_seed(root, _PROBE_CHILD))
-    # Under add/remove a mean's change depends on D: only sums skip D.
-    fast = query.additive == "sum" or (query.additive == "mean" and not add_remove)
-    # The library's own additive queries hold their declaration, ignore the
-    # order of the records and keep their shape at any n by construction.
-    trusted = fast and is_trusted(query)
-    probe = probe_trusted if trusted else probe_additive if fast else probe_full
-    spec, shapes, record_bytes, database, outputs = probe(
-        query, dist, n, probe_rng, reproduce
+    probed = probe_query(
+        inputs.query,
+        inputs.dist,
+        inputs.n,
+        inputs.neighbours,
+        np.random.default_rng(child_seed(root, _PROBE_CHILD)),
+        reproduce,
+        order_rng=np.random.default_rng(child_seed(root, _ORDER_CHILD)),
+        order_dependent=inputs.order_dependent,
     )
-    if add_remove and not trusted:
-        check_sizes(query, database, spec, shapes, reproduce)
-    if not inputs.order_dependent and not trusted:
-        order_rng = np.random.default_rng(child_seed(root, _ORDER_CHILD))
-        check_order(query, database, outputs, order_rng, reproduce, spec, shapes)
-    per_coordinate = inputs.norm.per_coordinate
-    parts = sum(int(np.prod(s)) for s in shapes) if per_coordinate else len(shapes)
-    return _Probed(fast, spec, shapes, record_bytes, parts)
+    return _Probed(
+        probed.fast,
+        probed.spec,
+        probed.shapes,
+        probed.record_bytes,
+        probed.parts(inputs.norm.per_coordinate),
+    )
 
 
 def _plan(inputs: _Inputs, probed: _Probed):

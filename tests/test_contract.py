@@ -90,12 +90,12 @@ def test_every_public_n_jobs_defaults_to_none():
     # One vocabulary (issue 26): n_jobs=None defers to an enclosing
     # joblib.parallel_config, as in scikit-learn; it was 1 in three functions.
     from sensampler import audit, models, sample_sensitivity
-    from sensampler.app.experiments import error_vs_epsilon, run_batch
+    from sensampler.app.experiments import error_vs_epsilon, sensitivity_sweep, run_batch
     from sensampler.app.release import release_statistic, release_statistics
 
     for function in (
         sample_sensitivity, audit.audit_estimate, audit.compare_populations,
-        error_vs_epsilon, run_batch, release_statistic, release_statistics,
+        error_vs_epsilon, sensitivity_sweep, run_batch, release_statistic, release_statistics,
         models.PrivateEstimator,
     ):
         parameter = inspect.signature(function).parameters["n_jobs"]

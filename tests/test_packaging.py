@@ -239,7 +239,7 @@ def test_core_install_sweeps_and_skips_the_figure(tmp_path):
         EXTRAS,
         """
         from sensampler.app.cli import main
-        sys.exit(main(["sweep", "--n", "50", "--epsilons", "0.5,1",
+        sys.exit(main(["sensitivity-sweep", "--n", "50", "--epsilons", "0.5,1",
                        "--repetitions", "5", "--out", "results", "--seed", "0"]))
         """,
         tmp_path,

@@ -22,17 +22,22 @@ draws no database; :func:`probe_additive` refuses a false declaration.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._lib.memory import check_database_fits
 from .._lib.structure import Spec, evaluate
+from .trusted import is_trusted
 
 __all__ = [
     "ORDER_RTOL",
+    "Probed",
     "check_order",
     "check_sizes",
     "probe_additive",
     "probe_full",
+    "probe_query",
     "probe_trusted",
 ]
 
@@ -378,3 +383,69 @@ def probe_trusted(query, dist, n, rng, reproduce):
     spec, leaves = evaluate(query, probe, None, "{x}", reproduce)
     shapes = tuple(leaf.shape[1:] for leaf in leaves)
     return spec, shapes, probe.itemsize * int(np.prod(probe.shape[2:])), probe, leaves
+
+
+class Probed(NamedTuple):
+    """What the probes tell of a query's output, and which path samples it."""
+
+    fast: bool  # the additive path: no database drawn
+    spec: Spec
+    shapes: tuple[tuple[int, ...], ...]
+    record_bytes: int
+
+    def parts(self, per_coordinate: bool) -> int:
+        """Order statistics released jointly: one per output, or per coordinate."""
+        if per_coordinate:
+            return sum(int(np.prod(shape)) for shape in self.shapes)
+        return len(self.shapes)
+
+
+def probe_query(
+    query, dist, n: int, neighbours: str, rng, reproduce: str, *,
+    order_rng=None, order_dependent: bool = False,
+) -> Probed:
+    """Every probe a sampling run makes before it draws a pair, in one place.
+
+    The output's structure and shapes from a probe database (the additive path's
+    probes check an additive declaration; the library's own additive queries
+    need one record), then, unless the query is the library's own: under
+    add/remove neighbours the output's shape at n - 1 and n records
+    (:func:`check_sizes`), and the order of the records (:func:`check_order`,
+    skipped when the run accepts an ``order_dependent`` query). The sampler,
+    the command line's checks before work and the audit call it, so each
+    refuses what a sampling run would.
+
+    Parameters
+    ----------
+    query : Query
+    dist : Distribution
+    n : int
+        Database size.
+    neighbours : {"replace-one", "add-remove"}
+    rng : numpy.random.Generator
+        Draws the probe database.
+    reproduce : str
+        How to reproduce a refusal (quoted in its message).
+    order_rng : numpy.random.Generator, optional
+        Draws the order check's permutations (default: ``rng``).
+    order_dependent : bool, optional
+        The run accepts a query that depends on the order of the records.
+
+    Returns
+    -------
+    Probed
+    """
+    add_remove = neighbours == "add-remove"
+    # Under add/remove a mean's change depends on D: only sums skip D.
+    fast = query.additive == "sum" or (query.additive == "mean" and not add_remove)
+    # The library's own additive queries hold their declaration, ignore the
+    # order of the records and keep their shape at any n by construction.
+    trusted = fast and is_trusted(query)
+    probe = probe_trusted if trusted else probe_additive if fast else probe_full
+    spec, shapes, record_bytes, database, outputs = probe(query, dist, n, rng, reproduce)
+    if add_remove and not trusted:
+        check_sizes(query, database, spec, shapes, reproduce)
+    if not order_dependent and not trusted:
+        order_rng = rng if order_rng is None else order_rng
+        check_order(query, database, outputs, order_rng, reproduce, spec, shapes)
+    return Probed(fast, spec, shapes, record_bytes)

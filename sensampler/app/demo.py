@@ -21,16 +21,16 @@ from .experiments import (
     SD_DEFINITION,
     composition_experiment,
     epsilon_vs_iterations,
-    error_vs_epsilon,
+    sensitivity_sweep,
     runs_before_budget,
     vectorized_vs_sequential,
 )
-from .experiments.specs import build_population
+from .specs import build_population
 
 __all__ = ["HEIGHTS", "FIGURES", "demo_files", "run_demo"]
 
 #: Adult heights in cm: men N(178, 7^2), women N(162, 6.5^2), in equal numbers
-#: (the ``"heights"`` preset of :data:`~sensampler.app.experiments.specs.PRESETS`).
+#: (the ``"heights"`` preset of :data:`~sensampler.app.specs.PRESETS`).
 HEIGHTS = build_population("heights")
 
 
@@ -230,7 +230,7 @@ def _run_sweep(estimates, random_state, progress):
     released = estimates["identity", "l1", "exact"]
     offsets = [released.typical(k) for k in (0, 1, 2)]
     epsilons = np.geomspace(0.01, 20, 40)
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         queries.identity,
         HEIGHTS,
         500,

@@ -103,7 +103,7 @@ def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
     """Error of the private answer against epsilon (log-log), one line and 5%–95%
     error bars per sensitivity, one panel per part of the query's output.
 
-    Reads the ``error == "l2"`` rows of :func:`~sensampler.app.experiments.error_vs_epsilon`:
+    Reads the ``error == "l2"`` rows of :func:`~sensampler.app.experiments.sensitivity_sweep`:
     the line is the mean error over the repetitions, a bar spans its q05 and q95.
     Bands of several sensitivities would overlap into one mass, so each
     sensitivity draws its bars at about eight of the epsilons, staggered so that
@@ -114,7 +114,7 @@ def plot_error_vs_epsilon(table, path=None, *, unit="", title=None):
     Parameters
     ----------
     table : ResultTable
-        What :func:`~sensampler.app.experiments.error_vs_epsilon` returns.
+        What :func:`~sensampler.app.experiments.sensitivity_sweep` returns.
     path : str or os.PathLike, optional
         Where to save the figure (its format from the suffix).
     unit : str, default ""

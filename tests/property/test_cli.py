@@ -33,8 +33,8 @@ def test_parse_args_parses_or_exits_2(flag, value):
             ["sample", "--n"],
             ["sample", "--gamma"],
             ["sample", "--n-jobs"],
-            ["sweep", "--repetitions"],
-            ["sweep", "--epsilons"],
+            ["sensitivity-sweep", "--repetitions"],
+            ["sensitivity-sweep", "--epsilons"],
         ]
     ),
     values,
@@ -43,11 +43,11 @@ def test_main_checks_before_it_works(tmp_path, capsys, monkeypatch, head, value)
     def no_work(*args, **kwargs):
         raise KeyboardInterrupt  # a command that passed its checks stops here
 
-    for name in ("sample_sensitivity", "error_vs_epsilon", "run_batch", "run_demo"):
+    for name in ("sample_sensitivity", "sensitivity_sweep", "run_batch", "run_demo"):
         monkeypatch.setattr(cli, name, no_work)
     capsys.readouterr()  # the fixtures are shared by every example
     out = tmp_path / "out"
-    args = [*head, value] + (["--out", str(out)] if head[0] == "sweep" else [])
+    args = [*head, value] + (["--out", str(out)] if head[0] == "sensitivity-sweep" else [])
     try:
         code = cli.main(args)
     except SystemExit as exc:  # argparse's own usage error
@@ -59,7 +59,7 @@ def test_main_checks_before_it_works(tmp_path, capsys, monkeypatch, head, value)
         assert not os.path.exists(out) or not os.listdir(out)
 
 
-@pytest.mark.parametrize("command", ["sample", "sweep"])
+@pytest.mark.parametrize("command", ["sample", "sensitivity-sweep"])
 def test_n_jobs_0_exits_2(command, capsys):
     assert cli.main([command, "--n-jobs", "0"]) == 2
     assert "n_jobs" in capsys.readouterr().err
@@ -70,7 +70,7 @@ def test_n_jobs_0_exits_2(command, capsys):
 @example(["sample", "--n"], 2**63)
 @example(["sample", "--query", "median", "--n"], 10**10)
 @example(["sample", "--m"], 10**9)
-@example(["sweep", "--repetitions"], 10**11)
+@example(["sensitivity-sweep", "--repetitions"], 10**11)
 @example(["audit", "--n"], 2**63)  # exit 1 from the sampler before
 @example(["audit", "--m"], 10**9)  # exit 1 after the probes before
 @example(["audit", "--pairs"], 10**9)
@@ -79,8 +79,8 @@ def test_n_jobs_0_exits_2(command, capsys):
         [
             ["sample", "--query", "median", "--n"],
             ["sample", "--m"],
-            ["sweep", "--repetitions"],
-            ["sweep", "--n"],
+            ["sensitivity-sweep", "--repetitions"],
+            ["sensitivity-sweep", "--n"],
         ]
     ),
     st.integers(10**10, 2**70),
@@ -94,7 +94,7 @@ def test_sizes_beyond_the_machine_exit_2(capsys, monkeypatch, head, size):
         raise AssertionError("the work started")
 
     monkeypatch.setattr(_memory, "physical_memory", lambda: 16 * 2**30)
-    for name in ("sample_sensitivity", "error_vs_epsilon"):
+    for name in ("sample_sensitivity", "sensitivity_sweep"):
         monkeypatch.setattr(cli, name, no_work)
     monkeypatch.setattr(_audit_cli, "compare_populations", no_work)
     capsys.readouterr()
@@ -123,7 +123,7 @@ def test_sweep_json_is_strict_json(sensitivities, epsilons):
     buffer, errors = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(errors):
         code = cli.main(
-            ["sweep", "--seed", "0", "--repetitions", "2", "--gamma", "0.5",
+            ["sensitivity-sweep", "--seed", "0", "--repetitions", "2", "--gamma", "0.5",
              "--sensitivities", sensitivities, "--epsilons", epsilons, "--json"]
         )
     if code == 0:

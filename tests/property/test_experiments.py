@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from sensampler import queries
 from sensampler.app.experiments import (
     epsilon_vs_iterations,
-    error_vs_epsilon,
+    sensitivity_sweep,
     run_batch,
     vectorized_vs_sequential,
 )
@@ -49,7 +49,7 @@ def _finite_table(table, *columns):
 )
 def test_error_vs_epsilon(epsilons, sensitivities, repetitions, data):
     table = refused_or_result(
-        lambda: error_vs_epsilon(
+        lambda: sensitivity_sweep(
             queries.mean,
             *data,
             epsilons,
@@ -71,7 +71,7 @@ def test_error_vs_epsilon(epsilons, sensitivities, repetitions, data):
 @given(st.one_of(junk, st.integers(-3, 50), st.sampled_from([2**62, 2**63, 10**12])))
 def test_error_vs_epsilon_sizes(n):
     table = refused_or_result(
-        lambda: error_vs_epsilon(
+        lambda: sensitivity_sweep(
             queries.median, Normal(), n, [1.0], {"x": 1.0}, repetitions=2, n_jobs=1
         ),
         "n",

@@ -53,7 +53,7 @@ from .._locks import exclusive
 from ..demo import demo_files, run_demo
 from ..experiments.batch import check_outputs, run_batch
 from ..experiments.batch_config import load_config
-from ..experiments.specs import (
+from ..specs import (
     MECHANISMS,
     accepted_norms,
     build_population,
@@ -69,13 +69,14 @@ from ..experiments.sweep import (
     answer_size,
     check_databases_fit,
     check_epsilons,
-    error_vs_epsilon,
+    sensitivity_sweep,
     probe_answer,
 )
 from ._audit import add_audit_parser, audit_command
 from ._flags import add_neighbours_flag
 from ._plan import add_plan_parser, add_sampling_plan_parser
 from ._release import add_release_arguments, release_command
+from ._sweep import add_sweep_parser
 
 __all__ = ["main", "build_parser"]
 
@@ -84,7 +85,7 @@ EXIT_WORK_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 128 + signal.SIGTERM
-#: The files ``sensampler sweep --out`` writes.
+#: The files ``sensampler sensitivity-sweep --out`` writes.
 SWEEP_FILES = ("error_vs_epsilon.csv", "error_vs_epsilon.png")
 #: What an interrupted command leaves, by command (the others leave no result).
 INTERRUPTED_NOTES = {
@@ -195,7 +196,7 @@ def _cmd_sample(args):
     plan = dict(m=args.m, gamma=args.gamma, k=args.k, inequality=args.inequality)
     sampling_plan(**plan)
     run = dict(plan, norm=args.norm, n_jobs=args.n_jobs)
-    check_sampling_memory(query, population, args.n, **run)
+    check_sampling_memory(query, population, args.n, **run, neighbours=args.neighbours)
 
     def work():
         est = sample_sensitivity(
@@ -285,7 +286,7 @@ def _cmd_sweep(args):
                 progress=args.progress,
             ),
         )
-        table = error_vs_epsilon(
+        table = sensitivity_sweep(
             query,
             data,
             args.n,
@@ -445,11 +446,19 @@ def _add_sample_parser(sub) -> None:
 
 
 def _add_sweep_parser(sub) -> None:
+    sweep = add_sweep_parser(sub, _say, _json, _writable_folder, _check_out_files)
+    _add_progress_flag(sweep)
+
+
+def _add_sensitivity_sweep_parser(sub) -> None:
     sweep = sub.add_parser(
-        "sweep",
-        help="error of private answers vs epsilon",
-        description="Error-vs-epsilon sweep for one query and "
-        "population, over several sensitivities.",
+        "sensitivity-sweep",
+        help="error of a mechanism at given sensitivities vs epsilon (a study of "
+        "the sampler, not of a release)",
+        description="Error-vs-epsilon sweep of one mechanism for one query and "
+        "population, over several given sensitivities (sampled, typical values, "
+        "numbers): no bounds, no clipping, no worst-case cap. What a release "
+        "publishes: sensampler sweep.",
     )
     _add_sampling_flags(sweep)
     sweep.add_argument(
@@ -538,6 +547,7 @@ _SUBCOMMANDS = (
     _add_plan_parser,
     _add_sample_parser,
     _add_sweep_parser,
+    _add_sensitivity_sweep_parser,
     _add_run_parser,
     _add_release_parser,
     _add_audit_parser,

@@ -30,8 +30,7 @@ from ..._lib.validation import (
     check_n_jobs,
     check_real,
 )
-from ..._sampling.probes import check_order, check_sizes, probe_additive, probe_full
-from ..._sampling.trusted import is_trusted
+from ..._sampling.probes import probe_query
 from ...audit import MAX_AUDIT_PAIRS, compare_populations, conservative_choice
 from ...norms import NORM_NAMES, get_norm
 from ...plan import INEQUALITIES, sampling_plan
@@ -40,7 +39,7 @@ from ...sampler import MAX_N, check_neighbours
 from ...table import check_output_file
 from .. import plotting
 from .._input_files import read_toml
-from ..experiments.specs import (
+from ..specs import (
     build_population,
     parse_population,
     parse_query,
@@ -232,20 +231,13 @@ def _outputs(query, populations: dict, n: int, norm, neighbours: str) -> int:
     give the query the same output shape, so that one's estimate can be
     audited under another.
     """
-    probe = probe_additive if query.additive is not None else probe_full
-    trusted = is_trusted(query)
     first = None
     for name, dist in populations.items():
         rng = np.random.default_rng(_PROBE_SEED)
-        reproduce = "checked before the audit"
         try:
-            spec, shapes, record_bytes, database, outputs = probe(
-                query, dist, n, rng, reproduce
-            )
-            if not trusted and neighbours == "add-remove":
-                check_sizes(query, database, spec, shapes, reproduce)
-            if not trusted:
-                check_order(query, database, outputs, rng, reproduce, spec, shapes)
+            spec, shapes, record_bytes = probe_query(
+                query, dist, n, neighbours, rng, "checked before the audit"
+            )[1:]
         except (ValueError, TypeError) as exc:
             raise ValueError(f"--query on --population {name}: {exc}") from None
         if spec[0] != "array":

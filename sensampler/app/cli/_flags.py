@@ -19,7 +19,6 @@ from ..._lib.domains import NEIGHBOUR_RELATIONS
 from ...settings import ReleaseSettings, parse_number, read_setting
 
 __all__ = [
-    "add_floor_flags",
     "add_neighbours_flag",
     "add_settings_flags",
     "flag_of",
@@ -41,6 +40,7 @@ def add_settings_flags(
     required: Iterable[str] = (),
     omit: Iterable[str] = (),
     helps: Mapping[str, str] | None = None,
+    choices: Mapping[str, tuple[str, ...]] | None = None,
 ) -> None:
     """Add a flag for every field of :class:`~sensampler.settings.ReleaseSettings`.
 
@@ -58,8 +58,11 @@ def add_settings_flags(
         Fields the subcommand does not offer.
     helps : mapping, optional
         Field name -> the subcommand's own help of its flag.
+    choices : mapping, optional
+        Field name -> the values the subcommand offers (fewer than the field's).
     """
-    required, omit, helps = set(required), set(omit), dict(helps or {})
+    required, omit = set(required), set(omit)
+    helps, choices = dict(helps or {}), dict(choices or {})
     for setting in fields(ReleaseSettings):
         if setting.name in omit:
             continue
@@ -68,7 +71,7 @@ def add_settings_flags(
             dest=setting.name,
             default=None,
             required=setting.name in required,
-            choices=setting.metadata["choices"],
+            choices=choices.get(setting.name, setting.metadata["choices"]),
             help=helps.get(setting.name, setting.metadata["help"]),
         )
 
@@ -157,36 +160,3 @@ def setting_help(name: str) -> str:
     """The help of the setting ``name``'s flag."""
     (setting,) = [s for s in fields(ReleaseSettings) if s.name == name]
     return setting.metadata["help"]
-
-
-def add_floor_flags(
-    p: argparse.ArgumentParser, *, default: str | None, private: bool
-) -> None:
-    """Add ``--bounds`` and ``--worst-case-epsilon``: the clipping bounds and the
-    cap on the worst-case epsilon, which set a release's noise floor (for a
-    command that does not take every setting: :func:`add_settings_flags`).
-
-    Parameters
-    ----------
-    p : argparse.ArgumentParser
-        The subcommand's parser (or argument group).
-    default : str or None
-        ``--bounds``'s default (``None``: read as auto, later).
-    private : bool
-        Whether ``private:EPS0`` is offered (a release), or not (a plan, which
-        reads no private data).
-    """
-    p.add_argument(
-        "--bounds",
-        default=default,
-        help=setting_help("bounds")
-        if private
-        else "clip the records to bounds: auto (default: from the population "
-        "model, at no privacy cost), LOW:HIGH (given), or none (random DP only)",
-    )
-    p.add_argument(
-        "--worst-case-epsilon",
-        type=number_flag("--worst-case-epsilon"),
-        default=None,
-        help=setting_help("worst_case_epsilon"),
-    )

@@ -13,12 +13,11 @@
 from __future__ import annotations
 
 from ..._display.text import text_table
-from ..._lib.domains import NEIGHBOUR_RELATIONS
 from ...mechanisms.accuracy import NOISE_MODELS
 from ...plan import INEQUALITIES, sampling_plan
 from ...settings import parse_number
 from ..planning import prepare_plan
-from ._flags import add_floor_flags
+from ._flags import add_settings_flags, settings_from_args
 
 __all__ = ["add_plan_parser", "add_sampling_plan_parser"]
 
@@ -106,18 +105,21 @@ def add_plan_parser(sub, say, to_json) -> None:
         "--target-error",
         help="the error wanted (|release - exact answer|, the noise only)",
     )
-    p.add_argument("--epsilon", help="the release's epsilon: the plan gives its error")
-    p.add_argument("--delta", help="the release's delta (gaussian; default 0)")
-    p.add_argument(
-        "--gamma",
-        help="random-DP failure probability of the sampling run (default 0.05)",
-    )
-    p.add_argument(
-        "--mechanism",
-        choices=list(NOISE_MODELS),
-        default="laplace",
-        help="the noise of a query that samples a sensitivity; median and "
-        "quantile:Q are planned with the exponential mechanism, as release uses",
+    add_settings_flags(
+        p,
+        omit=("granularity",),
+        choices={"mechanism": tuple(NOISE_MODELS)},
+        helps={
+            "epsilon": "the release's epsilon: the plan gives its error",
+            "delta": "the release's delta (gaussian; default 0)",
+            "mechanism": "the noise of a query that samples a sensitivity: laplace "
+            "(default) or gaussian; median and quantile:Q are planned with the "
+            "exponential mechanism, as release uses",
+            "bounds": "clip the records to bounds: auto (default: from the "
+            "population model, at no privacy cost), LOW:HIGH (given), or none "
+            "(random DP only)",
+            "inequality": INEQUALITY_HELP,
+        },
     )
     p.add_argument(
         "--measure",
@@ -131,17 +133,6 @@ def add_plan_parser(sub, say, to_json) -> None:
         default=200,
         help="sampling runs (for median, quantile:Q: databases) drawn (default 200)",
     )
-    p.add_argument(
-        "--neighbours",
-        default="replace-one",
-        choices=NEIGHBOUR_RELATIONS.values,
-        help="the release's neighbouring relation: replace-one (default) or "
-        "add-remove (D of n - 1 records and D with one record added; --n >= 2)",
-    )
-    p.add_argument(
-        "--inequality", choices=INEQUALITIES, default="exact", help=INEQUALITY_HELP
-    )
-    add_floor_flags(p, default=None, private=False)
     p.add_argument("--seed", type=int, default=None, help="seeds the sampling runs")
     p.add_argument("--n-jobs", type=int, default=None, help="sampler workers")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -153,6 +144,14 @@ def _number(flag: str, text: str | None) -> float | None:
     return None if text is None else parse_number(flag, text)
 
 
+def _target_error(text: str | None) -> float | None:
+    """``--target-error``'s value: a number > 0, or None."""
+    target = _number("--target-error", text)
+    if target is not None and not target > 0:
+        raise ValueError(f"--target-error must be > 0, got --target-error {text}.")
+    return target
+
+
 def _measure(text: str):
     if text == "mean":
         return text
@@ -162,23 +161,6 @@ def _measure(text: str):
         raise ValueError(
             f"--measure must be 'mean' or a probability in (0, 1), got --measure {text!r}."
         ) from None
-
-
-def _settings(args) -> dict:
-    """The release's settings from the flags (those given), by field name."""
-    options = dict(
-        epsilon=_number("--epsilon", args.epsilon),
-        delta=_number("--delta", args.delta),
-        gamma=_number("--gamma", args.gamma),
-        worst_case_epsilon=args.worst_case_epsilon,
-        bounds=args.bounds,
-    )
-    return {
-        **{key: value for key, value in options.items() if value is not None},
-        "mechanism": args.mechanism,
-        "neighbours": args.neighbours,
-        "inequality": args.inequality,
-    }
 
 
 def plan_command(args, say, to_json):
@@ -200,17 +182,23 @@ def plan_command(args, say, to_json):
         raise ValueError(
             "planning a release needs one of --target-error and --epsilon."
         )
+    settings = settings_from_args(args)
+    if not settings.bounds.public:
+        raise ValueError(
+            f"--bounds {args.bounds} estimates the bounds from the private data, "
+            "which a plan never reads: give --bounds auto or --bounds LOW:HIGH."
+        )
     prepared = prepare_plan(
         args.query,
         args.population,
         args.n,
-        target_error=_number("--target-error", args.target_error),
+        target_error=_target_error(args.target_error),
         measure=_measure(args.measure),
         column=args.column,
         runs=args.runs,
         random_state=args.seed,
         n_jobs=args.n_jobs,
-        **_settings(args),
+        settings=settings,
     )
 
     def work():

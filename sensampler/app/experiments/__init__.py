@@ -1,4 +1,5 @@
-"""Experiments: error-vs-epsilon sweeps, batch runs, data sets shipped with scikit-learn,
+"""Experiments: error-vs-epsilon sweeps on the release path (and of given
+sensitivities, for studies of the sampler), batch runs, data sets shipped with scikit-learn,
 and the source documents' studies."""
 
 from .batch import run_batch
@@ -11,15 +12,17 @@ from .documents import (
     runs_before_budget,
     vectorized_vs_sequential,
 )
-from .specs import MECHANISMS, accepted_norms, mechanism_from_name
+from ..specs import MECHANISMS, accepted_norms, mechanism_from_name
+from .release_sweep import error_vs_epsilon
 from .sweep import (
     SD_DEFINITION,
     STATISTICS,
-    error_vs_epsilon,
+    sensitivity_sweep,
 )
 
 __all__ = [
     "error_vs_epsilon",
+    "sensitivity_sweep",
     "SD_DEFINITION",
     "mechanism_from_name",
     "accepted_norms",

@@ -65,7 +65,7 @@ Real models on real data (``examples/real_models.toml`` reproduces the table of
   "Empirical"`` (the bootstrap) or ``"SklearnGaussianMixture"`` (``components``,
   ``covariance_type`` ("full"), ``seed`` (0));
 - ``[queries.NAME]``: ``kind = "estimator"``, ``model`` (one of
-  :data:`~sensampler.app.experiments.specs.ESTIMATORS`) and ``params``: the model's
+  :data:`~sensampler.app.specs.ESTIMATORS`) and ``params``: the model's
   fitted ``coef_``;
 - ``[errors]``: ``data = NAME`` releases the answer on that data set's private
   training part (the same fixed database in every repetition; ``n = "private"``
@@ -118,7 +118,7 @@ from .batch_config import (
     load_config,
     run_id_of,
 )
-from .sweep import STATISTICS, error_statistics, error_vs_epsilon
+from .sweep import STATISTICS, error_statistics, sensitivity_sweep
 
 __all__ = ["run_batch", "check_outputs"]
 
@@ -180,7 +180,7 @@ def _sweep_run(run: RunSpec) -> dict:
     # The private data: a fresh database per repetition drawn from the population,
     # or the fixed private training part of [errors] data.
     data = run.population if run.split is None else run.split.train
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         run.query,
         data,
         run.n,

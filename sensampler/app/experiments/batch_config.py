@@ -43,7 +43,7 @@ from ...queries import Query
 from ...sampler import check_neighbours
 from .._input_files import read_toml
 from .datasets import LOADERS, SCORES, STANDARDISE, DatasetSplit, Score, load_split
-from .specs import (
+from ..specs import (
     MECHANISMS,
     PrivateEstimatorParts,
     accepted_norms,
@@ -698,7 +698,7 @@ def _check_runs_fit(path, runs) -> None:
     """Each run's sampling and sweep fit in memory, and its query answers its
     population: checked on one probe database per (population, query, n, gamma,
     norm), drawn with a fixed seed (see
-    :func:`~sensampler.app.experiments.specs.check_sampling_memory`)."""
+    :func:`~sensampler.app.specs.check_sampling_memory`)."""
     checked = set()
     for run in runs:
         key = (run.population_name, run.query_name, run.n, run.gamma, run.norm)
@@ -717,6 +717,7 @@ def _check_runs_fit(path, runs) -> None:
             check_sampling_memory(
                 run.query, run.population, run.n, m=options.m, gamma=run.gamma,
                 inequality=options.inequality, norm=run.norm,
+                neighbours=options.neighbours,
             )
             probe = probe_answer(run.query, data, run.n, np.random.default_rng(0))
             check_databases_fit(

@@ -128,7 +128,7 @@ class Score:
     """A score of released coefficients on a test part: ``score(coef) -> float``.
 
     ``__name__`` is the score's name (the ``error`` column of
-    :func:`~sensampler.app.experiments.error_vs_epsilon`); ``function(coef, test,
+    :func:`~sensampler.app.experiments.sensitivity_sweep`); ``function(coef, test,
     *args)`` computes it.
     """
 

@@ -1,4 +1,7 @@
-"""Error of private answers against epsilon, for one or more sensitivities.
+"""Error of a mechanism against epsilon at given sensitivities: a study of
+sensitivities (the sampler's, typical values, bounds you vouch for), not of a
+release. What a release publishes, with its bounds, clipping, worst-case cap and
+quantile mechanism, is swept by :func:`~sensampler.app.experiments.error_vs_epsilon`.
 
 Sensitivities are given as a mapping ``{label: value}``; a value is a number or
 an array (a bound you vouch for), a :class:`~sensampler.SensitivityEstimate` or
@@ -32,7 +35,7 @@ from ...queries import as_query
 from ...table import ResultTable
 
 __all__ = [
-    "error_vs_epsilon",
+    "sensitivity_sweep",
     "check_epsilons",
     "check_databases_fit",
     "probe_answer",
@@ -168,7 +171,7 @@ def _describe(label, value, shape):
         raise TypeError(
             f"sensitivity {label!r} must be a number, an array, a "
             f"SensitivityEstimate or a SensitivityValue, got {value!r}; text such "
-            "as 'mean+2sd' is read by sensampler.app.experiments.specs"
+            "as 'mean+2sd' is read by sensampler.app.specs"
             ".parse_sensitivities."
         )
     else:
@@ -246,7 +249,7 @@ def _error_cell(mechanism, truths, statistic, seed, setting, score=None):
     return out
 
 
-def error_vs_epsilon(
+def sensitivity_sweep(
     query,
     data,
     n: int | None,
@@ -261,7 +264,12 @@ def error_vs_epsilon(
     n_jobs: int | None = None,
     progress: bool = False,
 ) -> ResultTable:
-    r"""Error of private answers over a grid of epsilons and sensitivities.
+    r"""Error of a mechanism over a grid of epsilons and given sensitivities.
+
+    For studies of the sensitivities themselves (the sampler's, typical values,
+    bounds you vouch for): no bounds, no clipping, no worst-case cap, one
+    mechanism for every query. What a release publishes is swept by
+    :func:`~sensampler.app.experiments.error_vs_epsilon`.
 
     For every repetition a private database is drawn (or ``data`` itself is
     used), the query answered, and the answer released through ``mechanism``

@@ -30,7 +30,7 @@ from ...quantile_calibration import SampledLosses
 from ...queries import as_query
 from ...sampler import MAX_N, check_neighbours
 from ...settings import BoundsSetting, ReleaseSettings, parse_bounds
-from ..experiments.specs import parse_query
+from ..specs import parse_query
 from ..release import load_population, sampling_run
 from ._release_plan import ReleasePlan
 

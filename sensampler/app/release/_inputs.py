@@ -13,7 +13,7 @@ from ...distributions.empirical import check_not_private
 from ...queries import as_query
 from .._input_files import read_toml
 from ..data_files import PARQUET_SUFFIXES, read_column
-from ..experiments.specs import build_population, parse_population, parse_query
+from ..specs import build_population, parse_population, parse_query
 
 __all__ = [
     "check_data",

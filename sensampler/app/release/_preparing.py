@@ -22,7 +22,7 @@ from ...queries import Query, identity
 from ...sampler import check_neighbours
 from ...settings import BoundsSetting, ReleaseSettings, parse_bounds
 from ..budget_file import BudgetFile
-from ..experiments.specs import QUERY_NAMES, check_sampling_memory
+from ..specs import QUERY_NAMES, check_sampling_memory
 from ._inputs import check_data, check_population, check_public_sample, parse_queries
 from ._running import PRIVATE_BOUNDS, PreparedRelease, exact_answers, samples_a_scale
 from ._spending import check_budget, try_budgets
@@ -30,6 +30,7 @@ from ._spending import check_budget, try_budgets
 __all__ = [
     "DEFAULT_BOUNDS",
     "RELEASE_QUERY_NAMES",
+    "check_model_inputs",
     "prepare_releases",
     "quantile_bounds",
 ]
@@ -77,11 +78,37 @@ def quantile_bounds(population, bounds=DEFAULT_BOUNDS) -> tuple[float, float, st
     return known.low, known.high, known.describe()
 
 
-def _population_and_bounds(population, column, data, settings: ReleaseSettings):
-    """The population model a release samples (``None`` over private bounds,
-    which make it plain DP) and the bounds known before the data are read."""
-    spec, population = population, check_population(population, column)
-    check_public_sample(population, data, settings.plan, spec)  # before its bounds are read
+def check_model_inputs(names, parsed, population, n: int, settings, n_jobs):
+    """Every check of a release that reads no private data, given its size n.
+
+    The relation with n records; the bounds (those known before the data are
+    read: from the population, given, or none; private ones are drawn later);
+    a one-quantile query's need of bounds; each sampling run on a probe
+    database from the population (what the sampler would refuse, and its
+    memory); each mechanism at the settings' epsilon. A release
+    (:func:`prepare_releases`) and an experiment on the release path
+    (:func:`~sensampler.app.experiments.error_vs_epsilon`, for each epsilon)
+    call it.
+
+    Parameters
+    ----------
+    names : tuple of str
+    parsed : tuple of Query
+    population : Distribution or None
+        Loaded (:func:`~sensampler.app.release._inputs.check_population`).
+    n : int
+        Records of the data.
+    settings : ReleaseSettings
+        With an epsilon.
+    n_jobs : int or None
+
+    Returns
+    -------
+    (population, known) : (Distribution or None, Bounds or None)
+        The population the runs sample (``None`` over private bounds, which
+        make the release plain DP) and the bounds known before the data.
+    """
+    check_neighbours(settings.neighbours, n)
     known = settings.bounds.resolve(population)
     private = settings.bounds.kind == "private"
     if population is None and not private:
@@ -93,7 +120,11 @@ def _population_and_bounds(population, column, data, settings: ReleaseSettings):
     # Random DP holds for bounds fixed before the data are drawn; private
     # bounds are drawn from the data: the release is plain DP, calibrated with
     # the worst case over them, and samples nothing from a population.
-    return (None if private else population), known
+    population = None if private else population
+    _check_quantiles_have_bounds(names, parsed, settings.bounds)
+    _check_runs(names, parsed, population, n, settings, n_jobs)
+    _check_mechanisms(names, parsed, population, known, n, settings)
+    return population, known
 
 
 def _check_quantiles_have_bounds(names, parsed, bounds: BoundsSetting) -> None:
@@ -120,7 +151,7 @@ def _check_runs(names, parsed, population, n, settings, n_jobs) -> None:
     A query that publishes the records themselves (``identity``) is refused: it
     reads records by position, and the sampler refuses it after sampling. Each
     run must fit in memory with ``n_jobs`` workers
-    (:func:`~sensampler.app.experiments.specs.check_sampling_memory`, which also
+    (:func:`~sensampler.app.specs.check_sampling_memory`, which also
     meets the query with the population on a probe database); a quantile,
     released by the exponential mechanism, samples no sensitivity.
     """
@@ -137,7 +168,7 @@ def _check_runs(names, parsed, population, n, settings, n_jobs) -> None:
         try:
             check_sampling_memory(
                 query, population, n, gamma=settings.gamma, inequality=settings.inequality,
-                norm=settings.norm, n_jobs=n_jobs,
+                norm=settings.norm, neighbours=settings.neighbours, n_jobs=n_jobs,
             )
         except ValueError as exc:
             where = (  # the probe's records come from the model, not the data
@@ -278,17 +309,17 @@ def prepare_releases(
     settings = ReleaseSettings.build(settings, **options)
     settings.require_epsilon()
     arr = check_data(data)
-    check_neighbours(settings.neighbours, arr.size)
     parsed, names = parse_queries(queries)
-    population, known = _population_and_bounds(population, column, arr, settings)
-    _check_quantiles_have_bounds(names, parsed, settings.bounds)
+    spec, population = population, check_population(population, column)
+    check_public_sample(population, arr, settings.plan, spec)  # before its bounds are read
     budget = check_budget(budget)
     root = as_seed_sequence(random_state)
     n_jobs = check_n_jobs(n_jobs)
-    _check_runs(names, parsed, population, arr.size, settings, n_jobs)
+    population, known = check_model_inputs(
+        names, parsed, population, arr.size, settings, n_jobs
+    )
     answers = exact_answers(names, parsed, arr if known is None else known.clip(arr))
     _check_grid(names, answers, settings)
-    _check_mechanisms(names, parsed, population, known, arr.size, settings)
     planned = _planned(parsed, population, arr.size, settings)
     try_budgets(budget, planned)
     return PreparedRelease(

@@ -25,7 +25,9 @@ from ._spending import budgets, spend_then
 
 __all__ = [
     "PRIVATE_BOUNDS",
+    "Calibrated",
     "PreparedRelease",
+    "calibrated_mechanism",
     "exact_answers",
     "samples_a_scale",
     "sampling_run",
@@ -128,34 +130,115 @@ def _price(name, estimate, epsilon, delta) -> str | None:
 
 
 @dataclass(frozen=True)
-class _Built:
-    """One query's mechanism, ready to release: what it states, what it reads
-    (the exact answer, or the data for a quantile), and what its record says."""
+class Calibrated:
+    """One query's mechanism at the settings' epsilon, built without the private
+    data (:func:`calibrated_mechanism`): what it states, and what its record says."""
 
     mechanism: Any
     statement: PrivacyStatement
     noise: str
-    reads: np.ndarray = field(repr=False)
     kind: str  # the mechanism's name in the record
     estimate: Any = None
     calibration: QuantileCalibration | None = None
     price: str | None = None
 
+    def release(self, reads, random_state=None):
+        """The release of ``reads`` (the exact answer, or the data for a
+        quantile): noise from fresh entropy unless ``random_state`` seeds it (an
+        experiment on synthetic data; a release never does), or from the OS's
+        secure generator for the discrete mechanisms (never seeded)."""
+        if isinstance(self.mechanism, (LaplaceMechanism, GaussianMechanism)):
+            rng = np.random.default_rng(random_state)
+            out = self.mechanism.release(reads, random_state=rng)
+        elif self.kind == "exponential":
+            out = self.mechanism.release(reads, random_state=random_state)
+        else:
+            out = self.mechanism.release(reads)  # the OS's secure generator
+        return float(out) if np.ndim(out) == 0 else np.asarray(out, float)
+
+
+def calibrated_mechanism(
+    query, n: int, size: int, bounds, settings: ReleaseSettings, population, *,
+    estimate=None, calibration: QuantileCalibration | None = None,
+) -> Calibrated:
+    """A query's mechanism at ``settings.epsilon``, from what does not depend on
+    the private data: the exponential mechanism of a one-quantile query over
+    ``bounds`` (its sampled scale ``calibration``, or plain), else the noise
+    mechanism with the sampled sensitivity ``estimate`` (without a population:
+    the worst case over ``bounds``, plain DP). A release builds it once; an
+    experiment reuses it across repetitions.
+
+    Parameters
+    ----------
+    query : Query
+    n : int
+        Records of the data.
+    size : int
+        Coordinates of the answer.
+    bounds : Bounds or None
+        The bounds the records are clipped to.
+    settings : ReleaseSettings
+        With an epsilon.
+    population : Distribution or None
+        ``None``: plain DP (private bounds).
+    estimate : SensitivityEstimate, optional
+        The sampled sensitivity (a query that is not a quantile, with a population).
+    calibration : QuantileCalibration, optional
+        A one-quantile query's sampled scale.
+
+    Returns
+    -------
+    Calibrated
+    """
+    s = settings
+    epsilon = s.require_epsilon()
+    # the plain mechanism under a cap below epsilon: at the cap, which it
+    # then states (its worst case is its epsilon)
+    plain = min(epsilon, s.worst_case_epsilon or math.inf)
+    quantile = quantile_mechanism(
+        query, bounds, epsilon if calibration else plain, s.neighbours, calibration
+    )
+    if quantile is not None:
+        mech, statement, noise = quantile
+        return Calibrated(
+            mech, statement, noise, "exponential", calibration=calibration,
+            price=_quantile_price(mech, epsilon),
+        )
+    sensitivity = estimate
+    if population is None:  # plain DP: the worst case is the sensitivity
+        sensitivity = worst_case_sensitivity(query, bounds, n, s.neighbours, s.norm)
+    mech, statement, noise = build_mechanism(
+        s.mechanism, sensitivity, epsilon, s.delta, s.granularity, max(1, size),
+        s.worst_case_epsilon,
+    )
+    if population is None:  # a global sensitivity of the relation's pairs
+        statement = replace(statement, neighbours=s.neighbours)
+    return Calibrated(
+        mech, statement, noise, s.mechanism, estimate=estimate,
+        price=_price(s.mechanism, estimate, epsilon, s.delta),
+    )
+
+
+@dataclass(frozen=True)
+class _Built:
+    """One query's mechanism, ready to release, and what it reads (the exact
+    answer, or the data for a quantile)."""
+
+    calibrated: Calibrated
+    reads: np.ndarray = field(repr=False)
+
     def draw(self):
         """The release: noise from fresh entropy, never from a seed."""
-        if isinstance(self.mechanism, (LaplaceMechanism, GaussianMechanism)):
-            out = self.mechanism.release(self.reads, random_state=np.random.default_rng())
-        else:
-            out = self.mechanism.release(self.reads)  # the OS's secure generator
-        return float(out) if np.ndim(out) == 0 else np.asarray(out, float)
+        return self.calibrated.release(self.reads)
 
     def record(self, name, value, n, bounds, population) -> Release:
         """The :class:`Release` (a :class:`QuantileRelease` for a quantile)."""
-        basis = _basis(population, self.estimate, self.calibration)
-        fields_ = (name, value, self.statement, self.estimate, self.kind, self.noise,
-                   n, bounds, self.price, basis)
-        if self.kind == "exponential":
-            return QuantileRelease(*fields_, self.calibration)
+        c = self.calibrated
+        basis = _basis(population, c.estimate, c.calibration)
+        fields_ = (name, value, c.statement, c.estimate, c.kind, c.noise,
+                   n, bounds, c.price, basis)
+        if c.kind == "exponential":
+            return QuantileRelease(*fields_, c.calibration)
         return Release(*fields_)
 
 
@@ -235,11 +318,11 @@ class PreparedRelease:
             for index, (query, answer) in enumerate(zip(self.queries, answers))
         ]
         for one in built:
-            one.mechanism.check_release(one.reads)  # refused before anything is spent
-        labels = [f"{name} ({one.kind})" for name, one in zip(self.names, built)]
+            one.calibrated.mechanism.check_release(one.reads)  # refused before any spend
+        labels = [f"{name} ({one.calibrated.kind})" for name, one in zip(self.names, built)]
         values = spend_then(
             budgets(self.budget),
-            [one.statement for one in built],
+            [one.calibrated.statement for one in built],
             labels,
             lambda: [one.draw() for one in built],
         )
@@ -279,40 +362,21 @@ class PreparedRelease:
         )
 
     def _build(self, index: int, query, answer, bounds) -> _Built:
-        """Query ``index``'s mechanism: the exponential mechanism of a
-        one-quantile query over bounds (its scale calibrated on the population,
-        or plain), else the noise mechanism with a sampled sensitivity (the
-        worst case over the bounds without a population: plain DP)."""
-        s, n = self.settings, self.data.size
-        epsilon = s.require_epsilon()
+        """Query ``index``'s mechanism (:func:`calibrated_mechanism`): a
+        one-quantile query's scale calibrated on the population, or a sampled
+        sensitivity (none without a population), and what it reads."""
         calibration = self._calibration(index, query, bounds)
-        # the plain mechanism under a cap below epsilon: at the cap, which it
-        # then states (its worst case is its epsilon)
-        plain = min(epsilon, s.worst_case_epsilon or math.inf)
-        quantile = quantile_mechanism(
-            query, bounds, epsilon if calibration else plain, s.neighbours, calibration
-        )
-        if quantile is not None:
-            mech, statement, noise = quantile
-            return _Built(
-                mech, statement, noise, self.data, "exponential",
-                calibration=calibration, price=_quantile_price(mech, epsilon),
+        estimate = None
+        if quantile_level_of(query) is None and self.population is not None:
+            estimate = sampling_run(
+                self, query, self.data.size, self.settings.norm, bounds, index
             )
-        if self.population is None:  # plain DP: the worst case is the sensitivity
-            estimate = None
-            sensitivity = worst_case_sensitivity(query, bounds, n, s.neighbours, s.norm)
-        else:
-            estimate = sensitivity = sampling_run(self, query, n, s.norm, bounds, index)
-        mech, statement, noise = build_mechanism(
-            s.mechanism, sensitivity, epsilon, s.delta, s.granularity,
-            max(1, answer.size), s.worst_case_epsilon,
+        calibrated = calibrated_mechanism(
+            query, self.data.size, answer.size, bounds, self.settings, self.population,
+            estimate=estimate, calibration=calibration,
         )
-        if self.population is None:  # a global sensitivity of the relation's pairs
-            statement = replace(statement, neighbours=s.neighbours)
-        return _Built(
-            mech, statement, noise, answer, s.mechanism, estimate=estimate,
-            price=_price(s.mechanism, estimate, epsilon, s.delta),
-        )
+        reads = self.data if calibrated.kind == "exponential" else answer
+        return _Built(calibrated, reads)
 
     def _calibration(self, index: int, query, bounds) -> QuantileCalibration | None:
         """The sampled scale of a one-quantile query's mechanism

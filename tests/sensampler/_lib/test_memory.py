@@ -10,7 +10,7 @@ import pytest
 
 from sensampler import queries, sample_sensitivity
 from sensampler._lib import memory as _memory
-from sensampler.app.experiments import error_vs_epsilon
+from sensampler.app.experiments import sensitivity_sweep
 from sensampler.distributions import GaussianMixture, Normal
 from sensampler.parallel import DEFAULT_CHUNK_BYTES
 from tests.conftest import traced_peak
@@ -59,7 +59,7 @@ def test_the_sweep_model_is_not_below_a_measured_footprint():
     n, repetitions = 20_000, 50
     for query in (queries.mean, queries.histogram(10, range=(150.0, 200.0))):
         peak = traced_peak(
-            lambda q=query: error_vs_epsilon(
+            lambda q=query: sensitivity_sweep(
                 q, population, n, [1.0], {"x": 1.0}, repetitions=repetitions,
                 random_state=0, n_jobs=1,
             )
@@ -73,7 +73,7 @@ def test_the_sweep_model_counts_answers_and_rows():
     # queries.identity answers with a whole database: 5 rows per coordinate.
     n, repetitions = 300, 5
     peak = traced_peak(
-        lambda: error_vs_epsilon(
+        lambda: sensitivity_sweep(
             queries.identity, Normal(), n, [1.0, 2.0], {"x": 1.0},
             repetitions=repetitions, random_state=0, n_jobs=1,
         )
@@ -110,14 +110,14 @@ def test_workers_hold_a_chunk_each(small_machine):
 def test_a_sweep_that_does_not_fit_is_refused_before_drawing(small_machine):
     pop = _Counting()
     with pytest.raises(ValueError, match=re.escape("repetitions=100000 databases")):
-        error_vs_epsilon(
+        sensitivity_sweep(
             queries.mean, pop, 10**4, [1.0], {"x": 1.0}, repetitions=10**5
         )
     assert pop.draws == 0
     # answers as large as the database, and their rows, are counted too: 2 GiB
     # of databases, 9 x 2 GiB of answers.
     with pytest.raises(ValueError, match="answers of 10000 numbers"):
-        error_vs_epsilon(
+        sensitivity_sweep(
             queries.identity, pop, 10**4, [1.0], {"x": 1.0}, repetitions=25_000
         )
     assert pop.draws == 1  # the probe database only

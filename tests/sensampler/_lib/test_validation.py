@@ -12,7 +12,7 @@ from sensampler import SensitivitySampler, queries, sample_sensitivity
 from sensampler._lib.validation import check_flag
 from sensampler.app.demo import run_demo
 from sensampler.app.experiments.batch import run_batch
-from sensampler.app.experiments.sweep import error_vs_epsilon
+from sensampler.app.experiments.sweep import sensitivity_sweep
 from sensampler.audit import audit_estimate, compare_populations
 from sensampler.distributions import Normal
 from sensampler.parallel import run_tasks
@@ -48,7 +48,7 @@ _CALLS = {
     "compare_populations": lambda p, tmp: compare_populations(
         queries.mean, {"normal": Normal()}, 100, 0.05, pairs=100, progress=p
     ),
-    "error_vs_epsilon": lambda p, tmp: error_vs_epsilon(
+    "sensitivity_sweep": lambda p, tmp: sensitivity_sweep(
         queries.mean, Normal(), 100, [1.0], {"one": 1.0}, repetitions=2, progress=p
     ),
     "run_demo": lambda p, tmp: run_demo(out_dir=os.path.join(tmp, "demo"), progress=p),

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import sensampler._sampling.trusted
-import sensampler.sampler
+import sensampler._sampling.probes
 from sensampler import queries, sample_sensitivity
 from sensampler._sampling.trusted import is_trusted, trust
 from sensampler.distributions import Normal
@@ -41,9 +41,9 @@ def test_built_in_additive_queries_are_trusted_and_not_probed(query, monkeypatch
     def refuse(*args):
         raise AssertionError("probed")
 
-    monkeypatch.setattr(sensampler.sampler, "probe_additive", refuse)
-    monkeypatch.setattr(sensampler.sampler, "check_order", refuse)
-    monkeypatch.setattr(sensampler.sampler, "check_sizes", refuse)
+    monkeypatch.setattr(sensampler._sampling.probes, "probe_additive", refuse)
+    monkeypatch.setattr(sensampler._sampling.probes, "check_order", refuse)
+    monkeypatch.setattr(sensampler._sampling.probes, "check_sizes", refuse)
     assert is_trusted(query)
     for neighbours in ("replace-one", "add-remove"):
         if query is queries.mean and neighbours == "add-remove":

@@ -18,7 +18,7 @@ from sensampler.app.experiments import (  # noqa: E402
     SD_DEFINITION,
     composition_experiment,
     epsilon_vs_iterations,
-    error_vs_epsilon,
+    sensitivity_sweep,
     runs_before_budget,
     vectorized_vs_sequential,
 )
@@ -66,7 +66,7 @@ def test_figures_leave_pyplot_and_the_backend_alone(tmp_path, estimate):
 def test_error_vs_epsilon_figure_draws_error_bars_and_states_sd(tmp_path, estimate):
     eps = [0.1, 0.3, 1.0, 3.0]
     sens = {"sampled": estimate, "mean + 1 sd": estimate.typical(1), "x": 5.0}
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         queries.identity,
         Normal(170, 1),
         20,
@@ -106,7 +106,7 @@ def test_error_vs_epsilon_figure_has_one_panel_per_part(tmp_path):
     def pair(db):
         return (np.mean(db), np.median(db))
 
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         pair, HEIGHTS, 20, [0.5, 1.0], {"one": 1.0}, repetitions=5, random_state=0
     )
     fig = plotting.plot_error_vs_epsilon(table, tmp_path / "p.png")
@@ -213,7 +213,7 @@ def test_figures_without_a_path_are_returned_unsaved(estimate):
 
 def test_errors_near_the_float64_limit_plot_without_warnings(tmp_path):
     # Failed before: epsilon=1e-300 (errors ~1e300) overflowed in the log axes.
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         queries.identity,
         np.array([1.0]),
         None,

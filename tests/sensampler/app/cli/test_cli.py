@@ -18,7 +18,7 @@ from sensampler._lib.domains import GAUSSIAN_VARIANTS
 from sensampler.app import cli
 from sensampler.app.cli import main
 from sensampler.app.demo import demo_files
-from sensampler.app.experiments.specs import MECHANISMS, mechanisms_help
+from sensampler.app.specs import MECHANISMS, mechanisms_help
 from sensampler.distributions import GaussianMixture
 from sensampler.norms import NORM_NAMES
 from sensampler.plan import INEQUALITIES
@@ -126,7 +126,7 @@ def test_sample_json_and_population_flags(tmp_path):
 @pytest.mark.slow
 def test_sweep_writes_csv_and_png(tmp_path):
     out = sensampler(
-        "sweep",
+        "sensitivity-sweep",
         "--n",
         "100",
         "--epsilons",
@@ -149,7 +149,7 @@ def test_sweep_writes_csv_and_png(tmp_path):
 def _small_sweep(*flags, seed="0"):
     """Rows of a small sweep (n 50, epsilon 1, 5 repetitions) with extra flags."""
     out = in_process(
-        "sweep",
+        "sensitivity-sweep",
         "--n",
         "50",
         "--epsilons",
@@ -268,18 +268,18 @@ def test_demo_writes_its_results(tmp_path):
         (("sample", "--query", "mode"), "unknown query 'mode'"),
         (("sample", "--population", "mars"), "unknown population 'mars'"),
         (("sample", "--population", "normal:scale=-1"), "scale must be > 0.0"),
-        (("sweep", "--epsilons", "0,1"), "epsilons must be > 0"),
-        (("sweep", "--mechanism", "analytic"), "needs delta"),
-        (("sweep", "--epsilons", ""), "epsilons must not be empty, got an empty grid."),
+        (("sensitivity-sweep", "--epsilons", "0,1"), "epsilons must be > 0"),
+        (("sensitivity-sweep", "--mechanism", "analytic"), "needs delta"),
+        (("sensitivity-sweep", "--epsilons", ""), "epsilons must not be empty, got an empty grid."),
         (
-            ("sweep", "--norm", "l2"),
+            ("sensitivity-sweep", "--norm", "l2"),
             "--mechanism laplace accepts --norm l1, coordinate; got 'l2'.",
         ),
         (
-            ("sweep", "--mechanism", "gaussian", "--delta", "1e-5", "--epsilons", "2"),
+            ("sensitivity-sweep", "--mechanism", "gaussian", "--delta", "1e-5", "--epsilons", "2"),
             "use variant='analytic' for epsilon >= 1",
         ),
-        (("sweep", "--sensitivities", "sampled,median"), "got 'median'"),
+        (("sensitivity-sweep", "--sensitivities", "sampled,median"), "got 'median'"),
         (("run", "missing.toml"), "cannot read config missing.toml"),
     ],
 )
@@ -324,7 +324,7 @@ def no_work(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the work started before every input was checked")
 
-    for name in ("sample_sensitivity", "error_vs_epsilon", "run_batch", "run_demo"):
+    for name in ("sample_sensitivity", "sensitivity_sweep", "run_batch", "run_demo"):
         monkeypatch.setattr(cli, name, refuse, raising=False)
 
 
@@ -336,7 +336,7 @@ def test_missing_empirical_path_is_a_usage_error(tmp_path, capsys, no_work):
     assert code == 2 and "missing.csv" in err
     pop = tmp_path / "pop.toml"
     pop.write_text(f"[population]\nkind = 'Empirical'\npath = {json.dumps(missing)}\n")
-    for command in ("sample", "sweep"):
+    for command in ("sample", "sensitivity-sweep"):
         code, err = _main_one_line(capsys, [command, "--population-file", str(pop)])
         assert code == 2 and "missing.csv" in err
 
@@ -351,7 +351,7 @@ def _config(tmp_path):
     return str(config)
 
 
-@pytest.mark.parametrize("command", ["sweep", "demo", "run"])
+@pytest.mark.parametrize("command", ["sensitivity-sweep", "demo", "run"])
 def test_unwritable_or_empty_out_is_a_usage_error_before_any_work(
     tmp_path, capsys, no_work, command
 ):
@@ -425,7 +425,7 @@ def _strict_json(text):
     [
         ["sampling-plan", "--gamma", "0.05", "--json"],
         ["sample", "--seed", "0", "--m", "200", "--gamma", "0.5", "--json"],
-        ["sweep", "--seed", "0", "--repetitions", "3", "--epsilons", "1", "--json"],
+        ["sensitivity-sweep", "--seed", "0", "--repetitions", "3", "--epsilons", "1", "--json"],
     ],
 )
 def test_every_json_output_is_strict_json(args, capsys):
@@ -459,8 +459,8 @@ def small_machine(monkeypatch):
         (["sample", "--n", "9223372036854775808"], "--n must be <= MAX_N="),
         (["sample", "--n", "10000000000", "--query", "median"], "5 copies of one"),
         (["sample", "--m", "1000000000"], "m=1000000000 pairs"),
-        (["sweep", "--repetitions", "100000000000"], "repetitions=100000000000"),
-        (["sweep", "--n", "100000000"], "repetitions=100 databases of n=100000000"),
+        (["sensitivity-sweep", "--repetitions", "100000000000"], "repetitions=100000000000"),
+        (["sensitivity-sweep", "--n", "100000000"], "repetitions=100 databases of n=100000000"),
     ],
 )
 def test_sizes_beyond_the_machine_are_usage_errors(
@@ -470,7 +470,7 @@ def test_sizes_beyond_the_machine_are_usage_errors(
     def no_work(*a, **k):
         raise AssertionError("the work started")
 
-    for name in ("sample_sensitivity", "error_vs_epsilon"):
+    for name in ("sample_sensitivity", "sensitivity_sweep"):
         monkeypatch.setattr(cli, name, no_work)
     assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -582,7 +582,7 @@ def _bound_and_norm_arguments():
 
 def test_every_bound_flag_offers_the_plans_bounds():
     found = [c for c, a in _bound_and_norm_arguments() if a.dest != "norm"]
-    assert {"sampling-plan", "plan", "sample", "sweep", "audit", "release"} <= set(found)
+    assert {"sampling-plan", "plan", "sample", "sensitivity-sweep", "audit", "release"} <= set(found)
     for command, action in _bound_and_norm_arguments():
         if action.dest != "norm":
             assert tuple(action.choices) == INEQUALITIES, command
@@ -594,7 +594,7 @@ def test_the_mechanism_help_is_read_from_the_gaussian_variants():
     # before: the help spelled the variants out by hand
     parser = cli.build_parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    (action,) = [a for a in sub.choices["sweep"]._actions if a.dest == "mechanism"]
+    (action,) = [a for a in sub.choices["sensitivity-sweep"]._actions if a.dest == "mechanism"]
     assert action.help == mechanisms_help()
     variants = {kw["variant"] for _, kw in MECHANISMS.values() if "variant" in kw}
     assert variants == set(GAUSSIAN_VARIANTS)
@@ -735,7 +735,7 @@ def test_sweep_refuses_a_fifo_in_out_before_the_sweep(tmp_path, capsys):
     """sweep wrote error_vs_epsilon.csv onto whatever was there, after the work."""
     os.mkfifo(tmp_path / "error_vs_epsilon.csv")
     code = main(
-        ["sweep", "--out", str(tmp_path), "--repetitions", "2", "--n", "20",
+        ["sensitivity-sweep", "--out", str(tmp_path), "--repetitions", "2", "--n", "20",
          "--sensitivities", "1.0", "--epsilons", "1"]
     )
     assert code == 2

@@ -3,6 +3,7 @@ sensampler sampling-plan --gamma: two commands, as the API has two functions."""
 
 import argparse
 import json
+from dataclasses import fields
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from sensampler.app.cli import build_parser, main
 from sensampler.app.planning import ACCOUNTS_FOR_NOTHING, plan_release
 from sensampler.distributions import GaussianMixture
+from sensampler.settings import ReleaseSettings
 
 FLAGS = ["plan", "--query", "mean", "--population", "heights", "--n", "500"]
 
@@ -93,13 +95,29 @@ def test_plan_reads_the_inequality_and_numbers_as_the_settings_do(capsys):
         ([], "planning a release needs one of --target-error and --epsilon."),
         (["--target-error", "0.1", "--epsilon", "1"], "one of --target-error"),
         (["--target-error", "0.1", "--measure", "max"], "--measure must be 'mean'"),
-        (["--target-error", "0"], "target_error must be"),
+        (["--target-error", "0"], "--target-error must be > 0, got --target-error 0."),
+        (
+            ["--target-error", "1", "--bounds", "private:1"],
+            "--bounds private:1 estimates the bounds from the private data",
+        ),
     ],
 )
 def test_plan_usage_errors_exit_2_in_one_line(extra, message, capsys):
     assert main([*FLAGS, *extra]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_plan_offers_every_setting_of_the_record_from_one_place():
+    """A new release setting is one field of ReleaseSettings: ``sensampler plan``
+    offers it with the field's flag, as ``sensampler release`` does (the plan once
+    listed its own flags, a second edit for every new setting)."""
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for command, omitted in (("plan", {"granularity"}), ("release", set())):
+        dests = {action.dest for action in sub.choices[command]._actions}
+        wanted = {f.name for f in fields(ReleaseSettings)} - omitted
+        assert wanted <= dests, (command, wanted - dests)
 
 
 def test_plan_needs_query_population_and_n(capsys):

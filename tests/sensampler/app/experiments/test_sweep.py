@@ -13,10 +13,10 @@ from sensampler.app.experiments import (
     SD_DEFINITION,
     STATISTICS,
     accepted_norms,
-    error_vs_epsilon,
+    sensitivity_sweep,
     mechanism_from_name,
 )
-from sensampler.app.experiments.specs import parse_sensitivities
+from sensampler.app.specs import parse_sensitivities
 from sensampler.distributions import GaussianMixture, Normal
 from sensampler.mechanisms import (
     ExponentialMechanism,
@@ -53,7 +53,7 @@ def estimate():
 
 
 def test_table_shape_columns_and_guarantees(estimate):
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         queries.mean,
         HEIGHTS,
         100,
@@ -84,19 +84,19 @@ def test_databases_beyond_physical_memory_are_refused_before_drawing():
         ValueError,
         match=re.escape("repetitions=2 databases of n=1000000000000 records need"),
     ):
-        error_vs_epsilon(
+        sensitivity_sweep(
             queries.median, Normal(), 10**12, [1.0], {"x": 1.0}, repetitions=2
         )
     # A fixed database repeated 2**40 times: 3 x 2**40 x 8 x 2 bytes = 48 TiB.
     with pytest.raises(ValueError, match=re.escape("repetitions=1099511627776")):
-        error_vs_epsilon(
+        sensitivity_sweep(
             queries.mean, np.arange(3.0), None, [1.0], {"x": 1.0}, repetitions=2**40
         )
 
 
 def test_laplace_error_matches_theory(seed):
     # mean |Lap(b)| = b with b = Delta / eps: a fixed database isolates the noise.
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         queries.mean,
         np.full(10, 170.0),
         None,
@@ -115,7 +115,7 @@ def test_mechanism_is_a_class_or_a_callable(estimate):
     l2 = sample_sensitivity(
         queries.mean, Normal(), 50, gamma=0.05, norm="l2", random_state=0
     )
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         queries.mean,
         Normal(),
         50,
@@ -127,7 +127,7 @@ def test_mechanism_is_a_class_or_a_callable(estimate):
     )
     assert set(table.column("mechanism")) == {"Gaussian (analytic)"}
     assert set(table.column("delta")) == {1e-6}
-    custom = error_vs_epsilon(
+    custom = sensitivity_sweep(
         queries.mean,
         Normal(),
         50,
@@ -147,7 +147,7 @@ def test_every_setting_is_checked_before_anything_is_drawn():
 
     classic = functools.partial(GaussianMechanism, delta=1e-6, variant="classic")
     with pytest.raises(ValueError, match="use variant='analytic' for epsilon >= 1"):
-        error_vs_epsilon(
+        sensitivity_sweep(
             queries.mean, Population(), 50, [0.5, 2.0], {"a": 1.0}, mechanism=classic
         )
 
@@ -161,7 +161,7 @@ def test_sensitivities_are_checked_before_the_repetitions_are_drawn():
             return super().sample_batch(size, *args, **kwargs)
 
     with pytest.raises(ValueError, match=re.escape("has per-coordinate shape (3,)")):
-        error_vs_epsilon(
+        sensitivity_sweep(
             queries.mean, Population(), 50, [1.0], {"a": np.ones(3)}, repetitions=5
         )
 
@@ -170,7 +170,7 @@ def test_deterministic_for_any_n_jobs(estimate):
     kw = dict(repetitions=30, random_state=3)
     sens = {"sampled": estimate, "mean + 1 sd": estimate.typical(1)}
     a, b = (
-        error_vs_epsilon(
+        sensitivity_sweep(
             queries.median, HEIGHTS, 51, [0.1, 0.3, 1.0], sens, n_jobs=jobs, **kw
         )
         for jobs in (1, 2)
@@ -181,7 +181,7 @@ def test_deterministic_for_any_n_jobs(estimate):
 def test_source_document_experiment_ordering():
     # 002: larger sensitivities mean more noise: mean < mean + sd < mean + 2 sd.
     est = sample_sensitivity(queries.identity, HEIGHTS, 1, gamma=0.05, random_state=1)
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         queries.identity,
         Normal(170, 1),
         500,
@@ -202,7 +202,7 @@ def test_per_coordinate_estimate_of_a_histogram_is_swept():
     est = sample_sensitivity(
         hist, HEIGHTS, 50, gamma=0.1, norm="coordinate", random_state=0
     )
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         hist,
         HEIGHTS,
         50,
@@ -227,7 +227,7 @@ def test_per_coordinate_errors_match_the_mechanism_scales(seed):
     # Fixed database: coordinate j's error is |Lap(b_j)|, whose mean is b_j.
     sens = np.array([1.0, 2.0, 4.0])
     reps = 3000
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         queries.identity,
         np.array([1.0, 2.0, 3.0]),
         None,
@@ -257,7 +257,7 @@ def _named(db):
 def test_tuple_and_dict_outputs_are_swept_part_by_part(query, parts):
     # Failed before: "'tuple' object has no attribute 'gamma'".
     est = sample_sensitivity(query, HEIGHTS, 30, gamma=0.1, random_state=0)
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         query,
         HEIGHTS,
         30,
@@ -297,7 +297,7 @@ def test_typical_offsets_are_the_estimates_own():
     assert "sampled sensitivities (ddof=0)" in SD_DEFINITION
     doc = " ".join(type(est).typical.__doc__.split())
     assert SD_DEFINITION in doc
-    derived = error_vs_epsilon(
+    derived = sensitivity_sweep(
         queries.identity,
         HEIGHTS,
         1,
@@ -315,7 +315,7 @@ def test_huge_errors_at_tiny_epsilons_are_finite_and_warning_free():
     reps = 2000
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        table = error_vs_epsilon(
+        table = sensitivity_sweep(
             queries.identity,
             np.array([1.0, 2.0]),
             None,
@@ -332,7 +332,7 @@ def test_huge_errors_at_tiny_epsilons_are_finite_and_warning_free():
 def test_releases_that_overflow_are_refused_naming_the_setting():
     # Noise of scale 1e308 overflows float64 in some of the 50 releases.
     with pytest.raises(ValueError, match="epsilon=1e-300"):
-        error_vs_epsilon(
+        sensitivity_sweep(
             queries.identity,
             np.array([1.0]),
             None,
@@ -355,7 +355,7 @@ def test_releases_that_overflow_are_refused_naming_the_setting():
         (
             dict(sensitivities={"m": "mean+1sd"}),
             TypeError,
-            "'mean+2sd' is read by sensampler.app.experiments.specs.parse_sensitivities",
+            "'mean+2sd' is read by sensampler.app.specs.parse_sensitivities",
         ),
         (
             dict(sensitivities=[1.0]),
@@ -388,7 +388,7 @@ def test_bad_inputs(kwargs, exc, message):
     args = dict(epsilons=[1.0], sensitivities={"one": 1.0})
     args.update(kwargs)
     with pytest.raises(exc, match=re.escape(message)):
-        error_vs_epsilon(
+        sensitivity_sweep(
             queries.mean,
             HEIGHTS,
             10,
@@ -440,7 +440,7 @@ def test_result_table_csv_round_trip(tmp_path):
 
 def test_to_pandas_keeps_numeric_columns(estimate):
     pd = pytest.importorskip("pandas")
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         queries.mean, HEIGHTS, 50, [1.0], {"s": estimate}, repetitions=5, random_state=0
     )
     frame = table.to_pandas()
@@ -466,9 +466,9 @@ def test_a_score_reproduces_the_error_it_computes():
     # error: the same table values from the same seed.
     data = np.array([1.0, 2.0, 4.0])
     kwargs = dict(repetitions=30, random_state=5)
-    plain = error_vs_epsilon(queries.sum, data, None, [0.5, 2.0], {"s": 1.0}, **kwargs)
+    plain = sensitivity_sweep(queries.sum, data, None, [0.5, 2.0], {"s": 1.0}, **kwargs)
     score = functools.partial(_distance, truth=7.0)
-    scored = error_vs_epsilon(
+    scored = sensitivity_sweep(
         queries.sum, data, None, [0.5, 2.0], {"s": 1.0}, score=score, **kwargs
     )
     assert scored.column("value") == plain.column("value")
@@ -480,7 +480,7 @@ def test_a_score_names_its_rows_and_has_no_coordinate_rows():
     def squared_norm(released):
         return float(np.sum(released**2))
 
-    table = error_vs_epsilon(
+    table = sensitivity_sweep(
         queries.identity,
         np.zeros(3),
         3,
@@ -519,12 +519,12 @@ def test_a_score_names_its_rows_and_has_no_coordinate_rows():
 )
 def test_bad_scores_are_refused(kwargs, query, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
-        error_vs_epsilon(query, np.ones(4), None, [1.0], {"s": 1.0}, **kwargs)
+        sensitivity_sweep(query, np.ones(4), None, [1.0], {"s": 1.0}, **kwargs)
 
 
 def test_a_score_that_is_not_finite_names_the_setting():
     with pytest.raises(ValueError, match=re.escape("the scores of the releases for")):
-        error_vs_epsilon(
+        sensitivity_sweep(
             queries.mean,
             np.ones(4),
             None,

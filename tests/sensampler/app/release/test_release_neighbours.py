@@ -17,7 +17,7 @@ from sensampler.accounting import (
 )
 from sensampler.app.budget_file import BudgetFile
 from sensampler.app.cli import main
-from sensampler.app.experiments.specs import parse_query
+from sensampler.app.specs import parse_query
 from sensampler.app.release import (
     _running,
     load_population,

@@ -11,17 +11,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ... import distributions, queries
-from ..._lib.domains import DELTA_TARGET, GAUSSIAN_VARIANTS
-from ..._lib.memory import check_database_fits, check_sampling_fits, record_bytes_of
-from ..._lib.structure import split
-from ..._lib.validation import check_choice, check_count, check_real
-from ...distributions import mixtures, univariate
-from ...mechanisms import GaussianMechanism, LaplaceMechanism
-from ...norms import get_norm
-from ...plan import joint_plan
-from .._input_files import MAX_DATA_FILE_BYTES, InputFileError, read_text_lines
-from .datasets import DatasetSplit
+from .. import distributions, queries
+from .._lib.domains import DELTA_TARGET, GAUSSIAN_VARIANTS
+from .._lib.memory import check_sampling_fits
+from .._lib.validation import check_choice, check_count, check_real
+from .._sampling.probes import probe_query
+from ..distributions import mixtures, univariate
+from ..mechanisms import GaussianMechanism, LaplaceMechanism
+from ..norms import get_norm
+from ..plan import joint_plan
+from ._input_files import MAX_DATA_FILE_BYTES, InputFileError, read_text_lines
 
 __all__ = [
     "PRESETS",
@@ -82,7 +81,7 @@ DATASET_KINDS = {
 
 
 def build_population(
-    spec, datasets: dict[str, DatasetSplit] | None = None
+    spec, datasets: dict | None = None
 ) -> distributions.Distribution:
     """A population from a table ``{"kind": "Normal", "loc": 0, "scale": 1}`` or a preset name.
 
@@ -534,7 +533,7 @@ def parse_sensitivities(text: str, sample) -> dict:
     Returns
     -------
     dict
-        ``{label: value}`` for :func:`~sensampler.app.experiments.error_vs_epsilon`.
+        ``{label: value}`` for :func:`~sensampler.app.experiments.sensitivity_sweep`.
     """
     items = [item.strip() for item in str(text).split(",") if item.strip()]
     if not items:
@@ -569,23 +568,21 @@ def parse_sensitivities(text: str, sample) -> dict:
     return out
 
 
-#: Records of the probe database of an additive query (its answer's shape does
-#: not depend on n; the sampler checks it).
-_ADDITIVE_PROBE = 1000
-
-
 def check_sampling_memory(
     query, population, n: int, *, m=None, gamma=None, k=None, inequality="exact",
-    norm="l1", n_jobs=1,
+    norm="l1", neighbours="replace-one", n_jobs=1,
 ) -> int:
-    """Refuse, before any sampling, a sampling run that would not fit in memory.
+    """Refuse, before any sampling, a sampling run that would fail or not fit in memory.
 
-    The query is answered once on a probe database drawn from ``population``
-    with a fixed seed (``min(n, 1000)`` records for an additive query, n
-    otherwise, once n's databases are known to fit), which sizes the run's
-    sensitivities; so a query that fails on the population's records (an
-    estimator with bad parameters, too few columns, or continuous labels for a
-    classifier) fails here too.
+    The sampler's own probes, drawn with a fixed seed
+    (:func:`sensampler._sampling.probes.probe_query`): the query meets the
+    population on a probe database (n records, once they are known to fit; a
+    few for an additive query), which sizes the run's sensitivities; so a query
+    that fails on the population's records (an estimator with bad parameters,
+    too few columns, or continuous labels for a classifier), a false additive
+    declaration, a query that depends on the order of the records and, under
+    add/remove neighbours, one whose output changes shape with n are refused
+    here, before any work, as the run would refuse them.
 
     Parameters
     ----------
@@ -593,9 +590,10 @@ def check_sampling_memory(
     population : Distribution
     n : int
         Database size.
-    m, gamma, k, bound
+    m, gamma, k, inequality
         The sampling plan, as in :func:`sensampler.sample_sensitivity`.
     norm : str or SensitivityNorm
+    neighbours : {"replace-one", "add-remove"}
     n_jobs : int or None
 
     Returns
@@ -605,18 +603,10 @@ def check_sampling_memory(
     """
     norm = get_norm(norm)
     query = queries.as_query(query)
-    additive = query.additive is not None
-    if not additive:
-        check_database_fits(n, population.record_shape)
-    size = min(n, _ADDITIVE_PROBE) if additive else n
-    probe = population.sample_batch(1, size, np.random.default_rng(0))
-    _, leaves = split(query.evaluate(probe))
-    parts = (
-        sum(int(np.prod(np.shape(leaf)[1:])) for leaf in leaves)
-        if norm.per_coordinate
-        else len(leaves)
+    probed = probe_query(
+        query, population, n, neighbours, np.random.default_rng(0), "checked before work"
     )
+    parts = probed.parts(norm.per_coordinate)
     plan = joint_plan(m, gamma, k, inequality, parts)[0]
-    record = record_bytes_of(population.record_shape)
-    check_sampling_fits(plan.m, parts, n, record, additive, n_jobs)
+    check_sampling_fits(plan.m, parts, n, probed.record_bytes, probed.fast, n_jobs)
     return plan.m

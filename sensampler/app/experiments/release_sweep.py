@@ -1,0 +1,414 @@
+"""Error of what a release publishes, against epsilon: a sweep on the release path.
+
+:func:`error_vs_epsilon` takes what :func:`~sensampler.app.release.release_statistic`
+takes (a query, a population model, n and one
+:class:`~sensampler.settings.ReleaseSettings`: bounds, the worst-case cap, the
+neighbours, the mechanism of each query, the calibrated quantile mechanism) and
+measures, over many databases drawn from a model, the error of the value the
+release would publish, beside each release's random-DP and worst-case epsilon
+and the price of a worst-case guarantee.
+
+**Calibrate once, release many.** What calibrates a release (the sampled
+sensitivity, a quantile's sampled scale) depends on the population model, n,
+the settings and epsilon, never on the private data: the sweep computes it once
+per epsilon (the sampled sensitivity once for every epsilon, since it does not
+depend on epsilon), from the seed a release with the same ``random_state`` uses,
+and reuses it for every repetition. The releases of one calibration share its
+failure event: with probability gamma over the model's data the calibration is
+one for which the statement fails, and then it fails for every release made
+with it. Their gammas are neither independent nor added: it is one event. A
+sweep measures error, and spends nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..._lib.validation import (
+    as_seed_sequence,
+    check_array,
+    check_count,
+    check_flag,
+    check_n_jobs,
+)
+from ...bounds import private_bounds
+from ...distributions import as_distribution
+from ...mechanisms import GaussianMechanism, LaplaceMechanism, analytic_gaussian_sigma
+from ...mechanisms.choice import quantile_level_of
+from ...parallel import child_seed, run_tasks
+from ...quantile_calibration import calibrate_quantile, plain_scale
+from ...sampler import MAX_N
+from ...settings import ReleaseSettings
+from ...table import ResultTable
+from ..release._inputs import check_population, load_population, parse_queries
+from ..release._preparing import check_model_inputs
+from ..release._running import Calibrated, calibrated_mechanism, samples_a_scale, sampling_run
+from .sweep import STATISTICS, check_databases_fit, error_statistics
+
+__all__ = ["PreparedSweep", "error_vs_epsilon", "prepare_sweep"]
+
+
+class _Model(NamedTuple):
+    """What a sampling run of the release reads (:func:`sampling_run`)."""
+
+    population: Any
+    settings: ReleaseSettings
+    root: np.random.SeedSequence
+    n_jobs: int | None
+
+
+def _check_epsilons(settings: ReleaseSettings, epsilons) -> list[ReleaseSettings]:
+    """The settings at each epsilon of the grid, each checked (a Gaussian
+    calibration at every epsilon, a cap above it)."""
+    if settings.epsilon is not None:
+        raise ValueError(
+            "a sweep takes its epsilons as epsilons=[...], got also "
+            f"epsilon={settings.epsilon!r} in the settings."
+        )
+    eps = check_array("epsilons", epsilons, ndim=1, positive=True)
+    if eps.size == 0:
+        raise ValueError("epsilons must not be empty, got an empty grid.")
+    return [replace(settings, epsilon=float(e)) for e in eps]
+
+
+def _source(data, population, n: int | None, column: str | None):
+    """Where each repetition's database comes from: a fixed database (an array),
+    or n records drawn from ``data`` (a population or its spec, as a release
+    takes one; the model by default)."""
+    if data is None:
+        if population is None:
+            raise ValueError(
+                "a sweep without a population needs data: a population to draw "
+                "each repetition's database from, or one database."
+            )
+        data = population
+    if isinstance(data, np.ndarray):
+        arr = np.asarray(data, dtype=float)
+        if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+            raise ValueError(
+                "data must be a non-empty 1-d array of finite numbers (one "
+                f"database), got shape {arr.shape}."
+            )
+        if n is not None and check_count("n", n) != arr.size:
+            raise ValueError(f"n={n} differs from the database's {arr.size} records.")
+        return arr, arr.size
+    if isinstance(data, str):
+        data = load_population(data, column=column, name="data")
+    source = as_distribution(data)
+    if tuple(source.record_shape) != ():
+        raise ValueError(
+            f"data draws records of shape {tuple(source.record_shape)}, but a "
+            "release reads one number per record."
+        )
+    n = check_count("n", n)
+    if n > MAX_N:
+        raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
+    return source, n
+
+
+def _price(calibrated: Calibrated, settings: ReleaseSettings) -> float:
+    """How many times the noise of a worst-case guarantee at the release's
+    epsilon (same bounds) exceeds this release's: the worst-case sensitivity's
+    noise over the mechanism's, or the plain quantile scale's; 1 for a plain
+    release, NaN where there is no worst case (no bounds) or for the discrete
+    mechanisms."""
+    epsilon, delta, mech = settings.require_epsilon(), settings.delta, calibrated.mechanism
+    if calibrated.kind == "exponential":
+        if calibrated.calibration is None:
+            return 1.0
+        return calibrated.calibration.scale / plain_scale(epsilon, mech.utility_sensitivity)
+    if calibrated.estimate is None:
+        return 1.0
+    worst = getattr(calibrated.estimate, "worst_case", None)
+    if worst is None:
+        return math.nan
+    if isinstance(mech, LaplaceMechanism):
+        return worst / epsilon / float(np.max(mech.scale))
+    if isinstance(mech, GaussianMechanism):
+        return worst * analytic_gaussian_sigma(epsilon, delta) / float(np.max(mech.sigma))
+    return math.nan
+
+
+def _columns(calibrated: Calibrated, settings: ReleaseSettings) -> dict:
+    """The columns of one epsilon's rows: what its release states."""
+    statement = calibrated.statement
+    worst = statement.worst_case
+    return {
+        "mechanism": calibrated.kind,
+        "epsilon": settings.epsilon,
+        "total_epsilon": settings.epsilon,
+        "delta": float(statement.delta or 0.0),
+        "gamma": float(statement.gamma) if statement.run is not None else 0.0,
+        "worst_case_epsilon": (
+            float(statement.epsilon) if statement.run is None
+            else math.nan if worst is None else float(worst.epsilon)
+        ),
+        "price": _price(calibrated, settings),
+    }
+
+
+def _cell(query, calibrated, databases, exact, known, settings, seed):
+    """The errors of one epsilon's releases, one per repetition: each database's
+    release (clipped to the bounds, as the release clips) against its exact
+    answer (unclipped: the clipping's bias counts). Over private bounds, each
+    repetition draws its own bounds first (plain DP), from the same seed."""
+    rng = np.random.default_rng(seed)
+    errors = np.empty(len(databases))
+    for r, database in enumerate(databases):
+        one, bounds = calibrated, known
+        if settings.bounds.kind == "private":
+            bounds = private_bounds(
+                database, settings.bounds.private_epsilon,
+                neighbours=settings.neighbours, random_state=rng,
+            )
+            one = calibrated_mechanism(
+                query, database.size, exact[r].size, bounds, settings, None
+            )
+        if one.kind == "exponential":
+            reads = database
+        else:
+            reads = np.asarray(query(database if bounds is None else bounds.clip(database)),
+                               dtype=float)
+        value = one.release(reads, random_state=rng)
+        errors[r] = float(np.linalg.norm(np.ravel(np.asarray(value) - exact[r])))
+    return error_statistics(errors)
+
+
+def _calibrations(query, model: _Model, per_epsilon, n, size, known):
+    """Each epsilon's mechanism, calibrated once: the sampled sensitivity (one
+    run for every epsilon: it does not depend on epsilon) or the quantile's
+    scale (one calibration per epsilon), from child 0 of the root, as a release
+    of one query with the same ``random_state``."""
+    level = quantile_level_of(query)
+    estimate = None
+    if level is None and model.population is not None:
+        estimate = sampling_run(model, query, n, model.settings.norm, known, 0)
+    out = []
+    for settings in per_epsilon:
+        calibration = None
+        if known is not None and samples_a_scale(query, settings, model.population):
+            calibration = calibrate_quantile(
+                level, (known.low, known.high), settings.require_epsilon(),
+                model.population, n, random_state=child_seed(model.root, 0),
+                gamma=settings.gamma, inequality=settings.inequality,
+                neighbours=settings.neighbours,
+                worst_case_epsilon=settings.worst_case_epsilon,
+            )
+        if settings.bounds.kind == "private":
+            out.append(None)  # built per repetition, over its own bounds
+            continue
+        out.append(calibrated_mechanism(
+            query, n, size, known, settings, model.population,
+            estimate=estimate, calibration=calibration,
+        ))
+    return out
+
+
+def error_vs_epsilon(
+    query,
+    population,
+    n: int | None,
+    epsilons,
+    settings: ReleaseSettings | None = None,
+    *,
+    data=None,
+    column: str | None = None,
+    repetitions: int = 100,
+    random_state=None,
+    n_jobs: int | None = None,
+    progress: bool = False,
+    **options: Any,
+) -> ResultTable:
+    """Error of what :func:`~sensampler.app.release.release_statistic` publishes,
+    over a grid of epsilons: the release path, calibrated once per epsilon.
+
+    For each epsilon the release's mechanism is built as the release builds it
+    (the same bounds, clipping, worst-case cap, neighbours, mechanism by query
+    and calibrated quantile mechanism; see the module's docstring for the
+    reuse of one calibration), then every repetition's database is released
+    with it and its error measured against the database's exact answer.
+
+    Parameters
+    ----------
+    query : str, Query or callable
+        One query, as :func:`~sensampler.app.release.release_statistic` takes it
+        (``"mean"``, ``"median"``, ``"quantile:0.9"``, ...).
+    population : Distribution, str, array-like or None
+        The population model the release samples, as the release takes it;
+        ``None`` only over private bounds.
+    n : int or None
+        Records of each database (``None`` with a fixed database).
+    epsilons : array-like of float > 0
+        The grid; each is a release's epsilon (``settings.epsilon`` stays None).
+    settings : ReleaseSettings, optional
+        What each release is asked for, as in
+        :func:`~sensampler.app.release.release_statistic`.
+    data : Distribution, str, ndarray or None, optional
+        Where each repetition's database comes from: ``None`` (the population
+        model), another population (data the model does not describe exactly),
+        or one database (a 1-d array) released in every repetition.
+    column : str, optional
+        The column of a ``bootstrap:FILE`` population.
+    repetitions : int, default 100
+        Databases (and releases) per epsilon; every epsilon sees the same ones.
+    random_state : None, int, SeedSequence or Generator
+        Child 0 seeds the calibration (as a release's first query), child 1 the
+        databases, child 2 + j the noise at the j-th epsilon: the table is the
+        same for any ``n_jobs``.
+    n_jobs : int, optional
+        Workers of the sampling run and of the epsilons.
+    progress : bool, default False
+        A progress bar over the epsilons.
+    **options
+        Fields of :class:`~sensampler.settings.ReleaseSettings`.
+
+    Returns
+    -------
+    ResultTable
+        One row per epsilon and statistic (of :data:`STATISTICS`): ``query``,
+        ``mechanism`` (``laplace``, ``gaussian``, ``exponential``, ...),
+        ``epsilon`` (the random-DP epsilon of each release, plain DP when
+        ``gamma`` is 0), ``total_epsilon`` (with a private-bounds pre-pass's
+        epsilon, which each repetition spends first), ``delta``, ``gamma``, ``worst_case_epsilon`` (what
+        holds for every pair; NaN without bounds), ``price`` (how many times
+        more noise a worst-case guarantee at ``epsilon`` with the same bounds
+        would add; 1 for a plain release), ``bounds``, ``repetitions``,
+        ``error`` (``absolute``, or ``l2`` for a vector answer), ``statistic``
+        and ``value``.
+
+    Examples
+    --------
+    >>> from sensampler.app.experiments import error_vs_epsilon
+    >>> table = error_vs_epsilon("mean", "heights", 500, [0.5, 1.0],
+    ...                          repetitions=20, random_state=0)
+    >>> sorted(set(table.column("epsilon")))
+    [0.5, 1.0]
+    """
+    return prepare_sweep(
+        query, population, n, epsilons, settings, data=data, column=column,
+        repetitions=repetitions, random_state=random_state, n_jobs=n_jobs,
+        progress=progress, **options,
+    ).run()
+
+
+@dataclass(frozen=True)
+class PreparedSweep:
+    """A sweep whose inputs are all checked (:func:`prepare_sweep`); :meth:`run`
+    draws the databases, calibrates once per epsilon and releases."""
+
+    query: Any
+    name: str
+    source: Any  # a population, or one database
+    n: int
+    per_epsilon: tuple[ReleaseSettings, ...]
+    model: _Model
+    known: Any
+    repetitions: int
+    progress: bool
+
+    def run(self) -> ResultTable:
+        """The table of :func:`error_vs_epsilon`."""
+        query, root, n = self.query, self.model.root, self.n
+        if isinstance(self.source, np.ndarray):
+            databases = np.broadcast_to(self.source, (self.repetitions, n))
+        else:
+            rng = np.random.default_rng(child_seed(root, 1))
+            databases = self.source.sample_batch(self.repetitions, n, rng)
+        exact = [np.asarray(query(database), dtype=float) for database in databases]
+        calibrated = _calibrations(
+            query, self.model, self.per_epsilon, n, exact[0].size, self.known
+        )
+        tasks = [
+            (query, one, databases, exact, self.known, settings, child_seed(root, 2 + j))
+            for j, (one, settings) in enumerate(zip(calibrated, self.per_epsilon))
+        ]
+        results = run_tasks(
+            _cell, tasks, n_jobs=self.model.n_jobs, progress=self.progress,
+            desc="sweep", unit="epsilon",
+        )
+        return _table(query, self.name, calibrated, self.per_epsilon, results, self.known,
+                      self.repetitions, exact[0].size)
+
+
+def prepare_sweep(
+    query,
+    population,
+    n: int | None,
+    epsilons,
+    settings: ReleaseSettings | None = None,
+    *,
+    data=None,
+    column: str | None = None,
+    repetitions: int = 100,
+    random_state=None,
+    n_jobs: int | None = None,
+    progress: bool = False,
+    **options: Any,
+) -> PreparedSweep:
+    """Check every input of :func:`error_vs_epsilon` as a release would, at every
+    epsilon; draw nothing.
+
+    Parameters
+    ----------
+    query, population, n, epsilons, settings, data, column, repetitions, \
+random_state, n_jobs, progress, **options
+        As in :func:`error_vs_epsilon`.
+
+    Returns
+    -------
+    PreparedSweep
+        ``.run()`` gives the table.
+    """
+    base = ReleaseSettings.build(settings, **options)
+    per_epsilon = _check_epsilons(base, epsilons)
+    parsed, names = parse_queries([query])
+    spec, loaded = population, check_population(population, column)
+    if isinstance(spec, str) and spec.startswith("bootstrap:") and data is None:
+        data = loaded
+    source, n = _source(data, loaded, n, column)
+    repetitions = check_count("repetitions", repetitions)
+    progress = check_flag("progress", progress)
+    n_jobs = check_n_jobs(n_jobs)
+    root = as_seed_sequence(random_state)
+    for one in per_epsilon:  # every check of the release, at every epsilon
+        used, known = check_model_inputs(names, parsed, loaded, n, one, n_jobs)
+    check_databases_fit((), n, repetitions, settings=len(per_epsilon), n_jobs=n_jobs)
+    return PreparedSweep(
+        parsed[0], names[0], source, n, tuple(per_epsilon),
+        _Model(used, base, root, n_jobs), known, repetitions, progress,
+    )
+
+
+def _bounds_text(settings: ReleaseSettings, known) -> str:
+    """The bounds in a cell: their kind, and the interval when known."""
+    if known is None:
+        return str(settings.bounds)
+    return f"{settings.bounds.kind} {known.low:.6g}:{known.high:.6g}"
+
+
+def _table(query, name, calibrated, per_epsilon, results, known, repetitions, size):
+    """One row per epsilon and statistic."""
+    rows = []
+    error = "absolute" if size == 1 else "l2"
+    for one, settings, stats in zip(calibrated, per_epsilon, results):
+        if one is None:  # private bounds: plain DP at epsilon, the pre-pass apart
+            kind = "exponential" if quantile_level_of(query) is not None else None
+            columns = {
+                "mechanism": kind or settings.mechanism, "epsilon": settings.epsilon,
+                "total_epsilon": settings.epsilon + settings.bounds.private_epsilon,
+                "delta": settings.delta, "gamma": 0.0,
+                "worst_case_epsilon": settings.epsilon, "price": 1.0,
+            }
+        else:
+            columns = _columns(one, settings)
+        for statistic in STATISTICS:
+            rows.append({
+                "query": name, **columns, "bounds": _bounds_text(settings, known),
+                "repetitions": repetitions, "error": error,
+                "statistic": statistic, "value": float(stats[statistic]),
+            })
+    return ResultTable(rows)

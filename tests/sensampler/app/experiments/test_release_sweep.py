@@ -1,0 +1,104 @@
+"""error_vs_epsilon: the error of what a release publishes, on the release path,
+calibrated once per epsilon."""
+
+import numpy as np
+import pytest
+
+from sensampler.app.experiments import error_vs_epsilon
+from sensampler.app.experiments.release_sweep import prepare_sweep
+from sensampler.app.release import release_statistic
+from sensampler.distributions import GaussianMixture
+from sensampler.mechanisms.quantile import utility_sensitivity
+from sensampler.quantile_calibration import plain_scale
+from sensampler.settings import ReleaseSettings
+
+HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+DATA = HEIGHTS.sample(500, random_state=1)
+
+
+def _mean_row(table, epsilon):
+    (row,) = [r for r in table.where(statistic="mean").rows if r["epsilon"] == epsilon]
+    return row
+
+
+def test_a_median_sweep_states_what_the_release_of_the_same_seed_states():
+    """The sweep's mechanism at each epsilon is the release's: the same sampled
+    quantile scale (child 0 of the seed), the same gamma and worst case."""
+    table = error_vs_epsilon("median", HEIGHTS, 500, [1.0], repetitions=5, random_state=7)
+    row = _mean_row(table, 1.0)
+    release = release_statistic(DATA, "median", HEIGHTS, epsilon=1.0, random_state=7)
+    scale = release.calibration.scale
+    du = utility_sensitivity(0.5, "replace-one")
+    assert row["mechanism"] == "exponential"
+    assert row["price"] == pytest.approx(scale / plain_scale(1.0, du), rel=1e-12)
+    assert row["gamma"] == pytest.approx(release.statement.gamma, rel=1e-12)
+    worst = release.statement.worst_case.epsilon
+    assert row["worst_case_epsilon"] == pytest.approx(worst, rel=1e-12)
+
+
+def test_a_mean_sweep_adds_the_release_noise_and_its_floor():
+    """A mean is released with the sampled sensitivity raised to the worst-case
+    cap's floor, as the release does: the sweep's mean error over 4000 databases is
+    E|Laplace(b)| = b at the release's scale b (clipping at the model's 0.999
+    bounds moves a mean of 500 heights by far less than 6 standard errors,
+    b / sqrt(4000))."""
+    cap = 1.2  # below the sampled sensitivity's own worst case: the floor binds
+    release = release_statistic(
+        DATA, "mean", HEIGHTS, epsilon=1.0, worst_case_epsilon=cap, random_state=3
+    )
+    table = error_vs_epsilon(
+        "mean", HEIGHTS, 500, [1.0], repetitions=4000, random_state=3,
+        worst_case_epsilon=cap,
+    )
+    row = _mean_row(table, 1.0)
+    b = release.estimate.worst_case / cap  # the floor: worst case / cap
+    assert b > release.estimate.sensitivity.value  # the floor binds
+    assert row["worst_case_epsilon"] == pytest.approx(cap, rel=1e-9)
+    assert abs(row["value"] - b) < 6 * b / np.sqrt(4000)
+
+
+def test_the_table_is_the_same_for_any_n_jobs():
+    args = ("mean", HEIGHTS, 200, [0.5, 1.0])
+    one = error_vs_epsilon(*args, repetitions=30, random_state=0, n_jobs=1)
+    two = error_vs_epsilon(*args, repetitions=30, random_state=0, n_jobs=2)
+    assert one.rows == two.rows
+
+
+def test_private_bounds_draw_bounds_per_repetition_and_count_their_epsilon():
+    table = error_vs_epsilon(
+        "mean", None, 500, [1.0], repetitions=20, random_state=0,
+        data=HEIGHTS, bounds="private:0.5",
+    )
+    row = _mean_row(table, 1.0)
+    assert (row["total_epsilon"], row["gamma"], row["price"]) == (1.5, 0.0, 1.0)
+    assert np.isfinite(row["value"]) and row["value"] > 0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"epsilon": 1.0}, "a sweep takes its epsilons as epsilons"),
+        ({"epsilons": []}, "epsilons must not be empty"),
+        ({"epsilons": [1.0, -1.0]}, "epsilons"),
+        ({"query": "median", "bounds": "none"}, "needs bounds"),
+        ({"repetitions": 0}, "repetitions"),
+        ({"population": None}, "a sweep without a population needs data"),
+        ({"mechanism": "gaussian"}, "delta"),
+    ],
+)
+def test_bad_inputs_are_refused_before_anything_is_drawn(kwargs, message, monkeypatch):
+    def refuse(*args, **kw):
+        raise AssertionError("drawn")
+
+    monkeypatch.setattr(GaussianMixture, "sample_batch", refuse)
+    arguments = {"query": "mean", "population": HEIGHTS, "n": 100, "epsilons": [1.0]}
+    arguments.update(kwargs)
+    with pytest.raises(ValueError, match=message):
+        prepare_sweep(**arguments)
+
+
+def test_settings_are_the_release_record():
+    settings = ReleaseSettings(bounds="100:250")
+    prepared = prepare_sweep("mean", HEIGHTS, 100, [1.0, 2.0], settings)
+    assert [s.epsilon for s in prepared.per_epsilon] == [1.0, 2.0]
+    assert {str(s.bounds) for s in prepared.per_epsilon} == {"100.0:250.0"}
