@@ -108,8 +108,7 @@ MARGIN = 1e-9
 #: at epsilon = 1e-315, 6% at 1e-322) exceeds the margin.
 SMALLEST_SCALE = 2.0**-1000
 
-#: Copies of one run's (m, J) losses held besides the runs' own: the chunks'
-#: before their concatenation, the running maximum and its partition.
+#: Copies of one run's (m, J) losses held besides the runs' own.
 _LOSS_COPIES = 3
 
 #: Peak bytes per union record of a chunk (measured 110 to 150 with
@@ -124,7 +123,6 @@ DEFAULT_PAIRS = 2000
 
 #: Union records per chunk of pairs (bounds the memory of one chunk).
 _CHUNK_RECORDS = 2**21
-
 
 #: Classes whose distances exceed :math:`(60 + 4t + \ln(4(G + 1)))/t` in both
 #: databases hold less than :math:`e^{-60}` of either law: the losses are computed
@@ -536,16 +534,74 @@ def calibrate_quantile(
     )
     scales = _scales(mech, worst_case_epsilon)
     root = as_seed_sequence(random_state)
-    losses = [
-        np.concatenate([chunk.losses(scales) for chunk in _chunks(p, mech, n, plan.m, s)])
-        if scales.size else np.empty((plan.m, 0))
-        for p, s in _populations(dist, plan, root)
-    ]
+    runs = [_Pairs(*ps, mech, n, plan.m, scales) for ps in _populations(dist, plan, root)]
     return _chosen(
-        mech, scales, losses, plan, n, _words(dist, plan),
+        mech, scales, runs, plan, n, _words(dist, plan),
         lambda: {"run_id": uuid.uuid4().hex, "seed": seed_of(root),
                  "ordinal": next_ordinal()},
     )
+
+
+#: Candidates computed together before the search checks for a failing one.
+_BLOCK = 4
+
+
+class _Pairs:
+    """One population's m pairs, drawn chunk by chunk when needed, each scale's
+    losses computed once; given ``scales``, several chunks are not all kept
+    (each one's losses at all of them at once, as one calibration needs)."""
+
+    def __init__(self, dist, seed, mech, n: int, m: int, scales=None):  # noqa: D107
+        self._draws = _chunks(dist, mech, n, m, seed)
+        self.count = -(-m // max(1, _CHUNK_RECORDS // (n + 1)))
+        self._once = scales if self.count > 1 else None
+        self._chunks: list[_Classes | None] = []
+        self._losses: list[dict[float, np.ndarray]] = []
+
+    def chunk_losses(self, i: int, scales: np.ndarray) -> np.ndarray:
+        """(P_i, J): chunk i's losses at ``scales`` (drawn if need be)."""
+        while len(self._chunks) <= i:
+            self._chunks.append(next(self._draws))
+            self._losses.append({})
+            if self._once is not None:
+                self.chunk_losses(len(self._chunks) - 1, self._once)
+                self._chunks[-1] = None
+        cache = self._losses[i]
+        missing = np.array([float(t) for t in scales if float(t) not in cache])
+        if missing.size:
+            cache.update(zip(missing.tolist(), self._chunks[i].losses(missing).T))
+        return np.stack([cache[float(t)] for t in scales], axis=1).reshape(-1, scales.size)
+
+    def losses(self, scales: np.ndarray) -> np.ndarray:
+        """(m, J): every pair's losses at ``scales``."""
+        return np.concatenate([self.chunk_losses(i, scales) for i in range(self.count)])
+
+
+def _first_failing(runs: list[_Pairs], scales, epsilon: float, plan, n: int) -> int:
+    r"""The index of the least candidate that :func:`select_scale` would find
+    failing on every pair's losses (``scales.size``: none), computing fewer.
+
+    A candidate fails once more than m - k pairs of a run have a running
+    maximum r with ``not r + margin <= epsilon`` (the k-th smallest is above),
+    and so do the larger ones (r and the margin grow with t): blocks of
+    :data:`_BLOCK` candidates, chunk by chunk, until the first failing one,
+    drawing no chunk after it. The prefix left passes as on all the losses."""
+    allowed = plan.m - plan.k
+    bound = margin(epsilon, scales, n)
+    for start in range(0, scales.size, _BLOCK):
+        stop = min(start + _BLOCK, scales.size)
+        for run in runs:
+            failed = np.zeros(stop, int)
+            for i in range(run.count):
+                running = np.maximum.accumulate(run.chunk_losses(i, scales[:stop]), axis=1)
+                failed += np.sum(~(running + bound[:stop] <= epsilon), axis=0)
+                stop = min(stop, int(np.argmax(np.append(failed > allowed, True))))
+                failed = failed[:stop]
+                if stop == 0:
+                    return 0
+        if stop < min(start + _BLOCK, scales.size):
+            return stop
+    return scales.size
 
 
 def _scales(mech: ExponentialQuantileMechanism, worst_case_epsilon) -> np.ndarray:
@@ -556,10 +612,13 @@ def _scales(mech: ExponentialQuantileMechanism, worst_case_epsilon) -> np.ndarra
     )
 
 
-def _chosen(mech, scales, losses, plan, n, words, identity):
-    """The calibration :func:`select_scale` gives on ``losses``, or None; its run
-    has the plan's numbers and ``identity()`` (run id, seed, ordinal)."""
-    chosen = select_scale(losses, scales, mech, plan.k, n)
+def _chosen(mech, scales, runs, plan, n, words, identity):
+    """The calibration :func:`select_scale` gives on the losses of ``runs``, or
+    None; its run has the plan's numbers and ``identity()`` (id, seed, ordinal)."""
+    scales = scales[:_first_failing(runs, scales, mech.epsilon, plan, n)]
+    if scales.size == 0:  # no candidate passes: the plain mechanism
+        return None
+    chosen = select_scale([run.losses(scales) for run in runs], scales, mech, plan.k, n)
     if chosen is None:
         return None
     run = SamplingRun(
@@ -674,8 +733,9 @@ class SampledLosses:
     r"""Pairs drawn once from a population, kept to calibrate at any epsilon.
 
     What :func:`calibrate_quantile` computes for one epsilon, for many: the
-    pairs' classes are kept (``m`` times ``n + 1`` numbers per population) and
-    each scale's losses are computed once, when first needed. For planning
+    pairs are drawn chunk by chunk when first needed and kept (their classes,
+    ``m`` times ``n + 1`` numbers per population), and each scale's losses are
+    computed once, when first needed (:func:`_first_failing`). For planning
     (:func:`sensampler.app.planning.plan_release`), which searches epsilon; a
     release calibrates with :func:`calibrate_quantile` on pairs of its own.
 
@@ -702,23 +762,8 @@ class SampledLosses:
         self._n = n
         self._words = _words(dist, self.plan)
         root = as_seed_sequence(random_state)
-        self._chunks = [
-            list(_chunks(p, mech, n, self.plan.m, s))
-            for p, s in _populations(dist, self.plan, root)
-        ]
-        self._losses: dict[float, list[np.ndarray]] = {}
-
-    def _at(self, scales: np.ndarray) -> list[np.ndarray]:
-        for t in scales:
-            if float(t) not in self._losses:
-                self._losses[float(t)] = [
-                    np.concatenate([c.losses(np.array([t]))[:, 0] for c in chunks])
-                    for chunks in self._chunks
-                ]
-        return [
-            np.stack([self._losses[float(t)][i] for t in scales], axis=1)
-            for i in range(len(self._chunks))
-        ]
+        self._runs = [_Pairs(*ps, mech, n, self.plan.m)
+                      for ps in _populations(dist, self.plan, root)]
 
     def calibration(
         self, epsilon: float, worst_case_epsilon: float | None = None
@@ -740,11 +785,9 @@ class SampledLosses:
         mech = ExponentialQuantileMechanism(
             self._q, self._bounds, epsilon, neighbours=self._neighbours
         )
-        scales = _scales(mech, worst_case_epsilon)
-        plan = self.plan
-        losses = self._at(scales) if scales.size else [np.empty((plan.m, 0))]
         return _chosen(
-            mech, scales, losses, plan, self._n, self._words, lambda: {"run_id": None}
+            mech, _scales(mech, worst_case_epsilon), self._runs, self.plan, self._n,
+            self._words, lambda: {"run_id": None},
         )
 
 
