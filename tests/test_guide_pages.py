@@ -6,7 +6,8 @@ import os
 import re
 
 from sensampler.app import cli as cli
-from sensampler.app.experiments import batch_config, specs
+from sensampler.app import specs
+from sensampler.app.experiments import batch_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

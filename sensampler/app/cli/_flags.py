@@ -22,6 +22,7 @@ __all__ = [
     "add_neighbours_flag",
     "add_settings_flags",
     "flag_of",
+    "in_flag_words",
     "integer_flag",
     "number_flag",
     "setting_help",
@@ -102,7 +103,23 @@ def settings_from_args(args: argparse.Namespace) -> ReleaseSettings:
         for setting in fields(ReleaseSettings)
         if getattr(args, setting.name, None) is not None
     }
-    return ReleaseSettings.from_mapping(given, name="the flags")
+    try:
+        return ReleaseSettings.from_mapping(given, name="the flags")
+    except ValueError as exc:  # a check between fields, in the record's words
+        raise ValueError(in_flag_words(str(exc))) from None
+
+
+def in_flag_words(message: str) -> str:
+    """``message`` with each ``field=value`` of a setting written as its flag and
+    value, as typed: ``mechanism='gaussian' needs delta > 0, got delta=0.0.``
+    becomes ``--mechanism gaussian needs delta > 0, got --delta 0.0.``."""
+    for setting in fields(ReleaseSettings):
+        message = re.sub(
+            rf"\b{setting.name}=(?:'([^']*)'|([^\s,;:)]+?))(?=[\s,;:)]|\.(?:\s|$)|$)",
+            lambda m, flag=flag_of(setting.name): f"{flag} {m.group(1) or m.group(2)}",
+            message,
+        )
+    return message
 
 
 def add_neighbours_flag(
