@@ -169,6 +169,7 @@ def test_posterior_alpha_is_the_rank_law_of_exchangeable_runs():
     assert 1 / (runs + 1) + rho > rate + 6 * np.sqrt(rate * (1 - rate) / draws)
 
 
+@pytest.mark.slow
 def test_the_largest_run_covers_a_fresh_posterior_population_at_the_stated_confidence():
     # Exact under the Bayesian-bootstrap model: Q_0 drawn from the posterior of
     # 40 unsmoothed rows, T(Q_0) the (1 - beta)-quantile of the mean's

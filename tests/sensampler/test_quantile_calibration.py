@@ -208,6 +208,7 @@ def test_pair_losses_on_any_small_pair(data, fresh, q, neighbours, power, mantis
         1e-10 * t)
 
 
+@pytest.mark.slow
 def test_a_tiny_epsilon_keeps_gamma_on_fresh_pairs():
     # Failed before: at epsilon = 1e-300 every loss came out as exactly t, the
     # scale chosen was 0.97 epsilon, and 40% of fresh pairs lost more than
@@ -655,6 +656,7 @@ def test_mutation_copies_and_the_calibrations_n(cal):
             ExponentialQuantileMechanism(**args)
 
 
+@pytest.mark.slow
 def test_a_public_sample_keeps_the_smallest_scale_of_its_posterior_runs():
     """Gamma for this public sample: every posterior population's run must pass."""
     pub = PublicSample(np.random.default_rng(2).normal(170, 10, 60))

@@ -16,6 +16,7 @@ from sensampler.accounting._kov import homogeneous_count
 from sensampler.mechanisms import GaussianMechanism, LaplaceMechanism
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eps0, count", [(0.01, 349), (0.001, 34_937)])
 def test_issue_counts_for_the_budget_one_and_one_in_a_million(eps0, count):
     f = WhitehouseFilter(1.0, 1e-6)

@@ -116,6 +116,7 @@ def _shows_number(text: str, number: str) -> bool:
     return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", text) is not None
 
 
+@pytest.mark.slow
 def test_the_report_never_shows_the_exact_answer(files, tmp_path, capsys):
     private, public = files
     report = tmp_path / "r.html"

@@ -176,6 +176,7 @@ def _product_renyi_by_quadrature(alpha, scales, shifts):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("alpha", [1.5, 2.0, 8.0, 32.0])
 def test_per_coordinate_curve_is_the_exact_product_curve(alpha):
     # issue figure: sensitivities (1, 2, 3) at epsilon = 1, alpha = 2 give 0.31,

@@ -81,6 +81,7 @@ def realised_epsilon(a, b, q, epsilon, du):
 
 
 # ------------------------------------------------------- exact distribution
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "data, q, epsilon, neighbours, du",
     [
@@ -236,6 +237,7 @@ def test_audit_keeps_the_statement_and_flags_a_weakened_copy(a, b, neighbours, d
 
 
 # ---------------------------------------------------------------- edge cases
+@pytest.mark.slow
 def test_no_records_draws_uniformly_on_the_bounds():
     mech = ExponentialQuantileMechanism(0.5, (2.0, 6.0), 1.0)
     rng = np.random.default_rng(3)
@@ -252,6 +254,7 @@ def test_every_record_on_one_bound(epsilon):
     assert stats.kstest(out, "uniform").pvalue > 1e-9
 
 
+@pytest.mark.slow
 def test_huge_and_tiny_epsilon_stay_finite_and_sensible():
     data = np.linspace(0.0, 10.0, 101)  # median 5
     sharp = ExponentialQuantileMechanism(0.5, (0.0, 10.0), 1e308)
@@ -359,6 +362,7 @@ def test_a_filter_spends_the_plain_statement_then_releases():
     assert budget.spent.epsilon == pytest.approx(0.4) and budget.gamma == 0.0
 
 
+@pytest.mark.slow
 def test_output_law_is_the_law_release_samples():
     # The grid points' chances by definition: exp(epsilon u / 2), u = -|c - qn|,
     # for n = 3 records in (0, 10) at q = 0.5; and the releases' class frequencies.
@@ -560,6 +564,7 @@ def _odd_ulp_in_eighth_to_quarter(x: float) -> bool:
     return k == int(k) and int(k) % 2 == 1
 
 
+@pytest.mark.slow
 def test_outputs_of_one_database_are_outputs_of_its_neighbour():
     """Bounds (0, 1), median of one record: D = [0.5], D' = [0.3] (replace-one). The
     floating-point output edges[i] + U * width reached odd multiples of 2^-55 in [1/8,

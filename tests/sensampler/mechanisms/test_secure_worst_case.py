@@ -63,6 +63,7 @@ def _laplace_loss(shift, t):
     return best
 
 
+@pytest.mark.slow
 def test_discrete_laplace_per_coordinate_zero_is_floored_and_states_its_worst_case():
     est = _histogram_zero()
     mech = DiscreteLaplaceMechanism(est, 0.5, granularity=0.5)  # was refused
@@ -96,6 +97,7 @@ def _renyi_discrete_gaussian(alpha, shift, sigma2):
     return total
 
 
+@pytest.mark.slow
 def test_discrete_gaussian_per_coordinate_zero_is_floored_and_states_its_worst_case():
     est = _histogram_zero()
     mech = DiscreteGaussianMechanism(est, rho=0.05, granularity=0.5)  # was refused

@@ -359,6 +359,7 @@ def _outlier_pair():
     return data, other
 
 
+@pytest.mark.slow
 def test_the_outlier_moves_the_maximum_within_the_worst_case():
     # quantile:1 of a column holding 987654.321 was released ~exactly (987647)
     data, other = _outlier_pair()
@@ -374,6 +375,7 @@ def test_the_outlier_moves_the_maximum_within_the_worst_case():
     assert not result.violated
 
 
+@pytest.mark.slow
 def test_the_outlier_breaks_the_random_dp_epsilon_but_not_the_worst_case():
     # The pair differing in the outlier is the rare pair random DP leaves out:
     # the realised epsilon exceeds the random-DP epsilon, never the worst case.
@@ -515,6 +517,7 @@ def test_the_rho_of_a_pure_statement_is_never_below_its_square():
         )
 
 
+@pytest.mark.slow
 def test_the_per_coordinate_laplace_worst_case_holds_where_it_is_tight():
     """The l1 worst case put whole on the coordinate of least noise: the stated Delta_wc
     / min_j b_j is reached there, and a statement of half the shift (a copy that

@@ -35,6 +35,7 @@ def test_plan_json_agrees_with_python(capsys):
     assert out["note"] == ACCOUNTS_FOR_NOTHING
 
 
+@pytest.mark.slow
 def test_plan_of_a_median_plans_the_exponential_mechanism_the_release_uses(capsys):
     args = ["plan", "--query", "median", "--population", "heights", "--n", "500",
             "--target-error", "0.2", "--seed", "7", "--runs", "50"]

@@ -926,6 +926,7 @@ def test_a_private_estimator_is_fitted_released_and_scored(tmp_path):
     assert "non-private, public + private" in references
 
 
+@pytest.mark.slow
 def test_the_shipped_private_estimator_config_runs_from_the_command_line(tmp_path):
     shipped = os.path.join(
         os.path.dirname(__file__), *[os.pardir] * 4, "examples",

@@ -159,6 +159,7 @@ def test_a_quantile_plan_gives_the_target_error_of_the_release_mechanism(
         assert abs(errors.mean() / plan.expected_error - 1.0) < 0.10
 
 
+@pytest.mark.slow
 def test_a_quantile_plan_names_the_release_mechanism_bounds_and_guarantee():
     data = HEIGHTS.sample(N, random_state=1)
     released = release_statistic(data, "median", HEIGHTS, epsilon=0.5)
@@ -235,6 +236,7 @@ def test_given_bounds_are_those_of_the_release():
         prepare_plan("median", HEIGHTS, N, epsilon=1.0, bounds=(2, 1))
 
 
+@pytest.mark.slow
 def test_a_quantile_target_fixes_that_quantile_of_the_error():
     plan = plan_release(
         "mean", HEIGHTS, N, target_error=0.2, measure=0.9, random_state=3
@@ -254,6 +256,7 @@ def test_laplace_epsilon_is_the_mean_sensitivity_over_the_target():
     assert one.error_90 == pytest.approx(one.sensitivity * math.log(10.0), rel=1e-9)
 
 
+@pytest.mark.slow
 def test_target_and_epsilon_round_trip():
     forward = plan_release("median", HEIGHTS, N, target_error=0.3, random_state=5)
     back = plan_release("median", HEIGHTS, N, epsilon=forward.epsilon, random_state=5)
@@ -408,6 +411,7 @@ def test_the_plan_text_rounds_its_epsilon_and_delta_up():
 POP = "normal:loc=170,scale=10"
 
 
+@pytest.mark.slow
 def test_a_median_plan_is_for_the_mechanism_the_release_uses():
     """Audit finding: a median plan was for a mechanism on a sampled sensitivity, where
     the release uses the exponential mechanism with a scale calibrated on the
@@ -534,6 +538,7 @@ def test_the_guarantee_says_what_a_public_sample_rests_on(tmp_path):
     assert rows.guarantee == released.guarantee == release.guarantee
 
 
+@pytest.mark.slow
 def test_a_quantile_s_guarantee_says_what_a_public_sample_rests_on():
     """Finding, for a quantile: the plan's guarantee says what a public sample rests on,
     as the release's does."""

@@ -472,6 +472,7 @@ def test_without_bounds_the_plan_has_no_floor_as_the_release():
                      random_state=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "query,neighbours", [("median", "replace-one"), ("quantile:0.9", "add-remove")]
 )

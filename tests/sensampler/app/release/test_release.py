@@ -128,6 +128,7 @@ def _numbers(line, name):
     return [float(v) for v in re.findall(rf"\b{name}=([0-9.]+(?:e[+-]?[0-9]+)?)", line)]
 
 
+@pytest.mark.slow
 def test_printed_totals_round_up(files, tmp_path, capsys):
     # issue 28: three releases of epsilon 0.1 total 0.30000000000000004, printed as
     # 0.3 on the together: and budget: lines; gamma rounded down likewise.

@@ -47,6 +47,7 @@ def _heights(n=300, seed=20261126):
     return np.random.default_rng(seed).normal(170, 10, n)
 
 
+@pytest.mark.slow
 def test_an_outlier_is_never_published_by_the_top_quantile():
     # before: the Laplace mechanism on a sampled sensitivity released 987647
     # for quantile:1 of heights holding one 987654.321
@@ -98,6 +99,7 @@ def test_median_uses_the_exponential_mechanism_with_model_bounds():
     )
 
 
+@pytest.mark.slow
 def test_median_error_is_that_of_the_exponential_mechanism():
     # n = 500 heights, epsilon = 1: the exponential mechanism's rank error is
     # about 2 records, ~0.15 cm mean absolute error; a Laplace release of the
@@ -111,6 +113,7 @@ def test_median_error_is_that_of_the_exponential_mechanism():
     assert np.median(errors) < 0.2 and np.mean(errors) < 0.3
 
 
+@pytest.mark.slow
 def test_given_bounds_are_used_as_a_pair_or_an_object():
     data = _heights()
     for bounds in ((150, 190), "150:190", Bounds.given(150.0, 190.0)):
@@ -120,6 +123,7 @@ def test_given_bounds_are_used_as_a_pair_or_an_object():
         assert 150.0 <= r.value <= 190.0
 
 
+@pytest.mark.slow
 def test_a_degenerate_population_is_refused_before_anything_is_spent(tmp_path):
     # a population model with no width: its quantiles bound nothing
     public = _csv(tmp_path / "public.csv", [171.0] * 50)
@@ -180,6 +184,7 @@ def test_a_cap_below_epsilon_releases_the_plain_mechanism_at_the_cap():
     )
 
 
+@pytest.mark.slow
 def test_budget_file_records_a_calibrated_quantile_with_its_gamma(tmp_path):
     budget = BudgetFile(tmp_path / "l.json", epsilon=1.0, gamma=0.1)
     r = release_statistic(_heights(), "median", POP, epsilon=0.5, budget=budget)
@@ -222,6 +227,7 @@ def test_command_prints_the_plain_statement_and_the_bounds(tmp_path, capsys):
     assert record["worst_case"]["epsilon"] == pytest.approx(2 * record["scale"])
 
 
+@pytest.mark.slow
 def test_the_outlier_moves_the_top_quantile_within_its_statement():
     # audit from outside: the release's own mechanism on the data with the outlier
     # and with that record replaced (replace-one neighbours), at its stated epsilon
@@ -326,6 +332,7 @@ def test_the_private_bounds_pre_pass_is_not_spent_for_a_refused_gamma():
     assert plain.spent.epsilon == pytest.approx(2.0) and plain.spent.gamma == 0.0
 
 
+@pytest.mark.slow
 def test_several_calibrated_quantiles_count_gamma_once_each_all_or_nothing(tmp_path):
     """Audit: several calibrated quantiles each spend their own gamma once, under
     distinct runs, and a gamma budget too small for all is all or nothing: nothing
@@ -419,6 +426,7 @@ def test_an_add_remove_quantile_in_a_replace_one_budget_file(tmp_path):
     assert entry["gamma"] >= 2 * s.gamma
 
 
+@pytest.mark.slow
 def test_dp_events_of_a_calibrated_quantile_and_of_its_worst_case():
     """Audit: a calibrated quantile's dp_accounting events never drop gamma silently,
     and state epsilon^2 / 2-zCDP for its epsilon-DP (Bun & Steinke 2016) and eta^2 /
@@ -462,6 +470,7 @@ def test_a_public_sample_population_refuses_too_few_rows_before_any_spend(tmp_pa
     assert code != 0 and not ledger.exists()
 
 
+@pytest.mark.slow
 def test_a_public_sample_states_its_basis_and_runs_on_posterior_populations(tmp_path):
     """Audit: a quantile on a public sample states what its gamma rests on (the sample's
     posterior populations) in its guarantee and record."""
@@ -509,6 +518,7 @@ def test_the_suggested_flag_of_the_price_gives_the_plain_mechanism_at_epsilon(ca
     assert plain.statement.epsilon == 1 / 3 and plain.statement.source == "global"
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_calibration_for_any_n_jobs(tmp_path, capsys):
     """Audit: the same seed gives the same calibration whatever n_jobs, for a model and
     a public sample, and the same record on the command line."""
@@ -531,6 +541,7 @@ def test_the_same_seed_gives_the_same_calibration_for_any_n_jobs(tmp_path, capsy
     assert records[0] == records[1] and records[0][1][0] == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
 def test_a_budget_file_exactly_at_the_planned_amount_holds_the_run(tmp_path, neighbours):
     """Audit: a budget file holding exactly the planned amount (in its replace-one
