@@ -26,7 +26,7 @@ from ..._lib.validation import (
 from ...distributions import as_distribution
 from ...estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
 from ...mechanisms import LaplaceMechanism
-from ...parallel import child_seed, run_tasks
+from ...parallel import child_seed, effective_workers, run_tasks
 from ...privacy import format_upper
 from ...queries import as_query
 from ...table import ResultTable
@@ -91,9 +91,7 @@ def check_databases_fit(
     ``answer_size`` numbers each, and the result rows of ``settings``
     combinations of sensitivity, epsilon and part.
     """
-    from joblib import effective_n_jobs
-
-    workers = max(1, effective_n_jobs(n_jobs))
+    workers = effective_workers(n_jobs)
     answers = f", answers of {answer_size} numbers" if answer_size else ""
     rows = f", {settings} settings" if settings else ""
     check_fits(
@@ -241,7 +239,8 @@ def _error_cell(mechanism, truths, statistic, seed, setting, score=None):
     out = [error_statistics(np.sqrt(np.einsum("ij,ij->i", diff, diff)) * scale[:, 0])]
     if diff.shape[1] > 1:
         out += [
-            error_statistics(np.abs(diff[:, j] * scale[:, 0])) for j in range(diff.shape[1])
+            error_statistics(np.abs(diff[:, j] * scale[:, 0]))
+            for j in range(diff.shape[1])
         ]
     return out
 
