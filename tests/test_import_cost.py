@@ -233,3 +233,21 @@ def test_the_release_command_leaves_the_accountants_and_scipy_out(tmp_path):
     )
     loaded = _loaded(statement)[1]
     assert [name for name in NOT_FOR_A_RELEASE if name in loaded] == []
+
+
+def test_accounting_loads_its_accountants_on_first_use():
+    # The filter and the interface load with the package; the accountants, the
+    # composition functions and their modules when first named, as if eager.
+    before, after = _loaded("import sensampler.accounting")
+    assert "sensampler.accounting.filters" in after
+    assert [name for name in NOT_FOR_A_RELEASE if name in after] == []
+    code = (
+        "import sensampler.accounting as a\n"
+        "assert all(getattr(a, name) is not None for name in a.__all__)\n"
+        "assert a.pld.PLDAccountant is a.PLDAccountant\n"
+        "assert set(a.__all__) | {'pld', 'zcdp'} <= set(dir(a))\n"
+        "from sensampler.accounting import *\n"
+        "assert optimal_composition is a.composition.optimal_composition"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
