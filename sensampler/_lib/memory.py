@@ -186,10 +186,7 @@ def available_memory() -> tuple[int, str] | None:
     """
     candidates = [
         (physical_memory(), "this machine's {} of physical memory"),
-        (
-            _read_kib(MEMINFO, "MemAvailable"),
-            "the {} of memory available (MemAvailable)",
-        ),
+        (_read_kib(MEMINFO, "MemAvailable"), "the {} of memory available (MemAvailable)"),
         (_address_space_room(), "the {} left under this process's RLIMIT_AS"),
         (_cgroup_room(), "the {} left under this process's cgroup memory limit"),
     ]

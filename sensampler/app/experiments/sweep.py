@@ -239,8 +239,7 @@ def _error_cell(mechanism, truths, statistic, seed, setting, score=None):
     out = [error_statistics(np.sqrt(np.einsum("ij,ij->i", diff, diff)) * scale[:, 0])]
     if diff.shape[1] > 1:
         out += [
-            error_statistics(np.abs(diff[:, j] * scale[:, 0]))
-            for j in range(diff.shape[1])
+            error_statistics(np.abs(diff[:, j] * scale[:, 0])) for j in range(diff.shape[1])
         ]
     return out
 
