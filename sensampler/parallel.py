@@ -7,6 +7,10 @@ bit-identical for any ``n_jobs`` and any joblib backend, Dask included. On a
 Dask cluster that has no worker, at the start or after losing them all, a run
 raises ``RuntimeError`` after :data:`DASK_WORKER_TIMEOUT` seconds instead of
 waiting forever (:func:`iter_tasks`).
+
+joblib is imported where work is dispatched to it, not with this module: a run
+on one worker (``n_jobs=1``, or ``None`` outside any ``joblib.parallel_config``)
+runs its chunks in a loop and never loads joblib (about 0.1 s of a first run).
 """
 
 from __future__ import annotations
@@ -19,12 +23,6 @@ import threading
 import time
 
 import numpy as np
-from joblib import (
-    Parallel,
-    delayed,
-    effective_n_jobs,
-    wrap_non_picklable_objects,
-)
 
 from ._lib.extras import require
 from ._lib.validation import check_flag, check_n_jobs
@@ -38,6 +36,7 @@ __all__ = [
     "run_tasks",
     "iter_tasks",
     "child_seed",
+    "effective_workers",
     "default_progress",
     "shutdown_workers",
     "watch_parent",
@@ -156,6 +155,38 @@ def progress_bar(total: int, desc: str, unit: str = "pair"):
 #: Seconds a Dask cluster may have no worker, at the start of a run or during it,
 #: before :func:`iter_tasks` stops waiting with ``RuntimeError``.
 DASK_WORKER_TIMEOUT = 30.0
+
+
+def _one_worker(n_jobs: int | None) -> bool:
+    """Whether a run on ``n_jobs`` has one worker whatever joblib's configuration.
+
+    ``n_jobs=1`` is one worker, and so is ``None`` while joblib is not imported:
+    only an enclosing ``joblib.parallel_config``, which needs joblib imported,
+    gives ``None`` another meaning.
+    """
+    return n_jobs == 1 or (n_jobs is None and "joblib" not in sys.modules)
+
+
+def effective_workers(n_jobs: int | None) -> int:
+    """The workers a run on ``n_jobs`` uses: joblib's ``effective_n_jobs``, at least 1.
+
+    joblib is imported only where it can change the answer (not for one worker).
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        As in joblib; ``None`` defers to an enclosing ``joblib.parallel_config``.
+
+    Returns
+    -------
+    int
+        The number of workers, ``>= 1``.
+    """
+    if _one_worker(n_jobs):
+        return 1
+    from joblib import effective_n_jobs
+
+    return max(1, effective_n_jobs(n_jobs))
 
 
 def _dask_backend():
@@ -323,8 +354,10 @@ def _in_rounds(func, tasks, n_jobs, prefer):
     cannot send lambdas (as in built-in queries): each call is wrapped with
     ``joblib.wrap_non_picklable_objects`` (cloudpickle), as loky and Dask do.
     """
+    from joblib import Parallel, delayed, wrap_non_picklable_objects
+
     with Parallel(n_jobs=n_jobs, prefer=prefer, return_as="list") as parallel:
-        size = 2 * max(1, effective_n_jobs(n_jobs))
+        size = 2 * effective_workers(n_jobs)
         for start in range(0, len(tasks), size):
             yield from parallel(
                 delayed(
@@ -371,6 +404,8 @@ def iter_tasks(func, tasks, *, n_jobs=None, prefer=None, unordered=False):
     iterator
         The results ``func(*task)``.
     """
+    from joblib import Parallel, delayed
+
     tasks = list(tasks)
     backend = _dask_backend()
     if backend is not None:
@@ -436,7 +471,7 @@ def run_tasks(
     progress = check_flag("progress", progress)
     bar = progress_bar(sum(weights), desc, unit) if progress else None
     try:
-        if len(tasks) == 1 or n_jobs == 1:
+        if len(tasks) == 1 or _one_worker(n_jobs):
             results = []
             for task, weight in zip(tasks, weights):
                 results.append(func(*task))

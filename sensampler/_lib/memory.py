@@ -35,9 +35,8 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from joblib import effective_n_jobs
 
-from ..parallel import DEFAULT_CHUNK_BYTES
+from ..parallel import DEFAULT_CHUNK_BYTES, effective_workers
 
 try:
     import resource
@@ -353,7 +352,7 @@ def check_sampling_fits(
     n_jobs : int or None
         As in joblib (the workers running chunks at once).
     """
-    workers = max(1, effective_n_jobs(n_jobs))
+    workers = effective_workers(n_jobs)
     check_fits(
         f"m={m} pairs of {parts} sensitivit{'y' if parts == 1 else 'ies'} each "
         f"({SENSITIVITY_BYTES} bytes a sensitivity, {workers} worker(s))",

@@ -22,26 +22,70 @@ One rule for every accountant and filter:
   refused statement records nothing.
 * Every report is a valid upper bound: where several hold, the smallest is
   reported and :meth:`PrivacyAccountant.report` names it in ``method``.
+
+The interface, the ledger entry, the filter and the default budget load with the
+package; the composition functions and the other accountants and filters load on
+first use (PEP 562), so ``sensampler.accounting.PLDAccountant`` works as if
+imported eagerly while a release, which spends from a filter only, never loads
+scipy.special, scipy.optimize nor dp_accounting.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 from ..privacy import DEFAULT_ORDERS, rdp_to_dp, zcdp_to_dp
 from ._accountant import ExceededPrivacyBudgetError, PrivacyAccountant
 from ._default import default_filter, get_default_filter, set_default_filter
 from ._ledger_entry import LedgerEntry
-from .composition import (
-    advanced_composition,
-    basic_composition,
-    heterogeneous_composition,
-    optimal_composition,
-    parallel_composition,
-    tightest_composition,
-)
 from .filters import PrivacyFilter, advanced_filter_bound
-from .pld import PLDAccountant
-from .renyi import RenyiAccountant, rdp_to_delta
-from .renyi_filter import RenyiFilter
-from .whitehouse_filter import WhitehouseFilter
-from .zcdp import ZCDPAccountant, zcdp_to_delta
+
+if TYPE_CHECKING:  # what type checkers see; at run time the names load lazily
+    from .composition import (
+        advanced_composition,
+        basic_composition,
+        heterogeneous_composition,
+        optimal_composition,
+        parallel_composition,
+        tightest_composition,
+    )
+    from .pld import PLDAccountant
+    from .renyi import RenyiAccountant, rdp_to_delta
+    from .renyi_filter import RenyiFilter
+    from .whitehouse_filter import WhitehouseFilter
+    from .zcdp import ZCDPAccountant, zcdp_to_delta
+
+#: Public names loaded on first use (PEP 562): name -> the module that defines it.
+#: Their modules import scipy.special and scipy.optimize (the exact composition,
+#: the Rényi and zCDP conversions) or dp_accounting (the PLD), which a budget
+#: filter and a release never need.
+_LAZY_NAMES = {
+    "advanced_composition": "composition",
+    "basic_composition": "composition",
+    "heterogeneous_composition": "composition",
+    "optimal_composition": "composition",
+    "parallel_composition": "composition",
+    "tightest_composition": "composition",
+    "PLDAccountant": "pld",
+    "RenyiAccountant": "renyi",
+    "rdp_to_delta": "renyi",
+    "RenyiFilter": "renyi_filter",
+    "WhitehouseFilter": "whitehouse_filter",
+    "ZCDPAccountant": "zcdp",
+    "zcdp_to_delta": "zcdp",
+}
+
+#: Public modules, reachable as attributes (``sensampler.accounting.pld``).
+_SUBMODULES = (
+    "composition",
+    "filters",
+    "pld",
+    "renyi",
+    "renyi_filter",
+    "whitehouse_filter",
+    "zcdp",
+)
 
 __all__ = [
     "basic_composition",
@@ -69,3 +113,21 @@ __all__ = [
     "get_default_filter",
     "default_filter",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name or module on first access (PEP 562)."""
+    if name in _LAZY_NAMES:
+        value = getattr(
+            importlib.import_module(f".{_LAZY_NAMES[name]}", __name__), name
+        )
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # later accesses skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))

@@ -16,15 +16,11 @@ from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..plan import sampling_plan
 from ..sampler import sample_sensitivity
 from ..table import ResultTable, atomic_write_text, check_output_file
-from . import plotting
-from .experiments import (
-    SD_DEFINITION,
-    composition_experiment,
-    epsilon_vs_iterations,
-    sensitivity_sweep,
-    runs_before_budget,
-    vectorized_vs_sequential,
-)
+
+# the source documents' studies (scipy, the accountants) load when the demo runs
+# them, through the experiments package's lazy names: not with the command line
+from . import experiments, plotting
+from .experiments.sweep import SD_DEFINITION, sensitivity_sweep
 from .specs import build_population
 
 __all__ = ["HEIGHTS", "FIGURES", "demo_files", "run_demo"]
@@ -280,7 +276,7 @@ def _draw_figures(sweep, random_state, out_dir):
     return written
 
 
-def _figures(sweep, random_state):
+def _figures(sweep, state):
     """``(draw(path), caption)`` of each figure of :data:`FIGURES`, in order."""
     released, offsets = sweep.released, sweep.offsets
     composed = [
@@ -291,7 +287,7 @@ def _figures(sweep, random_state):
     budget_eps = np.geomspace(0.002, 0.2, 25)
     ks = np.arange(1, 101)
     iterations = np.arange(10, 501, 10)
-    seed = f"random_state = {random_state}."
+    seed = f"random_state = {state}."
     return [
         (  # error_vs_epsilon.png
             lambda p: plotting.plot_error_vs_epsilon(
@@ -329,7 +325,7 @@ def _figures(sweep, random_state):
         ),
         (  # composition.png
             lambda p: plotting.plot_composition(
-                composition_experiment(composed, random_state=random_state), p
+                experiments.composition_experiment(composed, random_state=state), p
             ),
             "Mechanisms composed, in turn, 1000 times each: Laplace (sensitivity "
             "1, epsilon 0.5), Laplace (sensitivity 1, epsilon 1), classic "
@@ -338,7 +334,7 @@ def _figures(sweep, random_state):
         ),
         (  # runs_before_budget.png
             lambda p: plotting.plot_runs_before_budget(
-                runs_before_budget(budget_eps), p
+                experiments.runs_before_budget(budget_eps), p
             ),
             "Privacy filters with budget epsilon = 0.2, delta = 2e-30; repeated "
             "Laplace releases of a sensitivity-1 query, 25 epsilons per release "
@@ -346,7 +342,7 @@ def _figures(sweep, random_state):
         ),
         (  # vectorized_vs_sequential.png
             lambda p: plotting.plot_vectorized_vs_sequential(
-                vectorized_vs_sequential(ks), p
+                experiments.vectorized_vs_sequential(ks), p
             ),
             "k = 1..100 queries of sensitivity 1 at a total epsilon = 0.1 "
             "(delta = 1e-5 for the Gaussian mechanisms, 0 for Laplace); see "
@@ -354,7 +350,7 @@ def _figures(sweep, random_state):
         ),
         (  # epsilon_vs_iterations.png
             lambda p: plotting.plot_epsilon_vs_iterations(
-                epsilon_vs_iterations(iterations), p
+                experiments.epsilon_vs_iterations(iterations), p
             ),
             "k = 10..500 Gaussian steps of sensitivity 1 and noise sigma = 200 "
             "each; total epsilon at delta = 1e-5; Rényi DP at the fixed order "

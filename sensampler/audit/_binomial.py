@@ -12,7 +12,8 @@ at x = n. Each holds with probability at least :math:`1 - a` whatever p
 (the binomial tail is monotone in p), so the interval
 :math:`[p_{\mathrm{low}}, p_{\mathrm{high}}]` with :math:`a = (1-c)/2` covers p
 with probability at least c. Computed with ``scipy.special.betaincinv``, the
-regularised incomplete beta's inverse (no ``scipy.stats`` at import).
+regularised incomplete beta's inverse, imported where computed: not with
+:mod:`sensampler.audit` (which the command line imports), nor ``scipy.stats``.
 
 References
 ----------
@@ -25,7 +26,6 @@ References
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 __all__ = ["lower_bound", "upper_bound", "interval"]
 
@@ -34,6 +34,8 @@ def lower_bound(successes, trials, level):
     """One-sided lower bound on p holding with probability >= ``level`` (arrays too)."""
     x = np.asarray(successes, dtype=float)
     n = np.asarray(trials, dtype=float)
+    from scipy import special
+
     with np.errstate(divide="ignore", invalid="ignore"):
         low = special.betaincinv(x, n - x + 1.0, 1.0 - level)
     return np.where(x <= 0, 0.0, low)
@@ -43,6 +45,8 @@ def upper_bound(successes, trials, level):
     """One-sided upper bound on p holding with probability >= ``level`` (arrays too)."""
     x = np.asarray(successes, dtype=float)
     n = np.asarray(trials, dtype=float)
+    from scipy import special
+
     with np.errstate(divide="ignore", invalid="ignore"):
         high = special.betaincinv(x + 1.0, n - x, level)
     return np.where(x >= n, 1.0, high)

@@ -37,7 +37,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy import optimize, special
 
 from .._lib.domains import DELTA_RELEASE
 from .._lib.validation import check_probability
@@ -128,6 +127,8 @@ def _quantile_of_error(sf, q, start) -> float:
         if hi > sys.float_info.max / 2.0:
             return math.inf
         hi *= 2.0
+    from scipy import optimize  # here: the command line's parser imports NOISE_MODELS
+
     return optimize.brentq(
         lambda t: sf(t) - (1.0 - q), 0.0, hi, xtol=1e-14, rtol=1e-12
     )
@@ -287,6 +288,13 @@ class NoiseModel:
         return self.error_quantile(measure, epsilon, delta, sensitivities)
 
 
+def _gaussian_tail(t):
+    """P[|Z| > t] for Z ~ N(0, 1): 2 P[Z > t] = erfc(t / sqrt 2)."""
+    from scipy import special  # here: the command line's parser imports NOISE_MODELS
+
+    return special.erfc(np.asarray(t) / math.sqrt(2.0))
+
+
 #: The noise models of the mechanisms a release uses today, by name.
 NOISE_MODELS = {
     # |Laplace(0, 1)| is Exponential(1): E|Z| = 1, P[|Z| > t] = exp(-t).
@@ -298,7 +306,7 @@ NOISE_MODELS = {
         "gaussian",
         gaussian_unit_scale,
         math.sqrt(2.0 / math.pi),
-        lambda t: special.erfc(np.asarray(t) / math.sqrt(2.0)),
+        _gaussian_tail,
         True,
     ),
 }

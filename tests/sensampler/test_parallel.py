@@ -13,6 +13,7 @@ from sensampler.parallel import (
     GENERIC_CHUNK_PAIRS,
     child_seed,
     chunk_sizes,
+    effective_workers,
     iter_tasks,
     pairs_per_chunk,
     run_tasks,
@@ -68,6 +69,16 @@ def test_run_tasks_keeps_order_and_defers_to_parallel_config():
     assert run_tasks(abs, tasks) == list(range(20))
     with joblib.parallel_config(backend="threading", n_jobs=2):
         assert run_tasks(abs, tasks) == list(range(20))
+
+
+def test_effective_workers_defers_to_parallel_config():
+    """One worker needs no joblib (``n_jobs=1``, or ``None`` before joblib is
+    imported: tests/test_import_cost.py); inside a ``parallel_config``, ``None``
+    is its ``n_jobs``, as joblib's own ``effective_n_jobs`` says."""
+    assert effective_workers(1) == 1
+    assert effective_workers(None) == joblib.effective_n_jobs(None) == 1
+    with joblib.parallel_config(backend="threading", n_jobs=2):
+        assert effective_workers(None) == joblib.effective_n_jobs(None) == 2
 
 
 def test_generic_queries_run_in_parallel_chunks():

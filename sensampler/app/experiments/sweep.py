@@ -29,7 +29,7 @@ from ..._lib.validation import (
 from ...distributions import as_distribution
 from ...estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
 from ...mechanisms import LaplaceMechanism
-from ...parallel import child_seed, run_tasks
+from ...parallel import child_seed, effective_workers, run_tasks
 from ...privacy import format_upper
 from ...queries import as_query
 from ...table import ResultTable
@@ -94,9 +94,7 @@ def check_databases_fit(
     ``answer_size`` numbers each, and the result rows of ``settings``
     combinations of sensitivity, epsilon and part.
     """
-    from joblib import effective_n_jobs
-
-    workers = max(1, effective_n_jobs(n_jobs))
+    workers = effective_workers(n_jobs)
     answers = f", answers of {answer_size} numbers" if answer_size else ""
     rows = f", {settings} settings" if settings else ""
     check_fits(

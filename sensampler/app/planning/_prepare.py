@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize
 
 from ..._lib.validation import (
     as_seed_sequence,
@@ -562,6 +561,8 @@ def _epsilon_for(error, target, cap=None) -> float:
             f"population (the error there goes from {error(EPSILON_RANGE[0]):.3g} "
             f"to {error(EPSILON_RANGE[1]):.3g}); choose another target."
         )
+    from scipy import optimize  # here: the command line imports this module
+
     root = optimize.brentq(gap, low, high, xtol=1e-13, rtol=1e-13)
     for step in (0.0, 1e-12, 1e-11, 1e-10, 1e-9):  # past a step, if the root is one
         if gap(root + step) <= 0.0:
