@@ -90,7 +90,11 @@ def test_every_public_n_jobs_defaults_to_none():
     # One vocabulary (issue 26): n_jobs=None defers to an enclosing
     # joblib.parallel_config, as in scikit-learn; it was 1 in three functions.
     from sensampler import audit, models, sample_sensitivity
-    from sensampler.app.experiments import error_vs_epsilon, sensitivity_sweep, run_batch
+    from sensampler.app.experiments import (
+        error_vs_epsilon,
+        run_batch,
+        sensitivity_sweep,
+    )
     from sensampler.app.release import release_statistic, release_statistics
 
     for function in (

@@ -32,9 +32,9 @@ scipy.special, scipy.optimize nor dp_accounting.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from .._lib.lazy import lazy_attributes
 from ..privacy import DEFAULT_ORDERS, rdp_to_dp, zcdp_to_dp
 from ._accountant import ExceededPrivacyBudgetError, PrivacyAccountant
 from ._default import default_filter, get_default_filter, set_default_filter
@@ -115,19 +115,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """Import a public name or module on first access (PEP 562)."""
-    if name in _LAZY_NAMES:
-        value = getattr(
-            importlib.import_module(f".{_LAZY_NAMES[name]}", __name__), name
-        )
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f".{name}", __name__)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value  # later accesses skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY_NAMES, _SUBMODULES, __all__)

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from sensampler import queries
 from sensampler.app.experiments import (
     epsilon_vs_iterations,
-    sensitivity_sweep,
     run_batch,
+    sensitivity_sweep,
     vectorized_vs_sequential,
 )
 from sensampler.app.experiments.batch_config import load_config

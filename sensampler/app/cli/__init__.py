@@ -53,6 +53,14 @@ from .._locks import exclusive
 from ..demo import demo_files, run_demo
 from ..experiments.batch import check_outputs, run_batch
 from ..experiments.batch_config import load_config
+from ..experiments.sweep import (
+    SD_DEFINITION,
+    answer_size,
+    check_databases_fit,
+    check_epsilons,
+    probe_answer,
+    sensitivity_sweep,
+)
 from ..specs import (
     MECHANISMS,
     accepted_norms,
@@ -63,14 +71,6 @@ from ..specs import (
     parse_population,
     parse_query,
     parse_sensitivities,
-)
-from ..experiments.sweep import (
-    SD_DEFINITION,
-    answer_size,
-    check_databases_fit,
-    check_epsilons,
-    sensitivity_sweep,
-    probe_answer,
 )
 from ._audit import add_audit_parser, audit_command
 from ._flags import add_neighbours_flag

@@ -39,13 +39,13 @@ from ...sampler import MAX_N, check_neighbours
 from ...table import check_output_file
 from .. import plotting
 from .._input_files import read_toml
+from ..report import audit_report, check_report_path, write_report
 from ..specs import (
     build_population,
     parse_population,
     parse_query,
     population_spec,
 )
-from ..report import audit_report, check_report_path, write_report
 from ._flags import add_neighbours_flag
 
 __all__ = ["add_audit_parser", "audit_command", "DEFAULTS"]

@@ -114,9 +114,10 @@ def in_flag_words(message: str) -> str:
     value, as typed: ``mechanism='gaussian' needs delta > 0, got delta=0.0.``
     becomes ``--mechanism gaussian needs delta > 0, got --delta 0.0.``."""
     for setting in fields(ReleaseSettings):
+        flag = flag_of(setting.name)
         message = re.sub(
             rf"\b{setting.name}=(?:'([^']*)'|([^\s,;:)]+?))(?=[\s,;:)]|\.(?:\s|$)|$)",
-            lambda m, flag=flag_of(setting.name): f"{flag} {m.group(1) or m.group(2)}",
+            lambda m, flag=flag: f"{flag} {m.group(1) or m.group(2)}",
             message,
         )
     return message

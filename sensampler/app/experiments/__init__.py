@@ -9,8 +9,9 @@ a command that needs one experiment never loads the source documents' studies
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from ..._lib.lazy import lazy_attributes
 
 if TYPE_CHECKING:  # what type checkers see; at run time the names load lazily
     from ..specs import MECHANISMS, accepted_norms, mechanism_from_name
@@ -76,17 +77,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """Import a public name or module on first access (PEP 562)."""
-    if name in _NAMES:
-        value = getattr(importlib.import_module(_NAMES[name], __name__), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f".{name}", __name__)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value  # later accesses skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+__getattr__, __dir__ = lazy_attributes(__name__, _NAMES, _SUBMODULES, __all__)

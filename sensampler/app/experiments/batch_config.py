@@ -42,7 +42,6 @@ from ...privacy import NEIGHBOURS
 from ...queries import Query
 from ...sampler import check_neighbours
 from .._input_files import read_toml
-from .datasets import LOADERS, SCORES, STANDARDISE, DatasetSplit, Score, load_split
 from ..specs import (
     MECHANISMS,
     PrivateEstimatorParts,
@@ -54,6 +53,7 @@ from ..specs import (
     is_private_estimator,
     mechanism_from_name,
 )
+from .datasets import LOADERS, SCORES, STANDARDISE, DatasetSplit, Score, load_split
 from .sweep import answer_size, check_databases_fit, probe_answer
 
 __all__ = [

@@ -46,7 +46,12 @@ from ...settings import ReleaseSettings
 from ...table import ResultTable
 from ..release._inputs import check_population, load_population, parse_queries
 from ..release._preparing import check_model_inputs
-from ..release._running import Calibrated, calibrated_mechanism, samples_a_scale, sampling_run
+from ..release._running import (
+    Calibrated,
+    calibrated_mechanism,
+    samples_a_scale,
+    sampling_run,
+)
 from .sweep import STATISTICS, check_databases_fit, error_statistics
 
 __all__ = ["PreparedSweep", "error_vs_epsilon", "prepare_sweep"]
@@ -273,12 +278,12 @@ def error_vs_epsilon(
         ``mechanism`` (``laplace``, ``gaussian``, ``exponential``, ...),
         ``epsilon`` (the random-DP epsilon of each release, plain DP when
         ``gamma`` is 0), ``total_epsilon`` (with a private-bounds pre-pass's
-        epsilon, which each repetition spends first), ``delta``, ``gamma``, ``worst_case_epsilon`` (what
-        holds for every pair; NaN without bounds), ``price`` (how many times
-        more noise a worst-case guarantee at ``epsilon`` with the same bounds
-        would add; 1 for a plain release), ``bounds``, ``repetitions``,
-        ``error`` (``absolute``, or ``l2`` for a vector answer), ``statistic``
-        and ``value``.
+        epsilon, which each repetition spends first), ``delta``, ``gamma``,
+        ``worst_case_epsilon`` (what holds for every pair; NaN without
+        bounds), ``price`` (how many times more noise a worst-case guarantee
+        at ``epsilon`` with the same bounds would add; 1 for a plain release),
+        ``bounds``, ``repetitions``, ``error`` (``absolute``, or ``l2`` for a
+        vector answer), ``statistic`` and ``value``.
 
     Examples
     --------

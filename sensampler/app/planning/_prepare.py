@@ -29,8 +29,8 @@ from ...quantile_calibration import SampledLosses
 from ...queries import as_query
 from ...sampler import MAX_N, check_neighbours
 from ...settings import BoundsSetting, ReleaseSettings, parse_bounds
-from ..specs import parse_query
 from ..release import load_population, sampling_run
+from ..specs import parse_query
 from ._release_plan import ReleasePlan
 
 __all__ = ["EPSILON_RANGE", "PreparedPlan", "plan_release", "prepare_plan"]

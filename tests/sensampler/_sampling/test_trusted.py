@@ -7,8 +7,8 @@ import gc
 import numpy as np
 import pytest
 
-import sensampler._sampling.trusted
 import sensampler._sampling.probes
+import sensampler._sampling.trusted
 from sensampler import queries, sample_sensitivity
 from sensampler._sampling.trusted import is_trusted, trust
 from sensampler.distributions import Normal

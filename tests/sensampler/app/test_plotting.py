@@ -18,8 +18,8 @@ from sensampler.app.experiments import (  # noqa: E402
     SD_DEFINITION,
     composition_experiment,
     epsilon_vs_iterations,
-    sensitivity_sweep,
     runs_before_budget,
+    sensitivity_sweep,
     vectorized_vs_sequential,
 )
 from sensampler.audit import compare_populations  # noqa: E402

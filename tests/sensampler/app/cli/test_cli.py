@@ -582,7 +582,8 @@ def _bound_and_norm_arguments():
 
 def test_every_bound_flag_offers_the_plans_bounds():
     found = [c for c, a in _bound_and_norm_arguments() if a.dest != "norm"]
-    assert {"sampling-plan", "plan", "sample", "sensitivity-sweep", "audit", "release"} <= set(found)
+    commands = {"sampling-plan", "plan", "sample", "sensitivity-sweep", "audit", "release"}
+    assert commands <= set(found)
     for command, action in _bound_and_norm_arguments():
         if action.dest != "norm":
             assert tuple(action.choices) == INEQUALITIES, command

@@ -13,8 +13,8 @@ from sensampler.app.experiments import (
     SD_DEFINITION,
     STATISTICS,
     accepted_norms,
-    sensitivity_sweep,
     mechanism_from_name,
+    sensitivity_sweep,
 )
 from sensampler.app.specs import parse_sensitivities
 from sensampler.distributions import GaussianMixture, Normal

@@ -8,8 +8,8 @@ import pytest
 
 from sensampler import queries, sample_sensitivity
 from sensampler.app.cli import main
-from sensampler.app.specs import parse_query
 from sensampler.app.planning import plan_release
+from sensampler.app.specs import parse_query
 from sensampler.bounds import Bounds
 from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms.accuracy import QuantileErrorModel

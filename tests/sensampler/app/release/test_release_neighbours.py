@@ -17,7 +17,6 @@ from sensampler.accounting import (
 )
 from sensampler.app.budget_file import BudgetFile
 from sensampler.app.cli import main
-from sensampler.app.specs import parse_query
 from sensampler.app.release import (
     _running,
     load_population,
@@ -25,6 +24,7 @@ from sensampler.app.release import (
     release_statistic,
     release_statistics,
 )
+from sensampler.app.specs import parse_query
 from sensampler.parallel import child_seed
 from sensampler.privacy import PrivacyStatement
 
