@@ -119,11 +119,9 @@ def sweep_command(args: argparse.Namespace, say, to_json, writable_folder, check
         table = prepared.run()
         if out is not None:
             table.to_csv(os.path.join(out, SWEEP_FILE))
-        if args.json:
-            say(to_json(table.rows))
-        else:
-            say(table.where(statistic="mean").format(max_rows=50))
-            if out is not None:
-                say(f"wrote {SWEEP_FILE} to {out}/")
+        mean = table.where(statistic="mean")
+        say(to_json(table.rows) if args.json else mean.format(max_rows=50))
+        if out is not None and not args.json:
+            say(f"wrote {SWEEP_FILE} to {out}/")
 
     return work

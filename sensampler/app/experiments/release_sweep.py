@@ -30,7 +30,6 @@ import numpy as np
 
 from ..._lib.validation import (
     as_seed_sequence,
-    check_array,
     check_count,
     check_flag,
     check_n_jobs,
@@ -52,7 +51,7 @@ from ..release._running import (
     samples_a_scale,
     sampling_run,
 )
-from .sweep import STATISTICS, check_databases_fit, error_statistics
+from .sweep import STATISTICS, check_databases_fit, check_epsilon_grid, error_statistics
 
 __all__ = ["PreparedSweep", "error_vs_epsilon", "prepare_sweep"]
 
@@ -74,10 +73,7 @@ def _check_epsilons(settings: ReleaseSettings, epsilons) -> list[ReleaseSettings
             "a sweep takes its epsilons as epsilons=[...], got also "
             f"epsilon={settings.epsilon!r} in the settings."
         )
-    eps = check_array("epsilons", epsilons, ndim=1, positive=True)
-    if eps.size == 0:
-        raise ValueError("epsilons must not be empty, got an empty grid.")
-    return [replace(settings, epsilon=float(e)) for e in eps]
+    return [replace(settings, epsilon=float(e)) for e in check_epsilon_grid(epsilons)]
 
 
 def _source(data, population, n: int | None, column: str | None):

@@ -36,6 +36,7 @@ from ...table import ResultTable
 
 __all__ = [
     "sensitivity_sweep",
+    "check_epsilon_grid",
     "check_epsilons",
     "check_databases_fit",
     "probe_answer",
@@ -58,6 +59,14 @@ _PROBE_CHILD = 2**32 - 1
 NO_GUARANTEE = "none (typical value)"
 
 
+def check_epsilon_grid(epsilons) -> np.ndarray:
+    """The epsilon grid of a sweep as a 1-d array: not empty, every epsilon > 0."""
+    eps = check_array("epsilons", epsilons, ndim=1, positive=True)
+    if eps.size == 0:
+        raise ValueError("epsilons must not be empty, got an empty grid.")
+    return eps
+
+
 def check_epsilons(mechanism, epsilons) -> np.ndarray:
     """The epsilon grid as an array, checked against ``mechanism`` at sensitivity 1.
 
@@ -69,9 +78,7 @@ def check_epsilons(mechanism, epsilons) -> np.ndarray:
             "mechanism must be a mechanism class or a callable (sensitivity, "
             f"epsilon) -> mechanism, got mechanism={mechanism!r}."
         )
-    eps = check_array("epsilons", epsilons, ndim=1, positive=True)
-    if eps.size == 0:
-        raise ValueError("epsilons must not be empty, got an empty grid.")
+    eps = check_epsilon_grid(epsilons)
     for e in eps:
         mechanism(1.0, float(e))
     return eps
