@@ -30,6 +30,7 @@ __all__ = [
     "NEWTON_MAX_ITER",
     "ShrunkLogisticRegression",
     "ShrunkRidge",
+    "newton_binary",
     "Statistics",
     "clip_rows",
     "logistic_worst_case",
@@ -40,6 +41,12 @@ __all__ = [
 
 #: Newton steps of :class:`ShrunkLogisticRegression` at most.
 NEWTON_MAX_ITER = 100
+#: Newton's method stops at a step below this times the largest coefficient
+#: (plus one): machine precision.
+_TOLERANCE = 1e-13
+#: A Newton step whose decrement (``g^T H^{-1} g``) is below this times the
+#: objective (plus one) is taken without a line search (rounding dominates).
+_DECREMENT = 1e-10
 
 
 def scrub(message: str) -> str:
@@ -93,21 +100,26 @@ class ShrunkLogisticRegression(ClassifierMixin, BaseEstimator):
         (:func:`clip_rows`): the loss is then Lipschitz and the fit's
         sensitivity bounded over every pair of neighbours
         (:func:`logistic_worst_case`). ``None``: no clipping.
+    penalize_intercept : bool, default True
+        Whether the penalty holds the intercept. ``False`` with no centre is
+        the objective of scikit-learn's ``LogisticRegression`` with an L2
+        penalty (whose lbfgs, newton-cg, newton-cholesky, sag and saga solvers
+        approximate its minimiser); the objective is then strongly convex in
+        the coefficients only, and :func:`logistic_worst_case` does not apply.
     """
 
     def __init__(self, C=1.0, coef=None, intercept=None, fit_intercept=True,
-                 classes=None, row_bound=None):
+                 classes=None, row_bound=None, penalize_intercept=True):
         self.C = C
         self.coef = coef
         self.intercept = intercept
         self.fit_intercept = fit_intercept
         self.classes = classes
         self.row_bound = row_bound
+        self.penalize_intercept = penalize_intercept
 
     def fit(self, X, y):
         X = np.asarray(X, dtype=float)
-        if self.row_bound is not None:
-            X = clip_rows(X, self.row_bound)
         y = np.asarray(y)
         classes = np.unique(y) if self.classes is None else np.asarray(self.classes)
         index = np.searchsorted(classes, y)
@@ -115,21 +127,65 @@ class ShrunkLogisticRegression(ClassifierMixin, BaseEstimator):
             raise ValueError("y holds labels outside classes.")
         k = 1 if len(classes) == 2 else len(classes)
         d = X.shape[1]
-        centre = np.zeros((k, d + 1))
-        if self.coef is not None:
-            centre[:, :d] = np.reshape(self.coef, (k, d))
-        if self.intercept is not None and self.fit_intercept:
-            centre[:, d] = np.reshape(self.intercept, (k,))
-        Z = np.column_stack([X, np.ones(len(X))]) if self.fit_intercept else X
-        centre = centre if self.fit_intercept else centre[:, :d]
-        Y = np.zeros((len(X), len(classes)))
-        Y[np.arange(len(X)), index] = 1.0
-        theta = _newton(Z, Y[:, 1:] if k == 1 else Y, centre, float(self.C))
+        Z, centre, mask = self._problem(X, k)
+        if k == 1:
+            target = (index == 1).astype(float)[None]
+            theta = newton_binary(Z[None], target, centre[0], mask, float(self.C))
+        else:
+            Y = np.zeros((len(X), len(classes)))
+            Y[np.arange(len(X)), index] = 1.0
+            theta = _newton(Z, Y, centre, mask, float(self.C))
         self.classes_ = classes
         self.coef_ = theta[:, :d].copy()
         self.intercept_ = theta[:, d].copy() if self.fit_intercept else np.zeros(k)
         self.n_features_in_ = d
         return self
+
+    def _problem(self, X: np.ndarray, k: int):
+        """``(Z, centre, mask)``: the rows (clipped, with a column of ones for
+        the intercept) along the last axes of ``X``, the centre ``(k, p)`` and
+        the penalty's weight (1 or 0) of each of the ``p`` coordinates."""
+        if self.row_bound is not None:
+            X = clip_rows(X, self.row_bound)
+        d = X.shape[-1]
+        centre = np.zeros((k, d + 1))
+        if self.coef is not None:
+            centre[:, :d] = np.reshape(self.coef, (k, d))
+        if self.intercept is not None and self.fit_intercept:
+            centre[:, d] = np.reshape(self.intercept, (k,))
+        mask = np.ones(d + int(self.fit_intercept))
+        if not self.fit_intercept:
+            return X, centre[:, :d], mask
+        mask[d] = float(self.penalize_intercept)
+        return np.concatenate([X, np.ones(X.shape[:-1] + (1,))], axis=-1), centre, mask
+
+    def fit_batch(self, stack: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+        """The binary fit on every database of ``stack`` at once.
+
+        Parameters
+        ----------
+        stack : ndarray of shape (B, n, d + 1)
+            Databases of rows ``(features..., label)``.
+        start : ndarray of shape (B, p), optional
+            Where Newton's method starts for each database (default the
+            centre): the minimiser does not depend on it.
+
+        Returns
+        -------
+        ndarray of shape (B, p)
+            The coefficients followed by the intercept (with ``fit_intercept``),
+            as :meth:`fit` would fit them database by database (Newton's
+            method to machine precision, :func:`newton_binary`).
+        """
+        classes = np.asarray(self.classes)
+        labels = stack[..., -1]
+        positive = labels == classes[1]
+        if len(classes) != 2 or not np.all(positive | (labels == classes[0])):
+            raise ValueError("y holds labels outside classes.")
+        Z, centre, mask = self._problem(np.asarray(stack[..., :-1], dtype=float), 1)
+        return newton_binary(
+            Z, positive.astype(float), centre[0], mask, float(self.C), start
+        )
 
     def decision_function(self, X):
         scores = np.asarray(X, dtype=float) @ self.coef_.T + self.intercept_
@@ -147,13 +203,13 @@ class ShrunkLogisticRegression(ClassifierMixin, BaseEstimator):
 
 
 def clip_rows(X: np.ndarray, bound: float) -> np.ndarray:
-    """``X`` with every row scaled down to L2 norm at most ``bound`` (a row
-    within it unchanged)."""
+    """``X`` with every row (along the last axis) scaled down to L2 norm at
+    most ``bound`` (a row within it unchanged)."""
     X = np.asarray(X, dtype=float)
-    norms = np.linalg.norm(X, axis=1)
+    norms = np.linalg.norm(X, axis=-1)
     with np.errstate(divide="ignore"):
         factor = np.where(norms > bound, bound / norms, 1.0)
-    return X * factor[:, None]
+    return X * factor[..., None]
 
 
 def logistic_worst_case(
@@ -216,51 +272,127 @@ def logistic_worst_case(
     return bound
 
 
-def _objective(Z, Y, centre, C, theta):
-    """Value, gradient and Hessian (flattened) of the shrunk logistic objective."""
+def _objective(Z, Y, centre, mask, C, theta):
+    """Value, gradient and Hessian (flattened) of the shrunk multinomial objective."""
     scores = Z @ theta.T
     k, p = theta.shape
-    if k == 1:  # binary: one row, sigmoid
-        s = scores[:, 0]
-        value = C * np.sum(np.logaddexp(0.0, s) - Y[:, 0] * s)
-        prob = special.expit(s)
-        grad = C * ((prob - Y[:, 0]) @ Z)[None, :]
-        hess = C * (Z.T * (prob * (1 - prob))) @ Z
-    else:
-        value = C * np.sum(special.logsumexp(scores, axis=1) - np.sum(Y * scores, 1))
-        prob = special.softmax(scores, axis=1)
-        grad = C * (prob - Y).T @ Z
-        hess = np.zeros((k * p, k * p))
-        for a in range(k):
-            for b in range(a, k):
-                w = prob[:, a] * ((a == b) - prob[:, b])
-                block = C * (Z.T * w) @ Z
-                hess[a * p:(a + 1) * p, b * p:(b + 1) * p] = block
-                hess[b * p:(b + 1) * p, a * p:(a + 1) * p] = block
-    diff = theta - centre
+    value = C * np.sum(special.logsumexp(scores, axis=1) - np.sum(Y * scores, 1))
+    prob = special.softmax(scores, axis=1)
+    grad = C * (prob - Y).T @ Z
+    hess = np.zeros((k * p, k * p))
+    for a in range(k):
+        for b in range(a, k):
+            w = prob[:, a] * ((a == b) - prob[:, b])
+            block = C * (Z.T * w) @ Z
+            hess[a * p:(a + 1) * p, b * p:(b + 1) * p] = block
+            hess[b * p:(b + 1) * p, a * p:(a + 1) * p] = block
+    diff = (theta - centre) * mask
     value += 0.5 * float(np.sum(diff * diff))
     grad = grad + diff
-    hess = hess + np.eye(k * p)
+    hess = hess + np.diag(np.tile(mask, k))
     return value, grad.ravel(), hess
 
 
-def _newton(Z, Y, centre, C):
-    """Minimiser of the strongly convex objective of :class:`ShrunkLogisticRegression`."""
+def _newton(Z, Y, centre, mask, C):
+    """Minimiser of the strongly convex multinomial objective of
+    :class:`ShrunkLogisticRegression`."""
     theta = centre.copy()
-    value, grad, hess = _objective(Z, Y, centre, C, theta)
+    value, grad, hess = _objective(Z, Y, centre, mask, C, theta)
     for _ in range(NEWTON_MAX_ITER):
         step = linalg.solve(hess, grad, assume_a="pos").reshape(theta.shape)
         t = 1.0
         while True:
             trial = theta - t * step
-            new = _objective(Z, Y, centre, C, trial)
+            new = _objective(Z, Y, centre, mask, C, trial)
             if new[0] <= value - 1e-4 * t * float(grad @ step.ravel()) or t < 1e-10:
                 break
             t *= 0.5
         theta = trial
         value, grad, hess = new
-        if np.max(np.abs(t * step)) <= 1e-13 * (1.0 + np.max(np.abs(theta))):
+        if np.max(np.abs(t * step)) <= _TOLERANCE * (1.0 + np.max(np.abs(theta))):
             break
+    return theta
+
+
+def _binary_value_grad(Z, target, centre, mask, C, theta):
+    """Values ``(B,)`` and gradients ``(B, p)`` of the binary objective of
+    :func:`newton_binary` at ``theta`` ``(B, p)``."""
+    scores = np.matmul(Z, theta[:, :, None])[..., 0]
+    diff = (theta - centre) * mask
+    value = C * np.sum(np.logaddexp(0.0, scores) - target * scores, axis=1)
+    value += 0.5 * np.sum(diff * diff, axis=1)
+    residual = special.expit(scores) - target
+    grad = C * np.matmul(residual[:, None, :], Z)[:, 0, :] + diff
+    return value, grad
+
+
+def newton_binary(Z, target, centre, mask, C, start=None):
+    r"""Minimisers of the binary objective of :class:`ShrunkLogisticRegression`,
+    :math:`C\sum_i [\log(1 + e^{s_i}) - t_i s_i] + 	frac12\sum_j m_j
+    (	heta_j - c_j)^2` with :math:`s = Z	heta`, one per database of a batch.
+
+    Newton's method with backtracking (Armijo), every database at once; a
+    database stops when its step is below ``1e-13`` times its largest
+    coefficient (plus one), or when the next one is known to be: with every
+    coordinate penalised the objective is 1-strongly convex (the Hessian at
+    least the identity), so the next step :math:`H^{-1}g` is no longer than
+    the gradient :math:`\lVert g\rVert` (Nesterov 2004, Theorem 2.1.10, for
+    the distance to the minimiser). Machine precision: the minimiser found
+    does not depend on the start nor on the order of the rows.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (B, n, p)
+        The rows (with a column of ones for the intercept).
+    target : ndarray of shape (B, n)
+        1 for the second class, 0 for the first.
+    centre : ndarray of shape (p,)
+    mask : ndarray of shape (p,)
+        The penalty's weight of each coordinate, 1 or 0.
+    C : float
+    start : ndarray of shape (B, p), optional
+        Default: the centre.
+
+    Returns
+    -------
+    ndarray of shape (B, p)
+    """
+    batch, p = Z.shape[0], Z.shape[-1]
+    theta = np.array(np.broadcast_to(centre if start is None else start, (batch, p)))
+    value, grad = _binary_value_grad(Z, target, centre, mask, C, theta)
+    active = np.arange(batch)
+    lowest = float(np.min(mask)) or 1e-300  # the penalty's curvature, 0 without
+    for _ in range(NEWTON_MAX_ITER):
+        if not active.size:
+            break
+        Za, ta, now = Z[active], target[active], theta[active]
+        prob = special.expit(np.matmul(Za, now[:, :, None])[..., 0])
+        root = Za * np.sqrt(C * prob * (1.0 - prob))[:, :, None]
+        hess = np.matmul(root.transpose(0, 2, 1), root) + np.diag(mask)
+        step = np.linalg.solve(hess, grad[active][:, :, None])[..., 0]
+        slope = np.sum(grad[active] * step, axis=1)
+        t = np.ones(active.size)
+        trial = now - step
+        new_value, new_grad = _binary_value_grad(Za, ta, centre, mask, C, trial)
+        # a step of a tiny decrement is taken whole: the values it compares
+        # then differ by rounding, which no step size fixes
+        tiny = slope <= _DECREMENT * (1.0 + np.abs(value[active]))
+        retry = (new_value > value[active] - 1e-4 * slope) & ~tiny
+        while retry.any():
+            t[retry] *= 0.5
+            trial[retry] = now[retry] - t[retry, None] * step[retry]
+            new_value[retry], new_grad[retry] = _binary_value_grad(
+                Za[retry], ta[retry], centre, mask, C, trial[retry]
+            )
+            sufficient = new_value <= value[active] - 1e-4 * t * slope
+            retry = ~sufficient & (t >= 1e-10)
+        theta[active], value[active], grad[active] = trial, new_value, new_grad
+        moved = np.max(np.abs(t[:, None] * step), axis=1)
+        tolerance = _TOLERANCE * (1.0 + np.max(np.abs(trial), axis=1))
+        # the next step, H^{-1} g with H >= min(mask) I, is at most
+        # |g| / min(mask) long: below the tolerance, it need not be taken
+        below = np.linalg.norm(new_grad, axis=1) * (1.0 / lowest) <= tolerance
+        active = active[(moved > tolerance) & ~below]
     return theta
 
 

@@ -17,7 +17,7 @@ from sklearn.base import clone
 from ..queries import additive
 from ._fits import Candidate, Statistics, scrub
 from ._sampling import Concatenated, Setting, flat, sample, worst_rule, write
-from ._select import noisy_build, shrunk_models, statistics_candidates
+from ._select import noisy_build, private_model, shrunk_models, statistics_candidates
 
 __all__ = ["by_output", "by_statistics", "fit_private"]
 
@@ -50,8 +50,9 @@ def _output_options(setting: Setting, sample_seed, select_seed):
     model, names = setting.model, setting.names
     options = []
     if setting.select != "shrunk":
-        query = Concatenated(model, names, setting.fixed)
-        options.append(("private fit", model, sample(query, setting, sample_seed)))
+        private = private_model(setting)
+        query = Concatenated(private, names, setting.fixed)
+        options.append(("private fit", private, sample(query, setting, sample_seed)))
     shrunk = shrunk_models(setting) if setting.select != "private" else []
     seeds = select_seed.spawn(len(shrunk) + 2)
     for (label, candidate), seed in zip(shrunk, seeds):

@@ -37,6 +37,7 @@ __all__ = [
     "choose",
     "noise",
     "noisy_build",
+    "private_model",
     "shrunk_models",
     "statistics_candidates",
 ]
@@ -73,6 +74,43 @@ def _sharing_public(candidate: Candidate, model: Any) -> Candidate:
     return Candidate(candidate.name, build, candidate.details)
 
 
+def _l2_logistic(params: dict) -> bool:
+    """Whether a ``LogisticRegression``'s parameters make its objective an L2
+    penalty plus the unweighted log-loss times a finite ``C``."""
+    return (
+        params.get("penalty") in ("l2", "deprecated")
+        and params.get("l1_ratio") in (None, 0, 0.0)
+        and params.get("class_weight") is None
+        and bool(np.isfinite(params["C"]))
+    )
+
+
+def private_model(setting: Setting) -> Any:
+    """The model the private fit samples, simulates and releases.
+
+    A ``LogisticRegression`` with an L2 penalty and a solver that minimises
+    its objective (not ``liblinear``, which penalises the intercept), whose
+    fit on the public rows converged (``n_iter_`` below ``max_iter``), is
+    replaced by the exact minimiser of that objective
+    (:class:`ShrunkLogisticRegression` with no centre and the intercept out
+    of the penalty): the same model within the solver's tolerance, fitted by
+    Newton's method to machine precision, for a whole stack of databases at
+    once where it has two classes (:meth:`ShrunkLogisticRegression.fit_batch`).
+    Any other model is its own.
+    """
+    model, template = setting.model, setting.template
+    if type(model) is not LogisticRegression:
+        return model
+    params = model.get_params()
+    converged = np.all(np.asarray(template.n_iter_) < params["max_iter"])
+    if not _l2_logistic(params) or params["solver"] == "liblinear" or not converged:
+        return model
+    return ShrunkLogisticRegression(
+        C=params["C"], fit_intercept=bool(params["fit_intercept"]),
+        classes=template.classes_, penalize_intercept=False,
+    )
+
+
 def shrunk_models(setting: Setting) -> list[tuple[str, Any]]:
     """Fits pulled toward the public model's coefficients, strongest last
     (:data:`SHRINK_FACTORS`); none for an estimator we cannot shrink."""
@@ -80,12 +118,7 @@ def shrunk_models(setting: Setting) -> list[tuple[str, Any]]:
     params = model.get_params()
     fit_intercept = bool(params.get("fit_intercept", True))
     if type(model) is LogisticRegression:
-        if (
-            params.get("penalty") not in ("l2", "deprecated")
-            or params.get("l1_ratio") not in (None, 0, 0.0)
-            or params.get("class_weight") is not None
-            or not np.isfinite(params["C"])
-        ):
+        if not _l2_logistic(params):
             return []
         bound = None if setting.data_norm is None else setting.data_norm.high
         return [

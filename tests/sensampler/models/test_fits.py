@@ -205,3 +205,39 @@ def test_logistic_worst_case_in_l1_is_sqrt_p_times_l2():
     assert l1 == pytest.approx(l2 * np.sqrt(3 * 5))
     assert l2 == pytest.approx(2 * 0.3 * np.sqrt(2.0) * np.sqrt(5.0))
 
+
+
+def test_batched_logistic_fit_is_the_fit_database_by_database_from_any_start():
+    """fit_batch (Newton's method on a whole stack, the sampler's fast path)
+    must give each database's own fit to machine precision, whatever the
+    start: the sampled sensitivity is the released fit's."""
+    X, y = _classification(300, seed=3, d=4)
+    public = LogisticRegression(C=1.0).fit(X[:50], y[:50])
+    model = ShrunkLogisticRegression(
+        C=0.2, coef=public.coef_, intercept=public.intercept_,
+        classes=public.classes_, row_bound=2.0,
+    )
+    rows = np.column_stack([X, y])
+    rng = np.random.default_rng(0)
+    stack = np.stack([rows[rng.choice(300, 120)] for _ in range(6)])
+    one_by_one = np.stack([
+        np.concatenate([(f := model.fit(db[:, :-1], db[:, -1])).coef_[0], f.intercept_])
+        for db in stack
+    ])
+    far = rng.normal(scale=3.0, size=one_by_one.shape)
+    for start in (None, far, one_by_one):
+        np.testing.assert_allclose(
+            model.fit_batch(stack, start), one_by_one, rtol=0, atol=1e-9
+        )
+
+
+def test_logistic_without_penalised_intercept_is_sklearns_minimiser():
+    """penalize_intercept=False is scikit-learn's L2 objective (intercept out of
+    the penalty): the private fit of a LogisticRegression releases its exact
+    minimiser, which scikit-learn's solver approximates."""
+    X, y = _classification(200, seed=1)
+    X[:, 1] += 2.0  # an intercept far from 0
+    ours = ShrunkLogisticRegression(C=0.7, penalize_intercept=False).fit(X, y)
+    ref = LogisticRegression(C=0.7, tol=1e-12, max_iter=10_000).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=1e-6)

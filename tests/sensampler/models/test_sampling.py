@@ -36,3 +36,51 @@ def test_unscaled_features_get_advice_to_standardise():
     assert "Standardise the features with statistics of the public data" in message
     assert "make_pipeline(StandardScaler(), LogisticRegression(...))" in message
     assert "order_dependent" not in message
+
+
+def test_binary_logistic_fits_are_sampled_by_stack_not_database_by_database(
+    monkeypatch,
+):
+    """The sampled sensitivity of a binary logistic fit calls the batched solver
+    once per stack of databases, never the per-database fit (the speed of
+    PrivateEstimator, benchmarks/private_estimator.py), and finds the same
+    sensitivity on the same seed as the per-database path."""
+    from sensampler.distributions import PublicSample
+    from sensampler.models._fits import ShrunkLogisticRegression
+    from sensampler.models._sampling import Concatenated
+    from sensampler.plan import sampling_plan
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] + rng.normal(size=80) > 0).astype(float)
+    public = LogisticRegression().fit(X, y)
+    model = ShrunkLogisticRegression(
+        C=0.1, coef=public.coef_, intercept=public.intercept_, classes=public.classes_
+    )
+    names = ("coef_", "intercept_")
+    fixed = np.empty((0, 4))
+
+    class _Setting:
+        population = PublicSample(np.column_stack([X, y]))
+        n, norm, neighbours, n_jobs, data_norm = 60, "l2", "replace-one", 1, None
+        plan = sampling_plan(m=40, gamma=0.05, inequality="exchangeable")
+        estimator_name = "LogisticRegression"
+
+    from sensampler.models._sampling import sample
+
+    calls = []
+    fit = ShrunkLogisticRegression.fit
+    monkeypatch.setattr(
+        ShrunkLogisticRegression, "fit",
+        lambda self, X, y: calls.append(1) or fit(self, X, y),
+    )
+    seed = np.random.SeedSequence(5)
+    fast = sample(Concatenated(model, names, fixed), _Setting, seed)
+    assert calls == []
+    slow_query = Concatenated(model, names, fixed)
+    slow_query.batched = False
+    slow = sample(slow_query, _Setting, seed)
+    assert len(calls) >= 2 * 40
+    np.testing.assert_allclose(
+        fast.sensitivity.value, slow.sensitivity.value, rtol=1e-9
+    )

@@ -5,7 +5,7 @@
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.linear_model import Ridge
+from sklearn.linear_model import LogisticRegression, Ridge
 
 import sensampler.models._release as release_module
 from tests.sensampler.models.estimators import (
@@ -94,3 +94,25 @@ def test_a_public_model_released_is_the_same_for_any_private_data():
     assert one.selected_ == two.selected_
     np.testing.assert_array_equal(one.estimator_.coef_, two.estimator_.coef_)
     np.testing.assert_array_equal(one.estimator_.intercept_, two.estimator_.intercept_)
+
+
+def test_private_fit_of_a_converged_l2_logistic_is_its_exact_minimiser():
+    """A LogisticRegression whose solver converges on the public rows samples
+    and releases the exact minimiser of its objective (Newton's method, the
+    batched fast path); liblinear (another objective) and a solver stopped
+    before it converges keep scikit-learn's own fit."""
+    from types import SimpleNamespace
+
+    from sensampler.models._fits import ShrunkLogisticRegression
+    from sensampler.models._select import private_model
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(float)
+    model = LogisticRegression(C=0.5)
+    exact = private_model(SimpleNamespace(model=model, template=clone(model).fit(X, y)))
+    assert isinstance(exact, ShrunkLogisticRegression)
+    assert (exact.C, exact.penalize_intercept, exact.coef) == (0.5, False, None)
+    for kept in (LogisticRegression(solver="liblinear"), LogisticRegression(max_iter=1)):
+        setting = SimpleNamespace(model=kept, template=clone(kept).fit(X, y))
+        assert private_model(setting) is kept
