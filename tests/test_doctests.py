@@ -19,7 +19,15 @@ MODULES = sorted(
 ) + ["sensampler.distributions"]
 
 
-@pytest.mark.parametrize("name", MODULES)
+#: Modules whose examples take seconds (two PrivateEstimator fits): left to the
+#: full run (``make test-all``, CI).
+SLOW = {"sensampler.models._estimator"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(name, marks=pytest.mark.slow) if name in SLOW else name for name in MODULES],
+)
 def test_docstring_examples(name):
     module = importlib.import_module(name)
     result = doctest.testmod(

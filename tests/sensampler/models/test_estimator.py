@@ -93,6 +93,7 @@ def test_accountant_must_compose():
     with pytest.raises(TypeError, match="accountant must be a sensampler accountant"):
         ridge().fit(X, y, accountant=object())
 
+@pytest.mark.slow
 def test_private_classes_must_be_the_public_ones():
     X, y = classification(100)
     with pytest.raises(ValueError, match=re.escape("exactly the public classes [0, 1]")):

@@ -64,6 +64,7 @@ def test_the_choice_reads_no_private_data():
     assert one.selected_ == two.selected_
     assert one.sensitivity_.sensitivity.value == two.sensitivity_.sensitivity.value
 
+@pytest.mark.slow
 def test_selected_lists_every_candidate_with_its_expected_score():
     model = logistic().fit(*classification(100))
     names = list(model.selected_["candidates"])
