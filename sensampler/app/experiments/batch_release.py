@@ -1,0 +1,97 @@
+"""Batch runs on the release path: ``[run] path = "release"``.
+
+Such a run measures what :func:`~sensampler.app.release.release_statistic` would
+publish (:func:`~sensampler.app.experiments.error_vs_epsilon`): the release's
+bounds (``[run] bounds``, ``"auto"`` by default: the population model's), its
+worst-case cap (``[run] worst_case_epsilon``), its neighbours and inequality, and
+the mechanism each query gets (a one-quantile query the calibrated exponential
+mechanism; the grid's ``laplace`` the Laplace mechanism, ``analytic`` the
+analytic Gaussian at ``[run] delta``). Its summary rows carry each release's
+random-DP epsilon, its worst-case epsilon and the price of the worst case.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...settings import ReleaseSettings
+from .release_sweep import error_vs_epsilon, prepare_sweep
+
+__all__ = [
+    "PATHS",
+    "RELEASE_MECHANISMS_OF_GRID",
+    "check_release_run",
+    "release_run_rows",
+    "release_settings",
+]
+
+#: ``[run] path``: the release's pipeline, or a sampled sensitivity fed to the
+#: grid's mechanism (a study of the sampler; the default, for older configs).
+PATHS = ("sensitivity", "release")
+#: The release's mechanism of each grid mechanism the release path takes.
+RELEASE_MECHANISMS_OF_GRID = {"laplace": "laplace", "analytic": "gaussian"}
+
+
+def release_settings(run: dict, gamma: float, mechanism: str) -> ReleaseSettings:
+    """The release settings of one run, from the ``[run]`` table (defaults filled
+    in), the grid's gamma and mechanism; epsilon is the grid's.
+
+    Raises
+    ------
+    ValueError
+        For a grid mechanism the release path does not take (the classic
+        Gaussian), or settings a release refuses.
+    """
+    if mechanism not in RELEASE_MECHANISMS_OF_GRID:
+        raise ValueError(
+            f"[grid] mechanism {mechanism!r} has no release: path = 'release' takes "
+            f"{', '.join(map(repr, RELEASE_MECHANISMS_OF_GRID))}."
+        )
+    release = RELEASE_MECHANISMS_OF_GRID[mechanism]
+    return ReleaseSettings.from_mapping(
+        {
+            "delta": 0.0 if release == "laplace" else run["delta"],
+            "gamma": gamma,
+            "mechanism": release,
+            "bounds": run.get("bounds", "auto"),
+            "worst_case_epsilon": run.get("worst_case_epsilon"),
+            "neighbours": run["neighbours"],
+            "inequality": run["inequality"],
+        },
+        name="[run]",
+    )
+
+
+def check_release_run(run) -> None:
+    """Every check a release makes, at every epsilon of the grid, for ``run`` (a
+    :class:`~sensampler.app.experiments.batch_config.RunSpec` on the release
+    path); nothing is drawn but the probes."""
+    prepare_sweep(
+        run.query, run.population, run.n, list(run.options.epsilons), run.release,
+        repetitions=run.options.repetitions, random_state=0,
+    )
+
+
+def release_run_rows(run, seed) -> tuple[dict, list[dict]]:
+    """``(estimate, rows)`` of a release-path run: its sampling plan, and one row
+    per epsilon and statistic in the summary's columns, with both epsilons."""
+    table = error_vs_epsilon(
+        run.query, run.population, run.n, list(run.options.epsilons), run.release,
+        repetitions=run.options.repetitions, random_state=seed, n_jobs=1,
+    )
+    rows = [
+        {
+            "sensitivity_value": math.nan,
+            "epsilon": row["epsilon"],
+            "worst_case_epsilon": row["worst_case_epsilon"],
+            "price": row["price"],
+            "released_by": row["mechanism"],
+            "error": row["error"],
+            "coordinate": math.nan,
+            "statistic": row["statistic"],
+            "value": row["value"],
+        }
+        for row in table.rows
+    ]
+    plan = run.release.plan
+    return {"m": plan.m, "k": plan.k, "gamma": plan.gamma}, rows
