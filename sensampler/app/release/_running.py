@@ -27,6 +27,7 @@ __all__ = [
     "PRIVATE_BOUNDS",
     "PreparedRelease",
     "exact_answers",
+    "needs_private_bounds",
     "samples_a_scale",
     "sampling_run",
 ]
@@ -73,14 +74,25 @@ def exact_answers(names, queries, data) -> tuple[np.ndarray, ...]:
     return tuple(answers)
 
 
+def needs_private_bounds(queries, settings: ReleaseSettings) -> bool:
+    """Whether a release spends a private-bounds pre-pass: over private bounds,
+    for a query other than a one-quantile one. A quantile needs no bounds: it is
+    released over the wide public grid at its whole epsilon
+    (:func:`~sensampler.mechanisms.quantile.wide_grid`)."""
+    return settings.bounds.kind == "private" and any(
+        quantile_level_of(query) is None for query in queries
+    )
+
+
 def samples_a_scale(query, settings: ReleaseSettings, population) -> bool:
     """Whether a one-quantile query's release may sample its scale: with a
     population (none over private bounds: see
-    :func:`~sensampler.app.release.prepare_releases`), where the worst-case cap
-    allows a scale above the plain one (a cap at epsilon keeps the plain
-    epsilon-DP mechanism, with no gamma)."""
+    :func:`~sensampler.app.release.prepare_releases`) and public bounds (not
+    on the wide grid), where the worst-case cap allows a scale above the plain
+    one (a cap at epsilon keeps the plain epsilon-DP mechanism, with no
+    gamma)."""
     level = quantile_level_of(query)
-    if level is None or population is None:
+    if level is None or population is None or settings.bounds.kind == "none":
         return False
     du = utility_sensitivity(level, settings.neighbours)
     epsilon = settings.require_epsilon()
@@ -137,6 +149,7 @@ class _Built:
     noise: str
     reads: np.ndarray = field(repr=False)
     kind: str  # the mechanism's name in the record
+    bounds: Bounds | None  # what the records were clipped to (None: wide grid)
     estimate: Any = None
     calibration: QuantileCalibration | None = None
     price: str | None = None
@@ -149,11 +162,11 @@ class _Built:
             out = self.mechanism.release(self.reads)  # the OS's secure generator
         return float(out) if np.ndim(out) == 0 else np.asarray(out, float)
 
-    def record(self, name, value, n, bounds, population) -> Release:
+    def record(self, name, value, n, population) -> Release:
         """The :class:`Release` (a :class:`QuantileRelease` for a quantile)."""
         basis = _basis(population, self.estimate, self.calibration)
         fields_ = (name, value, self.statement, self.estimate, self.kind, self.noise,
-                   n, bounds, self.price, basis)
+                   n, self.bounds, self.price, basis)
         if self.kind == "exponential":
             return QuantileRelease(*fields_, self.calibration)
         return Release(*fields_)
@@ -244,14 +257,15 @@ class PreparedRelease:
             lambda: [one.draw() for one in built],
         )
         return tuple(
-            one.record(name, value, self.data.size, bounds, self.population)
+            one.record(name, value, self.data.size, self.population)
             for name, value, one in zip(self.names, values, built)
         )
 
     def _bounds_and_answers(self):
         """The bounds the records are clipped to and the exact answers over them:
-        those known, or the private bounds' (spent and drawn here)."""
-        if self.settings.bounds.kind != "private":
+        those known, or the private bounds' (spent and drawn here, if a query
+        needs them: :func:`needs_private_bounds`)."""
+        if not needs_private_bounds(self.queries, self.settings):
             return self.bounds, self.answers
         bounds = self._private_bounds()
         return bounds, exact_answers(self.names, self.queries, bounds.clip(self.data))
@@ -280,8 +294,9 @@ class PreparedRelease:
 
     def _build(self, index: int, query, answer, bounds) -> _Built:
         """Query ``index``'s mechanism: the exponential mechanism of a
-        one-quantile query over bounds (its scale calibrated on the population,
-        or plain), else the noise mechanism with a sampled sensitivity (the
+        one-quantile query over public bounds (its scale calibrated on the
+        population, or plain) or over the wide grid (never over private bounds:
+        see :func:`needs_private_bounds`), else the noise mechanism with a sampled sensitivity (the
         worst case over the bounds without a population: plain DP)."""
         s, n = self.settings, self.data.size
         epsilon = s.require_epsilon()
@@ -290,12 +305,13 @@ class PreparedRelease:
         # then states (its worst case is its epsilon)
         plain = min(epsilon, s.worst_case_epsilon or math.inf)
         quantile = quantile_mechanism(
-            query, bounds, epsilon if calibration else plain, s.neighbours, calibration
+            query, self.bounds, epsilon if calibration else plain, s.neighbours,
+            calibration,
         )
         if quantile is not None:
             mech, statement, noise = quantile
             return _Built(
-                mech, statement, noise, self.data, "exponential",
+                mech, statement, noise, self.data, "exponential", self.bounds,
                 calibration=calibration, price=_quantile_price(mech, epsilon),
             )
         if self.population is None:  # plain DP: the worst case is the sensitivity
@@ -310,7 +326,7 @@ class PreparedRelease:
         if self.population is None:  # a global sensitivity of the relation's pairs
             statement = replace(statement, neighbours=s.neighbours)
         return _Built(
-            mech, statement, noise, answer, s.mechanism, estimate=estimate,
+            mech, statement, noise, answer, s.mechanism, bounds, estimate=estimate,
             price=_price(s.mechanism, estimate, epsilon, s.delta),
         )
 
