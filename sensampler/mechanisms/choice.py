@@ -22,7 +22,7 @@ from ..privacy import NEIGHBOURS, format_upper, zcdp_to_dp
 from ..quantile_calibration import plain_scale
 from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
-from .quantile import ExponentialQuantileMechanism
+from .quantile import WIDE_GRID_DECADES, WIDE_GRID_PER_DECADE, ExponentialQuantileMechanism
 from .secure import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
 
 __all__ = [
@@ -119,11 +119,12 @@ def quantile_level_of(query) -> float | None:
 
 def quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS, calibration=None):
     """(mechanism, its statement, the noise in words) of a one-quantile query
-    (:func:`quantile_level_of`) over ``bounds``, or None for any other query or
-    without bounds (a release refuses a one-quantile query without bounds: a
-    sampled sensitivity of a quantile can publish a record nearly exactly).
+    (:func:`quantile_level_of`), or None for any other query.
 
-    The exponential mechanism over the bounds (Smith 2011): plain epsilon-DP
+    The exponential mechanism over the bounds (Smith 2011), or without public
+    bounds over the wide public grid
+    (:func:`~sensampler.mechanisms.quantile.wide_grid`; a sampled sensitivity
+    of a quantile could publish a record nearly exactly): plain epsilon-DP
     for every pair of ``neighbours``, or with ``calibration`` its scale sampled
     from the population model (random DP, with a worst case of its own); a
     sampled sensitivity of a quantile would be random DP only, and often far
@@ -134,7 +135,7 @@ def quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS, calibratio
     query : Query or callable
         The query (only a one-quantile query gets a mechanism).
     bounds : Bounds or None
-        Public bounds of the records.
+        Public bounds of the records; ``None``: the wide grid (no calibration).
     epsilon : float
         The release's epsilon.
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
@@ -148,13 +149,12 @@ def quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS, calibratio
     (ExponentialQuantileMechanism, PrivacyStatement, str) or None
     """
     level = quantile_level_of(query)
-    if level is None or bounds is None:
+    if level is None:
         return None
     mech = ExponentialQuantileMechanism(
-        level, (bounds.low, bounds.high), epsilon, neighbours=neighbours,
-        calibration=calibration,
+        level, None if bounds is None else (bounds.low, bounds.high), epsilon,
+        neighbours=neighbours, calibration=calibration,
     )
-    step = (mech.high - mech.low) / mech.grid_size
     weights = (
         f"weights exp(-t|rank - {level:g}n|), t = {float(mech.scale):.6g}"
         if calibration is None
@@ -165,12 +165,22 @@ def quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS, calibratio
         f"the population model has order statistic k={calibration.run.k} at most "
         f"epsilon (run {calibration.run.run_id})"
     )
+    if bounds is None:
+        grid = (
+            f"no bounds; sampled exactly on the wide public grid of "
+            f"{mech.grid_size + 1} points, 0 and +-10^(j/{WIDE_GRID_PER_DECADE}) from "
+            f"1e{WIDE_GRID_DECADES[0]} to 1e{WIDE_GRID_DECADES[1]} (steps of 0.23%),"
+        )
+    else:
+        grid = (
+            f"over [{bounds.low:.6g}, {bounds.high:.6g}]; sampled exactly on a grid "
+            f"of {mech.grid_size + 1} points (step "
+            f"{(mech.high - mech.low) / mech.grid_size:.3g})"
+        )
     noise = (
         f"utility -|rank - {level:g}n| of sensitivity "
-        f"{mech.utility_sensitivity:g}, {weights}, over [{bounds.low:.6g}, "
-        f"{bounds.high:.6g}]; sampled exactly on a grid of {mech.grid_size + 1} "
-        f"points (step {step:.3g}) from the OS's secure generator, whatever the "
-        "noise mechanism"
+        f"{mech.utility_sensitivity:g}, {weights}, {grid} from the OS's secure "
+        "generator, whatever the noise mechanism"
     )
     return mech, mech.privacy, noise
 

@@ -3,10 +3,11 @@ r"""The exponential mechanism for a quantile over a bounded range (Smith 2011).
 Its privacy needs no sensitivity of the quantile itself (which can be as large
 as the range): the utility of an output is how many records separate it from
 the target rank, and one record moves that by at most one. The outputs are a
-fixed public grid of points between the bounds, chosen with exactly the
-exponential mechanism's probabilities (integer and rational arithmetic), so the
-guarantee is plain (worst-case) epsilon-DP for every pair of neighbouring
-databases, with no gamma: nothing is sampled.
+fixed public grid of points, between the bounds or, without bounds, the wide
+log-spaced grid :func:`wide_grid` (no range known in advance), chosen with
+exactly the exponential mechanism's probabilities (integer and rational
+arithmetic), so the guarantee is plain (worst-case) epsilon-DP for every pair of
+neighbouring databases, with no gamma: nothing is sampled.
 """
 
 from __future__ import annotations
@@ -31,9 +32,17 @@ from ._base import Mechanism, bounded_range_rdp, check_epsilon, pure_dp_zcdp
 __all__ = [
     "ExponentialQuantileMechanism",
     "QuantileCalibration",
+    "WIDE_GRID_DECADES",
+    "WIDE_GRID_PER_DECADE",
     "check_bounds",
     "utility_sensitivity",
+    "wide_grid",
 ]
+
+#: Candidates per decade of :func:`wide_grid` (steps of 0.23%).
+WIDE_GRID_PER_DECADE = 1000
+#: The decades :func:`wide_grid` spans in absolute value: 10^-6 to 10^12.
+WIDE_GRID_DECADES = (-6, 12)
 
 
 def _bound(name: str, value) -> float:
@@ -43,6 +52,31 @@ def _bound(name: str, value) -> float:
     if not math.isfinite(value):
         raise ValueError(f"bounds must be finite, got {name}={value!r}.")
     return value
+
+
+@functools.lru_cache(maxsize=1)
+def wide_grid() -> np.ndarray:
+    """The public candidates of a quantile released without bounds: 0 and
+    ±10^(j/1000) from 10^-6 to 10^12.
+
+    :data:`WIDE_GRID_PER_DECADE` candidates per decade (each 0.23% above the
+    last) over the decades :data:`WIDE_GRID_DECADES`, both signs, and 0:
+    36 003 points fixed in advance, the same for every database, so no range
+    needs to be known (OpenDP's ``private_quantile`` takes such candidates).
+    A value between 10^-6 and 10^12 in absolute value is at most 0.115% from
+    a candidate; records beyond 10^12 count as above every candidate.
+
+    Returns
+    -------
+    ndarray
+        The candidates, increasing (read-only).
+    """
+    low, high = WIDE_GRID_DECADES
+    steps = np.arange(low * WIDE_GRID_PER_DECADE, high * WIDE_GRID_PER_DECADE + 1)
+    positive = 10.0 ** (steps / WIDE_GRID_PER_DECADE)
+    grid = np.concatenate([-positive[::-1], [0.0], positive])
+    grid.flags.writeable = False
+    return grid
 
 
 def utility_sensitivity(q: float, neighbours: str) -> float:
@@ -196,8 +230,14 @@ class ExponentialQuantileMechanism(Mechanism):
 
     (:attr:`grid_size`; the resolution is :math:`(\mathrm{high} - \mathrm{low})
     / 16384`, 0.0061% of the range: 0.0043 for bounds (140, 210)). They depend
-    on the bounds only, never on the data. With the n records clipped to
-    [low, high] and :math:`c_j = \#\{x : x < t_j\}`, candidate :math:`t_j` has
+    on the bounds only, never on the data. **Without bounds** (``bounds=None``)
+    the candidates are the wide public grid :func:`wide_grid` (0 and
+    :math:`\pm 10^{j/1000}` from :math:`10^{-6}` to :math:`10^{12}`, G = 36 002;
+    low and high are :math:`\mp 10^{12}`): fixed before any data, so everything
+    below holds unchanged, at the whole epsilon, with no bounds to pay for
+    (a pre-pass estimating them from the data would spend part of epsilon). It
+    needs no range known in advance, at a resolution of 0.23% of the value.
+    With the n records clipped to [low, high] and :math:`c_j = \#\{x : x < t_j\}`, candidate :math:`t_j` has
     the utility :math:`u(D, t_j) = -|c_j - qn|` and is chosen with probability
 
     .. math:: P_D(t_j) \propto \exp\!\left(\frac{\epsilon\, u(D, t_j)}{2\Delta u}\right).
@@ -280,9 +320,10 @@ class ExponentialQuantileMechanism(Mechanism):
     ----------
     q : float
         The quantile, ``0 <= q <= 1`` (0.5: the median).
-    bounds : (low, high) or object with ``.low`` and ``.high``
+    bounds : (low, high), object with ``.low`` and ``.high``, or None
         The output range, finite, ``low < high`` (e.g. a
-        ``sensampler.bounds.Bounds``).
+        ``sensampler.bounds.Bounds``); ``None``: the wide public grid
+        :func:`wide_grid` (no calibration).
     epsilon : float
         ``> 0``.
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
@@ -290,7 +331,8 @@ class ExponentialQuantileMechanism(Mechanism):
         :attr:`utility_sensitivity`.
     calibration : QuantileCalibration, optional
         A sampled scale for this q, these bounds, epsilon and neighbours
-        (checked); ``None`` (default): the plain epsilon-DP mechanism.
+        (checked; given bounds only); ``None`` (default): the plain
+        epsilon-DP mechanism.
 
     Attributes
     ----------
@@ -301,7 +343,10 @@ class ExponentialQuantileMechanism(Mechanism):
         (the nearest float at or above it; the sampler uses this float's exact
         rational value, so a rounding never weakens the guarantee).
     grid_size : int
-        G: the outputs are the G + 1 points :attr:`grid`.
+        G: the outputs are the G + 1 points :attr:`grid` (2^14 between bounds,
+        36 002 on the wide grid).
+    wide : bool
+        Whether the grid is :func:`wide_grid` (``bounds=None``).
 
     Notes
     -----
@@ -352,7 +397,12 @@ class ExponentialQuantileMechanism(Mechanism):
         calibration: QuantileCalibration | None = None,
     ):
         self.q = PROBABILITY_CLOSED.check("q", q)
-        self.low, self.high = check_bounds(bounds)
+        self.wide = bounds is None
+        if self.wide:
+            self.grid_size = wide_grid().size - 1
+            self.low, self.high = float(wide_grid()[0]), float(wide_grid()[-1])
+        else:
+            self.low, self.high = check_bounds(bounds)
         self.epsilon = check_epsilon(epsilon)
         self.neighbours = NEIGHBOUR_RELATIONS.check("neighbours", neighbours)
         self.utility_sensitivity = utility_sensitivity(self.q, self.neighbours)
@@ -365,6 +415,11 @@ class ExponentialQuantileMechanism(Mechanism):
             raise TypeError(
                 "calibration must be a QuantileCalibration or None, got "
                 f"{calibration!r}."
+            )
+        if self.wide:
+            raise ValueError(
+                "calibration needs given bounds: a scale sampled over bounds does not "
+                "hold on the wide grid (bounds=None)."
             )
         mine = (self.q, self.low, self.high, self.epsilon, self.neighbours)
         theirs = (
@@ -438,7 +493,10 @@ class ExponentialQuantileMechanism(Mechanism):
 
     @property
     def grid(self) -> np.ndarray:
-        """The G + 1 candidate outputs, ``low`` to ``high``, from the bounds alone."""
+        """The G + 1 candidate outputs, ``low`` to ``high``, from the bounds alone
+        (:func:`wide_grid` without bounds)."""
+        if self.wide:
+            return wide_grid()
         steps = np.arange(self.grid_size + 1) / self.grid_size  # exact
         points = np.minimum(self.low + (self.high - self.low) * steps, self.high)
         points[-1] = self.high

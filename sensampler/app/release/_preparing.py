@@ -20,11 +20,17 @@ from ...privacy import PrivacyStatement, SamplingRun
 from ...quantile_calibration import check_calibration
 from ...queries import Query, identity
 from ...sampler import check_neighbours
-from ...settings import BoundsSetting, ReleaseSettings, parse_bounds
+from ...settings import ReleaseSettings, parse_bounds
 from ..budget_file import BudgetFile
 from ..specs import QUERY_NAMES, check_sampling_memory
 from ._inputs import check_data, check_population, check_public_sample, parse_queries
-from ._running import PRIVATE_BOUNDS, PreparedRelease, exact_answers, samples_a_scale
+from ._running import (
+    PRIVATE_BOUNDS,
+    PreparedRelease,
+    exact_answers,
+    needs_private_bounds,
+    samples_a_scale,
+)
 from ._spending import check_budget, try_budgets
 
 __all__ = [
@@ -55,8 +61,9 @@ def quantile_bounds(population, bounds=DEFAULT_BOUNDS) -> tuple[float, float, st
         public ones only: ``"auto"`` reads the population model's quantiles at
         no privacy cost (:meth:`sensampler.bounds.Bounds.from_population`);
         ``None`` is read as ``"auto"``. Private bounds are refused: planning
-        reads no private data; so is ``"none"``: a quantile is released over
-        bounds.
+        reads no private data; so is ``"none"``: a release then draws over the
+        wide grid (:func:`~sensampler.mechanisms.quantile.wide_grid`), which a
+        plan does not model.
 
     Returns
     -------
@@ -72,8 +79,9 @@ def quantile_bounds(population, bounds=DEFAULT_BOUNDS) -> tuple[float, float, st
     known = setting.resolve(population)
     if known is None:
         raise ValueError(
-            "a quantile is released by the exponential mechanism over bounds: give "
-            "public bounds ('auto' or 'LOW:HIGH'), got bounds='none'."
+            "a plan models the exponential mechanism over bounds, not over the wide "
+            "grid a quantile without bounds is released on: give public bounds "
+            "('auto' or 'LOW:HIGH'), got bounds='none'."
         )
     return known.low, known.high, known.describe()
 
@@ -83,7 +91,7 @@ def check_model_inputs(names, parsed, population, n: int, settings, n_jobs):
 
     The relation with n records; the bounds (those known before the data are
     read: from the population, given, or none; private ones are drawn later);
-    a one-quantile query's need of bounds; each sampling run on a probe
+    each sampling run on a probe
     database from the population (what the sampler would refuse, and its
     memory); each mechanism at the settings' epsilon. A release
     (:func:`prepare_releases`) and an experiment on the release path
@@ -107,42 +115,29 @@ def check_model_inputs(names, parsed, population, n: int, settings, n_jobs):
     (population, known) : (Distribution or None, Bounds or None)
         The population the runs sample (``None`` over private bounds, which
         make the release plain DP) and the bounds known before the data.
+        One-quantile queries alone with ``bounds="none"`` (the wide grid) need
+        no population either.
     """
     check_neighbours(settings.neighbours, n)
     known = settings.bounds.resolve(population)
     private = settings.bounds.kind == "private"
-    if population is None and not private:
+    quantiles = all(quantile_level_of(query) is not None for query in parsed)
+    if population is None and not private and not (
+        quantiles and settings.bounds.kind == "none"
+    ):
         raise ValueError(
             "population must be given (a model or bootstrap:FILE), unless the "
             "bounds are estimated from the data (bounds='private:EPS0'): the "
-            "release is then plain DP."
+            "release is then plain DP; a median or quantile:Q alone also takes "
+            "bounds='none' (the exponential mechanism over a wide public grid)."
         )
     # Random DP holds for bounds fixed before the data are drawn; private
     # bounds are drawn from the data: the release is plain DP, calibrated with
     # the worst case over them, and samples nothing from a population.
     population = None if private else population
-    _check_quantiles_have_bounds(names, parsed, settings.bounds)
     _check_runs(names, parsed, population, n, settings, n_jobs)
     _check_mechanisms(names, parsed, population, known, n, settings)
     return population, known
-
-
-def _check_quantiles_have_bounds(names, parsed, bounds: BoundsSetting) -> None:
-    """A one-quantile query is released by the exponential mechanism over bounds;
-    without bounds its sampled sensitivity (a gap between order statistics) is
-    about 0 under the model and publishes a record the model never draws
-    nearly exactly. Refused, naming the way out."""
-    if bounds.kind != "none":
-        return
-    for name, query in zip(names, parsed):
-        if quantile_level_of(query) is not None:
-            raise ValueError(
-                f"the quantile query {name!r} needs bounds (auto, LOW:HIGH or "
-                "private:EPS0), got bounds none: it is released by the exponential "
-                "mechanism over bounds, and without them its sampled sensitivity "
-                "(a gap between order statistics) can publish a record the "
-                "population model never draws almost exactly."
-            )
 
 
 def _check_runs(names, parsed, population, n, settings, n_jobs) -> None:
@@ -199,13 +194,12 @@ def _check_grid(names, answers, settings: ReleaseSettings) -> None:
 
 def _check_mechanisms(names, parsed, population, known, n, settings) -> None:
     """Each mechanism can be built, before any spend: a quantile's over bounds
-    that are not degenerate; without a population (plain DP), a worst-case
-    sensitivity of every other query on clipped records, and a private-bounds
-    pre-pass that can work with n records."""
+    that are not degenerate (or the wide grid); without a population (plain
+    DP), a worst-case sensitivity of every other query on clipped records, and
+    a private-bounds pre-pass, if any, that can work with n records."""
     epsilon, neighbours = settings.require_epsilon(), settings.neighbours
-    if known is not None:
-        for query in parsed:
-            quantile_mechanism(query, known, epsilon, neighbours)
+    for query in parsed:
+        quantile_mechanism(query, known, epsilon, neighbours)
     if population is None:
         unit = Bounds.given(0.0, 1.0)
         for name, query in zip(names, parsed):
@@ -217,7 +211,7 @@ def _check_mechanisms(names, parsed, population, known, n, settings) -> None:
                     f"records (in the {settings.norm} norm): give a population to "
                     "sample it."
                 )
-    if settings.bounds.kind == "private":  # reads n only
+    if needs_private_bounds(parsed, settings):  # reads n only
         check_private_bounds_epsilon(
             settings.bounds.private_epsilon, n, neighbours, name="eps0"
         )
@@ -254,12 +248,13 @@ def _planned_release(index, query, population, n, settings) -> PrivacyStatement:
 
 def _planned(parsed, population, n, settings) -> tuple[PrivacyStatement, ...]:
     """Upper bounds on what the run spends, in order: a private-bounds pre-pass
-    first (if any), then each release (:func:`_planned_release`)."""
+    first (if a query needs it: :func:`needs_private_bounds`), then each release
+    (:func:`_planned_release`)."""
     releases = [
         _planned_release(index, query, population, n, settings)
         for index, query in enumerate(parsed)
     ]
-    if settings.bounds.kind != "private":
+    if not needs_private_bounds(parsed, settings):
         return tuple(releases)
     prepass = PrivacyStatement(
         PRIVATE_BOUNDS, settings.bounds.private_epsilon, 0.0,
@@ -302,9 +297,8 @@ def prepare_releases(
         plan's gamma, which bound what is spent, converted to the budget's
         relation) do not fit the budget.
     ValueError
-        For a bad input (a one-quantile query without bounds among them), and
-        for a replace-one release charged to a filter holding add/remove
-        statements.
+        For a bad input, and for a replace-one release charged to a filter
+        holding add/remove statements.
     """
     settings = ReleaseSettings.build(settings, **options)
     settings.require_epsilon()

@@ -29,6 +29,7 @@ __all__ = [
     "PreparedRelease",
     "calibrated_mechanism",
     "exact_answers",
+    "needs_private_bounds",
     "samples_a_scale",
     "sampling_run",
 ]
@@ -75,14 +76,25 @@ def exact_answers(names, queries, data) -> tuple[np.ndarray, ...]:
     return tuple(answers)
 
 
+def needs_private_bounds(queries, settings: ReleaseSettings) -> bool:
+    """Whether a release spends a private-bounds pre-pass: over private bounds,
+    for a query other than a one-quantile one. A quantile needs no bounds: it is
+    released over the wide public grid at its whole epsilon
+    (:func:`~sensampler.mechanisms.quantile.wide_grid`)."""
+    return settings.bounds.kind == "private" and any(
+        quantile_level_of(query) is None for query in queries
+    )
+
+
 def samples_a_scale(query, settings: ReleaseSettings, population) -> bool:
     """Whether a one-quantile query's release may sample its scale: with a
     population (none over private bounds: see
-    :func:`~sensampler.app.release.prepare_releases`), where the worst-case cap
-    allows a scale above the plain one (a cap at epsilon keeps the plain
-    epsilon-DP mechanism, with no gamma)."""
+    :func:`~sensampler.app.release.prepare_releases`) and public bounds (not
+    on the wide grid), where the worst-case cap allows a scale above the plain
+    one (a cap at epsilon keeps the plain epsilon-DP mechanism, with no
+    gamma)."""
     level = quantile_level_of(query)
-    if level is None or population is None:
+    if level is None or population is None or settings.bounds.kind == "none":
         return False
     du = utility_sensitivity(level, settings.neighbours)
     epsilon = settings.require_epsilon()
@@ -138,6 +150,7 @@ class Calibrated:
     statement: PrivacyStatement
     noise: str
     kind: str  # the mechanism's name in the record
+    bounds: Bounds | None  # what the records are clipped to (None: the wide grid)
     estimate: Any = None
     calibration: QuantileCalibration | None = None
     price: str | None = None
@@ -176,7 +189,8 @@ def calibrated_mechanism(
     size : int
         Coordinates of the answer.
     bounds : Bounds or None
-        The bounds the records are clipped to.
+        The bounds the records are clipped to: for a quantile, public ones only
+        (``None``: the wide grid, never private bounds).
     settings : ReleaseSettings
         With an epsilon.
     population : Distribution or None
@@ -201,7 +215,7 @@ def calibrated_mechanism(
     if quantile is not None:
         mech, statement, noise = quantile
         return Calibrated(
-            mech, statement, noise, "exponential", calibration=calibration,
+            mech, statement, noise, "exponential", bounds, calibration=calibration,
             price=_quantile_price(mech, epsilon),
         )
     sensitivity = estimate
@@ -214,7 +228,7 @@ def calibrated_mechanism(
     if population is None:  # a global sensitivity of the relation's pairs
         statement = replace(statement, neighbours=s.neighbours)
     return Calibrated(
-        mech, statement, noise, s.mechanism, estimate=estimate,
+        mech, statement, noise, s.mechanism, bounds, estimate=estimate,
         price=_price(s.mechanism, estimate, epsilon, s.delta),
     )
 
@@ -231,12 +245,12 @@ class _Built:
         """The release: noise from fresh entropy, never from a seed."""
         return self.calibrated.release(self.reads)
 
-    def record(self, name, value, n, bounds, population) -> Release:
+    def record(self, name, value, n, population) -> Release:
         """The :class:`Release` (a :class:`QuantileRelease` for a quantile)."""
         c = self.calibrated
         basis = _basis(population, c.estimate, c.calibration)
         fields_ = (name, value, c.statement, c.estimate, c.kind, c.noise,
-                   n, bounds, c.price, basis)
+                   n, c.bounds, c.price, basis)
         if c.kind == "exponential":
             return QuantileRelease(*fields_, c.calibration)
         return Release(*fields_)
@@ -327,14 +341,15 @@ class PreparedRelease:
             lambda: [one.draw() for one in built],
         )
         return tuple(
-            one.record(name, value, self.data.size, bounds, self.population)
+            one.record(name, value, self.data.size, self.population)
             for name, value, one in zip(self.names, values, built)
         )
 
     def _bounds_and_answers(self):
         """The bounds the records are clipped to and the exact answers over them:
-        those known, or the private bounds' (spent and drawn here)."""
-        if self.settings.bounds.kind != "private":
+        those known, or the private bounds' (spent and drawn here, if a query
+        needs them: :func:`needs_private_bounds`)."""
+        if not needs_private_bounds(self.queries, self.settings):
             return self.bounds, self.answers
         bounds = self._private_bounds()
         return bounds, exact_answers(self.names, self.queries, bounds.clip(self.data))
@@ -371,6 +386,8 @@ class PreparedRelease:
             estimate = sampling_run(
                 self, query, self.data.size, self.settings.norm, bounds, index
             )
+        if quantile_level_of(query) is not None:  # public bounds, or the wide grid
+            bounds = self.bounds
         calibrated = calibrated_mechanism(
             query, self.data.size, answer.size, bounds, self.settings, self.population,
             estimate=estimate, calibration=calibration,

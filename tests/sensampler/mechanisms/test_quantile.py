@@ -20,6 +20,7 @@ from sensampler.accounting import PrivacyFilter
 from sensampler.audit import audit_mechanism
 from sensampler.distributions import Normal
 from sensampler.mechanisms import ExponentialQuantileMechanism, QuantileCalibration
+from sensampler.mechanisms.quantile import wide_grid
 from sensampler.quantile_calibration import calibrate_quantile
 
 mp.mp.dps = 50
@@ -295,7 +296,6 @@ BAD = [
     (dict(bounds=(-1e308, 1e308)), ValueError, "bounds must have a finite width"),
     (dict(bounds=(0.0, "1")), TypeError, "bounds must hold real numbers, got high='1'."),
     (dict(bounds=(0, 1, 2)), TypeError, "bounds must be a (low, high) pair"),
-    (dict(bounds=None), TypeError, "bounds must be a (low, high) pair"),
     (dict(epsilon=0.0), ValueError, "epsilon must be"),
     (dict(epsilon=math.inf), ValueError, "epsilon must be"),
     (dict(neighbours="swap"), ValueError, "neighbours must be"),
@@ -619,3 +619,45 @@ def test_every_gap_of_positive_probability_can_be_selected():
         rng = _MostFavourable(0)
         rng.favoured = favoured
         assert mech.release(records, random_state=rng) == grid[favoured]
+
+
+# ------------------------------------------------------- without bounds: the wide grid
+
+
+def test_without_bounds_the_grid_is_the_wide_public_grid():
+    """bounds=None: the candidates are 0 and +-10^(j/1000), 10^-6 to 10^12, fixed
+    before any data (rebuilt here from that definition), read-only; the statement
+    is plain epsilon-DP for every pair, as over bounds."""
+    positive = 10.0 ** (np.arange(-6000, 12001) / 1000)
+    expected = np.concatenate([-positive[::-1], [0.0], positive])
+    mech = ExponentialQuantileMechanism(0.5, None, epsilon=0.7)
+    assert mech.wide and mech.grid_size == 36_002
+    np.testing.assert_array_equal(mech.grid, expected)
+    assert (mech.low, mech.high) == (-1e12, 1e12) and not mech.grid.flags.writeable
+    s = mech.privacy
+    assert (s.epsilon, s.delta, s.gamma, s.source) == (0.7, 0.0, 0.0, "global")
+    assert mech.worst_case_epsilon == 0.7
+
+
+def test_without_bounds_the_law_is_the_exponential_mechanism_over_the_wide_grid():
+    """The law over the wide grid, against exp(-eps |#{x < c} - qn| / (2 du))
+    computed here, on incomes, negatives, zeros and records beyond 10^12; a
+    release is a grid point near the median."""
+    data = np.concatenate([
+        np.random.default_rng(5).lognormal(10.3, 0.9, 400), [-3.5, 0.0, 0.0, 2e13]])
+    for q, neighbours in ((0.5, "replace-one"), (0.9, "add-remove")):
+        mech = ExponentialQuantileMechanism(q, None, 1.0, neighbours=neighbours)
+        grid, law = mech.output_law(data)
+        du = 1.0 if neighbours == "replace-one" else max(q, 1 - q)
+        distance = np.abs(np.searchsorted(np.sort(data), grid, "left") - q * data.size)
+        weights = np.exp(-(distance - distance.min()) / (2 * du))
+        np.testing.assert_allclose(law, weights / weights.sum(), rtol=1e-12, atol=0)
+    mech = ExponentialQuantileMechanism(0.5, None, 1.0)
+    out = mech.release(data, random_state=3)
+    assert out in mech.grid and abs(out / np.median(data) - 1) < 0.2
+
+
+def test_without_bounds_a_calibration_is_refused(calibration):
+    """A scale sampled over bounds does not hold on another grid."""
+    with pytest.raises(ValueError, match="calibration needs given bounds"):
+        ExponentialQuantileMechanism(0.5, None, 1.0, calibration=calibration)

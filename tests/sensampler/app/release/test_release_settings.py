@@ -64,25 +64,31 @@ def _release_argv(path, *flags):
 
 
 @pytest.mark.parametrize("query", ["median", "quantile:1"])
-def test_a_quantile_without_bounds_is_refused_before_any_work(query, no_work):
+def test_a_quantile_without_bounds_samples_nothing(query, no_work):
     """Before: ``bounds=None`` released a quantile with a sampled Laplace scale
     (``quantile:1`` of a file holding 987654.321 gave 987652.96 under
-    "eps = 0.5-DP"), the leak the exponential mechanism is there to avoid."""
+    "eps = 0.5-DP"), the leak the exponential mechanism is there to avoid; then
+    it was refused. Now it is the exponential mechanism over the wide public
+    grid: plain epsilon-DP for every pair, nothing sampled or calibrated (the
+    fixture refuses both), beside a mean that samples its sensitivity."""
     budget = PrivacyFilter(10.0)
-    with pytest.raises(ValueError, match="needs bounds \\(auto, LOW:HIGH or private"):
-        release_statistic(DATA, query, POP, epsilon=0.5, bounds=None, budget=budget)
-    assert budget.count == 0
-    with pytest.raises(ValueError, match=f"quantile query {query!r}"):
-        prepare_releases(DATA, ["mean", query], POP, epsilon=0.5, bounds="none")
+    r = release_statistic(DATA, query, POP, epsilon=0.5, bounds=None, budget=budget)
+    assert r.statement.source == "global" and r.statement.gamma == 0.0
+    assert "wide public grid" in r.noise and budget.spent.epsilon == 0.5
+    prepared = prepare_releases(DATA, ["mean", query], POP, epsilon=0.5, bounds="none")
+    assert [s.source for s in prepared.planned] == ["sampled", "global"]
 
 
-def test_the_command_refuses_a_quantile_with_bounds_none(outlier_file, capsys, no_work):
+def test_the_command_releases_a_quantile_with_bounds_none_over_the_wide_grid(
+    outlier_file, capsys, no_work
+):
     """Before: ``--bounds none --query quantile:1`` published the outlier almost
-    exactly (exit 0); now a usage error, before anything is sampled."""
+    exactly (exit 0), then it was refused; now the exponential mechanism over the
+    wide public grid, plain DP, with nothing sampled."""
     code, out, err = _cli(capsys, *_release_argv(
         outlier_file, "--epsilon", "0.5", "--bounds", "none", "--query", "quantile:1"))
-    assert code == 2 and out == "" and len(err) == 1
-    assert "needs bounds (auto, LOW:HIGH or private:EPS0)" in err[0]
+    assert code == 0 and err == []
+    assert "wide public grid" in out and "for every pair" in out
 
 
 def test_other_queries_keep_bounds_none():
