@@ -402,7 +402,7 @@ class Probed(NamedTuple):
 
 def probe_query(
     query, dist, n: int, neighbours: str, rng, reproduce: str, *,
-    order_rng=None, order_dependent: bool = False,
+    order_rng=None, order_dependent: bool = False, trust: bool = True,
 ) -> Probed:
     """Every probe a sampling run makes before it draws a pair, in one place.
 
@@ -430,6 +430,10 @@ def probe_query(
         Draws the order check's permutations (default: ``rng``).
     order_dependent : bool, optional
         The run accepts a query that depends on the order of the records.
+    trust : bool, default True
+        Whether the library's own additive queries skip the probes (the
+        sampler); a check before work probes them too, which also refuses a
+        population whose records overflow the query on a probe database.
 
     Returns
     -------
@@ -440,7 +444,7 @@ def probe_query(
     fast = query.additive == "sum" or (query.additive == "mean" and not add_remove)
     # The library's own additive queries hold their declaration, ignore the
     # order of the records and keep their shape at any n by construction.
-    trusted = fast and is_trusted(query)
+    trusted = trust and fast and is_trusted(query)
     probe = probe_trusted if trusted else probe_additive if fast else probe_full
     spec, shapes, record_bytes, database, outputs = probe(query, dist, n, rng, reproduce)
     if add_remove and not trusted:

@@ -604,7 +604,8 @@ def check_sampling_memory(
     norm = get_norm(norm)
     query = queries.as_query(query)
     probed = probe_query(
-        query, population, n, neighbours, np.random.default_rng(0), "checked before work"
+        query, population, n, neighbours, np.random.default_rng(0),
+        "checked before work", trust=False,
     )
     parts = probed.parts(norm.per_coordinate)
     plan = joint_plan(m, gamma, k, inequality, parts)[0]

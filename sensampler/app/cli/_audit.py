@@ -236,7 +236,7 @@ def _outputs(query, populations: dict, n: int, norm, neighbours: str) -> int:
         rng = np.random.default_rng(_PROBE_SEED)
         try:
             spec, shapes, record_bytes = probe_query(
-                query, dist, n, neighbours, rng, "checked before the audit"
+                query, dist, n, neighbours, rng, "checked before the audit", trust=False
             )[1:]
         except (ValueError, TypeError) as exc:
             raise ValueError(f"--query on --population {name}: {exc}") from None

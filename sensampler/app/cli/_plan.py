@@ -12,10 +12,12 @@
 
 from __future__ import annotations
 
+import argparse
+
 from ..._display.text import text_table
 from ...mechanisms.accuracy import NOISE_MODELS
 from ...plan import INEQUALITIES, sampling_plan
-from ...settings import parse_number
+from ...settings import BoundsSetting, parse_bounds, parse_number
 from ..planning import prepare_plan
 from ._flags import add_settings_flags, settings_from_args
 
@@ -152,6 +154,23 @@ def _target_error(text: str | None) -> float | None:
     return target
 
 
+def _public_bounds(text: str) -> BoundsSetting:
+    """``--bounds`` read in the plan's words: public bounds only, never a
+    suggestion of private ones (a plan reads no private data)."""
+    if text.strip().lower().startswith("private:"):
+        raise ValueError(
+            f"--bounds: {text} are bounds estimated from the private data, which a "
+            "plan never reads: give --bounds auto, --bounds LOW:HIGH or --bounds none."
+        )
+    try:
+        return parse_bounds(text)
+    except (ValueError, TypeError):
+        raise ValueError(
+            "--bounds must be auto, LOW:HIGH (finite numbers, LOW < HIGH) or none, "
+            f"got --bounds {text!r}."
+        ) from None
+
+
 def _measure(text: str):
     if text == "mean":
         return text
@@ -182,12 +201,9 @@ def plan_command(args, say, to_json):
         raise ValueError(
             "planning a release needs one of --target-error and --epsilon."
         )
-    settings = settings_from_args(args)
-    if not settings.bounds.public:
-        raise ValueError(
-            f"--bounds {args.bounds} estimates the bounds from the private data, "
-            "which a plan never reads: give --bounds auto or --bounds LOW:HIGH."
-        )
+    settings = settings_from_args(argparse.Namespace(**{**vars(args), "bounds": None}))
+    if args.bounds is not None:
+        settings = settings.replace(bounds=_public_bounds(args.bounds))
     prepared = prepare_plan(
         args.query,
         args.population,

@@ -48,6 +48,7 @@ from ..release._preparing import check_model_inputs
 from ..release._running import (
     Calibrated,
     calibrated_mechanism,
+    needs_private_bounds,
     samples_a_scale,
     sampling_run,
 )
@@ -155,13 +156,14 @@ def _columns(calibrated: Calibrated, settings: ReleaseSettings) -> dict:
 def _cell(query, calibrated, databases, exact, known, settings, seed):
     """The errors of one epsilon's releases, one per repetition: each database's
     release (clipped to the bounds, as the release clips) against its exact
-    answer (unclipped: the clipping's bias counts). Over private bounds, each
-    repetition draws its own bounds first (plain DP), from the same seed."""
+    answer (unclipped: the clipping's bias counts). Over private bounds (a
+    query other than a quantile), each repetition draws its own bounds first
+    (plain DP), from the same seed."""
     rng = np.random.default_rng(seed)
     errors = np.empty(len(databases))
     for r, database in enumerate(databases):
         one, bounds = calibrated, known
-        if settings.bounds.kind == "private":
+        if calibrated is None:  # private bounds, drawn first
             bounds = private_bounds(
                 database, settings.bounds.private_epsilon,
                 neighbours=settings.neighbours, random_state=rng,
@@ -199,7 +201,7 @@ def _calibrations(query, model: _Model, per_epsilon, n, size, known):
                 neighbours=settings.neighbours,
                 worst_case_epsilon=settings.worst_case_epsilon,
             )
-        if settings.bounds.kind == "private":
+        if needs_private_bounds([query], settings):
             out.append(None)  # built per repetition, over its own bounds
             continue
         out.append(calibrated_mechanism(
@@ -331,7 +333,7 @@ class PreparedSweep:
             _cell, tasks, n_jobs=self.model.n_jobs, progress=self.progress,
             desc="sweep", unit="epsilon",
         )
-        return _table(query, self.name, calibrated, self.per_epsilon, results, self.known,
+        return _table(self.name, calibrated, self.per_epsilon, results, self.known,
                       self.repetitions, exact[0].size)
 
 
@@ -391,15 +393,14 @@ def _bounds_text(settings: ReleaseSettings, known) -> str:
     return f"{settings.bounds.kind} {known.low:.6g}:{known.high:.6g}"
 
 
-def _table(query, name, calibrated, per_epsilon, results, known, repetitions, size):
+def _table(name, calibrated, per_epsilon, results, known, repetitions, size):
     """One row per epsilon and statistic."""
     rows = []
     error = "absolute" if size == 1 else "l2"
     for one, settings, stats in zip(calibrated, per_epsilon, results):
         if one is None:  # private bounds: plain DP at epsilon, the pre-pass apart
-            kind = "exponential" if quantile_level_of(query) is not None else None
             columns = {
-                "mechanism": kind or settings.mechanism, "epsilon": settings.epsilon,
+                "mechanism": settings.mechanism, "epsilon": settings.epsilon,
                 "total_epsilon": settings.epsilon + settings.bounds.private_epsilon,
                 "delta": settings.delta, "gamma": 0.0,
                 "worst_case_epsilon": settings.epsilon, "price": 1.0,

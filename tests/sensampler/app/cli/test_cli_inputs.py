@@ -132,8 +132,8 @@ def test_release_with_too_many_workers_is_refused_before_sampling(capsys, no_wor
         ("discrete-laplace", "1e-300", "granularity=1e-300 is too fine for the answer"),
         # was OverflowError after sampling
         ("discrete-gaussian", "5e-324", "granularity must be >= 2.2250738585072014e-308"),
-        ("discrete-laplace", "1e300", "granularity=1e+300 is too coarse for epsilon=1.0"),
-        ("discrete-gaussian", "1e300", "granularity=1e+300 is too coarse for epsilon=1.0"),
+        ("discrete-laplace", "1e300", "--granularity 1e+300 is too coarse for --epsilon 1.0"),
+        ("discrete-gaussian", "1e300", "--granularity 1e+300 is too coarse for --epsilon 1.0"),
     ],
 )
 def test_a_grid_that_cannot_work_is_refused_before_sampling(

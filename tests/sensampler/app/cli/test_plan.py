@@ -99,7 +99,7 @@ def test_plan_reads_the_inequality_and_numbers_as_the_settings_do(capsys):
         (["--target-error", "0"], "--target-error must be > 0, got --target-error 0."),
         (
             ["--target-error", "1", "--bounds", "private:1"],
-            "--bounds private:1 estimates the bounds from the private data",
+            "--bounds: private:1 are bounds estimated from the private data",
         ),
     ],
 )

@@ -80,7 +80,7 @@ def test_private_bounds_draw_bounds_per_repetition_and_count_their_epsilon():
         ({"epsilon": 1.0}, "a sweep takes its epsilons as epsilons"),
         ({"epsilons": []}, "epsilons must not be empty"),
         ({"epsilons": [1.0, -1.0]}, "epsilons"),
-        ({"query": "median", "bounds": "none"}, "needs bounds"),
+        ({"n": 0}, "n must be"),
         ({"repetitions": 0}, "repetitions"),
         ({"population": None}, "a sweep without a population needs data"),
         ({"mechanism": "gaussian"}, "delta"),
@@ -95,6 +95,19 @@ def test_bad_inputs_are_refused_before_anything_is_drawn(kwargs, message, monkey
     arguments.update(kwargs)
     with pytest.raises(ValueError, match=message):
         prepare_sweep(**arguments)
+
+
+def test_a_median_without_public_bounds_is_swept_over_the_wide_grid_at_its_epsilon():
+    """Over private bounds a quantile spends no pre-pass: the release draws it over
+    the wide public grid at its whole epsilon, and so does the sweep."""
+    table = error_vs_epsilon(
+        "median", None, 500, [1.0], repetitions=10, random_state=0, data=HEIGHTS,
+        bounds="private:0.5",
+    )
+    row = _mean_row(table, 1.0)
+    assert (row["mechanism"], row["total_epsilon"], row["gamma"]) == (
+        "exponential", 1.0, 0.0,
+    )
 
 
 def test_settings_are_the_release_record():
