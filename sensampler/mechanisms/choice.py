@@ -22,7 +22,11 @@ from ..privacy import NEIGHBOURS, format_upper, zcdp_to_dp
 from ..quantile_calibration import plain_scale
 from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
-from .quantile import WIDE_GRID_DECADES, WIDE_GRID_PER_DECADE, ExponentialQuantileMechanism
+from .quantile import (
+    WIDE_GRID_DECADES,
+    WIDE_GRID_PER_DECADE,
+    ExponentialQuantileMechanism,
+)
 from .secure import DiscreteGaussianMechanism, DiscreteLaplaceMechanism
 
 __all__ = [

@@ -237,8 +237,9 @@ class ExponentialQuantileMechanism(Mechanism):
     below holds unchanged, at the whole epsilon, with no bounds to pay for
     (a pre-pass estimating them from the data would spend part of epsilon). It
     needs no range known in advance, at a resolution of 0.23% of the value.
-    With the n records clipped to [low, high] and :math:`c_j = \#\{x : x < t_j\}`, candidate :math:`t_j` has
-    the utility :math:`u(D, t_j) = -|c_j - qn|` and is chosen with probability
+    With the n records clipped to [low, high] and
+    :math:`c_j = \#\{x : x < t_j\}`, candidate :math:`t_j` has the utility
+    :math:`u(D, t_j) = -|c_j - qn|` and is chosen with probability
 
     .. math:: P_D(t_j) \propto \exp\!\left(\frac{\epsilon\, u(D, t_j)}{2\Delta u}\right).
 

@@ -75,6 +75,20 @@ Real models on real data (``examples/real_models.toml`` reproduces the table of
   the scores of the model without noise, of the model trained on the public part
   alone and of the constant prediction.
 
+``[run] path = "release"`` runs each grid point on the release path
+(:mod:`~sensampler.app.experiments.batch_release`): the error of what
+:func:`~sensampler.app.release.release_statistic` would publish, with its bounds
+(``[run] bounds``: ``"auto"`` (the default: the population model's),
+``"LOW:HIGH"``, ``"none"`` or ``"private:EPS0"``), its worst-case cap (``[run]
+worst_case_epsilon``), its neighbours and inequality, and the mechanism each
+query gets (a one-quantile query the calibrated exponential mechanism; the
+grid's ``laplace`` and ``analytic``, the Laplace and the analytic Gaussian
+mechanisms). The summary then gives each release's ``epsilon`` (random DP) and
+``worst_case_epsilon`` (for every pair), the ``price`` of the worst case and the
+mechanism it was ``released_by``. The default, ``path = "sensitivity"``, feeds a
+sampled sensitivity to the grid's mechanism, a study of the sampler (no bounds,
+no cap: ``worst_case_epsilon`` is NaN).
+
 ``[run] m`` sets the pairs per sampled sensitivity (default: the plan's own m
 for gamma). ``[run] neighbours`` (``"replace-one"``, the default, or
 ``"add-remove"``) is the neighbouring relation every sensitivity is sampled
@@ -118,6 +132,7 @@ from .batch_config import (
     load_config,
     run_id_of,
 )
+from .batch_release import release_run_rows
 from .sweep import STATISTICS, error_statistics, sensitivity_sweep
 
 __all__ = ["run_batch", "check_outputs"]
@@ -146,6 +161,8 @@ def _execute(run: RunSpec, path: str) -> str:
     with one_thread():
         if run.private_estimator is not None:
             content = _private_estimator_run(run)
+        elif run.release is not None:
+            content = _release_run(run)
         else:
             content = _sweep_run(run)
     # Normalised through JSON first, so the checksum is that of what is read back.
@@ -201,6 +218,15 @@ def _sweep_run(run: RunSpec) -> dict:
     if run.score is not None:
         content["references"] = run.split.references(run.query, run.score)
     return content
+
+
+def _release_run(run: RunSpec) -> dict:
+    """A ``[run] path = "release"`` run: the error of what the release publishes
+    at every epsilon (:func:`~sensampler.app.experiments.error_vs_epsilon`, its
+    calibration from the run's seed), with each release's two epsilons."""
+    estimate, rows = release_run_rows(run, _seed(run).spawn(1)[0])
+    return {"run_id": run.run_id, "settings": run.settings, "estimate": estimate,
+            "rows": rows}
 
 
 def _private_estimator_run(run: RunSpec) -> dict:
@@ -359,6 +385,11 @@ def _summary(records) -> ResultTable:
                     "m": est["m"],
                     "sensitivity": row["sensitivity_value"],
                     "epsilon": row["epsilon"],
+                    # what holds for every pair: NaN without bounds (the
+                    # sensitivity path), from the release's bounds and cap
+                    "worst_case_epsilon": row.get("worst_case_epsilon", math.nan),
+                    "price": row.get("price", math.nan),
+                    "released_by": row.get("released_by", s["mechanism"]),
                     "measure": row["error"],
                     "coordinate": row["coordinate"],
                     "statistic": row["statistic"],

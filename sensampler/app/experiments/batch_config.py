@@ -41,6 +41,7 @@ from ...plan import sampling_plan
 from ...privacy import NEIGHBOURS
 from ...queries import Query
 from ...sampler import check_neighbours
+from ...settings import ReleaseSettings, parse_bounds
 from .._input_files import read_toml
 from ..specs import (
     MECHANISMS,
@@ -52,6 +53,13 @@ from ..specs import (
     check_sampling_memory,
     is_private_estimator,
     mechanism_from_name,
+)
+from .batch_release import (
+    PATHS,
+    RELEASE_KEYS,
+    check_release_path,
+    check_release_run,
+    release_settings,
 )
 from .datasets import LOADERS, SCORES, STANDARDISE, DatasetSplit, Score, load_split
 from .sweep import answer_size, check_databases_fit, probe_answer
@@ -122,6 +130,9 @@ class RunSpec:
     split: DatasetSplit | None
     #: The ``[errors] score`` on the data set's test part, else None.
     score: Score | None
+    #: The release's settings of a ``[run] path = "release"`` run (epsilon: the
+    #: grid's), else None.
+    release: ReleaseSettings | None = None
 
     @property
     def settings(self) -> dict:
@@ -205,6 +216,7 @@ def parse_config(table: Mapping, *, source: str = "config") -> BatchConfig:
     tables = _checked_tables(source, table)
     with one_thread():
         built = _build(source, tables)
+        check_release_path(source, tables.run, tables.grid, tables.errors)
         _check_data(source, tables, built)
         _check_grid(source, tables, built)
         runs, skipped = _plan(tables, built)
@@ -232,6 +244,14 @@ def _any(value) -> bool:
 def _real_in(domain: Interval) -> tuple:
     """The rule of a real key whose range is ``domain``."""
     return (_is_real, domain.contains, f"a real number in {domain}")
+
+
+def _reads_as_bounds(value) -> bool:
+    try:
+        parse_bounds(value)
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def _one_of(values) -> tuple:
@@ -273,6 +293,9 @@ _RUN_RULES = {
     "inequality": (_is_str, _any, "a sampling-plan inequality (a string)"),
     "m": (_is_int, lambda v: v >= 1, "an integer >= 1"),
     "neighbours": _one_of(NEIGHBOUR_RELATIONS.values),
+    "path": _one_of(PATHS),
+    "bounds": (_is_str, _reads_as_bounds, "bounds: 'auto', 'LOW:HIGH', 'none' or 'private:EPS0'"),
+    "worst_case_epsilon": (_is_real, EPSILON.contains, "a finite real number > 0"),
 }
 _DATASET_RULES = {
     "loader": _one_of(LOADERS),
@@ -641,7 +664,8 @@ def _plan(tables: _Tables, built: _Built):
         grid.get("norm", [None]),
         grid["mechanism"],
     ):
-        norm = norm or accepted[mech][0]
+        release = release_settings(tables.run, gamma, mech)
+        norm = release.norm if release else norm or accepted[mech][0]
         if norm not in accepted[mech]:
             skipped.append(f"{mech} with norm {norm}")
             continue
@@ -655,7 +679,7 @@ def _plan(tables: _Tables, built: _Built):
             private_estimator=built.private_estimators.get(query),
             n=n, gamma=gamma, norm=norm, mechanism=mech,
             mechanism_factory=built.mechanisms[mech], options=built.options,
-            split=split, score=score,
+            split=split, score=score, release=release,
         ))
     return runs, sorted(set(skipped))
 
@@ -691,6 +715,9 @@ def _settings(tables: _Tables, pop, query, n, gamma, norm, mech) -> dict:
         settings["neighbours"] = run["neighbours"]
     if errors:
         settings["errors"] = errors
+    if run.get("path", PATHS[0]) == "release":
+        settings["path"] = "release"
+        settings.update({key: run[key] for key in RELEASE_KEYS if key in run})
     return settings
 
 
@@ -713,6 +740,9 @@ def _check_runs_fit(path, runs) -> None:
         options = run.options
         data = run.population if run.split is None else run.split.train
         try:
+            if run.release is not None:  # every check of the release, at every epsilon
+                check_release_run(run)
+                continue
             check_neighbours(options.neighbours, run.n)
             check_sampling_memory(
                 run.query, run.population, run.n, m=options.m, gamma=run.gamma,

@@ -12,14 +12,18 @@ random-DP epsilon, its worst-case epsilon and the price of the worst case.
 
 from __future__ import annotations
 
+import itertools
 import math
 
+from ...privacy import NEIGHBOURS
 from ...settings import ReleaseSettings
 from .release_sweep import error_vs_epsilon, prepare_sweep
 
 __all__ = [
     "PATHS",
+    "RELEASE_KEYS",
     "RELEASE_MECHANISMS_OF_GRID",
+    "check_release_path",
     "check_release_run",
     "release_run_rows",
     "release_settings",
@@ -30,11 +34,14 @@ __all__ = [
 PATHS = ("sensitivity", "release")
 #: The release's mechanism of each grid mechanism the release path takes.
 RELEASE_MECHANISMS_OF_GRID = {"laplace": "laplace", "analytic": "gaussian"}
+#: ``[run]`` keys of the release path only (the release's own settings).
+RELEASE_KEYS = ("bounds", "worst_case_epsilon")
 
 
-def release_settings(run: dict, gamma: float, mechanism: str) -> ReleaseSettings:
+def release_settings(run: dict, gamma: float, mechanism: str) -> ReleaseSettings | None:
     """The release settings of one run, from the ``[run]`` table (defaults filled
-    in), the grid's gamma and mechanism; epsilon is the grid's.
+    in), the grid's gamma and mechanism (epsilon is the grid's); None for a run
+    that is not on the release path.
 
     Raises
     ------
@@ -42,6 +49,8 @@ def release_settings(run: dict, gamma: float, mechanism: str) -> ReleaseSettings
         For a grid mechanism the release path does not take (the classic
         Gaussian), or settings a release refuses.
     """
+    if run.get("path", PATHS[0]) != "release":
+        return None
     if mechanism not in RELEASE_MECHANISMS_OF_GRID:
         raise ValueError(
             f"[grid] mechanism {mechanism!r} has no release: path = 'release' takes "
@@ -55,11 +64,40 @@ def release_settings(run: dict, gamma: float, mechanism: str) -> ReleaseSettings
             "mechanism": release,
             "bounds": run.get("bounds", "auto"),
             "worst_case_epsilon": run.get("worst_case_epsilon"),
-            "neighbours": run["neighbours"],
+            "neighbours": run.get("neighbours", NEIGHBOURS),
             "inequality": run["inequality"],
         },
         name="[run]",
     )
+
+
+def check_release_path(path: str, run: dict, grid: dict, errors: dict) -> None:
+    """``[run] path = "release"`` releases statistics of one number per record as
+    :func:`~sensampler.app.release.release_statistic` does: no ``[errors]``, no
+    sampling-plan ``m`` or ``[grid] norm`` (the release samples its plan's pairs
+    in its mechanism's norm), and grid mechanisms it has. The release's own keys
+    (:data:`RELEASE_KEYS`) need that path. Errors name the file ``path``."""
+    if run.get("path", PATHS[0]) != "release":
+        given = [key for key in RELEASE_KEYS if key in run]
+        if given:
+            raise ValueError(
+                f"{path}: [run] {given[0]} is a release setting: it needs [run] "
+                "path = 'release'."
+            )
+        return
+    for where, present in (("[errors]", bool(errors)), ("[run] m", "m" in run),
+                           ("[grid] norm", "norm" in grid)):
+        if present:
+            raise ValueError(
+                f"{path}: {where} is not for [run] path = 'release', which releases "
+                "a statistic as release_statistic does (in its mechanism's norm, "
+                "with its plan's pairs)."
+            )
+    for gamma, mechanism in itertools.product(grid["gamma"], grid["mechanism"]):
+        try:
+            release_settings(run, gamma, mechanism)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{path}: [run] path = 'release': {exc}") from None
 
 
 def check_release_run(run) -> None:

@@ -20,7 +20,6 @@ from sensampler.accounting import PrivacyFilter
 from sensampler.audit import audit_mechanism
 from sensampler.distributions import Normal
 from sensampler.mechanisms import ExponentialQuantileMechanism, QuantileCalibration
-from sensampler.mechanisms.quantile import wide_grid
 from sensampler.quantile_calibration import calibrate_quantile
 
 mp.mp.dps = 50
