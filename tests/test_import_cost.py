@@ -58,6 +58,7 @@ def _loaded(statement):
     return set(before), set(after)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "statement",
     [
@@ -78,6 +79,7 @@ def test_bare_import_stays_within_its_module_budget():
     assert len(after - before) <= BUDGET, sorted(after - before)
 
 
+@pytest.mark.slow
 def test_public_names_load_on_first_use():
     before, after = _loaded(
         "import sensampler\nsensampler.sample_sensitivity\nsensampler.accounting"
@@ -109,6 +111,7 @@ def _public_modules(package=""):
     return names
 
 
+@pytest.mark.slow
 def test_every_public_module_is_an_attribute_after_import():
     # Before: sensampler.audit, .models, .release, .budget_file and .data_files
     # raised AttributeError (the lazy loader did not know them).
@@ -169,6 +172,7 @@ def test_import_sensampler_loads_no_application_module():
     assert not [name for name in after if name.startswith("sensampler.app")]
 
 
+@pytest.mark.slow
 def test_first_run_and_release_leave_scipy_out():
     # Before: the plan's binomial tail and the mixture's moments imported
     # scipy.special and scipy.optimize (~0.3 s, more than the rest of the first
@@ -201,6 +205,7 @@ NOT_FOR_A_RELEASE = [
 ]
 
 
+@pytest.mark.slow
 def test_a_release_of_a_mean_leaves_the_accountants_and_scipy_out():
     # Before: sensampler.accounting imported every accountant (scipy.special,
     # scipy.optimize), sensampler.app.experiments the documents' studies
@@ -217,6 +222,7 @@ def test_a_release_of_a_mean_leaves_the_accountants_and_scipy_out():
     assert [name for name in NOT_FOR_A_RELEASE if name in loaded] == []
 
 
+@pytest.mark.slow
 def test_the_release_command_leaves_the_accountants_and_scipy_out(tmp_path):
     # Before: the command line imported every command's modules at start-up
     # (the demo's studies, the audits, the planning: scipy, the accountants),
@@ -235,6 +241,7 @@ def test_the_release_command_leaves_the_accountants_and_scipy_out(tmp_path):
     assert [name for name in NOT_FOR_A_RELEASE if name in loaded] == []
 
 
+@pytest.mark.slow
 def test_accounting_loads_its_accountants_on_first_use():
     # The filter and the interface load with the package; the accountants, the
     # composition functions and their modules when first named, as if eager.

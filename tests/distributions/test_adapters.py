@@ -41,6 +41,7 @@ def test_scipy_adapter_moments(frozen, seed):
     assert_moments(d, seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
 def test_sklearn_gmm_adapter_matches_fitted_model(covariance_type, seed):
     model = SkGMM(3, covariance_type=covariance_type, random_state=0).fit(PUBLIC)

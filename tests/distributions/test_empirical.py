@@ -196,6 +196,7 @@ def test_the_largest_run_covers_a_fresh_posterior_population_at_the_stated_confi
         assert rate <= alpha + 6 * np.sqrt(alpha * (1 - alpha) / trials), (rate, alpha)
 
 
+@pytest.mark.slow
 def test_posterior_weights_are_flat_dirichlet(seed):
     rows = 7
     sample = PublicSample(np.arange(float(rows)), smooth=False)

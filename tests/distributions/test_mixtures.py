@@ -40,6 +40,7 @@ def _abs_diff_by_quadrature(mix):
     return value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "mix",
     [

@@ -75,6 +75,7 @@ def _build_module():
     return build
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_notebook_is_its_example_executed(name):
     nbformat = pytest.importorskip("nbformat")

@@ -4,6 +4,7 @@ gives a finite bound; a refused spend leaves the ledger as it was."""
 from functools import partial
 
 import numpy as np
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ def _bound_ok(bound):
     assert epsilon >= 0 and 0 <= delta <= 1
 
 
+@pytest.mark.slow
 @example(1_943_240_929, 4.150126570071027e-247, 8, 4.150126570071027e-247)
 @example(0.0, 0.0, 9_223_372_036_854_775_808, 0.5)
 @example(0.001, 0.0, 2**70, 1e-5)
@@ -68,6 +70,7 @@ def test_heterogeneous_composition(epsilons, deltas):
         _bound_ok(bound)
 
 
+@pytest.mark.slow
 @given(anything, anything, st.sampled_from(["basic", "advanced", "auto", "x"]))
 def test_filter_constructor(epsilon, delta, rule):
     refused_or_result(
@@ -75,6 +78,7 @@ def test_filter_constructor(epsilon, delta, rule):
     )
 
 
+@pytest.mark.slow
 @given(anything, anything)
 def test_a_refused_spend_records_nothing(epsilon, delta):
     budget = acc.PrivacyFilter(1.0, 1e-5)
@@ -91,6 +95,7 @@ def test_a_refused_spend_records_nothing(epsilon, delta):
         assert budget.count == before[0] + 1
 
 
+@pytest.mark.slow
 @example("x", 0)
 @given(anything, anything)
 def test_a_refused_release_records_nothing(value, random_state):
@@ -106,6 +111,7 @@ def test_a_refused_release_records_nothing(value, random_state):
         assert budget.count == 1
 
 
+@pytest.mark.slow
 @example(1.3407807929942597e154)
 @example(1e308)
 @given(anything)
@@ -126,6 +132,7 @@ def test_accountants(epsilon):
         assert 0.0 <= accountant.delta(0.0) <= 1.0
 
 
+@pytest.mark.slow
 @example(0.0, 1e-300)
 @example(1e308, 1e308)
 @example(5e-324, 0.0)  # the advanced rule's sqrt(H) underflowed: ZeroDivisionError

@@ -16,6 +16,7 @@ values = st.one_of(
 )
 
 
+@pytest.mark.slow
 @given(st.sampled_from(["--gamma", "--m", "--k"]), values)
 def test_parse_args_parses_or_exits_2(flag, value):
     try:
@@ -24,6 +25,7 @@ def test_parse_args_parses_or_exits_2(flag, value):
         assert exc.code == 2
 
 
+@pytest.mark.slow
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.sampled_from(
@@ -66,6 +68,7 @@ def test_n_jobs_0_exits_2(command, capsys):
 
 
 #: Sizes no machine of 16 GiB holds: the check phase refuses them (exit 2).
+@pytest.mark.slow
 @settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @example(["sample", "--n"], 2**63)
 @example(["sample", "--query", "median", "--n"], 10**10)

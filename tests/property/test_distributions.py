@@ -4,6 +4,7 @@ draws finite records of the stated shape."""
 from functools import partial
 
 import numpy as np
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -57,6 +58,7 @@ def test_one_parameter_models(model, value):
         _check_draws(dist, 5)
 
 
+@pytest.mark.slow
 @example(distributions.LogNormal, -3300.0, 100.0)  # mean exp(1700): OverflowError
 @example(distributions.Normal, 0.0, 1e300)  # var 1e600: OverflowError
 @example(distributions.Uniform, 0.9e308, 1.7e308)  # low + high overflows
@@ -68,6 +70,7 @@ def test_two_parameter_models(model, a, b):
         _check_draws(dist, 5)
 
 
+@pytest.mark.slow
 @example([0.5, 0.5], [1.7e308, -1.7e308])
 @example([0.5, 0.5], [float("nan"), 1.0])
 @example([0.5, 0.5], ["a", "b"])
@@ -80,6 +83,7 @@ def test_categorical(probs, values):
         _check_draws(dist, 5)
 
 
+@pytest.mark.slow
 @example([1e200, -1e200], [1e200, 1.0])  # var: stds**2 + means**2 overflows
 @example([1.0958719293326849e308], [1.0958719293326845e308])  # draws overflow
 @given(st.lists(anything, max_size=3), st.lists(anything, max_size=3))
@@ -104,6 +108,7 @@ def test_empirical(data):
         _check_draws(dist, 5)
 
 
+@pytest.mark.slow
 @example([170.0])  # one public row
 @example([1.7e308, -1.7e308, 0.5])  # a spread beyond float64: no kernel width
 @example([[0.5, 1.0], [1.5, 0.0]])

@@ -32,6 +32,7 @@ def _finite_table(table, *columns):
             assert math.isfinite(row[column]), row
 
 
+@pytest.mark.slow
 @example([1e-300], {"x": 1.0}, 2, (Normal(), 3))
 @example([0.5], {"x": 1e308}, 2, (Normal(), 3))
 @example([0.5], {"x": float("nan")}, 2, (Normal(), 3))
@@ -67,6 +68,7 @@ def test_error_vs_epsilon(epsilons, sensitivities, repetitions, data):
 
 
 # n is small, or beyond any memory (a large n that fits is a legitimate request).
+@pytest.mark.slow
 @example(10**12)
 @given(st.one_of(junk, st.integers(-3, 50), st.sampled_from([2**62, 2**63, 10**12])))
 def test_error_vs_epsilon_sizes(n):
@@ -80,6 +82,7 @@ def test_error_vs_epsilon_sizes(n):
         _finite_table(table, "value")
 
 
+@pytest.mark.slow
 @example([2**53 + 1], 0.1, 1e-5)
 @example([0.5], 0.1, 1e-5)
 @example([1], 1e-300, 1e-300)
@@ -95,6 +98,7 @@ def test_vectorized_vs_sequential(ks, epsilon, delta):
         _finite_table(table, "variance")
 
 
+@pytest.mark.slow
 @example([0.5], 200.0, 1e-5, 60.0)
 @example([1], 1e-300, 1e-5, 60.0)
 @example([1], 200.0, 1e-5, 1e300)
@@ -192,6 +196,7 @@ def _toml(edits, extra):
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @example([(("grid", "gamma"), "[0.5, 1.5]")], "")
 @example([(("grid", "n"), "[5, 9223372036854775807]")], "")

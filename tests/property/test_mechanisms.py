@@ -55,6 +55,7 @@ def _release(mechanism, value):
     return mechanism.release(value, random_state=0)
 
 
+@pytest.mark.slow
 @example("zcdp", 0.0, 1e308, 0.0, 0.0)
 @example("laplace", 0.0, 1e308, 0.0, 0.0)
 @example("exponential", 0.0, 1e308, 0.0, 0.0)
@@ -103,6 +104,7 @@ def _assert_frozen_and_in_domain(mechanism):
     assert mechanism.privacy is privacy
 
 
+@pytest.mark.slow
 @given(anything, anything)
 def test_randomized_response(k, epsilon):
     mechanism = refused_or_result(
@@ -117,6 +119,7 @@ def test_randomized_response(k, epsilon):
         _assert_frozen_and_in_domain(mechanism)
 
 
+@pytest.mark.slow
 @example(None, 0.0)
 @example(float("inf"), 344835293843634.7)
 @example(1.3786992686744257e-194, 2.2250738585e-313)

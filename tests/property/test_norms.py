@@ -5,6 +5,7 @@ underflows where its value is a float64."""
 import math
 
 import numpy as np
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -44,6 +45,7 @@ def _exact_norm(norm, row):
     return max((abs(v) for v in row), default=0.0)
 
 
+@pytest.mark.slow
 @example(norms.L2SensitivityNorm, np.array([[1e200, 1e200]]))
 @example(norms.L2SensitivityNorm, np.array([[1e-200, 1e-200]]))
 @example(norms.L1SensitivityNorm, np.array([[1.7e308, 1.7e308]]))
@@ -66,6 +68,7 @@ def test_built_in_norms(cls, diff):
             assert math.isclose(value, _exact_norm(norm, row), rel_tol=1e-12)
 
 
+@pytest.mark.slow
 @example(norms.L2SensitivityNorm, [1e200], [-1e200])
 @example(norms.L1SensitivityNorm, [1.0, 2.0], [1.0])
 @given(st.sampled_from(BUILT_IN), arrays, arrays)

@@ -2,6 +2,7 @@
 name or give a plan whose numbers are finite and consistent."""
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,6 +25,7 @@ def test_sampling_plan(m, gamma, inequality):
 small = st.one_of(junk, st.integers(-3, 30), st.floats(allow_nan=True))
 
 
+@pytest.mark.slow
 @given(small, small, st.one_of(junk, st.integers(-2, 2)))
 def test_sample_sensitivity(n, m, n_jobs):
     estimate = refused_or_result(

@@ -1,6 +1,7 @@
 """Hand-made privacy records: any numbers are refused by name, or lie in their
 declared domains."""
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,6 +12,7 @@ from tests.property._contract import anything, refused_or_result
 maybe = st.one_of(st.none(), anything)
 
 
+@pytest.mark.slow
 @given(maybe, maybe, maybe)
 def test_statements(epsilon, delta, rho):
     statement = refused_or_result(
@@ -25,6 +27,7 @@ def test_statements(epsilon, delta, rho):
     assert statement.rho is None or RHO.contains(statement.rho)
 
 
+@pytest.mark.slow
 @given(anything, anything, anything)
 def test_bounds(epsilon, delta, gamma):
     bound = refused_or_result(
@@ -36,6 +39,7 @@ def test_bounds(epsilon, delta, gamma):
         assert GAMMA.contains(bound.gamma) or bound.gamma == float("inf")
 
 
+@pytest.mark.slow
 @given(anything, anything, anything, anything, anything)
 def test_runs(gamma, rho, m, k, ordinal):
     run = refused_or_result(

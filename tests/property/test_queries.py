@@ -3,6 +3,7 @@ any database it refuses it by name or answers with finite numbers; the sampler
 refuses, by name, a user query whose outputs are hostile."""
 
 import numpy as np
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -57,6 +58,7 @@ def _check_output(out):
         assert_finite(arr.astype(float))
 
 
+@pytest.mark.slow
 @example("mean", np.array([]))
 @example("median", np.array(["a", "b"]))
 @example("sum", [[1.0], [1.0, 2.0]])
@@ -86,6 +88,7 @@ levels = st.one_of(
 )
 
 
+@pytest.mark.slow
 @example([])
 @example([[0.5]])
 @example("0.5")
@@ -98,6 +101,7 @@ def test_quantile(q):
         assert np.shape(out) == np.shape(q)
 
 
+@pytest.mark.slow
 @given(st.sampled_from([queries.variance, queries.std]), anything)
 def test_variance_and_std(build, ddof):
     query = refused_or_result(lambda: build(ddof), "ddof")
@@ -120,6 +124,7 @@ ranges = st.one_of(
 )
 
 
+@pytest.mark.slow
 @example(2**62, (0.0, 1.0))
 @example(10, (-1e308, 1e308))
 @example(10, (0.0, 5e-324))
@@ -193,6 +198,7 @@ def test_user_maps_on_a_database(func, build):
         _check_output(out)
 
 
+@pytest.mark.slow
 @given(anything, anything)
 def test_estimator_query_parameters(attribute, target):
     from sklearn.linear_model import LinearRegression

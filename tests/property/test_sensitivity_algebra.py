@@ -12,6 +12,7 @@ import math
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -138,6 +139,7 @@ def _check_sampled(result: SensitivityValue, estimate: SensitivityEstimate):
     assert result.run == estimate.run
 
 
+@pytest.mark.slow
 @given(estimates(), st.lists(operations, max_size=8))
 def test_sampled_results_bound_their_coordinates_and_the_rest_is_derived_or_warned(
     estimate, steps
@@ -155,6 +157,7 @@ def test_sampled_results_bound_their_coordinates_and_the_rest_is_derived_or_warn
         value = result
 
 
+@pytest.mark.slow
 @given(estimates(), st.lists(operations, max_size=6))
 def test_a_typical_value_never_becomes_sampled(estimate, steps):
     value = estimate.mean
@@ -166,6 +169,7 @@ def test_a_typical_value_never_becomes_sampled(estimate, steps):
         assert value.source in ("typical", "derived")
 
 
+@pytest.mark.slow
 @given(estimates(), indices)
 def test_indexing_records_exactly_the_coordinates_it_selects(estimate, index):
     value = estimate.sensitivity

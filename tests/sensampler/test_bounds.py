@@ -256,6 +256,7 @@ def test_private_bounds_state_their_epsilon_and_hold_the_data():
     assert b.high / b.low < 1e4
 
 
+@pytest.mark.slow
 def test_private_bounds_are_accurate_on_most_seeds():
     data = np.random.default_rng(0).normal(170, 10, 500)
     widths = [private_bounds(data, 0.5, random_state=s).width for s in range(100)]

@@ -48,6 +48,7 @@ def test_a_pre_pass_that_cannot_work_is_refused_reading_n_only():
         check_private_bounds_epsilon(0.4, 1000, "add-remove")
 
 
+@pytest.mark.slow
 def test_at_the_smallest_epsilon_the_bounds_hold_the_data():
     # each quantile leaves the data with probability <= 0.01 at the threshold
     # (the utility bound): over 300 runs, both sides, p <= 0.02 per run; 20 or

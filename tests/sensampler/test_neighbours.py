@@ -116,6 +116,7 @@ def test_structured_and_per_coordinate_outputs():
 
 
 # ------------------------------------------------------------------- coverage
+@pytest.mark.slow
 @pytest.mark.parametrize("query", [queries.sum, queries.mean], ids=["sum", "mean"])
 def test_fresh_add_remove_pairs_exceed_the_estimate_at_most_gamma(query):
     # One run and one fresh pair per seed, the pair simulated directly: the

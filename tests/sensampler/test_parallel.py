@@ -81,6 +81,7 @@ def test_effective_workers_defers_to_parallel_config():
         assert effective_workers(None) == joblib.effective_n_jobs(None) == 2
 
 
+@pytest.mark.slow
 def test_generic_queries_run_in_parallel_chunks():
     kw = dict(m=200, random_state=4)
     serial = sample_sensitivity(np.median, HEIGHTS, 31, n_jobs=1, **kw)
@@ -111,6 +112,7 @@ def _square(x):
     return x * x
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["multiprocessing", "loky", "threading"])
 def test_every_joblib_backend_runs_tasks_in_order_with_progress(backend, capsys):
     # joblib's "multiprocessing" backend cannot return generators: the tasks
@@ -124,6 +126,7 @@ def test_every_joblib_backend_runs_tasks_in_order_with_progress(backend, capsys)
     assert "squares: 100%" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_multiprocessing_backend_gives_the_serial_estimate():
     kw = dict(m=100, random_state=5, batch_size=16)
     serial = sample_sensitivity(queries.mean, HEIGHTS, 40, n_jobs=1, **kw)
@@ -132,12 +135,14 @@ def test_multiprocessing_backend_gives_the_serial_estimate():
     np.testing.assert_array_equal(serial.samples, pooled.samples)
 
 
+@pytest.mark.slow
 def test_iter_tasks_unordered_yields_every_result():
     with joblib.parallel_config(backend="multiprocessing", n_jobs=2):
         got = sorted(iter_tasks(_square, [(i,) for i in range(7)], unordered=True))
     assert got == [i * i for i in range(7)]
 
 
+@pytest.mark.slow
 @pytest.mark.dask
 def test_dask_cluster_without_workers_fails_clearly_after_a_bounded_wait(monkeypatch):
     distributed = pytest.importorskip("distributed")
@@ -215,6 +220,7 @@ def _watch_threads():
     return [t for t in threading.enumerate() if t.name == "sensampler-dask-workers"]
 
 
+@pytest.mark.slow
 @pytest.mark.dask
 @pytest.mark.parametrize("unordered", [False, True], ids=["sample", "unordered"])
 def test_dask_cluster_losing_every_worker_mid_run_fails_after_a_bounded_wait(

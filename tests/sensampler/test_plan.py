@@ -213,6 +213,7 @@ def test_certified_gamma_refuses_m_above_the_limit():
 
 
 
+@pytest.mark.slow
 def test_exact_gamma_mode_takes_k_m_as_the_search_over_k_would():
     # The exact plan for gamma alone returns k = m without searching k; the
     # search, run when m is given, agrees on a grid down to m = 2.

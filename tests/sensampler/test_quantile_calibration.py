@@ -189,6 +189,7 @@ def test_pair_losses_are_exact_relative_to_the_scale_at_every_epsilon(epsilon):
 VALUES = [-0.5, 0.0, 0.1, 0.1, 0.3, 0.30001, 0.5, 0.9, 1.0, 2.0]  # ties, clipped
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(
     data=st.lists(st.sampled_from(VALUES), min_size=2, max_size=12),
@@ -234,6 +235,7 @@ def heights_calibration():
                               random_state=20261126)
 
 
+@pytest.mark.slow
 def test_fresh_pairs_lose_more_than_epsilon_at_most_gamma_of_the_time(
     heights_calibration,
 ):
@@ -315,6 +317,7 @@ def _worst_pair(low, high):
             [low + width * x for x in (0.0005, 0.001, 0.002)])
 
 
+@pytest.mark.slow
 def test_the_worst_case_is_reached_and_never_exceeded(heights_calibration):
     cal = heights_calibration
     mech = ExponentialQuantileMechanism(0.5, (140.0, 210.0), 1.0, calibration=cal)
@@ -532,6 +535,7 @@ def test_an_audit_stays_below_the_worst_case(heights_calibration):
     assert result.epsilon_lower > 0.7 * float(exact) and result.epsilon_lower > 0.4 * worst
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, m", [(200, 2000), (3, 60_000)])
 def test_the_memory_model_is_not_below_a_measured_footprint(n, m):
     # a chunk's records (n = 200: 402 000) or the losses (m = 60 000 pairs at

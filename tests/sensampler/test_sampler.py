@@ -321,6 +321,7 @@ def test_same_random_state_same_estimate():
     assert not np.array_equal(a.samples, e.samples)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", [queries.mean, FULL_MEAN], ids=["additive", "full"])
 @pytest.mark.parametrize("backend", ["loky", "threading"])
 def test_parallel_equals_serial_bit_for_bit(backend, query):
@@ -537,6 +538,7 @@ def test_builtin_queries_declare_whether_they_are_additive(query, additive):
     assert est.samples.shape[0] == 50
 
 
+@pytest.mark.slow
 def test_fast_path_has_the_full_paths_law(seed):
     # Same seed for both runs is fine: the two paths draw different numbers.
     n, m = 50, 100_000
@@ -551,6 +553,7 @@ def test_fast_path_has_the_full_paths_law(seed):
     assert _same_law(full.samples, fast.samples)
 
 
+@pytest.mark.slow
 def test_fast_path_histogram_has_the_full_paths_law(seed):
     # L1 change of a histogram: 2 if x and x' fall in different bins, else 0.
     edges = [0, 165, 175, 400]
@@ -852,6 +855,7 @@ def test_the_record_read_by_position_is_never_released_exactly():
         LaplaceMechanism(est, 1.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "query",
     [

@@ -109,14 +109,13 @@ def sweep_command(args: argparse.Namespace, say, to_json, writable_folder, check
         repetitions=args.repetitions,
         random_state=args.seed,
         n_jobs=args.n_jobs,
-        progress=args.progress,
     )
     out = None if args.out is None else writable_folder(args.out)
     if out is not None:
         check_out_files(out, (SWEEP_FILE,))
 
     def work():
-        table = prepared.run()
+        table = prepared.run(progress=args.progress)
         if out is not None:
             table.to_csv(os.path.join(out, SWEEP_FILE))
         mean = table.where(statistic="mean")

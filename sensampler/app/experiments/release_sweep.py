@@ -291,11 +291,11 @@ def error_vs_epsilon(
     >>> sorted(set(table.column("epsilon")))
     [0.5, 1.0]
     """
+    progress = check_flag("progress", progress)
     return prepare_sweep(
         query, population, n, epsilons, settings, data=data, column=column,
-        repetitions=repetitions, random_state=random_state, n_jobs=n_jobs,
-        progress=progress, **options,
-    ).run()
+        repetitions=repetitions, random_state=random_state, n_jobs=n_jobs, **options,
+    ).run(progress=progress)
 
 
 @dataclass(frozen=True)
@@ -311,10 +311,10 @@ class PreparedSweep:
     model: _Model
     known: Any
     repetitions: int
-    progress: bool
 
-    def run(self) -> ResultTable:
-        """The table of :func:`error_vs_epsilon`."""
+    def run(self, *, progress: bool = False) -> ResultTable:
+        """The table of :func:`error_vs_epsilon` (``progress``: a bar over the
+        epsilons)."""
         query, root, n = self.query, self.model.root, self.n
         if isinstance(self.source, np.ndarray):
             databases = np.broadcast_to(self.source, (self.repetitions, n))
@@ -330,7 +330,7 @@ class PreparedSweep:
             for j, (one, settings) in enumerate(zip(calibrated, self.per_epsilon))
         ]
         results = run_tasks(
-            _cell, tasks, n_jobs=self.model.n_jobs, progress=self.progress,
+            _cell, tasks, n_jobs=self.model.n_jobs, progress=progress,
             desc="sweep", unit="epsilon",
         )
         return _table(self.name, calibrated, self.per_epsilon, results, self.known,
@@ -349,7 +349,6 @@ def prepare_sweep(
     repetitions: int = 100,
     random_state=None,
     n_jobs: int | None = None,
-    progress: bool = False,
     **options: Any,
 ) -> PreparedSweep:
     """Check every input of :func:`error_vs_epsilon` as a release would, at every
@@ -358,7 +357,7 @@ def prepare_sweep(
     Parameters
     ----------
     query, population, n, epsilons, settings, data, column, repetitions, \
-random_state, n_jobs, progress, **options
+random_state, n_jobs, **options
         As in :func:`error_vs_epsilon`.
 
     Returns
@@ -374,7 +373,6 @@ random_state, n_jobs, progress, **options
         data = loaded
     source, n = _source(data, loaded, n, column)
     repetitions = check_count("repetitions", repetitions)
-    progress = check_flag("progress", progress)
     n_jobs = check_n_jobs(n_jobs)
     root = as_seed_sequence(random_state)
     for one in per_epsilon:  # every check of the release, at every epsilon
@@ -382,7 +380,7 @@ random_state, n_jobs, progress, **options
     check_databases_fit((), n, repetitions, settings=len(per_epsilon), n_jobs=n_jobs)
     return PreparedSweep(
         parsed[0], names[0], source, n, tuple(per_epsilon),
-        _Model(used, base, root, n_jobs), known, repetitions, progress,
+        _Model(used, base, root, n_jobs), known, repetitions,
     )
 
 

@@ -69,6 +69,7 @@ def test_the_sweep_model_is_not_below_a_measured_footprint():
         assert peak <= _memory.sweep_bytes(repetitions, n, 8, answer, 1)
 
 
+@pytest.mark.slow
 def test_the_sweep_model_counts_answers_and_rows():
     # queries.identity answers with a whole database: 5 rows per coordinate.
     n, repetitions = 300, 5
@@ -194,6 +195,7 @@ def test_an_unlimited_cgroup_is_no_limit(monkeypatch, tmp_path):
     assert _memory.available_memory() is None
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS and /proc: Linux")
 def test_the_guard_honours_rlimit_as_in_a_real_process():
     # Failed before: m = 4e8 was accepted under a 3 GiB address-space limit and

@@ -11,6 +11,7 @@ import sensampler.app.cli  # noqa: F401 - loads every public module
 from sensampler import SensitivitySampler, queries, sample_sensitivity
 from sensampler._lib.validation import check_flag
 from sensampler.app.demo import run_demo
+from sensampler.app.experiments import error_vs_epsilon
 from sensampler.app.experiments.batch import run_batch
 from sensampler.app.experiments.sweep import sensitivity_sweep
 from sensampler.audit import audit_estimate, compare_populations
@@ -50,6 +51,9 @@ _CALLS = {
     ),
     "sensitivity_sweep": lambda p, tmp: sensitivity_sweep(
         queries.mean, Normal(), 100, [1.0], {"one": 1.0}, repetitions=2, progress=p
+    ),
+    "error_vs_epsilon": lambda p, tmp: error_vs_epsilon(
+        "mean", Normal(), 100, [1.0], repetitions=2, progress=p
     ),
     "run_demo": lambda p, tmp: run_demo(out_dir=os.path.join(tmp, "demo"), progress=p),
     "run_batch": lambda p, tmp: run_batch(

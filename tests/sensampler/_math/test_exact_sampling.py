@@ -91,6 +91,7 @@ def test_bernoulli_is_exact_on_its_denominator():
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", [Fraction(1), Fraction(3, 2), Fraction(7, 2), 0.25])
 def test_discrete_laplace_law(scale):
     rng = random.Random(11)
@@ -101,6 +102,7 @@ def test_discrete_laplace_law(scale):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "sigma2", [Fraction(1), Fraction(5, 2), Fraction(10, 3), Fraction(1, 7), 20, 0.3]
 )
@@ -175,6 +177,7 @@ def test_bad_parameters_refused_before_drawing(call, error, message):
         call()
 
 
+@pytest.mark.slow
 def test_law_check_detects_a_slightly_wrong_law():
     # The same check fails when the pmf is that of sigma^2 = 2.2 instead of 2.5:
     # the tolerance is tight enough to see a 12% error in the variance.

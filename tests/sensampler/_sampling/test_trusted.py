@@ -148,6 +148,7 @@ def test_a_built_in_changed_after_construction_loses_the_trust(name, value):
     assert is_trusted(queries.mean)
 
 
+@pytest.mark.slow
 def test_trust_ends_with_the_query():
     query = trust(queries.count())
     key = id(query)

@@ -157,6 +157,7 @@ def test_remaining_with_a_gamma_budget_says_what_is_left():
     assert "gamma=0.1 left" in str(f.remaining)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", FILTERS, ids=IDS[3:])
 def test_threads_spending_at_once_never_exceed_the_budget(make):
     f = make()

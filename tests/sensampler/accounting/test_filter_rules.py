@@ -72,6 +72,7 @@ def _adaptive_gaussian_run(budget, alpha, rounds, trials, rng):
     return np.maximum(0.0, -np.expm1(1.0 - loss))
 
 
+@pytest.mark.slow
 def test_renyi_filter_with_adaptive_noise_by_simulation(seed):
     # Budget (1, 0.01) at order 8. With the filter, the whole adaptive interaction
     # stays within delta; without it, the same analyst breaks it (so the check can
@@ -183,6 +184,7 @@ def _adaptive_rr_run(filtered, delta, rounds, trials, rng):
     return np.mean(loss >= 1.0)
 
 
+@pytest.mark.slow
 def test_whitehouse_filter_bounds_the_loss_by_simulation(seed):
     # The proof's event: the total privacy loss of the adaptive interaction reaches
     # epsilon = 1 with probability <= delta' = 0.05; unfiltered, it does not.

@@ -52,6 +52,7 @@ def test_advanced_filter_bound_formula():
     assert advanced_filter_bound([eps] * k, eg, dg) == pytest.approx(expected)
 
 
+@pytest.mark.slow
 def test_runs_before_budget_experiment_of_the_filters_text():
     # 003: global (0.2, 2e-30), Laplace spends eps in [0.002, 0.2): runs until halt.
     for eps in (0.002, 0.01, 0.05, 0.1):

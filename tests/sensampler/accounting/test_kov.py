@@ -54,6 +54,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("epsilon, delta, k, target", CASES)
 def test_homogeneous_epsilon_matches_high_precision_brute_force(
     epsilon, delta, k, target

@@ -134,6 +134,7 @@ def test_laplace_oracle_reproduces_the_one_step_closed_form():
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "b, k, delta", [(1.0, 3, 1e-3), (2.0, 6, 1e-4), (0.7, 4, 1e-5)]
 )
@@ -176,6 +177,7 @@ def test_a_thousand_laplace_steps_within_one_percent_of_a_lower_bound():
     assert low <= ours <= 1.01 * low
 
 
+@pytest.mark.slow
 def test_ten_thousand_laplace_steps_are_stable_under_grid_refinement():
     # 10^4 steps of scale 100: the default grid agrees with a grid three times finer
     # to 0.1% (4.3715 and 4.3751: each is evaluated at delta less its certified
@@ -197,12 +199,14 @@ def test_pure_and_approximate_steps_match_the_exact_composition(epsilon, delta, 
     assert pld_delta([kind], true) >= homogeneous_delta(epsilon, delta, k, true)
 
 
+@pytest.mark.slow
 def test_mixed_steps_never_below_either_part():
     both = pld_epsilon([("pure", 0.5, 3), ("gaussian", 2.0, 10)], 1e-5)
     assert both >= pld_epsilon([("gaussian", 2.0, 10)], 1e-5)
     assert both <= 1.5 + pld_epsilon([("gaussian", 2.0, 10)], 1e-5)
 
 
+@pytest.mark.slow
 def test_compose_pld_returns_the_library_object():
     pld = compose_pld([("gaussian", 2.0, 100)])
     assert pld.get_epsilon_for_delta(1e-5) == pytest.approx(33.1037, abs=1e-4)
@@ -294,6 +298,7 @@ def test_pld_accountant_is_never_below_the_exact_gaussian_composition():
     assert truth <= acc.epsilon(1e-6) <= 1.01 * truth
 
 
+@pytest.mark.slow
 def test_pld_accountant_per_coordinate_laplace_is_one_step_per_coordinate():
     delta = np.array([1.0, 2.0, 3.0])
     mech = LaplaceMechanism(delta, 1.0)

@@ -110,6 +110,7 @@ def _optimal_composition_delta(epsilon, k, epsilon_prime):
     return total
 
 
+@pytest.mark.slow
 def test_the_exact_optimal_composition_reproduces_the_audit_figures():
     assert float(_optimal_composition_delta(0.01, 100_000, 26.2538)) == pytest.approx(
         2.8071e-12, rel=1e-4
@@ -119,6 +120,7 @@ def test_the_exact_optimal_composition_reproduces_the_audit_figures():
     )
 
 
+@pytest.mark.slow
 def test_tightest_composition_is_certified():
     # before (audit finding): 26.2538 from the PLD; the exact optimal composition
     # (KOV; mpmath over the binomial sum: delta 2.807e-12 at 26.2538) is 26.7178
@@ -129,6 +131,7 @@ def test_tightest_composition_is_certified():
     assert "privacy loss distribution" not in bound.method
 
 
+@pytest.mark.slow
 def test_the_fft_error_bound_covers_the_observed_round_off():
     # the observed error of the raw PLD at delta = 1e-12 (true delta 1.58e-12)
     steps = [("gaussian", 5.0, 10**4)]
@@ -140,6 +143,7 @@ def test_the_fft_error_bound_covers_the_observed_round_off():
     assert fft_error_bound(_check_steps(steps), pld._pmf_remove.size) > observed > 0
 
 
+@pytest.mark.slow
 def test_a_mixed_ledger_uses_the_pld_where_certified_and_falls_back_elsewhere():
     steps = [("laplace", 10.0, 100), ("gaussian", 5.0, 100)]
     eps, method = certified_epsilon(steps, 1e-5)

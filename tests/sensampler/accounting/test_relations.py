@@ -174,6 +174,7 @@ def _delta_of(p, q, epsilon):
     return max(_hockey_stick(p, q, epsilon), _hockey_stick(q, p, epsilon))
 
 
+@pytest.mark.slow
 def test_group_privacy_of_two_steps_against_exact_divergences():
     # Random output laws on D1, D, D2 (D1 - D - D2 two add/remove steps): the
     # replace-one pair (D1, D2) is (2 eps, (1 + e^eps) delta)-DP whenever both

@@ -184,6 +184,7 @@ def test_the_renyi_sum_converted_is_never_below_its_exact_value():
     assert total.epsilon >= _cks_on_orders(13 * mpmath.mpf(rho), [(eps, 6)], delta)
 
 
+@pytest.mark.slow
 def test_random_renyi_sums_are_never_below_their_exact_value():
     """Audit: random Rényi sums of zCDP and pure parts, converted, are never
     below the mpmath value of the same conversion, and above it by a margin that
@@ -221,6 +222,7 @@ def _pld_delta(rho, k, eps, m, epsilon):
     return gauss.compose(lap).get_delta_for_epsilon(epsilon)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rho, k, eps, m", [(0.01, 5, 0.3, 4), (0.2, 3, 1.0, 2)])
 def test_the_renyi_sum_holds_against_the_pld_of_the_pairs(rho, k, eps, m):
     """Audit: the worst case of Gaussian and Laplace parts holds against
@@ -229,6 +231,7 @@ def test_the_renyi_sum_holds_against_the_pld_of_the_pairs(rho, k, eps, m):
     assert _pld_delta(rho, k, eps, m, total.epsilon) <= 1e-6
 
 
+@pytest.mark.slow
 def test_each_share_of_delta_is_converted_rounded_up():
     """ZCDP parts beside approximate ones: each converted at delta / K, then summed;
     every share's epsilon at least its exact conversion."""

@@ -256,6 +256,7 @@ def test_a_deeply_nested_ledger_is_refused_by_name(tmp_path):
         BudgetFile(path).filter()
 
 
+@pytest.mark.slow
 def test_a_write_killed_before_its_rename_leaves_nothing_behind(tmp_path):
     path = tmp_path / "ledger.json"
     _spend(BudgetFile(path, epsilon=1.0), _statement(0.1, run_id="a"))
@@ -386,6 +387,7 @@ def test_a_fifo_budget_file_is_refused_at_once(tmp_path):
     assert "FIFO" in str(info.value) or "not a regular file" in str(info.value)
 
 
+@pytest.mark.slow
 @POSIX_ONLY
 def test_a_device_budget_file_is_refused_with_a_bounded_read():
     """Audit finding: /dev/zero as a budget file was read whole (MemoryError, exit 1,

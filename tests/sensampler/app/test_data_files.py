@@ -169,6 +169,7 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
     assert outcome and "is a FIFO (named pipe), not a regular file" in outcome[0]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @example("1_000")  # float() reads these three: found by the audit of issue 28
 @example("\u0663")
@@ -188,6 +189,7 @@ def test_a_field_is_read_only_as_ascii_decimal(tmp_path_factory, text):
         assert len(values) == 1
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_every_finite_float_round_trips(tmp_path_factory, value):

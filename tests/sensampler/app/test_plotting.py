@@ -63,6 +63,7 @@ def test_figures_leave_pyplot_and_the_backend_alone(tmp_path, estimate):
     assert fig.canvas is not None
 
 
+@pytest.mark.slow
 def test_error_vs_epsilon_figure_draws_error_bars_and_states_sd(tmp_path, estimate):
     eps = [0.1, 0.3, 1.0, 3.0]
     sens = {"sampled": estimate, "mean + 1 sd": estimate.typical(1), "x": 5.0}
@@ -102,6 +103,7 @@ def test_error_vs_epsilon_figure_draws_error_bars_and_states_sd(tmp_path, estima
     _check(fig, tmp_path / "e.png", "log", "log")
 
 
+@pytest.mark.slow
 def test_error_vs_epsilon_figure_has_one_panel_per_part(tmp_path):
     def pair(db):
         return (np.mean(db), np.median(db))
@@ -115,6 +117,7 @@ def test_error_vs_epsilon_figure_has_one_panel_per_part(tmp_path):
     assert "SD" not in _notes(fig) and SD_DEFINITION not in _notes(fig)
 
 
+@pytest.mark.slow
 def test_sensitivity_histogram_shows_the_released_run(tmp_path, estimate):
     typical = [estimate.typical(1), estimate.typical(2)]
     fig = plotting.plot_sensitivity_histogram(
@@ -136,6 +139,7 @@ def test_sensitivity_histogram_shows_the_released_run(tmp_path, estimate):
     _check(fig, tmp_path / "h.png")
 
 
+@pytest.mark.slow
 def test_composition_figure_explains_itself_and_a_capped_delta(tmp_path):
     mechs = [LaplaceMechanism(1, 0.5), GaussianMechanism(1, 0.5, 0.01, variant="classic")] * 120
     fig = plotting.plot_composition(
@@ -159,6 +163,7 @@ def test_composition_figure_explains_itself_and_a_capped_delta(tmp_path):
     assert "meaningless" not in _notes(few) and "δ = 0" in _notes(few)
 
 
+@pytest.mark.slow
 def test_runs_before_budget_shows_the_budget_and_zeros(tmp_path):
     table = runs_before_budget([0.002, 0.02, 0.2])
     fig = plotting.plot_runs_before_budget(table, tmp_path / "r.png")
@@ -174,6 +179,7 @@ def test_runs_before_budget_shows_the_budget_and_zeros(tmp_path):
     _check(fig, tmp_path / "r.png", "log", "symlog")
 
 
+@pytest.mark.slow
 def test_vectorized_vs_sequential_states_its_parameters(tmp_path):
     table = vectorized_vs_sequential(np.arange(1, 30), epsilon=0.1, delta=1e-5)
     fig = plotting.plot_vectorized_vs_sequential(table, tmp_path / "v.png")
@@ -189,6 +195,7 @@ def test_vectorized_vs_sequential_states_its_parameters(tmp_path):
     _check(fig, tmp_path / "v.png", "linear", "log")
 
 
+@pytest.mark.slow
 def test_epsilon_vs_iterations_keeps_every_curve_visible(tmp_path):
     table = epsilon_vs_iterations([10, 50, 100], sigma=200.0)
     fig = plotting.plot_epsilon_vs_iterations(table, tmp_path / "i.png")
@@ -211,6 +218,7 @@ def test_figures_without_a_path_are_returned_unsaved(estimate):
     assert isinstance(fig, Figure) and math.isfinite(fig.get_figwidth())
 
 
+@pytest.mark.slow
 def test_errors_near_the_float64_limit_plot_without_warnings(tmp_path):
     # Failed before: epsilon=1e-300 (errors ~1e300) overflowed in the log axes.
     table = sensitivity_sweep(
@@ -230,6 +238,7 @@ def test_errors_near_the_float64_limit_plot_without_warnings(tmp_path):
     assert (tmp_path / "huge.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_plot_cross_coverage_draws_one_cell_per_audit(tmp_path):
     comparison = compare_populations(
         queries.mean,
@@ -263,6 +272,7 @@ def test_the_composition_note_rounds_its_epsilon_and_delta_up():
 # writer's check: tests/sensampler/test_table.py).
 
 
+@pytest.mark.slow
 def test_a_figure_is_written_atomically_and_never_through_a_link(tmp_path):
     """savefig opened the path itself: it wrote through a link or into a FIFO."""
     table = runs_before_budget([0.02, 0.2])

@@ -216,6 +216,7 @@ def test_the_audit_report(tmp_path, capsys):
     assert "no private data were read" in page.text
 
 
+@pytest.mark.slow
 def test_a_median_release_reports_its_mechanism_without_a_sampled_sensitivity(tmp_path):
     # The exponential mechanism samples no sensitivity and adds no noise: the
     # report says so instead of failing on the missing estimate.

@@ -110,6 +110,7 @@ def _bound(seeds, confidence):
     return len(seeds) * q + 6.0 * math.sqrt(len(seeds) * q * (1.0 - q))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("confidence", [0.8, 0.99])
 def test_the_interval_covers_a_continuous_exceedance_rate(confidence):
     # The mean of 20 Normal(0, 1) records from m = 30 pairs (exact plan): the
@@ -123,6 +124,7 @@ def test_the_interval_covers_a_continuous_exceedance_rate(confidence):
     assert misses <= _bound(seeds, confidence)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("confidence", [0.8, 0.99])
 def test_the_interval_covers_an_atom_heavy_exceedance_rate(confidence):
     # The sum of Bernoulli(0.02) records: G = |x - x'| is 0 or 1, P[G = 1] =

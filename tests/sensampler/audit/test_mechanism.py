@@ -171,6 +171,7 @@ def _false_flags(mechanism, a, b, confidence, seeds, releases):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "mechanism, a, b",
     [(LaplaceMechanism(1.0, 1.0), 0.0, 1.0), (RandomizedResponse(2, 1.0), 0, 1)],
@@ -215,6 +216,7 @@ def test_the_delta_aware_bound_subtracts_delta():
     assert lenient.epsilon_lower < plain.epsilon_lower and lenient.delta == 0.2
 
 
+@pytest.mark.slow
 def test_vector_releases_are_projected_on_b_minus_a():
     # Per-coordinate sensitivities (1, 1): scales 2 / epsilon, so moving one
     # coordinate by 1 realises epsilon / 2.

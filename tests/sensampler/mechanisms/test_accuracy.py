@@ -111,6 +111,7 @@ def test_a_measure_is_the_mean_or_a_probability(measure):
         check_measure(measure)
 
 
+@pytest.mark.slow
 def test_the_quantile_error_law_matches_the_grid_law_by_definition():
     # n = 3, q = 0.5, bounds (0, 10): the output is the grid point
     # t_j = 10 j / G with probability proportional to exp(epsilon u(t_j) / 2),

@@ -22,6 +22,7 @@ def test_exponential_probabilities_follow_the_definition():
     assert np.isfinite(mech.probabilities([1e6, 1e6 + 1])).all()
 
 
+@pytest.mark.slow
 def test_exponential_sampling_frequencies(seed):
     mech = ExponentialMechanism(1.0, 2.0)
     scores = np.array([0.0, 0.5, 1.0, 3.0])
@@ -131,6 +132,7 @@ def _renyi(p, q, alpha):
     return float(special.logsumexp(log_terms)) / (alpha - 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
 def test_exponential_mechanism_is_bounded_range(epsilon):
     # Second method: exact Rényi divergences of the exponential mechanism between

@@ -368,6 +368,7 @@ WIDE_GRID = [
 ]
 
 
+@pytest.mark.slow
 def test_analytic_sigma_excess_is_within_the_documented_envelope():
     # The docstring of analytic_gaussian_sigma states what holds: never below
     # the exact sigma, and above it by at most 2e-12 + 5e-13 ln(1/delta)/eps
@@ -420,6 +421,7 @@ def _exact_rho(sensitivity, sigma):
     return sum(Fraction(float(d)) ** 2 / (2 * Fraction(float(s)) ** 2) for d, s in pairs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("per_coordinate", [False, True])
 def test_the_gaussian_rho_bounds_that_of_its_sigma(per_coordinate):
     """The rho was 0.5 / unit**2 and sigma = unit * Delta, both rounded to nearest: for

@@ -62,6 +62,7 @@ def _renyi_by_quadrature(alpha, b):
     return math.log(value) / (alpha - 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("alpha, b", [(1.5, 0.5), (2.0, 1.0), (5.0, 3.0), (20.0, 2.0)])
 def test_renyi_curve_matches_quadrature(alpha, b):
     assert laplace_rdp(alpha, b) == pytest.approx(
@@ -157,6 +158,7 @@ def test_bad_value_draws_nothing():
     assert rng.bit_generator.state == state
 
 
+@pytest.mark.slow
 def test_catastrophe_mechanism_is_eps_delta_but_publishes_the_data():
     mech = CatastropheMechanism(1.0, 1.0, 0.01)
     data = np.array([170.0, 180.0])

@@ -154,6 +154,7 @@ def test_utility_sensitivity_is_tight_by_brute_force(q):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
 def test_exact_privacy_loss_is_within_epsilon_for_every_small_pair(neighbours):
     # the exact law's largest log-probability ratio over all neighbours on a grid
@@ -391,6 +392,7 @@ def test_a_release_takes_a_random_random_and_reproduces_with_a_seed():
     assert mech.release(data) in mech.grid  # the secure generator by default
 
 
+@pytest.mark.slow
 def test_a_hundred_thousand_records_release_quickly():
     # vectorised counts; the rejection sampler needs at most G + 1 proposals
     data = np.random.default_rng(5).normal(170, 8, size=100_000)
@@ -443,6 +445,7 @@ def test_the_calibrated_statement_states_its_worst_case_rounded_up(calibration):
         s.to_dp_event(neighbours="replace-one")
 
 
+@pytest.mark.slow
 def test_the_calibrated_worst_case_is_tight_and_holds_for_every_small_pair(
     calibration,
 ):
@@ -459,6 +462,7 @@ def test_the_calibrated_worst_case_is_tight_and_holds_for_every_small_pair(
             assert realised_epsilon(data, (x, data[1]), 0.5, 2 * t, 1.0) <= worst
 
 
+@pytest.mark.slow
 def test_a_calibrated_release_samples_the_law_at_the_sampled_scale(calibration):
     t = calibration.scale
     unsized = dataclasses.replace(calibration, n=None)  # five records, unchecked

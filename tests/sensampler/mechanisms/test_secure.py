@@ -40,6 +40,7 @@ def _round(v, g):
 
 
 # ------------------------------------------------------------ grid sensitivity
+@pytest.mark.slow
 @pytest.mark.parametrize("delta, g", [(1.0, 0.25), (1.0, 0.3), (0.05, 0.1), (2.5, 1.0)])
 def test_rounding_lemma_holds_and_is_attained(delta, g):
     # |f(D) - f(D')| <= Delta  =>  |k(D) - k(D')| <= ceil(Delta / g), and some
@@ -58,6 +59,7 @@ def test_rounding_lemma_holds_and_is_attained(delta, g):
     assert (_round(x, g), _round(x + Fraction(delta), g)) == (0, bound)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [2, 3, 5])
 def test_vector_grid_bounds_hold(d):
     # L1: sum |k_j - k'_j| <= ceil(Delta_1/g) + d - 1; L2: squared <= the stated S.
@@ -179,6 +181,7 @@ def _pmf(weight, support):
     return {y: float(v / z) for y, v in w.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["laplace", "gaussian"])
 def test_releases_follow_the_shifted_discrete_law(kind):
     # value 0.6 on the grid 0.25 rounds to k = 2 (0.5); noise in steps of 0.25.

@@ -186,6 +186,7 @@ def _renyi_gaussian(alpha, shift, sigma):
     return float(mpmath.log(total) / (a - 1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("zero", [False, True])
 def test_zcdp_gaussian_states_its_worst_case_and_floors_sigma(zero):
     est = _zero(norm="l2") if zero else _estimate(norm="l2")
@@ -215,6 +216,7 @@ def test_zcdp_gaussian_cap_is_met_exactly_and_checked():
         ZCDPGaussianMechanism(_zero(norm="l2"), 0.5, worst_case_rho=0.0)
 
 
+@pytest.mark.slow
 def test_renyi_gaussian_caps_the_divergence_at_its_order():
     est = _zero(norm="l2")
     mech = RenyiGaussianMechanism(est, 4.0, 1.0, worst_case_epsilon_bar=20.0)
@@ -440,6 +442,7 @@ def test_a_per_coordinate_zero_with_a_worst_case_is_floored():
     assert np.all(mech.scale == pytest.approx(0.2)) and mech.privacy.worst_case.epsilon <= 10
 
 
+@pytest.mark.slow
 def test_the_gaussian_worst_case_stays_within_its_cap_to_the_last_ulp():
     # Before: the floor analytic_gaussian_sigma(cap, delta) * worst, rounded,
     # then the stated epsilon certified (rounded up), landed up to ~5e-14

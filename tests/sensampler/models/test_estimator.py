@@ -38,6 +38,7 @@ def test_fit_predict_score_regression():
     assert model.n_features_in_ == 3
     assert not hasattr(model, "predict_proba")
 
+@pytest.mark.slow
 def test_fit_predict_proba_classification():
     X, y = classification(100)
     model = logistic().fit(X, y)
@@ -54,6 +55,7 @@ def test_laplace_uses_the_l1_norm():
     assert model.sensitivity_.norm == "l1"
     assert model.privacy_.delta == 0.0
 
+@pytest.mark.slow
 def test_attributes_named_and_fit_intercept_false():
     X, y = regression(100)
     model = PrivateEstimator(
@@ -146,6 +148,7 @@ def _not_applicable(estimator):
     }
 
 
+@pytest.mark.slow
 @parametrize_with_checks(
     [ridge(), logistic()], expected_failed_checks=_not_applicable
 )
@@ -184,6 +187,7 @@ class _Recording(Ridge):
         _Recording.seen.append(max(i["num_threads"] for i in threadpool_info()))
         return super().fit(X, y, sample_weight)
 
+@pytest.mark.slow
 def test_fit_runs_blas_on_one_thread():
     # the fit on the public data and the choice ran with every BLAS thread
     _Recording.seen = []

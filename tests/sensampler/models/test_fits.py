@@ -145,6 +145,7 @@ def _theta(model):
     return np.concatenate([model.coef_.ravel(), model.intercept_.ravel()])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("classes", [2, 3])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])

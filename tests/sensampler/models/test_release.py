@@ -61,6 +61,7 @@ def test_the_noise_cannot_be_redrawn_from_the_models_own_seed():
     exact = np.concatenate([np.ravel(getattr(private, a)) for a in names])
     assert not np.allclose(released - redrawn, exact)
 
+@pytest.mark.slow
 def test_augment_fits_on_public_and_private_rows():
     X, y = regression(100)
     public = regression(60, seed=1)

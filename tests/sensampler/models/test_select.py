@@ -39,6 +39,7 @@ def test_public_model_wins_when_noise_swamps_the_private_data(make, monkeypatch)
     np.testing.assert_array_equal(model.estimator_.coef_, public.coef_)
     assert model.privacy_.epsilon == 0.0  # the public model reads no private data
 
+@pytest.mark.slow
 def test_private_release_wins_when_public_data_are_scarce():
     # 40 public rows (a public sample needs about 2 / gamma) in 20 dimensions
     # and noisy labels: the public model's 20 coefficients are poorly estimated

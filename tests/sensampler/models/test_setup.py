@@ -108,6 +108,7 @@ def test_public_rows_that_are_the_private_rows_are_refused_before_any_spend(
         )
     assert len(budget.ledger) == 0
 
+@pytest.mark.slow
 def test_public_rows_mostly_zero_keep_the_largest_norm_as_the_row_bound():
     # the median of the public norms is 0 here: clipping to it would leave no
     # bound, so the largest public norm is taken, and the worst case stays
@@ -119,6 +120,7 @@ def test_public_rows_mostly_zero_keep_the_largest_norm_as_the_row_bound():
     assert bounds.high == float(np.max(np.linalg.norm(X_pub, axis=1)))
     assert "largest" in bounds.note and model.privacy_.worst_case is not None
 
+@pytest.mark.slow
 def test_a_given_data_norm_clips_the_rows():
     X, y = labelled(200)
     model = shrinkable(select="shrunk", data_norm=0.5).fit(X, y)
@@ -184,6 +186,7 @@ def test_a_row_bound_whose_fit_overflows_is_refused_before_any_fit(monkeypatch):
         model.fit(X[100:], y[100:])
     assert time.perf_counter() - start < 5.0
 
+@pytest.mark.slow
 def test_a_large_row_bound_below_the_limit_still_fits():
     """The refusal stops at the overflow: a large bound below it still fits,
     its worst case finite (math.hypot, where R**2 overflowed before)."""
@@ -223,6 +226,7 @@ def _settings(**kwargs):
     return ReleaseSettings(**values)
 
 
+@pytest.mark.slow
 def test_settings_supply_what_the_keywords_would():
     """settings= (issue 36) is the same release as its fields given as keywords:
     the same sampled sensitivity on the same seed, the same statement."""

@@ -24,6 +24,7 @@ from tests.sensampler.models.estimators import (
 def _theta(model):
     return np.concatenate([model.coef_.ravel(), model.intercept_.ravel()])
 
+@pytest.mark.slow
 def test_shrunk_logistic_release_states_a_worst_case_part():
     X, y = labelled(200)
     model = shrinkable(select="shrunk").fit(X, y)
@@ -52,6 +53,7 @@ def test_the_cap_raises_the_noise_and_a_larger_cap_lowers_it():
     assert float(capped.mechanism_.sigma) >= float(loose.mechanism_.sigma)
     assert capped.privacy_.epsilon == loose.privacy_.epsilon == 0.3
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kwargs, words",
     [
@@ -72,6 +74,7 @@ def test_ridge_has_no_worst_case_part():
     assert model.privacy_.worst_case is None
     assert "not Lipschitz" in model.selected_["worst case"]
 
+@pytest.mark.slow
 def test_add_remove_neighbours_reach_the_estimate_and_the_statement():
     X, y = labelled(200)
     model = shrinkable(select="shrunk", neighbours="add-remove").fit(X, y)
@@ -82,6 +85,7 @@ def test_add_remove_neighbours_reach_the_estimate_and_the_statement():
     R = model.sensitivity_.bounds.high
     assert model.sensitivity_.worst_case == pytest.approx(C * np.sqrt(R**2 + 1))
 
+@pytest.mark.slow
 def test_public_model_release_states_zero(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("fitted on the private data")
@@ -123,6 +127,7 @@ def test_an_outlier_moves_the_release_within_its_worst_case_statement():
     )
     assert result.epsilon_lower > model.privacy_.worst_case.epsilon
 
+@pytest.mark.slow
 def test_add_remove_statements_say_the_size_they_hold_given():
     """Before: 134 rows stated the public model as 0-DP and 135 rows (an
     add/remove neighbour) a noisy fit as (1, 1e-5)-DP; the two laws are
@@ -150,6 +155,7 @@ def test_add_remove_statements_say_the_size_they_hold_given():
     assert "given n" in public.selected_["worst case"]
     assert private.privacy_.epsilon == 1.0
 
+@pytest.mark.slow
 def test_an_accountant_records_the_size_before_the_fit():
     """The accountant passed to fit is charged before the choice: its entry
     names the published n too (before, the plain mechanism's name)."""
@@ -159,6 +165,7 @@ def test_an_accountant_records_the_size_before_the_fit():
     assert f"n={FLIP} records, published" in entry.mechanism
     assert entry.epsilon == 1.0 and entry.neighbours == "add-remove"
 
+@pytest.mark.slow
 def test_replace_one_statements_keep_their_names():
     """n is the same in every replace-one neighbour: nothing more to say."""
     budget = PrivacyFilter(10.0, 1e-3)

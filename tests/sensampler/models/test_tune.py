@@ -1,6 +1,7 @@
 """The search of tune, on public data at no privacy cost (sensampler.models._tune)."""
 
 
+import pytest
 from sklearn.linear_model import Ridge
 
 from sensampler.accounting import PrivacyFilter, default_filter
@@ -10,6 +11,7 @@ from tests.sensampler.models.estimators import (
 )
 
 
+@pytest.mark.slow
 def test_tuning_spends_nothing_from_the_default_filter():
     # issue 28: tuning released every candidate TUNING_RELEASES times through the
     # default filter (41 entries, epsilon 41 for one private fit of epsilon 1).
@@ -20,6 +22,7 @@ def test_tuning_spends_nothing_from_the_default_filter():
     assert budget.count == 1
     assert budget.spent.epsilon == 1.0 and budget.spent.delta == 1e-5
 
+@pytest.mark.slow
 def test_tune_picks_a_penalty_on_public_data_only():
     X, y = regression(100)
     grid = {"alpha": [1.0, 100.0, 10000.0]}

@@ -111,6 +111,7 @@ def test_config_gives_what_the_flags_give(tmp_path, capsys):
     assert by_file["choice"] == by_flags["choice"]
 
 
+@pytest.mark.slow
 def test_same_seed_same_output_for_any_n_jobs(capsys):
     # a full-path query at n = 2000: each audit's 2000 pairs span 4 chunks
     assert pairs_per_chunk(2000, 8, True) == 524

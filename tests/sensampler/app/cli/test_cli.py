@@ -71,6 +71,7 @@ def test_every_subcommand_has_help(command):
     assert out.returncode == 0 and "usage: sensampler " + command in out.stdout
 
 
+@pytest.mark.slow
 def test_version_and_bare_command():
     # the real entry point once: the console script, or python -m sensampler
     assert sensampler("--version").stdout.strip() == f"sensampler {__version__}"
@@ -371,6 +372,7 @@ def test_n_jobs_0_is_refused_even_with_one_chunk(capsys, no_work):
     assert code == 2 and "n_jobs" in err
 
 
+@pytest.mark.slow
 def test_a_nan_of_the_probe_exits_2_without_warnings():
     # the probe of the variance of Normal(1e306, 1e304) overflows to inf: the
     # check phase answers the query once (to size the run), so it is found there
@@ -513,6 +515,7 @@ def test_a_toml_file_with_a_byte_order_mark_reads(tmp_path, capsys):
     assert main(["sample", "--population-file", str(path), "--m", "200", "--gamma", "0.5"]) == 0
 
 
+@pytest.mark.slow
 def test_a_closed_output_pipe_stops_the_printing_not_the_work(tmp_path):
     # Failed before: the log line of the second run hit the closed pipe and the
     # batch stopped after one run (`run c.toml 2>&1 | head -1`).
@@ -536,6 +539,7 @@ def test_a_closed_output_pipe_stops_the_printing_not_the_work(tmp_path):
     assert done.returncode == 0  # the work's exit code: it finished
 
 
+@pytest.mark.slow
 def test_sigterm_stops_like_ctrl_c_and_shuts_the_workers_down(tmp_path):
     # Failed before: killed at once, loky's resource tracker then warned of leaked
     # semaphores; now exit 143 with one line, and the workers are shut down.

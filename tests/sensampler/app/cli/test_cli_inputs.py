@@ -279,6 +279,7 @@ def test_a_fifo_is_refused_by_name_without_hanging(tmp_path, data, capsys):
         assert f"{what} {fifo} is a FIFO (named pipe), not a regular file" in line
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS, /dev/zero")
 @pytest.mark.parametrize(
     "argv, message",
@@ -326,6 +327,7 @@ CTRL_C_WHILE_LOADING = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_loading_is_one_line():
     # Printed a 20-line traceback through the import machinery.
     out = subprocess.run(

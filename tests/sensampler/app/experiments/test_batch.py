@@ -70,6 +70,7 @@ def test_a_grid_n_beyond_memory_is_refused_before_the_first_run(tmp_path):
     assert not (tmp_path / "out" / "runs").exists()
 
 
+@pytest.mark.slow
 def test_parallel_batch_equals_serial(tmp_path):
     config = _write(tmp_path)
     assert run_batch(config, tmp_path / "a", n_jobs=1) == run_batch(
@@ -531,6 +532,7 @@ def test_a_real_models_config_runs_scores_and_resumes(tmp_path):
     assert not (out / "references.csv").exists()
 
 
+@pytest.mark.slow
 def test_a_classifier_is_scored_by_its_test_accuracy(tmp_path):
     text = (
         REAL.replace('"load_diabetes"', '"load_breast_cancer"')
@@ -843,6 +845,7 @@ def test_a_full_disk_names_the_file(tmp_path, monkeypatch):
     assert list((out / "runs").iterdir()) == []  # no temporary file left
 
 
+@pytest.mark.slow
 def test_the_summary_is_identical_for_any_n_jobs_the_run_ids_are_not(tmp_path):
     config = _write(tmp_path, reps=3)
     run_batch(config, tmp_path / "a", n_jobs=1)
@@ -909,6 +912,7 @@ data = "diabetes"
 """
 
 
+@pytest.mark.slow
 def test_a_private_estimator_is_fitted_released_and_scored(tmp_path):
     from sklearn.linear_model import Ridge
 
@@ -950,6 +954,7 @@ def test_the_shipped_private_estimator_config_runs_from_the_command_line(tmp_pat
     assert mean["measure"] == "test_accuracy" and 0.5 < float(mean["error"]) <= 1
 
 
+@pytest.mark.slow
 def test_a_private_estimator_summary_is_identical_for_any_n_jobs(tmp_path):
     text = _edit("tune", None, _edit("epsilon", "[1.0]", _edit("m", "20", PRIVATE_ESTIMATOR)))
     text = text.replace('["boot"]', '["boot", "boot2"]') + (

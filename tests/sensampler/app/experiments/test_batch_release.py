@@ -28,6 +28,7 @@ def _rows(summary, **where):
     return [r for r in summary.rows if all(r[k] == v for k, v in where.items())]
 
 
+@pytest.mark.slow
 def test_a_release_run_is_the_sweep_of_the_release_and_states_both_epsilons(tmp_path):
     """Before, a batch knew no bounds, cap or quantile mechanism: a median was
     swept with Laplace noise on a sampled sensitivity, and the summary had one

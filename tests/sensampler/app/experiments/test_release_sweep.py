@@ -21,6 +21,7 @@ def _mean_row(table, epsilon):
     return row
 
 
+@pytest.mark.slow
 def test_a_median_sweep_states_what_the_release_of_the_same_seed_states():
     """The sweep's mechanism at each epsilon is the release's: the same sampled
     quantile scale (child 0 of the seed), the same gamma and worst case."""
@@ -36,6 +37,7 @@ def test_a_median_sweep_states_what_the_release_of_the_same_seed_states():
     assert row["worst_case_epsilon"] == pytest.approx(worst, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_a_mean_sweep_adds_the_release_noise_and_its_floor():
     """A mean is released with the sampled sensitivity raised to the worst-case
     cap's floor, as the release does: the sweep's mean error over 4000 databases is
@@ -97,6 +99,7 @@ def test_bad_inputs_are_refused_before_anything_is_drawn(kwargs, message, monkey
         prepare_sweep(**arguments)
 
 
+@pytest.mark.slow
 def test_a_median_without_public_bounds_is_swept_over_the_wide_grid_at_its_epsilon():
     """Over private bounds a quantile spends no pre-pass: the release draws it over
     the wide public grid at its whole epsilon, and so does the sweep."""

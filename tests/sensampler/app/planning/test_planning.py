@@ -97,6 +97,7 @@ def _simulated_quantile_errors(query, epsilon, seed):
     return errors
 
 
+@pytest.mark.slow
 def test_the_planned_epsilon_gives_the_target_error_over_200_releases():
     target = 0.1
     plan = plan_release("mean", HEIGHTS, N, target_error=target, random_state=7)
@@ -205,6 +206,7 @@ def test_a_quantile_plan_names_the_release_mechanism_bounds_and_guarantee():
     assert mean.sampling_plan == "m=113, k=113, gamma=0.04982 (exact)"
 
 
+@pytest.mark.slow
 def test_a_plan_cannot_state_a_guarantee_its_fields_do_not_carry():
     plan = plan_release("median", HEIGHTS, N, epsilon=1.0, runs=3, random_state=0)
     with pytest.raises(ValueError, match="a plan of the exponential mechanism has"):
@@ -217,6 +219,7 @@ def test_a_plan_cannot_state_a_guarantee_its_fields_do_not_carry():
         dataclasses.replace(plan, mechanism="laplace")
 
 
+@pytest.mark.slow
 def test_a_median_is_planned_as_released_whatever_the_noise_mechanism():
     plan = plan_release("median", HEIGHTS, N, epsilon=1.0, delta=1e-6,
                         mechanism="gaussian", runs=3, random_state=0)
@@ -225,6 +228,7 @@ def test_a_median_is_planned_as_released_whatever_the_noise_mechanism():
     assert plan.expected_error == same.expected_error
 
 
+@pytest.mark.slow
 def test_given_bounds_are_those_of_the_release():
     plan = plan_release("median", HEIGHTS, N, epsilon=1.0, runs=5, bounds=(150, 190),
                         random_state=0)

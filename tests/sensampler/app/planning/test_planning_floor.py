@@ -109,6 +109,7 @@ def test_no_bounds_plan_the_release_without_a_floor():
     assert median.mechanism == "laplace" and median.sensitivity > 0
 
 
+@pytest.mark.slow
 def test_a_quantile_plan_keeps_the_cap():
     plain = plan_release("median", HEIGHTS, 500, epsilon=1.0, worst_case_epsilon=1.0,
                          runs=5, random_state=0)
@@ -223,6 +224,7 @@ def test_a_quantile_capped_below_epsilon_states_the_epsilon_the_release_states()
     assert words in plan.text() and words in plan._repr_html_()
 
 
+@pytest.mark.slow
 def test_a_sampled_quantile_scale_states_the_most_the_release_may_state():
     """Finding: the plan stated the worst case of the scale sampled on its own pairs,
     where the release samples its own and stated more; the plan states the most the
@@ -362,6 +364,7 @@ def _plans():
     return mean, median, plain
 
 
+@pytest.mark.slow
 def test_a_plan_built_by_hand_cannot_state_a_worst_case_it_does_not_carry():
     """Finding: a ReleasePlan built by hand could state a worst case without bounds, a
     NaN, negative or infinite cap, bad bounds or NaN errors (not strict JSON), and a
@@ -494,6 +497,7 @@ def test_the_quantile_plan_at_every_cap_matches_the_release_s_rule(query, neighb
         assert stated <= plan.worst_case_epsilon <= min(cap, 4.0)
 
 
+@pytest.mark.slow
 def test_a_target_is_solved_below_a_quantile_s_cap_and_states_it():
     """What holds: a target error is solved at an epsilon below a quantile's cap, with a
     sampled scale within the cap."""
@@ -503,6 +507,7 @@ def test_a_target_is_solved_below_a_quantile_s_cap_and_states_it():
     assert plan.gamma is not None and plan.epsilon < plan.worst_case_epsilon <= 0.5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", ["mean", "median"])
 def test_the_same_seed_gives_the_same_plan_whatever_n_jobs(query):
     """What holds: the same seed gives the same plan whatever n_jobs."""
@@ -522,6 +527,7 @@ def test_a_bad_cap_on_the_command_line_exits_2_with_one_line(value, capsys):
     assert err.count("\n") == 1 and "--worst-case-epsilon" in err
 
 
+@pytest.mark.slow
 def test_text_card_and_json_say_the_same_bounds_and_worst_case(capsys):
     """What holds: a plan's text, card and JSON state the same bounds and worst case, on
     the command line as in Python."""
@@ -539,6 +545,7 @@ def test_text_card_and_json_say_the_same_bounds_and_worst_case(capsys):
             assert plan.worst_case in shown and "[140, 210] (given)" in shown
 
 
+@pytest.mark.slow
 def test_a_plan_built_by_hand_states_a_delta_its_mechanism_takes():
     """Before: a Laplace or exponential plan accepted delta > 0 (and a Gaussian plan
     delta = 0 or NaN), stating a guarantee its release cannot give."""

@@ -39,6 +39,7 @@ def test_the_sampled_plan_draws_add_remove_pairs():
     assert "for replace-one neighbours (n=300 records)" in default.guarantee
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("q", [0.5, 0.9])
 def test_the_quantile_plan_uses_the_add_remove_utility_sensitivity(q):
     # The plain exponential mechanism weighs exp(eps u / (2 du)): under add/remove
@@ -76,6 +77,7 @@ def test_add_remove_needs_two_records_and_a_known_relation():
 FLAGS = ["plan", "--query", "median", "--population", "heights", "--n", "200"]
 
 
+@pytest.mark.slow
 def test_the_command_line_takes_neighbours(capsys):
     args = [*FLAGS, "--epsilon", "0.5", "--runs", "3", "--seed", "1", "--json"]
     assert main([*args, "--neighbours", "add-remove"]) == 0

@@ -85,6 +85,7 @@ def test_release_command_prints_the_answer_and_the_full_statement(files, capsys)
     assert abs(answer - values.mean()) < 30 * scale
 
 
+@pytest.mark.slow
 def test_json_is_strict_and_complete(files, capsys):
     private, public, values = files
     code, out, _ = _run(
@@ -590,6 +591,7 @@ def test_a_report_cannot_overwrite_the_budget_it_spends_from(tmp_path):
     assert spent is not None and spent >= 0.5
 
 
+@pytest.mark.slow
 def test_a_secure_mechanism_choice_is_not_dropped_for_a_median():
     """Documented (docs/release.md): a quantile uses the exponential mechanism whatever
     --mechanism says, and that mechanism is now floating-point safe too: a public

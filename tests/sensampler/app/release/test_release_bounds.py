@@ -120,6 +120,7 @@ def test_a_rare_bernoulli_count_is_never_exact():
     assert all(r.statement.worst_case.epsilon <= 5.0 for r in releases)
 
 
+@pytest.mark.slow
 def test_an_outlier_is_not_released_by_the_maximum():
     # Before: quantile:1 released 987647 for a column holding 987654.321.
     data = _heights(500)

@@ -78,6 +78,7 @@ def test_replace_one_stays_the_default():
     assert "(n=400 records)" in r.guarantee
 
 
+@pytest.mark.slow
 def test_a_quantile_uses_the_add_remove_utility_sensitivity():
     r = release_statistic(DATA, "quantile:0.9", POP, epsilon=1.0, neighbours="add-remove")
     assert r.statement.neighbours == "add-remove"
@@ -103,6 +104,7 @@ def test_the_plain_dp_release_is_calibrated_and_labelled_for_its_relation():
     assert add_remove.bounds.statement.neighbours == "add-remove"
 
 
+@pytest.mark.slow
 def test_a_replace_one_budget_file_records_the_converted_statements(tmp_path):
     ledger = tmp_path / "ledger.json"
     budget = BudgetFile(ledger, epsilon=5.0, gamma=0.5)
@@ -144,6 +146,7 @@ def test_a_replace_one_budget_charged_over_its_limit_refuses_before_sampling(
     assert f.count == 1
 
 
+@pytest.mark.slow
 def test_filters_record_each_statement_under_their_own_relation():
     earlier = PrivacyStatement("earlier", 0.1, 0.0)  # replace-one
     replace_one = PrivacyFilter(5.0, rule="basic")

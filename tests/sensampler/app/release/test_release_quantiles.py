@@ -65,6 +65,7 @@ def test_an_outlier_is_never_published_by_the_top_quantile():
     assert plain.calibration is None and plain.value < 203
 
 
+@pytest.mark.slow
 def test_median_uses_the_exponential_mechanism_with_model_bounds():
     data = HEIGHTS.sample(500, random_state=1)
     r = release_statistic(data, "median", HEIGHTS, epsilon=1.0, random_state=0)
@@ -200,6 +201,7 @@ def test_budget_file_records_a_calibrated_quantile_with_its_gamma(tmp_path):
     assert BudgetFile(tmp_path / "l.json").filter().count == 2
 
 
+@pytest.mark.slow
 def test_command_prints_the_plain_statement_and_the_bounds(tmp_path, capsys):
     private = _csv(tmp_path / "private.csv", np.append(_heights(), 987654.321))
     code = main(["release", "--data", private, "--column", "height", "--population",
@@ -319,6 +321,7 @@ def test_a_private_bounds_pre_pass_is_spent_for_the_queries_that_need_it():
     assert mean.bounds.source == "private" and median.bounds is None
 
 
+@pytest.mark.slow
 def test_a_plain_quantile_needs_no_memory_for_a_sensitivity_it_does_not_sample(
     monkeypatch,
 ):
@@ -353,6 +356,7 @@ def _calibration_gamma(n=300, gamma=0.05, neighbours="replace-one"):
                              neighbours=neighbours)[3].gamma
 
 
+@pytest.mark.slow
 def test_the_planned_gamma_bounds_what_the_calibration_spends():
     """Before: a calibrated quantile was planned at the gamma of the fewest pairs
     (m=113: 0.049814), and its calibration (m=2000) spent 0.049874: a budget at the
@@ -452,6 +456,7 @@ def test_bad_worst_case_epsilon_exits_2_in_one_line_spending_nothing(
     assert (ledger.read_text() if ledger.exists() else None) == before
 
 
+@pytest.mark.slow
 def test_a_quantile_without_bounds_is_the_plain_mechanism_over_the_wide_grid():
     """Before: without bounds a quantile sampled a sensitivity like any statistic,
     a leak at a record the model never draws (issue 37); then it was refused. Now
@@ -550,6 +555,7 @@ def test_a_public_sample_states_its_basis_and_runs_on_posterior_populations(tmp_
     assert r.calibration.n == 300
 
 
+@pytest.mark.slow
 def test_the_report_card_and_json_leak_no_answer_and_round_up(tmp_path):
     """Audit: no printed form (text, card, report, JSON) shows the exact answer, and
     every epsilon and gamma printed with fewer digits is rounded up."""
@@ -573,6 +579,7 @@ def test_the_report_card_and_json_leak_no_answer_and_round_up(tmp_path):
     assert "0.333334" in texts["text"] and "0.333333-DP" not in texts["text"]
 
 
+@pytest.mark.slow
 def test_the_suggested_flag_of_the_price_gives_the_plain_mechanism_at_epsilon(capsys):
     """Before: "--worst-case-epsilon 0.333333", a cap below epsilon=1/3."""
     r = release_statistic(_heights(), "median", POP, epsilon=1 / 3, random_state=0)

@@ -200,6 +200,7 @@ def test_the_flags_build_the_record_the_keywords_build():
     assert settings_from_args(parser.parse_args([])) == ReleaseSettings()
 
 
+@pytest.mark.slow
 def test_a_settings_record_and_keywords_release_alike():
     settings = ReleaseSettings(epsilon=0.5, bounds="100:250", inequality="exchangeable")
     by_record = release_statistic(DATA, "mean", POP, settings, random_state=4)
