@@ -49,6 +49,7 @@ def test_example_runs(name, tmp_path):
         assert (tmp_path / "real_models.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_real_models_example_names_its_extras_on_a_core_install(tmp_path):
     example = os.path.join(ROOT, "examples", "06_real_models.py")
     hide = "import runpy, sys\nsys.modules['pandas'] = None\n"

@@ -47,6 +47,7 @@ def test_composition_functions(epsilon, delta, k, delta_prime):
         _bound_ok(bound)
 
 
+@pytest.mark.slow
 @given(st.one_of(anything, st.lists(anything, max_size=3)), anything)
 def test_list_compositions(epsilons, deltas):
     for call in (
@@ -58,6 +59,7 @@ def test_list_compositions(epsilons, deltas):
             _bound_ok(bound)
 
 
+@pytest.mark.slow
 @example(1.3407807929942597e154, 0.0)
 @given(st.one_of(anything, st.lists(anything, max_size=3)), anything)
 def test_heterogeneous_composition(epsilons, deltas):

@@ -113,6 +113,7 @@ def _strict(text):
     return json.loads(text, parse_constant=refuse)
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @example("sampled,mean", "1")  # printed NaN before (delta, coordinate)
 @given(

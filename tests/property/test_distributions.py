@@ -50,6 +50,7 @@ def _check_draws(dist, n):
         assert_finite(x)
 
 
+@pytest.mark.slow
 @given(st.sampled_from(sorted(ONE_PARAMETER, key=str)), anything)
 def test_one_parameter_models(model, value):
     dist = refused_or_result(lambda: model(value), ONE_PARAMETER[model])
@@ -99,6 +100,7 @@ def test_gaussian_mixture(means, stds):
         _check_draws(dist, 5)
 
 
+@pytest.mark.slow
 @example([1.7e308, 1.7e308])  # the mean's sum overflows
 @example([()])  # records of no field: np.average divides 0 by 0
 @given(st.one_of(anything, st.lists(anything, max_size=4)))
@@ -130,6 +132,7 @@ def test_public_sample(data):
 
 
 # n is kept small: a model draws as many records as asked, memory permitting.
+@pytest.mark.slow
 @given(st.one_of(junk, st.integers(-5, 50), st.floats(allow_nan=True)))
 def test_sample_size(n):
     x = refused_or_result(

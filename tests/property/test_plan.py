@@ -11,6 +11,7 @@ from sensampler.distributions import Normal
 from tests.property._contract import anything, junk, refused_or_result
 
 
+@pytest.mark.slow
 @given(anything, anything, st.sampled_from(["exact", "dkw", "x"]))
 def test_sampling_plan(m, gamma, inequality):
     plan = refused_or_result(

@@ -139,6 +139,7 @@ def test_histogram(b, r):
         assert out.sum() <= 4
 
 
+@pytest.mark.slow
 @given(anything, anything, anything)
 def test_batched_query_parameters(name, releases_gil, kind):
     query = refused_or_result(
@@ -153,6 +154,7 @@ def test_batched_query_parameters(name, releases_gil, kind):
         assert isinstance(query.name, str) and isinstance(query.releases_gil, bool)
 
 
+@pytest.mark.slow
 @given(anything, anything, anything)
 def test_additive_and_batched_markers(func, mean, name):
     refused_or_result(
@@ -240,6 +242,7 @@ hostile_outputs = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @example(_overflowing, "l1")
 @example(_overflowing, "l2")
 @given(hostile_outputs, st.sampled_from(["l1", "l2", "linf", "coordinate"]))

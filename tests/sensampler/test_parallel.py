@@ -297,6 +297,7 @@ def test_dask_worker_replaced_within_the_wait_gives_the_serial_estimate(monkeypa
     assert not _watch_threads()
 
 
+@pytest.mark.slow
 def test_shutdown_workers_stops_the_reusable_loky_workers():
     from joblib.externals.loky import get_reusable_executor, reusable_executor
 

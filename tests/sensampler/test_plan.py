@@ -109,6 +109,7 @@ def test_k_one_certifies_nothing():
     assert certified_gamma(100, 1) == 1.0
 
 
+@pytest.mark.slow
 def test_exact_bound_by_simulation(seed):
     # G ~ Uniform(0, 1), so F(G_(k)) = G_(k) and the tail mass above it is 1 - G_(k).
     # The binomial bound is attained for a continuous G: the rate of the sampler's own

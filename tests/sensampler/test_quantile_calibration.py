@@ -259,6 +259,7 @@ def test_fresh_pairs_lose_more_than_epsilon_at_most_gamma_of_the_time(
     assert share[1] > gamma + 6 * se and share[2] > 0.4  # measured 0.090, 0.500
 
 
+@pytest.mark.slow
 def test_the_released_order_statistic_is_the_kth_smallest_running_maximum():
     # The pairs drawn again from the same seed, the way the module defines
     # them, and the order statistic recomputed: the k-th smallest (k = m the
@@ -394,6 +395,7 @@ def test_bad_inputs_are_refused_before_drawing(change, error, message):
     assert population.draws == 0
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_calibration():
     one, two = _calibration(random_state=5), _calibration(random_state=5)
     assert (one.scale, one.run.released, one.run.seed) == (
@@ -403,6 +405,7 @@ def test_the_same_seed_gives_the_same_calibration():
     assert other.run.released != one.run.released
 
 
+@pytest.mark.slow
 def test_the_default_pairs_and_the_cap():
     cal = _calibration()
     assert (cal.run.m, cal.run.inequality) == (DEFAULT_PAIRS, "exact")
@@ -476,6 +479,7 @@ def test_a_public_sample_too_small_and_a_degenerate_population():
     assert mech.worst_case_epsilon == 4.0 and mech.privacy.worst_case.epsilon == 4.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("inequality", ["exact", "exchangeable"])
 def test_a_public_sample_population(inequality):
     rows = HEIGHTS.sample(60, np.random.default_rng(4))

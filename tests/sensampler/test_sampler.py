@@ -283,6 +283,7 @@ def test_structured_outputs_give_one_estimate_per_part(wrap):
     assert all(p.gamma <= 0.05 and p.parts == 2 for p in parts)
 
 
+@pytest.mark.slow
 def test_estimator_query_on_a_regression_population():
     pop = LinearRegressionPopulation(
         MultivariateNormal([0, 0], np.eye(2)), [1.0, -2.0], noise=0.5
@@ -571,6 +572,7 @@ def test_fast_path_histogram_has_the_full_paths_law(seed):
     assert_close_in_se(p_full, p_fast, se, z=6.1)
 
 
+@pytest.mark.slow
 def test_a_wrong_fast_path_is_detected(monkeypatch, seed):
     # The test above must be able to fail: a fast path whose scale is 10% off.
     from sensampler import sampler

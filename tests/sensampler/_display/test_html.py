@@ -260,6 +260,7 @@ def test_a_hostile_query_name_is_escaped(estimate):
     parse(markup)
 
 
+@pytest.mark.slow
 def test_a_release_and_a_plan_render(tmp_path):
     data = HEIGHTS.sample(200, random_state=3)
     release = release_statistic(data, "median", HEIGHTS, epsilon=1.0, random_state=0)

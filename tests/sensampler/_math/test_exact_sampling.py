@@ -57,6 +57,7 @@ def _check_cells(draws, pmf, n):
         assert_close_in_se(observed, p, se)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "gamma", [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(7, 3), 5.5, 12]
 )
@@ -115,6 +116,7 @@ def test_discrete_gaussian_law(sigma2):
     )
 
 
+@pytest.mark.slow
 def test_discrete_gaussian_is_symmetric_with_the_right_variance():
     # Variance of N_Z(0, 4) is < 4 (CKS 2020, Cor. 9); computed by mpmath.
     rng = random.Random(3)

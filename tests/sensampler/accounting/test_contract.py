@@ -244,6 +244,7 @@ def _run_pair(tag):
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [
     lambda: PrivacyFilter(1.0, 0.0, gamma=0.5),
     lambda: RenyiFilter(1.0, 1e-6),

@@ -53,6 +53,7 @@ def test_laplace_releases_at_their_exact_renyi_cost():
     assert renyi_filter_count(min(0.01, alpha * 0.01**2 / 2), budget) < n
 
 
+@pytest.mark.slow
 def test_auto_order_is_chosen_at_the_first_spend_and_kept():
     f = RenyiFilter(1.0, 1e-6)
     assert f.orders is None

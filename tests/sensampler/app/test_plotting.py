@@ -52,6 +52,7 @@ def estimate():
     return sample_sensitivity(queries.identity, HEIGHTS, 1, gamma=0.05, random_state=0)
 
 
+@pytest.mark.slow
 def test_figures_leave_pyplot_and_the_backend_alone(tmp_path, estimate):
     import matplotlib.pyplot as plt
 

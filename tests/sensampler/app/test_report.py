@@ -253,6 +253,7 @@ def test_a_public_sample_s_basis_is_on_the_card_and_the_page(tmp_path):
 # with the release's own statement.
 
 
+@pytest.mark.slow
 def test_the_report_of_a_quantile_release_states_its_worst_case_guarantee():
     """Audit finding: the report of a quantile release said "No worst-case statement"
     while the release states one (the plain mechanism at a cap, or a sampled scale's

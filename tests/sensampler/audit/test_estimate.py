@@ -65,6 +65,7 @@ def test_a_pickled_estimate_comes_back_without_its_problem():
 
 
 # ------------------------------------------------------------ misspecification
+@pytest.mark.slow
 def test_the_audit_separates_the_population_from_a_heavier_tailed_one():
     # The mean at n = 200, gamma = 0.05 (exact plan: m = k = 113) under
     # Normal(0, 1), the run of random_state=0: fresh pairs of its own population

@@ -98,6 +98,7 @@ CORRECT = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CORRECT))
 def test_every_mechanism_keeps_its_statement(name):
     mechanism, a, b, delta, releases = CORRECT[name]
@@ -228,6 +229,7 @@ def test_vector_releases_are_projected_on_b_minus_a():
     assert 0.3 < result.epsilon_lower <= 0.5
 
 
+@pytest.mark.slow
 def test_a_statistic_of_the_releases_can_be_given():
     mechanism = ExponentialMechanism(1.0, 2.0)
     a, b = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])

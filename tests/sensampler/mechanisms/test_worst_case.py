@@ -481,6 +481,7 @@ def _estimates():
         )
 
 
+@pytest.mark.slow
 def test_the_gaussian_worst_case_rho_and_noise_are_rounded_the_safe_way():
     """1 / (2 unit^2) with unit = sigma / Delta_wc, both rounded to nearest: the stated
     rho was below Delta_wc^2 / (2 sigma^2) for 122 of these 240."""

@@ -29,6 +29,7 @@ from tests.sensampler.models.estimators import (
 )
 
 
+@pytest.mark.slow
 def test_fit_predict_score_regression():
     X, y = regression(100)
     model = ridge().fit(X, y)
@@ -49,6 +50,7 @@ def test_fit_predict_proba_classification():
     np.testing.assert_array_equal(model.classes_, [0, 1])
     assert set(model.predict(X)) <= {0, 1}
 
+@pytest.mark.slow
 def test_laplace_uses_the_l1_norm():
     X, y = regression(100)
     model = ridge(mechanism="laplace", delta=0.0).fit(X, y)
@@ -72,6 +74,7 @@ def test_attributes_named_and_fit_intercept_false():
     named = ridge(attributes=["coef_"]).fit(X, y)
     assert named.attributes_ == ("coef_",)
 
+@pytest.mark.slow
 def test_filter_refuses_an_over_budget_fit_and_spends_nothing(monkeypatch):
 
     X, y = regression(100)
@@ -101,6 +104,7 @@ def test_private_classes_must_be_the_public_ones():
     with pytest.raises(ValueError, match=re.escape("exactly the public classes [0, 1]")):
         logistic().fit(X, np.where(y == 1, 2, y))
 
+@pytest.mark.slow
 def test_pandas_input_keeps_feature_names():
     pd = pytest.importorskip("pandas")
     X, y = regression(100)
@@ -111,6 +115,7 @@ def test_pandas_input_keeps_feature_names():
     assert list(model.feature_names_in_) == columns
     assert model.predict(pd.DataFrame(X, columns=columns)).shape == (100,)
 
+@pytest.mark.slow
 def test_pipeline_clone_and_params():
     X, y = regression(100)
     pipe = make_pipeline(FunctionTransformer(), ridge())
@@ -124,6 +129,7 @@ def test_pipeline_clone_and_params():
     model.set_params(estimator__alpha=5.0)
     assert model.estimator.alpha == 5.0
 
+@pytest.mark.slow
 def test_a_fit_charged_to_the_default_filter_is_recorded_once():
     # issue 28: fit(accountant=F) inside default_filter(F) recorded two entries.
     X, y = regression(100)

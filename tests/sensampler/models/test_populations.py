@@ -25,6 +25,7 @@ def test_smooth_populations(population):
     Xr, yr = regression(100)
     assert ridge(population=population).fit(Xr, yr).predict(Xr).shape == (100,)
 
+@pytest.mark.slow
 def test_population_object_is_used_as_given():
     X, y = regression(100)
     rows = np.column_stack(regression(60, seed=1))

@@ -34,6 +34,7 @@ def test_privacy_and_sensitivity_describe_the_release():
     )
     assert model.mechanism_.sigma > 0
 
+@pytest.mark.slow
 def test_released_attributes_differ_from_the_private_fit_by_the_noise():
     X, y = regression(100)
     model = ridge().fit(X, y)
@@ -43,6 +44,7 @@ def test_released_attributes_differ_from_the_private_fit_by_the_noise():
     public = Ridge(alpha=1.0).fit(*regression(60, seed=1))
     assert model.estimator_.n_features_in_ == public.n_features_in_
 
+@pytest.mark.slow
 def test_the_noise_cannot_be_redrawn_from_the_models_own_seed():
     # before: noise came from random_state's fourth child, so anyone holding the
     # model (get_params, a pickle) could draw it again and subtract it
@@ -72,6 +74,7 @@ def test_augment_fits_on_public_and_private_rows():
     assert both.sensitivity_.n == 100  # the private rows are what is sampled
     assert np.isfinite(both.score(X, y))
 
+@pytest.mark.slow
 def test_non_released_attributes_come_from_the_public_fit_only():
     # LinearRegression keeps the singular values of the training X: released from
     # a private fit, they would publish the private data's geometry.

@@ -38,6 +38,7 @@ def test_unscaled_features_get_advice_to_standardise():
     assert "order_dependent" not in message
 
 
+@pytest.mark.slow
 def test_binary_logistic_fits_are_sampled_by_stack_not_database_by_database(
     monkeypatch,
 ):

@@ -75,6 +75,7 @@ def test_selected_lists_every_candidate_with_its_expected_score():
     for row in model.selected_["candidates"].values():
         assert 0 <= row["expected accuracy"] <= 1 and row["standard error"] >= 0
 
+@pytest.mark.slow
 def test_a_classifier_without_probabilities_is_chosen_for_too():
     from sklearn.svm import LinearSVC
 

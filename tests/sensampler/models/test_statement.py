@@ -68,6 +68,7 @@ def test_no_worst_case_part_is_said_in_words(kwargs, words):
     assert model.selected_["worst case"].startswith("no worst-case part")
     assert words in model.selected_["worst case"]
 
+@pytest.mark.slow
 def test_ridge_has_no_worst_case_part():
     model = shrinkable(Ridge(), public=regression(60, seed=1), select="shrunk")
     model.fit(*regression(200))

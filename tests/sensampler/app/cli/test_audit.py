@@ -124,6 +124,7 @@ def test_same_seed_same_output_for_any_n_jobs(capsys):
     assert outputs[0] == outputs[1]
 
 
+@pytest.mark.slow
 def test_out_writes_the_table_and_the_heat_map(tmp_path, capsys):
     folder = tmp_path / "results"
     code, out, err = _run(capsys, *TWO, *SMALL, "--out", str(folder))

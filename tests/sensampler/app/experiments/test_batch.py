@@ -42,6 +42,7 @@ def _write(tmp_path, reps=20, name="config.toml"):
     return path
 
 
+@pytest.mark.slow
 def test_batch_runs_and_resumes_without_redoing(tmp_path):
     config = _write(tmp_path)
     out = tmp_path / "out"

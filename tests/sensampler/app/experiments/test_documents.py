@@ -196,6 +196,7 @@ def test_runs_before_budget_refuses_a_study_that_never_ends():
         runs_before_budget([1.9e-7], rules=("basic",))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("epsilon", [0.003, 0.001, 0.0004])
 def test_the_release_cap_bounds_the_releases_made(epsilon):
     from sensampler.app.experiments.documents import _most_releases

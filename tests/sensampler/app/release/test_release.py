@@ -571,6 +571,7 @@ def test_the_private_file_as_population_publishes_no_record_of_it(tmp_path, caps
     assert str(OUTLIER) not in out + err
 
 
+@pytest.mark.slow
 def test_a_report_cannot_overwrite_the_budget_it_spends_from(tmp_path):
     """Audit finding: a report naming the budget file replaced the ledger with the HTML
     page; the report is refused before anything is spent, or the ledger keeps what

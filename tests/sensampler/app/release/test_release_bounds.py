@@ -108,6 +108,7 @@ def test_a_histogram_bin_the_model_never_reaches_is_not_released_exactly():
     assert r.estimate.worst_case == 2.0  # replace-one, l1
 
 
+@pytest.mark.slow
 def test_a_rare_bernoulli_count_is_never_exact():
     # Before: 10 of 20 seeds sampled sensitivity 0 and published the exact count.
     column = (np.random.default_rng(0).random(1000) < 0.002).astype(float)

@@ -378,6 +378,7 @@ def test_the_planned_gamma_bounds_what_the_calibration_spends():
     assert r.statement.gamma <= planned.gamma and budget.count == 1
 
 
+@pytest.mark.slow
 def test_the_private_bounds_pre_pass_is_not_spent_for_a_refused_gamma():
     """Before: the pre-pass's eps0 was spent, then the calibrated median refused; over
     private bounds nothing is sampled now (plain DP, no gamma), and a budget too
@@ -472,6 +473,7 @@ def test_a_quantile_without_bounds_is_the_plain_mechanism_over_the_wide_grid():
         assert r.statement.source == "global" and r.bounds is None
 
 
+@pytest.mark.slow
 def test_an_add_remove_quantile_in_a_replace_one_budget_file(tmp_path):
     """Audit: an add-remove quantile in a replace-one budget file is recorded at its
     group privacy, twice epsilon, gamma and the worst case (Dwork & Roth 2014, Thm.
