@@ -41,7 +41,7 @@ from ...plan import sampling_plan
 from ...privacy import NEIGHBOURS
 from ...queries import Query
 from ...sampler import check_neighbours
-from ...settings import ReleaseSettings, parse_bounds
+from ...settings import ReleaseSettings
 from .._input_files import read_toml
 from ..specs import (
     MECHANISMS,
@@ -59,6 +59,7 @@ from .batch_release import (
     RELEASE_KEYS,
     check_release_path,
     check_release_run,
+    release_key_rule,
     release_settings,
 )
 from .datasets import LOADERS, SCORES, STANDARDISE, DatasetSplit, Score, load_split
@@ -246,14 +247,6 @@ def _real_in(domain: Interval) -> tuple:
     return (_is_real, domain.contains, f"a real number in {domain}")
 
 
-def _reads_as_bounds(value) -> bool:
-    try:
-        parse_bounds(value)
-    except (ValueError, TypeError):
-        return False
-    return True
-
-
 def _one_of(values) -> tuple:
     """The rule of a string key that names one of ``values``."""
     return (
@@ -294,8 +287,7 @@ _RUN_RULES = {
     "m": (_is_int, lambda v: v >= 1, "an integer >= 1"),
     "neighbours": _one_of(NEIGHBOUR_RELATIONS.values),
     "path": _one_of(PATHS),
-    "bounds": (_is_str, _reads_as_bounds, "bounds: 'auto', 'LOW:HIGH', 'none' or 'private:EPS0'"),
-    "worst_case_epsilon": (_is_real, EPSILON.contains, "a finite real number > 0"),
+    **{key: release_key_rule(key) for key in RELEASE_KEYS},
 }
 _DATASET_RULES = {
     "loader": _one_of(LOADERS),

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import fields
 
 from ...privacy import NEIGHBOURS
-from ...settings import ReleaseSettings
+from ...settings import ReleaseSettings, read_setting
 from .release_sweep import error_vs_epsilon, prepare_sweep
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "RELEASE_MECHANISMS_OF_GRID",
     "check_release_path",
     "check_release_run",
+    "release_key_rule",
     "release_run_rows",
     "release_settings",
 ]
@@ -34,8 +36,37 @@ __all__ = [
 PATHS = ("sensitivity", "release")
 #: The release's mechanism of each grid mechanism the release path takes.
 RELEASE_MECHANISMS_OF_GRID = {"laplace": "laplace", "analytic": "gaussian"}
-#: ``[run]`` keys of the release path only (the release's own settings).
-RELEASE_KEYS = ("bounds", "worst_case_epsilon")
+#: Settings of the release a batch takes elsewhere: epsilon, gamma and the
+#: mechanism from ``[grid]``, delta, neighbours and inequality from ``[run]``'s
+#: keys of both paths.
+_ELSEWHERE = ("epsilon", "gamma", "mechanism", "delta", "neighbours", "inequality")
+#: Settings a batch does not offer: the grid of the discrete mechanisms (the
+#: grid's mechanisms are Laplace and Gaussian).
+_NOT_IN_BATCH = ("granularity",)
+#: ``[run]`` keys of the release path only: every other field of
+#: :class:`~sensampler.settings.ReleaseSettings` (``bounds``,
+#: ``worst_case_epsilon``, ...), so a new setting is a batch key too.
+RELEASE_KEYS = tuple(
+    f.name for f in fields(ReleaseSettings) if f.name not in _ELSEWHERE + _NOT_IN_BATCH
+)
+
+
+def release_key_rule(key: str) -> tuple:
+    """The ``[run]`` rule of the release setting ``key``: ``(type check, range
+    check, words)``, as its field reads it (:func:`~sensampler.settings.read_setting`)."""
+
+    def reads(value) -> bool:
+        try:
+            read_setting(key, value)
+        except (ValueError, TypeError):
+            return False
+        return True
+
+    def typed(value) -> bool:
+        return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+    help_ = next(f.metadata["help"] for f in fields(ReleaseSettings) if f.name == key)
+    return typed, reads, f"the release's {key} ({help_})"
 
 
 def release_settings(run: dict, gamma: float, mechanism: str) -> ReleaseSettings | None:
@@ -62,10 +93,9 @@ def release_settings(run: dict, gamma: float, mechanism: str) -> ReleaseSettings
             "delta": 0.0 if release == "laplace" else run["delta"],
             "gamma": gamma,
             "mechanism": release,
-            "bounds": run.get("bounds", "auto"),
-            "worst_case_epsilon": run.get("worst_case_epsilon"),
             "neighbours": run.get("neighbours", NEIGHBOURS),
             "inequality": run["inequality"],
+            **{key: run[key] for key in RELEASE_KEYS if key in run},
         },
         name="[run]",
     )
