@@ -69,6 +69,13 @@ def add_sweep_parser(sub, say, to_json, writable_folder, check_out_files):
         "--repetitions", type=integer_flag("--repetitions"), default=200,
         help="databases released at each epsilon (default 200)",
     )
+    p.add_argument(
+        "--calibrations", type=integer_flag("--calibrations"), default=1,
+        help="independent calibrations per epsilon, K (repetition r uses calibration "
+        "r mod K): 1 (default) measures the error given the release's calibration "
+        "of --seed; K = --repetitions averages over the calibration as independent "
+        "releases do",
+    )
     add_settings_flags(p, omit=("epsilon",))
     p.add_argument(
         "--seed", type=integer_flag("--seed"), default=None,
@@ -107,6 +114,7 @@ def sweep_command(args: argparse.Namespace, say, to_json, writable_folder, check
         data=args.data,
         column=args.column,
         repetitions=args.repetitions,
+        calibrations=args.calibrations,
         random_state=args.seed,
         n_jobs=args.n_jobs,
     )

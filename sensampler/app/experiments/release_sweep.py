@@ -57,6 +57,10 @@ from .sweep import STATISTICS, check_databases_fit, check_epsilon_grid, error_st
 __all__ = ["PreparedSweep", "error_vs_epsilon", "prepare_sweep"]
 
 
+#: The child of the root whose children seed the calibrations after the first.
+_CALIBRATION_CHILD = 2**32 - 2
+
+
 class _Model(NamedTuple):
     """What a sampling run of the release reads (:func:`sampling_run`)."""
 
@@ -135,35 +139,42 @@ def _price(calibrated: Calibrated, settings: ReleaseSettings) -> float:
     return math.nan
 
 
-def _columns(calibrated: Calibrated, settings: ReleaseSettings) -> dict:
-    """The columns of one epsilon's rows: what its release states."""
-    statement = calibrated.statement
+def _worst_case_epsilon(statement) -> float:
+    """What holds for every pair: a plain statement's epsilon, a sampled one's
+    worst case (NaN without bounds)."""
+    if statement.run is None:
+        return float(statement.epsilon)
     worst = statement.worst_case
+    return math.nan if worst is None else float(worst.epsilon)
+
+
+def _columns(ones: list[Calibrated], settings: ReleaseSettings) -> dict:
+    """The columns of one epsilon's rows: what its releases state (over several
+    calibrations: the largest gamma and worst case, the mean price)."""
+    statements = [one.statement for one in ones]
     return {
-        "mechanism": calibrated.kind,
+        "mechanism": ones[0].kind,
         "epsilon": settings.epsilon,
         "total_epsilon": settings.epsilon,
-        "delta": float(statement.delta or 0.0),
-        "gamma": float(statement.gamma) if statement.run is not None else 0.0,
-        "worst_case_epsilon": (
-            float(statement.epsilon) if statement.run is None
-            else math.nan if worst is None else float(worst.epsilon)
-        ),
-        "price": _price(calibrated, settings),
+        "delta": float(statements[0].delta or 0.0),
+        "gamma": max(float(s.gamma) if s.run is not None else 0.0 for s in statements),
+        "worst_case_epsilon": max(_worst_case_epsilon(s) for s in statements),
+        "price": float(np.mean([_price(one, settings) for one in ones])),
     }
 
 
-def _cell(query, calibrated, databases, exact, known, settings, seed):
+def _cell(query, calibrated: list, databases, exact, known, settings, seed):
     """The errors of one epsilon's releases, one per repetition: each database's
-    release (clipped to the bounds, as the release clips) against its exact
-    answer (unclipped: the clipping's bias counts). Over private bounds (a
-    query other than a quantile), each repetition draws its own bounds first
-    (plain DP), from the same seed."""
+    release (repetition r with calibration r mod K of the K in ``calibrated``;
+    clipped to the bounds, as the release clips) against its exact answer
+    (unclipped: the clipping's bias counts). Over private bounds (a query other
+    than a quantile), each repetition draws its own bounds first (plain DP),
+    from the same seed."""
     rng = np.random.default_rng(seed)
     errors = np.empty(len(databases))
     for r, database in enumerate(databases):
-        one, bounds = calibrated, known
-        if calibrated is None:  # private bounds, drawn first
+        one, bounds = calibrated[r % len(calibrated)], known
+        if one is None:  # private bounds, drawn first
             bounds = private_bounds(
                 database, settings.bounds.private_epsilon,
                 neighbours=settings.neighbours, random_state=rng,
@@ -221,6 +232,7 @@ def error_vs_epsilon(
     data=None,
     column: str | None = None,
     repetitions: int = 100,
+    calibrations: int = 1,
     random_state=None,
     n_jobs: int | None = None,
     progress: bool = False,
@@ -258,6 +270,14 @@ def error_vs_epsilon(
         The column of a ``bootstrap:FILE`` population.
     repetitions : int, default 100
         Databases (and releases) per epsilon; every epsilon sees the same ones.
+    calibrations : int, default 1
+        Independent calibrations K per epsilon (repetition r is released with
+        calibration r mod K): 1, the first (that of a release with the same
+        ``random_state``), measures the error given that calibration; K =
+        ``repetitions`` measures what independent releases give, averaged over
+        the calibration's own randomness (a sampled sensitivity's spread across
+        seeds can move the error by tens of percent), at K times the cost of
+        calibrating.
     random_state : None, int, SeedSequence or Generator
         Child 0 seeds the calibration (as a release's first query), child 1 the
         databases, child 2 + j the noise at the j-th epsilon: the table is the
@@ -294,7 +314,8 @@ def error_vs_epsilon(
     progress = check_flag("progress", progress)
     return prepare_sweep(
         query, population, n, epsilons, settings, data=data, column=column,
-        repetitions=repetitions, random_state=random_state, n_jobs=n_jobs, **options,
+        repetitions=repetitions, calibrations=calibrations, random_state=random_state,
+        n_jobs=n_jobs, **options,
     ).run(progress=progress)
 
 
@@ -311,6 +332,7 @@ class PreparedSweep:
     model: _Model
     known: Any
     repetitions: int
+    calibrations: int = 1
 
     def run(self, *, progress: bool = False) -> ResultTable:
         """The table of :func:`error_vs_epsilon` (``progress``: a bar over the
@@ -322,12 +344,19 @@ class PreparedSweep:
             rng = np.random.default_rng(child_seed(root, 1))
             databases = self.source.sample_batch(self.repetitions, n, rng)
         exact = [np.asarray(query(database), dtype=float) for database in databases]
-        calibrated = _calibrations(
-            query, self.model, self.per_epsilon, n, exact[0].size, self.known
-        )
+        roots = [root] + [  # the first as a release of the same seed
+            child_seed(child_seed(root, _CALIBRATION_CHILD), c)
+            for c in range(1, self.calibrations)
+        ]
+        per_calibration = [
+            _calibrations(query, self.model._replace(root=r), self.per_epsilon, n,
+                          exact[0].size, self.known)
+            for r in roots
+        ]
+        calibrated = [list(one) for one in zip(*per_calibration)]  # by epsilon
         tasks = [
-            (query, one, databases, exact, self.known, settings, child_seed(root, 2 + j))
-            for j, (one, settings) in enumerate(zip(calibrated, self.per_epsilon))
+            (query, ones, databases, exact, self.known, settings, child_seed(root, 2 + j))
+            for j, (ones, settings) in enumerate(zip(calibrated, self.per_epsilon))
         ]
         results = run_tasks(
             _cell, tasks, n_jobs=self.model.n_jobs, progress=progress,
@@ -347,6 +376,7 @@ def prepare_sweep(
     data=None,
     column: str | None = None,
     repetitions: int = 100,
+    calibrations: int = 1,
     random_state=None,
     n_jobs: int | None = None,
     **options: Any,
@@ -357,7 +387,7 @@ def prepare_sweep(
     Parameters
     ----------
     query, population, n, epsilons, settings, data, column, repetitions, \
-random_state, n_jobs, **options
+calibrations, random_state, n_jobs, **options
         As in :func:`error_vs_epsilon`.
 
     Returns
@@ -373,6 +403,12 @@ random_state, n_jobs, **options
         data = loaded
     source, n = _source(data, loaded, n, column)
     repetitions = check_count("repetitions", repetitions)
+    calibrations = check_count("calibrations", calibrations)
+    if calibrations > repetitions:
+        raise ValueError(
+            f"calibrations must be <= repetitions={repetitions}, got "
+            f"calibrations={calibrations}."
+        )
     n_jobs = check_n_jobs(n_jobs)
     root = as_seed_sequence(random_state)
     for one in per_epsilon:  # every check of the release, at every epsilon
@@ -380,7 +416,7 @@ random_state, n_jobs, **options
     check_databases_fit((), n, repetitions, settings=len(per_epsilon), n_jobs=n_jobs)
     return PreparedSweep(
         parsed[0], names[0], source, n, tuple(per_epsilon),
-        _Model(used, base, root, n_jobs), known, repetitions,
+        _Model(used, base, root, n_jobs), known, repetitions, calibrations,
     )
 
 
@@ -395,8 +431,8 @@ def _table(name, calibrated, per_epsilon, results, known, repetitions, size):
     """One row per epsilon and statistic."""
     rows = []
     error = "absolute" if size == 1 else "l2"
-    for one, settings, stats in zip(calibrated, per_epsilon, results):
-        if one is None:  # private bounds: plain DP at epsilon, the pre-pass apart
+    for ones, settings, stats in zip(calibrated, per_epsilon, results):
+        if ones[0] is None:  # private bounds: plain DP at epsilon, the pre-pass apart
             columns = {
                 "mechanism": settings.mechanism, "epsilon": settings.epsilon,
                 "total_epsilon": settings.epsilon + settings.bounds.private_epsilon,
@@ -404,7 +440,7 @@ def _table(name, calibrated, per_epsilon, results, known, repetitions, size):
                 "worst_case_epsilon": settings.epsilon, "price": 1.0,
             }
         else:
-            columns = _columns(one, settings)
+            columns = _columns(ones, settings)
         for statistic in STATISTICS:
             rows.append({
                 "query": name, **columns, "bounds": _bounds_text(settings, known),

@@ -118,3 +118,17 @@ def test_settings_are_the_release_record():
     prepared = prepare_sweep("mean", HEIGHTS, 100, [1.0, 2.0], settings)
     assert [s.epsilon for s in prepared.per_epsilon] == [1.0, 2.0]
     assert {str(s.bounds) for s in prepared.per_epsilon} == {"100.0:250.0"}
+
+
+def test_more_calibrations_average_over_the_calibration_s_randomness():
+    """One calibration measures the error given it; K calibrations (repetition r
+    with calibration r mod K) vary it as independent releases do: the largest
+    worst case over them is at least the first's, and the first is the release's."""
+    one = _mean_row(error_vs_epsilon("mean", HEIGHTS, 200, [1.0], repetitions=40,
+                                     random_state=5), 1.0)
+    many = _mean_row(error_vs_epsilon("mean", HEIGHTS, 200, [1.0], repetitions=40,
+                                      calibrations=40, random_state=5), 1.0)
+    assert many["worst_case_epsilon"] > one["worst_case_epsilon"]
+    assert many["value"] != one["value"]
+    with pytest.raises(ValueError, match="calibrations must be <= repetitions=40"):
+        error_vs_epsilon("mean", HEIGHTS, 200, [1.0], repetitions=40, calibrations=41)
