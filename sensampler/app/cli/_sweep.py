@@ -105,6 +105,11 @@ def _epsilons(text: str) -> list[float]:
 
 def sweep_command(args: argparse.Namespace, say, to_json, writable_folder, check_out_files):
     """Phase 1 of ``sensampler sweep``: check every flag; return phase 2."""
+    if args.calibrations > args.repetitions:
+        raise ValueError(
+            f"--calibrations must be <= --repetitions {args.repetitions}, got "
+            f"--calibrations {args.calibrations}."
+        )
     prepared = prepare_sweep(
         args.query,
         args.population,
