@@ -51,8 +51,10 @@ def release_html(release, statement_card: str) -> str:
         ("noise", release.noise),
         ("n", release.n),
     ]
+    if getattr(release, "population", ""):  # the model the statement rests on
+        rows.append(("population model", release.population))
     if getattr(release, "basis", ""):  # what gamma rests on: a public sample
-        rows.append(("gamma rests on", release.basis))
+        rows.append(("what gamma rests on", release.basis))
     return card(
         f"Release: {release.query}",
         rows_html(rows),

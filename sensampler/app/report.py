@@ -194,6 +194,16 @@ def _budget_section(budget) -> str:
     return accountant_html(budget)
 
 
+def _population_paragraph(releases) -> str:
+    """The population model the statements rest on, as it was given."""
+    models = list(dict.fromkeys(r.population for r in releases if r.population))
+    if not models:
+        return ""
+    return paragraph(
+        f"Population model (what every random-DP statement rests on): {'; '.join(models)}."
+    )
+
+
 def release_report(
     releases, *, budget=None, audits=(), title: str = "Release report", source: str = ""
 ) -> str:
@@ -227,6 +237,7 @@ def release_report(
             ]
         ),
         paragraph(f"From {source}.") if source else "",
+        _population_paragraph(releases),
     )
     sections = [
         ("What was released", released),
@@ -234,7 +245,8 @@ def release_report(
             "What each release states",
             "".join(
                 statement_html(r.statement)
-                + (paragraph(f"{r.query}: gamma rests on {r.basis}.") if r.basis else "")
+                + (card(f"{r.query}: what gamma rests on", paragraph(f"{r.basis}."))
+                   if r.basis else "")
                 for r in releases
             ),
         ),

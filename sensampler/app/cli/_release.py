@@ -9,6 +9,7 @@ prints. No message quotes a record of the private file.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 
@@ -21,7 +22,7 @@ from ...privacy import format_dp, format_upper
 from .._input_files import check_not_special
 from ..budget_file import BudgetFile
 from ..data_files import read_column
-from ..release import load_population, prepare_releases
+from ..release import load_population, population_words, prepare_releases
 from ..report import check_report_path, release_report, write_report
 from ._flags import (
     add_settings_flags,
@@ -162,6 +163,8 @@ def release_command(args):
         data, args.query or ["mean"], population, settings, budget=budget,
         column=args.column, random_state=args.seed, n_jobs=args.n_jobs,
     )
+    words = population_words(args.population, population, args.column)
+    prepared = dataclasses.replace(prepared, model=words)  # as typed, not the model
 
     def work():
         releases = prepared.run()

@@ -74,7 +74,7 @@ from ..report import check_report_path, release_report, write_report
 from ._inputs import load_population
 from ._preparing import DEFAULT_BOUNDS as DEFAULT_BOUNDS
 from ._preparing import RELEASE_QUERY_NAMES as RELEASE_QUERY_NAMES
-from ._preparing import prepare_releases, quantile_bounds
+from ._preparing import population_words, prepare_releases, quantile_bounds
 from ._records import GUARANTEE as GUARANTEE
 from ._records import WORST_CASE_GUARANTEE as WORST_CASE_GUARANTEE
 from ._records import QuantileRelease, Release
@@ -87,6 +87,7 @@ __all__ = [
     "QuantileRelease",
     "Release",
     "load_population",
+    "population_words",
     "prepare_releases",
     "quantile_bounds",
     "release_statistic",

@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_BOUNDS",
     "RELEASE_QUERY_NAMES",
     "check_model_inputs",
+    "population_words",
     "prepare_releases",
     "quantile_bounds",
 ]
@@ -318,5 +319,31 @@ def prepare_releases(
     try_budgets(budget, planned)
     return PreparedRelease(
         arr, parsed, names, answers, population, settings, budget, root, n_jobs,
-        known, planned,
+        known, planned, population_words(spec, population, column),
     )
+
+
+def population_words(spec, population, column: str | None) -> str:
+    """The population model as it was given, in words: its spec (with the column
+    of a ``bootstrap:`` file), or the model's own description; ``""`` without
+    one.
+
+    Parameters
+    ----------
+    spec : str or object
+        What was given (``"bootstrap:public.csv"``, ``"heights"``, a model).
+    population : Distribution or None
+        The model loaded from it.
+    column : str or None
+        The column of a ``bootstrap:`` file.
+
+    Returns
+    -------
+    str
+    """
+    if population is None:
+        return ""
+    if isinstance(spec, str):
+        return f"{spec} (column {column!r})" if spec.startswith("bootstrap:") else spec
+    text = repr(population)
+    return text if len(text) <= 200 else f"{type(population).__name__} (...)"

@@ -66,6 +66,11 @@ class Release:
         bootstrap of a public sample
         (:class:`~sensampler.distributions.PublicSample`), the public sample and
         the confidence over it.
+    population : str, default ""
+        The population model the statement rests on, as it was given (a spec
+        such as ``bootstrap:public.csv`` with its column, or the model's
+        description); ``""`` for a release that samples nothing from one (plain
+        DP).
     """
 
     query: str
@@ -78,6 +83,7 @@ class Release:
     bounds: Bounds | None = None
     price: str | None = None
     basis: str = ""
+    population: str = ""
 
     @property
     def guarantee(self) -> str:
@@ -144,6 +150,7 @@ class Release:
             ),
             "price": self.price,
             "basis": self.basis,
+            "population": self.population,
             "n": self.n,
             "neighbours": self.statement.neighbours,
         }

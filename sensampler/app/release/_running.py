@@ -245,15 +245,20 @@ class _Built:
         """The release: noise from fresh entropy, never from a seed."""
         return self.calibrated.release(self.reads)
 
-    def record(self, name, value, n, population) -> Release:
-        """The :class:`Release` (a :class:`QuantileRelease` for a quantile)."""
+    def record(self, name, value, n, population, model: str) -> Release:
+        """The :class:`Release` (a :class:`QuantileRelease` for a quantile);
+        ``model`` is the population model in words, for a release that sampled
+        from it (a sensitivity, or a quantile's scale)."""
         c = self.calibrated
         basis = _basis(population, c.estimate, c.calibration)
+        sampled = c.estimate is not None or c.calibration is not None
         fields_ = (name, value, c.statement, c.estimate, c.kind, c.noise,
                    n, c.bounds, c.price, basis)
         if c.kind == "exponential":
-            return QuantileRelease(*fields_, c.calibration)
-        return Release(*fields_)
+            return QuantileRelease(
+                *fields_, population=model if sampled else "", calibration=c.calibration
+            )
+        return Release(*fields_, population=model if sampled else "")
 
 
 @dataclass(frozen=True)
@@ -290,6 +295,9 @@ class PreparedRelease:
         Upper bounds on what the run spends, in order: the private-bounds
         pre-pass first (if any), then each release. A pre-pass is spent only
         once every filter it is spent from can hold all of them.
+    model : str
+        The population model as it was given, in words (each sampled
+        release's :attr:`Release.population`).
     """
 
     # the private records and their exact answers: never shown (repr, tracebacks)
@@ -304,6 +312,7 @@ class PreparedRelease:
     n_jobs: int | None
     bounds: Bounds | None = None
     planned: tuple = ()
+    model: str = ""
 
 
     def run(self) -> tuple[Release, ...]:
@@ -341,7 +350,7 @@ class PreparedRelease:
             lambda: [one.draw() for one in built],
         )
         return tuple(
-            one.record(name, value, self.data.size, self.population)
+            one.record(name, value, self.data.size, self.population, self.model)
             for name, value, one in zip(self.names, values, built)
         )
 

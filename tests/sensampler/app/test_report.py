@@ -111,6 +111,24 @@ def test_the_readme_release_writes_a_self_contained_report(files, tmp_path, caps
     assert "213.57" not in text and "213.58" not in text
 
 
+def test_the_report_names_what_the_guarantee_rests_on(files, tmp_path, capsys):
+    """The report never named the population model or the public file, and said
+    "gamma rests on gamma for this public sample ..." outside the cards."""
+    private, public = files
+    report = tmp_path / "report.html"
+    args = [
+        "release", "--data", private, "--column", "height", "--query", "mean",
+        "--population", f"bootstrap:{public}", "--epsilon", "0.5",
+        "--report", str(report), "--seed", "0",
+    ]
+    assert main(args) == 0
+    page = Page(report.read_text())
+    assert f"Population model (what every random-DP statement rests on): bootstrap:{public} " \
+        "(column 'height')." in page.text
+    assert "mean: what gamma rests on gamma for this public sample of 2000 rows" in page.text
+    assert "gamma rests on gamma" not in page.text.replace("rests on gamma for", "")
+
+
 def _shows_number(text: str, number: str) -> bool:
     """Whether ``number`` stands in ``text`` as a whole number, not inside another."""
     return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", text) is not None
@@ -243,9 +261,9 @@ def test_a_public_sample_s_basis_is_on_the_card_and_the_page(tmp_path):
     r = release_statistic(data, "mean", PublicSample(public), epsilon=1.0,
                           random_state=0)
     assert "at confidence" in r.basis
-    assert "gamma rests on" in r._repr_html_() and "at confidence" in r._repr_html_()
+    assert "what gamma rests on" in r._repr_html_() and "at confidence" in r._repr_html_()
     page = release_report([r])
-    assert f"mean: gamma rests on {html.escape(r.basis)}" in page
+    assert "mean: what gamma rests on" in page and f"{html.escape(r.basis)}." in page
 
 
 # ------------------------------------------- what a report says of a quantile release
