@@ -31,11 +31,13 @@ def estimate_html(est) -> str:
             histogram_svg(
                 samples,
                 [
-                    (float(sensitivity), f"G_(k) = {float(sensitivity):.4g}", RED),
-                    (float(mean), f"mean = {float(mean):.4g}", BLUE),
+                    (float(sensitivity), f"sensitivity G_(k) = {float(sensitivity):.4g}",
+                     RED),
+                    (float(mean), f"mean of the sampled = {float(mean):.4g}", BLUE),
                 ],
                 label=f"the {samples.size} sampled sensitivities, with G_(k) and "
                 "their mean",
+                axis=f"sampled sensitivity ({est.norm}), one per pair",
             )
         )
     else:

@@ -46,6 +46,7 @@ def histogram_svg(
     marks: Sequence[tuple[float, str, str]] = (),
     *,
     label: str,
+    axis: str = "",
     width: int = 380,
     height: int = 130,
 ) -> str:
@@ -59,13 +60,16 @@ def histogram_svg(
         Values to mark with a line and a name.
     label : str
         What the figure shows, for screen readers and the tooltip.
+    axis : str, optional
+        The horizontal axis's title, written under its middle.
     width, height : int
         Size in pixels (380 by 130 by default).
 
     Returns
     -------
     str
-        An ``<svg>`` element: the bars, the marks and the ends of the axis.
+        An ``<svg>`` element: the bars, the marks, the ends of the axis and its
+        title.
     """
     values = np.asarray(samples, dtype=float).ravel()
     values = values[np.isfinite(values)]
@@ -93,6 +97,8 @@ def histogram_svg(
         )
     body.append(_text(left, height - 4, f"{low:.4g}", "start"))
     body.append(_text(left + plot_w, height - 4, f"{high:.4g}", "end"))
+    if axis:
+        body.append(_text(left + plot_w / 2, height - 4, axis, "middle"))
     for i, (value, name, colour) in enumerate(marks):
         if not math.isfinite(value):
             continue

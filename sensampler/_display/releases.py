@@ -93,8 +93,9 @@ def plan_html(plan) -> str:
         )
         figure = histogram_svg(
             plan.sensitivities,
-            [(plan.sensitivity, f"mean = {plan.sensitivity:.4g}", BLUE)],
+            [(plan.sensitivity, f"mean sensitivity = {plan.sensitivity:.4g}", BLUE)],
             label="the sampled sensitivity G_(k) of each planning run",
+            axis="sampled sensitivity G_(k), one per planning run",
         )
     if plan.target_error is not None:
         rows.insert(3, ("target", f"{plan.target_error:.6g} ({plan.measure})"))

@@ -113,7 +113,7 @@ def test_an_estimate_shows_its_sampled_sensitivities_with_gk_and_the_mean(estima
     text = words(markup)
     for piece in (
         f"G_(k) = {float(np.asarray(estimate.sensitivity.value)):.4g}",
-        f"mean = {float(np.asarray(estimate.mean.value)):.4g}",
+        f"mean of the sampled = {float(np.asarray(estimate.mean.value)):.4g}",
         "m=113, k=113",
         "n 500",
         "replace-one",
@@ -500,3 +500,13 @@ def test_the_filter_card_never_understates_what_was_spent():
         assert shown >= exact
     for shown, exact in zip(labels, (spent.epsilon, spent.gamma)):
         assert shown >= exact
+
+
+def test_the_sensitivity_histogram_says_what_its_marks_and_axis_are():
+    """The estimate card's histogram labelled its mark "mean = 88.34" with no axis
+    title: beside a released mean it read as the data's mean."""
+    est = sample_sensitivity(queries.mean, Normal(170.0, 10.0), 100, m=200, random_state=0)
+    card = est._repr_html_()
+    assert "mean of the sampled = " in card and "sensitivity G_(k) = " in card
+    assert "sampled sensitivity (l1), one per pair" in card
+    assert ">mean = " not in card
