@@ -37,6 +37,14 @@ def _bar(label: str, spent: float, budget: float | None) -> str:
     )
 
 
+def _cell(value) -> str:
+    """A ledger cell: a privacy parameter rounded up to 4 significant digits (as
+    every statement prints it), anything else as it is."""
+    if isinstance(value, float):
+        return upper(value, 4)
+    return str(value)
+
+
 def _ledger_html(ledger, limit: int = 12) -> str:
     entries = list(ledger)
     if not entries:
@@ -47,7 +55,7 @@ def _ledger_html(ledger, limit: int = 12) -> str:
     body = "".join(
         "<tr>"
         + "".join(
-            f'<td style="{CELL_STYLE}">{esc(getattr(e, name, ""))}</td>'
+            f'<td style="{CELL_STYLE}">{esc(_cell(getattr(e, name, "")))}</td>'
             for name in head
         )
         + "</tr>"

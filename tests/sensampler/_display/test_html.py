@@ -510,3 +510,13 @@ def test_the_sensitivity_histogram_says_what_its_marks_and_axis_are():
     assert "mean of the sampled = " in card and "sensitivity G_(k) = " in card
     assert "sampled sensitivity (l1), one per pair" in card
     assert ">mean = " not in card
+
+
+def test_the_ledger_table_prints_privacy_parameters_rounded_up():
+    """The ledger table printed gamma as 0.04981423103679866 beside 0.04982 in
+    the same card."""
+    budget = PrivacyFilter(10.0, 1e-3)
+    release_statistic(HEIGHTS.sample(300, random_state=1), "mean", HEIGHTS, epsilon=0.5,
+                      budget=budget, random_state=0)
+    card = budget._repr_html_()
+    assert "0.04981423103679866" not in card and "0.04982" in card
