@@ -76,7 +76,7 @@ def test_every_figure_has_a_caption_with_its_parameters(demo):
     for png in pngs:
         caption = (out_dir / png.split("/")[-1].replace(".png", ".txt")).read_text()
         assert caption.strip()
-    sweep = (out_dir / "sensitivity_sweep.txt").read_text()
+    sweep = (out_dir / "error_vs_epsilon.txt").read_text()
     facts = ("100 repetitions", "500 heights drawn", "gamma = 0.0498", "sd =")
     for fact in facts:
         assert fact in sweep
