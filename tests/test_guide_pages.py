@@ -60,3 +60,20 @@ def test_every_guide_page_is_in_the_site():
             assert f"guide/{name[:-3]}\n" in index, name
     first = index.index("guide/first-release")
     assert first < index.index("guide/quickstart")
+
+
+def test_the_documentation_names_only_real_subcommands():
+    """One name per command: the docs' ``sensampler WORD`` are subcommands (the
+    grid runs are ``sensampler run``; there is no ``sensampler batch``)."""
+    pages = ["README.md"] + [
+        os.path.join(folder, name)
+        for folder, _, names in os.walk(os.path.join(ROOT, "docs"))
+        for name in names
+        if name.endswith(".md")
+    ]
+    named = set()
+    for page in pages:
+        command = r"(?:`|^\$ |^)sensampler ([a-z][a-z-]+)\b(?! [a-z])"  # not prose
+        named |= set(re.findall(command, _read(page), re.M))
+    assert named <= _subcommands(), named - _subcommands()
+    assert "batch" not in named

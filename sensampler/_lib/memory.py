@@ -37,6 +37,7 @@ import os
 import numpy as np
 
 from ..parallel import DEFAULT_CHUNK_BYTES, effective_workers
+from .words import counted
 
 try:
     import resource
@@ -354,7 +355,7 @@ def check_sampling_fits(
     """
     workers = effective_workers(n_jobs)
     check_fits(
-        f"m={m} pairs of {parts} sensitivit{'y' if parts == 1 else 'ies'} each "
+        f"m={m} pairs of {counted(parts, 'sensitivity', 'sensitivities')} each "
         f"({SENSITIVITY_BYTES} bytes a sensitivity, {workers} worker(s))",
         sampler_bytes(m, parts, n, record_bytes, additive=additive, workers=workers),
         "lower m (or gamma's demands), or use fewer coordinates"

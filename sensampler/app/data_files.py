@@ -17,6 +17,7 @@ from array import array
 import numpy as np
 
 from .._lib.extras import require
+from .._lib.words import counted
 from ._input_files import MAX_DATA_FILE_BYTES, read_text_lines
 
 __all__ = ["DataFileError", "read_column", "PARQUET_SUFFIXES"]
@@ -82,7 +83,7 @@ def _read_csv(path: str, column: str) -> np.ndarray:
             problem = "names twice" if names.count(column) else "has no"
             raise DataFileError(
                 f"{path}: the header row (line {line}) {problem} column "
-                f"{column!r} ({len(names)} columns; column names are "
+                f"{column!r} ({counted(len(names), 'column')}; column names are "
                 "case-sensitive)."
             )
         index = names.index(column)

@@ -11,6 +11,7 @@ import numpy as np
 from .. import queries
 from .._display.text import text_table
 from .._lib.validation import check_flag
+from .._lib.words import counted
 from ..estimate import SensitivityEstimate
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..plan import sampling_plan
@@ -134,7 +135,7 @@ def run_demo(
     if figures:
         written += _draw_figures(sweep, random_state, out_dir)
     print(
-        f"\nWrote {len(written)} files to {out_dir}/: "
+        f"\nWrote {counted(len(written), 'file')} to {out_dir}/: "
         f"{', '.join(os.path.basename(w) for w in written)}",
         file=out,
     )

@@ -109,14 +109,22 @@ def settings_from_args(args: argparse.Namespace) -> ReleaseSettings:
         raise ValueError(in_flag_words(str(exc))) from None
 
 
-def in_flag_words(message: str) -> str:
+def in_flag_words(message: str, names: Mapping[str, str] | None = None) -> str:
     """``message`` with each ``field=value`` of a setting written as its flag and
     value, as typed: ``mechanism='gaussian' needs delta > 0, got delta=0.0.``
-    becomes ``--mechanism gaussian needs delta > 0, got --delta 0.0.``."""
-    for setting in fields(ReleaseSettings):
-        flag = flag_of(setting.name)
+    becomes ``--mechanism gaussian needs delta > 0, got --delta 0.0.``.
+
+    ``names`` maps other parameters to their flags instead (``{"random_state":
+    "--seed"}``: ``random_state must be >= 0, got random_state=-1.`` becomes
+    ``--seed must be >= 0, got --seed -1.``); without it, every
+    field of :class:`~sensampler.settings.ReleaseSettings` is its own flag.
+    """
+    if names is None:
+        names = {setting.name: flag_of(setting.name) for setting in fields(ReleaseSettings)}
+    for name, flag in names.items():
+        message = re.sub(rf"^{name}(?= )", flag, message)  # the subject: "epsilon must"
         message = re.sub(
-            rf"\b{setting.name}=(?:'([^']*)'|([^\s,;:)]+?))(?=[\s,;:)]|\.(?:\s|$)|$)",
+            rf"\b{name}=(?:'([^']*)'|([^\s,;:)]+?))(?=[\s,;:)]|\.(?:\s|$)|$)",
             lambda m, flag=flag: f"{flag} {m.group(1) or m.group(2)}",
             message,
         )

@@ -197,6 +197,11 @@ def plan_command(args, say, to_json):
             f"planning a release needs {', '.join(missing)}. (The sampling plan "
             "of a gamma alone: sensampler sampling-plan --gamma G.)"
         )
+    if args.population.startswith("bootstrap:") and args.column is None:
+        raise ValueError(
+            f"--population {args.population} needs --column: the column of the "
+            "public file to bootstrap."
+        )
     if (args.target_error is None) == (args.epsilon is None):
         raise ValueError(
             "planning a release needs one of --target-error and --epsilon."

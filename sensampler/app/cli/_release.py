@@ -13,6 +13,7 @@ import dataclasses
 import json
 import math
 
+from ..._lib.words import counted
 from ...distributions.empirical import (
     Empirical,
     check_not_private,
@@ -26,6 +27,7 @@ from ..release import load_population, population_words, prepare_releases
 from ..report import check_report_path, release_report, write_report
 from ._flags import (
     add_settings_flags,
+    in_flag_words,
     integer_flag,
     number_flag,
     setting_help,
@@ -33,6 +35,15 @@ from ._flags import (
 )
 
 __all__ = ["add_release_arguments", "release_command"]
+
+#: The parameters of the release's functions that are flags of their own, as typed.
+RELEASE_FLAGS = {"random_state": "--seed", "n_jobs": "--n-jobs", "report": "--report"}
+#: A new budget file's parameters, as their flags.
+BUDGET_FLAGS = {
+    "epsilon": "--budget-epsilon",
+    "delta": "--budget-delta",
+    "gamma": "--budget-gamma",
+}
 
 #: What ``--neighbours`` adds on a release: how a budget file records it.
 NEIGHBOURS_NOTE = (
@@ -107,15 +118,22 @@ def _budget(args) -> BudgetFile | None:
     ]
     if args.budget_file is None:
         if extra:
-            raise ValueError(f"{', '.join(extra)} need --budget-file.")
+            verb = "needs" if len(extra) == 1 else "need"
+            raise ValueError(
+                f"{', '.join(extra)} {verb} --budget-file FILE: the budget file "
+                "to create."
+            )
         return None
     check_not_special(args.budget_file, "--budget-file")
-    return BudgetFile(
-        args.budget_file,
-        epsilon=args.budget_epsilon,
-        delta=args.budget_delta,
-        gamma=args.budget_gamma,
-    )
+    try:
+        return BudgetFile(
+            args.budget_file,
+            epsilon=args.budget_epsilon,
+            delta=args.budget_delta,
+            gamma=args.budget_gamma,
+        )
+    except ValueError as exc:
+        raise ValueError(in_flag_words(str(exc), BUDGET_FLAGS)) from None
 
 
 def _report(args) -> str | None:
@@ -153,16 +171,28 @@ def _population(args, data):
 
 
 def release_command(args):
-    """Phase 1 of ``sensampler release``: check everything; return phase 2."""
+    """Phase 1 of ``sensampler release``: check everything; return phase 2.
+
+    Every refusal names the flags as typed (``--seed -1``, not ``random_state=-1``).
+    """
     settings = settings_from_args(args)
-    report = _report(args)
-    data = read_column(args.data, args.column)
-    population = _population(args, data)
-    budget = _budget(args)
-    prepared = prepare_releases(
-        data, args.query or ["mean"], population, settings, budget=budget,
-        column=args.column, random_state=args.seed, n_jobs=args.n_jobs,
-    )
+    if args.population is None and settings.bounds.kind == "auto":
+        raise ValueError(
+            "--population is missing: --bounds auto (the default) reads the bounds "
+            "from the population model; give --population (bootstrap:PUBLIC_FILE "
+            "or a model), --bounds LOW:HIGH or --bounds private:EPS0."
+        )
+    try:
+        report = _report(args)
+        data = read_column(args.data, args.column)
+        population = _population(args, data)
+        budget = _budget(args)
+        prepared = prepare_releases(
+            data, args.query or ["mean"], population, settings, budget=budget,
+            column=args.column, random_state=args.seed, n_jobs=args.n_jobs,
+        )
+    except ValueError as exc:
+        raise ValueError(in_flag_words(str(exc), RELEASE_FLAGS)) from None
     words = population_words(args.population, population, args.column)
     prepared = dataclasses.replace(prepared, model=words)  # as typed, not the model
 
@@ -222,7 +252,7 @@ def _print_budget(budget: BudgetFile) -> None:
         f"of epsilon={format_upper(limit['epsilon'], 6)}, "
         f"delta={format_upper(limit['delta'], 3)}"
         + ("" if limit["gamma"] is None else f", gamma={format_upper(limit['gamma'], 4)}")
-        + f" ({b['spent']['method']}; {b['releases']} releases)"
+        + f" ({b['spent']['method']}; {counted(b['releases'], 'release')})"
     )
     worst = spent.worst_case()
     print(

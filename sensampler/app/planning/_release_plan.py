@@ -8,6 +8,7 @@ from typing import Any
 from ..._display.releases import plan_html
 from ..._lib.domains import EPSILON, NEIGHBOUR_RELATIONS
 from ..._lib.validation import check_real
+from ..._lib.words import counted
 from ...mechanisms.accuracy import NOISE_MODELS
 from ...mechanisms.quantile import check_bounds
 from ...privacy import NEIGHBOURS, format_dp, format_upper
@@ -383,14 +384,14 @@ class ReleasePlan:
             how = [
                 *floor,
                 f"  sampling plan   {self.sampling_plan}",
-                f"  error law       exact on each of {self.runs} databases drawn "
+                f"  error law       exact on each of {counted(self.runs, 'database')} drawn "
                 "from the population model",
             ]
         else:
             how = [
                 f"  sampling plan   {self.sampling_plan}",
-                f"  sensitivity     {self.sensitivity:.6g} (mean over {self.runs} "
-                "sampling runs)",
+                f"  sensitivity     {self.sensitivity:.6g} (mean over "
+                f"{counted(self.runs, 'sampling run')})",
                 *floor,
             ]
         return "\n".join(

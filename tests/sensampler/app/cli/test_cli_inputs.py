@@ -122,7 +122,7 @@ def test_release_of_identity_is_refused_before_sampling(capsys, no_work, data):
 def test_release_with_too_many_workers_is_refused_before_sampling(capsys, no_work, data):
     code, err = _one_line(capsys, *_release(data, *NORMAL, "--n-jobs", "100000"))
     assert code == 2 and "100000 worker(s)) need about" in err, err
-    assert err.endswith("or fewer workers than n_jobs=100000."), err
+    assert err.endswith("or fewer workers than --n-jobs 100000."), err  # as typed
 
 
 @pytest.mark.parametrize(
