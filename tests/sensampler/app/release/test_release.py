@@ -185,7 +185,7 @@ def test_a_budget_file_is_created_only_with_its_budget(files, tmp_path, capsys):
     code, _, err = _run(capsys, "--data", private, "--column", "height",
                         "--population", POP, "--epsilon", "0.5",
                         "--budget-epsilon", "1")
-    assert code == 2 and "--budget-epsilon need --budget-file" in err
+    assert code == 2 and "--budget-epsilon needs --budget-file" in err
 
 
 def test_gamma_of_each_run_is_spent(files, tmp_path):

@@ -219,7 +219,7 @@ def test_cli_prints_both_statements_and_the_price(tmp_path, capsys):
         (["--bounds", "5:1"], "low < high"),
         (["--bounds", "private:-1"], "private:EPS0"),
         (["--worst-case-epsilon", "0"], "--worst-case-epsilon must be > 0"),
-        (["--population"], "give a population"),
+        (["--population"], "give --population"),
     ],
 )
 def test_cli_bad_bounds_exit_2_in_one_line(tmp_path, capsys, flags, message):
