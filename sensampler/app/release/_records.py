@@ -257,7 +257,8 @@ class QuantileRelease(Release):
 
     Parameters
     ----------
-    query, value, statement, estimate, mechanism, noise, n, bounds, price, basis
+    query, value, statement, estimate, mechanism, noise, n, bounds, price, basis, \
+population
         As in :class:`Release`.
     calibration : QuantileCalibration or None
         The sampled scale and its run, or ``None`` (plain epsilon-DP).
