@@ -398,11 +398,11 @@ def newton_binary(Z, target, centre, mask, C, start=None, inverse=None):
     chord method, Kelley 1995, Section 5.4, converges linearly at a rate that
     vanishes with :math:`\lVert M - H(\theta^*)\rVert`, BFGS from a good
     :math:`M` superlinearly, Nocedal & Wright 2006, Theorem 6.6). A database
-    stops when its step is below ``1e-13`` times its largest coefficient (plus
-    one), after a Newton step or a step at most a fourth of the one before
-    (what is left to go, the steps shrinking so, at most a third of the
-    last step); or when its gradient bounds
-    the distance to the minimiser below that: with every coordinate penalised
+    stops when its whole step (not cut by the line search) is below ``1e-13``
+    times its largest coefficient (plus one), a Newton step or at most a
+    fourth of the one before (what is left to go, the steps shrinking so, at
+    most a third of the last step); or when its gradient bounds the distance
+    to the minimiser below that: with every coordinate penalised
     the objective is 1-strongly convex, so :math:`\lVert\theta -
     \theta^*\rVert \le \lVert g\rVert` (Nesterov 2004, Theorem 2.1.10).
     Machine precision: the minimiser found does not depend on the start, on
@@ -464,8 +464,11 @@ def newton_binary(Z, target, centre, mask, C, start=None, inverse=None):
         moved = np.max(np.abs(t[:, None] * step), axis=1)
         # a Newton step (its Hessian fresh) below the tolerance ends the fit
         # as the chord steps' shrinking does
-        contracted = (moved <= _CONTRACTION * last) | stale
-        stale = moved > _CONTRACTION * last
+        # a step the line search cut short computes the Hessian again and
+        # does not end the fit
+        whole = t == 1.0
+        contracted = ((moved <= _CONTRACTION * last) | stale) & whole
+        stale = (moved > _CONTRACTION * last) | ~whole
         last[going] = moved[going]
         work[2] = trial
         tolerance = _TOLERANCE * (1.0 + np.max(np.abs(trial), axis=1))
