@@ -31,6 +31,7 @@ __all__ = [
     "ShrunkLogisticRegression",
     "ShrunkRidge",
     "newton_binary",
+    "swap_inverse",
     "Statistics",
     "clip_rows",
     "logistic_worst_case",
@@ -47,6 +48,12 @@ _TOLERANCE = 1e-13
 #: A Newton step whose decrement (``g^T H^{-1} g``) is below this times the
 #: objective (plus one) is taken without a line search (rounding dominates).
 _DECREMENT = 1e-10
+#: A database of :func:`newton_binary` keeps its Hessian while each step is at
+#: most this times the step before.
+_CONTRACTION = 0.25
+#: :func:`swap_inverse` refuses an update whose Sherman-Morrison denominator
+#: is below this (the matrix near singular).
+_SWAP_FLOOR = 1e-6
 
 
 def scrub(message: str) -> str:
@@ -127,10 +134,10 @@ class ShrunkLogisticRegression(ClassifierMixin, BaseEstimator):
             raise ValueError("y holds labels outside classes.")
         k = 1 if len(classes) == 2 else len(classes)
         d = X.shape[1]
-        Z, centre, mask = self._problem(X, k)
+        Z, (centre, mask) = self._rows(X), self._penalty(d, k)
         if k == 1:
             target = (index == 1).astype(float)[None]
-            theta = newton_binary(Z[None], target, centre[0], mask, float(self.C))
+            theta = newton_binary(Z[None], target, centre[0], mask, float(self.C))[0]
         else:
             Y = np.zeros((len(X), len(classes)))
             Y[np.arange(len(X)), index] = 1.0
@@ -141,13 +148,18 @@ class ShrunkLogisticRegression(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = d
         return self
 
-    def _problem(self, X: np.ndarray, k: int):
-        """``(Z, centre, mask)``: the rows (clipped, with a column of ones for
-        the intercept) along the last axes of ``X``, the centre ``(k, p)`` and
-        the penalty's weight (1 or 0) of each of the ``p`` coordinates."""
+    def _rows(self, X: np.ndarray) -> np.ndarray:
+        """The rows along the last axes of ``X``, clipped (``row_bound``),
+        with a column of ones for the intercept."""
         if self.row_bound is not None:
             X = clip_rows(X, self.row_bound)
-        d = X.shape[-1]
+        if not self.fit_intercept:
+            return X
+        return np.concatenate([X, np.ones(X.shape[:-1] + (1,))], axis=-1)
+
+    def _penalty(self, d: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(centre, mask)``: the centre ``(k, p)`` and the penalty's weight
+        (1 or 0) of each of the ``p`` coordinates, for ``d`` features."""
         centre = np.zeros((k, d + 1))
         if self.coef is not None:
             centre[:, :d] = np.reshape(self.coef, (k, d))
@@ -155,9 +167,9 @@ class ShrunkLogisticRegression(ClassifierMixin, BaseEstimator):
             centre[:, d] = np.reshape(self.intercept, (k,))
         mask = np.ones(d + int(self.fit_intercept))
         if not self.fit_intercept:
-            return X, centre[:, :d], mask
+            return centre[:, :d], mask
         mask[d] = float(self.penalize_intercept)
-        return np.concatenate([X, np.ones(X.shape[:-1] + (1,))], axis=-1), centre, mask
+        return centre, mask
 
     def fit_batch(self, stack: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
         """The binary fit on every database of ``stack`` at once.
@@ -174,18 +186,51 @@ class ShrunkLogisticRegression(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (B, p)
             The coefficients followed by the intercept (with ``fit_intercept``),
-            as :meth:`fit` would fit them database by database (Newton's
-            method to machine precision, :func:`newton_binary`).
+            as :meth:`fit` would fit them database by database (to machine
+            precision, :func:`newton_binary`).
         """
+        return self.solve_batch(*self.design(stack), start)[0]
+
+    def design(self, stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(Z, target)`` of :func:`newton_binary` for the binary fit on the
+        databases of ``stack`` (rows ``(features..., label)``): the rows
+        clipped, with a column of ones for the intercept, and 1 for the
+        second class, 0 for the first."""
         classes = np.asarray(self.classes)
         labels = stack[..., -1]
         positive = labels == classes[1]
         if len(classes) != 2 or not np.all(positive | (labels == classes[0])):
             raise ValueError("y holds labels outside classes.")
-        Z, centre, mask = self._problem(np.asarray(stack[..., :-1], dtype=float), 1)
-        return newton_binary(
-            Z, positive.astype(float), centre[0], mask, float(self.C), start
-        )
+        return self._rows(np.asarray(stack[..., :-1], dtype=float)), positive.astype(float)
+
+    def solve_batch(
+        self,
+        Z: np.ndarray,
+        target: np.ndarray,
+        start: np.ndarray | None = None,
+        inverse: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`fit_batch` on a :meth:`design`, from given inverse Hessians.
+
+        Parameters
+        ----------
+        Z : ndarray of shape (B, n, p)
+        target : ndarray of shape (B, n)
+        start : ndarray of shape (B, p), optional
+        inverse : ndarray of shape (B, p, p), optional
+            Inverses of approximate Hessians to start with
+            (:func:`newton_binary`; e.g. :func:`swap_inverse` of a
+            neighbour's): the minimiser does not depend on them.
+
+        Returns
+        -------
+        theta : ndarray of shape (B, p)
+            As :meth:`fit_batch`.
+        inverse : ndarray of shape (B, p, p)
+            Inverses of Hessians near the minimisers, for a neighbour's fit.
+        """
+        centre, mask = self._penalty(Z.shape[-1] - int(self.fit_intercept), 1)
+        return newton_binary(Z, target, centre[0], mask, float(self.C), start, inverse)
 
     def decision_function(self, X):
         scores = np.asarray(X, dtype=float) @ self.coef_.T + self.intercept_
@@ -319,26 +364,49 @@ def _binary_value_grad(Z, target, centre, mask, C, theta):
     :func:`newton_binary` at ``theta`` ``(B, p)``."""
     scores = np.matmul(Z, theta[:, :, None])[..., 0]
     diff = (theta - centre) * mask
-    value = C * np.sum(np.logaddexp(0.0, scores) - target * scores, axis=1)
+    # one exponential for both: log(1 + e^s) = max(s, 0) + log1p(e^-|s|) and
+    # the logistic function 1 / (1 + e^-|s|) or e^-|s| / (1 + e^-|s|)
+    small = np.exp(-np.abs(scores))
+    value = C * np.sum(np.maximum(scores, 0.0) - target * scores + np.log1p(small), 1)
     value += 0.5 * np.sum(diff * diff, axis=1)
-    residual = special.expit(scores) - target
+    prob = 1.0 / (1.0 + small)
+    residual = np.where(scores >= 0.0, prob, small * prob) - target
     grad = C * np.matmul(residual[:, None, :], Z)[:, 0, :] + diff
     return value, grad
 
 
-def newton_binary(Z, target, centre, mask, C, start=None):
-    r"""Minimisers of the binary objective of :class:`ShrunkLogisticRegression`,
-    :math:`C\sum_i [\log(1 + e^{s_i}) - t_i s_i] + 	frac12\sum_j m_j
-    (	heta_j - c_j)^2` with :math:`s = Z	heta`, one per database of a batch.
+def _binary_hessian(Z, theta, mask, C):
+    """Hessians ``(B, p, p)`` of the binary objective of :func:`newton_binary`
+    at ``theta`` ``(B, p)``."""
+    prob = special.expit(np.matmul(Z, theta[:, :, None])[..., 0])
+    root = Z * np.sqrt(C * prob * (1.0 - prob))[:, :, None]
+    return np.matmul(root.transpose(0, 2, 1), root) + np.diag(mask)
 
-    Newton's method with backtracking (Armijo), every database at once; a
-    database stops when its step is below ``1e-13`` times its largest
-    coefficient (plus one), or when the next one is known to be: with every
-    coordinate penalised the objective is 1-strongly convex (the Hessian at
-    least the identity), so the next step :math:`H^{-1}g` is no longer than
-    the gradient :math:`\lVert g\rVert` (Nesterov 2004, Theorem 2.1.10, for
-    the distance to the minimiser). Machine precision: the minimiser found
-    does not depend on the start nor on the order of the rows.
+
+def newton_binary(Z, target, centre, mask, C, start=None, inverse=None):
+    r"""Minimisers of the binary objective of :class:`ShrunkLogisticRegression`,
+    :math:`C\sum_i [\log(1 + e^{s_i}) - t_i s_i] + \tfrac12\sum_j m_j
+    (\theta_j - c_j)^2` with :math:`s = Z\theta`, one per database of a batch.
+
+    Newton's method with backtracking (Armijo), every database at once, each
+    keeping the inverse of its last Hessian while it serves: a step is
+    :math:`-M^{-1}g` with :math:`M` the Hessian at an earlier iterate updated
+    by BFGS after every step (:func:`_bfgs`; a descent direction, :math:`M`
+    positive definite), and a database computes its Hessian again only when
+    its step did not shrink to at most :data:`_CONTRACTION` of the one before
+    (Newton's method far from the minimiser, gradients only near it: the
+    chord method, Kelley 1995, Section 5.4, converges linearly at a rate that
+    vanishes with :math:`\lVert M - H(\theta^*)\rVert`, BFGS from a good
+    :math:`M` superlinearly, Nocedal & Wright 2006, Theorem 6.6). A database
+    stops when its whole step (not cut by the line search) is below ``1e-13``
+    times its largest coefficient (plus one), a Newton step or at most a
+    fourth of the one before (what is left to go, the steps shrinking so, at
+    most a third of the last step); or when its gradient bounds the distance
+    to the minimiser below that: with every coordinate penalised
+    the objective is 1-strongly convex, so :math:`\lVert\theta -
+    \theta^*\rVert \le \lVert g\rVert` (Nesterov 2004, Theorem 2.1.10).
+    Machine precision: the minimiser found does not depend on the start, on
+    ``inverse`` nor on the order of the rows.
 
     Parameters
     ----------
@@ -352,48 +420,133 @@ def newton_binary(Z, target, centre, mask, C, start=None):
     C : float
     start : ndarray of shape (B, p), optional
         Default: the centre.
+    inverse : ndarray of shape (B, p, p), optional
+        Inverses of (approximate) Hessians to start with, e.g. a neighbour's
+        (:func:`swap_inverse`); a database whose matrix holds NaN computes its
+        Hessian at the start. Default: every database computes it.
 
     Returns
     -------
-    ndarray of shape (B, p)
+    theta : ndarray of shape (B, p)
+    inverse : ndarray of shape (B, p, p)
+        The inverse of each database's last Hessian (at an iterate near its
+        minimiser).
     """
     batch, p = Z.shape[0], Z.shape[-1]
     theta = np.array(np.broadcast_to(centre if start is None else start, (batch, p)))
-    value, grad = _binary_value_grad(Z, target, centre, mask, C, theta)
-    active = np.arange(batch)
+    if inverse is None:
+        inverse = np.full((batch, p, p), np.nan)
+    inverse = np.array(inverse, dtype=float)
     lowest = float(np.min(mask)) or 1e-300  # the penalty's curvature, 0 without
+    # the databases still going, compacted (with a few that stopped, frozen)
+    # when fewer than 3/4 of them go on: no copy of their rows per step
+    rows = np.arange(batch)
+    work = [Z, target, theta[rows], inverse[rows], np.full(batch, np.inf)]
+    value, grad = _binary_value_grad(Z, target, centre, mask, C, work[2])
+    going = np.ones(batch, dtype=bool)
+    stale = ~np.isfinite(inverse).all(axis=(1, 2))
     for _ in range(NEWTON_MAX_ITER):
-        if not active.size:
+        if not going.any():
             break
-        Za, ta, now = Z[active], target[active], theta[active]
-        prob = special.expit(np.matmul(Za, now[:, :, None])[..., 0])
-        root = Za * np.sqrt(C * prob * (1.0 - prob))[:, :, None]
-        hess = np.matmul(root.transpose(0, 2, 1), root) + np.diag(mask)
-        step = np.linalg.solve(hess, grad[active][:, :, None])[..., 0]
-        slope = np.sum(grad[active] * step, axis=1)
-        t = np.ones(active.size)
-        trial = now - step
-        new_value, new_grad = _binary_value_grad(Za, ta, centre, mask, C, trial)
-        # a step of a tiny decrement is taken whole: the values it compares
-        # then differ by rounding, which no step size fixes
-        tiny = slope <= _DECREMENT * (1.0 + np.abs(value[active]))
-        retry = (new_value > value[active] - 1e-4 * slope) & ~tiny
-        while retry.any():
-            t[retry] *= 0.5
-            trial[retry] = now[retry] - t[retry, None] * step[retry]
-            new_value[retry], new_grad[retry] = _binary_value_grad(
-                Za[retry], ta[retry], centre, mask, C, trial[retry]
-            )
-            sufficient = new_value <= value[active] - 1e-4 * t * slope
-            retry = ~sufficient & (t >= 1e-10)
-        theta[active], value[active], grad[active] = trial, new_value, new_grad
+        if going.sum() < 0.75 * going.size:
+            theta[rows], inverse[rows] = work[2], work[3]
+            rows, keep = rows[going], np.flatnonzero(going)
+            work = [part[keep] for part in work]
+            value, grad, stale, going = value[keep], grad[keep], stale[keep], going[keep]
+        Zw, tw, now, inv, last = work
+        refresh = np.flatnonzero(stale & going)
+        if refresh.size:
+            inv[refresh] = np.linalg.inv(_binary_hessian(Zw[refresh], now[refresh], mask, C))
+        step = np.matmul(inv, grad[:, :, None])[..., 0] * going[:, None]
+        before = grad
+        trial, value, grad, t = _armijo(Zw, tw, centre, mask, C, now, step, value, grad)
+        _bfgs(inv, trial - now, grad - before)
         moved = np.max(np.abs(t[:, None] * step), axis=1)
+        # a Newton step (its Hessian fresh) below the tolerance ends the fit
+        # as the chord steps' shrinking does
+        # a step the line search cut short computes the Hessian again and
+        # does not end the fit
+        whole = t == 1.0
+        contracted = ((moved <= _CONTRACTION * last) | stale) & whole
+        stale = (moved > _CONTRACTION * last) | ~whole
+        last[going] = moved[going]
+        work[2] = trial
         tolerance = _TOLERANCE * (1.0 + np.max(np.abs(trial), axis=1))
-        # the next step, H^{-1} g with H >= min(mask) I, is at most
-        # |g| / min(mask) long: below the tolerance, it need not be taken
-        below = np.linalg.norm(new_grad, axis=1) * (1.0 / lowest) <= tolerance
-        active = active[(moved > tolerance) & ~below]
-    return theta
+        below = np.linalg.norm(grad, axis=1) * (1.0 / lowest) <= tolerance
+        going &= ((moved > tolerance) | ~contracted) & ~below
+    theta[rows], inverse[rows] = work[2], work[3]
+    return theta, inverse
+
+
+def _bfgs(inverse, s, y):
+    """Update the inverse Hessians ``inverse`` ``(B, p, p)`` in place by BFGS
+    after the steps ``s`` changed the gradients by ``y`` (Nocedal & Wright
+    2006, eq. 6.17), where the curvature ``s^T y`` is positive (a database
+    that did not move keeps its matrix): positive definite matrices stay so."""
+    sy = np.sum(s * y, axis=1)
+    scale = np.sqrt(np.sum(s * s, axis=1) * np.sum(y * y, axis=1))
+    rho = np.divide(1.0, sy, out=np.zeros_like(sy), where=sy > 1e-12 * scale)
+    Hy = np.matmul(inverse, y[:, :, None])[..., 0]
+    # H - rho (s Hy^T + Hy s^T) + (rho^2 y^T H y + rho) s s^T = H + s v^T + v s^T
+    weight = 0.5 * (rho * rho * np.sum(y * Hy, axis=1) + rho)
+    v = weight[:, None] * s - rho[:, None] * Hy
+    inverse += np.matmul(np.stack([s, v], axis=2), np.stack([v, s], axis=1))
+
+
+def _armijo(Z, target, centre, mask, C, now, step, value, grad):
+    """``(theta, value, grad, t)`` after the steps ``-t * step`` from ``now``,
+    ``t`` halved from 1 until the objective decreases enough (Armijo), its
+    values and gradients there; a step of a tiny decrement is taken whole (the
+    values it compares then differ by rounding, which no step size fixes)."""
+    slope = np.sum(grad * step, axis=1)
+    t = np.ones(len(now))
+    trial = now - step
+    new_value, new_grad = _binary_value_grad(Z, target, centre, mask, C, trial)
+    tiny = slope <= _DECREMENT * (1.0 + np.abs(value))
+    retry = (new_value > value - 1e-4 * slope) & ~tiny
+    while retry.any():
+        t[retry] *= 0.5
+        trial[retry] = now[retry] - t[retry, None] * step[retry]
+        new_value[retry], new_grad[retry] = _binary_value_grad(
+            Z[retry], target[retry], centre, mask, C, trial[retry]
+        )
+        sufficient = new_value <= value - 1e-4 * t * slope
+        retry = ~sufficient & (t >= 1e-10)
+    return trial, new_value, new_grad, t
+
+
+def swap_inverse(inverse, theta, old, new, C):
+    r"""``inverse`` of a Hessian of :func:`newton_binary` with the row ``old``
+    replaced by ``new`` in each database: two Sherman-Morrison updates
+    (Golub & Van Loan 2013, Section 2.1.4) of
+    :math:`M + C w(z') z' z'^T - C w(z) z z^T`, the weights
+    :math:`w = \sigma(s)(1 - \sigma(s))` at ``theta``.
+
+    Parameters
+    ----------
+    inverse : ndarray of shape (B, p, p)
+        Inverses of the databases' Hessians (near ``theta``).
+    theta : ndarray of shape (B, p)
+        Where the new rows' weights are taken (the first database's minimiser).
+    old, new : ndarray of shape (B, p)
+        The rows taken out and put in (with the intercept's 1).
+    C : float
+
+    Returns
+    -------
+    ndarray of shape (B, p, p)
+        NaN for a database whose update would not stay positive definite
+        (:func:`newton_binary` then computes its Hessian).
+    """
+    out = np.array(inverse, dtype=float)
+    for row, sign in ((new, 1.0), (old, -1.0)):
+        prob = special.expit(np.sum(row * theta, axis=1))
+        u = row * np.sqrt(C * prob * (1.0 - prob))[:, None]
+        image = np.matmul(out, u[:, :, None])[..., 0]
+        scale = 1.0 + sign * np.sum(u * image, axis=1)
+        out -= sign * image[:, :, None] * image[:, None, :] / scale[:, None, None]
+        out[~(scale > _SWAP_FLOOR)] = np.nan
+    return out
 
 
 class ShrunkRidge(RegressorMixin, BaseEstimator):

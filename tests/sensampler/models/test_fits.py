@@ -242,3 +242,56 @@ def test_logistic_without_penalised_intercept_is_sklearns_minimiser():
     ref = LogisticRegression(C=0.7, tol=1e-12, max_iter=10_000).fit(X, y)
     np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-6)
     np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=1e-6)
+
+
+def _hessian(Z, theta, C, mask):
+    """The binary objective's Hessian, written out row by row (independently)."""
+    prob = 1.0 / (1.0 + np.exp(-Z @ theta))
+    return C * sum(w * np.outer(z, z) for w, z in zip(prob * (1 - prob), Z)) + np.diag(mask)
+
+
+def test_swap_inverse_is_the_inverse_hessian_of_the_neighbour():
+    """A neighbour's fit starts from the first fit's inverse Hessian with the
+    swapped row updated (two Sherman-Morrison updates, no Hessian computed):
+    it must be the inverse of the neighbour's own Hessian at the same point."""
+    from sensampler.models._fits import swap_inverse
+
+    rng = np.random.default_rng(4)
+    Z = np.concatenate([rng.normal(size=(3, 40, 4)), np.ones((3, 40, 1))], axis=2)
+    theta, mask, C = rng.normal(scale=0.5, size=(3, 5)), np.ones(5), 0.7
+    new = np.column_stack([rng.normal(size=(3, 4)), np.ones(3)])
+    inverse = np.stack([np.linalg.inv(_hessian(z, t, C, mask)) for z, t in zip(Z, theta)])
+    swapped = swap_inverse(inverse, theta, Z[:, 7], new, C)
+    for b in range(3):
+        neighbour = Z[b].copy()
+        neighbour[7] = new[b]
+        expected = np.linalg.inv(_hessian(neighbour, theta[b], C, mask))
+        np.testing.assert_allclose(swapped[b], expected, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("penalize_intercept", [True, False])
+def test_newton_binary_finds_the_minimiser_from_any_inverse(penalize_intercept):
+    """newton_binary keeps a database's inverse Hessian while its steps shrink
+    (chord and BFGS steps, gradients only): whatever matrix it starts from
+    (the identity, a poor positive definite one, NaN: computed), it must stop
+    at the minimiser, to machine precision, with the intercept penalised or
+    not (scikit-learn's objective)."""
+    X, y = _classification(300, seed=5, d=4)
+    model = ShrunkLogisticRegression(
+        C=0.5, classes=np.array([0.0, 1.0]), penalize_intercept=penalize_intercept
+    )
+    rng = np.random.default_rng(1)
+    stack = np.stack([np.column_stack([X, y])[rng.choice(300, 150)] for _ in range(4)])
+    one_by_one = np.stack([
+        np.concatenate([(f := model.fit(db[:, :-1], db[:, -1])).coef_[0], f.intercept_])
+        for db in stack
+    ])
+    A = rng.normal(size=(4, 5, 5))
+    for inverse in (
+        np.broadcast_to(np.eye(5), (4, 5, 5)),
+        np.matmul(A, A.transpose(0, 2, 1)) + 0.1 * np.eye(5),
+        np.full((4, 5, 5), np.nan),
+    ):
+        theta, last = model.solve_batch(*model.design(stack), None, inverse)
+        np.testing.assert_allclose(theta, one_by_one, rtol=0, atol=1e-9)
+        assert np.all(np.isfinite(last))

@@ -85,3 +85,35 @@ def test_binary_logistic_fits_are_sampled_by_stack_not_database_by_database(
     np.testing.assert_allclose(
         fast.sensitivity.value, slow.sensitivity.value, rtol=1e-9
     )
+
+
+def test_neighbouring_stack_is_fitted_without_a_hessian(monkeypatch):
+    """The second stack of a chunk (each database one row from the first's)
+    starts from the first's minimisers and inverse Hessians, the swapped row
+    updated (ShrunkLogisticRegression.swap_inverse): no Hessian is computed,
+    and the fits are still each database's own, to machine precision."""
+    from sensampler.models import _fits
+    from sensampler.models._fits import ShrunkLogisticRegression
+    from sensampler.models._sampling import Concatenated
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] + rng.normal(size=400) > 0).astype(float)
+    public = LogisticRegression().fit(X[:50], y[:50])
+    model = ShrunkLogisticRegression(
+        C=0.3, coef=public.coef_, intercept=public.intercept_, classes=public.classes_
+    )
+    query = Concatenated(model, ("coef_", "intercept_"), np.column_stack([X, y])[:10])
+    stack = np.stack([np.column_stack([X, y])[rng.choice(400, 60)] for _ in range(5)])
+    query.evaluate(stack)
+    fresh = np.column_stack([X + 0.5, y])[:5]  # rows of no database
+    stack[np.arange(5), rng.integers(60, size=5)] = fresh
+    hessians = []
+    hessian = _fits._binary_hessian
+    monkeypatch.setattr(
+        _fits, "_binary_hessian", lambda Z, *rest: hessians.append(len(Z)) or hessian(Z, *rest)
+    )
+    second = query.evaluate(stack)
+    assert hessians == []
+    rows = np.concatenate([np.broadcast_to(query.fixed, (5, 10, 4)), stack], axis=1)
+    np.testing.assert_allclose(second, model.fit_batch(rows), rtol=0, atol=1e-9)
