@@ -1,0 +1,246 @@
+r"""The exact privacy loss of the exponential quantile mechanism on pairs of
+neighbouring databases, at many weight scales at once.
+
+Used by :mod:`sensampler.quantile_calibration` (whose module docstring gives
+the loss and why sampling it keeps gamma); here, how it is computed, and why the
+floating-point result is within that module's ``margin``.
+
+**The classes.** Grid point :math:`t_j` (j = 0..G) has the count :math:`c_i`
+of database i's clipped records below it, :math:`i = 1, 2`. The two databases
+are one union of N records less one record each (:math:`x_1`, :math:`x_2`;
+none for the larger database of an add/remove pair), so
+:math:`b = c_1 - c_2 \in \{-1, 0, 1\}`. The law of database i depends on the
+grid only through how many grid points have each pair :math:`(b, c_2)`: the
+histogram ``grid_points[p, (b, c_2)]``, (P, 3C), C = n_2 + 1. It is built
+without sorting any database: with :math:`r(x)` the number of grid points
+:math:`\le x` (clipped), :math:`c = \#\{x : r(x) \le j\}`, so with the
+union's r sorted, :math:`r_{(1)} \le \dots \le r_{(N)}`, the grid points of
+union count k are :math:`[r_{(k)}, r_{(k+1)})` (:math:`r_{(0)} = 0`,
+:math:`r_{(N+1)} = G + 1`); database 2's are the same with one occurrence of
+:math:`r(x_2)` deleted (an exact integer computation: r takes at most
+G + 2 values, so the sort is a radix sort of 16-bit integers). The counts
+differ only on :math:`[\min(r(x_1), r(x_2)), \max(r(x_1), r(x_2)))`, the
+*between* part: there :math:`c_2 = k` and b = -1 when
+:math:`r(x_1) < r(x_2)`, :math:`c_2 = k - 1` and b = +1 otherwise, k the
+union count; elsewhere b = 0 and the grid points are database 2's less these.
+Equal records bound no grid point, so ties are harmless.
+
+**The loss.** Column :math:`(b, c_2)` has the distances
+:math:`D_1 = |c_2 + b - q n_1|` and :math:`D_2 = |c_2 - q n_2|`, the same for
+every pair, and :math:`s = D_2 - D_1`. At scale t,
+:math:`\log P_1 - \log P_2 = ts - (\log Z_1 - \log Z_2)` on every grid point,
+so the loss :math:`\max_j |t s_j - \rho|`, :math:`\rho = \log Z_1 - \log Z_2`,
+is reached at the pair's largest or least s over the grid points held
+(``high``, ``low``: they do not depend on t). With the weights
+:math:`w_i = e^{-t(D_i - \nu)}` (:math:`\nu` the least distance of all
+columns),
+
+.. math:: Z_i = \sum_{\text{cols}} H\,w_i, \qquad
+          \rho = \mathrm{log1p}\!\left(\frac{\sum H\,w_2\,\mathrm{expm1}(ts)}
+                                            {Z_2}\right)
+          \ \text{where}\ t\max|s| \le 1, \quad
+          \rho = \log(Z_1 / Z_2)\ \text{elsewhere},
+
+one matrix product of the histogram with the three tables of the columns, for
+a whole block of scales (:math:`w_2\,\mathrm{expm1}(ts) = w_1 - w_2`).
+
+**Floating-point error** (u = :math:`2^{-53}`; the caller adds
+:math:`t(n + 2)2^{-44}` and ``MARGIN`` epsilon to every loss). The histogram
+is exact (integers below :math:`2^{53}`). A distance :math:`|c - qn|` is
+within :math:`2un` of the real one (q n rounded, then the difference), so
+:math:`t s` and every exponent :math:`-t(D - \nu)` are within
+:math:`\approx 4utn` plus a rounding of the product. A sum of the
+matrix product, in any order (BLAS), has a relative error at most
+:math:`\gamma_{3C} = 3Cu/(1 - 3Cu)` of the sum of the absolute values of
+its terms (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002,
+Sec. 3.1). *Where* :math:`t\max|s| \le 1`: each term
+:math:`H w_2 \mathrm{expm1}(ts)` is exact to a few u relatively, and its
+absolute value is at most :math:`(e - 1) t|s| H w_2`, so the numerator's
+error is at most :math:`(\gamma_{3C} + 4u)\,1.72\,t\,Z_2` plus the exponents'
+:math:`4utn\,Z_2`; divided by :math:`Z_2` (relative error
+:math:`\gamma_{3C} + 4utn + 2u`) and through log1p (a mean of at least
+:math:`e^{-1} - 1`, so a factor at most 1.6), :math:`\rho` is within about
+:math:`t(6Cu + 7un) \le t(n + 2) 2^{-47}` (C = n_2 + 1 <= n + 1): relative
+to t, whatever epsilon. *Elsewhere* (so t > 1, since :math:`|s| \le 1`):
+:math:`Z_1` and :math:`Z_2` are sums of positive terms, each within
+:math:`\gamma_{3C} + 4utn + 2u` relatively, so :math:`\rho` is within
+:math:`2(3Cu + 4utn + 3u) < t(n + 2) 2^{-47}`. With the loss's own
+subtraction and product (a few u of t), every loss is within
+:math:`t (n + 2) 2^{-46}` of the exact one, a quarter of the caller's margin.
+A weight that underflows could only make a sum 0: a pair whose nearest held
+column lies more than :data:`_SHARED` / t beyond :math:`\nu` takes its own
+:math:`\nu_1, \nu_2` (its nearest held distances), so every sum has a term 1;
+a sum that overflows (never: every weight is at most 1) or a NaN would make
+the loss infinite, which never passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["PairClasses", "pair_classes"]
+
+#: A pair whose nearest held column lies further than this, over t, from the
+#: least distance of all columns has its weights scaled by its own nearest
+#: distances (the shared scaling could underflow all its weights to 0).
+_SHARED = 600.0
+
+
+@dataclass(frozen=True)
+class PairClasses:
+    """One chunk of pairs: the grid's histogram by (b, c2), and what the loss
+    needs of each pair besides it (module docstring)."""
+
+    grid_points: np.ndarray  # (P, 3C): grid points per column (b, c2), b = -1, 0, 1
+    first: np.ndarray  # (3C,): |c2 + b - q n1|
+    second: np.ndarray  # (3C,): |c2 - q n2|
+    high: np.ndarray  # (P,): max of second - first over the columns held
+    low: np.ndarray  # (P,): min
+    nearest: np.ndarray  # (P, 2): min of first and of second over them
+
+    def losses(self, scales: np.ndarray) -> np.ndarray:
+        """(P, J): each pair's loss at each scale (module docstring); a NaN is
+        infinite: it never passes. A scale's losses never depend on the
+        others asked with it."""
+        t = np.asarray(scales, dtype=float)
+        ratio = self._log_ratio(t)
+        with np.errstate(over="ignore", invalid="ignore"):
+            loss = np.maximum(np.abs(self.high[:, None] * t - ratio),
+                              np.abs(self.low[:, None] * t - ratio))
+        loss[np.isnan(loss)] = np.inf
+        return loss
+
+    def _log_ratio(self, t: np.ndarray) -> np.ndarray:
+        r""":math:`\log Z_1 - \log Z_2`, (P, J), scaled by the shared
+        :math:`\nu`, and by a pair's own where that could underflow."""
+        nu = float(min(self.first.min(), self.second.min()))
+        out = self._ratio(self.grid_points, t, np.full(2, nu), self.high, self.low)
+        with np.errstate(over="ignore"):
+            own = (np.max(self.nearest, axis=1)[:, None] - nu) * t > _SHARED
+        for p in np.flatnonzero(np.any(own, axis=1)):  # rare: heavy ties or clipping
+            rows = slice(p, p + 1)
+            out[p] = self._ratio(self.grid_points[rows], t, self.nearest[p],
+                                 self.high[rows], self.low[rows])[0]
+        return out
+
+    def _ratio(self, points, t, nu, high, low) -> np.ndarray:
+        """The log-ratio of the pairs ``points`` at the scales t, their weights
+        scaled by nu = (nu1, nu2) (a column nearer holds no grid point)."""
+        with np.errstate(over="ignore", under="ignore", invalid="ignore",
+                         divide="ignore"):
+            w1 = np.exp(-np.maximum(self.first - nu[0], 0.0)[:, None] * t)
+            w2 = np.exp(-np.maximum(self.second - nu[1], 0.0)[:, None] * t)
+            shift = (self.second - self.first)[:, None] * t
+            moved = w2 * np.expm1(np.clip(shift, -1.0, 1.0))
+            sums = points @ np.concatenate([w1, w2, moved], axis=1)
+            z1, z2, mean = np.split(sums, 3, axis=1)
+            small = np.maximum(np.abs(high), np.abs(low))[:, None] * t <= 1.0
+            return np.where(small, np.log1p(mean / z2),
+                            np.log(z1 / z2) - t * (nu[0] - nu[1]))
+
+
+def _left_out(union: np.ndarray, member, name: str) -> tuple[np.ndarray, int]:
+    """Each pair's record missing from one database (+inf: none), and the
+    database's size."""
+    missing = ~np.asarray(member, dtype=bool)
+    count = missing.sum(axis=1)
+    if np.any(count > 1):
+        raise ValueError(
+            f"{name} must leave out at most one record of each pair's union "
+            "(neighbouring databases)."
+        )
+    size = union.shape[1] - count
+    if np.any(size != size[0]):
+        raise ValueError(f"{name} must give databases of one size in every pair.")
+    rows = np.arange(union.shape[0])
+    value = np.where(count == 1, union[rows, np.argmax(missing, axis=1)], np.inf)
+    return value, int(size[0])
+
+
+def _ranks(values: np.ndarray, mech) -> np.ndarray:
+    """r(x): the grid points at or below each clipped value, as the smallest
+    unsigned integers that hold G + 1 (a radix sort sorts them).
+
+    On an evenly spaced grid, guessed from the value's position and checked
+    against the grid itself (``grid[r - 1] <= x < grid[r]``): a guess that
+    fails the check is searched for, so r is exact either way."""
+    kind = np.uint16 if mech.grid_size + 1 <= np.iinfo(np.uint16).max else np.uint32
+    grid = mech.grid
+    clipped = np.clip(values, mech.low, mech.high)
+    if mech.wide:
+        return np.searchsorted(grid, clipped, side="right").astype(kind)
+    padded = np.concatenate([[-np.inf], grid, [np.inf]])  # padded[r] = grid[r - 1]
+    guess = (clipped - mech.low) * (mech.grid_size / (mech.high - mech.low))
+    ranks = np.clip(guess.astype(np.int64) + 1, 1, mech.grid_size + 1)
+    ranks += padded[ranks + 1] <= clipped
+    ranks -= padded[ranks] > clipped
+    wrong = ~((padded[ranks] <= clipped) & (clipped < padded[ranks + 1]))
+    if np.any(wrong):
+        ranks[wrong] = np.searchsorted(grid, clipped[wrong], side="right")
+    return ranks.astype(kind)
+
+
+def pair_classes(union, in_first, in_second, mech) -> PairClasses:
+    """The :class:`PairClasses` of pairs (union, in_first, in_second), on
+    ``mech``'s grid, bounds and q (module docstring).
+
+    Parameters
+    ----------
+    union : ndarray of shape (P, N)
+        Each pair's records, both databases' together.
+    in_first, in_second : ndarray of bool, shape (P, N)
+        Which of them each database holds (each leaves out at most one, every
+        record is in one, one size per database in every pair).
+    mech : ExponentialQuantileMechanism
+        Gives q, the bounds and the grid.
+
+    Returns
+    -------
+    PairClasses
+    """
+    union = np.asarray(union, dtype=float)
+    if not (np.asarray(in_first, bool) | np.asarray(in_second, bool)).all():
+        raise ValueError("every record of a pair's union must be in a database.")
+    out1, n1 = _left_out(union, in_first, "in_first")
+    out2, n2 = _left_out(union, in_second, "in_second")
+    pairs, size = union.shape
+    edges = np.empty((pairs, size + 2), np.int64)  # r_(0) = 0 .. r_(N+1) = G + 1
+    edges[:, 0], edges[:, -1] = 0, mech.grid_size + 1
+    edges[:, 1:-1] = np.sort(_ranks(union, mech), axis=1, kind="stable")
+    r1, r2 = (_ranks(out, mech).astype(np.int64) for out in (out1, out2))
+    width = n2 + 1
+    points = np.zeros((pairs, 3, width))
+    second_edges = _deleted(edges, r2, np.isfinite(out2), width + 1)
+    points[:, 1] = np.diff(second_edges, axis=1)  # database 2's classes
+    lo, hi = np.minimum(r1, r2)[:, None], np.maximum(r1, r2)[:, None]
+    between = np.diff(np.clip(edges, lo, hi), axis=1)  # (P, N + 1) by union count
+    down = r1 < r2  # b = -1, c2 = k
+    points[down, 0] = between[down, :width]
+    up = r2 < r1  # b = +1, c2 = k - 1
+    points[up, 2] = between[up, 1:width + 1]
+    points[:, 1] -= points[:, 0] + points[:, 2]
+    points = points.reshape(pairs, 3 * width)
+    counts = np.arange(width)
+    first = np.abs((counts[None, :] + np.arange(-1, 2)[:, None]) - mech.q * n1).ravel()
+    second = np.tile(np.abs(counts - mech.q * n2), 3)
+    held = points > 0
+    shift = second - first
+    return PairClasses(
+        points, first, second,
+        np.max(np.where(held, shift, -np.inf), axis=1),
+        np.min(np.where(held, shift, np.inf), axis=1),
+        np.stack([np.min(np.where(held, d, np.inf), axis=1) for d in (first, second)],
+                 axis=1),
+    )
+
+
+def _deleted(edges: np.ndarray, value: np.ndarray, present: np.ndarray,
+             keep: int) -> np.ndarray:
+    """The first ``keep`` of each row of ``edges`` (sorted), less one inner
+    occurrence (r_(1) .. r_(N)) of ``value`` where it is ``present``."""
+    at = 1 + np.sum(edges[:, 1:-1] < value[:, None], axis=1)  # the first occurrence
+    at = np.where(present, at, edges.shape[1])
+    index = np.arange(keep)[None, :]
+    return np.take_along_axis(edges, index + (index >= at[:, None]), axis=1)
