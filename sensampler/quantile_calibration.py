@@ -581,16 +581,25 @@ class SampledLosses:
     r"""Pairs drawn once from a population, kept to calibrate at any epsilon.
 
     What :func:`calibrate_quantile` computes for one epsilon, for many: the
-    pairs are drawn chunk by chunk when first needed and kept (their classes,
-    ``m`` times ``n + 1`` numbers per population), and each scale's losses are
-    computed once, when first needed (:func:`_first_failing`). For planning
-    (:func:`sensampler.app.planning.plan_release`), which searches epsilon; a
-    release calibrates with :func:`calibrate_quantile` on pairs of its own.
+    pairs are drawn chunk by chunk when first needed, and each scale's losses
+    are computed once, when first needed (:func:`_first_failing`), the same at
+    any epsilon (the candidates :math:`2^{u/16}` are one grid). The pairs'
+    classes are kept (:math:`3(n + 1)` numbers per pair and population), or,
+    when ``epsilons`` are given and the pairs take several chunks, each chunk's
+    losses at every candidate of those epsilons are computed at once and the
+    chunk is dropped, as :func:`calibrate_quantile` does. Every calibration
+    equals :func:`calibrate_quantile`'s with the same arguments but its run's
+    identity. For planning (:func:`sensampler.app.planning.plan_release`),
+    which searches epsilon, and the sweep over epsilons
+    (:mod:`sensampler.app.experiments.release_sweep`); a release calibrates
+    with :func:`calibrate_quantile` on pairs of its own.
 
     Parameters
     ----------
     q, bounds, population, n, gamma, m, k, inequality, neighbours, random_state
         As in :func:`calibrate_quantile`.
+    epsilons : sequence of float, optional
+        The only epsilons :meth:`calibration` will be asked (with any cap).
 
     Attributes
     ----------
@@ -600,17 +609,23 @@ class SampledLosses:
 
     def __init__(
         self, q, bounds, population, n, *, gamma=None, m=None, k=None,
-        inequality="exact", neighbours=NEIGHBOURS, random_state=None,
+        inequality="exact", neighbours=NEIGHBOURS, random_state=None, epsilons=None,
     ):
         mech, dist, n, self.plan = check_calibration(
             q, bounds, 1.0, population, n, gamma=gamma, m=m, k=k, inequality=inequality,
             neighbours=neighbours,
         )
+        scales, self._epsilons = None, None
+        if epsilons is not None:
+            mechs = [ExponentialQuantileMechanism(mech.q, (mech.low, mech.high), e,
+                                                  neighbours=neighbours) for e in epsilons]
+            self._epsilons = frozenset(one.epsilon for one in mechs)
+            scales = np.unique(np.concatenate([_scales(one, None) for one in mechs]))
         self._q, self._bounds, self._neighbours = mech.q, (mech.low, mech.high), neighbours
         self._n = n
         self._words = _words(dist, self.plan)
         root = as_seed_sequence(random_state)
-        self._runs = [_Pairs(*ps, mech, n, self.plan.m)
+        self._runs = [_Pairs(*ps, mech, n, self.plan.m, scales)
                       for ps in _populations(dist, self.plan, root)]
 
     def calibration(
@@ -621,7 +636,7 @@ class SampledLosses:
         Parameters
         ----------
         epsilon : float
-            ``> 0``.
+            ``> 0``; one of ``epsilons`` if they were given.
         worst_case_epsilon : float, optional
             As in :func:`calibrate_quantile`.
 
@@ -633,6 +648,11 @@ class SampledLosses:
         mech = ExponentialQuantileMechanism(
             self._q, self._bounds, epsilon, neighbours=self._neighbours
         )
+        if self._epsilons is not None and mech.epsilon not in self._epsilons:
+            raise ValueError(
+                f"epsilon must be one of the epsilons the losses were sampled for, "
+                f"{sorted(self._epsilons)}, got epsilon={epsilon!r}."
+            )
         return _chosen(
             mech, _scales(mech, worst_case_epsilon), self._runs, self.plan, self._n,
             self._words, lambda: {"run_id": None},

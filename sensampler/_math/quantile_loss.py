@@ -72,13 +72,31 @@ column lies more than :data:`_SHARED` / t beyond :math:`\nu` takes its own
 :math:`\nu_1, \nu_2` (its nearest held distances), so every sum has a term 1;
 a sum that overflows (never: every weight is at most 1) or a NaN would make
 the loss infinite, which never passes.
+
+**Window.** At a scale t the sums run over the columns within
+:math:`R/t`, :math:`R` = :data:`_SHARED` + :data:`_TAIL` + log(G + 1), of
+:math:`\nu` (in :math:`\min(D_1, D_2)`; at n = 500 and t > 1/2, every
+column). A pair scaled by :math:`\nu` has a grid point of weight at least
+:math:`e^{-tm}`, :math:`tm \le` :data:`_SHARED` (m its nearest distance
+less :math:`\nu`), so the columns left out, of weights below
+:math:`e^{-R} \le e^{-tm} e^{-60}/(G + 1)`, hold at most :math:`e^{-60}` of
+each sum. In exact arithmetic the windowed :math:`\rho` is the log-ratio of
+the windowed :math:`Z_1, Z_2` in both forms, so it moves by at most
+:math:`2e^{-60}/(1 - e^{-60})`, below :data:`_TAIL_SLACK`, which is added to
+the losses of every scale whose window leaves a column out; ``high`` and
+``low`` are taken over every column held. The window depends on t alone, and
+the scales of one window share one product: a scale's losses are the same
+whichever others are asked with it.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from .._lib.threads import one_thread
 
 __all__ = ["PairClasses", "pair_classes"]
 
@@ -86,6 +104,16 @@ __all__ = ["PairClasses", "pair_classes"]
 #: least distance of all columns has its weights scaled by its own nearest
 #: distances (the shared scaling could underflow all its weights to 0).
 _SHARED = 600.0
+
+#: Columns whose distances both exceed the least of all by
+#: :math:`(\text{_SHARED} + \text{_TAIL} + \log(G + 1))/t` hold at most
+#: :math:`e^{-60}` of the law of a pair scaled with the others (module
+#: docstring): the normalisers are summed without them.
+_TAIL = 60.0
+
+#: Added to every loss computed without some columns: bounds what they move the
+#: log-ratio (at most :math:`2e^{-60}/(1 - e^{-60}) < 1.8 \cdot 10^{-26}`).
+_TAIL_SLACK = 1e-25
 
 
 @dataclass(frozen=True)
@@ -103,38 +131,54 @@ class PairClasses:
     def losses(self, scales: np.ndarray) -> np.ndarray:
         """(P, J): each pair's loss at each scale (module docstring); a NaN is
         infinite: it never passes. A scale's losses never depend on the
-        others asked with it."""
+        others asked with it beyond :data:`_TAIL_SLACK`."""
         t = np.asarray(scales, dtype=float)
-        ratio = self._log_ratio(t)
+        ratio, slack = self._log_ratio(t)
         with np.errstate(over="ignore", invalid="ignore"):
             loss = np.maximum(np.abs(self.high[:, None] * t - ratio),
                               np.abs(self.low[:, None] * t - ratio))
         loss[np.isnan(loss)] = np.inf
-        return loss
+        return loss + slack
 
-    def _log_ratio(self, t: np.ndarray) -> np.ndarray:
+    def _log_ratio(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         r""":math:`\log Z_1 - \log Z_2`, (P, J), scaled by the shared
-        :math:`\nu`, and by a pair's own where that could underflow."""
+        :math:`\nu`, each scale on its window of columns, those within
+        (:data:`_SHARED` + :data:`_TAIL` + log(G + 1)) / t of it (the scales of
+        one window in one product), and with a pair's own scaling, on every
+        column, where the shared one could underflow; and the slack that adds
+        to each scale's losses (J,)."""
         nu = float(min(self.first.min(), self.second.min()))
-        out = self._ratio(self.grid_points, t, np.full(2, nu), self.high, self.low)
-        with np.errstate(over="ignore"):
+        distance = np.minimum(self.first, self.second) - nu
+        with np.errstate(over="ignore", divide="ignore"):
+            reach = (_SHARED + _TAIL + np.log(self.grid_points[0].sum())) / t
             own = (np.max(self.nearest, axis=1)[:, None] - nu) * t > _SHARED
+        sizes = np.searchsorted(np.sort(distance), reach, side="right")
+        out = np.empty((self.high.size, t.size))
+        slack = np.where(sizes < distance.size, _TAIL_SLACK, 0.0)
+        for size in np.unique(sizes):
+            at = np.flatnonzero(sizes == size)
+            window = np.flatnonzero(distance <= reach[at[0]])
+            out[:, at] = self._ratio(self.grid_points[:, window], t[at], np.full(2, nu),
+                                     window, self.high, self.low)
         for p in np.flatnonzero(np.any(own, axis=1)):  # rare: heavy ties or clipping
             rows = slice(p, p + 1)
             out[p] = self._ratio(self.grid_points[rows], t, self.nearest[p],
-                                 self.high[rows], self.low[rows])[0]
-        return out
+                                 slice(None), self.high[rows], self.low[rows])[0]
+        return out, slack
 
-    def _ratio(self, points, t, nu, high, low) -> np.ndarray:
-        """The log-ratio of the pairs ``points`` at the scales t, their weights
-        scaled by nu = (nu1, nu2) (a column nearer holds no grid point)."""
+    def _ratio(self, points, t, nu, columns, high, low) -> np.ndarray:
+        """The log-ratio of the pairs ``points`` (their ``columns``) at the
+        scales t, their weights scaled by nu = (nu1, nu2) (a column nearer
+        holds no grid point)."""
+        first, second = self.first[columns], self.second[columns]
         with np.errstate(over="ignore", under="ignore", invalid="ignore",
                          divide="ignore"):
-            w1 = np.exp(-np.maximum(self.first - nu[0], 0.0)[:, None] * t)
-            w2 = np.exp(-np.maximum(self.second - nu[1], 0.0)[:, None] * t)
-            shift = (self.second - self.first)[:, None] * t
+            w1 = np.exp(-np.maximum(first - nu[0], 0.0)[:, None] * t)
+            w2 = np.exp(-np.maximum(second - nu[1], 0.0)[:, None] * t)
+            shift = (second - first)[:, None] * t
             moved = w2 * np.expm1(np.clip(shift, -1.0, 1.0))
-            sums = points @ np.concatenate([w1, w2, moved], axis=1)
+            with one_thread():  # faster, and the same sums for any thread count
+                sums = points @ np.concatenate([w1, w2, moved], axis=1)
             z1, z2, mean = np.split(sums, 3, axis=1)
             small = np.maximum(np.abs(high), np.abs(low))[:, None] * t <= 1.0
             return np.where(small, np.log1p(mean / z2),
@@ -171,13 +215,15 @@ def _ranks(values: np.ndarray, mech) -> np.ndarray:
     clipped = np.clip(values, mech.low, mech.high)
     if mech.wide:
         return np.searchsorted(grid, clipped, side="right").astype(kind)
-    padded = np.concatenate([[-np.inf], grid, [np.inf]])  # padded[r] = grid[r - 1]
-    guess = (clipped - mech.low) * (mech.grid_size / (mech.high - mech.low))
-    ranks = np.clip(guess.astype(np.int64) + 1, 1, mech.grid_size + 1)
-    ranks += padded[ranks + 1] <= clipped
-    ranks -= padded[ranks] > clipped
-    wrong = ~((padded[ranks] <= clipped) & (clipped < padded[ranks + 1]))
-    if np.any(wrong):
+    padded = np.concatenate([[-np.inf], grid, [np.inf, np.inf]])  # padded[r] = grid[r - 1]
+    guess = clipped - mech.low
+    guess *= mech.grid_size / (mech.high - mech.low)
+    ranks = guess.astype(np.intp)  # 0 .. about G
+    ranks += 1
+    right = padded.take(ranks) <= clipped
+    right &= clipped < padded[1:].take(ranks)
+    if not right.all():
+        wrong = ~right
         ranks[wrong] = np.searchsorted(grid, clipped[wrong], side="right")
     return ranks.astype(kind)
 
@@ -209,38 +255,122 @@ def pair_classes(union, in_first, in_second, mech) -> PairClasses:
     edges = np.empty((pairs, size + 2), np.int64)  # r_(0) = 0 .. r_(N+1) = G + 1
     edges[:, 0], edges[:, -1] = 0, mech.grid_size + 1
     edges[:, 1:-1] = np.sort(_ranks(union, mech), axis=1, kind="stable")
-    r1, r2 = (_ranks(out, mech).astype(np.int64) for out in (out1, out2))
+    count = _Counts(edges, mech.grid_size)
+    first_db = count.database(_ranks(out1, mech), np.isfinite(out1))
+    second_db = count.database(_ranks(out2, mech), np.isfinite(out2))
     width = n2 + 1
     points = np.zeros((pairs, 3, width))
-    second_edges = _deleted(edges, r2, np.isfinite(out2), width + 1)
-    points[:, 1] = np.diff(second_edges, axis=1)  # database 2's classes
+    points[:, 1] = np.diff(second_db.edges(width + 1), axis=1)  # database 2's classes
+    r1, r2 = first_db.rank, second_db.rank
     lo, hi = np.minimum(r1, r2)[:, None], np.maximum(r1, r2)[:, None]
     between = np.diff(np.clip(edges, lo, hi), axis=1)  # (P, N + 1) by union count
     down = r1 < r2  # b = -1, c2 = k
-    points[down, 0] = between[down, :width]
+    np.multiply(between[:, :width], down[:, None], out=points[:, 0])
     up = r2 < r1  # b = +1, c2 = k - 1
-    points[up, 2] = between[up, 1:width + 1]
+    np.multiply(between[:, 1:width + 1], up[:, None], out=points[:, 2])
     points[:, 1] -= points[:, 0] + points[:, 2]
-    points = points.reshape(pairs, 3 * width)
     counts = np.arange(width)
-    first = np.abs((counts[None, :] + np.arange(-1, 2)[:, None]) - mech.q * n1).ravel()
-    second = np.tile(np.abs(counts - mech.q * n2), 3)
-    held = points > 0
-    shift = second - first
+    first = np.abs((counts[None, :] + np.arange(-1, 2)[:, None]) - mech.q * n1)
+    second = np.tile(np.abs(counts - mech.q * n2), (3, 1))
     return PairClasses(
-        points, first, second,
-        np.max(np.where(held, shift, -np.inf), axis=1),
-        np.min(np.where(held, shift, np.inf), axis=1),
-        np.stack([np.min(np.where(held, d, np.inf), axis=1) for d in (first, second)],
+        points.reshape(pairs, 3 * width), first.ravel(), second.ravel(),
+        *_extremes(second - first, first_db, second_db, mech.grid_size),
+        np.stack([db.nearest(mech.q, n) for db, n in ((first_db, n1), (second_db, n2))],
                  axis=1),
     )
 
 
-def _deleted(edges: np.ndarray, value: np.ndarray, present: np.ndarray,
-             keep: int) -> np.ndarray:
-    """The first ``keep`` of each row of ``edges`` (sorted), less one inner
-    occurrence (r_(1) .. r_(N)) of ``value`` where it is ``present``."""
-    at = 1 + np.sum(edges[:, 1:-1] < value[:, None], axis=1)  # the first occurrence
-    at = np.where(present, at, edges.shape[1])
-    index = np.arange(keep)[None, :]
-    return np.take_along_axis(edges, index + (index >= at[:, None]), axis=1)
+class _Counts:
+    """The union's ranks, sorted (``edges``, (P, N + 2), with 0 and G + 1 at
+    the ends), and their counts at or below grid points, row by row: each row
+    offset by (G + 2) times its index, one sorted array, one search."""
+
+    def __init__(self, edges: np.ndarray, grid_size: int):  # noqa: D107
+        pairs, self.width = edges.shape
+        self.edges = edges
+        self._offset = np.arange(pairs) * (grid_size + 2)
+        self._start = np.arange(pairs) * self.width
+        self._flat = (edges + self._offset[:, None]).ravel()
+
+    def union(self, j: np.ndarray) -> np.ndarray:
+        """c(j), the union's count at grid point j of each row (0 <= j <= G)."""
+        at = np.searchsorted(self._flat, self._offset + j, side="right")
+        return at - self._start - 1
+
+    def database(self, rank: np.ndarray, present: np.ndarray) -> _Database:
+        """The database less the record of rank ``rank`` where ``present``."""
+        rank = rank.astype(np.int64)
+        at = np.searchsorted(self._flat, self._offset + rank, side="left") - self._start
+        return _Database(self, rank, np.where(present, at, self.width))
+
+
+@dataclass(frozen=True)
+class _Database:
+    """One database of each pair: the union less the inner entry ``at`` of
+    the sorted ranks (its first of rank ``rank``; ``at`` = N + 2: none)."""
+
+    count: _Counts
+    rank: np.ndarray  # (P,): r of the record left out (G + 1: none, or above all)
+    at: np.ndarray  # (P,)
+
+    def edges(self, keep: int) -> np.ndarray:
+        """Its first ``keep`` sorted ranks, with 0 first."""
+        edges = self.count.edges
+        if np.all(self.at == self.count.width):
+            return edges[:, :keep]
+        kept = np.ones(edges.shape, bool)
+        kept[np.arange(edges.shape[0]), self.at] = False
+        return edges[kept].reshape(edges.shape[0], -1)[:, :keep]
+
+    def counts(self, j: np.ndarray) -> np.ndarray:
+        """Its count at grid point j of each row."""
+        return self.count.union(j) - (self.rank <= j)
+
+    def nearest(self, q: float, n: int) -> np.ndarray:
+        r"""(P,): its least distance :math:`|c - qn|` over the grid, as the
+        columns compute it. c(j) does not decrease: the least is at the last
+        grid point with :math:`c \le \lfloor qn \rfloor` or the first with
+        :math:`c \ge \lceil qn \rceil`, the grid points before its
+        (floor + 1)-th rank and at its ceil-th."""
+        target = q * n
+        table = np.abs(np.arange(n + 1) - target)
+        rows = np.arange(self.at.size)
+        grid_end = self.count.edges[0, -1]  # G + 1
+        out = np.full(self.at.size, np.inf)
+        for k, step in ((math.ceil(target), 0), (math.floor(target) + 1, -1)):
+            if not 0 <= k <= n + 1:
+                continue
+            j = self.count.edges[rows, k + (k >= self.at)] + step
+            valid = (j >= 0) & (j < grid_end)
+            c = self.counts(np.clip(j, 0, grid_end - 1))
+            out = np.where(valid, np.minimum(out, table[np.clip(c, 0, n)]), out)
+        return out
+
+
+def _extremes(shift: np.ndarray, first: _Database, second: _Database,
+              grid_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The largest and least ``shift`` (3, C) over each pair's columns held.
+
+    In each group b, :math:`s = |c_2 - q n_2| - |c_2 + b - q n_1|` is a
+    monotone function of :math:`c_2` (a difference of two absolute values of
+    slopes of equal size), and :math:`c_2` does not decrease over the grid:
+    it is reached at the group's first or last grid point. The computed s
+    there is within the distances' rounding (a few ulps of n, module
+    docstring) of the exact extreme. Group b = -1 or +1 holds
+    :math:`[lo, hi)`, group 0 the rest of the grid."""
+    lo = np.minimum(first.rank, second.rank)
+    hi = np.maximum(first.rank, second.rank)
+    inner = np.where(first.rank < second.rank, 0, 2)
+    groups = (
+        (lo < hi, inner, lo, hi - 1),
+        ((lo > 0) | (hi <= grid_size), np.ones_like(lo),
+         np.where(lo > 0, 0, hi), np.where(hi <= grid_size, grid_size, lo - 1)),
+    )
+    high = np.full(lo.size, -np.inf)
+    low = np.full(lo.size, np.inf)
+    for some, group, start, stop in groups:
+        for j in (start, stop):
+            s = shift[group, second.counts(np.clip(j, 0, grid_size))]
+            high = np.where(some, np.maximum(high, s), high)
+            low = np.where(some, np.minimum(low, s), low)
+    return high, low
