@@ -157,7 +157,8 @@ class PairClasses:
         slack = np.where(sizes < distance.size, _TAIL_SLACK, 0.0)
         for size in np.unique(sizes):
             at = np.flatnonzero(sizes == size)
-            window = np.flatnonzero(distance <= reach[at[0]])
+            window = (slice(None) if size == distance.size
+                      else np.flatnonzero(distance <= reach[at[0]]))
             out[:, at] = self._ratio(self.grid_points[:, window], t[at], np.full(2, nu),
                                      window, self.high, self.low)
         for p in np.flatnonzero(np.any(own, axis=1)):  # rare: heavy ties or clipping
