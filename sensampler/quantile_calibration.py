@@ -111,10 +111,10 @@ SMALLEST_SCALE = 2.0**-1000
 #: Copies of one run's (m, J) losses held besides the runs' own.
 _LOSS_COPIES = 3
 
-#: Peak bytes per union record of a chunk (measured 110 to 150 with
-#: ``tracemalloc``, n = 10 to 3e6, before the four running extremes of the
-#: window were kept: the records, their order, the sorted and clipped copy,
-#: both databases' counts and distances), plus those 32 bytes, rounded up.
+#: Peak bytes per union record of a chunk, with room to spare (measured 66 to
+#: 98 with ``tracemalloc``, n = 500 to 1e6, pairs drawn and their losses at 34
+#: scales: the records, their ranks, the sorted ranks and the histogram of
+#: 3(n + 1) columns per pair, :mod:`sensampler._math.quantile_loss`).
 _RECORD_BYTES = 200
 
 #: Default pairs: at least this many when n is small (a finer order statistic
@@ -254,9 +254,9 @@ def margin(epsilon: float, scales: np.ndarray, n: int) -> np.ndarray:
 
     The distances :math:`|c - qn|` (of size up to n) are exact to a few units
     in the last place, :math:`(n + 2) 2^{-52}`, and enter the loss times t; the
-    normalisers' log-ratio is computed with an error relative to t (a few ulps
-    of t where the log-ratios are at most 1, else of its log-sum-exps of size
-    about :math:`\log G`, then below :math:`t (n + 2) 2^{-44}` since t > 1/2).
+    normalisers' log-ratio is computed with an error relative to t: every loss
+    of :func:`pair_losses` is within :math:`t (n + 2) 2^{-46}`, a quarter of
+    this term (derived in :mod:`sensampler._math.quantile_loss`).
 
     Parameters
     ----------

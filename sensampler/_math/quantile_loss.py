@@ -44,29 +44,33 @@ columns),
 one matrix product of the histogram with the three tables of the columns, for
 a whole block of scales (:math:`w_2\,\mathrm{expm1}(ts) = w_1 - w_2`).
 
-**Floating-point error** (u = :math:`2^{-53}`; the caller adds
-:math:`t(n + 2)2^{-44}` and ``MARGIN`` epsilon to every loss). The histogram
-is exact (integers below :math:`2^{53}`). A distance :math:`|c - qn|` is
-within :math:`2un` of the real one (q n rounded, then the difference), so
-:math:`t s` and every exponent :math:`-t(D - \nu)` are within
-:math:`\approx 4utn` plus a rounding of the product. A sum of the
-matrix product, in any order (BLAS), has a relative error at most
-:math:`\gamma_{3C} = 3Cu/(1 - 3Cu)` of the sum of the absolute values of
-its terms (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002,
-Sec. 3.1). *Where* :math:`t\max|s| \le 1`: each term
-:math:`H w_2 \mathrm{expm1}(ts)` is exact to a few u relatively, and its
-absolute value is at most :math:`(e - 1) t|s| H w_2`, so the numerator's
-error is at most :math:`(\gamma_{3C} + 4u)\,1.72\,t\,Z_2` plus the exponents'
-:math:`4utn\,Z_2`; divided by :math:`Z_2` (relative error
-:math:`\gamma_{3C} + 4utn + 2u`) and through log1p (a mean of at least
-:math:`e^{-1} - 1`, so a factor at most 1.6), :math:`\rho` is within about
-:math:`t(6Cu + 7un) \le t(n + 2) 2^{-47}` (C = n_2 + 1 <= n + 1): relative
-to t, whatever epsilon. *Elsewhere* (so t > 1, since :math:`|s| \le 1`):
-:math:`Z_1` and :math:`Z_2` are sums of positive terms, each within
-:math:`\gamma_{3C} + 4utn + 2u` relatively, so :math:`\rho` is within
-:math:`2(3Cu + 4utn + 3u) < t(n + 2) 2^{-47}`. With the loss's own
-subtraction and product (a few u of t), every loss is within
-:math:`t (n + 2) 2^{-46}` of the exact one, a quarter of the caller's margin.
+**Floating-point error** (u = :math:`2^{-53}`, :math:`\gamma =
+3Cu/(1 - 3Cu)`; the caller adds :math:`t(n + 2)2^{-44}` and ``MARGIN``
+epsilon to every loss). The histogram is exact (integers below
+:math:`2^{53}`). A distance :math:`|c - qn|` is within :math:`2un` of the
+real one (q n rounded, then the difference), so :math:`a = ts` is within
+:math:`4utn` plus its own rounding, and every weight within a relative
+:math:`4utn + 2u`. A sum of the matrix product, in any order (BLAS), is
+within :math:`\gamma` of the sum of the absolute values of its terms
+(Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, Sec. 3.1).
+*Where* :math:`t\max|s| \le 1` (so :math:`|a| \le \min(1, t)`, as
+:math:`|s| \le 1`): a term :math:`w_2\,\mathrm{expm1}(a)` is at most
+:math:`1.72\min(1, t)\,w_2` and within :math:`1.72\min(1, t)(4utn + 3u)
+w_2 + e\cdot 4utn\,w_2`; the numerator is so within
+:math:`Z_2 [1.72 \min(1, t)(\gamma + 3u) + 18utn]`, the quotient x by
+:math:`Z_2` (:math:`|x| \le 1.72`, :math:`Z_2` within
+:math:`\gamma + 4utn + 2u`) within :math:`t(3.5\gamma + 9u + 25un)` (each
+term has a factor t, or :math:`\min(1, t) \le t`), and log1p (of
+:math:`x \ge e^{-1} - 1`, a slope at most e) gives :math:`\rho` within
+:math:`t(28Cu + 30u + 68un)`: relative to t, whatever epsilon. *Elsewhere*
+(t > 1): :math:`Z_1, Z_2` are sums of positive terms, each within
+:math:`\gamma + 4utn + 2u`, so :math:`\rho` is within
+:math:`2(3.1Cu + 4utn + 3u) < t(7Cu + 8un + 6u)`. With C <= n + 1 and the
+loss's own subtraction and product, every loss is within
+:math:`t(100n + 160)u < t(n + 2)2^{-46}` of the exact one, a quarter of the
+caller's term (an exponent off by :math:`\delta` moves a log-sum by at most
+:math:`\delta`, so this holds also where :math:`4utn` is not small).
+
 A weight that underflows could only make a sum 0: a pair whose nearest held
 column lies more than :data:`_SHARED` / t beyond :math:`\nu` takes its own
 :math:`\nu_1, \nu_2` (its nearest held distances), so every sum has a term 1;
