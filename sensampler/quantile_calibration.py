@@ -37,15 +37,15 @@ with the plan's confidence. :math:`t_0 = \epsilon/(2\Delta u)` (rounded
 down) always passes, since :math:`L(t_0) \le \epsilon` for every pair.
 
 **Exact loss per pair.** The two databases share all records but one (or
-one is the other less one record, add/remove). With the union of their
-records sorted, :math:`z_1 \le \dots \le z_N`, every grid point in
-:math:`(z_k, z_{k+1}]` has the same counts in both databases:
-:math:`c_D = \#\{x \in D : x \le z_k\}`, the cumulative count of D's
-records among the first k. The law and the loss are then computed over these
-N + 1 classes, each weighted by the grid points it holds (the same law the
-mechanism samples, on the same clipped records), in floating point with a
-margin of :data:`MARGIN` times epsilon added to every loss before it is
-compared with epsilon.
+one is the other less one record, add/remove). The law of each depends on the
+grid only through how many grid points have each count, and the counts of the
+two databases differ by at most one, on the grid points between the two
+records that differ: :mod:`sensampler._math.quantile_loss` computes every
+pair's exact loss from these histograms (the same law the mechanism samples,
+on the same clipped records) at a block of scales at once, in floating point
+within :func:`margin` (its docstring bounds the error), with a margin of
+:data:`MARGIN` times epsilon added to every loss before it is compared with
+epsilon.
 
 References
 ----------
@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import math
 import uuid
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -67,6 +66,7 @@ import numpy as np
 from ._lib.domains import EPSILON_STATED
 from ._lib.memory import check_fits
 from ._lib.validation import as_seed_sequence, check_count
+from ._math.quantile_loss import PairClasses, pair_classes
 from ._math.rounding import float_down, float_up
 from .bounds import Bounds
 from .distributions import Distribution, PublicSample, as_distribution
@@ -111,10 +111,10 @@ SMALLEST_SCALE = 2.0**-1000
 #: Copies of one run's (m, J) losses held besides the runs' own.
 _LOSS_COPIES = 3
 
-#: Peak bytes per union record of a chunk (measured 110 to 150 with
-#: ``tracemalloc``, n = 10 to 3e6, before the four running extremes of the
-#: window were kept: the records, their order, the sorted and clipped copy,
-#: both databases' counts and distances), plus those 32 bytes, rounded up.
+#: Peak bytes per union record of a chunk, with room to spare (measured 66 to
+#: 98 with ``tracemalloc``, n = 500 to 1e6, pairs drawn and their losses at 34
+#: scales: the records, their ranks, the sorted ranks and the histogram of
+#: 3(n + 1) columns per pair, :mod:`sensampler._math.quantile_loss`).
 _RECORD_BYTES = 200
 
 #: Default pairs: at least this many when n is small (a finer order statistic
@@ -123,152 +123,6 @@ DEFAULT_PAIRS = 2000
 
 #: Union records per chunk of pairs (bounds the memory of one chunk).
 _CHUNK_RECORDS = 2**21
-
-#: Classes whose distances exceed :math:`(60 + 4t + \ln(4(G + 1)))/t` in both
-#: databases hold less than :math:`e^{-60}` of either law: the losses are computed
-#: on the window of the others, and on the rest from their extreme shifts alone.
-_TAIL = 60.0
-
-#: Added to a loss computed on a window: bounds what the classes left out move
-#: the normalisers' log-ratio (at most :math:`4 (G + 1) e^{4t - tD} \le 4e^{-60}`).
-_TAIL_SLACK = 1e-25
-
-
-@dataclass(frozen=True)
-class _Classes:
-    """One chunk of pairs, as the law's classes of both databases (P, N + 1).
-
-    Besides the classes: the least distance of each class over the pairs
-    (``reach``, which sets the window at a scale) and, per pair, the largest
-    and least difference of the two databases' distances over the held classes
-    before each class (``before_*``) and from it on (``after_*``)."""
-
-    log_sizes: np.ndarray  # log of the grid points per class (-inf: none)
-    held: np.ndarray  # classes holding a grid point
-    first: np.ndarray  # |c - qn| of the first database, less its minimum (held)
-    second: np.ndarray  # the same for the second
-    reach: np.ndarray  # (N + 1,): min over pairs of min(first, second), held
-    points: int  # G + 1: the grid points
-    before_max: np.ndarray  # (P, N + 2): max of second - first over held k < j
-    before_min: np.ndarray
-    after_max: np.ndarray  # (P, N + 2): max of second - first over held k >= j
-    after_min: np.ndarray
-
-    def losses(self, scales: np.ndarray) -> np.ndarray:
-        """(P, J): each pair's loss at each scale (module docstring)."""
-        out = np.empty((self.held.shape[0], scales.size))
-        for i, t in enumerate(scales):
-            out[:, i] = self._at(float(t))
-        return out
-
-    def _window(self, t: float) -> tuple[int, int]:
-        """The classes within the distance that matters at scale t."""
-        classes = self.held.shape[1]
-        reach = (_TAIL + 4.0 * t + math.log(4.0 * self.points)) / t
-        inside = np.flatnonzero(self.reach <= reach)
-        if not math.isfinite(reach) or inside.size == 0:
-            return 0, classes
-        lo, hi = int(inside[0]), int(inside[-1]) + 1
-        if np.isinf(self.reach[:lo]).all() and np.isinf(self.reach[hi:]).all():
-            return 0, classes  # nothing held is left out: no window
-        return lo, hi
-
-    def _at(self, t: float) -> np.ndarray:
-        # t x distance beyond a double: weight 0 (NaN of empty classes: unused);
-        # a NaN loss counts as infinite: it never passes
-        lo, hi = self._window(t)
-        part = slice(lo, hi)
-        held, first, second = self.held[:, part], self.first[:, part], self.second[:, part]
-        log_sizes = self.log_sizes[:, part]
-        with np.errstate(over="ignore", invalid="ignore"):
-            shift = np.where(held, t * (second - first), 0.0)
-            ratio_log = _log_normaliser_ratio(t, shift, log_sizes, held, first, second)
-            ratio = np.abs(shift - ratio_log[:, None])
-        ratio[np.isnan(ratio)] = np.inf
-        loss = np.max(np.where(held, ratio, 0.0), axis=1)
-        if lo == 0 and hi == self.held.shape[1]:
-            return loss
-        # the classes left out: their shifts t (second - first), at the extremes
-        high = np.maximum(self.before_max[:, lo], self.after_max[:, hi])
-        low = np.minimum(self.before_min[:, lo], self.after_min[:, hi])
-        with np.errstate(over="ignore", invalid="ignore"):
-            outside = np.maximum(np.abs(t * high - ratio_log), np.abs(t * low - ratio_log))
-        outside[np.isnan(outside)] = np.inf
-        outside[~np.isfinite(high)] = 0.0  # no held class left out
-        return np.maximum(loss, outside) + _TAIL_SLACK
-
-
-def _log_normaliser_ratio(t, shift, log_sizes, held, first, second) -> np.ndarray:
-    r""":math:`\log Z_D - \log Z_{D'} = \log E_{P_{D'}}[e^{s}]`, s = ``shift``.
-
-    The difference of two log-sum-exps has an absolute error of a few ulps of
-    :math:`\log G \approx 10`, far above ``MARGIN * epsilon`` for a tiny
-    epsilon; where :math:`|s| \le 1` it is computed as
-    :math:`\mathrm{log1p}(E_{P_{D'}}[\mathrm{expm1}(s)])`, with an error
-    relative to the scale instead.
-    """
-    weights2 = _log_weights(t, second, log_sizes, held)
-    z2 = _logsumexp(weights2)
-    small = np.max(np.abs(shift), axis=1) <= 1.0
-    out = np.zeros(small.size)
-    if np.any(small):
-        law = np.exp(weights2 - z2[:, None])  # P_D'
-        mean = np.sum(law * np.expm1(np.clip(shift, -1.0, 1.0)), axis=1)
-        out = np.where(small, np.log1p(mean), out)
-    if not np.all(small):
-        z1 = _logsumexp(_log_weights(t, first, log_sizes, held))
-        out = np.where(small, out, z1 - z2)
-    return out
-
-
-def _log_weights(t, distances, log_sizes, held) -> np.ndarray:
-    """log(grid points x weight) per class; -inf for the empty ones (their
-    distances may lie below the least held one: t x distance could be -inf)."""
-    return np.where(held, log_sizes - t * distances, -np.inf)
-
-
-def _classes(union, in_first, in_second, mech) -> _Classes:
-    order = np.argsort(union, axis=1, kind="stable")
-    z = np.clip(np.take_along_axis(union, order, axis=1), mech.low, mech.high)
-    first = np.take_along_axis(in_first, order, axis=1)
-    second = np.take_along_axis(in_second, order, axis=1)
-    pairs = z.shape[0]
-    right = np.searchsorted(mech.grid, z, side="right")  # grid points <= z_k
-    edges = np.concatenate(
-        [np.zeros((pairs, 1), int), right, np.full((pairs, 1), mech.grid_size + 1)],
-        axis=1,
-    )
-    sizes = np.diff(edges, axis=1)  # grid points in (z_k, z_{k+1}]
-    held = sizes > 0
-    zeros = np.zeros((pairs, 1), int)
-    distances = []
-    for member in (first, second):
-        counts = np.concatenate([zeros, np.cumsum(member, axis=1)], axis=1)
-        d = np.abs(counts - mech.q * counts[:, -1:])
-        # less its least over the classes holding a grid point: cancels in the
-        # law, and keeps a log-weight of the largest class finite at any t
-        distances.append(d - np.min(np.where(held, d, np.inf), axis=1, keepdims=True))
-    with np.errstate(divide="ignore"):
-        log_sizes = np.log(sizes)
-    reach = np.min(np.where(held, np.minimum(*distances), np.inf), axis=0)
-    gap = distances[1] - distances[0]
-    before_max, after_max = _running(np.where(held, gap, -np.inf), np.maximum, -np.inf)
-    before_min, after_min = _running(np.where(held, gap, np.inf), np.minimum, np.inf)
-    return _Classes(
-        log_sizes, held, *distances, reach, mech.grid_size + 1,
-        before_max, before_min, after_max, after_min,
-    )
-
-
-def _running(values: np.ndarray, pick, empty: float) -> tuple[np.ndarray, np.ndarray]:
-    """(before, after) of shape (P, N + 2): ``pick`` over the columns before j
-    and from j on (``empty`` where there are none)."""
-    edge = np.full((values.shape[0], 1), empty)
-    before = np.concatenate([edge, pick.accumulate(values, axis=1)], axis=1)
-    after = np.concatenate([pick.accumulate(values[:, ::-1], axis=1)[:, ::-1], edge],
-                           axis=1)
-    return before, after
-
 
 def pair_losses(
     union: np.ndarray,
@@ -296,13 +150,7 @@ def pair_losses(
         :math:`\max_j |\log P_D(t_j) - \log P_{D'}(t_j)|` per pair and scale
         (see the module docstring), in floating point.
     """
-    return _classes(union, in_first, in_second, mech).losses(np.asarray(scales))
-
-
-def _logsumexp(weights: np.ndarray) -> np.ndarray:
-    top = np.max(weights, axis=1, keepdims=True)
-    with np.errstate(invalid="ignore"):
-        return top[:, 0] + np.log(np.sum(np.exp(weights - top), axis=1))
+    return pair_classes(union, in_first, in_second, mech).losses(np.asarray(scales))
 
 
 def _draw_pairs(dist: Distribution, size: int, n: int, neighbours: str, rng):
@@ -343,7 +191,7 @@ def _chunks(dist, mech, n: int, m: int, seed):
     per_chunk = max(1, _CHUNK_RECORDS // (n + 1))
     for start in range(0, m, per_chunk):
         drawn = _draw_pairs(dist, min(per_chunk, m - start), n, mech.neighbours, rng)
-        yield _classes(*drawn, mech)
+        yield pair_classes(*drawn, mech)
 
 
 def plain_scale(epsilon: float, utility_sensitivity: float) -> float:
@@ -406,9 +254,9 @@ def margin(epsilon: float, scales: np.ndarray, n: int) -> np.ndarray:
 
     The distances :math:`|c - qn|` (of size up to n) are exact to a few units
     in the last place, :math:`(n + 2) 2^{-52}`, and enter the loss times t; the
-    normalisers' log-ratio is computed with an error relative to t (a few ulps
-    of t where the log-ratios are at most 1, else of its log-sum-exps of size
-    about :math:`\log G`, then below :math:`t (n + 2) 2^{-44}` since t > 1/2).
+    normalisers' log-ratio is computed with an error relative to t: every loss
+    of :func:`pair_losses` is within :math:`t (n + 2) 2^{-46}`, a quarter of
+    this term (derived in :mod:`sensampler._math.quantile_loss`).
 
     Parameters
     ----------
@@ -555,7 +403,7 @@ class _Pairs:
         self._draws = _chunks(dist, mech, n, m, seed)
         self.count = -(-m // max(1, _CHUNK_RECORDS // (n + 1)))
         self._once = scales if self.count > 1 else None
-        self._chunks: list[_Classes | None] = []
+        self._chunks: list[PairClasses | None] = []
         self._losses: list[dict[float, np.ndarray]] = []
 
     def chunk_losses(self, i: int, scales: np.ndarray) -> np.ndarray:
@@ -733,16 +581,25 @@ class SampledLosses:
     r"""Pairs drawn once from a population, kept to calibrate at any epsilon.
 
     What :func:`calibrate_quantile` computes for one epsilon, for many: the
-    pairs are drawn chunk by chunk when first needed and kept (their classes,
-    ``m`` times ``n + 1`` numbers per population), and each scale's losses are
-    computed once, when first needed (:func:`_first_failing`). For planning
-    (:func:`sensampler.app.planning.plan_release`), which searches epsilon; a
-    release calibrates with :func:`calibrate_quantile` on pairs of its own.
+    pairs are drawn chunk by chunk when first needed, and each scale's losses
+    are computed once, when first needed (:func:`_first_failing`), the same at
+    any epsilon (the candidates :math:`2^{u/16}` are one grid). The pairs'
+    classes are kept (:math:`3(n + 1)` numbers per pair and population), or,
+    when ``epsilons`` are given and the pairs take several chunks, each chunk's
+    losses at every candidate of those epsilons are computed at once and the
+    chunk is dropped, as :func:`calibrate_quantile` does. Every calibration
+    equals :func:`calibrate_quantile`'s with the same arguments but its run's
+    identity. For planning (:func:`sensampler.app.planning.plan_release`),
+    which searches epsilon, and the sweep over epsilons
+    (:mod:`sensampler.app.experiments.release_sweep`); a release calibrates
+    with :func:`calibrate_quantile` on pairs of its own.
 
     Parameters
     ----------
     q, bounds, population, n, gamma, m, k, inequality, neighbours, random_state
         As in :func:`calibrate_quantile`.
+    epsilons : sequence of float, optional
+        The only epsilons :meth:`calibration` will be asked (with any cap).
 
     Attributes
     ----------
@@ -752,17 +609,23 @@ class SampledLosses:
 
     def __init__(
         self, q, bounds, population, n, *, gamma=None, m=None, k=None,
-        inequality="exact", neighbours=NEIGHBOURS, random_state=None,
+        inequality="exact", neighbours=NEIGHBOURS, random_state=None, epsilons=None,
     ):
         mech, dist, n, self.plan = check_calibration(
             q, bounds, 1.0, population, n, gamma=gamma, m=m, k=k, inequality=inequality,
             neighbours=neighbours,
         )
+        scales, self._epsilons = None, None
+        if epsilons is not None:
+            mechs = [ExponentialQuantileMechanism(mech.q, (mech.low, mech.high), e,
+                                                  neighbours=neighbours) for e in epsilons]
+            self._epsilons = frozenset(one.epsilon for one in mechs)
+            scales = np.unique(np.concatenate([_scales(one, None) for one in mechs]))
         self._q, self._bounds, self._neighbours = mech.q, (mech.low, mech.high), neighbours
         self._n = n
         self._words = _words(dist, self.plan)
         root = as_seed_sequence(random_state)
-        self._runs = [_Pairs(*ps, mech, n, self.plan.m)
+        self._runs = [_Pairs(*ps, mech, n, self.plan.m, scales)
                       for ps in _populations(dist, self.plan, root)]
 
     def calibration(
@@ -773,7 +636,7 @@ class SampledLosses:
         Parameters
         ----------
         epsilon : float
-            ``> 0``.
+            ``> 0``; one of ``epsilons`` if they were given.
         worst_case_epsilon : float, optional
             As in :func:`calibrate_quantile`.
 
@@ -785,6 +648,11 @@ class SampledLosses:
         mech = ExponentialQuantileMechanism(
             self._q, self._bounds, epsilon, neighbours=self._neighbours
         )
+        if self._epsilons is not None and mech.epsilon not in self._epsilons:
+            raise ValueError(
+                f"epsilon must be one of the epsilons the losses were sampled for, "
+                f"{sorted(self._epsilons)}, got epsilon={epsilon!r}."
+            )
         return _chosen(
             mech, _scales(mech, worst_case_epsilon), self._runs, self.plan, self._n,
             self._words, lambda: {"run_id": None},

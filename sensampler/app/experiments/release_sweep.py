@@ -12,8 +12,9 @@ and the price of a worst-case guarantee.
 sensitivity, a quantile's sampled scale) depends on the population model, n,
 the settings and epsilon, never on the private data: the sweep computes it once
 per epsilon (the sampled sensitivity once for every epsilon, since it does not
-depend on epsilon), from the seed a release with the same ``random_state`` uses,
-and reuses it for every repetition. The releases of one calibration share its
+depend on epsilon; a quantile's scales from one set of sampled pairs, whose
+losses serve every epsilon), from the seed a release with the same
+``random_state`` uses, and reuses it for every repetition. The releases of one calibration share its
 failure event: with probability gamma over the model's data the calibration is
 one for which the statement fails, and then it fails for every release made
 with it. Their gammas are neither independent nor added: it is one event. A
@@ -39,7 +40,7 @@ from ...distributions import as_distribution
 from ...mechanisms import GaussianMechanism, LaplaceMechanism, analytic_gaussian_sigma
 from ...mechanisms.choice import quantile_level_of
 from ...parallel import child_seed, run_tasks
-from ...quantile_calibration import calibrate_quantile, plain_scale
+from ...quantile_calibration import SampledLosses, plain_scale
 from ...sampler import MAX_N
 from ...settings import ReleaseSettings
 from ...table import ResultTable
@@ -193,24 +194,30 @@ def _cell(query, calibrated: list, databases, exact, known, settings, seed):
 
 
 def _calibrations(query, model: _Model, per_epsilon, n, size, known):
-    """Each epsilon's mechanism, calibrated once: the sampled sensitivity (one
-    run for every epsilon: it does not depend on epsilon) or the quantile's
-    scale (one calibration per epsilon), from child 0 of the root, as a release
-    of one query with the same ``random_state``."""
+    """Each epsilon's mechanism, calibrated once, from child 0 of the root, as a
+    release of one query with the same ``random_state``: the sampled sensitivity
+    (one run for every epsilon: it does not depend on epsilon) or the quantile's
+    scale (one :class:`~sensampler.quantile_calibration.SampledLosses` for every
+    epsilon: the same pairs and losses as one calibration per epsilon, drawn
+    once; the settings differ in epsilon only)."""
     level = quantile_level_of(query)
-    estimate = None
+    estimate = losses = None
     if level is None and model.population is not None:
         estimate = sampling_run(model, query, n, model.settings.norm, known, 0)
     out = []
     for settings in per_epsilon:
         calibration = None
         if known is not None and samples_a_scale(query, settings, model.population):
-            calibration = calibrate_quantile(
-                level, (known.low, known.high), settings.require_epsilon(),
-                model.population, n, random_state=child_seed(model.root, 0),
-                gamma=settings.gamma, inequality=settings.inequality,
-                neighbours=settings.neighbours,
-                worst_case_epsilon=settings.worst_case_epsilon,
+            if losses is None:
+                losses = SampledLosses(
+                    level, (known.low, known.high), model.population, n,
+                    gamma=settings.gamma, inequality=settings.inequality,
+                    neighbours=settings.neighbours,
+                    random_state=child_seed(model.root, 0),
+                    epsilons=[s.require_epsilon() for s in per_epsilon],
+                )
+            calibration = losses.calibration(
+                settings.require_epsilon(), settings.worst_case_epsilon
             )
         if needs_private_bounds([query], settings):
             out.append(None)  # built per repetition, over its own bounds

@@ -4,12 +4,18 @@ calibrated once per epsilon."""
 import numpy as np
 import pytest
 
+from sensampler import quantile_calibration
 from sensampler.app.experiments import error_vs_epsilon
-from sensampler.app.experiments.release_sweep import prepare_sweep
+from sensampler.app.experiments.release_sweep import _calibrations, prepare_sweep
 from sensampler.app.release import release_statistic
 from sensampler.distributions import GaussianMixture
 from sensampler.mechanisms.quantile import utility_sensitivity
-from sensampler.quantile_calibration import plain_scale
+from sensampler.parallel import child_seed
+from sensampler.quantile_calibration import (
+    SampledLosses,
+    calibrate_quantile,
+    plain_scale,
+)
 from sensampler.settings import ReleaseSettings
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
@@ -132,3 +138,66 @@ def test_more_calibrations_average_over_the_calibration_s_randomness():
     assert many["value"] != one["value"]
     with pytest.raises(ValueError, match="calibrations must be <= repetitions=40"):
         error_vs_epsilon("mean", HEIGHTS, 200, [1.0], repetitions=40, calibrations=41)
+
+
+def _sweep_calibrations(epsilons, n=100, **options):
+    """The sweep's calibrated mechanism at each epsilon, and what it was built from."""
+    prepared = prepare_sweep("median", HEIGHTS, n, epsilons, repetitions=2,
+                             random_state=5, **options)
+    calibrated = _calibrations(prepared.query, prepared.model, prepared.per_epsilon, n,
+                               1, prepared.known)
+    return calibrated, prepared
+
+
+def test_a_median_sweep_draws_its_calibration_pairs_once(monkeypatch):
+    """The quantile's scale at every epsilon comes from one set of sampled pairs
+    (SampledLosses): the pairs are drawn once for the whole grid of epsilons,
+    where they were drawn again for each epsilon before."""
+    drawn = []
+    original = quantile_calibration._draw_pairs
+
+    def counting(dist, size, *args):
+        drawn.append(size)
+        return original(dist, size, *args)
+
+    monkeypatch.setattr(quantile_calibration, "_draw_pairs", counting)
+    calibrated, prepared = _sweep_calibrations([0.5, 1.0, 2.0])
+    assert all(one.calibration is not None for one in calibrated)
+    assert drawn == [quantile_calibration.DEFAULT_PAIRS]
+
+
+@pytest.mark.parametrize("chunk_records", [None, 101 * 300])
+@pytest.mark.parametrize("cap", [None, 3.0])
+def test_the_sweeps_quantile_scales_are_one_calibration_per_epsilon(
+    monkeypatch, chunk_records, cap
+):
+    """Reusing the pairs changes nothing: at each epsilon the sweep's scale and
+    order statistic are those of calibrate_quantile with the release's seed
+    (child 0), in one chunk of pairs and in several (each chunk's losses then
+    computed at every epsilon's candidates at once, the chunk dropped)."""
+    if chunk_records is not None:
+        monkeypatch.setattr(quantile_calibration, "_CHUNK_RECORDS", chunk_records)
+    epsilons = [0.3, 1.0, 2.5]
+    calibrated, prepared = _sweep_calibrations(epsilons, worst_case_epsilon=cap)
+    known = prepared.known
+    for one, settings in zip(calibrated, prepared.per_epsilon):
+        expected = calibrate_quantile(
+            0.5, (known.low, known.high), settings.epsilon, HEIGHTS, 100,
+            random_state=child_seed(prepared.model.root, 0), gamma=settings.gamma,
+            worst_case_epsilon=settings.worst_case_epsilon,
+        )
+        if expected is None:
+            assert one.calibration is None
+            continue
+        assert one.calibration.scale == expected.scale
+        assert one.calibration.run.released == expected.run.released
+        assert (one.calibration.run.m, one.calibration.run.k) == (
+            expected.run.m, expected.run.k)
+
+
+def test_sampled_losses_refuse_an_epsilon_they_were_not_drawn_for():
+    losses = SampledLosses(0.5, (140.0, 210.0), HEIGHTS, 50, gamma=0.05,
+                           random_state=0, epsilons=[0.5, 1.0])
+    assert losses.calibration(1.0) is not None
+    with pytest.raises(ValueError, match="epsilon must be one of"):
+        losses.calibration(2.0)
