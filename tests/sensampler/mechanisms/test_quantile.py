@@ -18,7 +18,7 @@ from scipy import stats
 
 from sensampler.accounting import PrivacyFilter
 from sensampler.audit import audit_mechanism
-from sensampler.distributions import Normal
+from sensampler.distributions import GaussianMixture, Normal
 from sensampler.mechanisms import ExponentialQuantileMechanism, QuantileCalibration
 from sensampler.quantile_calibration import calibrate_quantile
 
@@ -381,6 +381,38 @@ def test_output_law_is_the_law_release_samples():
         p = probabilities[below == c].sum()
         se = math.sqrt(p * (1 - p) / releases.size)
         assert abs(np.mean(classes == c) - p) < 6 * se
+
+
+@pytest.mark.slow
+def test_output_law_is_the_law_release_samples_on_500_heights():
+    """The law at a release's size, with a sampled scale, for the planning tests.
+
+    The planning tests (``tests/sensampler/app/planning``) simulate quantile
+    releases by sampling ``output_law``; this checks that law against 2 000
+    exact releases on 500 heights, the mechanism calibrated as a release
+    calibrates it: the chance of each of ten bins of the grid, and the mean
+    error, each within 6 standard errors.
+    """
+    heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+    data = heights.sample(500, random_state=3)
+    bounds, epsilon = (141.77, 199.73), 0.57
+    calibration = calibrate_quantile(0.5, bounds, epsilon, heights, 500, gamma=0.05,
+                                     random_state=4)
+    mech = ExponentialQuantileMechanism(0.5, bounds, epsilon, calibration=calibration)
+    grid, chances = mech.output_law(data)
+    rng = np.random.default_rng(12)
+    releases = np.array([mech.release(data, random_state=rng) for _ in range(2_000)])
+    # ten bins of about equal chance, cut at the law's deciles
+    edges = np.searchsorted(np.cumsum(chances), np.arange(1, 10) / 10)
+    expected = np.add.reduceat(chances, np.r_[0, edges + 1])
+    observed = np.bincount(np.searchsorted(grid[edges], releases, side="left"),
+                           minlength=10) / releases.size
+    se = np.sqrt(expected * (1 - expected) / releases.size)
+    assert np.all(np.abs(observed - expected) < 6 * se), (observed, expected)
+    answer = np.median(data)
+    law_error = np.sum(chances * np.abs(grid - answer))
+    errors = np.abs(releases - answer)
+    assert abs(errors.mean() - law_error) < 6 * errors.std(ddof=1) / math.sqrt(errors.size)
 
 
 def test_a_release_takes_a_random_random_and_reproduces_with_a_seed():
