@@ -12,6 +12,7 @@ neighbouring databases, with no gamma: nothing is sampled.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import random
@@ -43,6 +44,17 @@ __all__ = [
 WIDE_GRID_PER_DECADE = 1000
 #: The decades :func:`wide_grid` spans in absolute value: 10^-6 to 10^12.
 WIDE_GRID_DECADES = (-6, 12)
+
+
+@functools.lru_cache(maxsize=16)
+def _even_grid(low: float, high: float, size: int) -> np.ndarray:
+    """``size + 1`` points from ``low`` to ``high``, evenly spaced (read-only;
+    kept: an audit releases one mechanism tens of thousands of times)."""
+    steps = np.arange(size + 1) / size  # exact
+    points = np.minimum(low + (high - low) * steps, high)
+    points[-1] = high
+    points.flags.writeable = False
+    return points
 
 
 def _bound(name: str, value) -> float:
@@ -498,10 +510,7 @@ class ExponentialQuantileMechanism(Mechanism):
         (:func:`wide_grid` without bounds)."""
         if self.wide:
             return wide_grid()
-        steps = np.arange(self.grid_size + 1) / self.grid_size  # exact
-        points = np.minimum(self.low + (self.high - self.low) * steps, self.high)
-        points[-1] = self.high
-        return points
+        return _even_grid(self.low, self.high, self.grid_size)
 
     def _value_array(self, value) -> np.ndarray:
         # the private data: messages give the shape, never a record
@@ -523,11 +532,6 @@ class ExponentialQuantileMechanism(Mechanism):
         if not np.all(np.isfinite(arr)):
             raise ValueError("value must be finite; the data hold NaN or infinity.")
         return arr
-
-    def _counts(self, data: np.ndarray, grid: np.ndarray) -> np.ndarray:
-        """``c_j``: the clipped records below each grid point."""
-        records = np.sort(np.clip(data, self.low, self.high))
-        return np.searchsorted(records, grid, side="left")
 
     def output_law(self, value) -> tuple[np.ndarray, np.ndarray]:
         """The law :meth:`release` samples on the data column ``value``.
@@ -577,10 +581,24 @@ class ExponentialQuantileMechanism(Mechanism):
             :math:`|c - qn|` of each class.
         """
         data = self._value_array(value)
-        counts = self._counts(data, self.grid)
-        starts = np.flatnonzero(np.diff(counts, prepend=-1))
-        sizes = np.diff(np.append(starts, counts.size))
-        return sizes, np.abs(counts[starts] - self.q * data.size)
+        _, classes, sizes = self._classes(data)
+        return sizes, np.abs(classes - self.q * data.size)
+
+    def _classes(self, data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        r"""Where each class starts on the grid, its count :math:`c` and its size.
+
+        :math:`c_j`, the clipped records below grid point j, does not decrease
+        with j, so its runs are the classes. With :math:`p_i` the first grid
+        point above record i, :math:`c_j = \#\{i : p_i \le j\}`: the classes
+        start at 0 and at the distinct :math:`p_i \le G`, in O(n log G) work
+        rather than a count per grid point.
+        """
+        records = np.sort(np.clip(data, self.low, self.high))
+        points = self.grid_size + 1
+        first_above = np.searchsorted(self.grid, records, side="right")
+        starts = np.unique(np.append(first_above[first_above < points], 0))
+        counts = np.searchsorted(first_above, starts, side="right")
+        return starts, counts, np.diff(np.append(starts, points))
 
     def class_probabilities(self, sizes, distances) -> np.ndarray:
         r"""The chance of each class of :meth:`count_classes` at this epsilon.
@@ -675,10 +693,10 @@ class ExponentialQuantileMechanism(Mechanism):
         if not isinstance(source, random.Random):  # a numpy generator: seeds one
             source = random.Random(int.from_bytes(source.bytes(32), "little"))
         grid = self.grid
-        counts = self._counts(data, grid)
+        starts, classes, _ = self._classes(data)
+        starts = starts.tolist()
         # |c - qn| = |c D - N| / D with qn = N / D exactly (q is a dyadic rational)
         target = Fraction(self.q) * data.size
-        classes, which = np.unique(counts, return_inverse=True)
         distance = [abs(int(c) * target.denominator - target.numerator) for c in classes]
         closest = min(distance)
         scale = self.scale
@@ -688,5 +706,5 @@ class ExponentialQuantileMechanism(Mechanism):
         ]
         while True:
             j = source.randrange(self.grid_size + 1)
-            if bernoulli_exp(gammas[which[j]], source):
+            if bernoulli_exp(gammas[bisect.bisect_right(starts, j) - 1], source):
                 return float(grid[j])
