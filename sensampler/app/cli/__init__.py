@@ -554,9 +554,33 @@ _SUBCOMMANDS = (
 )
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose own usage errors (an unknown flag, a bad choice, a
+    missing argument) are one line, as every usage message of the command line:
+    ``PROG: error: MESSAGE``, naming the flag as typed, then exit code 2 with no
+    usage block. Its subcommands' parsers are of this class too; a flag no
+    parser knows is reported by its subcommand's parser (``subcommands``)."""
+
+    #: The subcommands' parsers by name (set by :func:`build_parser`).
+    subcommands: dict[str, argparse.ArgumentParser] = {}
+
+    def parse_args(self, args=None, namespace=None):
+        """The parsed flags; a flag nobody knows is a one-line usage error."""
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            parser = self.subcommands.get(getattr(namespace, "command", None), self)
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace
+
+    def error(self, message: str):
+        """Write ``message`` on one line to stderr and exit with code 2."""
+        text = " ".join(message.split())
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every subcommand (each added by its own ``_add_*_parser``)."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="sensampler",
         description="Random differential privacy with sampled sensitivities.",
     )
@@ -566,6 +590,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add in _SUBCOMMANDS:
         add(sub)
+    parser.subcommands = dict(sub.choices)
     return parser
 
 
