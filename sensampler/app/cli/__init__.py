@@ -76,6 +76,7 @@ from ._audit import add_audit_parser, audit_command
 from ._flags import add_neighbours_flag
 from ._plan import add_plan_parser, add_sampling_plan_parser
 from ._release import add_release_arguments, release_command
+from ._status import Status, add_status_flag, status_wanted
 from ._sweep import add_sweep_parser
 
 __all__ = ["main", "build_parser"]
@@ -367,6 +368,7 @@ def _add_progress_flag(p):
         help="show progress bars on stderr (default: when tqdm is installed and "
         "stderr is a terminal)",
     )
+    p.set_defaults(bars=True)  # no status line while they are drawn
 
 
 def _add_sampling_flags(p):
@@ -531,6 +533,7 @@ def _add_release_parser(sub) -> None:
         "from a budget file.",
     )
     add_release_arguments(release)
+    add_status_flag(release)
     release.set_defaults(func=release_command)
 
 
@@ -608,18 +611,23 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    requested = getattr(args, "progress", None)  # as typed, before its default
     if getattr(args, "progress", False) is None:
         args.progress = default_progress()
     name = f"sensampler {args.command}"
+    args.status = Status(name, enabled=status_wanted(args, requested, sys.stderr))
     code, failure = EXIT_USAGE, None
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
         with warnings.catch_warnings(record=True) as caught:
             try:
-                work = args.func(args)  # phase 1: check and build, no work
-                code = EXIT_WORK_FAILED
-                work()  # phase 2: the work
+                with args.status:
+                    args.status.step("checking the inputs")
+                    work = args.func(args)  # phase 1: check and build, no work
+                    code = EXIT_WORK_FAILED
+                    args.status.step("working")
+                    work()  # phase 2: the work
                 code = 0
             except Exception as exc:  # noqa: BLE001 - one line, not a traceback
                 failure = exc
