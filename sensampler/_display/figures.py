@@ -202,7 +202,7 @@ def histogram_svg(
     placed = _place_labels(marks, x_of, width)
     top = 6 + ROW * _label_rows(placed)
     axis_y = top + plot_height
-    height = axis_y + (26 if axis else 14)
+    height = axis_y + (29 if axis else 17)  # room for descenders and underscores
     body = [_line(left, axis_y, left + plot_w, axis_y, GREY, 1)]
     for count, a, b in zip(counts_, edges[:-1], edges[1:]):
         h = plot_height * count / tallest
@@ -265,7 +265,7 @@ def interval_svg(
 
     placed = _place_labels(marks, x_of, width)
     axis_y = 6 + ROW * _label_rows(placed) + 18
-    height = axis_y + (26 if axis else 14)
+    height = axis_y + (29 if axis else 17)  # room for descenders and underscores
     body = [
         _line(left, axis_y, left + plot_w, axis_y, GREY, 1),
         _text(left, axis_y + 12, "0", "start"),
