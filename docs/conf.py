@@ -39,7 +39,18 @@ source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-n
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 html_theme = "pydata_sphinx_theme"
 html_title = f"sensampler {release}"
-html_theme_options = {"navigation_with_keys": False, "secondary_sidebar_items": []}
+html_theme_options = {
+    "navigation_with_keys": False,
+    "secondary_sidebar_items": [],
+    "header_links_before_dropdown": 3,  # the guide's long titles fit one line
+}
+# Every page's left column lists the whole site (the theme's section navigation
+# is empty on the guide's pages, which the root toctree lists).
+templates_path = ["_templates"]
+html_sidebars = {"**": ["sidebar-site-nav"]}
+# Code blocks wrap instead of overflowing; notebook figures are shown readable.
+html_static_path = ["_static"]
+html_css_files = ["sensampler.css"]
 
 autosummary_generate = True
 autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types

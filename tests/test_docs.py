@@ -40,3 +40,9 @@ def test_docs_build_without_warnings(tmp_path):
     assert (html / "api" / "sensampler.distributions.html").exists()
     page = (html / "examples" / "generated" / "05_variants_of_dp.html").read_text()
     assert "<img" in page
+    # Issue 38: the guide's pages had an empty left column and code running past
+    # its block at 1 200 px; every page now lists the site and wraps its code.
+    guide = (html / "guide" / "first-release.html").read_text()
+    assert 'aria-label="Site navigation"' in guide and 'href="quickstart.html"' in guide
+    assert "_static/sensampler.css" in guide
+    assert "white-space: pre-wrap" in (html / "_static" / "sensampler.css").read_text()

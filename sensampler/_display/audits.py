@@ -37,6 +37,7 @@ def coverage_audit_html(audit) -> str:
             (audit.gamma, f"gamma={upper(audit.gamma, 3)}", GREY),
         ],
         point=audit.rate,
+        axis="rate of fresh pairs moving the query by more than the sensitivity",
         label=f"{100 * audit.confidence:g}% interval on the exceedance rate against "
         "beta and gamma",
     )
@@ -83,6 +84,7 @@ def mechanism_audit_html(audit) -> str:
         low,
         [(audit.stated, f"stated {upper(audit.stated, 4)}", RED)],
         point=low,
+        axis="epsilon",
         label="lower confidence bound on the realised epsilon against the stated one",
     )
     return card(
@@ -114,6 +116,7 @@ def population_choice_html(choice, format_upper: Callable[[float, int], str]) ->
         0.0,
         choice.worst_upper,
         [(choice.limit, f"limit {format_upper(choice.limit, 3)}", RED)],
+        axis="worst upper bound on the exceedance rate",
         label="the worst upper confidence bound on the exceedance rate against the "
         "limit",
     )

@@ -38,6 +38,7 @@ def estimate_html(est) -> str:
                 label=f"the {samples.size} sampled sensitivities, with G_(k) and "
                 "their mean",
                 axis=f"sampled sensitivity ({est.norm}), one per pair",
+                counts="pairs",
             )
         )
     else:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations, product
 from statistics import NormalDist
 
 import numpy as np
@@ -26,10 +28,18 @@ def svg(width: int, height: int, label: str, body: str) -> str:
     )
 
 
-def _text(x: float, y: float, text: str, anchor: str = "middle", colour: str = "#111"):
+def _text(
+    x: float,
+    y: float,
+    text: str,
+    anchor: str = "middle",
+    colour: str = "#111",
+    rotate: bool = False,
+):
+    turn = f' transform="rotate(-90 {x:.1f} {y:.1f})"' if rotate else ""
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" font-size="10" text-anchor="{anchor}" '
-        f'fill="{esc(colour)}" font-family="sans-serif">{esc(text)}</text>'
+        f'fill="{esc(colour)}" font-family="sans-serif"{turn}>{esc(text)}</text>'
     )
 
 
@@ -41,14 +51,110 @@ def _line(x1, y1, x2, y2, colour, width=1.5, dash=""):
     )
 
 
+#: Width of one character of a 10 px sans-serif label, rounded up (DejaVu Sans's
+#: widest digits and capitals are 0.64 em): labels are placed by this estimate.
+CHAR_WIDTH = 6.5
+#: Height of one row of labels above a figure's plot, in pixels.
+ROW = 11
+
+
+@dataclass(frozen=True)
+class _Label:
+    """A mark's name in a row above the plot (row 0 nearest the plot): its line
+    runs from under its name down to the axis, through the rows below."""
+
+    x: float
+    row: int
+    start: float
+    end: float
+    anchor: str
+    name: str
+    colour: str
+
+
+def _apart(a: _Label, b: _Label) -> bool:
+    """Whether labels ``a`` and ``b`` do not touch, and neither's line crosses
+    the other's name."""
+    if a.row == b.row:
+        return a.end + 4 <= b.start or b.end + 4 <= a.start
+    high, low = (a, b) if a.row > b.row else (b, a)
+    return not low.start - 2 <= high.x <= low.end + 2
+
+
+def _labels(marks, x_of, choice) -> list[_Label]:
+    """The labels of ``marks`` at (row, anchor) ``choice``."""
+    labels = []
+    for (value, name, colour), (row, anchor) in zip(marks, choice):
+        x, size = x_of(value), CHAR_WIDTH * len(name)
+        start = x + 3 if anchor == "start" else x - 3 - size
+        labels.append(_Label(x, row, start, start + size, anchor, name, colour))
+    return labels
+
+
+def _place_labels(
+    marks: Sequence[tuple[float, str, str]], x_of, width: int
+) -> list[_Label]:
+    """The finite marks' names, placed in the fewest rows (then with the most
+    names after their line) so that every name stays inside the figure and none
+    touches another name or is crossed by another mark's line; with more than
+    four marks, or when no placement exists, one row each."""
+    marks = [m for m in marks if math.isfinite(m[0])]
+    spots = list(product(range(len(marks)), ("start", "end")))
+    choices = product(spots, repeat=len(marks)) if len(marks) <= 4 else ()
+    best = min(
+        (
+            labels
+            for labels in (_labels(marks, x_of, c) for c in choices)
+            if all(1 <= label.start and label.end <= width - 1 for label in labels)
+            and all(_apart(a, b) for a, b in combinations(labels, 2))
+        ),
+        key=lambda labels: (
+            _label_rows(labels),
+            sum(label.anchor == "end" for label in labels),
+        ),
+        default=None,
+    )
+    if best is not None:
+        return best
+    return _labels(
+        marks,
+        x_of,
+        [
+            (
+                len(marks) - 1 - i,
+                "start" if x_of(v) + 3 + CHAR_WIDTH * len(n) <= width else "end",
+            )
+            for i, (v, n, _) in enumerate(marks)
+        ],
+    )
+
+
+def _label_rows(placed: Sequence[_Label]) -> int:
+    """How many rows of labels ``placed`` take (at least one)."""
+    return 1 + max((label.row for label in placed), default=0)
+
+
+def _marks_svg(placed: Sequence[_Label], bottom: float) -> list[str]:
+    """Each placed mark: its name in its row and its line from there to ``bottom``."""
+    rows = _label_rows(placed)
+    body = []
+    for label in placed:
+        baseline = 10 + ROW * (rows - 1 - label.row)
+        body.append(_line(label.x, baseline + 3, label.x, bottom, label.colour, 2))
+        x = label.start if label.anchor == "start" else label.end
+        body.append(_text(x, baseline, label.name, label.anchor, label.colour))
+    return body
+
+
 def histogram_svg(
     samples,
     marks: Sequence[tuple[float, str, str]] = (),
     *,
     label: str,
     axis: str = "",
+    counts: str = "",
     width: int = 380,
-    height: int = 130,
+    plot_height: int = 90,
 ) -> str:
     """A histogram of ``samples`` with vertical ``marks`` (value, name, colour).
 
@@ -57,63 +163,61 @@ def histogram_svg(
     samples : array-like of float
         The values (finite ones are drawn).
     marks : sequence of (float, str, str)
-        Values to mark with a line and a name.
+        Values to mark with a line and a name; the names are placed in rows above
+        the bars so that none crosses another name or line, nor leaves the figure.
     label : str
         What the figure shows, for screen readers and the tooltip.
     axis : str, optional
-        The horizontal axis's title, written under its middle.
-    width, height : int
-        Size in pixels (380 by 130 by default).
+        The horizontal axis's title, written under the axis.
+    counts : str, optional
+        The vertical axis's title (what a bar's height counts), written along it.
+    width : int
+        Width in pixels (380 by default).
+    plot_height : int
+        Height of the bars' area in pixels (90 by default); the figure is taller
+        by its rows of names above and its axis below.
 
     Returns
     -------
     str
-        An ``<svg>`` element: the bars, the marks, the ends of the axis and its
-        title.
+        An ``<svg>`` element: the bars, the marks, the ends of the axis and the
+        axes' titles.
     """
     values = np.asarray(samples, dtype=float).ravel()
     values = values[np.isfinite(values)]
-    left, right, top, bottom = 10, 10, 22, 18
-    plot_w, plot_h = width - left - right, height - top - bottom
+    left, right = (18 if counts else 10), 10
+    plot_w = width - left - right
     points = [float(v) for v, _, _ in marks if math.isfinite(v)]
     low = min([*values.tolist(), *points], default=0.0)
     high = max([*values.tolist(), *points], default=1.0)
     if high <= low:
         low, high = low - 0.5, high + 0.5
     bins = int(min(30, max(5, math.sqrt(max(values.size, 1)))))
-    counts, edges = np.histogram(values, bins=bins, range=(low, high))
-    tallest = max(int(counts.max(initial=0)), 1)
+    counts_, edges = np.histogram(values, bins=bins, range=(low, high))
+    tallest = max(int(counts_.max(initial=0)), 1)
 
     def x_of(v):
         return left + plot_w * (v - low) / (high - low)
 
-    body = [_line(left, top + plot_h, left + plot_w, top + plot_h, GREY, 1)]
-    for count, a, b in zip(counts, edges[:-1], edges[1:]):
-        h = plot_h * count / tallest
+    placed = _place_labels(marks, x_of, width)
+    top = 6 + ROW * _label_rows(placed)
+    axis_y = top + plot_height
+    height = axis_y + (29 if axis else 17)  # room for descenders and underscores
+    body = [_line(left, axis_y, left + plot_w, axis_y, GREY, 1)]
+    for count, a, b in zip(counts_, edges[:-1], edges[1:]):
+        h = plot_height * count / tallest
         body.append(
-            f'<rect x="{x_of(a):.1f}" y="{top + plot_h - h:.1f}" '
+            f'<rect x="{x_of(a):.1f}" y="{axis_y - h:.1f}" '
             f'width="{max(x_of(b) - x_of(a) - 1, 0.5):.1f}" height="{h:.1f}" '
             f'fill="{GREY}" fill-opacity="0.6"/>'
         )
-    body.append(_text(left, height - 4, f"{low:.4g}", "start"))
-    body.append(_text(left + plot_w, height - 4, f"{high:.4g}", "end"))
+    body.append(_text(left, axis_y + 12, f"{low:.4g}", "start"))
+    body.append(_text(left + plot_w, axis_y + 12, f"{high:.4g}", "end"))
     if axis:
-        body.append(_text(left + plot_w / 2, height - 4, axis, "middle"))
-    for i, (value, name, colour) in enumerate(marks):
-        if not math.isfinite(value):
-            continue
-        x = x_of(value)
-        body.append(_line(x, top - 2, x, top + plot_h, colour, 2))
-        anchor = "end" if x > left + plot_w / 2 else "start"
-        body.append(
-            _text(
-                x + (-3 if anchor == "end" else 3),
-                10 + 10 * (i % 2),
-                name,
-                anchor,
-                colour,
-            )
-        )
+        body.append(_text(left + plot_w / 2, axis_y + 24, axis, "middle"))
+    if counts:
+        body.append(_text(11, top + plot_height / 2, counts, "middle", rotate=True))
+    body.extend(_marks_svg(placed, axis_y))
     return svg(width, height, label, "".join(body))
 
 
@@ -124,8 +228,8 @@ def interval_svg(
     *,
     label: str,
     point: float | None = None,
+    axis: str = "",
     width: int = 380,
-    height: int = 60,
 ) -> str:
     """An interval ``[lower, upper]`` on an axis from 0, with marked values.
 
@@ -134,13 +238,17 @@ def interval_svg(
     lower, upper : float
         The interval.
     marks : sequence of (float, str, str)
-        Values to mark (value, name, colour).
+        Values to mark (value, name, colour); the names are placed in rows above
+        the axis so that none crosses another name or line, nor leaves the figure.
     label : str
         What the figure shows.
     point : float, optional
         A point estimate inside the interval.
-    width, height : int
-        Size in pixels (380 by 60 by default).
+    axis : str, optional
+        The axis's title, written under it.
+    width : int
+        Width in pixels (380 by default); the height follows from the rows of
+        names and the axis's title.
 
     Returns
     -------
@@ -155,24 +263,24 @@ def interval_svg(
     def x_of(v):
         return left + plot_w * min(max(v, 0.0), high) / high
 
-    axis_y = height - 16
+    placed = _place_labels(marks, x_of, width)
+    axis_y = 6 + ROW * _label_rows(placed) + 18
+    height = axis_y + (29 if axis else 17)  # room for descenders and underscores
     body = [
         _line(left, axis_y, left + plot_w, axis_y, GREY, 1),
-        _text(left, height - 3, "0", "start"),
-        _text(left + plot_w, height - 3, f"{high:.3g}", "end"),
+        _text(left, axis_y + 12, "0", "start"),
+        _text(left + plot_w, axis_y + 12, f"{high:.3g}", "end"),
         f'<rect x="{x_of(lower):.1f}" y="{axis_y - 14}" '
         f'width="{max(x_of(upper) - x_of(lower), 1.0):.1f}" height="10" '
         f'fill="{BLUE}" fill-opacity="0.5"/>',
     ]
+    if axis:
+        body.append(_text(left + plot_w / 2, axis_y + 24, axis, "middle"))
     if point is not None and math.isfinite(point):
         body.append(
             f'<circle cx="{x_of(point):.1f}" cy="{axis_y - 9}" r="3" fill="{BLUE}"/>'
         )
-    for i, (value, name, colour) in enumerate(marks):
-        if math.isfinite(value):
-            x = x_of(value)
-            body.append(_line(x, 2, x, axis_y, colour, 2))
-            body.append(_text(x + 3, 10 + 10 * (i % 2), name, "start", colour))
+    body.extend(_marks_svg(placed, axis_y))
     return svg(width, height, label, "".join(body))
 
 

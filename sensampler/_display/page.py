@@ -38,6 +38,8 @@ CARD_STYLE = (
 
 
 CELL_STYLE = "text-align:left;padding:1px 10px 1px 0;vertical-align:top"
+#: A row's label: on one line (the value beside it wraps instead).
+LABEL_STYLE = f"{CELL_STYLE};font-weight:600;white-space:nowrap"
 
 
 #: Colours of the marks (colour-blind safe: Okabe & Ito 2008).
@@ -63,7 +65,7 @@ def number(value, digits: int = 4) -> str:
 def rows_html(rows: Iterable[tuple[str, object]]) -> str:
     """A two-column table of (label, value) rows, both escaped."""
     body = "".join(
-        f'<tr><th style="{CELL_STYLE};font-weight:600">{esc(label)}</th>'
+        f'<tr><th style="{LABEL_STYLE}">{esc(label)}</th>'
         f'<td style="{CELL_STYLE}">{esc(value)}</td></tr>'
         for label, value in rows
     )
@@ -97,30 +99,51 @@ def upper_text(value, format_upper: Callable[[float, int], str], digits: int) ->
 
 
 def table_html(table, max_rows: int = 20) -> str:
-    """A result table (``.columns``, ``.rows``) as an HTML table, first rows."""
-    head = "".join(f'<th style="{CELL_STYLE}">{esc(c)}</th>' for c in table.columns)
+    """A result table (``.columns``, ``.rows``) as an HTML table, first rows.
+
+    A column with one value in every row (of two or more) is written once above
+    the table instead of in each row and a column's name may break after an
+    underscore, so that the table fits a card; a table still wider than its card
+    scrolls inside it.
+    """
 
     def cell(value):
         if isinstance(value, float):
             return number(value, 6)
         return esc(value)
 
+    rows = table.rows
+    same = [
+        c for c in table.columns
+        if len(rows) > 1 and len({repr(r.get(c, "")) for r in rows}) == 1
+    ]
+    columns = [c for c in table.columns if c not in same]
+    head = "".join(  # a long name may break after an underscore
+        f'<th style="{CELL_STYLE}">{esc(c).replace("_", "_<wbr>")}</th>' for c in columns
+    )
     body = "".join(
         "<tr>"
-        + "".join(
-            f'<td style="{CELL_STYLE}">{cell(r.get(c, ""))}</td>' for c in table.columns
-        )
+        + "".join(f'<td style="{CELL_STYLE}">{cell(r.get(c, ""))}</td>' for c in columns)
         + "</tr>"
-        for r in table.rows[:max_rows]
+        for r in rows[:max_rows]
+    )
+    common = (
+        '<p style="margin:4px 0">In every row: '
+        + ", ".join(f"{esc(c)} {cell(rows[0].get(c, ''))}" for c in same)
+        + ".</p>"
+        if same
+        else ""
     )
     more = (
-        paragraph(f"(first {max_rows} of {len(table.rows)} rows)")
-        if len(table.rows) > max_rows
+        paragraph(f"(first {max_rows} of {len(rows)} rows)")
+        if len(rows) > max_rows
         else ""
     )
     return card(
-        f"Result table: {len(table.rows)} rows",
-        f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>{more}',
+        f"Result table: {len(rows)} rows",
+        common,
+        '<div style="overflow-x:auto"><table style="border-collapse:collapse">'
+        f"<tr>{head}</tr>{body}</table></div>{more}",
         kind="table",
     )
 
@@ -138,7 +161,8 @@ def page(title: str, sections: Sequence[tuple[str, str]]) -> str:
         f"<title>{esc(title)}</title>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "</head>"
-        '<body style="font-family:system-ui,sans-serif;max-width:760px;margin:16px auto;'
-        'padding:0 12px;color:#111">'
+        # as wide as a card: 640 px, its padding and border
+        '<body style="font-family:system-ui,sans-serif;font-size:13px;line-height:1.4;'
+        'max-width:666px;margin:16px auto;padding:0 12px;color:#111">'
         f'<h1 style="font-size:20px">{esc(title)}</h1>{body}</body></html>\n'
     )

@@ -96,6 +96,7 @@ def plan_html(plan) -> str:
             [(plan.sensitivity, f"mean sensitivity = {plan.sensitivity:.4g}", BLUE)],
             label="the sampled sensitivity G_(k) of each planning run",
             axis="sampled sensitivity G_(k), one per planning run",
+            counts="runs",
         )
     if plan.target_error is not None:
         rows.insert(3, ("target", f"{plan.target_error:.6g} ({plan.measure})"))

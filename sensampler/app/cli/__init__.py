@@ -76,6 +76,7 @@ from ._audit import add_audit_parser, audit_command
 from ._flags import add_neighbours_flag
 from ._plan import add_plan_parser, add_sampling_plan_parser
 from ._release import add_release_arguments, release_command
+from ._status import Status, add_status_flag, status_wanted
 from ._sweep import add_sweep_parser
 
 __all__ = ["main", "build_parser"]
@@ -367,6 +368,7 @@ def _add_progress_flag(p):
         help="show progress bars on stderr (default: when tqdm is installed and "
         "stderr is a terminal)",
     )
+    p.set_defaults(bars=True)  # no status line while they are drawn
 
 
 def _add_sampling_flags(p):
@@ -531,6 +533,7 @@ def _add_release_parser(sub) -> None:
         "from a budget file.",
     )
     add_release_arguments(release)
+    add_status_flag(release)
     release.set_defaults(func=release_command)
 
 
@@ -554,9 +557,33 @@ _SUBCOMMANDS = (
 )
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose own usage errors (an unknown flag, a bad choice, a
+    missing argument) are one line, as every usage message of the command line:
+    ``PROG: error: MESSAGE``, naming the flag as typed, then exit code 2 with no
+    usage block. Its subcommands' parsers are of this class too; a flag no
+    parser knows is reported by its subcommand's parser (``subcommands``)."""
+
+    #: The subcommands' parsers by name (set by :func:`build_parser`).
+    subcommands: dict[str, argparse.ArgumentParser] = {}
+
+    def parse_args(self, args=None, namespace=None):
+        """The parsed flags; a flag nobody knows is a one-line usage error."""
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            parser = self.subcommands.get(getattr(namespace, "command", None), self)
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace
+
+    def error(self, message: str):
+        """Write ``message`` on one line to stderr and exit with code 2."""
+        text = " ".join(message.split())
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every subcommand (each added by its own ``_add_*_parser``)."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="sensampler",
         description="Random differential privacy with sampled sensitivities.",
     )
@@ -566,6 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add in _SUBCOMMANDS:
         add(sub)
+    parser.subcommands = dict(sub.choices)
     return parser
 
 
@@ -583,18 +611,23 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    requested = getattr(args, "progress", None)  # as typed, before its default
     if getattr(args, "progress", False) is None:
         args.progress = default_progress()
     name = f"sensampler {args.command}"
+    args.status = Status(name, enabled=status_wanted(args, requested, sys.stderr))
     code, failure = EXIT_USAGE, None
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
         with warnings.catch_warnings(record=True) as caught:
             try:
-                work = args.func(args)  # phase 1: check and build, no work
-                code = EXIT_WORK_FAILED
-                work()  # phase 2: the work
+                with args.status:
+                    args.status.step("checking the inputs")
+                    work = args.func(args)  # phase 1: check and build, no work
+                    code = EXIT_WORK_FAILED
+                    args.status.step("working")
+                    work()  # phase 2: the work
                 code = 0
             except Exception as exc:  # noqa: BLE001 - one line, not a traceback
                 failure = exc

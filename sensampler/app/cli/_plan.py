@@ -20,6 +20,7 @@ from ...plan import INEQUALITIES, sampling_plan
 from ...settings import BoundsSetting, parse_bounds, parse_number
 from ..planning import prepare_plan
 from ._flags import add_settings_flags, settings_from_args
+from ._status import add_status_flag
 
 __all__ = ["add_plan_parser", "add_sampling_plan_parser"]
 
@@ -66,6 +67,7 @@ def add_sampling_plan_parser(sub, say, to_json) -> None:
         "--inequality", choices=INEQUALITIES, default="exact", help=INEQUALITY_HELP
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_status_flag(p)
 
     def command(args):
         plan = sampling_plan(
@@ -138,6 +140,7 @@ def add_plan_parser(sub, say, to_json) -> None:
     p.add_argument("--seed", type=int, default=None, help="seeds the sampling runs")
     p.add_argument("--n-jobs", type=int, default=None, help="sampler workers")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_status_flag(p)
     p.set_defaults(func=lambda args: plan_command(args, say, to_json))
 
 
@@ -223,6 +226,7 @@ def plan_command(args, say, to_json):
     )
 
     def work():
+        args.status.step(f"drawing {prepared.runs} planning runs from the population model")
         plan = prepared.run()
         say(to_json(plan.to_dict()) if args.json else plan.text())
 

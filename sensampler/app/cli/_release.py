@@ -197,7 +197,7 @@ def release_command(args):
     prepared = dataclasses.replace(prepared, model=words)  # as typed, not the model
 
     def work():
-        releases = prepared.run()
+        releases = prepared.run(step=args.status.step)
         if report is not None:
             source = f"{args.data}, column {args.column!r}"
             write_report(report, release_report(releases, budget=budget, source=source))

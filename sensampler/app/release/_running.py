@@ -5,6 +5,7 @@ the spend and the draw."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -315,7 +316,7 @@ class PreparedRelease:
     model: str = ""
 
 
-    def run(self) -> tuple[Release, ...]:
+    def run(self, step: Callable[[str], None] | None = None) -> tuple[Release, ...]:
         """Sample each query's sensitivity, spend, release.
 
         See :func:`~sensampler.app.release.release_statistics`. With private
@@ -330,16 +331,28 @@ class PreparedRelease:
         pre-pass recorded, as it must: the refusal itself is computed from the
         private bounds.
 
+        Parameters
+        ----------
+        step : callable, optional
+            Told each step in words as it starts (the command line shows it on
+            a terminal).
+
         Returns
         -------
         tuple of Release
             One per query, in order.
         """
+        step = step or (lambda text: None)
         bounds, answers = self._bounds_and_answers()
-        built = [
-            self._build(index, query, answer, bounds)
-            for index, (query, answer) in enumerate(zip(self.queries, answers))
-        ]
+        built = []
+        for index, (name, query, answer) in enumerate(zip(self.names, self.queries, answers)):
+            step(
+                f"{name}: calibrating the exponential mechanism's scale on the population model"
+                if quantile_level_of(query) is not None
+                else f"{name}: sampling the sensitivity on the population model"
+            )
+            built.append(self._build(index, query, answer, bounds))
+        step("spending and drawing the noise")
         for one in built:
             one.calibrated.mechanism.check_release(one.reads)  # refused before any spend
         labels = [f"{name} ({one.calibrated.kind})" for name, one in zip(self.names, built)]

@@ -1,6 +1,7 @@
 """Rich display: every record a notebook shows renders well-formed, escaped HTML."""
 
 import dataclasses
+import html
 import math
 import re
 import types
@@ -58,7 +59,7 @@ from sensampler.privacy import (
 from sensampler.table import ResultTable
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
-VOID = {"meta", "br", "img", "input", "link", "hr"}
+VOID = {"meta", "br", "img", "input", "link", "hr", "wbr"}
 
 
 class Checker(HTMLParser):
@@ -520,3 +521,57 @@ def test_the_ledger_table_prints_privacy_parameters_rounded_up():
                       budget=budget, random_state=0)
     card = budget._repr_html_()
     assert "0.04981423103679866" not in card and "0.04982" in card
+
+
+def _label_boxes(markup):
+    """(left, right, baseline) of each SVG label, by the figures' character width,
+    and (x, top, bottom) of each vertical line."""
+    from sensampler._display.figures import CHAR_WIDTH
+
+    boxes = []
+    for anchor_x, y, anchor, text in re.findall(
+        r'<text x="([\d.]+)" y="([\d.]+)"[^>]*text-anchor="(\w+)"[^>]*>([^<]*)</text>', markup
+    ):
+        x, size = float(anchor_x), CHAR_WIDTH * len(html.unescape(text))
+        left = {"start": x, "end": x - size, "middle": x - size / 2}[anchor]
+        boxes.append((left, left + size, float(y)))
+    pattern = r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)"'
+    lines = [
+        (float(x), float(top), float(bottom))
+        for x, top, x2, bottom in re.findall(pattern, markup)
+        if x == x2
+    ]
+    return boxes, lines
+
+
+@pytest.mark.parametrize("gamma", [0.0498, 0.045, 0.0575])
+def test_the_audit_chart_s_labels_stay_inside_and_apart(gamma):
+    """The audit report clipped the gamma label at the chart's right edge and drew
+    the gamma line across the beta label (issue 38): every name now stays inside
+    the figure and no mark's line crosses another's name."""
+    markup = interval_svg(
+        0.0042, 0.0053, [(0.0413, "beta=0.0413", RED), (gamma, f"gamma={gamma}", "#999")],
+        point=0.0047, label="t", axis="rate",
+    )
+    width = float(re.search(r'width="(\d+)"', markup).group(1))
+    boxes, lines = _label_boxes(markup)
+    assert all(0 <= left and right <= width for left, right, _ in boxes)
+    for x, top, bottom in lines:
+        crossed = [
+            b for b in boxes if b[0] - 1 <= x <= b[1] + 1 and top < b[2] and b[2] - 8 < bottom
+        ]
+        assert crossed == [], (x, crossed)
+
+
+def test_a_table_writes_a_column_with_one_value_once():
+    """The audit report's table of all audits, 13 columns, overflowed its card
+    (issue 38): a column with one value in every row is written once above it."""
+    table = ResultTable(
+        [{"population": p, "pairs": 100000, "rate": r} for p, r in (("a", 0.5), ("b", 0.25))]
+    )
+    checker = parse(table._repr_html_())
+    text = " ".join(" ".join(checker.text).split())
+    assert "In every row: pairs 100000." in text
+    assert text.count("100000") == 1 and checker.tags.count("th") == 2
+    # one row: nothing to factor out
+    assert "In every row" not in ResultTable([{"pairs": 1}])._repr_html_()

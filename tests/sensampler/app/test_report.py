@@ -26,7 +26,7 @@ MAX_BYTES = 300 * 1024
 class Page(HTMLParser):
     """Tags, attributes and text of a page; every tag closed in order."""
 
-    VOID = {"meta", "br", "img", "input", "link", "hr"}
+    VOID = {"meta", "br", "img", "input", "link", "hr", "wbr"}
 
     def __init__(self, text):
         super().__init__(convert_charrefs=True)

@@ -789,3 +789,28 @@ def test_demo_refuses_a_folder_in_the_place_of_a_file(tmp_path, capsys):
     assert "is a folder" in _one_line(capsys)
     (tmp_path / "new").mkdir()
     assert len(demo_files(tmp_path / "new", figures=False)) == 1
+
+
+# ------------------------------------------------------ argparse's own usage errors
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["release", "--data", "x.csv", "--column", "h", "--epsilon", "1", "--bogus", "1"],
+         "sensampler release: error: unrecognized arguments: --bogus 1"),
+        (["release", "--data", "x.csv", "--column", "h", "--epsilon", "1", "--inequality", "x"],
+         "sensampler release: error: argument --inequality: invalid choice: 'x'"),
+        (["audit", "--n"], "sensampler audit: error: argument --n: expected one argument"),
+        (["release", "--epsilon", "1"],
+         "sensampler release: error: the following arguments are required: --data"),
+        (["bogus"], "sensampler: error: argument COMMAND: invalid choice: 'bogus'"),
+    ],
+)
+def test_argparse_s_own_usage_errors_are_one_line(args, said, capsys):
+    """argparse printed its usage block before an unknown flag, a bad choice or a
+    missing argument (issue 38): one line naming the flag as typed, exit 2."""
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    err = capsys.readouterr().err.splitlines()
+    assert exit_.value.code == 2
+    assert len(err) == 1 and err[0].startswith(said), err
+    assert err[0].endswith(f"(see {said.split(': error')[0]} --help)")

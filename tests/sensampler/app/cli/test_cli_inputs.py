@@ -219,7 +219,7 @@ def test_toml_files_may_start_with_a_byte_order_mark(capsys, tmp_path, data):
 
 
 def test_an_interrupted_release_does_not_claim_kept_work(capsys, monkeypatch, data):
-    def interrupted(self):
+    def interrupted(self, step=None):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(release.PreparedRelease, "run", interrupted)
