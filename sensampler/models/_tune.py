@@ -7,6 +7,7 @@ wins. Nothing of it is spent from a default filter."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from sklearn.base import clone
 
 from .._lib.default_budget import exempt
 from ._sampling import Concatenated, Setting, flat, sample, write
+from ._select import private_model
 
 __all__ = ["TUNING_HOLDOUT", "TUNING_RELEASES", "grid", "tune"]
 
@@ -102,9 +104,14 @@ def tune(estimator: Any, candidates: list[dict], setting: Setting, seed) -> tupl
     for params, child in zip(candidates, seed.spawn(len(candidates))):
         model = clone(estimator).set_params(**params)
         sample_seed, noise_seed = child.spawn(2)
-        query = Concatenated(model, names, setting.fixed)
-        estimate = sample(query, setting, sample_seed)
-        fitted = model.fit(X_fit, y_fit)
+        fitted = clone(model).fit(X_fit, y_fit)
+        # sampled, fitted and scored: the model the release fits for this
+        # candidate (an L2 logistic regression's exact minimiser, fitted a
+        # stack of databases at a time, rather than scikit-learn's solver)
+        private = private_model(replace(setting, model=model, template=fitted))
+        if private is not model:
+            fitted = private.fit(X_fit, y_fit)
+        estimate = sample(Concatenated(private, names, setting.fixed), setting, sample_seed)
         coef = flat(fitted, names)
         mechanism = setting.mechanism(estimate)
         rng = np.random.default_rng(noise_seed)
