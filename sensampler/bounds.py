@@ -41,12 +41,13 @@ import numpy as np
 
 from ._display.estimates import bounds_html
 from ._display.statements import statement_html
+from ._lib import printing
 from ._lib.domains import EPSILON, EPSILON_POINT, NEIGHBOUR_RELATIONS, PROBABILITY
 from ._lib.validation import as_seed_sequence, check_choice, check_count, check_real
 from .distributions import Distribution, as_distribution
 from .distributions.univariate import Bernoulli, Categorical, Uniform
 from .mechanisms import ExponentialMechanism
-from .privacy import PrivacyStatement, format_upper
+from .privacy import PrivacyStatement
 from .queries import Query, as_query
 
 __all__ = [
@@ -188,17 +189,29 @@ class Bounds:
         """Rich display in notebooks: the bounds, their source, what they spent."""
         statement = self.statement
         card = statement_html(statement) if statement else ""
-        return bounds_html(self, format_upper, card)
+        return bounds_html(self, card)
 
-    def describe(self) -> str:
+    def describe(self, unit: str | None = None) -> str:
         """The bounds and their source, in words.
+
+        Parameters
+        ----------
+        unit : str, optional
+            The data's unit, printed after the interval.
 
         Returns
         -------
         str
             ``[low, high]`` and how they were obtained.
+
+        Examples
+        --------
+        >>> Bounds.given(140, 210).describe("cm")
+        '[140, 210] cm (given)'
         """
-        text = f"[{self.low:.6g}, {self.high:.6g}]"
+        text = printing.with_unit(
+            f"[{printing.value(self.low)}, {printing.value(self.high)}]", unit
+        )
         return f"{text} ({self.note})" if self.note else text
 
     # ------------------------------------------------------------ constructors
@@ -422,8 +435,8 @@ def check_private_bounds_epsilon(
             f"({neighbours} neighbours): each quantile of the pre-pass would miss "
             "its rank by more than a quarter of the records, so the bounds could "
             "fall far outside the data; nothing was spent. Use "
-            f"{name} >= {format_upper(smallest, 4)} (about "
-            f"{format_upper(smallest * n, 4)}/n), or public bounds (LOW:HIGH)."
+            f"{name} >= {printing.epsilon(smallest)} (about "
+            f"{printing.epsilon(smallest * n)}/n), or public bounds (LOW:HIGH)."
         )
     return epsilon
 

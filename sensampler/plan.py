@@ -92,7 +92,6 @@ from ._lib.domains import INEQUALITIES, PROBABILITY, documented
 from ._lib.scipy_compat import special
 from ._lib.validation import check_choice, check_count
 from ._math.search import falling_root, smallest_int
-from .privacy import format_upper
 
 __all__ = [
     "SamplingPlan",
@@ -182,7 +181,7 @@ class SamplingPlan:
 
     def _repr_html_(self) -> str:
         """Rich display in notebooks: the plan's numbers (rounded up) and meaning."""
-        return sampling_plan_html(self, format_upper)
+        return sampling_plan_html(self)
 
 
 # ----------------------------------------------------------------------------- exact

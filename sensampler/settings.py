@@ -253,6 +253,22 @@ def _bounds(name: str, value) -> BoundsSetting:
     return parse_bounds(value, name)
 
 
+def _unit(name: str, value) -> str | None:
+    """A display unit: None, or a short one-line text (surrounding spaces dropped,
+    an empty text read as None)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a text such as 'cm', got {name}={value!r}.")
+    text = value.strip()
+    if len(text) > 32 or not text.isprintable():
+        raise ValueError(
+            f"{name} must be a short printable text (at most 32 characters, one "
+            f"line) such as 'cm', got {name}={value!r}."
+        )
+    return text or None
+
+
 def _setting(
     default: Any = None,
     *,
@@ -353,6 +369,9 @@ class ReleaseSettings:
     inequality : {"exact", "exchangeable", "dkw"}, default "exact"
         The sampling plan's inequality (:func:`sensampler.sampling_plan`), which
         certifies gamma for the order statistic of the sampled sensitivities.
+    unit : str, optional
+        The data's unit (``"cm"``), for display only: printed beside released
+        values, errors, sensitivities and bounds; it changes no number.
 
     Examples
     --------
@@ -424,6 +443,11 @@ class ReleaseSettings:
         "dkw",
         check=INEQUALITIES.check,
         choices=INEQUALITIES.values,
+    )
+    unit: str | None = _setting(
+        help="the data's unit (such as cm), for display only: printed beside "
+        "released values, errors, sensitivities and bounds",
+        check=_unit,
     )
 
     def __post_init__(self):

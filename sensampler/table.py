@@ -12,6 +12,7 @@ import stat
 
 from ._display.page import table_html
 from ._display.text import text_table
+from ._lib import printing
 from ._lib.extras import require
 
 __all__ = [
@@ -335,10 +336,9 @@ class ResultTable:
             The rendering, one line per row after a header.
         """
 
-        def cell(v):
-            return f"{v:.5g}" if isinstance(v, float) else str(v)
-
-        body = [[cell(r[c]) for c in self.columns] for r in self.rows[:max_rows]]
+        body = [
+            [printing.cell(c, r[c]) for c in self.columns] for r in self.rows[:max_rows]
+        ]
         lines = text_table([list(self.columns), *body])
         if len(self.rows) > max_rows:
             lines.append(f"... {len(self.rows) - max_rows} more rows")

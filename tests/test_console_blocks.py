@@ -37,9 +37,14 @@ PAGES = [
     ),
 ]
 _BLOCK = re.compile(r"^```console\n(.*?)^```", re.M | re.S)
-#: A released value ("mean: 169.466") and a sampling run's id: noise and uuids.
+#: A released value ("mean: 169.466", or with its unit and its public 90% band,
+#: "mean: 169.47 cm (90%: ±0.203 cm)", the band kept) and a sampling run's id:
+#: noise and uuids.
 _NOISY = [
-    (re.compile(r"^([a-z][\w:.\-]*): -?[0-9][0-9.e+\-]*$", re.M), r"\1: <released>"),
+    (
+        re.compile(r"^([a-z][\w:.\-]*): -?[0-9][0-9.e+\-]*((?: [^\s(]+)? \(90%: ±[^)]*\))?$", re.M),
+        r"\1: <released>\2",
+    ),
     (re.compile(r"\b[0-9a-f]{32}\b"), "<run id>"),
 ]
 

@@ -132,6 +132,8 @@ def test_privacy_is_a_leaf_and_accounting_reads_statements_only():
         "sensampler._lib.validation",
         "sensampler._lib.domains",
         "sensampler._lib.extras",
+        "sensampler._lib",
+        "sensampler._lib.printing",
         "sensampler._display.page",
         "sensampler._display.statements",
         "sensampler._math.curves",
@@ -145,10 +147,14 @@ def test_privacy_is_a_leaf_and_accounting_reads_statements_only():
     assert outside <= leaves
     assert graph["sensampler._lib.extras"] == graph["sensampler._math.curves"] == set()
     assert graph["sensampler._math.rounding"] == set()
+    # the one number-printing policy reads only the rounding helpers
+    assert graph["sensampler._lib.printing"] == {"sensampler._math.rounding"}
     display = {m for m in MODULES if m.startswith("sensampler._display.")}
     assert "sensampler._display.statements" in display
     for module in display:  # the HTML reads records by their attributes only
-        assert graph[module] <= display | {"sensampler._math.rounding"}, module
+        assert graph[module] <= display | {
+            "sensampler._math.rounding", "sensampler._lib", "sensampler._lib.printing"
+        }, module
     assert graph["sensampler._lib.domains"] <= {"sensampler._lib.validation"}
     for module in MODULES:
         if module.startswith("sensampler.accounting"):

@@ -19,8 +19,9 @@ a card or a report page is self-contained.
 - :mod:`.text`: plain-text tables.
 
 These modules import nothing from the rest of the package but the rounding
-helpers: they read records by their attributes, and a statement's numbers are
-formatted by the functions its own module passes in (rounded up, as every
-statement prints them), so that the HTML never states more privacy than the
-text.
+helpers and the one number-printing policy (:mod:`sensampler._lib.printing`):
+they read records by their attributes, and print every number as the text
+forms do (privacy parameters and sensitivities rounded up, what is left and a
+confidence rounded down, values to the precision of their error), so that the
+HTML never states more privacy than the text, nor one number two ways.
 """

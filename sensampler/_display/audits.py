@@ -3,9 +3,7 @@ mechanism audits, each with its interval drawn against what it tests."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from .._math.rounding import lower, upper
+from .._lib import printing
 from .figures import interval_svg
 from .page import (
     GREEN,
@@ -13,7 +11,6 @@ from .page import (
     ORANGE,
     RED,
     card,
-    number,
     paragraph,
     rows_html,
     table_html,
@@ -34,7 +31,7 @@ def coverage_audit_html(audit) -> str:
         audit.upper,
         [
             (audit.beta, f"beta={audit.beta:.3g}", RED),
-            (audit.gamma, f"gamma={upper(audit.gamma, 3)}", GREY),
+            (audit.gamma, f"gamma={printing.gamma(audit.gamma)}", GREY),
         ],
         point=audit.rate,
         axis="rate of fresh pairs moving the query by more than the sensitivity",
@@ -53,7 +50,11 @@ def coverage_audit_html(audit) -> str:
                     f"{100 * audit.confidence:g}% interval",
                     f"[{audit.lower:.4g}, {audit.upper:.4g}]",
                 ),
-                ("beta, gamma", f"{audit.beta:.4g}, {upper(audit.gamma, 4)} ({audit.inequality})"),
+                (
+                    "beta, gamma",
+                    f"{printing.gamma(audit.beta)}, {printing.gamma(audit.gamma)} "
+                    f"({audit.inequality})",
+                ),
             ]
         ),
         paragraph(
@@ -82,7 +83,7 @@ def mechanism_audit_html(audit) -> str:
     figure = interval_svg(
         low,
         low,
-        [(audit.stated, f"stated {upper(audit.stated, 4)}", RED)],
+        [(audit.stated, f"stated {printing.epsilon(audit.stated)}", RED)],
         point=low,
         axis="epsilon",
         label="lower confidence bound on the realised epsilon against the stated one",
@@ -95,11 +96,12 @@ def mechanism_audit_html(audit) -> str:
                 ("mechanism", audit.mechanism),
                 (
                     "epsilon realised >=",
-                    f"{lower(audit.epsilon_lower, 4)} (confidence {audit.confidence:g})",
+                    f"{printing.down(audit.epsilon_lower, 'epsilon')} "
+                    f"(confidence {audit.confidence:g})",
                 ),
                 (
                     "epsilon stated",
-                    f"{upper(audit.stated, 4)} at delta={upper(audit.delta, 3)}",
+                    f"{printing.epsilon(audit.stated)} at delta={printing.delta(audit.delta)}",
                 ),
                 ("releases", f"{audit.releases} per input, {audit.tested} tested"),
                 ("rejection set", audit.rejection_set),
@@ -109,13 +111,13 @@ def mechanism_audit_html(audit) -> str:
     )
 
 
-def population_choice_html(choice, format_upper: Callable[[float, int], str]) -> str:
+def population_choice_html(choice) -> str:
     """A card for a :class:`~sensampler.audit.PopulationChoice`: the upper bound
-    against the limit (both rounded up by ``format_upper``)."""
+    against the limit (both rounded up)."""
     figure = interval_svg(
         0.0,
         choice.worst_upper,
-        [(choice.limit, f"limit {format_upper(choice.limit, 3)}", RED)],
+        [(choice.limit, f"limit {printing.gamma(choice.limit)}", RED)],
         axis="worst upper bound on the exceedance rate",
         label="the worst upper confidence bound on the exceedance rate against the "
         "limit",
@@ -132,9 +134,9 @@ def population_choice_html(choice, format_upper: Callable[[float, int], str]) ->
         rows_html(
             [
                 ("population", choice.name),
-                ("sensitivity", number(choice.sensitivity, 6)),
-                ("worst upper bound", format_upper(choice.worst_upper, 4)),
-                ("limit (multiple * gamma)", format_upper(choice.limit, 4)),
+                ("sensitivity", printing.sensitivity(choice.sensitivity)),
+                ("worst upper bound", printing.gamma(choice.worst_upper)),
+                ("limit (multiple * gamma)", printing.gamma(choice.limit)),
             ]
         ),
         paragraph(

@@ -3,13 +3,11 @@ plans, clipping bounds and population models."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from .._math.rounding import lower, upper
+from .._lib import printing
 from .figures import histogram_svg
-from .page import BLUE, GREEN, RED, card, number, paragraph, rows_html, upper_text
+from .page import BLUE, GREEN, RED, card, paragraph, rows_html
 
 __all__ = [
     "VALUE_SOURCE_WORDS",
@@ -20,8 +18,9 @@ __all__ = [
     "sensitivity_value_html",
 ]
 
-def estimate_html(est) -> str:
-    """A card for a :class:`~sensampler.SensitivityEstimate`."""
+def estimate_html(est, unit: str | None = None) -> str:
+    """A card for a :class:`~sensampler.SensitivityEstimate`; ``unit`` is the
+    data's, printed after the sensitivities."""
     samples = np.asarray(est.samples, dtype=float)
     sensitivity = np.asarray(est.sensitivity.value, dtype=float)
     mean = np.asarray(est.mean.value, dtype=float)
@@ -31,9 +30,10 @@ def estimate_html(est) -> str:
             histogram_svg(
                 samples,
                 [
-                    (float(sensitivity), f"sensitivity G_(k) = {float(sensitivity):.4g}",
-                     RED),
-                    (float(mean), f"mean of the sampled = {float(mean):.4g}", BLUE),
+                    (float(sensitivity), "sensitivity G_(k) = "
+                     + printing.with_unit(printing.sensitivity(sensitivity), unit), RED),
+                    (float(mean), "mean of the sampled = "
+                     + printing.with_unit(printing.sensitivity(mean), unit), BLUE),
                 ],
                 label=f"the {samples.size} sampled sensitivities, with G_(k) and "
                 "their mean",
@@ -49,10 +49,21 @@ def estimate_html(est) -> str:
         rows_html(
             [
                 ("query", est.query or "(unnamed)"),
-                ("sensitivity G_(k)", f"{number(sensitivity, 6)} ({est.norm})"),
-                ("mean (typical, no guarantee)", number(mean, 6)),
+                (
+                    "sensitivity G_(k)",
+                    f"{printing.with_unit(printing.sensitivities(sensitivity), unit)} "
+                    f"({est.norm})",
+                ),
+                (
+                    "mean (typical, no guarantee)",
+                    printing.with_unit(printing.sensitivities(mean), unit),
+                ),
                 ("n", est.n),
-                ("plan", f"m={est.m}, k={est.k}, gamma={upper(est.gamma, 4)} ({est.inequality})"),
+                (
+                    "plan",
+                    f"m={est.m}, k={est.k}, gamma={printing.gamma(est.gamma)} "
+                    f"({est.inequality})",
+                ),
                 ("neighbours", est.neighbours),
                 ("run", est.run_id),
             ]
@@ -60,7 +71,8 @@ def estimate_html(est) -> str:
     )
     parts.append(
         paragraph(
-            f"With probability at least 1 - gamma = {lower(1 - est.gamma, 4)} over the data "
+            "With probability at least 1 - gamma = "
+            f"{printing.confidence(1 - est.gamma)} over the data "
             "drawn from the population model (and the sampler), a fresh pair of "
             "neighbouring databases moves the query by at most G_(k)."
         )
@@ -80,21 +92,21 @@ VALUE_SOURCE_WORDS = {
 }
 
 
-def sensitivity_value_html(value, format_upper: Callable[[float, int], str]) -> str:
+def sensitivity_value_html(value) -> str:
     """A card for a :class:`~sensampler.estimate.SensitivityValue`.
 
-    The number is printed rounded up (``format_upper``), as are gamma, so that
+    The number is printed rounded up (:mod:`sensampler._lib.printing`), as is gamma, so that
     a value copied from the card never calibrates less noise than the record.
     """
     rows = [
-        ("value", upper_text(value.value, format_upper, 6)),
+        ("value", printing.sensitivities(value.value)),
         ("what it is", value.label),
         ("source", value.source),
         ("norm", value.norm or "(not recorded)"),
     ]
     if value.run is not None:
         rows += [
-            ("gamma of its run", format_upper(value.run.gamma, 4)),
+            ("gamma of its run", printing.gamma(value.run.gamma)),
             ("run", value.run.run_id or "(anonymous)"),
         ]
     colour = GREEN if value.source == "sampled" else RED
@@ -108,18 +120,17 @@ def sensitivity_value_html(value, format_upper: Callable[[float, int], str]) -> 
     )
 
 
-def sampling_plan_html(plan, format_upper: Callable[[float, int], str]) -> str:
+def sampling_plan_html(plan) -> str:
     """A card for a :class:`~sensampler.plan.SamplingPlan`: its numbers and meaning.
 
-    ``format_upper`` is :func:`sensampler.privacy.format_upper`: gamma, rho
-    and beta are printed rounded up, never below the plan's.
+    Gamma, rho and beta are printed rounded up, never below the plan's.
     """
     rows = [
         ("pairs drawn m", plan.m),
         ("rank released k", f"{plan.k} (G_(k): the {plan.k}-th smallest of {plan.m})"),
-        ("gamma", format_upper(plan.gamma, 4)),
-        ("rho (the sampler's share)", format_upper(plan.rho, 4)),
-        ("beta (mass above the quantile)", format_upper(plan.beta, 4)),
+        ("gamma", printing.gamma(plan.gamma)),
+        ("rho (the sampler's share)", printing.rho(plan.rho)),
+        ("beta (mass above the quantile)", printing.gamma(plan.beta)),
         ("inequality", plan.inequality),
     ]
     return card(
@@ -128,26 +139,26 @@ def sampling_plan_html(plan, format_upper: Callable[[float, int], str]) -> str:
 
 
 def bounds_html(
-    bounds, format_upper: Callable[[float, int], str], statement_card: str = ""
+    bounds, statement_card: str = ""
 ) -> str:
     """A card for :class:`~sensampler.bounds.Bounds`: the interval and its source.
 
     ``statement_card`` is the card of the private estimate's statement, if any
-    (:func:`statement_html`); ``format_upper`` prints the epsilon it spent.
+    (:func:`statement_html`).
     """
     coverage = (
         "(a support or given bounds)"
         if bounds.coverage is None
-        else f"{bounds.coverage:.6g} of the population or data"
+        else f"{printing.confidence(bounds.coverage)} of the population or data"
     )
     spent = (
-        f"epsilon={format_upper(bounds.epsilon, 6)}, spent on the private data"
+        f"epsilon={printing.epsilon(bounds.epsilon)}, spent on the private data"
         if bounds.epsilon
         else "nothing (no private record was read)"
     )
     rows = [
-        ("low", f"{bounds.low:.6g}"),
-        ("high", f"{bounds.high:.6g}"),
+        ("low", printing.value(bounds.low)),
+        ("high", printing.value(bounds.high)),
         ("source", bounds.source),
         ("coverage", coverage),
         ("spent", spent),

@@ -1,4 +1,5 @@
-"""Hand-built SVG figures: a histogram, an interval on an axis, a noise density.
+"""Hand-built SVG figures: a histogram, an interval on an axis, a noise density,
+a released value's 90% band.
 
 Inline SVG (no matplotlib, no network), every label escaped, so that a card
 or a report page that holds them is self-contained.
@@ -14,9 +15,17 @@ from statistics import NormalDist
 
 import numpy as np
 
+from .._lib import printing
 from .page import BLUE, GREY, ORANGE, esc
 
-__all__ = ["histogram_svg", "interval_svg", "noise_half_width", "noise_svg", "svg"]
+__all__ = [
+    "accuracy_svg",
+    "histogram_svg",
+    "interval_svg",
+    "noise_half_width",
+    "noise_svg",
+    "svg",
+]
 
 def svg(width: int, height: int, label: str, body: str) -> str:
     """An ``<svg>`` element of ``width`` by ``height`` pixels around ``body``,
@@ -290,6 +299,7 @@ def noise_svg(
     kind: str,
     *,
     label: str,
+    unit: str | None = None,
     width: int = 380,
     height: int = 110,
 ) -> str:
@@ -308,6 +318,8 @@ def noise_svg(
         The noise's law.
     label : str
         What the figure shows.
+    unit : str, optional
+        The data's unit, printed after the half-width.
     width, height : int
         Size in pixels (380 by 110 by default).
 
@@ -316,8 +328,6 @@ def noise_svg(
     str
         An ``<svg>`` element: the density, its 90% band and the released value.
     """
-    left, right, top, bottom = 10, 10, 16, 18
-    plot_w, plot_h = width - left - right, height - top - bottom
     half = noise_half_width(scale, kind, 0.9)
     span = max(2.0 * half, 1e-300)
     t = np.linspace(-span, span, 121)
@@ -325,24 +335,74 @@ def noise_svg(
         density = np.exp(-0.5 * (t / scale) ** 2) if scale > 0 else (t == 0) * 1.0
     else:
         density = np.exp(-np.abs(t) / scale) if scale > 0 else (t == 0) * 1.0
+    return accuracy_svg(
+        centre, half, label=label, unit=unit, density=(t, density), width=width,
+        height=height,
+    )
+
+
+def accuracy_svg(
+    centre: float,
+    half: float,
+    *,
+    label: str,
+    unit: str | None = None,
+    density: tuple[np.ndarray, np.ndarray] | None = None,
+    width: int = 380,
+    height: int = 110,
+) -> str:
+    """A released value and the band that holds its error with probability 90%.
+
+    On an axis centred on the released value and twice the half-width each
+    side: the band ``centre ± half`` labelled "90%: ±half" (the error rounded
+    up, the ends to its precision: :mod:`sensampler._lib.printing`), and the
+    noise's density where one is given (:func:`noise_svg`).
+
+    Parameters
+    ----------
+    centre : float
+        The released value (public).
+    half : float
+        The 90% half-width, in the data's units.
+    label : str
+        What the figure shows.
+    unit : str, optional
+        The data's unit, printed after the half-width.
+    density : (offsets, heights), optional
+        The noise's density at offsets from the centre, peak 1.
+    width, height : int
+        Size in pixels (380 by 110 by default).
+
+    Returns
+    -------
+    str
+        An ``<svg>`` element.
+    """
+    left, right, top, bottom = 10, 10, 16, 18
+    plot_w, plot_h = width - left - right, height - top - bottom
+    span = max(2.0 * half, 1e-300)
 
     def x_of(v):
         return left + plot_w * (v + span) / (2 * span)
 
-    path = " ".join(
-        f"{'M' if i == 0 else 'L'}{x_of(v):.1f},{top + plot_h * (1 - d):.1f}"
-        for i, (v, d) in enumerate(zip(t, density))
-    )
-    body = [
-        _line(left, top + plot_h, left + plot_w, top + plot_h, GREY, 1),
-        f'<path d="{path}" fill="none" stroke="{BLUE}" stroke-width="1.5"/>',
+    body = [_line(left, top + plot_h, left + plot_w, top + plot_h, GREY, 1)]
+    if density is not None:
+        path = " ".join(
+            f"{'M' if i == 0 else 'L'}{x_of(v):.1f},{top + plot_h * (1 - d):.1f}"
+            for i, (v, d) in enumerate(zip(*density))
+        )
+        body.append(f'<path d="{path}" fill="none" stroke="{BLUE}" stroke-width="1.5"/>')
+    body += [
         f'<rect x="{x_of(-half):.1f}" y="{top}" width="{x_of(half) - x_of(-half):.1f}" '
         f'height="{plot_h}" fill="{BLUE}" fill-opacity="0.12"/>',
         _line(x_of(0), top - 4, x_of(0), top + plot_h, ORANGE, 2),
         _text(x_of(0) + 3, 10, "released value", "start", ORANGE),
-        _text(left, height - 4, f"{centre - span:.6g}", "start"),
-        _text(left + plot_w, height - 4, f"{centre + span:.6g}", "end"),
-        _text(x_of(0), height - 4, f"90%: ±{half:.4g}", "middle", BLUE),
+        _text(left, height - 4, printing.value(centre - span, half), "start"),
+        _text(left + plot_w, height - 4, printing.value(centre + span, half), "end"),
+        _text(
+            x_of(0), height - 4,
+            f"90%: ±{printing.with_unit(printing.error(half), unit)}", "middle", BLUE,
+        ),
     ]
     return svg(width, height, label, "".join(body))
 

@@ -4,44 +4,46 @@ spent against the budget, and the ledger."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
-from .._math.rounding import lower, upper
+from .._lib import printing
 from .figures import svg
-from .page import BLUE, CELL_STYLE, RED, card, esc, number, paragraph, rows_html
+from .page import BLUE, CELL_STYLE, RED, card, esc, paragraph, rows_html
 
 __all__ = ["accountant_html", "budget_file_html", "ledger_entry_html"]
 
 def _bar(label: str, spent: float, budget: float | None) -> str:
     """A used-against-budget bar (a row of a table): ``spent`` is what the
-    filter's rule has used of ``budget`` (``None`` or 0: no budget)."""
+    filter's rule has used of ``budget`` (``None`` or 0: no budget) of the
+    parameter ``label`` ("epsilon", "delta" or "gamma"), printed as every
+    statement prints it (spent and budget rounded up, what is left down)."""
+    up = getattr(printing, label)
     if budget is None or not math.isfinite(budget) or budget <= 0:
         return (
             f'<tr><th style="{CELL_STYLE}">{esc(label)}</th>'
             f'<td style="{CELL_STYLE}"></td><td style="{CELL_STYLE}">'
-            f"{upper(spent, 6)} spent (no budget)</td></tr>"
+            f"{up(spent)} spent (no budget)</td></tr>"
         )
     share = min(max(spent / budget, 0.0), 1.0)
     colour = RED if spent >= budget else BLUE
     bar = svg(
         160,
         12,
-        f"{label}: {upper(spent, 4)} of {budget:.4g} used",
+        f"{label}: {up(spent)} of {up(budget)} used",
         f'<rect x="0" y="0" width="160" height="12" fill="#eee"/>'
         f'<rect x="0" y="0" width="{160 * share:.1f}" height="12" fill="{colour}"/>',
     )
     return (
         f'<tr><th style="{CELL_STYLE}">{esc(label)}</th><td style="{CELL_STYLE}">{bar}'
-        f'</td><td style="{CELL_STYLE}">{upper(spent, 6)} used of '
-        f"{number(budget, 6)}, {lower(max(budget - spent, 0.0), 6)} left</td></tr>"
+        f'</td><td style="{CELL_STYLE}">{up(spent)} used of '
+        f"{up(budget)}, {printing.down(max(budget - spent, 0.0), label)} left</td></tr>"
     )
 
 
-def _cell(value) -> str:
-    """A ledger cell: a privacy parameter rounded up to 4 significant digits (as
-    every statement prints it), anything else as it is."""
-    if isinstance(value, float):
-        return upper(value, 4)
+def _cell(name: str, value) -> str:
+    """A ledger cell of column ``name``: a privacy parameter rounded up as every
+    statement prints it, anything else as it is."""
+    if isinstance(value, float) and name in printing.PRIVACY_DIGITS:
+        return getattr(printing, name)(value)
     return str(value)
 
 
@@ -55,7 +57,7 @@ def _ledger_html(ledger, limit: int = 12) -> str:
     body = "".join(
         "<tr>"
         + "".join(
-            f'<td style="{CELL_STYLE}">{esc(_cell(getattr(e, name, "")))}</td>'
+            f'<td style="{CELL_STYLE}">{esc(_cell(name, getattr(e, name, "")))}</td>'
             for name in head
         )
         + "</tr>"
@@ -93,7 +95,7 @@ def accountant_html(accountant, title: str | None = None) -> str:
             rows_html(
                 [
                     ("releases recorded", accountant.count),
-                    ("gamma (union over runs)", upper(accountant.gamma, 4)),
+                    ("gamma (union over runs)", printing.gamma(accountant.gamma)),
                     ("neighbours", accountant.neighbours or "(none yet)"),
                 ]
             )
@@ -118,19 +120,19 @@ def budget_file_html(budget_file) -> str:
     )
 
 
-def ledger_entry_html(entry, format_upper: Callable[[float, int], str]) -> str:
+def ledger_entry_html(entry) -> str:
     """A card for a :class:`~sensampler.accounting.LedgerEntry` (numbers rounded up)."""
 
-    def up(value, digits):
-        return "(none stated)" if value is None else format_upper(value, digits)
+    def up(value, kind):
+        return "(none stated)" if value is None else getattr(printing, kind)(value)
 
     rows = [
         ("mechanism", entry.mechanism),
         ("releases", entry.count),
-        ("epsilon (each)", up(entry.epsilon, 6)),
-        ("delta (each)", up(entry.delta, 3)),
-        ("rho (each)", up(entry.rho, 6)),
-        ("gamma of the run", format_upper(entry.gamma, 4)),
+        ("epsilon (each)", up(entry.epsilon, "epsilon")),
+        ("delta (each)", up(entry.delta, "delta")),
+        ("rho (each)", up(entry.rho, "rho")),
+        ("gamma of the run", printing.gamma(entry.gamma)),
         ("run", entry.run_id or "(anonymous: counted per release)"),
         ("neighbours", entry.neighbours or "(none stated)"),
     ]
@@ -138,8 +140,8 @@ def ledger_entry_html(entry, format_upper: Callable[[float, int], str]) -> str:
         rows.append(
             (
                 "worst case (each)",
-                f"epsilon={up(entry.worst_case_epsilon, 6)}, "
-                f"delta={up(entry.worst_case_delta, 3)}",
+                f"epsilon={up(entry.worst_case_epsilon, 'epsilon')}, "
+                f"delta={up(entry.worst_case_delta, 'delta')}",
             )
         )
     return card(

@@ -7,9 +7,9 @@ package's docstring (:mod:`sensampler._display`).
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-import numpy as np
+from .._lib import printing
 
 __all__ = [
     "BLUE",
@@ -21,12 +21,10 @@ __all__ = [
     "RED",
     "card",
     "esc",
-    "number",
     "page",
     "paragraph",
     "rows_html",
     "table_html",
-    "upper_text",
 ]
 
 #: The style of a card: inline, so that nothing depends on a page's stylesheet.
@@ -49,17 +47,6 @@ BLUE, ORANGE, GREEN, GREY, RED = "#0072B2", "#E69F00", "#009E73", "#999999", "#D
 def esc(value) -> str:
     """``str(value)`` escaped for HTML text and attributes."""
     return html.escape(str(value), quote=True)
-
-
-def number(value, digits: int = 4) -> str:
-    """A number (or an array) with ``digits`` significant digits, or its text."""
-    try:
-        array = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return esc(value)
-    if array.ndim:
-        return esc(np.array2string(array, precision=digits))
-    return esc(f"{float(array):.{digits}g}")
 
 
 def rows_html(rows: Iterable[tuple[str, object]]) -> str:
@@ -89,15 +76,6 @@ def paragraph(text: str, colour: str = "") -> str:
     return f'<p style="{style}">{esc(text)}</p>'
 
 
-def upper_text(value, format_upper: Callable[[float, int], str], digits: int) -> str:
-    """A number or an array printed rounded up (``format_upper``), at most 8 shown."""
-    values = np.asarray(value, dtype=float)
-    if not values.ndim:
-        return format_upper(float(values), digits)
-    shown = " ".join(format_upper(float(v), digits) for v in values.ravel()[:8])
-    return f"[{shown}{' …' if values.size > 8 else ''}]"
-
-
 def table_html(table, max_rows: int = 20) -> str:
     """A result table (``.columns``, ``.rows``) as an HTML table, first rows.
 
@@ -106,11 +84,6 @@ def table_html(table, max_rows: int = 20) -> str:
     underscore, so that the table fits a card; a table still wider than its card
     scrolls inside it.
     """
-
-    def cell(value):
-        if isinstance(value, float):
-            return number(value, 6)
-        return esc(value)
 
     rows = table.rows
     same = [
@@ -123,13 +96,16 @@ def table_html(table, max_rows: int = 20) -> str:
     )
     body = "".join(
         "<tr>"
-        + "".join(f'<td style="{CELL_STYLE}">{cell(r.get(c, ""))}</td>' for c in columns)
+        + "".join(
+            f'<td style="{CELL_STYLE}">{esc(printing.cell(c, r.get(c, "")))}</td>'
+            for c in columns
+        )
         + "</tr>"
         for r in rows[:max_rows]
     )
     common = (
         '<p style="margin:4px 0">In every row: '
-        + ", ".join(f"{esc(c)} {cell(rows[0].get(c, ''))}" for c in same)
+        + ", ".join(f"{esc(c)} {esc(printing.cell(c, rows[0].get(c, '')))}" for c in same)
         + ".</p>"
         if same
         else ""

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import numpy as np
-
-from .._math.rounding import upper
+from .._lib import printing
 from .figures import histogram_svg
-from .page import BLUE, GREEN, RED, card, paragraph, rows_html, upper_text
+from .page import BLUE, GREEN, RED, card, paragraph, rows_html
 
 __all__ = ["mechanism_html", "plan_html", "release_html"]
 
-def mechanism_html(
-    mechanism, statement_card: str, format_upper: Callable[[float, int], str]
-) -> str:
+def mechanism_html(mechanism, statement_card: str) -> str:
     """A card for a mechanism: its name, sensitivity and noise, its statement's card.
 
     Only public numbers are shown (never a record a mechanism keeps, such as
     the catastrophe mechanism's data); ``statement_card`` is
     :func:`statement_html` of its statement. The sensitivity and the noise are
-    printed rounded up (``format_upper``): copied from the card, they never
-    calibrate less noise than the mechanism's.
+    printed rounded up (:func:`sensampler._lib.printing.sensitivity`): copied
+    from the card, they never calibrate less noise than the mechanism's.
     """
     rows = [("mechanism", f"{mechanism.name} ({type(mechanism).__name__})")]
     sensitivity = getattr(mechanism, "sensitivity", None)
@@ -32,21 +26,15 @@ def mechanism_html(
         rows.append(("noise sigma (standard deviation)", sigma))
     elif scale is not None:
         rows.append(("noise scale", scale))
-    rows[1:] = [(label, upper_text(v, format_upper, 6)) for label, v in rows[1:]]
+    rows[1:] = [(label, printing.sensitivities(v)) for label, v in rows[1:]]
     title = f"Mechanism: {mechanism.name}"
     return card(title, rows_html(rows), statement_card, kind="mechanism")
 
 
 def release_html(release, statement_card: str) -> str:
     """A card for a release: the released value, the noise, its statement's card."""
-    value = np.asarray(release.value, dtype=float)
-    answer = (
-        f"{float(value):.6g}"
-        if value.ndim == 0
-        else np.array2string(value, precision=6)
-    )
     rows = [
-        ("released value", answer),
+        ("released value", release.answer),
         ("mechanism", release.mechanism),
         ("noise", release.noise),
         ("n", release.n),
@@ -65,19 +53,23 @@ def release_html(release, statement_card: str) -> str:
 
 def plan_html(plan) -> str:
     """A card for a :class:`~sensampler.app.planning.ReleasePlan`."""
+
+    def units(text: str) -> str:
+        return printing.with_unit(text, plan.unit)
+
     rows = [
         ("query", f"{plan.query} of n={plan.n} records"),
         ("population", plan.population),
         ("mechanism", plan.mechanism),
         (
             "epsilon",
-            upper(plan.epsilon, 6)
-            + (f", delta={upper(plan.delta, 3)}" if plan.delta else "")
+            printing.epsilon(plan.epsilon)
+            + (f", delta={printing.delta(plan.delta)}" if plan.delta else "")
             + plan.cap_words,
         ),
         ("guarantee", plan.guarantee),
-        ("expected error", f"{plan.expected_error:.6g}"),
-        ("90% of errors", f"<= {plan.error_90:.6g}"),
+        ("expected error", units(printing.error(plan.expected_error))),
+        ("90% of errors", f"<= {units(printing.error(plan.error_90))}"),
     ]
     rows.append(("sampling plan", plan.sampling_plan))
     if plan.bounds is not None:
@@ -88,18 +80,19 @@ def plan_html(plan) -> str:
         rows.append(("error law", f"exact on each of {plan.runs} databases"))
         figure = ""
     else:
-        rows.append(
-            ("sensitivity", f"{plan.sensitivity:.6g} (mean over {plan.runs} runs)")
-        )
+        sensitivity = units(printing.sensitivity(plan.sensitivity))
+        rows.append(("sensitivity", f"{sensitivity} (mean over {plan.runs} runs)"))
         figure = histogram_svg(
             plan.sensitivities,
-            [(plan.sensitivity, f"mean sensitivity = {plan.sensitivity:.4g}", BLUE)],
+            [(plan.sensitivity, f"mean sensitivity = {sensitivity}", BLUE)],
             label="the sampled sensitivity G_(k) of each planning run",
             axis="sampled sensitivity G_(k), one per planning run",
             counts="runs",
         )
     if plan.target_error is not None:
-        rows.insert(3, ("target", f"{plan.target_error:.6g} ({plan.measure})"))
+        rows.insert(
+            3, ("target", f"{units(printing.value(plan.target_error))} ({plan.measure})")
+        )
     meaning = plan.error_meaning
     warning = "" if plan.warning is None else paragraph(f"Warning: {plan.warning}.", RED)
     return card(

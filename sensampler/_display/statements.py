@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from .._math.rounding import upper
+from .._lib import printing
 from .page import card, esc, rows_html
 
 __all__ = ["privacy_bound_html", "statement_html", "statement_words"]
@@ -72,7 +72,7 @@ def _sampled_words(statement) -> list[tuple[str, str]]:
     """What gamma means, the worst case and who is left unprotected, for a
     statement calibrated with a sampled sensitivity."""
     worst = getattr(statement, "worst_case", None)
-    gamma = upper(statement.gamma, 4)
+    gamma = printing.gamma(statement.gamma)
     return [
         (
             "What gamma means",
@@ -117,25 +117,24 @@ def statement_html(statement) -> str:
 def privacy_bound_html(
     bound,
     format_dp: Callable[[float, float], str],
-    format_upper: Callable[[float, int], str],
 ) -> str:
     """A card for a :class:`~sensampler.privacy.PrivacyBound`: epsilon at delta.
 
-    ``format_dp`` and ``format_upper`` are the privacy module's formatters.
+    ``format_dp`` is the privacy module's formatter.
     """
     if bound.gamma == math.inf:
         gamma = "no limit (a filter without a gamma budget)"
     elif bound.gamma:
         gamma = (
-            f"{format_upper(bound.gamma, 4)}: the bound holds except with this "
+            f"{printing.gamma(bound.gamma)}: the bound holds except with this "
             "probability over the data drawn from the population model"
         )
     else:
         gamma = "0 (no sampled sensitivity)"
     rows = [
         ("guarantee", format_dp(bound.epsilon, bound.delta)),
-        ("epsilon", format_upper(bound.epsilon, 6)),
-        ("at delta", format_upper(bound.delta, 3)),
+        ("epsilon", printing.epsilon(bound.epsilon)),
+        ("at delta", printing.delta(bound.delta)),
         ("gamma", gamma),
         ("method", bound.method or "(not named)"),
     ]

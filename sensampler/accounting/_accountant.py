@@ -14,9 +14,10 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 from .._display.ledgers import accountant_html
+from .._lib import printing
 from .._lib.domains import DELTA_STATED, DELTA_TARGET, EPSILON_POINT, documented
 from .._lib.validation import check_count
-from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun, format_upper
+from ..privacy import PrivacyBound, PrivacyStatement, SamplingRun
 from ._ledger_entry import LedgerEntry, read_statement
 from ._worst_case import compose_worst_case, worst_case_part
 
@@ -390,5 +391,5 @@ class PrivacyAccountant(abc.ABC):
     def __repr__(self):
         return (
             f"{type(self).__name__}({self._summary()}count={self.count}, "
-            f"gamma={format_upper(self.gamma, 4)})"
+            f"gamma={printing.gamma(self.gamma)})"
         )

@@ -19,6 +19,7 @@ from decimal import Decimal
 from fractions import Fraction
 from numbers import Real
 
+from .._lib import printing
 from .._lib.default_budget import exempt
 from .._lib.domains import (
     DELTA_RELEASE,
@@ -29,8 +30,7 @@ from .._lib.domains import (
     Interval,
     documented,
 )
-from .._math.rounding import lower
-from ..privacy import PrivacyBound, PrivacyStatement, format_upper
+from ..privacy import PrivacyBound, PrivacyStatement
 from ._accountant import ExceededPrivacyBudgetError, PrivacyAccountant
 from ._ledger_entry import LedgerEntry, read_statement
 
@@ -75,11 +75,11 @@ class Remaining(PrivacyBound):
         gamma = (
             "no γ budget"
             if self.gamma == math.inf
-            else f"gamma={lower(self.gamma, 4)} left"
+            else f"gamma={printing.down(self.gamma, 'gamma')} left"
         )
         return (
-            f"epsilon={lower(self.epsilon, 6)}, "
-            f"delta={lower(self.delta, 3)} left, {gamma} [{self.method}]"
+            f"epsilon={printing.down(self.epsilon, 'epsilon')}, "
+            f"delta={printing.down(self.delta, 'delta')} left, {gamma} [{self.method}]"
         )
 
 
@@ -242,6 +242,6 @@ class BudgetFilter(PrivacyAccountant):
         spent = self.spent
         return (
             f"budget=(epsilon={self.epsilon_budget:.6g}, delta={self.delta_budget:.3g}), "
-            f"{self._rule()}spent=(epsilon={format_upper(spent.epsilon, 6)}, "
-            f"delta={format_upper(spent.delta, 3)}), "
+            f"{self._rule()}spent=(epsilon={printing.epsilon(spent.epsilon)}, "
+            f"delta={printing.delta(spent.delta)}), "
         )

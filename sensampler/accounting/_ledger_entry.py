@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from .._display.ledgers import ledger_entry_html
 from .._lib.domains import DELTA_STATED, EPSILON_POINT, GAMMA, RHO
 from .._lib.validation import check_count
-from ..privacy import NEIGHBOURS, PrivacyStatement, SamplingRun, format_upper
+from ..privacy import NEIGHBOURS, PrivacyStatement, SamplingRun
 
 __all__ = ["LedgerEntry", "read_statement"]
 
@@ -296,7 +296,7 @@ class LedgerEntry:
 
     def _repr_html_(self) -> str:
         """Rich display in notebooks: the entry's numbers, rounded up."""
-        return ledger_entry_html(self, format_upper)
+        return ledger_entry_html(self)
 
 
 def read_statement(mechanism) -> PrivacyStatement:

@@ -56,9 +56,10 @@ from numbers import Integral
 
 import numpy as np
 
+from .._lib import printing
 from .._lib.domains import DELTA_STATED, EPSILON_POINT, Interval, documented
 from .._lib.validation import check_count, check_real
-from ..privacy import PrivacyBound, PrivacyStatement, format_upper
+from ..privacy import PrivacyBound, PrivacyStatement
 from ._accountant import PrivacyAccountant
 from ._step_bounds import delta_bounds, epsilon_bounds
 
@@ -613,4 +614,4 @@ class PLDAccountant(PrivacyAccountant):
         return PrivacyBound(epsilon, delta, self.gamma, method)
 
     def _summary(self):
-        return f"epsilon={format_upper(self.epsilon(1e-5), 4)} at delta=1e-05, "
+        return f"epsilon={printing.epsilon(self.epsilon(1e-5))} at delta=1e-05, "

@@ -12,15 +12,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._lib import printing
 from .._lib.domains import EPSILON_POINT, documented
 from .._lib.validation import check_array
 from .._math.curves import implied_curve
-from ..privacy import (
-    DEFAULT_ORDERS,
-    PrivacyStatement,
-    format_upper,
-    rdp_to_dp,
-)
+from ..privacy import DEFAULT_ORDERS, PrivacyStatement, rdp_to_dp
 from ._pure_cap import PureCappedAccountant
 
 __all__ = ["RenyiAccountant", "rdp_to_delta", "renyi_costs", "statement_curve"]
@@ -170,7 +166,7 @@ class RenyiAccountant(PureCappedAccountant):
     >>> round(acc.epsilon(1e-5), 2)
     4.9
     >>> acc
-    RenyiAccountant(epsilon=4.903 at delta=1e-05, count=100, gamma=0)
+    RenyiAccountant(epsilon=4.90299 at delta=1e-05, count=100, gamma=0)
     """
 
     method = "Rényi DP (Mironov 2017; conversion of Canonne et al. 2020)"
@@ -224,4 +220,4 @@ class RenyiAccountant(PureCappedAccountant):
         return rdp_to_delta(self._rdp, epsilon, self.orders)[0]
 
     def _summary(self):
-        return f"epsilon={format_upper(self.epsilon(1e-5), 4)} at delta=1e-05, "
+        return f"epsilon={printing.epsilon(self.epsilon(1e-5))} at delta=1e-05, "

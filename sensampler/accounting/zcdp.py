@@ -7,8 +7,9 @@ import math
 import numpy as np
 from scipy import optimize
 
+from .._lib import printing
 from .._lib.domains import EPSILON_POINT, RHO
-from ..privacy import format_upper, pure_dp_rdp, zcdp_to_dp
+from ..privacy import pure_dp_rdp, zcdp_to_dp
 from ._pure_cap import PureCappedAccountant
 
 __all__ = ["ZCDPAccountant", "zcdp_to_delta"]
@@ -118,4 +119,4 @@ class ZCDPAccountant(PureCappedAccountant):
         return zcdp_to_delta(self._rho, epsilon)
 
     def _summary(self):
-        return f"rho={format_upper(self._rho, 6)}, "
+        return f"rho={printing.rho(self._rho)}, "

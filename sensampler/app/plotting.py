@@ -19,8 +19,8 @@ import textwrap
 
 import numpy as np
 
+from .._lib import printing
 from .._lib.extras import require
-from ..privacy import format_upper
 from ..table import atomic_write_bytes, check_output_file
 from .experiments.sweep import NO_GUARANTEE, SD_DEFINITION
 
@@ -320,8 +320,8 @@ def plot_composition(result, path=None, *, title=None):
     )
     note = (
         f"Basic composition (Dwork & Roth 2014, Thm. 3.16) of the {k[-1]} releases: "
-        f"ε = {format_upper(result.epsilon_basic, 4)}, "
-        f"δ = {format_upper(result.delta_basic, 4)}."
+        f"ε = {printing.epsilon(result.epsilon_basic)}, "
+        f"δ = {printing.delta(result.delta_basic)}."
     )
     if result.delta_basic >= 1.0:
         note += (

@@ -23,11 +23,12 @@ import numpy as np
 
 from .._display.audits import coverage_audit_html
 from .._display.estimates import estimate_html
-from .._display.figures import noise_half_width, noise_svg
+from .._display.figures import accuracy_svg, noise_svg
 from .._display.ledgers import accountant_html, budget_file_html
 from .._display.page import card, page, paragraph, rows_html, table_html
 from .._display.statements import statement_html
-from ..privacy import format_dp, format_upper
+from .._lib import printing
+from ..privacy import format_dp
 from ..table import atomic_write_text, check_output_file
 
 __all__ = [
@@ -108,43 +109,50 @@ def write_report(path, text: str) -> str:
     return path
 
 
-def _value_text(value) -> str:
-    array = np.asarray(value, dtype=float)
-    if array.ndim == 0:
-        return f"{float(array):.6g}"
-    return np.array2string(array, precision=6)
-
-
 def _noise_section(release) -> str:
-    """The noise's law around the released value (continuous mechanisms)."""
-    if release.estimate is None:  # the exponential mechanism: no additive noise
-        return card(
-            f"Noise: {release.query}",
-            paragraph(f"{release.noise}: a value drawn by the mechanism, not an "
-                      "exact answer plus noise."),
-        )
-    noise = release.statement.noise
+    """The release's accuracy: the noise's law around the released value
+    (continuous mechanisms), or a quantile's 90% band from the mechanism's law
+    on public databases; both in the data's units."""
+    title = f"Accuracy: {release.query}"
     value = np.asarray(release.value, dtype=float)
-    sensitivity = float(np.max(release.estimate.sensitivity.value))
-    if noise is None or value.ndim != 0 or sensitivity <= 0.0:
-        return card(
-            f"Noise: {release.query}",
-            paragraph(f"{release.noise} (figure for one continuous number only)."),
+    err, unit = release.error_90, release.unit
+    if err is None or value.ndim != 0:
+        if value.ndim:
+            why = "figure for one number only"
+        elif release.mechanism == "exponential":
+            why = "no public population model gives its error law"
+        else:
+            why = "noise on a grid: no figure"
+        return card(title, paragraph(f"{release.noise} ({why})."))
+    band = printing.with_unit(printing.error(err), unit)
+    released = printing.with_unit(printing.value(float(value), err), unit)
+    noise = release.statement.noise
+    if release.mechanism == "exponential":
+        figure = accuracy_svg(
+            float(value), err, unit=unit,
+            label="the band that holds the released quantile's error with "
+            "probability 90%",
         )
-    scale = noise.scales[0] * sensitivity
-    half = noise_half_width(scale, noise.kind, 0.9)
+        words = (
+            "The exponential mechanism draws a value (no noise is added). Its own "
+            "law, computed on databases drawn from the public population model "
+            "(never the data), puts the released quantile within "
+            f"±{band} of the exact one with probability 90%: the exact answer lies "
+            f"within ±{band} of the released value {released}, except with "
+            "probability 10% (if the data are like the model's)."
+        )
+        return card(title, figure, paragraph(words))
+    scale = noise.scales[0] * float(np.max(release.estimate.sensitivity.value))
     return card(
-        f"Noise: {release.query}",
+        title,
         noise_svg(
-            float(value),
-            scale,
-            noise.kind,
+            float(value), scale, noise.kind, unit=unit,
             label=f"the law of the {noise.kind} noise around the released value",
         ),
         paragraph(
             f"{release.noise}. With probability 90% the noise is smaller than "
-            f"{half:.4g}: the exact answer lies within ±{half:.4g} of the released "
-            f"value {float(value):.6g}, except with probability 10%."
+            f"{band}: the exact answer lies within ±{band} of the released "
+            f"value {released}, except with probability 10%."
         ),
     )
 
@@ -179,7 +187,7 @@ def _worst_case_section(release) -> str:
         # for the worst-case one; eps for every pair needs b' = D_wc / eps.
         parts.append(
             paragraph(
-                f"The price of a worst-case guarantee: epsilon={format_upper(eps, 6)} "
+                f"The price of a worst-case guarantee: epsilon={printing.epsilon(eps)} "
                 f"for every pair would need {eps_wc / eps:.4g} times this noise."
             )
         )
@@ -232,7 +240,7 @@ def release_report(
         "Released",
         rows_html(
             [
-                (r.query, f"{_value_text(r.value)} ({r.mechanism}, n={r.n})")
+                (r.query, f"{r.answer} ({r.mechanism}, n={r.n})")
                 for r in releases
             ]
         ),
@@ -253,11 +261,13 @@ def release_report(
         (
             "The sampled sensitivity",
             "".join(
-                estimate_html(r.estimate) for r in releases if r.estimate is not None
+                estimate_html(r.estimate, r.unit)
+                for r in releases
+                if r.estimate is not None
             )
             or paragraph("No sensitivity was sampled (the queries need none)."),
         ),
-        ("The noise against the answer", "".join(_noise_section(r) for r in releases)),
+        ("How accurate each answer is", "".join(_noise_section(r) for r in releases)),
         (
             "The price of a worst-case guarantee",
             "".join(_worst_case_section(r) for r in releases),
@@ -319,9 +329,9 @@ def audit_report(comparison, *, choice=None, title: str = "Population audit") ->
                     f"{choice.name} ({verdict})",
                     rows_html(
                         [
-                            ("sensitivity", f"{choice.sensitivity:.4g}"),
-                            ("worst upper bound", f"{choice.worst_upper:.4g}"),
-                            ("limit", f"{choice.limit:.4g}"),
+                            ("sensitivity", printing.sensitivity(choice.sensitivity)),
+                            ("worst upper bound", printing.gamma(choice.worst_upper)),
+                            ("limit", printing.gamma(choice.limit)),
                         ]
                     ),
                 ),

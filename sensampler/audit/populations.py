@@ -20,7 +20,7 @@ from .._lib.domains import PROBABILITY
 from .._lib.validation import as_seed_sequence, check_count, check_flag, check_real
 from ..estimate import SensitivityEstimate
 from ..parallel import child_seed
-from ..privacy import NEIGHBOURS, format_upper
+from ..privacy import NEIGHBOURS
 from ..sampler import check_neighbours, sample_sensitivity
 from ..table import ResultTable
 from .estimate import CoverageAudit, audit_estimate, population_model
@@ -201,7 +201,7 @@ class PopulationChoice:
 
     def _repr_html_(self) -> str:
         """Rich display in notebooks: the worst upper bound against the limit."""
-        return population_choice_html(self, format_upper)
+        return population_choice_html(self)
 
 
 def conservative_choice(

@@ -12,11 +12,12 @@ import numpy as np
 
 from .._display.estimates import estimate_html
 from .._display.text import text_table
+from .._lib import printing
 from .._lib.domains import PROBABILITY_CLOSED
 from .._lib.extras import require
 from .._lib.validation import check_count, check_real
 from ..plan import SamplingPlan
-from ..privacy import SamplingRun, format_upper
+from ..privacy import SamplingRun
 from ._coverage import Coverage
 from ._problem import SamplingProblem
 from ._value import SensitivityValue
@@ -423,11 +424,6 @@ class SensitivityEstimate(ReadsTheRun, AsDataFrame):
             The table, one line per field.
         """
 
-        def fmt(value):
-            if np.ndim(value) == 0:
-                return f"{value:.6g}"
-            return np.array2string(np.asarray(value), precision=4, threshold=8)
-
         rows = [("query", self.query or "?")]
         if self.part is not None:
             rows.append(("part", repr(self.part)))
@@ -436,20 +432,21 @@ class SensitivityEstimate(ReadsTheRun, AsDataFrame):
             ("norm", self.norm),
             (
                 "sensitivity",
-                f"{fmt(self.sensitivity.value)}  "
+                f"{printing.sensitivities(self.sensitivity.value)}  "
                 f"(order statistic k={self.k} of m={self.m})",
             ),
             (
                 "mean",
-                f"{fmt(self.mean.value)}  (typical value; no random-DP guarantee)",
+                f"{printing.sensitivities(self.mean.value)}  (typical value; no "
+                "random-DP guarantee)",
             ),
             (
                 "gamma",
-                f"{format_upper(self.gamma, 6)}  ({self.inequality} bound"
+                f"{printing.gamma(self.gamma)}  ({self.inequality} bound"
                 + (
                     ""
                     if self.inequality == "exchangeable"
-                    else f", rho={format_upper(self.rho, 3)}"
+                    else f", rho={printing.rho(self.rho)}"
                 )
                 + f"{f', {self.parts} parts jointly' if self.parts > 1 else ''})",
             ),
@@ -477,7 +474,7 @@ class SensitivityEstimate(ReadsTheRun, AsDataFrame):
     def __repr__(self) -> str:
         return (
             f"SensitivityEstimate(sensitivity={self.sensitivity.value!r}, m={self.m}, "
-            f"k={self.k}, gamma={format_upper(self.gamma, 6)}, norm={self.norm!r}, "
+            f"k={self.k}, gamma={printing.gamma(self.gamma)}, norm={self.norm!r}, "
             f"inequality={self.inequality!r})"
         )
 

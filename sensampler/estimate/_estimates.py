@@ -8,7 +8,8 @@ from typing import Any, NoReturn
 import numpy as np
 
 from .._display.estimates import estimate_html
-from ..privacy import SamplingRun, format_upper
+from .._lib import printing
+from ..privacy import SamplingRun
 from ._estimate import AsDataFrame, ReadsTheRun, SensitivityEstimate
 
 
@@ -156,5 +157,5 @@ class SensitivityEstimates(ReadsTheRun, AsDataFrame):
         names = self.keys if self.keys is not None else len(self)
         return (
             f"SensitivityEstimates(query={self.query!r}, parts={names!r}, "
-            f"gamma={format_upper(self.gamma, 6)})"
+            f"gamma={printing.gamma(self.gamma)})"
         )

@@ -15,9 +15,10 @@ from typing import Any, Literal
 import numpy as np
 
 from .._display.estimates import sensitivity_value_html
+from .._lib import printing
 from .._lib.domains import SOURCES
 from .._lib.validation import check_choice
-from ..privacy import PrivacyLeakWarning, SamplingRun, format_upper
+from ..privacy import PrivacyLeakWarning, SamplingRun
 from ._coverage import Coverage
 
 #: Where a sensitivity value can come from: every source of ``_domains.SOURCES``
@@ -286,7 +287,7 @@ class SensitivityValue:
             if self.ndim
             else repr(self.value)
         )
-        gamma = "" if self.run is None else f", gamma={format_upper(self.run.gamma, 4)}"
+        gamma = "" if self.run is None else f", gamma={printing.gamma(self.run.gamma)}"
         return (
             f"SensitivityValue({value}, source={self.source!r}{gamma}, "
             f"label={self.label!r})"
@@ -294,7 +295,7 @@ class SensitivityValue:
 
     def _repr_html_(self) -> str:
         """Rich display in notebooks: the value (rounded up) and what it guarantees."""
-        return sensitivity_value_html(self, format_upper)
+        return sensitivity_value_html(self)
 
     # ------------------------------------------------------- comparisons
     @staticmethod

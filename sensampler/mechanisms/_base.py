@@ -54,7 +54,6 @@ from ..privacy import (
     Noise,
     PrivacyStatement,
     SamplingRun,
-    format_upper,
     pure_dp_rdp,
 )
 
@@ -621,7 +620,7 @@ class Mechanism(abc.ABC, metaclass=_Frozen):
     def _repr_html_(self) -> str:
         """Rich display in notebooks: name, sensitivity, noise and statement card."""
         statement_card = statement_html(self.privacy)
-        return mechanism_html(self, statement_card, format_upper)
+        return mechanism_html(self, statement_card)
 
 
 def check_epsilon(epsilon) -> float:

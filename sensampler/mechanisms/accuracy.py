@@ -14,6 +14,9 @@ quantile mechanism's exact output law.
 - :class:`QuantileErrorModel`: the exponential quantile mechanism over public
   bounds, whose error does not scale with a sensitivity; its law is exact on
   each of ``runs`` databases drawn from the population model.
+- :func:`quantile_error_bound`: the half-width that holds a released quantile's
+  error with a given probability, from a mechanism's own output law on public
+  databases (a release's accuracy figure).
 
 The error is the noise only: the distance between the private release and the
 exact answer on the same data, not the distance to a population parameter.
@@ -53,6 +56,7 @@ __all__ = [
     "check_measure",
     "gaussian_unit_scale",
     "laplace_unit_scale",
+    "quantile_error_bound",
 ]
 
 
@@ -653,3 +657,66 @@ class QuantileErrorModel:
         if measure == "mean":
             return self.mean_error(epsilon)
         return self.error_quantile(measure, epsilon)
+
+
+def quantile_error_bound(
+    mechanism: ExponentialQuantileMechanism,
+    databases,
+    answers,
+    level: float = 0.9,
+) -> float:
+    r"""The smallest h with :math:`P[\lvert M(D) - x_D\rvert \le h] \ge` ``level``.
+
+    The exponential mechanism for a quantile (McSherry & Talwar 2007; Smith
+    2011, Sec. 3, on a public grid) outputs the grid point :math:`t_j` with the
+    probability :math:`p_j` of its own law
+    (:meth:`~sensampler.mechanisms.ExponentialQuantileMechanism.output_law`),
+    so on a database D with exact quantile :math:`x_D` the absolute error
+    :math:`\lvert t_j - x_D\rvert` has a discrete law known exactly. With the
+    databases equally likely, the error's law is their mixture, and h is its
+    ``level``-quantile: the released quantile lies in :math:`[x_D - h, x_D +
+    h]` with probability at least ``level`` (over the mechanism and the
+    databases), and below h with probability at most ``level``.
+
+    The databases must be public (drawn from the population model, or a public
+    sample): on the private data the figure would itself release them.
+
+    Parameters
+    ----------
+    mechanism : ExponentialQuantileMechanism
+        The mechanism as released (its bounds, grid, scale).
+    databases : sequence of array_like
+        Public databases, each a 1-d column of the release's n records.
+    answers : sequence of float
+        The query's exact answer :math:`x_D` on each database.
+    level : float, default 0.9
+        In (0, 1).
+
+    Returns
+    -------
+    float
+        In the data's units.
+
+    Examples
+    --------
+    >>> from sensampler.mechanisms import ExponentialQuantileMechanism
+    >>> mech = ExponentialQuantileMechanism(0.5, (0, 1), epsilon=1.0)
+    >>> data = np.linspace(0.0, 1.0, 101)
+    >>> 0.0 < quantile_error_bound(mech, [data], [0.5]) < 0.1
+    True
+    """
+    level = check_probability("level", level)
+    databases = list(databases)
+    if not databases:
+        raise ValueError("databases must hold at least one public database, got none.")
+    errors, chances = [], []
+    for data, answer in zip(databases, answers, strict=True):
+        grid, probabilities = mechanism.output_law(data)
+        errors.append(np.abs(grid - float(answer)))
+        chances.append(probabilities / len(databases))
+    errors, chances = np.concatenate(errors), np.concatenate(chances)
+    order = np.argsort(errors, kind="stable")
+    cumulative = np.cumsum(chances[order])
+    at = min(int(np.searchsorted(cumulative, level * cumulative[-1])), order.size - 1)
+    return float(errors[order[at]])
+

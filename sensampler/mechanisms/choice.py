@@ -17,8 +17,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from .._lib import printing
 from .._math.search import falling_root
-from ..privacy import NEIGHBOURS, format_upper, zcdp_to_dp
+from ..privacy import NEIGHBOURS, zcdp_to_dp
 from ..quantile_calibration import plain_scale
 from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
@@ -177,7 +178,8 @@ def quantile_mechanism(query, bounds, epsilon, neighbours=NEIGHBOURS, calibratio
         )
     else:
         grid = (
-            f"over [{bounds.low:.6g}, {bounds.high:.6g}]; sampled exactly on a grid "
+            f"over [{printing.value(bounds.low)}, {printing.value(bounds.high)}]; sampled "
+            "exactly on a grid "
             f"of {mech.grid_size + 1} points (step "
             f"{(mech.high - mech.low) / mech.grid_size:.3g})"
         )
@@ -221,12 +223,13 @@ def build_mechanism(
     """
     if name == "laplace":
         mech = LaplaceMechanism(estimate, epsilon, worst_case_epsilon)
-        return mech, mech.privacy, f"Laplace noise of scale {np.max(mech.scale):.6g}"
+        scale = printing.sensitivity(np.max(mech.scale))
+        return mech, mech.privacy, f"Laplace noise of scale {scale}"
     if name == "gaussian":
         mech = GaussianMechanism(
             estimate, epsilon, delta, worst_case_epsilon=worst_case_epsilon
         )
-        return mech, mech.privacy, f"Gaussian noise of sigma {mech.sigma:.6g}"
+        return mech, mech.privacy, f"Gaussian noise of sigma {printing.sensitivity(mech.sigma)}"
     sampled = getattr(estimate, "sensitivity", None)
     base = float(np.max(sampled.value)) if sampled is not None else float(estimate)
     if base == 0.0:  # a sampled 0: the grid follows the worst case
@@ -241,7 +244,8 @@ def build_mechanism(
             worst_case_epsilon=worst_case_epsilon,
         )
         return mech, mech.privacy, (
-            f"discrete Laplace noise of scale {mech.scale:.6g} on the grid {grid:g}Z"
+            f"discrete Laplace noise of scale {printing.sensitivity(mech.scale)} on the grid "
+            f"{grid:g}Z"
         )
     rho = rho_for(epsilon, delta)
     cap_epsilon = worst_case_epsilon or 10.0 * epsilon
@@ -266,6 +270,7 @@ def build_mechanism(
         worst = replace(worst, epsilon=worst_epsilon, delta=delta)
     statement = replace(mech.privacy, epsilon=stated, delta=delta, worst_case=worst)
     return mech, statement, (
-        f"discrete Gaussian noise of sigma {mech.sigma:.6g} on the grid {grid:g}Z "
-        f"(rho={format_upper(mech.rho, 6)}-zCDP)"
+        f"discrete Gaussian noise of sigma {printing.sensitivity(mech.sigma)} on the grid "
+        f"{grid:g}Z "
+        f"(rho={printing.rho(mech.rho)}-zCDP)"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._lib import printing
 from .._math.rounding import upper
 
 #: What a statement adds when its run accepted an order-dependent query.
@@ -75,8 +76,8 @@ def size_words(neighbours: str, n: int) -> str:
 def format_dp(epsilon: float, delta: float) -> str:
     """``(epsilon=…, delta=…)-DP``, or ``epsilon=…-DP`` for delta 0.
 
-    Both rounded up (:func:`format_upper`; 6 and 3 significant digits), as
-    every statement and record prints them.
+    Both rounded up (:mod:`sensampler._lib.printing`: 6 and 3 significant
+    digits), as every statement and record prints them.
 
     Parameters
     ----------
@@ -89,8 +90,8 @@ def format_dp(epsilon: float, delta: float) -> str:
         The guarantee in words.
     """
     if delta:
-        return f"(epsilon={format_upper(epsilon, 6)}, delta={format_upper(delta, 3)})-DP"
-    return f"epsilon={format_upper(epsilon, 6)}-DP"
+        return f"(epsilon={printing.epsilon(epsilon)}, delta={printing.delta(delta)})-DP"
+    return f"epsilon={printing.epsilon(epsilon)}-DP"
 
 
 def worst_case_text(worst_case) -> str:
@@ -103,7 +104,7 @@ def worst_case_text(worst_case) -> str:
 def except_gamma(gamma: float) -> str:
     """How every record states gamma, so that it cannot be read as delta."""
     return (
-        f", except with probability gamma={format_upper(gamma, 4)} over the data "
+        f", except with probability gamma={printing.gamma(gamma)} over the data "
         "drawn from "
         "the population model"
     )

@@ -20,7 +20,7 @@ from .._lib.domains import (
 from .._lib.domains import NOISE_KINDS as _NOISE_KINDS
 from .._lib.domains import SOURCES as _SOURCES
 from .._lib.validation import check_count
-from ._format import except_gamma, format_dp, format_upper
+from ._format import except_gamma, format_dp
 
 #: The default neighbouring relation: two databases of n records that differ in
 #: one (bounded DP). The other, ``"add-remove"``, pairs D and D with one record
@@ -269,4 +269,4 @@ class PrivacyBound:
 
     def _repr_html_(self) -> str:
         """Rich display in notebooks: epsilon at delta, gamma and the method."""
-        return privacy_bound_html(self, format_dp, format_upper)
+        return privacy_bound_html(self, format_dp)

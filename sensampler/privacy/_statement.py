@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from .._display.statements import statement_html
+from .._lib import printing
 from .._lib.domains import (
     DELTA_STATED,
     DELTA_TARGET,
@@ -22,13 +23,7 @@ from .._lib.domains import SOURCES as _SOURCES
 from .._lib.extras import require
 from .._math.curves import gaussian_curve, implied_curve, pure_dp_curve, zcdp_curve
 from .._math.rounding import float_up
-from ._format import (
-    ORDER_DEPENDENT,
-    except_gamma,
-    format_dp,
-    format_upper,
-    worst_case_text,
-)
+from ._format import ORDER_DEPENDENT, except_gamma, format_dp, worst_case_text
 from ._records import NEIGHBOURS, Noise, SamplingRun, Source, set_field
 from ._renyi import RenyiCurve, pure_dp_rdp, rdp_to_dp, zcdp_to_dp
 
@@ -178,7 +173,7 @@ class PrivacyStatement:
         if self.epsilon is not None:
             return format_dp(self.epsilon, self.delta)
         if self.rho is not None:
-            return f"rho={format_upper(self.rho, 6)}-zCDP"
+            return f"rho={printing.rho(self.rho)}-zCDP"
         return "Rényi DP"
 
     def __str__(self):

@@ -41,7 +41,7 @@ def test_a_pre_pass_that_cannot_work_is_refused_reading_n_only():
     for data in (wild, np.full(1000, 7.0)):  # n alone decides
         with pytest.raises(ValueError, match=re.escape(message)):
             private_bounds(data, 0.1, random_state=0)
-    with pytest.raises(ValueError, match=re.escape("Use epsilon >= 0.233")):
+    with pytest.raises(ValueError, match=re.escape("Use epsilon >= 0.232922 (about 232.922/n)")):
         check_private_bounds_epsilon(0.1, 1000)
     assert check_private_bounds_epsilon(0.24, 1000) == 0.24
     with pytest.raises(ValueError, match=re.escape("add-remove")):

@@ -22,6 +22,7 @@ from dataclasses import asdict
 
 import numpy as np
 
+from ..._lib import printing
 from ..._lib.domains import PROBABILITY
 from ..._lib.memory import check_sampling_fits
 from ..._lib.validation import (
@@ -373,16 +374,18 @@ def audit_command(args, writable_folder: Callable[[str], str]) -> Callable[[], N
 
 
 def _choice_line(choice, multiple: float) -> str:
-    """The conservative choice, in words."""
+    """The conservative choice, in words (the sensitivity rounded up, as the
+    audit report prints it, and the bounds on gamma rounded up)."""
+    sensitivity = printing.sensitivity(choice.sensitivity)
+    worst, limit = printing.gamma(choice.worst_upper), printing.gamma(choice.limit)
     if choice.qualified:
         return (
-            f"conservative choice: {choice.name} "
-            f"(sensitivity {choice.sensitivity:.4g}), "
-            f"the smallest estimate whose worst upper bound {choice.worst_upper:.4g} "
-            f"is within {multiple:g} gamma = {choice.limit:.4g}"
+            f"conservative choice: {choice.name} (sensitivity {sensitivity}), "
+            f"the smallest estimate whose worst upper bound {worst} "
+            f"is within {multiple:g} gamma = {limit}"
         )
     return (
-        f"no estimate is within {multiple:g} gamma = {choice.limit:.4g} under every "
+        f"no estimate is within {multiple:g} gamma = {limit} under every "
         f"population; least exceeded: {choice.name} (sensitivity "
-        f"{choice.sensitivity:.4g}, worst upper bound {choice.worst_upper:.4g})"
+        f"{sensitivity}, worst upper bound {worst})"
     )

@@ -13,13 +13,14 @@ import dataclasses
 import json
 import math
 
+from ..._lib import printing
 from ..._lib.words import counted
 from ...distributions.empirical import (
     Empirical,
     check_not_private,
     check_not_private_file,
 )
-from ...privacy import format_dp, format_upper
+from ...privacy import format_dp
 from .._input_files import check_not_special
 from ..budget_file import BudgetFile
 from ..data_files import read_column
@@ -246,12 +247,12 @@ def _print_budget(budget: BudgetFile) -> None:
     b = _budget_dict(budget, spent)
     used, limit = b["spent"], b["budget"]
     print(  # every number rounded up, as statements print them
-        f"budget {b['file']}: spent epsilon={format_upper(used['epsilon'], 6)}, "
-        f"delta={format_upper(used['delta'], 3)}, "
-        f"gamma={format_upper(used['gamma'], 4)} "
-        f"of epsilon={format_upper(limit['epsilon'], 6)}, "
-        f"delta={format_upper(limit['delta'], 3)}"
-        + ("" if limit["gamma"] is None else f", gamma={format_upper(limit['gamma'], 4)}")
+        f"budget {b['file']}: spent epsilon={printing.epsilon(used['epsilon'])}, "
+        f"delta={printing.delta(used['delta'])}, "
+        f"gamma={printing.gamma(used['gamma'])} "
+        f"of epsilon={printing.epsilon(limit['epsilon'])}, "
+        f"delta={printing.delta(limit['delta'])}"
+        + ("" if limit["gamma"] is None else f", gamma={printing.gamma(limit['gamma'])}")
         + f" ({b['spent']['method']}; {counted(b['releases'], 'release')})"
     )
     worst = spent.worst_case()
@@ -277,7 +278,7 @@ def _together(releases) -> str:
         return f"together: {dp} (basic composition of the {len(releases)} releases)"
     return (
         f"together: {dp}, except with probability "
-        f"gamma={format_upper(gamma, 4)} over the data "
+        f"gamma={printing.gamma(gamma)} over the data "
         f"drawn from the population model (basic composition of the "
         f"{len(releases)} releases; gamma summed over their sampling runs)"
     )

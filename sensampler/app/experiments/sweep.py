@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..._lib import printing
 from ..._lib.memory import check_fits, record_bytes_of, sweep_bytes
 from ..._lib.validation import (
     as_seed_sequence,
@@ -30,7 +31,6 @@ from ...distributions import as_distribution
 from ...estimate import SensitivityEstimate, SensitivityEstimates, SensitivityValue
 from ...mechanisms import LaplaceMechanism
 from ...parallel import child_seed, effective_workers, run_tasks
-from ...privacy import format_upper
 from ...queries import as_query
 from ...table import ResultTable
 
@@ -168,7 +168,7 @@ def _describe(label, value, shape):
     if isinstance(value, SensitivityValue):
         given, number = value, np.asarray(value.value)
         guarantee = (
-            f"random DP, gamma={format_upper(value.gamma, 3)}"
+            f"random DP, gamma={printing.gamma(value.gamma)}"
             if value.source == "sampled"
             else NO_GUARANTEE.replace("typical", value.source)
         )

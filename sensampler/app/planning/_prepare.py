@@ -213,8 +213,8 @@ class PreparedPlan:
             query=self.name, population=self.population_name, n=self.n,
             target_error=self.target_error, measure=self.measure, runs=self.runs,
             bounds=None if b is None else (b.low, b.high),
-            bounds_source=None if b is None else b.describe(),
-            neighbours=self.settings.neighbours, **fields,
+            bounds_source=None if b is None else b.describe(self.settings.unit),
+            neighbours=self.settings.neighbours, unit=self.settings.unit, **fields,
         )
 
     def run(self) -> ReleasePlan:

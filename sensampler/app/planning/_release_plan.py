@@ -6,12 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..._display.releases import plan_html
+from ..._lib import printing
 from ..._lib.domains import EPSILON, NEIGHBOUR_RELATIONS
 from ..._lib.validation import check_real
 from ..._lib.words import counted
 from ...mechanisms.accuracy import NOISE_MODELS
 from ...mechanisms.quantile import check_bounds
-from ...privacy import NEIGHBOURS, format_dp, format_upper
+from ...privacy import NEIGHBOURS, format_dp
 from ..release import GUARANTEE, WORST_CASE_GUARANTEE, size_words
 
 __all__ = [
@@ -117,6 +118,9 @@ class ReleasePlan:
         release states it: for a bootstrap of a public sample
         (:class:`~sensampler.distributions.PublicSample`), the public sample and
         the confidence over it.
+    unit : str or None, default None
+        The data's unit, printed after errors, sensitivities and bounds
+        (display only).
     """
 
     query: str
@@ -142,6 +146,7 @@ class ReleasePlan:
     worst_case_epsilon: float | None = None
     worst_case_cap: float | None = None
     basis: str = ""
+    unit: str | None = None
 
     def __post_init__(self):
         # One discriminator: the exponential mechanism samples no sensitivity
@@ -240,7 +245,7 @@ class ReleasePlan:
         )
         if self.gamma is None:
             return WORST_CASE_GUARANTEE.format(dp=dp)
-        text = GUARANTEE.format(dp=dp, gamma=format_upper(self.gamma, 4))
+        text = GUARANTEE.format(dp=dp, gamma=printing.gamma(self.gamma))
         return f"{text}; {self.basis}" if self.basis else text
 
     @property
@@ -248,7 +253,7 @@ class ReleasePlan:
         """The sampling plan in words, or why there is none."""
         if self.gamma is None:
             return NO_SAMPLING_PLAN
-        gamma = format_upper(self.gamma, 4)  # rounded up: never a smaller gamma
+        gamma = printing.gamma(self.gamma)  # rounded up: never a smaller gamma
         what = ", of the exponential mechanism's scale" if self.exponential else ""
         return f"m={self.m}, k={self.k}, gamma={gamma} ({self.inequality}){what}"
 
@@ -269,7 +274,9 @@ class ReleasePlan:
         if self.bounds is None:
             return None
         low, high = self.bounds
-        return self.bounds_source or f"[{low:.6g}, {high:.6g}]"
+        return self.bounds_source or printing.with_unit(
+            f"[{printing.value(low)}, {printing.value(high)}]", self.unit
+        )
 
     @property
     def worst_case(self) -> str | None:
@@ -297,7 +304,7 @@ class ReleasePlan:
         )
         return (
             f"{held} ({runs}; the noise is raised to keep it within the cap "
-            f"epsilon={format_upper(self.worst_case_cap, 6)})"
+            f"epsilon={printing.epsilon(self.worst_case_cap)})"
         )
 
     @property
@@ -310,15 +317,15 @@ class ReleasePlan:
             f"is beyond what anyone would call private (above {NOT_PRIVATE_EPSILON:g})"
         )
         if self.stated_epsilon > NOT_PRIVATE_EPSILON:
-            also = "" if worst is None else f" (worst case {format_upper(worst, 6)})"
+            also = "" if worst is None else f" (worst case {printing.epsilon(worst)})"
             return (
-                f"epsilon={format_upper(self.stated_epsilon, 6)}{also} {beyond}: the "
+                f"epsilon={printing.epsilon(self.stated_epsilon)}{also} {beyond}: the "
                 "release would hide almost nothing of a record; ask for a larger "
                 "error or plan for more records"
             )
         if worst is not None and worst > NOT_PRIVATE_EPSILON:
             return (
-                f"the worst case, epsilon={format_upper(worst, 6)} for every pair of "
+                f"the worst case, epsilon={printing.epsilon(worst)} for every pair of "
                 f"neighbours, {beyond}: data the population model does not describe "
                 "would be barely protected; lower worst_case_epsilon or narrow the "
                 "bounds"
@@ -364,13 +371,14 @@ class ReleasePlan:
         -------
         str
         """
-        dp = f"epsilon={format_upper(self.epsilon, 6)}" + (
-            f", delta={format_upper(self.delta, 3)}" if self.delta else ""
+        dp = f"epsilon={printing.epsilon(self.epsilon)}" + (
+            f", delta={printing.delta(self.delta)}" if self.delta else ""
         ) + self.cap_words
         target = (
             ""
             if self.target_error is None
-            else f" (target {_measure_words(self.measure)} {self.target_error:.6g})"
+            else f" (target {_measure_words(self.measure)} "
+            f"{self._units(printing.value(self.target_error))})"
         )
         warning = [] if self.warning is None else [f"  WARNING         {self.warning}"]
         floor = []
@@ -390,7 +398,8 @@ class ReleasePlan:
         else:
             how = [
                 f"  sampling plan   {self.sampling_plan}",
-                f"  sensitivity     {self.sensitivity:.6g} (mean over "
+                "  sensitivity     "
+                f"{self._units(printing.sensitivity(self.sensitivity))} (mean over "
                 f"{counted(self.runs, 'sampling run')})",
                 *floor,
             ]
@@ -400,8 +409,8 @@ class ReleasePlan:
                 f"  mechanism       {self.mechanism}, {dp}{target}",
                 *warning,
                 f"  guarantee       {self.guarantee}",
-                f"  expected error  {self.expected_error:.6g}",
-                f"  90% of errors   <= {self.error_90:.6g}",
+                f"  expected error  {self._units(printing.error(self.expected_error))}",
+                f"  90% of errors   <= {self._units(printing.error(self.error_90))}",
                 *how,
                 f"  {self.error_meaning}",
                 f"  {self.note}",
@@ -410,6 +419,10 @@ class ReleasePlan:
 
     def __str__(self):
         return self.text()
+
+    def _units(self, text: str) -> str:
+        """``text`` followed by the data's unit, if one was given."""
+        return printing.with_unit(text, self.unit)
 
     def _repr_html_(self) -> str:
         return plan_html(self)

@@ -10,10 +10,11 @@ import numpy as np
 
 from ..._display.releases import release_html
 from ..._display.statements import statement_html
+from ..._lib import printing
 from ...bounds import Bounds
 from ...estimate import SensitivityEstimate
 from ...mechanisms.quantile import QuantileCalibration
-from ...privacy import PrivacyStatement, format_dp, format_upper, size_words
+from ...privacy import PrivacyStatement, format_dp, size_words
 
 __all__ = [
     "GUARANTEE",
@@ -71,6 +72,16 @@ class Release:
         such as ``bootstrap:public.csv`` with its column, or the model's
         description); ``""`` for a release that samples nothing from one (plain
         DP).
+    error_90 : float or None, default None
+        The release's accuracy, in the data's units: the half-width h such that
+        the released value lies within h of the exact answer with probability
+        90%, from public numbers only (the noise's law, or a quantile
+        mechanism's own law on databases drawn from the population model:
+        :func:`~sensampler.mechanisms.accuracy.quantile_error_bound`); ``None``
+        where no public number gives it.
+    unit : str or None, default None
+        The data's unit, printed beside the value, its error, the sensitivity
+        and the bounds (display only).
     """
 
     query: str
@@ -84,6 +95,18 @@ class Release:
     price: str | None = None
     basis: str = ""
     population: str = ""
+    error_90: float | None = None
+    unit: str | None = None
+
+    @property
+    def answer(self) -> str:
+        """The released value for people: to the precision of its error, with
+        the unit and the 90% interval's half-width where they are known."""
+        err = self.error_90
+        value = printing.with_unit(printing.values(self.value, err), self.unit)
+        if err is None:
+            return value
+        return f"{value} (90%: ±{printing.with_unit(printing.error(err), self.unit)})"
 
     @property
     def guarantee(self) -> str:
@@ -93,7 +116,7 @@ class Release:
         dp += f" for {s.neighbours} neighbours ({size_words(s.neighbours, self.n)})"
         if s.source == "global":
             return f"{dp}, for every pair of neighbouring databases (plain DP)"
-        text = GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
+        text = GUARANTEE.format(dp=dp, gamma=printing.gamma(s.gamma))
         return f"{text}; {self.basis}" if self.basis else text
 
     @property
@@ -126,6 +149,9 @@ class Release:
         out = {
             "query": self.query,
             "answer": np.asarray(self.value, dtype=float).tolist(),
+            "answer_text": self.answer,
+            "error_90": self.error_90,
+            "unit": self.unit,
             "mechanism": self.mechanism,
             "noise": self.noise,
             "epsilon": self.statement.epsilon,
@@ -181,14 +207,8 @@ class Release:
             Several lines of text.
         """
         est = self.estimate
-        value = self.value
-        answer = (
-            f"{float(value):.6g}"
-            if np.ndim(value) == 0
-            else np.array2string(np.asarray(value, dtype=float), precision=6)
-        )
         head = [
-            f"{self.query}: {answer}",
+            f"{self.query}: {self.answer}",
             f"  guarantee  {self.guarantee}",
         ]
         if est is None and self.statement.gamma > 0:  # a quantile's sampled scale
@@ -199,7 +219,7 @@ class Release:
             )
         floor = [f"  worst case {self.worst_case}"]
         if self.bounds is not None:
-            floor.append(f"  bounds     {self.bounds.describe()}")
+            floor.append(f"  bounds     {self.bounds.describe(self.unit)}")
         if self.price is not None:
             floor.append(f"  price      {self.price}")
         if est is None:
@@ -212,11 +232,8 @@ class Release:
         seed_text = "unknown" if seed is None else (
             f"entropy {seed[0]}, spawn key {tuple(seed[1])}"
         )
-        sensitivity = np.asarray(est.sensitivity.value)
-        sens_text = (
-            f"{float(sensitivity):.6g}"
-            if sensitivity.ndim == 0
-            else np.array2string(sensitivity, precision=6)
+        sens_text = printing.with_unit(
+            printing.sensitivities(est.sensitivity.value), self.unit
         )
         return "\n".join(
             head
@@ -258,7 +275,7 @@ class QuantileRelease(Release):
     Parameters
     ----------
     query, value, statement, estimate, mechanism, noise, n, bounds, price, basis, \
-population
+population, error_90, unit
         As in :class:`Release`.
     calibration : QuantileCalibration or None
         The sampled scale and its run, or ``None`` (plain epsilon-DP).

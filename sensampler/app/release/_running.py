@@ -12,8 +12,11 @@ from typing import Any
 import numpy as np
 
 from ... import distributions
+from ..._display.figures import noise_half_width
+from ..._lib import printing
 from ...bounds import Bounds, private_bounds, worst_case_sensitivity
 from ...mechanisms import GaussianMechanism, LaplaceMechanism, analytic_gaussian_sigma
+from ...mechanisms.accuracy import quantile_error_bound
 from ...mechanisms.choice import build_mechanism, quantile_level_of, quantile_mechanism
 from ...mechanisms.quantile import QuantileCalibration, utility_sensitivity
 from ...parallel import child_seed
@@ -38,6 +41,10 @@ __all__ = [
 #: The statement of a private-bounds pre-pass, by its epsilon (see
 #: :func:`sensampler.bounds.private_bounds`).
 PRIVATE_BOUNDS = "private bounds (exponential mechanism, 2 quantiles)"
+
+#: Public databases drawn from the population model for a quantile's accuracy
+#: figure (:func:`~sensampler.mechanisms.accuracy.quantile_error_bound`).
+QUANTILE_ERROR_RUNS = 20
 
 
 def sampling_run(prepared, query, n: int, norm: str, bounds, index: int):
@@ -133,13 +140,29 @@ def _price(name, estimate, epsilon, delta) -> str | None:
         return None
     dp = format_dp(epsilon, delta)
     if name in ("laplace", "discrete-laplace"):
-        noise = f"Laplace noise of scale {worst / epsilon:.6g}"
+        noise = f"Laplace noise of scale {printing.sensitivity(worst / epsilon)}"
     else:
-        noise = f"Gaussian noise of sigma {worst * analytic_gaussian_sigma(epsilon, delta):.6g}"
+        sigma = worst * analytic_gaussian_sigma(epsilon, delta)
+        noise = f"Gaussian noise of sigma {printing.sensitivity(sigma)}"
     return (
         f"a worst-case guarantee at {dp} with the same bounds would need {noise} "
-        f"(worst-case sensitivity {worst:.6g})"
+        f"(worst-case sensitivity {printing.sensitivity(worst)})"
     )
+
+
+def _noise_error(calibrated: Calibrated, size: int) -> float | None:
+    """The 90% half-width of one number's continuous noise (Laplace or
+    Gaussian), from the mechanism's scale (public: a sampled or worst-case
+    sensitivity times the noise per unit); None for an answer of several
+    coordinates or noise on a grid."""
+    mech = calibrated.mechanism
+    if size != 1:
+        return None
+    if isinstance(mech, GaussianMechanism):
+        return noise_half_width(float(np.max(mech.sigma)), "gaussian", 0.9)
+    if isinstance(mech, LaplaceMechanism):
+        return noise_half_width(float(np.max(mech.scale)), "laplace", 0.9)
+    return None
 
 
 @dataclass(frozen=True)
@@ -241,25 +264,25 @@ class _Built:
 
     calibrated: Calibrated
     reads: np.ndarray = field(repr=False)
+    error_90: float | None = None  # from public numbers only
 
     def draw(self):
         """The release: noise from fresh entropy, never from a seed."""
         return self.calibrated.release(self.reads)
 
-    def record(self, name, value, n, population, model: str) -> Release:
+    def record(self, name, value, n, population, model: str, unit=None) -> Release:
         """The :class:`Release` (a :class:`QuantileRelease` for a quantile);
         ``model`` is the population model in words, for a release that sampled
-        from it (a sensitivity, or a quantile's scale)."""
+        from it (a sensitivity, or a quantile's scale); ``unit`` the data's."""
         c = self.calibrated
         basis = _basis(population, c.estimate, c.calibration)
         sampled = c.estimate is not None or c.calibration is not None
         fields_ = (name, value, c.statement, c.estimate, c.kind, c.noise,
-                   n, c.bounds, c.price, basis)
+                   n, c.bounds, c.price, basis, model if sampled else "",
+                   self.error_90, unit)
         if c.kind == "exponential":
-            return QuantileRelease(
-                *fields_, population=model if sampled else "", calibration=c.calibration
-            )
-        return Release(*fields_, population=model if sampled else "")
+            return QuantileRelease(*fields_, calibration=c.calibration)
+        return Release(*fields_)
 
 
 @dataclass(frozen=True)
@@ -363,7 +386,10 @@ class PreparedRelease:
             lambda: [one.draw() for one in built],
         )
         return tuple(
-            one.record(name, value, self.data.size, self.population, self.model)
+            one.record(
+                name, value, self.data.size, self.population, self.model,
+                self.settings.unit,
+            )
             for name, value, one in zip(self.names, values, built)
         )
 
@@ -414,8 +440,27 @@ class PreparedRelease:
             query, self.data.size, answer.size, bounds, self.settings, self.population,
             estimate=estimate, calibration=calibration,
         )
-        reads = self.data if calibrated.kind == "exponential" else answer
-        return _Built(calibrated, reads)
+        if calibrated.kind == "exponential":
+            error = self._quantile_error(index, query, calibrated.mechanism)
+            return _Built(calibrated, self.data, error)
+        return _Built(calibrated, answer, _noise_error(calibrated, answer.size))
+
+    def _quantile_error(self, index: int, query, mechanism) -> float | None:
+        """A quantile's accuracy: the mechanism's own law on databases of n
+        records drawn from the public population model (never the data), or
+        None without one."""
+        if self.population is None:
+            return None
+        seed = child_seed(self.root, len(self.queries) + index)  # not a run's
+        databases = [
+            np.asarray(
+                self.population.sample(self.data.size, random_state=child_seed(seed, i)),
+                dtype=float,
+            )
+            for i in range(QUANTILE_ERROR_RUNS)
+        ]
+        answers = [float(np.ravel(query(data))[0]) for data in databases]
+        return quantile_error_bound(mechanism, databases, answers, 0.9)
 
     def _calibration(self, index: int, query, bounds) -> QuantileCalibration | None:
         """The sampled scale of a one-quantile query's mechanism

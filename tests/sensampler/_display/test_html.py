@@ -19,6 +19,7 @@ from sensampler._display.figures import (
 )
 from sensampler._display.page import RED
 from sensampler._display.statements import statement_html
+from sensampler._lib import printing
 from sensampler.accounting import (
     PLDAccountant,
     PrivacyFilter,
@@ -113,8 +114,8 @@ def test_an_estimate_shows_its_sampled_sensitivities_with_gk_and_the_mean(estima
     assert "svg" in checker.tags and checker.tags.count("rect") >= 5
     text = words(markup)
     for piece in (
-        f"G_(k) = {float(np.asarray(estimate.sensitivity.value)):.4g}",
-        f"mean of the sampled = {float(np.asarray(estimate.mean.value)):.4g}",
+        f"G_(k) = {printing.sensitivity(estimate.sensitivity.value)}",
+        f"mean of the sampled = {printing.sensitivity(estimate.mean.value)}",
         "m=113, k=113",
         "n 500",
         "replace-one",
@@ -250,8 +251,20 @@ def test_a_result_table_escapes_its_cells():
     table = ResultTable([{"name": "<script>alert(1)</script>", "x": 0.123456789}])
     markup = table._repr_html_()
     assert "<script>" not in markup and "&lt;script&gt;" in markup
-    assert "0.123457" in words(markup)
+    assert "0.12346" in words(markup)  # as the text table prints it
     assert repr(table) == "ResultTable(1 rows: name, x)"
+
+
+def test_a_result_tables_privacy_columns_print_as_every_statement_prints_them():
+    """Issue 38: the audit table printed gamma 0.0498142 to nearest (0.049814,
+    below the gamma stated) while the statement printed 0.04982. A result
+    table's gamma, beta, epsilon, delta and sensitivity columns are printed by
+    the one policy, rounded up, in the text and the HTML alike."""
+    table = ResultTable([{"gamma": 0.0498142, "sensitivity": 0.01987781, "rate": 0.0047213}])
+    text, html_text = table.format(), words(table._repr_html_())
+    for shown in ("0.04982", "0.0198779", "0.0047213"):
+        assert shown in text and shown in html_text, shown
+    assert "0.049814 " not in text and "0.019878 " not in text
 
 
 def test_a_hostile_query_name_is_escaped(estimate):
@@ -305,9 +318,10 @@ def test_a_sampling_plan_shows_its_numbers_rounded_up_and_its_meaning():
     plan = sampling_plan(gamma=0.05)
     text = words(plan._repr_html_())
     # the text prints nearest; the card never prints gamma, rho or beta below the plan's
-    for name in ("gamma", "rho", "beta"):
+    for name, kind in (("gamma", "gamma"), ("rho", "rho"), ("beta", "gamma")):
         value = getattr(plan, name)
-        assert f"{format_upper(value, 4)}" in text and float(format_upper(value, 4)) >= value
+        shown = getattr(printing, kind)(value)
+        assert shown in text and float(shown) >= value
     assert f"pairs drawn m {plan.m}" in text and plan.meaning in text
     assert repr(plan).startswith("SamplingPlan(m=")  # unchanged
 
@@ -575,3 +589,32 @@ def test_a_table_writes_a_column_with_one_value_once():
     assert text.count("100000") == 1 and checker.tags.count("th") == 2
     # one row: nothing to factor out
     assert "In every row" not in ResultTable([{"pairs": 1}])._repr_html_()
+
+
+def test_a_filter_card_prints_one_gamma_one_way(estimate):
+    """Issue 38: one gamma printed as 0.0498143 (the bar's text), 0.04982 (its
+    label, the ledger) and more in one filter card. Every place that prints the
+    spent gamma prints it the same way, rounded up, as the statement does."""
+    budget = PrivacyFilter(2.0, 1e-5, gamma=0.2)
+    budget.spend(LaplaceMechanism(estimate, epsilon=0.5).privacy)
+    text = words(budget._repr_html_())
+    spent = printing.gamma(estimate.gamma)
+    assert spent == "0.04982" and float(spent) >= estimate.gamma
+    shown = set(re.findall(r"\b0\.0498[0-9]*", text))
+    assert shown == {spent}, shown
+
+
+def test_the_estimate_card_and_the_mechanism_card_print_one_sensitivity(estimate, laplace):
+    """Issue 38: one sensitivity printed 0.0715376 in the estimate card (to
+    nearest) and 0.0715377 in the mechanism card (rounded up). Both print it
+    rounded up (a bound that scales noise), the same way."""
+    value = printing.sensitivity(estimate.sensitivity.value)
+    assert float(value) >= float(estimate.sensitivity.value)
+    estimate_text = words(estimate._repr_html_())
+    mechanism_text = words(laplace._repr_html_())
+    assert f"sensitivity G_(k) {value} (l1)" in estimate_text
+    assert f"G_(k) = {value}" in estimate_text
+    assert f"sensitivity {value}" in mechanism_text
+    nearest = f"{float(estimate.sensitivity.value):.6g}"
+    if nearest != value:
+        assert nearest not in estimate_text + mechanism_text

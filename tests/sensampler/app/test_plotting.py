@@ -258,14 +258,15 @@ def test_plot_cross_coverage_draws_one_cell_per_audit(tmp_path):
 
 
 def test_the_composition_note_rounds_its_epsilon_and_delta_up():
-    # Before: basic composition's epsilon 0.123441 was printed 0.1234 (to nearest)
+    # Before: basic composition's epsilon 0.123441 was printed 0.1234 (to nearest);
+    # epsilon and delta are printed as every statement prints them
     fig = plotting.plot_composition(
         composition_experiment(
             [GaussianMechanism(1, 0.123441, 1.23451e-5, variant="classic")],
             random_state=0,
         )
     )
-    assert "ε = 0.1235, δ = 1.235e-05." in _notes(fig), _notes(fig)
+    assert "ε = 0.123441, δ = 1.24e-05." in _notes(fig), _notes(fig)
 
 
 # ------------------------------------------- a figure is never written through a link

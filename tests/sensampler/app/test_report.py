@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
+from sensampler._lib import printing
 from sensampler.accounting import PrivacyFilter
 from sensampler.app.cli import main
 from sensampler.app.release import release_statistic
@@ -101,7 +102,7 @@ def test_the_readme_release_writes_a_self_contained_report(files, tmp_path, caps
         "What was released",
         "What each release states",
         "The sampled sensitivity",
-        "The noise against the answer",
+        "How accurate each answer is",
         "The price of a worst-case guarantee",
         "The budget left",
         NO_PRIVATE_RECORD,
@@ -309,3 +310,52 @@ def test_the_check_passes_a_new_name_and_a_regular_file(tmp_path):
     assert check_report_path(tmp_path / "new.html") == str(tmp_path / "new.html")
     (tmp_path / "old.html").write_text("x")
     assert check_report_path(tmp_path / "old.html")
+
+
+def test_a_released_median_gets_its_accuracy_figure_in_the_data_units(files, tmp_path, capsys):
+    """Issue 38: a median got only the mechanism's parameters in the report. It
+    gets the 90% band of its error, computed from the exponential mechanism's
+    own law on databases drawn from the public model, in the data's units
+    (``--unit cm``), as a figure and a sentence like the mean's; the text and
+    the JSON's human field print the same numbers."""
+    private, public = files
+    report = tmp_path / "median.html"
+    args = [
+        "release", "--data", private, "--column", "height", "--query", "median",
+        "--population", f"bootstrap:{public}", "--epsilon", "0.5", "--unit", "cm",
+        "--report", str(report), "--seed", "0", "--json",
+    ]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)["releases"][0]
+    assert out["unit"] == "cm" and 0.0 < out["error_90"] < 10.0
+    band = f"±{printing.error(out['error_90'])} cm"
+    assert out["answer_text"].endswith(f"(90%: {band})")
+    page = Page(report.read_text())
+    assert "Accuracy: median" in page.text
+    assert f"90%: {band}" in page.text  # the figure's label
+    assert f"within {band} of the exact one with probability 90%" in page.text
+    assert "(never the data)" in page.text
+    assert "svg" in page.tags and "the released quantile's error" in page.text
+
+
+def test_the_unit_is_printed_beside_values_errors_sensitivities_and_bounds(files, capsys):
+    """Issue 38: "No units anywhere." ``--unit cm`` is display only: it follows
+    the released value, its error, the sensitivity and the bounds in the text,
+    changes no number, and the JSON's numeric fields stay exact floats."""
+    private, public = files
+    base = [
+        "release", "--data", private, "--column", "height", "--query", "mean",
+        "--population", f"bootstrap:{public}", "--epsilon", "0.5", "--seed", "0",
+    ]
+    assert main(base + ["--unit", "cm"]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"mean: [0-9.]+ cm \(90%: ±[0-9.]+ cm\)", text), text
+    assert re.search(r"sensitivity [0-9.]+ cm \(l1;", text), text
+    assert re.search(r"bounds +\[[0-9.]+, [0-9.]+\] cm", text), text
+    assert main(base + ["--unit", "cm", "--json"]) == 0
+    with_unit = json.loads(capsys.readouterr().out)["releases"][0]
+    assert isinstance(with_unit["answer"], float) and isinstance(with_unit["sensitivity"], float)
+    assert main(base + ["--json"]) == 0
+    without = json.loads(capsys.readouterr().out)["releases"][0]
+    assert without["unit"] is None and " cm" not in without["answer_text"]
+    assert without["sensitivity"] == with_unit["sensitivity"]

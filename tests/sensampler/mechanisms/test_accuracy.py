@@ -2,6 +2,7 @@
 independent numbers (closed forms, scipy's laws, the grid law summed by hand)."""
 
 import math
+import random
 import re
 from fractions import Fraction
 
@@ -20,6 +21,7 @@ from sensampler.mechanisms.accuracy import (
     check_measure,
     gaussian_unit_scale,
     laplace_unit_scale,
+    quantile_error_bound,
 )
 
 HEIGHTS = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
@@ -158,3 +160,30 @@ def test_the_grouped_quantile_error_law_equals_the_point_by_point_law():
                 [p[np.abs(grid - x) > t * (1 - 1e-9)].sum() for (grid, p), x in laws]
             )
             assert above <= 1 - level + 1e-12 < below + 2e-12
+
+
+@pytest.mark.slow
+def test_quantile_error_bound_covers_90_percent_of_the_mechanisms_draws():
+    """The median's accuracy figure is the 90% interval of the mechanism's own
+    law: drawn many times on one fixed public sample, the released median falls
+    within ±h of the exact one about 90% of the time (at least 90% with ties at
+    h, less than 90% strictly inside), within 6 standard errors."""
+    data = np.random.default_rng(5).normal(170.0, 8.0, size=60)
+    mech = ExponentialQuantileMechanism(0.5, (120.0, 220.0), epsilon=1.0)
+    exact = float(np.median(data))
+    h = quantile_error_bound(mech, [data], [exact], level=0.9)
+    source = random.Random(11)
+    draws = 4000
+    released = np.array([mech.release(data, random_state=source) for _ in range(draws)])
+    errors = np.abs(released - exact)
+    se = math.sqrt(0.9 * 0.1 / draws)
+    assert np.mean(errors <= h) >= 0.9 - 6 * se
+    assert np.mean(errors < h) <= 0.9 + 6 * se
+    assert 0.5 < h < 20.0  # in the data's units (cm), a few cm at n = 60
+
+
+def test_quantile_error_bound_refuses_no_database():
+    """An accuracy figure needs a public database: none is refused by name."""
+    mech = ExponentialQuantileMechanism(0.5, (0.0, 1.0), epsilon=1.0)
+    with pytest.raises(ValueError, match="databases"):
+        quantile_error_bound(mech, [], [])

@@ -172,7 +172,7 @@ def test_sweep_accepts_numbers_and_per_coordinate_norms():
     rows = _small_sweep("--sensitivities", "sampled,mean,mean+2sd,0.5")
     labels = {r["sensitivity"]: r["guarantee"] for r in rows}
     assert labels == {
-        "sampled": "random DP, gamma=0.0499",
+        "sampled": "random DP, gamma=0.04982",
         "mean": "none (typical value)",
         "mean + 2 sd": "none (typical value)",
         "0.5": "as given",

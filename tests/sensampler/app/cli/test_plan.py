@@ -8,6 +8,7 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
+from sensampler._lib import printing
 from sensampler.app.cli import build_parser, main
 from sensampler.app.planning import ACCOUNTS_FOR_NOTHING, plan_release
 from sensampler.distributions import GaussianMixture
@@ -125,3 +126,16 @@ def test_plan_needs_query_population_and_n(capsys):
     assert main(["plan", "--target-error", "0.1"]) == 2
     err = capsys.readouterr().err
     assert "needs --query, --population, --n." in err
+
+
+def test_plan_prints_its_errors_and_sensitivity_in_the_data_units(capsys):
+    """Issue 38: ``--unit cm`` follows the planned errors and the sensitivity,
+    each printed by the one policy (an error rounded up to 3 digits)."""
+    args = [*FLAGS, "--epsilon", "0.5", "--seed", "3", "--runs", "10", "--unit", "cm"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])
+    plan = plan_release("mean", heights, 500, epsilon=0.5, runs=10, random_state=3)
+    assert f"expected error  {printing.error(plan.expected_error)} cm" in out
+    assert f"90% of errors   <= {printing.error(plan.error_90)} cm" in out
+    assert f"sensitivity     {printing.sensitivity(plan.sensitivity)} cm" in out

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sensampler import queries, sample_sensitivity
+from sensampler._lib import printing
 from sensampler.app.experiments import (
     MECHANISMS,
     SD_DEFINITION,
@@ -25,7 +26,6 @@ from sensampler.mechanisms import (
     RenyiGaussianMechanism,
     ZCDPGaussianMechanism,
 )
-from sensampler.privacy import format_upper
 from sensampler.table import ResultTable
 from tests.conftest import assert_close_in_se
 
@@ -67,7 +67,7 @@ def test_table_shape_columns_and_guarantees(estimate):
     assert table.columns == COLUMNS
     guarantees = {r["sensitivity"]: r["guarantee"] for r in table}
     assert guarantees == {
-        "sampled": "random DP, gamma=0.0499",
+        "sampled": "random DP, gamma=0.04982",
         "mean": "none (typical value)",
         "half": "as given",
     }
@@ -276,7 +276,7 @@ def test_tuple_and_dict_outputs_are_swept_part_by_part(query, parts):
     for part, (_, part_est) in zip(parts, est.items()):
         row = table.where(part=part, sensitivity="sampled").rows[0]
         assert row["sensitivity_value"] == part_est.sensitivity.value
-        assert row["guarantee"] == f"random DP, gamma={format_upper(est.gamma, 3)}"
+        assert row["guarantee"] == f"random DP, gamma={printing.gamma(est.gamma)}"
         row = table.where(part=part, sensitivity="typical").rows[0]
         assert row["sensitivity_value"] == part_est.typical(2).value
         assert row["guarantee"] == "none (typical value)"

@@ -16,6 +16,7 @@ import pytest
 from scipy import stats
 
 from sensampler import queries
+from sensampler._lib import printing
 from sensampler.app.cli import main
 from sensampler.app.planning import plan_release, prepare_plan
 from sensampler.app.release import release_statistic
@@ -47,7 +48,7 @@ def test_a_floor_that_binds_is_the_planned_error_laplace():
     assert plan.expected_error == pytest.approx(scale, rel=1e-12)
     assert plan.error_90 == pytest.approx(scale * math.log(10.0), rel=1e-9)
     assert plan.worst_case_epsilon == release.statement.worst_case.epsilon == 1.0
-    assert plan.bounds == WIDE and plan.bounds_source == "[0, 1e+07] (given)"
+    assert plan.bounds == WIDE and plan.bounds_source == "[0, 10000000] (given)"
 
 
 def test_a_floor_that_binds_is_the_planned_error_gaussian():
@@ -81,7 +82,7 @@ def test_the_default_cap_and_model_bounds_are_the_release_s():
                           runs=10, random_state=0)
     release = _release(epsilon=1.0, worst_case_epsilon=1.2)
     noise = LaplaceMechanism(release.estimate, 1.0, 1.2).scale
-    assert release.noise == f"Laplace noise of scale {noise:.6g}"
+    assert release.noise == f"Laplace noise of scale {printing.sensitivity(noise)}"
     assert capped.expected_error >= noise * (1 - 1e-12) > 1.3 * plan.expected_error
 
 
@@ -143,7 +144,7 @@ def test_the_card_and_json_show_the_bounds_and_the_worst_case():
     plan = plan_release("mean", INCOMES, N, epsilon=1.0, bounds=WIDE,
                         worst_case_epsilon=1.0, runs=5, random_state=0)
     html = plan._repr_html_()
-    assert "[0, 1e+07] (given)" in html and "at most epsilon=1-DP for every pair" in html
+    assert "[0, 10000000] (given)" in html and "at most epsilon=1-DP for every pair" in html
     out = plan.to_dict()
     assert out["bounds"] == list(WIDE) and out["worst_case_epsilon"] == 1.0
     assert out["worst_case"] == (

@@ -79,7 +79,7 @@ def test_release_command_prints_the_answer_and_the_full_statement(files, capsys)
     assert "over the data drawn from the population model" in out
     assert "gamma is not delta" in out
     assert "sampling seed: entropy 7" in out and "plan       exact: PAC statement" in out
-    answer = float(out.split("\n")[1].split(":")[1])
+    answer = float(out.split("\n")[1].split(":")[1].split()[0])
     scale = float(out.split("Laplace noise of scale ")[1].split()[0])
     # |Laplace(b)| > 30 b has probability e^-30
     assert abs(answer - values.mean()) < 30 * scale

@@ -17,6 +17,7 @@ from sensampler.accounting import PrivacyFilter
 from sensampler.app import release
 from sensampler.app.cli import build_parser, main
 from sensampler.app.cli._flags import add_settings_flags, flag_of, settings_from_args
+from sensampler.app.experiments.batch_release import RELEASE_KEYS
 from sensampler.app.release import (
     load_population,
     prepare_releases,
@@ -222,3 +223,23 @@ def test_an_unknown_setting_is_refused_by_name():
         release_statistic(DATA, "mean", POP, {"epsilon": 0.5})
     with pytest.raises(ValueError, match="a release needs epsilon"):
         release_statistic(DATA, "mean", POP)
+
+
+def test_the_unit_is_a_setting_read_once_for_release_plan_sweep_and_batch():
+    """Issue 38 ("no units anywhere"): the data's unit is one display-only field
+    of the settings, so it is a flag of release, plan and sweep and a batch key
+    at once, read by one reader that names the flag as typed."""
+    assert ReleaseSettings(epsilon=1.0, unit=" cm ").unit == "cm"
+    assert ReleaseSettings(epsilon=1.0, unit="").unit is None
+    assert ReleaseSettings(epsilon=1.0).unit is None
+    with pytest.raises(ValueError, match=r"unit must be a short printable text.*'c\\nm'"):
+        ReleaseSettings(epsilon=1.0, unit="c\nm")
+    with pytest.raises(TypeError, match="unit must be a text such as 'cm', got unit=3"):
+        ReleaseSettings(epsilon=1.0, unit=3)
+    assert "unit" in RELEASE_KEYS
+    parser = build_parser()
+    for command in ("release", "plan", "sweep"):
+        sub = next(
+            a for a in parser._subparsers._group_actions[0].choices.items() if a[0] == command
+        )[1]
+        assert any("--unit" in a.option_strings for a in sub._actions), command
