@@ -17,6 +17,7 @@ from .adapters import (
 from .empirical import Empirical, PublicSample
 from .mixtures import GaussianMixture
 from .multivariate import LinearRegressionPopulation, MultivariateNormal, Product
+from .persons import Persons, group_rows
 from .univariate import (
     Bernoulli,
     Categorical,
@@ -44,6 +45,8 @@ __all__ = [
     "LinearRegressionPopulation",
     "Empirical",
     "PublicSample",
+    "Persons",
+    "group_rows",
     "ScipyDistribution",
     "SklearnGaussianMixture",
     "SklearnKernelDensity",

@@ -469,10 +469,10 @@ def _clipped(dist: Distribution, bounds: Bounds) -> Distribution:
         raise TypeError(
             f"bounds must be a sensampler.bounds.Bounds or None, got {bounds!r}."
         )
-    if tuple(dist.record_shape) != ():
+    if tuple(dist.record_shape) != () and not dist.person_rows:
         raise ValueError(
-            "bounds clip scalar records, got a population of records of "
-            f"shape {dist.record_shape}."
+            "bounds clip scalar records (or a person's rows), got a population "
+            f"of records of shape {dist.record_shape}."
         )
     return dist if isinstance(dist, PublicSample) else ClippedPopulation(dist, bounds)
 

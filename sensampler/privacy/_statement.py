@@ -15,6 +15,7 @@ from .._lib.domains import (
     EPSILON_STATED,
     NEIGHBOUR_RELATIONS,
     POSITIVE,
+    PRIVACY_UNITS,
     RHO,
     documented,
 )
@@ -27,6 +28,7 @@ from ._format import (
     except_gamma,
     format_dp,
     format_upper,
+    relation_words,
     worst_case_text,
 )
 from ._records import NEIGHBOURS, Noise, SamplingRun, Source, set_field
@@ -78,6 +80,10 @@ class PrivacyStatement:
         when no worst case is known. The random-DP statement protects the
         databases the population model describes, except with probability
         gamma; this one protects everyone, at its own (larger) epsilon.
+    unit : {"record", "person"}, default "record"
+        What neighbours differ in: one record, or one person's rows (a
+        person-level release, :mod:`sensampler.units`). A person-level
+        statement implies the row-level one, not the reverse.
     """
 
     mechanism: str
@@ -90,6 +96,7 @@ class PrivacyStatement:
     neighbours: str = NEIGHBOURS
     noise: Noise | None = None
     worst_case: PrivacyStatement | None = None
+    unit: str = "record"
 
     def __post_init__(self):
         if not isinstance(self.mechanism, str):
@@ -110,6 +117,7 @@ class PrivacyStatement:
             raise TypeError(f"run must be a SamplingRun or None, got {self.run!r}.")
         _SOURCES.check("source", self.source)
         NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
+        PRIVACY_UNITS.check("unit", self.unit)
         if self.noise is not None and not isinstance(self.noise, Noise):
             raise TypeError(f"noise must be a Noise or None, got {self.noise!r}.")
         if self.source == "sampled" and self.run is None:
@@ -120,7 +128,7 @@ class PrivacyStatement:
                 f"run's, {self.run.neighbours!r}."
             )
         if self.worst_case is not None:
-            _check_worst_case(self.worst_case, self.neighbours)
+            _check_worst_case(self.worst_case, self.neighbours, self.unit)
 
     @property
     def guaranteed(self) -> bool:
@@ -193,11 +201,12 @@ class PrivacyStatement:
         if self.source == "sampled":
             return (
                 f"{self.mechanism}: {core}{except_gamma(self.gamma)} (random DP, "
-                f"{self.neighbours} neighbours){worst_case_text(self.worst_case)}"
+                f"{relation_words(self.neighbours, self.unit)})"
+                f"{worst_case_text(self.worst_case)}"
                 + (ORDER_DEPENDENT if self.run is not None and self.run.order_dependent
                    else "")
             )
-        return f"{self.mechanism}: {core} ({self.neighbours} neighbours)"
+        return f"{self.mechanism}: {core} ({relation_words(self.neighbours, self.unit)})"
 
     def _repr_html_(self) -> str:
         """Notebook display: the statement in plain words."""
@@ -315,8 +324,9 @@ class PrivacyStatement:
         )
 
 
-def _check_worst_case(worst_case, neighbours: str) -> None:
-    """A worst-case part is a plain (epsilon, delta)-DP statement of the same relation."""
+def _check_worst_case(worst_case, neighbours: str, unit: str) -> None:
+    """A worst-case part is a plain (epsilon, delta)-DP statement of the same
+    relation and unit."""
     if not isinstance(worst_case, PrivacyStatement):
         raise TypeError(
             f"worst_case must be a PrivacyStatement or None, got {worst_case!r}."
@@ -337,6 +347,11 @@ def _check_worst_case(worst_case, neighbours: str) -> None:
         raise ValueError(
             f"worst_case must hold for the statement's neighbours={neighbours!r}, "
             f"got {worst_case.neighbours!r}."
+        )
+    if worst_case.unit != unit:
+        raise ValueError(
+            f"worst_case must hold for the statement's unit={unit!r}, got "
+            f"{worst_case.unit!r}."
         )
 
 
@@ -561,4 +576,5 @@ def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
         neighbours="replace-one",
         noise=noise,
         worst_case=None if worst_case is None else to_replace_one(worst_case),
+        unit=statement.unit,
     )

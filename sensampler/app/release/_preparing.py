@@ -32,6 +32,12 @@ from ._running import (
     samples_a_scale,
 )
 from ._spending import check_budget, try_budgets
+from ._units import (
+    check_unit_inputs,
+    group_private_rows,
+    person_population,
+    person_queries,
+)
 
 __all__ = [
     "DEFAULT_BOUNDS",
@@ -274,6 +280,7 @@ def prepare_releases(
     column: str | None = None,
     random_state=None,
     n_jobs: int | None = None,
+    privacy_unit=None,
     **options: Any,
 ) -> PreparedRelease:
     """Check every input of :func:`~sensampler.app.release.release_statistics`
@@ -281,7 +288,8 @@ def prepare_releases(
 
     Parameters
     ----------
-    data, queries, population, settings, budget, column, random_state, n_jobs, **options
+    data, queries, population, settings, budget, column, random_state, n_jobs, \
+privacy_unit, **options
         As in :func:`~sensampler.app.release.release_statistics` (which also
         takes ``report``); ``**options`` are fields of
         :class:`~sensampler.settings.ReleaseSettings`.
@@ -304,23 +312,40 @@ def prepare_releases(
     settings = ReleaseSettings.build(settings, **options)
     settings.require_epsilon()
     arr = check_data(data)
-    parsed, names = parse_queries(queries)
-    spec, population = population, check_population(population, column)
-    check_public_sample(population, arr, settings.plan, spec)  # before its bounds are read
-    budget = check_budget(budget)
     root = as_seed_sequence(random_state)
+    spec = population
+    if privacy_unit is None:
+        parsed, names = parse_queries(queries)
+        population = check_population(population, column)
+        check_public_sample(population, arr, settings.plan, spec)  # before its bounds
+    else:
+        arr, parsed, names, population = _person_inputs(
+            arr, queries, population, settings, privacy_unit, root
+        )
+    budget = check_budget(budget)
     n_jobs = check_n_jobs(n_jobs)
     population, known = check_model_inputs(
-        names, parsed, population, arr.size, settings, n_jobs
+        names, parsed, population, arr.shape[0], settings, n_jobs
     )
     answers = exact_answers(names, parsed, arr if known is None else known.clip(arr))
     _check_grid(names, answers, settings)
-    planned = _planned(parsed, population, arr.size, settings)
+    planned = _planned(parsed, population, arr.shape[0], settings)
     try_budgets(budget, planned)
     return PreparedRelease(
         arr, parsed, names, answers, population, settings, budget, root, n_jobs,
         known, planned, population_words(spec, population, column),
     )
+
+
+def _person_inputs(arr, queries, population, settings, privacy_unit, root):
+    """A person-level release's inputs: the private rows grouped by person (at
+    most L, the model's ``record_shape[0]``, each), the person-level queries
+    and the model of a person, checked before any work."""
+    check_unit_inputs(settings, privacy_unit)
+    population = person_population(population)
+    cap = population.record_shape[0]
+    parsed, names = person_queries(queries, cap)
+    return group_private_rows(arr, privacy_unit, cap, root), parsed, names, population
 
 
 def population_words(spec, population, column: str | None) -> str:

@@ -13,7 +13,13 @@ from ..._display.statements import statement_html
 from ...bounds import Bounds
 from ...estimate import SensitivityEstimate
 from ...mechanisms.quantile import QuantileCalibration
-from ...privacy import PrivacyStatement, format_dp, format_upper, size_words
+from ...privacy import (
+    PrivacyStatement,
+    format_dp,
+    format_upper,
+    relation_words,
+    size_words,
+)
 
 __all__ = [
     "GUARANTEE",
@@ -90,11 +96,21 @@ class Release:
         """The guarantee in words: (epsilon, delta)-DP except with probability gamma."""
         s = self.statement
         dp = format_dp(s.epsilon, s.delta)
-        dp += f" for {s.neighbours} neighbours ({size_words(s.neighbours, self.n)})"
+        dp += f" for {self._relation}"
         if s.source == "global":
             return f"{dp}, for every pair of neighbouring databases (plain DP)"
         text = GUARANTEE.format(dp=dp, gamma=format_upper(s.gamma, 4))
         return f"{text}; {self.basis}" if self.basis else text
+
+    @property
+    def _relation(self) -> str:
+        """The neighbours and the data's size in words: ``replace-one neighbours
+        (n=500 records)``, or for a person-level release ``replace-one
+        neighbours (one person's rows; n=200 persons)``."""
+        s = self.statement
+        words = relation_words(s.neighbours, s.unit)
+        size = size_words(s.neighbours, self.n, s.unit)
+        return f"{words[:-1]}; {size})" if s.unit == "person" else f"{words} ({size})"
 
     @property
     def worst_case(self) -> str:
@@ -107,9 +123,14 @@ class Release:
                 "none: where the population model does not describe the data the "
                 "release may be exact (give bounds)"
             )
+        clipped = (
+            "at most L rows per person, values clipped to the bounds"
+            if s.unit == "person"
+            else "records clipped to the bounds"
+        )
         return (
             f"{format_dp(s.worst_case.epsilon, s.worst_case.delta)} for every pair of "
-            f"{s.neighbours} neighbours, records clipped to the bounds"
+            f"{relation_words(s.neighbours, s.unit)}, {clipped}"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -153,6 +174,7 @@ class Release:
             "population": self.population,
             "n": self.n,
             "neighbours": self.statement.neighbours,
+            "unit": self.statement.unit,
         }
         if est is None:
             return out
@@ -274,8 +296,7 @@ population
         if s.source == "sampled":
             return super().guarantee
         return WORST_CASE_GUARANTEE.format(
-            dp=f"{format_dp(s.epsilon, s.delta)} for {s.neighbours} neighbours "
-            f"({size_words(s.neighbours, self.n)})"
+            dp=f"{format_dp(s.epsilon, s.delta)} for {self._relation}"
         )
 
     def to_dict(self) -> dict[str, Any]:

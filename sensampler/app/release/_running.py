@@ -141,6 +141,16 @@ def _price(name, estimate, epsilon, delta) -> str | None:
     )
 
 
+def _with_unit(statement: PrivacyStatement, unit: str) -> PrivacyStatement:
+    """``statement`` and its worst-case part for neighbours that differ in one
+    ``unit`` (a person-level query's: one person's rows)."""
+    if unit == statement.unit:
+        return statement
+    worst = statement.worst_case
+    worst = None if worst is None else replace(worst, unit=unit)
+    return replace(statement, unit=unit, worst_case=worst)
+
+
 @dataclass(frozen=True)
 class Calibrated:
     """One query's mechanism at the settings' epsilon, built without the private
@@ -227,6 +237,7 @@ def calibrated_mechanism(
     )
     if population is None:  # a global sensitivity of the relation's pairs
         statement = replace(statement, neighbours=s.neighbours)
+    statement = _with_unit(statement, getattr(query, "unit", "record"))
     return Calibrated(
         mech, statement, noise, s.mechanism, bounds, estimate=estimate,
         price=_price(s.mechanism, estimate, epsilon, s.delta),
@@ -350,7 +361,7 @@ class PreparedRelease:
             lambda: [one.draw() for one in built],
         )
         return tuple(
-            one.record(name, value, self.data.size, self.population, self.model)
+            one.record(name, value, self.data.shape[0], self.population, self.model)
             for name, value, one in zip(self.names, values, built)
         )
 
@@ -393,12 +404,12 @@ class PreparedRelease:
         estimate = None
         if quantile_level_of(query) is None and self.population is not None:
             estimate = sampling_run(
-                self, query, self.data.size, self.settings.norm, bounds, index
+                self, query, self.data.shape[0], self.settings.norm, bounds, index
             )
         if quantile_level_of(query) is not None:  # public bounds, or the wide grid
             bounds = self.bounds
         calibrated = calibrated_mechanism(
-            query, self.data.size, answer.size, bounds, self.settings, self.population,
+            query, self.data.shape[0], answer.size, bounds, self.settings, self.population,
             estimate=estimate, calibration=calibration,
         )
         reads = self.data if calibrated.kind == "exponential" else answer
@@ -415,7 +426,7 @@ class PreparedRelease:
             return None
         return calibrate_quantile(
             quantile_level_of(query), (bounds.low, bounds.high), s.require_epsilon(),
-            self.population, self.data.size, random_state=child_seed(self.root, index),
+            self.population, self.data.shape[0], random_state=child_seed(self.root, index),
             gamma=s.gamma, inequality=s.inequality, neighbours=s.neighbours,
             worst_case_epsilon=s.worst_case_epsilon,
         )

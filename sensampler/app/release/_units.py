@@ -1,0 +1,91 @@
+"""The inputs of a person-level release (``privacy_unit``): the model of a
+person, the person-level queries and the private rows grouped by person, all
+checked before any work."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import distributions
+from ...parallel import child_seed
+from ...queries import Query
+from ...units import PERSON_QUERIES, PersonQuery
+
+__all__ = [
+    "GROUPING_CHILD",
+    "check_unit_inputs",
+    "group_private_rows",
+    "person_population",
+    "person_queries",
+]
+
+#: The child of a release's seed that chooses the rows dropped beyond the cap
+#: (query i's sampling run uses child i).
+GROUPING_CHILD = 2**31 - 1
+
+
+def person_population(population):
+    """The model of a person: a Distribution whose record is a person's rows
+    (``person_rows``, NaN-padded to L = ``record_shape[0]``), or raise."""
+    if population is None or isinstance(population, str):
+        raise ValueError(
+            "privacy_unit needs a population model of a person, whose record is a "
+            "person's rows (sensampler.distributions.Persons(rows, values, cap)), "
+            f"got population={population!r}."
+        )
+    model = distributions.as_distribution(population)
+    if not model.person_rows:
+        raise ValueError(
+            "privacy_unit needs a population model of a person, whose record is a "
+            "person's rows (sensampler.distributions.Persons(rows, values, cap)), "
+            f"got {type(model).__name__} (records of shape {model.record_shape})."
+        )
+    return model
+
+
+def person_queries(queries, cap: int) -> tuple[tuple[PersonQuery, ...], tuple[str, ...]]:
+    """The person-level queries at the cap L, by name or as objects, and their names."""
+    if isinstance(queries, (str, bytes)) or not isinstance(queries, (list, tuple)):
+        raise TypeError(f"queries must be a sequence of queries, got {queries!r}.")
+    if not queries:
+        raise ValueError("queries must not be empty.")
+    parsed = []
+    for query in queries:
+        if isinstance(query, str) and query.strip() in PERSON_QUERIES:
+            parsed.append(PERSON_QUERIES[query.strip()](cap))
+        elif isinstance(query, PersonQuery) and query.cap >= cap:
+            parsed.append(query)
+        else:
+            shown = query if isinstance(query, (str, Query)) else type(query).__name__
+            raise ValueError(
+                f"with a privacy_unit, a query must be a person-level query "
+                f"({', '.join(PERSON_QUERIES)}, or one of sensampler.units built "
+                f"with a cap >= the population's {cap} rows per person), got "
+                f"{shown!r}."
+            )
+    return tuple(parsed), tuple(q.strip() if isinstance(q, str) else p.name
+                                for q, p in zip(queries, parsed))
+
+
+def check_unit_inputs(settings, privacy_unit) -> None:
+    """What a person-level release refuses in this version, before any work."""
+    if isinstance(privacy_unit, str):
+        raise TypeError(
+            "privacy_unit must be an array of person ids, one per row (a column "
+            "name needs a table, which release_statistic does not read), got "
+            f"{privacy_unit!r}."
+        )
+    if settings.bounds.kind == "private":
+        raise ValueError(
+            "bounds='private:EPS0' estimates the bounds of one row's value, not of "
+            "a person's rows: give bounds='auto' (from the model of a person) or "
+            "'LOW:HIGH' with a privacy_unit."
+        )
+
+
+def group_private_rows(data: np.ndarray, privacy_unit, cap: int, root) -> np.ndarray:
+    """The private rows as one NaN-padded record per person, rows beyond ``cap``
+    dropped at random with the release's seed (child :data:`GROUPING_CHILD`)."""
+    return distributions.group_rows(
+        data, privacy_unit, cap, random_state=child_seed(root, GROUPING_CHILD)
+    )
