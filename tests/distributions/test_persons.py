@@ -1,0 +1,104 @@
+"""Persons (a person's rows as one NaN-padded record) and group_rows."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from sensampler.distributions import Categorical, LogNormal, Normal, Persons, group_rows
+from sensampler.distributions.persons import contribution_cap
+
+
+def _counts(records):
+    return (~np.isnan(records)).sum(axis=-1)
+
+
+def test_a_person_is_values_then_padding_with_counts_from_the_count_law():
+    """A record holds min(count, cap) values first, NaN after; counts follow the law."""
+    model = Persons(stats.randint(1, 7), Normal(0.0, 1.0), cap=4)
+    people = model.sample(20_000, random_state=0)
+    assert people.shape == (20_000, 4) and model.record_shape == (4,)
+    counts = _counts(people)
+    assert counts.min() == 1 and counts.max() == 4
+    # padding only after the kept values
+    assert np.all(np.isnan(people) == (np.arange(4) >= counts[:, None]))
+    # P(count >= 4) = 3/6 under randint(1, 7) capped at 4; 6 SE of a proportion
+    share = np.mean(counts == 4)
+    assert abs(share - 0.5) < 6 * np.sqrt(0.25 / 20_000)
+
+
+def test_draws_are_reproducible_and_batched():
+    model = Persons(stats.geom(0.3), LogNormal(1.0, 0.5), cap=6)
+    a = model.sample_batch(3, 50, random_state=7)
+    b = model.sample_batch(3, 50, random_state=7)
+    assert a.shape == (3, 50, 6)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_the_default_cap_is_the_count_laws_0999_quantile():
+    """Read from the public model at no privacy cost: randint(1, 101)'s is 100."""
+    assert contribution_cap(stats.randint(1, 101)) == 100
+    assert Persons(stats.randint(1, 11), Normal()).cap == 10
+    geom = contribution_cap(stats.geom(0.2))
+    assert abs(geom - stats.geom(0.2).ppf(0.999)) <= 1
+
+
+@pytest.mark.parametrize("cap", [0, -3])
+def test_a_cap_below_one_is_refused_naming_it(cap):
+    with pytest.raises(ValueError, match="cap"):
+        Persons(stats.geom(0.3), Normal(), cap=cap)
+
+
+def test_a_count_law_drawing_no_rows_is_refused_naming_rows():
+    """A person in a table has at least one row: a count of 0 is refused, not padded."""
+    model = Persons(Categorical([0.2, 0.4, 0.4], values=[0, 1, 2]), Normal(), cap=3)
+    with pytest.raises(ValueError, match="rows"):
+        model.sample(100, random_state=0)
+
+
+def test_vector_values_are_refused():
+    from sensampler.distributions import MultivariateNormal
+
+    with pytest.raises(ValueError, match="values"):
+        Persons(stats.geom(0.3), MultivariateNormal([0, 0], np.eye(2)), cap=2)
+
+
+def test_group_rows_pads_each_person_in_the_order_of_the_ids():
+    out = group_rows([1.0, 2.0, 3.0, 4.0, 5.0], ["b", "a", "b", "c", "b"], 3, 0)
+    assert out.shape == (3, 3)
+    np.testing.assert_array_equal(out[0], [2.0, np.nan, np.nan])
+    assert sorted(out[1]) == [1.0, 3.0, 5.0]
+    np.testing.assert_array_equal(out[2], [4.0, np.nan, np.nan])
+
+
+def test_group_rows_drops_rows_beyond_the_cap_at_random_reproducibly():
+    """Rows beyond the cap are dropped at random: the same seed drops the same
+    rows, other seeds others, and every row is kept as often (uniformly)."""
+    values = np.arange(10.0)
+    ids = np.zeros(10, dtype=int)
+    first = group_rows(values, ids, 3, random_state=1)
+    np.testing.assert_array_equal(first, group_rows(values, ids, 3, random_state=1))
+    kept = np.zeros(10)
+    for seed in range(2000):
+        kept[group_rows(values, ids, 3, random_state=seed)[0].astype(int)] += 1
+    # each row kept with probability 3/10; 6 SE of a binomial proportion
+    assert np.all(np.abs(kept / 2000 - 0.3) < 6 * np.sqrt(0.21 / 2000))
+
+
+@pytest.mark.parametrize(
+    "ids, match",
+    [
+        (np.arange(4), "5 ids"),
+        ([0, 1, np.nan, 1, 0], "missing"),
+        (np.array([0, 1, None, 1, 0], dtype=object), "missing"),
+    ],
+)
+def test_bad_ids_are_refused_naming_privacy_unit(ids, match):
+    with pytest.raises(ValueError, match=f"privacy_unit.*{match}"):
+        group_rows(np.arange(5.0), ids, 2, 0)
+
+
+def test_bad_values_and_cap_are_refused():
+    with pytest.raises(ValueError, match="cap"):
+        group_rows(np.arange(3.0), [0, 0, 1], 0, 0)
+    with pytest.raises(ValueError, match="values must be finite"):
+        group_rows([1.0, np.inf], [0, 1], 1, 0)
