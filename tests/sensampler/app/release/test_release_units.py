@@ -1,0 +1,108 @@
+"""release_statistic(..., privacy_unit=ids): neighbours differ in one person's rows."""
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from sensampler import units
+from sensampler.accounting import PrivacyFilter
+from sensampler.app.release import prepare_releases, release_statistic
+from sensampler.bounds import worst_case_sensitivity
+from sensampler.distributions import LogNormal, Normal, Persons
+
+MODEL = Persons(stats.geom(0.3), LogNormal(2.0, 0.8), cap=8)
+
+
+@pytest.fixture(scope="module")
+def table():
+    """300 persons, rows per person geometric (some beyond the cap of 8)."""
+    rng = np.random.default_rng(5)
+    counts = rng.geometric(0.3, size=300)
+    values = rng.lognormal(2.0, 0.8, size=counts.sum())
+    ids = np.repeat(np.arange(300) * 7 + 1, counts)  # ids need not be 0..n-1
+    return values, rng.permutation(ids.size), ids, counts
+
+
+@pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
+def test_every_statement_names_the_unit(table, neighbours):
+    values, _, ids, _ = table
+    r = release_statistic(values, "sum", MODEL, epsilon=1.0, random_state=0,
+                          privacy_unit=ids, neighbours=neighbours)
+    assert r.statement.unit == "person" and r.statement.worst_case.unit == "person"
+    assert r.n == 300
+    assert f"{neighbours} neighbours (one person's rows; n=300 persons" in r.guarantee
+    assert "one person's rows" in r.worst_case and "one person's rows" in str(r.statement)
+    record = json.loads(json.dumps(r.to_dict()))
+    assert record["unit"] == "person" and record["n"] == 300
+    # the worst case is the person-level one at L = 8 and the model's bounds
+    expected = worst_case_sensitivity(units.sum(8), r.bounds, 300, neighbours, "l1")
+    assert r.estimate.worst_case == expected
+
+
+def test_without_a_unit_the_statement_is_about_one_record(table):
+    values, _, _, _ = table
+    r = release_statistic(values, "sum", "lognormal:mu=2,sigma=0.8", epsilon=1.0,
+                          random_state=0)
+    assert r.statement.unit == "record" and r.to_dict()["unit"] == "record"
+    assert "person" not in r.guarantee
+
+
+def test_rows_beyond_the_cap_are_dropped_reproducibly(table):
+    """The grouping is drawn with the release's seed: the same seed keeps the
+    same rows (and samples the same sensitivity), another seed other rows."""
+    values, _, ids, counts = table
+    assert counts.max() > 8  # some persons lose rows
+    first = prepare_releases(values, ["sum"], MODEL, epsilon=1.0, random_state=3,
+                             privacy_unit=ids)
+    again = prepare_releases(values, ["sum"], MODEL, epsilon=1.0, random_state=3,
+                             privacy_unit=ids)
+    other = prepare_releases(values, ["sum"], MODEL, epsilon=1.0, random_state=4,
+                             privacy_unit=ids)
+    assert first.data.shape == (300, 8)
+    np.testing.assert_array_equal((~np.isnan(first.data)).sum(1), np.minimum(counts, 8))
+    np.testing.assert_array_equal(first.data, again.data)
+    assert not np.array_equal(first.data, other.data, equal_nan=True)
+    a = release_statistic(values, "mean", MODEL, epsilon=1.0, random_state=3,
+                          privacy_unit=ids)
+    b = release_statistic(values, "mean", MODEL, epsilon=1.0, random_state=3,
+                          privacy_unit=ids)
+    assert a.estimate.sensitivity.value == b.estimate.sensitivity.value
+
+
+def test_the_rows_may_come_in_any_order(table):
+    """Grouping reads the ids, not the order of the rows."""
+    values, order, ids, _ = table
+    assert np.all(np.diff(ids) >= 0)
+    shuffled = prepare_releases(values[order], ["count"], MODEL, epsilon=1.0,
+                                random_state=0, privacy_unit=ids[order])
+    kept = (~np.isnan(shuffled.data)).sum(1)
+    assert kept.sum() == shuffled.answers[0]
+
+
+@pytest.mark.parametrize(
+    "change, error, match",
+    [
+        (dict(privacy_unit=np.arange(5)), ValueError, "privacy_unit.*one person id per row"),
+        (dict(privacy_unit="nan"), ValueError, "privacy_unit.*missing"),
+        (dict(privacy_unit="customer_id"), TypeError, "privacy_unit.*column"),
+        (dict(population=Normal(10, 2)), ValueError, "population model of a person"),
+        (dict(population="normal:loc=1,scale=1"), ValueError, "model of a person"),
+        (dict(query="median"), ValueError, "person-level query"),
+        (dict(query=units.sum(3)), ValueError, "cap >= the population's 8"),
+        (dict(bounds="private:0.5"), ValueError, "private"),
+    ],
+)
+def test_bad_input_is_refused_before_anything_is_spent(table, change, error, match):
+    values, _, ids, _ = table
+    args = dict(query="sum", population=MODEL, privacy_unit=ids)
+    args.update(change)
+    if isinstance(args["privacy_unit"], str) and args["privacy_unit"] == "nan":
+        args["privacy_unit"] = np.where(np.arange(ids.size) == 4, np.nan, ids)
+    budget = PrivacyFilter(5.0, rule="basic")
+    with pytest.raises(error, match=match):
+        release_statistic(values, args["query"], args["population"], epsilon=1.0,
+                          budget=budget, privacy_unit=args["privacy_unit"],
+                          bounds=args.get("bounds", "auto"), random_state=0)
+    assert budget.count == 0

@@ -1,0 +1,50 @@
+"""The privacy unit of a statement: one record, or one person's rows."""
+
+import pytest
+
+from sensampler.privacy import (
+    PrivacyStatement,
+    SamplingRun,
+    relation_words,
+    size_words,
+    to_replace_one,
+)
+
+
+def test_a_statement_is_about_one_record_unless_told():
+    s = PrivacyStatement("m", 1.0, 0.0)
+    assert s.unit == "record" and "person" not in str(s)
+
+
+def test_a_person_level_statement_says_so():
+    run = SamplingRun("r", 0.05)
+    s = PrivacyStatement("m", 1.0, 0.0, run=run, source="sampled", unit="person")
+    assert "replace-one neighbours (one person's rows)" in str(s)
+    assert "(one person's rows)" in str(PrivacyStatement("m", 1.0, 0.0, unit="person"))
+
+
+def test_an_unknown_unit_is_refused_naming_it():
+    with pytest.raises(ValueError, match="unit"):
+        PrivacyStatement("m", 1.0, 0.0, unit="household")
+
+
+def test_the_worst_case_part_holds_for_the_same_unit():
+    """A row-level worst case under a person-level statement would overstate it."""
+    run = SamplingRun("r", 0.05)
+    worst = PrivacyStatement("m", 5.0, 0.0)
+    with pytest.raises(ValueError, match="unit"):
+        PrivacyStatement("m", 1.0, 0.0, run=run, source="sampled", worst_case=worst,
+                         unit="person")
+
+
+def test_converting_to_replace_one_keeps_the_unit():
+    worst = PrivacyStatement("m", 5.0, 0.0, neighbours="add-remove", unit="person")
+    s = PrivacyStatement("m", 1.0, 0.0, neighbours="add-remove", worst_case=worst,
+                         unit="person")
+    converted = to_replace_one(s)
+    assert converted.unit == "person" and converted.worst_case.unit == "person"
+
+
+def test_words():
+    assert relation_words("add-remove") == "add-remove neighbours"
+    assert size_words("replace-one", 12, "person") == "n=12 persons"
