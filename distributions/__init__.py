@@ -17,7 +17,7 @@ from .adapters import (
 from .empirical import Empirical, PublicSample
 from .mixtures import GaussianMixture
 from .multivariate import LinearRegressionPopulation, MultivariateNormal, Product
-from .persons import Persons, group_rows
+from .persons import Persons, group_rows, public_persons
 from .univariate import (
     Bernoulli,
     Categorical,
@@ -47,6 +47,7 @@ __all__ = [
     "PublicSample",
     "Persons",
     "group_rows",
+    "public_persons",
     "ScipyDistribution",
     "SklearnGaussianMixture",
     "SklearnKernelDensity",

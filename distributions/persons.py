@@ -22,8 +22,9 @@ from numpy.typing import ArrayLike
 from .._lib.validation import check_count, check_random_state
 from ._base import Distribution, RandomStateLike
 from .adapters import as_distribution
+from .empirical import PUBLIC_CONFIDENCE, PublicSample
 
-__all__ = ["CAP_LEVEL", "Persons", "contribution_cap", "group_rows"]
+__all__ = ["CAP_LEVEL", "Persons", "contribution_cap", "group_rows", "public_persons"]
 
 #: The quantile of rows per person that :func:`contribution_cap` reads from a
 #: count law: a person is cut to at most this many rows.
@@ -203,3 +204,41 @@ def group_rows(
     out = np.full((starts.size, cap), np.nan)
     out[sorted_person[kept], rank[kept]] = rows[order[kept]]
     return out
+
+
+def public_persons(
+    values: ArrayLike,
+    ids: ArrayLike,
+    cap: int | None = None,
+    *,
+    confidence: float = PUBLIC_CONFIDENCE,
+) -> PublicSample:
+    """A public table of rows and person ids, bootstrapped a whole person at a time.
+
+    The model of a person for a person-level release: a
+    :class:`~sensampler.distributions.PublicSample` of the persons' NaN-padded
+    rows (``person_rows=True``), so the public-sample confidence of a row-level
+    release holds at the person level (its N is the number of persons).
+
+    Parameters
+    ----------
+    values : array-like of shape (N,)
+        The public rows' values.
+    ids : array-like of shape (N,)
+        The person of each public row.
+    cap : int, optional
+        Most rows per person, ``>= 1``; default the :data:`CAP_LEVEL` quantile
+        of the public persons' row counts. Rows beyond it are dropped at random
+        with a fixed seed (the table is public).
+    confidence : float, default :data:`PUBLIC_CONFIDENCE`
+        As in :class:`~sensampler.distributions.PublicSample`.
+
+    Returns
+    -------
+    PublicSample
+    """
+    counts = np.unique(_checked_ids(ids, np.size(values)), return_counts=True)[1]
+    if cap is None:
+        cap = int(np.quantile(counts, CAP_LEVEL, method="inverted_cdf"))
+    groups = group_rows(values, ids, cap, random_state=0)
+    return PublicSample(groups, confidence=confidence, person_rows=True)

@@ -275,13 +275,14 @@ class Bounds:
         table = getattr(dist, "data", None)
         if isinstance(table, np.ndarray) and getattr(dist, "weights", 1) is None:
             values = np.asarray(table, dtype=float)
+            values = values[~np.isnan(values)]  # a person's padding dropped
             how = f"quantiles of the {values.size} public rows"
         else:
             rng = np.random.default_rng(as_seed_sequence(0))
             values = np.asarray(dist.sample(size, random_state=rng), dtype=float)
             how = f"empirical quantiles of {size} records drawn from the population model"
-        if dist.person_rows:  # the values of the persons' rows, padding dropped
-            values, how = values[~np.isnan(values)], f"{how}' rows"
+            if dist.person_rows:  # the values of the persons' rows
+                values, how = values[~np.isnan(values)], f"{how}' rows"
         low, high = (float(v) for v in np.quantile(values, tails))
         return cls._checked(low, high, coverage, f"{how}, coverage {coverage:g}")
 

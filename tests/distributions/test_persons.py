@@ -4,8 +4,18 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sensampler.distributions import Categorical, LogNormal, Normal, Persons, group_rows
+from sensampler.distributions import (
+    Categorical,
+    Empirical,
+    LogNormal,
+    Normal,
+    Persons,
+    PublicSample,
+    group_rows,
+    public_persons,
+)
 from sensampler.distributions.persons import contribution_cap
+from sensampler.plan import sampling_plan
 
 
 def _counts(records):
@@ -102,3 +112,36 @@ def test_bad_values_and_cap_are_refused():
         group_rows(np.arange(3.0), [0, 0, 1], 0, 0)
     with pytest.raises(ValueError, match="values must be finite"):
         group_rows([1.0, np.inf], [0, 1], 1, 0)
+
+
+def _table(model, persons, seed):
+    people = model.sample(persons, random_state=seed)
+    counts = (~np.isnan(people)).sum(1)
+    return people[~np.isnan(people)], np.repeat(np.arange(persons), counts), counts
+
+
+def test_public_persons_bootstraps_whole_persons():
+    """A public table with a unit column is a PublicSample of padded persons:
+    every posterior population draws one of the public persons whole."""
+    model = Persons(stats.geom(0.3), LogNormal(1.0, 0.5), cap=30)
+    values, ids, counts = _table(model, 200, 1)
+    public = public_persons(values, ids)
+    assert isinstance(public, PublicSample) and public.person_rows
+    assert public.rows == 200
+    assert public.record_shape == (int(np.quantile(counts, 0.999, method="inverted_cdf")),)
+    assert not np.any(public.bandwidths())  # resampled as they are
+    persons = {tuple(np.nan_to_num(p, nan=-1.0)) for p in public.data}
+    for population in public.posterior(3, random_state=0):
+        drawn = population.sample(50, random_state=0)
+        assert population.person_rows
+        assert all(tuple(np.nan_to_num(p, nan=-1.0)) in persons for p in drawn)
+    assert "public sample of 200 persons" in public.basis(sampling_plan(gamma=0.05))
+
+
+def test_a_table_of_persons_refuses_a_person_without_rows_or_an_infinity():
+    with pytest.raises(ValueError, match="person without a row"):
+        Empirical(np.array([[1.0, np.nan], [np.nan, np.nan]]), person_rows=True)
+    with pytest.raises(ValueError, match="infinity"):
+        PublicSample(np.array([[1.0, np.inf]]), person_rows=True)
+    with pytest.raises(ValueError, match="finite"):  # NaN only as a person's padding
+        Empirical(np.array([[1.0, np.nan]]))

@@ -147,7 +147,10 @@ def check_public_sample(population, data: np.ndarray, plan, spec=None) -> None:
     public sample too small for the plan, before any work; ``spec``: the
     population as given, named in the message when it is a str."""
     if isinstance(population, distributions.Empirical):
-        check_not_private(population.data, data, spec if isinstance(spec, str) else None)
+        public = population.data
+        if population.person_rows:  # persons: their rows' values
+            public = public[~np.isnan(public)]
+        check_not_private(public, data, spec if isinstance(spec, str) else None)
     if isinstance(population, distributions.PublicSample):
         population.check_plan(plan)
 

@@ -10,7 +10,7 @@ from sensampler import units
 from sensampler.accounting import PrivacyFilter
 from sensampler.app.release import prepare_releases, release_statistic
 from sensampler.bounds import worst_case_sensitivity
-from sensampler.distributions import LogNormal, Normal, Persons
+from sensampler.distributions import LogNormal, Normal, Persons, public_persons
 
 MODEL = Persons(stats.geom(0.3), LogNormal(2.0, 0.8), cap=8)
 
@@ -106,3 +106,27 @@ def test_bad_input_is_refused_before_anything_is_spent(table, change, error, mat
                           budget=budget, privacy_unit=args["privacy_unit"],
                           bounds=args.get("bounds", "auto"), random_state=0)
     assert budget.count == 0
+
+
+def test_a_public_table_of_persons_is_the_model_of_a_person(table):
+    """bootstrap of whole public persons: the public-sample confidence is stated
+    for its persons, and the private rows themselves are refused as public."""
+    values, _, ids, _ = table
+    public_values, public_ids, _ = _public_rows(150, seed=9)
+    public = public_persons(public_values, public_ids)
+    r = release_statistic(values, "sum", public, epsilon=1.0, random_state=0,
+                          privacy_unit=ids)
+    assert r.statement.unit == "person"
+    assert "public sample of 150 persons" in r.basis
+    assert r.bounds.note.startswith(f"quantiles of the {public_values.size} public rows")
+    budget = PrivacyFilter(5.0, rule="basic")
+    with pytest.raises(ValueError, match="private records"):
+        release_statistic(values, "sum", public_persons(values, ids), epsilon=1.0,
+                          budget=budget, privacy_unit=ids, random_state=0)
+    assert budget.count == 0
+
+
+def _public_rows(persons, seed):
+    people = MODEL.sample(persons, random_state=seed)
+    counts = (~np.isnan(people)).sum(1)
+    return people[~np.isnan(people)], np.repeat(np.arange(persons), counts), counts
