@@ -280,8 +280,9 @@ def sample_sensitivity(
         (:func:`sensampler.privacy.to_replace_one`).
     bounds : sensampler.bounds.Bounds, optional
         Clip every record of every sampled database to ``[bounds.low,
-        bounds.high]`` (scalar records only): the estimate is then the
-        sensitivity of the query on clipped records, and records its bounds.
+        bounds.high]`` (scalar records, or each row of a person's rows: a
+        ``person_rows`` population): the estimate is then the sensitivity of
+        the query on clipped records, and records its bounds.
         For the built-in queries in the l1, l2 or linf norm it also records
         the sensitivity of the clipped query over *every* pair of neighbours
         (``est.worst_case``, analytic: see

@@ -33,6 +33,7 @@ from ._running import (
 )
 from ._spending import check_budget, try_budgets
 from ._units import (
+    check_row_queries,
     check_unit_inputs,
     group_private_rows,
     person_population,
@@ -316,6 +317,7 @@ privacy_unit, **options
     spec = population
     if privacy_unit is None:
         parsed, names = parse_queries(queries)
+        check_row_queries(parsed, names)
         population = check_population(population, column)
         check_public_sample(population, arr, settings.plan, spec)  # before its bounds
     else:

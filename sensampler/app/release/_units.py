@@ -13,6 +13,7 @@ from ...units import PERSON_QUERIES, PersonQuery
 
 __all__ = [
     "GROUPING_CHILD",
+    "check_row_queries",
     "check_unit_inputs",
     "group_private_rows",
     "person_population",
@@ -65,6 +66,17 @@ def person_queries(queries, cap: int) -> tuple[tuple[PersonQuery, ...], tuple[st
             )
     return tuple(parsed), tuple(q.strip() if isinstance(q, str) else p.name
                                 for q, p in zip(queries, parsed))
+
+
+def check_row_queries(parsed, names) -> None:
+    """Refuse a person-level query in a release without a privacy unit: its
+    statement would be about one person's rows of data that name no person."""
+    for name, query in zip(names, parsed):
+        if isinstance(query, PersonQuery):
+            raise ValueError(
+                f"query {name!r} is a person-level query: give privacy_unit (the "
+                "person of each row) to release it."
+            )
 
 
 def check_unit_inputs(settings, privacy_unit) -> None:

@@ -130,3 +130,14 @@ def _public_rows(persons, seed):
     people = MODEL.sample(persons, random_state=seed)
     counts = (~np.isnan(people)).sum(1)
     return people[~np.isnan(people)], np.repeat(np.arange(persons), counts), counts
+
+
+def test_a_person_level_query_needs_a_privacy_unit(table):
+    """Without ids, a person-level query was refused only as it failed on the
+    1-d data ("failed on the data"): it is refused by name, before any work."""
+    values, _, _, _ = table
+    budget = PrivacyFilter(5.0, rule="basic")
+    with pytest.raises(ValueError, match="person-level query: give privacy_unit"):
+        release_statistic(values, units.sum(8), "lognormal:mu=2,sigma=0.8",
+                          epsilon=1.0, budget=budget, random_state=0)
+    assert budget.count == 0
