@@ -347,7 +347,7 @@ def _person_inputs(arr, queries, population, settings, privacy_unit, root):
     population = person_population(population)
     check_public_sample(population, arr, settings.plan)  # the rows, before grouping
     cap = population.record_shape[0]
-    parsed, names = person_queries(queries, cap)
+    parsed, names = person_queries(queries, cap, settings.neighbours)
     return group_private_rows(arr, privacy_unit, cap, root), parsed, names, population
 
 

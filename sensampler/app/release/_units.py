@@ -44,8 +44,13 @@ def person_population(population):
     return model
 
 
-def person_queries(queries, cap: int) -> tuple[tuple[PersonQuery, ...], tuple[str, ...]]:
-    """The person-level queries at the cap L, by name or as objects, and their names."""
+def person_queries(
+    queries, cap: int, neighbours: str
+) -> tuple[tuple[PersonQuery, ...], tuple[str, ...]]:
+    """The person-level queries at the cap L, by name or as objects, and their
+    names; one that no neighbour moves (the count of persons under replace-one
+    neighbours, n itself) is refused: its answer is public, and no noise can be
+    calibrated to a sensitivity of 0."""
     if isinstance(queries, (str, bytes)) or not isinstance(queries, (list, tuple)):
         raise TypeError(f"queries must be a sequence of queries, got {queries!r}.")
     if not queries:
@@ -64,8 +69,16 @@ def person_queries(queries, cap: int) -> tuple[tuple[PersonQuery, ...], tuple[st
                 f"with a cap >= the population's {cap} rows per person), got "
                 f"{shown!r}."
             )
-    return tuple(parsed), tuple(q.strip() if isinstance(q, str) else p.name
-                                for q, p in zip(queries, parsed))
+    names = tuple(q.strip() if isinstance(q, str) else p.name
+                  for q, p in zip(queries, parsed))
+    for name, query in zip(names, parsed):
+        if query.worst_case(0.0, 1.0, 2, neighbours, "l1") == 0.0:
+            raise ValueError(
+                f"query {name!r} does not move between {neighbours} neighbours (n "
+                "persons in each): its answer is n, published as is; release it "
+                "under neighbours='add-remove'."
+            )
+    return tuple(parsed), names
 
 
 def check_row_queries(parsed, names) -> None:

@@ -92,9 +92,12 @@ def test_the_rows_may_come_in_any_order(table):
         (dict(query="median"), ValueError, "person-level query"),
         (dict(query=units.sum(3)), ValueError, "cap >= the population's 8"),
         (dict(bounds="private:0.5"), ValueError, "private"),
+        (dict(query="persons"), ValueError, "does not move between replace-one"),
     ],
 )
 def test_bad_input_is_refused_before_anything_is_spent(table, change, error, match):
+    """Each refused before any draw or spend; the count of persons under
+    replace-one neighbours (sensitivity 0) raised ZeroDivisionError after sampling."""
     values, _, ids, _ = table
     args = dict(query="sum", population=MODEL, privacy_unit=ids)
     args.update(change)
@@ -141,3 +144,10 @@ def test_a_person_level_query_needs_a_privacy_unit(table):
         release_statistic(values, units.sum(8), "lognormal:mu=2,sigma=0.8",
                           epsilon=1.0, budget=budget, random_state=0)
     assert budget.count == 0
+
+
+def test_the_count_of_persons_is_released_under_add_remove(table):
+    values, _, ids, _ = table
+    r = release_statistic(values, "persons", MODEL, epsilon=1.0, random_state=0,
+                          privacy_unit=ids, neighbours="add-remove")
+    assert r.estimate.worst_case == 1.0 and r.statement.unit == "person"
