@@ -48,3 +48,17 @@ def test_converting_to_replace_one_keeps_the_unit():
 def test_words():
     assert relation_words("add-remove") == "add-remove neighbours"
     assert size_words("replace-one", 12, "person") == "n=12 persons"
+
+
+@pytest.mark.parametrize(
+    "neighbours, words",
+    [("replace-one", "one person's rows replaced by another person's"),
+     ("add-remove", "one person's rows added or removed")],
+)
+def test_the_card_says_what_a_person_level_statement_protects(neighbours, words):
+    """The notebook card said "Any one person's record" of every statement."""
+    s = PrivacyStatement("m", 1.0, 0.0, neighbours=neighbours, unit="person")
+    html = s._repr_html_()
+    assert "All of any one person&#x27;s rows" in html or "All of any one person's rows" in html
+    assert words.replace("'", "&#x27;") in html or words in html
+    assert "one record" not in html
