@@ -78,6 +78,11 @@ class PrivacyAccountant(abc.ABC):
     the other is refused until converted
     (:func:`sensampler.privacy.to_replace_one`). Spends given as numbers and
     sampling runs state no relation and are counted in the accountant's.
+    The first statement also fixes the privacy unit (:attr:`unit`): an
+    accountant holding person-level statements refuses a statement about one
+    record, which implies no person-level guarantee; one holding record-level
+    statements takes person-level ones as they are (each implies the
+    record-level guarantee).
     """
 
     #: Name of the accounting method, used in reports.
@@ -88,6 +93,7 @@ class PrivacyAccountant(abc.ABC):
         self._ledger: list[LedgerEntry] = []
         self._gamma = _GammaBook()
         self._neighbours: str | None = None
+        self._unit: str | None = None
 
     # ------------------------------------------------------------ recording
     @abc.abstractmethod
@@ -155,12 +161,15 @@ class PrivacyAccountant(abc.ABC):
     def _record_held(self, amount, count, run, entry) -> None:
         """:meth:`_record`, the lock held."""
         self._check_neighbours(entry)
+        self._check_unit(entry)
         gamma = self._gamma.plus(run, count)
         self._check_gamma(gamma)
         self._add(amount, count)
         self._gamma = gamma
         if entry.neighbours is not None:
             self._neighbours = entry.neighbours
+        if self._unit is None:
+            self._unit = entry.unit
         self._ledger.append(entry)
 
     def _check_neighbours(self, entry: LedgerEntry) -> None:
@@ -180,6 +189,22 @@ class PrivacyAccountant(abc.ABC):
             f"{entry.neighbours!r}, with the statements already recorded for "
             f"neighbours={held!r}: {advice}."
         )
+
+    def _check_unit(self, entry: LedgerEntry) -> None:
+        """Refuse a statement about one record once person-level ones are held."""
+        if self._unit == "person" and entry.unit == "record":
+            raise ValueError(
+                f"cannot compose {entry.mechanism}, a statement about one record, "
+                "with the statements already recorded about one person's rows: a "
+                "record-level guarantee implies no person-level one; release it with "
+                "a privacy_unit, or spend it from another budget."
+            )
+
+    @property
+    def unit(self) -> str | None:
+        """The privacy unit of everything recorded (``None`` before the first
+        statement): ``"record"`` or ``"person"`` (one person's rows)."""
+        return self._unit
 
     @property
     def neighbours(self) -> str | None:

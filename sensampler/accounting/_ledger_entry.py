@@ -64,6 +64,10 @@ class LedgerEntry:
         set for any entry with a gamma or a run identity. It tells a sampled
         entry of gamma 0 and no run identity, which is no worst case, from a
         global statement, which is its own.
+    unit : {"record", "person"} or None, default None
+        What the statement's neighbours differ in (``statement.unit``); ``None``
+        where no relation is stated. A budget file's line keeps none: its
+        ledger is about one record, which a person-level statement implies.
     """
 
     mechanism: str
@@ -78,6 +82,7 @@ class LedgerEntry:
     worst_case_delta: float | None = None
     worst_case_rho: float | None = None
     sampled: bool = False
+    unit: str | None = None
 
     def __post_init__(self):
         # a gamma or a run identity is a sampled statement's, whatever was given
@@ -122,6 +127,7 @@ class LedgerEntry:
             None if worst is None else worst.delta,
             None if worst is None else worst.rho,
             run is not None,
+            statement.unit if states_relation else None,
         )
 
     @classmethod
@@ -171,8 +177,9 @@ class LedgerEntry:
             ``worst_case_delta`` when the entry states a worst-case part, and
             ``"sampled": true`` for a sampled entry of gamma 0 and no run
             identity (the one case the other keys do not tell from a global
-            statement). The Rényi parameter and the relation are not kept (a
-            budget file's ledger is replace-one).
+            statement). The Rényi parameter, the relation and the unit are not
+            kept (a budget file's ledger is replace-one, about one record: a
+            person-level statement implies that).
         """
         out = {k: getattr(self, k) for k in _DICT_KEYS}
         if self.worst_case_epsilon is not None:
@@ -271,6 +278,7 @@ class LedgerEntry:
                 "no release; record it with record_run."
             )
         neighbours = self.neighbours or neighbours
+        unit = self.unit or "record"
         run = self.to_run(neighbours) if self.sampled else None
         worst_case = None
         if run is not None and (
@@ -282,6 +290,7 @@ class LedgerEntry:
                 self.worst_case_delta,
                 rho=self.worst_case_rho,
                 neighbours=neighbours,
+                unit=unit,
             )
         return PrivacyStatement(
             self.mechanism,
@@ -292,6 +301,7 @@ class LedgerEntry:
             source="global" if run is None else "sampled",
             neighbours=neighbours,
             worst_case=worst_case,
+            unit=unit,
         )
 
     def _repr_html_(self) -> str:

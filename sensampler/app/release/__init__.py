@@ -147,7 +147,10 @@ def release_statistics(
         records an add/remove statement converted by group privacy
         (:func:`sensampler.privacy.to_replace_one`: twice the epsilon and the
         gamma); a filter holding add/remove statements refuses a replace-one
-        release.
+        release. Likewise a filter holding person-level statements
+        (``privacy_unit``) refuses a release about one record, which implies
+        no person-level guarantee; a budget file's ledger, about one record,
+        takes person-level releases as they are.
     column : str, optional
         The column of a ``bootstrap:FILE`` population.
     random_state : None, int, SeedSequence or Generator
