@@ -128,12 +128,12 @@ class PersonQuery(BatchedQuery):
     ``query(data)`` and ``query.evaluate(stack)`` refuse, naming ``data`` or
     ``stack``, what is not an array of real numbers of at most ``cap`` rows per
     person, an infinity, or a person without a row (all NaN); an answer that
-    overflows float64 is refused too. ``unit`` is ``"person"``; ``cap`` is the
+    overflows float64 is refused too. ``privacy_unit`` is ``"person"``; ``cap`` is the
     most rows a person holds, which the worst case (``worst_case``, see the
     module's docstring) is derived for.
     """
 
-    unit = "person"
+    privacy_unit = "person"
 
     def __init__(self, func, name: str, cap: int, rule: Callable, additive=None):
         super().__init__(func, name=name, releases_gil=True, additive=additive)

@@ -50,7 +50,7 @@ def statement_words(statement) -> list[tuple[str, str]]:
 
 def _protected(statement) -> tuple[str, str]:
     """What a guaranteed statement protects: the relation and the guarantee."""
-    if getattr(statement, "unit", "record") == "person":
+    if getattr(statement, "privacy_unit", "record") == "person":
         who, moved, other = "All of any one person's rows", "one person's rows", (
             "another person's"
         )

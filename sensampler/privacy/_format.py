@@ -40,13 +40,13 @@ def format_upper(value: float, digits: int) -> str:
     return upper(value, digits)
 
 
-def relation_words(neighbours: str, unit: str = "record") -> str:
+def relation_words(neighbours: str, privacy_unit: str = "record") -> str:
     """The neighbouring relation in words, with what neighbours differ in.
 
     Parameters
     ----------
     neighbours : {"replace-one", "add-remove"}
-    unit : {"record", "person"}, default "record"
+    privacy_unit : {"record", "person"}, default "record"
 
     Returns
     -------
@@ -58,10 +58,10 @@ def relation_words(neighbours: str, unit: str = "record") -> str:
     "replace-one neighbours (one person's rows)"
     """
     text = f"{neighbours} neighbours"
-    return f"{text} (one person's rows)" if unit == "person" else text
+    return f"{text} (one person's rows)" if privacy_unit == "person" else text
 
 
-def size_words(neighbours: str, n: int, unit: str = "record") -> str:
+def size_words(neighbours: str, n: int, privacy_unit: str = "record") -> str:
     """The data's size in a guarantee, in words.
 
     Under add/remove neighbours a release calibrated for the data's ``n`` (a
@@ -75,7 +75,7 @@ def size_words(neighbours: str, n: int, unit: str = "record") -> str:
     neighbours : {"replace-one", "add-remove"}
     n : int
         The number of private records (of persons, for the unit ``"person"``).
-    unit : {"record", "person"}, default "record"
+    privacy_unit : {"record", "person"}, default "record"
 
     Returns
     -------
@@ -86,7 +86,7 @@ def size_words(neighbours: str, n: int, unit: str = "record") -> str:
     >>> size_words("add-remove", 100)
     'n=100 records, published: the statement holds given this size and does not hide it'
     """
-    counted = f"n={n} {'persons' if unit == 'person' else 'records'}"
+    counted = f"n={n} {'persons' if privacy_unit == 'person' else 'records'}"
     if neighbours == "add-remove":
         return (
             f"{counted}, published: the statement holds given this size and "

@@ -80,7 +80,7 @@ class PrivacyStatement:
         when no worst case is known. The random-DP statement protects the
         databases the population model describes, except with probability
         gamma; this one protects everyone, at its own (larger) epsilon.
-    unit : {"record", "person"}, default "record"
+    privacy_unit : {"record", "person"}, default "record"
         What neighbours differ in: one record, or one person's rows (a
         person-level release, :mod:`sensampler.units`). A person-level
         statement implies the row-level one, not the reverse.
@@ -96,7 +96,7 @@ class PrivacyStatement:
     neighbours: str = NEIGHBOURS
     noise: Noise | None = None
     worst_case: PrivacyStatement | None = None
-    unit: str = "record"
+    privacy_unit: str = "record"
 
     def __post_init__(self):
         if not isinstance(self.mechanism, str):
@@ -117,7 +117,7 @@ class PrivacyStatement:
             raise TypeError(f"run must be a SamplingRun or None, got {self.run!r}.")
         _SOURCES.check("source", self.source)
         NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
-        PRIVACY_UNITS.check("unit", self.unit)
+        PRIVACY_UNITS.check("privacy_unit", self.privacy_unit)
         if self.noise is not None and not isinstance(self.noise, Noise):
             raise TypeError(f"noise must be a Noise or None, got {self.noise!r}.")
         if self.source == "sampled" and self.run is None:
@@ -128,7 +128,7 @@ class PrivacyStatement:
                 f"run's, {self.run.neighbours!r}."
             )
         if self.worst_case is not None:
-            _check_worst_case(self.worst_case, self.neighbours, self.unit)
+            _check_worst_case(self.worst_case, self.neighbours, self.privacy_unit)
 
     @property
     def guaranteed(self) -> bool:
@@ -201,12 +201,12 @@ class PrivacyStatement:
         if self.source == "sampled":
             return (
                 f"{self.mechanism}: {core}{except_gamma(self.gamma)} (random DP, "
-                f"{relation_words(self.neighbours, self.unit)})"
+                f"{relation_words(self.neighbours, self.privacy_unit)})"
                 f"{worst_case_text(self.worst_case)}"
                 + (ORDER_DEPENDENT if self.run is not None and self.run.order_dependent
                    else "")
             )
-        return f"{self.mechanism}: {core} ({relation_words(self.neighbours, self.unit)})"
+        return f"{self.mechanism}: {core} ({relation_words(self.neighbours, self.privacy_unit)})"
 
     def _repr_html_(self) -> str:
         """Notebook display: the statement in plain words."""
@@ -324,7 +324,7 @@ class PrivacyStatement:
         )
 
 
-def _check_worst_case(worst_case, neighbours: str, unit: str) -> None:
+def _check_worst_case(worst_case, neighbours: str, privacy_unit: str) -> None:
     """A worst-case part is a plain (epsilon, delta)-DP statement of the same
     relation and unit."""
     if not isinstance(worst_case, PrivacyStatement):
@@ -348,10 +348,10 @@ def _check_worst_case(worst_case, neighbours: str, unit: str) -> None:
             f"worst_case must hold for the statement's neighbours={neighbours!r}, "
             f"got {worst_case.neighbours!r}."
         )
-    if worst_case.unit != unit:
+    if worst_case.privacy_unit != privacy_unit:
         raise ValueError(
-            f"worst_case must hold for the statement's unit={unit!r}, got "
-            f"{worst_case.unit!r}."
+            f"worst_case must hold for the statement's privacy_unit={privacy_unit!r}, got "
+            f"{worst_case.privacy_unit!r}."
         )
 
 
@@ -576,5 +576,5 @@ def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
         neighbours="replace-one",
         noise=noise,
         worst_case=None if worst_case is None else to_replace_one(worst_case),
-        unit=statement.unit,
+        privacy_unit=statement.privacy_unit,
     )

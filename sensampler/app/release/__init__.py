@@ -147,10 +147,11 @@ def release_statistics(
         records an add/remove statement converted by group privacy
         (:func:`sensampler.privacy.to_replace_one`: twice the epsilon and the
         gamma); a filter holding add/remove statements refuses a replace-one
-        release. Likewise a filter holding person-level statements
-        (``privacy_unit``) refuses a release about one record, which implies
-        no person-level guarantee; a budget file's ledger, about one record,
-        takes person-level releases as they are.
+        release. Likewise a budget (a filter or a budget file) holds one
+        privacy unit: one holding person-level statements (``privacy_unit``)
+        refuses a release about one record, and one holding record-level
+        statements refuses a person-level release, before any work (neither
+        implies the other as it is).
     column : str, optional
         The column of a ``bootstrap:FILE`` population.
     random_state : None, int, SeedSequence or Generator

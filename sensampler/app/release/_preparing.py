@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -258,8 +259,11 @@ def _planned(parsed, population, n, settings) -> tuple[PrivacyStatement, ...]:
     """Upper bounds on what the run spends, in order: a private-bounds pre-pass
     first (if a query needs it: :func:`needs_private_bounds`), then each release
     (:func:`_planned_release`)."""
-    releases = [
-        _planned_release(index, query, population, n, settings)
+    releases = [  # about the query's privacy unit, so a budget of the other refuses
+        replace(
+            _planned_release(index, query, population, n, settings),
+            privacy_unit=getattr(query, "privacy_unit", "record"),
+        )
         for index, query in enumerate(parsed)
     ]
     if not needs_private_bounds(parsed, settings):

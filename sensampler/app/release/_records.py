@@ -108,9 +108,9 @@ class Release:
         (n=500 records)``, or for a person-level release ``replace-one
         neighbours (one person's rows; n=200 persons)``."""
         s = self.statement
-        words = relation_words(s.neighbours, s.unit)
-        size = size_words(s.neighbours, self.n, s.unit)
-        return f"{words[:-1]}; {size})" if s.unit == "person" else f"{words} ({size})"
+        words = relation_words(s.neighbours, s.privacy_unit)
+        size = size_words(s.neighbours, self.n, s.privacy_unit)
+        return f"{words[:-1]}; {size})" if s.privacy_unit == "person" else f"{words} ({size})"
 
     @property
     def worst_case(self) -> str:
@@ -125,12 +125,12 @@ class Release:
             )
         clipped = (
             "at most L rows per person, values clipped to the bounds"
-            if s.unit == "person"
+            if s.privacy_unit == "person"
             else "records clipped to the bounds"
         )
         return (
             f"{format_dp(s.worst_case.epsilon, s.worst_case.delta)} for every pair of "
-            f"{relation_words(s.neighbours, s.unit)}, {clipped}"
+            f"{relation_words(s.neighbours, s.privacy_unit)}, {clipped}"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -174,7 +174,7 @@ class Release:
             "population": self.population,
             "n": self.n,
             "neighbours": self.statement.neighbours,
-            "unit": self.statement.unit,
+            "privacy_unit": self.statement.privacy_unit,
         }
         if est is None:
             return out

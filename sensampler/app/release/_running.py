@@ -141,14 +141,14 @@ def _price(name, estimate, epsilon, delta) -> str | None:
     )
 
 
-def _with_unit(statement: PrivacyStatement, unit: str) -> PrivacyStatement:
+def _with_unit(statement: PrivacyStatement, privacy_unit: str) -> PrivacyStatement:
     """``statement`` and its worst-case part for neighbours that differ in one
-    ``unit`` (a person-level query's: one person's rows)."""
-    if unit == statement.unit:
+    ``privacy_unit`` (a person-level query's: one person's rows)."""
+    if privacy_unit == statement.privacy_unit:
         return statement
     worst = statement.worst_case
-    worst = None if worst is None else replace(worst, unit=unit)
-    return replace(statement, unit=unit, worst_case=worst)
+    worst = None if worst is None else replace(worst, privacy_unit=privacy_unit)
+    return replace(statement, privacy_unit=privacy_unit, worst_case=worst)
 
 
 @dataclass(frozen=True)
@@ -237,7 +237,7 @@ def calibrated_mechanism(
     )
     if population is None:  # a global sensitivity of the relation's pairs
         statement = replace(statement, neighbours=s.neighbours)
-    statement = _with_unit(statement, getattr(query, "unit", "record"))
+    statement = _with_unit(statement, getattr(query, "privacy_unit", "record"))
     return Calibrated(
         mech, statement, noise, s.mechanism, bounds, estimate=estimate,
         price=_price(s.mechanism, estimate, epsilon, s.delta),

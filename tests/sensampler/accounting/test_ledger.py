@@ -108,7 +108,7 @@ def test_ledger_exports_as_a_table(make):
             "worst_case_delta": None,
             "worst_case_rho": None,
             "sampled": True,
-            "unit": "record",
+            "privacy_unit": "record",
         }
     ]
     assert list(records[0]) == list(LedgerEntry.__annotations__)
@@ -338,9 +338,9 @@ def test_a_ledger_line_round_trips_through_its_dict(statement):
         keys += ["worst_case_epsilon", "worst_case_delta"]
     assert list(record) == keys
     back = LedgerEntry.from_dict({**record, "label": "x", "time": "t"})
-    # the dict keeps neither the Rényi parameter nor the relation nor the unit
-    # (a budget file's ledger is replace-one, about one record)
-    assert back == replace(entry, rho=None, neighbours=None, unit=None)
+    # the dict keeps neither the Rényi parameter nor the relation (a budget
+    # file's ledger is replace-one); it keeps the privacy unit
+    assert back == replace(entry, rho=None, neighbours=None)
     assert back.to_dict() == record
 
 

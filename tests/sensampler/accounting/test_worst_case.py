@@ -301,7 +301,7 @@ def test_an_anonymous_sampled_statement_of_gamma_0_is_no_worst_case():
     # a budget file's line keeps it, and only where the other keys cannot tell
     line = entry.to_dict()
     assert line["sampled"] is True and LedgerEntry.from_dict(line) == replace(
-        entry, rho=None, neighbours=None, unit=None
+        entry, rho=None, neighbours=None
     )
     assert "sampled" not in LedgerEntry.of(PrivacyStatement("g", 1.0, 0.0), 1).to_dict()
 

@@ -30,12 +30,12 @@ def test_every_statement_names_the_unit(table, neighbours):
     values, _, ids, _ = table
     r = release_statistic(values, "sum", MODEL, epsilon=1.0, random_state=0,
                           privacy_unit=ids, neighbours=neighbours)
-    assert r.statement.unit == "person" and r.statement.worst_case.unit == "person"
+    assert r.statement.privacy_unit == "person" and r.statement.worst_case.privacy_unit == "person"
     assert r.n == 300
     assert f"{neighbours} neighbours (one person's rows; n=300 persons" in r.guarantee
     assert "one person's rows" in r.worst_case and "one person's rows" in str(r.statement)
     record = json.loads(json.dumps(r.to_dict()))
-    assert record["unit"] == "person" and record["n"] == 300
+    assert record["privacy_unit"] == "person" and record["n"] == 300
     # the worst case is the person-level one at L = 8 and the model's bounds
     expected = worst_case_sensitivity(units.sum(8), r.bounds, 300, neighbours, "l1")
     assert r.estimate.worst_case == expected
@@ -45,7 +45,7 @@ def test_without_a_unit_the_statement_is_about_one_record(table):
     values, _, _, _ = table
     r = release_statistic(values, "sum", "lognormal:mu=2,sigma=0.8", epsilon=1.0,
                           random_state=0)
-    assert r.statement.unit == "record" and r.to_dict()["unit"] == "record"
+    assert r.statement.privacy_unit == "record" and r.to_dict()["privacy_unit"] == "record"
     assert "person" not in r.guarantee
 
 
@@ -119,7 +119,7 @@ def test_a_public_table_of_persons_is_the_model_of_a_person(table):
     public = public_persons(public_values, public_ids)
     r = release_statistic(values, "sum", public, epsilon=1.0, random_state=0,
                           privacy_unit=ids)
-    assert r.statement.unit == "person"
+    assert r.statement.privacy_unit == "person"
     assert "public sample of 150 persons" in r.basis
     assert r.bounds.note.startswith(f"quantiles of the {public_values.size} public rows")
     budget = PrivacyFilter(5.0, rule="basic")
@@ -150,4 +150,4 @@ def test_the_count_of_persons_is_released_under_add_remove(table):
     values, _, ids, _ = table
     r = release_statistic(values, "persons", MODEL, epsilon=1.0, random_state=0,
                           privacy_unit=ids, neighbours="add-remove")
-    assert r.estimate.worst_case == 1.0 and r.statement.unit == "person"
+    assert r.estimate.worst_case == 1.0 and r.statement.privacy_unit == "person"
