@@ -212,7 +212,13 @@ class PrivacyStatement:
         """Notebook display: the statement in plain words."""
         return statement_html(self)
 
-    def to_dp_event(self, *, allow_gamma: bool = False, neighbours: str | None = None):
+    def to_dp_event(
+        self,
+        *,
+        allow_gamma: bool = False,
+        neighbours: str | None = None,
+        privacy_unit: str | None = None,
+    ):
         """The dp_accounting ``DpEvent`` of one release of this statement.
 
         So that releases can be composed in Google's dp_accounting accountants
@@ -242,7 +248,8 @@ class PrivacyStatement:
 
         The worst-case part of a sampled statement is a plain DP statement
         with no gamma: ``statement.worst_case.to_dp_event()`` is a true DP
-        guarantee that any dp_accounting accountant may compose as is.
+        guarantee that any dp_accounting accountant of its relation and unit
+        may compose as is.
 
         Parameters
         ----------
@@ -256,6 +263,14 @@ class PrivacyStatement:
             The relation the event is for. ``None`` (the default) accepts a
             replace-one statement only. A replace-one statement has no
             add/remove event (``"add-remove"`` is refused for it).
+        privacy_unit : {"record", "person"}, optional
+            The privacy unit of the accountant the event joins: a ``DpEvent``
+            carries no unit either, and a person-level event composed with
+            record-level ones would be read as one about a record, which it is
+            not as it is (see :class:`~sensampler.accounting.PrivacyAccountant`).
+            ``None`` (the default) accepts a record-level statement only; a
+            person-level statement needs ``privacy_unit="person"``, by which
+            the caller says the accountant holds person-level events only.
 
         Returns
         -------
@@ -269,8 +284,11 @@ class PrivacyStatement:
             For a statement with no guarantee (typical or derived sensitivity),
             a gamma > 0 without ``allow_gamma=True``, an add/remove statement
             without ``neighbours``, a replace-one one with
-            ``neighbours="add-remove"``, or no representable event.
+            ``neighbours="add-remove"``, a ``privacy_unit`` other than the
+            statement's (a person-level one without it), or no representable
+            event.
         """
+        self._check_event_unit(privacy_unit)
         dp_event = _dp_event_module()
         if not isinstance(allow_gamma, bool):
             raise TypeError(f"allow_gamma must be True or False, got {allow_gamma!r}.")
@@ -293,7 +311,9 @@ class PrivacyStatement:
                 "no add/remove statement; use neighbours='replace-one'."
             )
         if self.neighbours == "add-remove" and neighbours == "replace-one":
-            return to_replace_one(self).to_dp_event(allow_gamma=allow_gamma)
+            return to_replace_one(self).to_dp_event(
+                allow_gamma=allow_gamma, privacy_unit=privacy_unit
+            )
         if not self.guaranteed:
             raise ValueError(
                 f"{self.mechanism} was calibrated with a {self.source} "
@@ -321,6 +341,27 @@ class PrivacyStatement:
             f"{self.mechanism} states neither Gaussian or Laplace noise nor a zCDP "
             "parameter, and dp_accounting has no event for a general (epsilon, "
             "delta) statement."
+        )
+
+    def _check_event_unit(self, privacy_unit: str | None) -> None:
+        """Refuse a DpEvent for an accountant of another privacy unit than the
+        statement's (``None``: a record-level accountant)."""
+        if privacy_unit is not None:
+            PRIVACY_UNITS.check("privacy_unit", privacy_unit)
+        held = privacy_unit or "record"
+        if held == self.privacy_unit:
+            return
+        if self.privacy_unit == "person":
+            raise ValueError(
+                f"{self.mechanism} protects one person's rows, and a DpEvent does "
+                "not carry the privacy unit (composed with record-level events it "
+                "would be read as one about a record, which it is not as it is): "
+                "pass privacy_unit='person' for an accountant of person-level "
+                "events only."
+            )
+        raise ValueError(
+            f"{self.mechanism} protects one record, which implies no person-level "
+            "guarantee: it has no event for an accountant of privacy_unit='person'."
         )
 
 
