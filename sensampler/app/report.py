@@ -204,6 +204,16 @@ def _population_paragraph(releases) -> str:
     )
 
 
+def _privacy_unit_paragraph(releases) -> str:
+    """One line on the privacy unit, for person-level releases."""
+    if not any(r.statement.privacy_unit == "person" for r in releases):
+        return ""
+    return paragraph(
+        "Privacy unit: a person. Each statement protects all of one person's rows "
+        "(n counts persons)."
+    )
+
+
 def release_report(
     releases, *, budget=None, audits=(), title: str = "Release report", source: str = ""
 ) -> str:
@@ -238,6 +248,7 @@ def release_report(
         ),
         paragraph(f"From {source}.") if source else "",
         _population_paragraph(releases),
+        _privacy_unit_paragraph(releases),
     )
     sections = [
         ("What was released", released),

@@ -41,6 +41,22 @@ def test_every_statement_names_the_unit(table, neighbours):
     assert r.estimate.worst_case == expected
 
 
+def test_the_report_card_and_ledger_name_the_unit(table, tmp_path):
+    """The report says in one line what a person-level release protects; the
+    statement's card and the ledger's line carry the unit too."""
+    values, _, ids, _ = table
+    budget = PrivacyFilter(5.0, rule="basic")
+    r = release_statistic(values, "sum", MODEL, epsilon=1.0, random_state=0,
+                          privacy_unit=ids, budget=budget,
+                          report=tmp_path / "report.html")
+    page = (tmp_path / "report.html").read_text()
+    assert "Each statement protects all of one person&#x27;s rows" in page or (
+        "Each statement protects all of one person's rows" in page
+    )
+    assert "All of any one person" in r.statement._repr_html_()
+    assert budget.ledger_records()[0]["privacy_unit"] == "person"
+
+
 def test_without_a_unit_the_statement_is_about_one_record(table):
     values, _, _, _ = table
     r = release_statistic(values, "sum", "lognormal:mu=2,sigma=0.8", epsilon=1.0,
