@@ -288,10 +288,8 @@ class PrivacyStatement:
             statement's (a person-level one without it), or no representable
             event.
         """
-        self._check_event_unit(privacy_unit)
+        self._check_event_inputs(allow_gamma, privacy_unit)
         dp_event = _dp_event_module()
-        if not isinstance(allow_gamma, bool):
-            raise TypeError(f"allow_gamma must be True or False, got {allow_gamma!r}.")
         if neighbours not in (None, "replace-one", "add-remove"):
             raise ValueError(
                 "neighbours must be None, 'replace-one' or 'add-remove', got "
@@ -343,9 +341,12 @@ class PrivacyStatement:
             "delta) statement."
         )
 
-    def _check_event_unit(self, privacy_unit: str | None) -> None:
-        """Refuse a DpEvent for an accountant of another privacy unit than the
-        statement's (``None``: a record-level accountant)."""
+    def _check_event_inputs(self, allow_gamma, privacy_unit: str | None) -> None:
+        """Refuse a non-bool ``allow_gamma``, and a DpEvent for an accountant of
+        another privacy unit than the statement's (``None``: a record-level
+        accountant)."""
+        if not isinstance(allow_gamma, bool):
+            raise TypeError(f"allow_gamma must be True or False, got {allow_gamma!r}.")
         if privacy_unit is not None:
             PRIVACY_UNITS.check("privacy_unit", privacy_unit)
         held = privacy_unit or "record"

@@ -110,12 +110,13 @@ def sweep_command(args: argparse.Namespace, say, to_json, writable_folder, check
             f"--calibrations must be <= --repetitions {args.repetitions}, got "
             f"--calibrations {args.calibrations}."
         )
+    settings = settings_from_args(args, record_only="sensampler sweep")
     prepared = prepare_sweep(
         args.query,
         args.population,
         args.n,
         _epsilons(args.epsilons),
-        settings_from_args(args),
+        settings,
         data=args.data,
         column=args.column,
         repetitions=args.repetitions,

@@ -403,6 +403,7 @@ calibrations, random_state, n_jobs, **options
         ``.run()`` gives the table.
     """
     base = ReleaseSettings.build(settings, **options)
+    base.require_record_unit("a sweep")
     per_epsilon = _check_epsilons(base, epsilons)
     parsed, names = parse_queries([query])
     spec, loaded = population, check_population(population, column)

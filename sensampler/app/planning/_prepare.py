@@ -372,6 +372,7 @@ runs, random_state, n_jobs, **options
     if "bounds" in options:  # the plan's own words: it takes public bounds only
         options["bounds"] = _public_bounds(options["bounds"])
     settings = ReleaseSettings.build(settings, **options)
+    settings.require_record_unit("a plan")
     _public_bounds(settings.bounds)
     model = _noise_model(settings, noise_model)
     if (target_error is None) == (settings.epsilon is None):

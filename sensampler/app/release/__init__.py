@@ -153,7 +153,9 @@ def release_statistics(
         statements refuses a person-level release, before any work (neither
         implies the other as it is).
     column : str, optional
-        The column of a ``bootstrap:FILE`` population.
+        The column of a ``bootstrap:FILE`` population; with ``data`` a table
+        (a DataFrame, and ``privacy_unit`` a column's name), its released
+        column too.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
@@ -163,8 +165,11 @@ def release_statistics(
         (:func:`sensampler.app.report.release_report`: statements in words,
         figures inline, no private record); its folder is checked before
         anything is sampled or spent.
-    privacy_unit : array-like of shape (n,), optional
-        The person of each row of ``data``: neighbours then differ in one
+    privacy_unit : array-like of shape (n,) or str, optional
+        The person of each row of ``data`` (or, with ``data`` a table, the
+        name of its column of person ids, as ``settings.privacy_unit`` is;
+        ``population="bootstrap:FILE"`` then groups the public file by the
+        same column, resampling whole persons): neighbours then differ in one
         person's rows (replace a person, or add/remove one), and every
         statement says so. ``population`` must model a person (its record is
         a person's rows, NaN-padded to L: a

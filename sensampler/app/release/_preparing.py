@@ -39,6 +39,7 @@ from ._units import (
     group_private_rows,
     person_population,
     person_queries,
+    table_inputs,
 )
 
 __all__ = [
@@ -316,6 +317,7 @@ privacy_unit, **options
     """
     settings = ReleaseSettings.build(settings, **options)
     settings.require_epsilon()
+    data, privacy_unit, unit_column = table_inputs(data, privacy_unit, settings, column)
     arr = check_data(data)
     root = as_seed_sequence(random_state)
     spec = population
@@ -326,7 +328,8 @@ privacy_unit, **options
         check_public_sample(population, arr, settings.plan, spec)  # before its bounds
     else:
         arr, parsed, names, population = _person_inputs(
-            arr, queries, population, settings, privacy_unit, root
+            arr, queries, population, settings, (privacy_unit, unit_column), root,
+            column,
         )
     budget = check_budget(budget)
     n_jobs = check_n_jobs(n_jobs)
@@ -343,12 +346,14 @@ privacy_unit, **options
     )
 
 
-def _person_inputs(arr, queries, population, settings, privacy_unit, root):
+def _person_inputs(arr, queries, population, settings, unit, root, column):
     """A person-level release's inputs: the private rows grouped by person (at
     most L, the model's ``record_shape[0]``, each), the person-level queries
-    and the model of a person, checked before any work."""
-    check_unit_inputs(settings, privacy_unit)
-    population = person_population(population)
+    and the model of a person, checked before any work. ``unit`` is the ids and
+    the name of their column (None for an array)."""
+    privacy_unit, unit_column = unit
+    check_unit_inputs(settings)
+    population = person_population(population, column, unit_column)
     check_public_sample(population, arr, settings.plan)  # the rows, before grouping
     cap = population.record_shape[0]
     parsed, names = person_queries(queries, cap, settings.neighbours)

@@ -10,6 +10,7 @@ from ... import distributions
 from ...parallel import child_seed
 from ...queries import Query
 from ...units import PERSON_QUERIES, PersonQuery
+from ._inputs import load_population
 
 __all__ = [
     "GROUPING_CHILD",
@@ -18,6 +19,7 @@ __all__ = [
     "group_private_rows",
     "person_population",
     "person_queries",
+    "table_inputs",
 ]
 
 #: The child of a release's seed that chooses the rows dropped beyond the cap
@@ -25,14 +27,29 @@ __all__ = [
 GROUPING_CHILD = 2**31 - 1
 
 
-def person_population(population):
+def person_population(population, column: str | None = None,
+                      unit_column: str | None = None):
     """The model of a person: a Distribution whose record is a person's rows
-    (``person_rows``, NaN-padded to L = ``record_shape[0]``), or raise."""
+    (``person_rows``, NaN-padded to L = ``record_shape[0]``), or raise. A
+    ``bootstrap:FILE`` population is the public file's persons, grouped by the
+    privacy unit's column (``unit_column``, the private table's), whole persons
+    resampled (:func:`~sensampler.distributions.public_persons`)."""
+    if isinstance(population, str) and population.startswith("bootstrap:"):
+        if unit_column is None:
+            raise ValueError(
+                f"population={population!r} with privacy_unit as an array: a public "
+                "file of persons is grouped by the privacy unit's column; give the "
+                "data as a table and privacy_unit as its column's name, or the model "
+                "as sensampler.distributions.public_persons(values, ids)."
+            )
+        population = load_population(
+            population, column=column, privacy_unit=unit_column
+        )
     if population is None or isinstance(population, str):
         raise ValueError(
             "privacy_unit needs a population model of a person, whose record is a "
-            "person's rows (sensampler.distributions.Persons(rows, values, cap)), "
-            f"got population={population!r}."
+            "person's rows (sensampler.distributions.Persons(rows, values, cap), or "
+            f"bootstrap:PUBLIC_FILE with the unit's column), got population={population!r}."
         )
     model = distributions.as_distribution(population)
     if not model.person_rows:
@@ -42,6 +59,45 @@ def person_population(population):
             f"got {type(model).__name__} (records of shape {model.record_shape})."
         )
     return model
+
+
+def table_inputs(data, privacy_unit, settings, column: str | None):
+    """``(values, ids, unit_column)``: the rows and the person of each, from the
+    release's ``privacy_unit`` (an array of ids, or a column's name) or the
+    settings' (a column's name). With a column's name, ``data`` is a table (a
+    DataFrame) and ``column`` names its released column; without a unit,
+    ``(data, None, None)``. Nothing of the data is quoted."""
+    given = settings.privacy_unit
+    if given is not None and privacy_unit is not None and not (
+        isinstance(privacy_unit, str) and privacy_unit.strip() == given
+    ):
+        raise ValueError(
+            f"privacy_unit is given twice: settings.privacy_unit={given!r} and the "
+            "release's privacy_unit; give one."
+        )
+    name = privacy_unit.strip() if isinstance(privacy_unit, str) else given
+    if name is None:
+        return data, privacy_unit, None
+    columns = getattr(data, "columns", None)
+    if columns is None:
+        raise TypeError(
+            f"privacy_unit={name!r} names a column: data must then be a table (a "
+            f"pandas DataFrame), got {type(data).__name__}; or give privacy_unit as "
+            "an array of ids, one per row."
+        )
+    for what, wanted in (("column", column), ("privacy_unit", name)):
+        if wanted is None or wanted not in columns:
+            raise ValueError(
+                f"{what}={wanted!r}: the table has no such column (a table's release "
+                "needs column, the released column, and privacy_unit, the person "
+                "of each row)."
+            )
+    if name == column:
+        raise ValueError(
+            f"privacy_unit={name!r} is the released column: give the column of the "
+            "person ids."
+        )
+    return np.asarray(data[column]), np.asarray(data[name], dtype=object), name
 
 
 def person_queries(
@@ -92,14 +148,8 @@ def check_row_queries(parsed, names) -> None:
             )
 
 
-def check_unit_inputs(settings, privacy_unit) -> None:
+def check_unit_inputs(settings) -> None:
     """What a person-level release refuses in this version, before any work."""
-    if isinstance(privacy_unit, str):
-        raise TypeError(
-            "privacy_unit must be an array of person ids, one per row (a column "
-            "name needs a table, which release_statistic does not read), got "
-            f"{privacy_unit!r}."
-        )
     if settings.bounds.kind == "private":
         raise ValueError(
             "bounds='private:EPS0' estimates the bounds of one row's value, not of "

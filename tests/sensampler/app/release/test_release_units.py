@@ -167,3 +167,61 @@ def test_the_count_of_persons_is_released_under_add_remove(table):
     r = release_statistic(values, "persons", MODEL, epsilon=1.0, random_state=0,
                           privacy_unit=ids, neighbours="add-remove")
     assert r.estimate.worst_case == 1.0 and r.statement.privacy_unit == "person"
+
+
+def test_a_table_names_its_privacy_unit_column(table, tmp_path):
+    """With a DataFrame, privacy_unit (or settings.privacy_unit) names the
+    column of person ids and column the released one; a bootstrap:FILE
+    population is grouped by the same column. The same release as with the
+    arrays."""
+    pd = pytest.importorskip("pandas")
+    from sensampler.settings import ReleaseSettings
+
+    values, _, ids, _ = table
+    frame = pd.DataFrame({"person": [f"p{i}" for i in ids], "value": values})
+    by_array = release_statistic(values, "sum", MODEL, epsilon=1.0, random_state=0,
+                                 privacy_unit=np.array([f"p{i}" for i in ids]))
+    by_name = release_statistic(frame, "sum", MODEL, epsilon=1.0, random_state=0,
+                                privacy_unit="person", column="value")
+    settings = ReleaseSettings(epsilon=1.0, privacy_unit="person")
+    by_settings = release_statistic(frame, "sum", MODEL, settings, random_state=0,
+                                    column="value")
+    assert by_array.estimate.sensitivity.value == by_name.estimate.sensitivity.value
+    assert by_settings.statement.privacy_unit == "person"
+    public_values, public_ids, _ = _public_rows(150, seed=9)
+    path = tmp_path / "public.csv"
+    pd.DataFrame({"person": public_ids, "value": public_values}).to_csv(path, index=False)
+    r = release_statistic(frame, "sum", f"bootstrap:{path}", epsilon=1.0,
+                          random_state=0, privacy_unit="person", column="value")
+    assert "public sample of 150 persons" in r.basis
+
+
+@pytest.mark.parametrize(
+    "change, error, match",
+    [
+        (dict(column=None), ValueError, "column=None: the table has no such column"),
+        (dict(privacy_unit="who"), ValueError, "privacy_unit='who'"),
+        (dict(privacy_unit="value"), ValueError, "is the released column"),
+        (dict(settings_unit="other"), ValueError, "privacy_unit is given twice"),
+        (dict(data="array"), TypeError, "data must then be a table"),
+        (dict(privacy_unit=None, ids=True, population="bootstrap:x.csv"),
+         ValueError, "grouped by the privacy unit's column"),
+    ],
+)
+def test_a_table_release_refuses_before_any_work(table, change, error, match):
+    pd = pytest.importorskip("pandas")
+    from sensampler.settings import ReleaseSettings
+
+    values, _, ids, _ = table
+    frame = pd.DataFrame({"person": ids, "value": values})
+    args = dict(privacy_unit="person", column="value", population=MODEL)
+    args.update(change)
+    data = values if args.pop("data", None) == "array" else frame
+    settings = ReleaseSettings(epsilon=1.0, privacy_unit=args.pop("settings_unit", None))
+    if args.pop("ids", False):
+        data, args["privacy_unit"] = values, ids
+    budget = PrivacyFilter(5.0, rule="basic")
+    with pytest.raises(error, match=match):
+        release_statistic(data, "sum", args.pop("population"), settings,
+                          budget=budget, random_state=0, **args)
+    assert budget.count == 0

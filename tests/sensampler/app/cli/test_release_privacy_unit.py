@@ -1,0 +1,72 @@
+"""``sensampler release --privacy-unit COLUMN``: a table of several rows per
+person, released at the person level; plan and sweep refuse the flag by name."""
+
+import json
+import os
+
+import pytest
+
+from .test_cli import in_process
+
+ROOT = os.path.dirname(os.path.abspath(__file__)).split("/tests/")[0]
+DATA = os.path.join(ROOT, "examples", "data", "private_purchases.csv")
+PUBLIC = "bootstrap:" + os.path.join(ROOT, "examples", "data", "public_purchases.csv")
+BASE = ["release", "--data", DATA, "--column", "amount", "--epsilon", "1",
+        "--population", PUBLIC, "--seed", "0"]
+
+
+def test_a_person_level_release_from_files(tmp_path):
+    """The flag reads the person of each row, the public file is grouped by the
+    same column (whole persons bootstrapped), and the JSON, the text and the
+    budget file carry the unit."""
+    ledger = str(tmp_path / "l.json")
+    result = in_process(*BASE, "--privacy-unit", "customer", "--query", "sum",
+                        "--budget-file", ledger, "--budget-epsilon", "3", "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    (release,) = out["releases"]
+    assert release["privacy_unit"] == "person" and release["n"] == 300
+    assert "public sample of 100 persons" in release["guarantee"]
+    with open(ledger, encoding="utf-8") as fh:
+        assert json.load(fh)["entries"][0]["privacy_unit"] == "person"
+    text = in_process(*BASE, "--privacy-unit", "customer", "--query", "mean")
+    assert text.returncode == 0, text.stderr
+    assert "(one person's rows; n=300 persons" in text.stdout
+    # the same budget file refuses a release about one record, before any work
+    row = in_process(*BASE, "--query", "mean", "--budget-file", ledger)
+    assert row.returncode == 2 and "about one record" in row.stderr
+
+
+@pytest.mark.parametrize(
+    "flags, words",
+    [
+        (["--privacy-unit", "shop"], ["has no column 'shop'"]),
+        (["--privacy-unit", "amount"], ["--privacy-unit", "released column"]),
+        (["--privacy-unit", "customer", "--query", "median"],
+         ["person-level query", "'median'"]),
+        (["--privacy-unit", "customer", "--bounds", "private:0.1"],
+         ["private:EPS0", "person's rows"]),
+    ],
+)
+def test_each_refusal_names_the_flag_or_column(flags, words):
+    result = in_process(*BASE, *flags)
+    assert result.returncode == 2, result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    for word in words:
+        assert word in lines[0], lines[0]
+    assert "c0001" not in lines[0]  # no record quoted
+
+
+@pytest.mark.parametrize("command", [
+    ["plan", "--query", "mean", "--population", "normal:loc=0,scale=1", "--n", "100",
+     "--epsilon", "1"],
+    ["sweep", "--query", "mean", "--population", "normal:loc=0,scale=1", "--n", "50",
+     "--repetitions", "2"],
+])
+def test_plan_and_sweep_refuse_the_flag_by_name(command):
+    """Plans and sweeps are about one record in this version: the flag is
+    refused as typed, before any work (rather than ignored)."""
+    result = in_process(*command, "--privacy-unit", "customer")
+    assert result.returncode == 2
+    assert "got --privacy-unit customer" in result.stderr
