@@ -32,6 +32,17 @@ brute-force them). Write ``w = b - a`` and the range of one person's total
 * **mean of totals** (:math:`\frac1n\sum_i T_i`): replace-one :math:`(T_{hi} -
   T_{lo})/n`; add-remove :math:`(T - \bar T_{n-1})/n`, also within
   :math:`(T_{hi} - T_{lo})/n`.
+* **histogram** (counts of rows per bin, B bins; a row outside the range is
+  not counted): one person's rows are a count vector :math:`c \ge 0` with
+  :math:`\|c\|_1 \le L`. Add-remove adds or removes one such vector: L in
+  every norm (its L rows in one bin). Replace-one changes :math:`c` to
+  :math:`c'`: :math:`\|c' - c\|_1 \le \|c'\|_1 + \|c\|_1 \le 2L`,
+  :math:`\|c' - c\|_2 \le \sqrt{\|c\|_2^2 + \|c'\|_2^2} \le \sqrt2 L`
+  (both non-negative: the cross term only lowers it), and
+  :math:`\|c' - c\|_\infty \le L`; with B >= 2 all are attained (L rows in
+  one bin replaced by L rows in another). With one bin the change is a
+  difference of two counts in [0, L]: L, attained when a row can fall outside
+  the range (else L - 1, which L bounds).
 
 References
 ----------
@@ -63,10 +74,12 @@ from ._lib.validation import check_count
 from ._math.worst_cases import SCALAR_NORMS, coordinate_as_l1
 from ._sampling.trusted import trust
 from .queries import BatchedQuery
+from .queries import histogram as row_histogram
 
 __all__ = [
     "PERSON_QUERIES",
     "PersonQuery",
+    "histogram",
     "mean",
     "mean_of_totals",
     "persons",
@@ -120,6 +133,18 @@ def worst_mean_of_totals(cap, low, high, n, neighbours, norm):
         return None
     lo, hi = _total_range(low, high, cap)
     return (hi - lo) / n
+
+
+@coordinate_as_l1
+def worst_histogram(bins, cap, low, high, n, neighbours, norm):
+    """The histogram's worst case over ``bins`` bins at the cap L (the module's
+    docstring derives it): L, or 2L (l1) and sqrt(2) L (l2) for replace-one
+    over two bins or more."""
+    if norm not in SCALAR_NORMS:
+        return None
+    if neighbours == "add-remove" or bins == 1 or norm == "linf":
+        return float(cap)
+    return 2.0 * cap if norm == "l1" else float(np.sqrt(2.0) * cap)
 
 
 class PersonQuery(BatchedQuery):
@@ -285,6 +310,36 @@ def mean_of_totals(cap: int) -> PersonQuery:
     return _built(
         lambda stack, present: np.where(present, stack, 0.0).sum(axis=2).mean(axis=1),
         "mean of totals", cap, worst_mean_of_totals, "mean",
+    )
+
+
+def histogram(
+    cap: int,
+    bins: int | Any = 10,
+    range: tuple[float, float] | None = None,  # noqa: A002 - numpy's own name
+) -> PersonQuery:
+    r"""Counts of all persons' rows in each bin (rows outside ``range`` not counted).
+
+    Parameters
+    ----------
+    cap : int
+        Most rows per person, ``>= 1``.
+    bins, range
+        As :func:`sensampler.queries.histogram` takes them (and checks them).
+
+    Returns
+    -------
+    PersonQuery
+        Additive (a sum over persons); worst case L (add-remove, and one bin),
+        2L in l1 and :math:`\sqrt2 L` in l2 for replace-one over two bins or
+        more, L in linf.
+    """
+    rows_query = row_histogram(bins, range)  # the row counts, NaN not counted
+    count = rows_query.func(np.full((1, 1), np.nan)).shape[1]
+    return _built(
+        lambda stack, present: rows_query.func(stack),
+        f"histogram({count} bins)", cap,
+        functools.partial(worst_histogram, count), "sum",
     )
 
 

@@ -145,3 +145,44 @@ def test_person_level_sampled_sensitivity_covers_fresh_pairs(query):
         changes = np.concatenate(changes)
     share = np.mean(changes > estimate.sensitivity.value)
     assert share <= gamma + 6 * np.sqrt(gamma * (1 - gamma) / pairs)
+
+
+def _histogram_brute_force(query, cap, n, neighbours, norm):
+    """Largest norm of the change of the person-level histogram over every pair
+    of neighbouring databases of persons with rows on {0.5, 1.5, 2.5} (the last
+    outside the range (0, 2), so not counted)."""
+    people = _all_persons(cap, [0.5, 1.5, 2.5])
+    p = len(people)
+    index = np.array(list(itertools.product(range(p), repeat=n)))
+    answers = query.evaluate(people[index])
+    if neighbours == "replace-one":
+        grid = answers.reshape((p,) * n + (-1,))
+        diffs = (grid[:, None] - grid[None, :]).reshape(-1, grid.shape[-1])
+    else:
+        smaller = np.array(list(itertools.product(range(p), repeat=n - 1)))
+        rest = query.evaluate(people[smaller]).reshape((p,) * (n - 1) + (-1,))
+        diffs = (answers.reshape((p,) * n + (-1,)) - rest[None]).reshape(
+            -1, answers.shape[-1])
+    order = {"l1": 1, "l2": 2, "linf": np.inf}[norm]
+    return float(np.linalg.norm(diffs, ord=order, axis=1).max())
+
+
+@pytest.mark.parametrize("bins", [1, 2])
+@pytest.mark.parametrize("cap", [1, 2, 3])
+@pytest.mark.parametrize("n, relation", [(1, "replace-one"), (2, "replace-one"),
+                                         (2, "add-remove")])
+@pytest.mark.parametrize("norm", ["l1", "l2", "linf"])
+def test_the_histograms_worst_case_is_the_brute_forced_one(bins, cap, n, relation, norm):
+    """Counts of rows per bin under the cap L: L (add-remove, one bin, linf),
+    2L (l1) and sqrt(2) L (l2) for replace-one over two bins; a bound and
+    tight, brute-forced over every pair of small databases of persons."""
+    query = units.histogram(cap, bins, range=(0.0, 2.0))
+    derived = worst_case_sensitivity(query, Bounds.given(0.0, 3.0), n, relation, norm)
+    assert derived == pytest.approx(_histogram_brute_force(query, cap, n, relation, norm))
+
+
+def test_the_histogram_counts_each_persons_rows_in_range():
+    people = np.array([[0.5, 1.5, np.nan], [2.5, 1.9, 0.1]])
+    assert units.histogram(3, 2, range=(0.0, 2.0))(people).tolist() == [2.0, 2.0]
+    with pytest.raises(ValueError, match="range"):
+        units.histogram(3, 2)

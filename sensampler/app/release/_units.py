@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import distributions
+from ... import distributions, units
 from ...parallel import child_seed
 from ...queries import Query
 from ...units import PERSON_QUERIES, PersonQuery
+from ..specs import parse_query
 from ._inputs import load_population
 
 __all__ = [
@@ -115,15 +116,17 @@ def person_queries(
     for query in queries:
         if isinstance(query, str) and query.strip() in PERSON_QUERIES:
             parsed.append(PERSON_QUERIES[query.strip()](cap))
+        elif isinstance(query, str) and query.strip().startswith("histogram:"):
+            parsed.append(_person_histogram(query, cap))
         elif isinstance(query, PersonQuery) and query.cap >= cap:
             parsed.append(query)
         else:
             shown = query if isinstance(query, (str, Query)) else type(query).__name__
             raise ValueError(
                 f"with a privacy_unit, a query must be a person-level query "
-                f"({', '.join(PERSON_QUERIES)}, or one of sensampler.units built "
-                f"with a cap >= the population's {cap} rows per person), got "
-                f"{shown!r}."
+                f"({', '.join(PERSON_QUERIES)}, histogram:BINS:LOW:HIGH, or one of "
+                f"sensampler.units built with a cap >= the population's {cap} rows "
+                f"per person), got {shown!r}."
             )
     names = tuple(q.strip() if isinstance(q, str) else p.name
                   for q, p in zip(queries, parsed))
@@ -135,6 +138,14 @@ def person_queries(
                 "under neighbours='add-remove'."
             )
     return tuple(parsed), names
+
+
+def _person_histogram(text: str, cap: int) -> PersonQuery:
+    """``histogram:BINS:LOW:HIGH`` of all persons' rows at the cap, its text read
+    as the row-level query's is (:func:`~sensampler.app.specs.parse_query`)."""
+    parse_query(text)  # refused here, in the row-level query's words
+    _, bins, low, high = text.strip().lower().split(":")
+    return units.histogram(cap, int(bins), range=(float(low), float(high)))
 
 
 def check_row_queries(parsed, names) -> None:

@@ -225,3 +225,18 @@ def test_a_table_release_refuses_before_any_work(table, change, error, match):
         release_statistic(data, "sum", args.pop("population"), settings,
                           budget=budget, random_state=0, **args)
     assert budget.count == 0
+
+
+@pytest.mark.parametrize("neighbours, worst", [("replace-one", 16.0), ("add-remove", 8.0)])
+def test_a_person_level_histogram(table, neighbours, worst):
+    """histogram:BINS:LOW:HIGH with a privacy_unit counts all persons' rows per
+    bin; its worst case is 2L (l1, replace-one) or L (add-remove) at L = 8, and
+    a bad text is refused in the row-level query's words."""
+    values, _, ids, _ = table
+    r = release_statistic(values, "histogram:4:0:40", MODEL, epsilon=1.0,
+                          random_state=0, privacy_unit=ids, neighbours=neighbours)
+    assert np.shape(r.value) == (4,) and r.statement.privacy_unit == "person"
+    assert r.estimate.worst_case == worst
+    with pytest.raises(ValueError, match="bad query 'histogram:4:40:0'"):
+        release_statistic(values, "histogram:4:40:0", MODEL, epsilon=1.0,
+                          random_state=0, privacy_unit=ids)
