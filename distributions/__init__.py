@@ -17,7 +17,7 @@ from .adapters import (
 from .empirical import Empirical, PublicSample
 from .mixtures import GaussianMixture
 from .multivariate import LinearRegressionPopulation, MultivariateNormal, Product
-from .persons import Persons, group_rows, public_persons
+from .persons import Persons, PublicPersons, group_rows, public_persons
 from .univariate import (
     Bernoulli,
     Categorical,
@@ -46,6 +46,7 @@ __all__ = [
     "Empirical",
     "PublicSample",
     "Persons",
+    "PublicPersons",
     "group_rows",
     "public_persons",
     "ScipyDistribution",

@@ -24,7 +24,15 @@ from ._base import Distribution, RandomStateLike
 from .adapters import as_distribution
 from .empirical import PUBLIC_CONFIDENCE, PublicSample
 
-__all__ = ["CAP_LEVEL", "Persons", "contribution_cap", "group_rows", "public_persons"]
+__all__ = [
+    "CAP_LEVEL",
+    "BIAS_PERSONS",
+    "Persons",
+    "PublicPersons",
+    "contribution_cap",
+    "group_rows",
+    "public_persons",
+]
 
 #: The quantile of rows per person that :func:`contribution_cap` reads from a
 #: count law: a person is cut to at most this many rows.
@@ -33,6 +41,10 @@ CAP_LEVEL = 0.999
 #: Persons drawn, with a fixed public seed, to read a quantile of a count law
 #: that states no quantile function.
 _CAP_DRAWS = 200_000
+
+#: Persons a model draws, all their rows, to read what the cap does
+#: (:meth:`Persons.uncapped_rows`): public draws, at no privacy cost.
+BIAS_PERSONS = 20_000
 
 
 def _checked_counts(name: str, counts: np.ndarray) -> np.ndarray:
@@ -126,6 +138,26 @@ class Persons(Distribution):
         values = np.asarray(self.values._draw(shape + (self.cap,), rng), dtype=float)
         kept = np.arange(self.cap) < counts[..., None]
         return np.where(kept, values, np.nan)
+
+    def uncapped_rows(self, random_state: RandomStateLike = 0) -> tuple[np.ndarray, np.ndarray]:
+        """All the rows of :data:`BIAS_PERSONS` persons drawn from the model, no
+        cap: what the cap's bias is read from (public draws, no privacy cost).
+
+        Parameters
+        ----------
+        random_state : None, int, SeedSequence or Generator, default 0
+
+        Returns
+        -------
+        values : ndarray of shape (N,)
+            Every row's value.
+        ids : ndarray of shape (N,)
+            The person of each row, ``0 .. BIAS_PERSONS - 1``.
+        """
+        rng = check_random_state(random_state)
+        counts = _checked_counts("rows", self.rows._draw((BIAS_PERSONS,), rng))
+        values = np.asarray(self.values._draw((int(counts.sum()),), rng), dtype=float)
+        return values, np.repeat(np.arange(BIAS_PERSONS), counts)
 
     def _params(self) -> dict[str, Any]:
         return {"rows": self.rows, "values": self.values, "cap": self.cap}
@@ -241,4 +273,35 @@ def public_persons(
     if cap is None:
         cap = int(np.quantile(counts, CAP_LEVEL, method="inverted_cdf"))
     groups = group_rows(values, ids, cap, random_state=0)
-    return PublicSample(groups, confidence=confidence, person_rows=True)
+    return PublicPersons(groups, (values, ids), confidence=confidence)
+
+
+class PublicPersons(PublicSample):
+    """A :class:`PublicSample` of whole public persons (:func:`public_persons`),
+    which keeps the public table itself: every row, before the cap.
+
+    Parameters
+    ----------
+    groups : ndarray of shape (persons, L)
+        The persons' rows, capped and NaN-padded (:func:`group_rows`).
+    table : (values, ids)
+        The public rows and the person of each, before the cap.
+    confidence : float, default :data:`PUBLIC_CONFIDENCE`
+        As in :class:`PublicSample`.
+    """
+
+    def __init__(self, groups, table, *, confidence: float = PUBLIC_CONFIDENCE):
+        super().__init__(groups, confidence=confidence, person_rows=True)
+        values, ids = table
+        self._table = (np.asarray(values, dtype=float), _checked_ids(ids, np.size(values)))
+
+    def uncapped_rows(self, random_state: RandomStateLike = None):
+        """The public table itself, every row (``random_state`` unused): what
+        the cap's bias is read from.
+
+        Returns
+        -------
+        values, ids : ndarray of shape (N,)
+        """
+        values, ids = self._table
+        return values.copy(), ids.copy()

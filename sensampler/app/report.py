@@ -116,6 +116,16 @@ def _value_text(value) -> str:
 
 
 def _noise_section(release) -> str:
+    """The noise's law around the released value (continuous mechanisms), and
+    beside it the bias of a person-level release's contribution bounds."""
+    bias = getattr(release, "bias_words", "")
+    noise = _noise_card(release)
+    return noise if not bias else noise + card(
+        f"Bias: {release.query}", paragraph(f"Cap bias {bias}.")
+    )
+
+
+def _noise_card(release) -> str:
     """The noise's law around the released value (continuous mechanisms)."""
     if release.estimate is None:  # the exponential mechanism: no additive noise
         return card(

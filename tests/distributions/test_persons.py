@@ -145,3 +145,20 @@ def test_a_table_of_persons_refuses_a_person_without_rows_or_an_infinity():
         PublicSample(np.array([[1.0, np.inf]]), person_rows=True)
     with pytest.raises(ValueError, match="finite"):  # NaN only as a person's padding
         Empirical(np.array([[1.0, np.nan]]))
+
+
+def test_models_of_persons_give_their_uncapped_rows():
+    """What the cap's bias is read from: a model's persons with all their rows
+    (seeded, public), and a public table as it was, before its cap."""
+    from sensampler.distributions.persons import BIAS_PERSONS
+
+    model = Persons(stats.geom(0.2), LogNormal(1.0, 0.5), cap=2)
+    values, ids = model.uncapped_rows()
+    assert np.unique(ids).size == BIAS_PERSONS and values.size == ids.size
+    assert np.bincount(ids).max() > 2  # not capped
+    again = model.uncapped_rows()
+    assert np.array_equal(values, again[0])
+    public = public_persons([1.0, 2.0, 3.0, 4.0], ["a", "a", "a", "b"], cap=2)
+    rows, people = public.uncapped_rows()
+    assert rows.tolist() == [1.0, 2.0, 3.0, 4.0] and people.tolist() == ["a", "a", "a", "b"]
+    assert public.data.shape == (2, 2) and public.person_rows

@@ -77,6 +77,12 @@ class Release:
         such as ``bootstrap:public.csv`` with its column, or the model's
         description); ``""`` for a release that samples nothing from one (plain
         DP).
+    cap_bias : float, ndarray or None, default None
+        For a person-level release, the bias its contribution bounds introduce
+        (rows beyond L dropped, values clipped): the expected answer with them
+        less the expected answer without, over n persons of the PUBLIC
+        population model, never the private data
+        (:func:`~sensampler.app.release._units.cap_bias`); ``None`` otherwise.
     """
 
     query: str
@@ -90,6 +96,7 @@ class Release:
     price: str | None = None
     basis: str = ""
     population: str = ""
+    cap_bias: Any = None
 
     @property
     def guarantee(self) -> str:
@@ -131,6 +138,18 @@ class Release:
         return (
             f"{format_dp(s.worst_case.epsilon, s.worst_case.delta)} for every pair of "
             f"{relation_words(s.neighbours, s.privacy_unit)}, {clipped}"
+        )
+
+    @property
+    def bias_words(self) -> str:
+        """The cap's bias in words, beside the noise (``""`` without one)."""
+        if self.cap_bias is None:
+            return ""
+        bias = np.asarray(self.cap_bias, dtype=float)
+        text = f"{float(bias):+.4g}" if bias.ndim == 0 else np.array2string(bias, precision=4)
+        return (
+            f"{text}: the expected effect of the contribution bounds (rows beyond L "
+            "dropped, values clipped), from the population model, not the data"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -175,6 +194,9 @@ class Release:
             "n": self.n,
             "neighbours": self.statement.neighbours,
             "privacy_unit": self.statement.privacy_unit,
+            "cap_bias": (
+                None if self.cap_bias is None else np.asarray(self.cap_bias).tolist()
+            ),
         }
         if est is None:
             return out
@@ -224,6 +246,8 @@ class Release:
             floor.append(f"  bounds     {self.bounds.describe()}")
         if self.price is not None:
             floor.append(f"  price      {self.price}")
+        if self.cap_bias is not None:
+            floor.append(f"  cap bias   {self.bias_words}")
         if est is None:
             return "\n".join(
                 head

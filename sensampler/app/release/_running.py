@@ -22,6 +22,7 @@ from ...sampler import sample_sensitivity
 from ...settings import ReleaseSettings
 from ._records import QuantileRelease, Release
 from ._spending import budgets, spend_then
+from ._units import cap_bias
 
 __all__ = [
     "PRIVATE_BOUNDS",
@@ -256,10 +257,11 @@ class _Built:
         """The release: noise from fresh entropy, never from a seed."""
         return self.calibrated.release(self.reads)
 
-    def record(self, name, value, n, population, model: str) -> Release:
+    def record(self, name, value, n, population, model: str, query) -> Release:
         """The :class:`Release` (a :class:`QuantileRelease` for a quantile);
         ``model`` is the population model in words, for a release that sampled
-        from it (a sensitivity, or a quantile's scale)."""
+        from it (a sensitivity, or a quantile's scale); a person-level query's
+        release carries the bias of its cap, from the model (:func:`cap_bias`)."""
         c = self.calibrated
         basis = _basis(population, c.estimate, c.calibration)
         sampled = c.estimate is not None or c.calibration is not None
@@ -269,7 +271,10 @@ class _Built:
             return QuantileRelease(
                 *fields_, population=model if sampled else "", calibration=c.calibration
             )
-        return Release(*fields_, population=model if sampled else "")
+        return Release(
+            *fields_, population=model if sampled else "",
+            cap_bias=cap_bias(query, population, c.bounds, n),
+        )
 
 
 @dataclass(frozen=True)
@@ -361,8 +366,8 @@ class PreparedRelease:
             lambda: [one.draw() for one in built],
         )
         return tuple(
-            one.record(name, value, self.data.shape[0], self.population, self.model)
-            for name, value, one in zip(self.names, values, built)
+            one.record(name, value, self.data.shape[0], self.population, self.model, q)
+            for name, value, one, q in zip(self.names, values, built, self.queries)
         )
 
     def _bounds_and_answers(self):

@@ -15,6 +15,7 @@ from ._inputs import load_population
 
 __all__ = [
     "GROUPING_CHILD",
+    "cap_bias",
     "check_row_queries",
     "check_unit_inputs",
     "group_private_rows",
@@ -175,3 +176,44 @@ def group_private_rows(data: np.ndarray, privacy_unit, cap: int, root) -> np.nda
     return distributions.group_rows(
         data, privacy_unit, cap, random_state=child_seed(root, GROUPING_CHILD)
     )
+
+
+#: Queries whose answer on a database of P persons is a sum over them: their
+#: bias for n persons is the model's per-person bias times n.
+_SUMS = ("rows", "persons", "sum")
+
+
+def cap_bias(query, population, bounds, n: int):
+    """The bias the contribution bounds introduce, read from the PUBLIC model.
+
+    The expected answer over ``n`` persons drawn from ``population`` with at
+    most L rows each (rows beyond dropped at random) and values clipped to
+    ``bounds``, less the expected answer without the cap or the clipping:
+    rows dropped and values clipped, never the private data. Read from the
+    model's uncapped persons (``population.uncapped_rows()``:
+    :class:`~sensampler.distributions.Persons` draws
+    :data:`~sensampler.distributions.persons.BIAS_PERSONS` of them with a fixed
+    public seed, :func:`~sensampler.distributions.public_persons` keeps its
+    table); for the mean of rows, the ratio of the expected sums (its large-n
+    bias). ``None`` for a model that keeps no uncapped persons, a query of
+    :mod:`sensampler.units` not named here, or no bounds.
+    """
+    uncapped = getattr(population, "uncapped_rows", None)
+    name = getattr(query, "name", "")
+    known = name in (*_SUMS, "mean", "mean of totals") or name.startswith("histogram(")
+    if uncapped is None or bounds is None or not known:
+        return None
+    values, ids = uncapped()
+    person = np.unique(ids, return_inverse=True)[1].ravel()
+    clipped = np.clip(values, bounds.low, bounds.high)
+    groups = distributions.group_rows(clipped, person, query.cap, random_state=0)
+    capped = query.evaluate(groups[None])[0]
+    rows, totals = np.bincount(person), np.bincount(person, values)
+    full = {
+        "rows": rows.sum(), "persons": rows.size, "sum": totals.sum(),
+        "mean": totals.sum() / rows.sum(), "mean of totals": totals.mean(),
+    }.get(name)
+    if full is None:  # a histogram: every row, unclipped, each its own slot
+        full = query.func(values.reshape(1, -1, 1), None)[0]
+    scale = n / rows.size if name in _SUMS or name.startswith("histogram(") else 1.0
+    return scale * (np.asarray(capped, dtype=float) - np.asarray(full, dtype=float))

@@ -240,3 +240,30 @@ def test_a_person_level_histogram(table, neighbours, worst):
     with pytest.raises(ValueError, match="bad query 'histogram:4:40:0'"):
         release_statistic(values, "histogram:4:40:0", MODEL, epsilon=1.0,
                           random_state=0, privacy_unit=ids)
+
+
+def test_the_cap_bias_is_read_from_the_public_model_beside_the_noise(table, tmp_path):
+    """The bias of the contribution bounds (rows beyond L dropped, values
+    clipped) is the model's, never the data's: the same for two private tables
+    of the same size; for the count of rows it is n (E[min(K, L)] - E[K]) of
+    the count law (within 6 standard errors of the model's 20 000 persons);
+    it is in the text, the JSON and the report."""
+    values, _, ids, _ = table
+    r = release_statistic(values, "count", MODEL, epsilon=1.0, random_state=0,
+                          privacy_unit=ids, report=tmp_path / "r.html")
+    k = np.arange(1, 5000)
+    p = stats.geom(0.3).pmf(k)
+    exact = 300 * ((np.minimum(k, 8) * p).sum() - (k * p).sum())
+    dropped = np.maximum(k - 8, 0)
+    sd = np.sqrt((dropped**2 * p).sum() - (dropped * p).sum() ** 2)
+    assert abs(r.cap_bias - exact) <= 6 * 300 * sd / np.sqrt(20_000)
+    assert "cap bias" in r.text() and r.to_dict()["cap_bias"] == pytest.approx(r.cap_bias)
+    assert "Cap bias" in (tmp_path / "r.html").read_text()
+    other = release_statistic(values[::-1] * 0 + 1.0, "sum", MODEL, epsilon=1.0,
+                              random_state=0, privacy_unit=ids, bounds="0:60")
+    same = release_statistic(values, "sum", MODEL, epsilon=1.0, random_state=0,
+                             privacy_unit=ids, bounds="0:60")
+    assert other.cap_bias == same.cap_bias < 0
+    row = release_statistic(values, "sum", "lognormal:mu=2,sigma=0.8", epsilon=1.0,
+                            random_state=0)
+    assert row.cap_bias is None and row.to_dict()["cap_bias"] is None
