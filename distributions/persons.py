@@ -146,6 +146,7 @@ class Persons(Distribution):
         Parameters
         ----------
         random_state : None, int, SeedSequence or Generator, default 0
+            Seeds the draws (a fixed public seed by default).
 
         Returns
         -------
@@ -296,8 +297,13 @@ class PublicPersons(PublicSample):
         self._table = (np.asarray(values, dtype=float), _checked_ids(ids, np.size(values)))
 
     def uncapped_rows(self, random_state: RandomStateLike = None):
-        """The public table itself, every row (``random_state`` unused): what
-        the cap's bias is read from.
+        """The public table itself, every row: what the cap's bias is read from.
+
+        Parameters
+        ----------
+        random_state : object, optional
+            Unused: the table is not drawn (the signature of
+            :meth:`Persons.uncapped_rows`).
 
         Returns
         -------

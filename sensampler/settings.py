@@ -511,6 +511,11 @@ class ReleaseSettings:
         """Refuse a privacy unit where ``what`` (a plan, a sweep) is about one
         record only in this version.
 
+        Parameters
+        ----------
+        what : str
+            What refuses it, for the message (``"a plan"``).
+
         Raises
         ------
         ValueError

@@ -304,7 +304,7 @@ class QuantileRelease(Release):
     Parameters
     ----------
     query, value, statement, estimate, mechanism, noise, n, bounds, price, basis, \
-population
+population, cap_bias
         As in :class:`Release`.
     calibration : QuantileCalibration or None
         The sampled scale and its run, or ``None`` (plain epsilon-DP).
