@@ -162,3 +162,35 @@ def test_models_of_persons_give_their_uncapped_rows():
     rows, people = public.uncapped_rows()
     assert rows.tolist() == [1.0, 2.0, 3.0, 4.0] and people.tolist() == ["a", "a", "a", "b"]
     assert public.data.shape == (2, 2) and public.person_rows
+
+
+@pytest.mark.slow
+def test_a_bootstrap_of_100_public_persons_holds_at_the_stated_confidence():
+    """Coverage at the person level for a public table of 100 persons: over
+    repeated public samples of the true model, the share whose sampled
+    person-level sensitivity (the sum, n = 300 persons, cap 8, values clipped
+    to [0, 60]) has a true exceedance above gamma on fresh pairs of persons is
+    within 1 - the stated confidence plus 6 standard errors."""
+    from sensampler import sample_sensitivity, units
+    from sensampler.bounds import Bounds
+
+    truth = Persons(stats.geom(0.3), LogNormal(2.0, 0.8), cap=8)
+    query, bounds, samples, pairs = units.sum(8), Bounds.given(0.0, 60.0), 80, 20_000
+    rates = []
+    for child in np.random.SeedSequence(4040).spawn(samples):
+        data_seed, run_seed, pair_seed = child.spawn(3)
+        people = truth.sample(100, random_state=data_seed)
+        present = ~np.isnan(people)
+        ids = np.repeat(np.arange(100), present.sum(axis=1))
+        public = public_persons(people[present], ids, cap=8)
+        est = sample_sensitivity(query, public, 300, gamma=0.05, bounds=bounds,
+                                 random_state=run_seed)
+        rng = np.random.default_rng(pair_seed)
+        one, other = (bounds.clip(truth.sample(pairs, random_state=rng)) for _ in "ab")
+        change = np.abs(query.evaluate(one[:, None]) - query.evaluate(other[:, None]))
+        rates.append(np.mean(change > est.sensitivity.value))
+    plan = est.plan
+    alpha = 1 - public.stated_confidence(plan.rho, plan.gamma)
+    share = np.mean(np.array(rates) > plan.gamma)
+    assert 0 < alpha < 0.5, alpha
+    assert share <= alpha + 6 * np.sqrt(alpha * (1 - alpha) / samples), (share, alpha)
