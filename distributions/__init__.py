@@ -17,7 +17,7 @@ from .adapters import (
 from .empirical import Empirical, PublicSample
 from .mixtures import GaussianMixture
 from .multivariate import LinearRegressionPopulation, MultivariateNormal, Product
-from .persons import Persons, PublicPersons, group_rows, public_persons
+from .persons import Persons, PublicPersons, group_rows, person_totals, public_persons
 from .univariate import (
     Bernoulli,
     Categorical,
@@ -48,6 +48,7 @@ __all__ = [
     "Persons",
     "PublicPersons",
     "group_rows",
+    "person_totals",
     "public_persons",
     "ScipyDistribution",
     "SklearnGaussianMixture",

@@ -31,6 +31,7 @@ __all__ = [
     "PublicPersons",
     "contribution_cap",
     "group_rows",
+    "person_totals",
     "public_persons",
 ]
 
@@ -311,3 +312,55 @@ class PublicPersons(PublicSample):
         """
         values, ids = self._table
         return values.copy(), ids.copy()
+
+
+class PersonTotals(Distribution):
+    """Each person's total (the sum of its capped rows) under a model of a person.
+
+    A scalar record per person: what a quantile of per-person totals reads.
+
+    Parameters
+    ----------
+    persons : Distribution
+        A model of a person (``person_rows``: NaN-padded rows).
+    """
+
+    def __init__(self, persons: Distribution):
+        self.persons = persons
+        self.record_shape = ()
+        self.releases_gil = persons.releases_gil
+
+    def _draw(self, shape, rng):
+        return np.nansum(self.persons._draw(shape, rng), axis=-1)
+
+    def _params(self) -> dict[str, Any]:
+        return {"persons": self.persons}
+
+
+def person_totals(persons: Distribution) -> Distribution:
+    """The law of a person's total under ``persons``, a model of a person.
+
+    A public table of persons (a :class:`PublicSample` of whole persons, such as
+    :func:`public_persons`) gives the :class:`PublicSample` of its persons'
+    totals, at the same confidence: resampling a whole person and summing its
+    rows is resampling its total, so the public-sample statement carries over
+    with N the number of public persons. Any other model gives
+    :class:`PersonTotals`.
+
+    Parameters
+    ----------
+    persons : Distribution
+        A model of a person (``person_rows``).
+
+    Returns
+    -------
+    Distribution
+        Scalar records: one total per person.
+    """
+    if not getattr(persons, "person_rows", False):
+        raise ValueError(
+            f"persons must be a model of a person (person_rows), got {persons!r}."
+        )
+    if isinstance(persons, PublicSample):
+        return PublicSample(np.nansum(persons.data, axis=1), confidence=persons.confidence)
+    return PersonTotals(persons)

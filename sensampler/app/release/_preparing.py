@@ -40,6 +40,7 @@ from ._units import (
     person_population,
     person_queries,
     table_inputs,
+    totals_quantile_inputs,
 )
 
 __all__ = [
@@ -356,8 +357,12 @@ def _person_inputs(arr, queries, population, settings, unit, root, column):
     population = person_population(population, column, unit_column)
     check_public_sample(population, arr, settings.plan)  # the rows, before grouping
     cap = population.record_shape[0]
+    groups = group_private_rows(arr, privacy_unit, cap, root)
+    totals = totals_quantile_inputs(groups, queries, population)
+    if totals is not None:  # one record per person: its total
+        return totals
     parsed, names = person_queries(queries, cap, settings.neighbours)
-    return group_private_rows(arr, privacy_unit, cap, root), parsed, names, population
+    return groups, parsed, names, population
 
 
 def population_words(spec, population, column: str | None) -> str:

@@ -131,7 +131,7 @@ class Release:
                 "release may be exact (give bounds)"
             )
         clipped = (
-            "at most L rows per person, values clipped to the bounds"
+            "at most L rows per person, clipped to the bounds"
             if s.privacy_unit == "person"
             else "records clipped to the bounds"
         )

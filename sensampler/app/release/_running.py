@@ -223,8 +223,10 @@ def calibrated_mechanism(
     quantile = quantile_mechanism(
         query, bounds, epsilon if calibration else plain, s.neighbours, calibration
     )
+    unit = getattr(query, "privacy_unit", "record")
     if quantile is not None:
         mech, statement, noise = quantile
+        statement = _with_unit(statement, unit)
         return Calibrated(
             mech, statement, noise, "exponential", bounds, calibration=calibration,
             price=_quantile_price(mech, epsilon),
@@ -238,7 +240,7 @@ def calibrated_mechanism(
     )
     if population is None:  # a global sensitivity of the relation's pairs
         statement = replace(statement, neighbours=s.neighbours)
-    statement = _with_unit(statement, getattr(query, "privacy_unit", "record"))
+    statement = _with_unit(statement, unit)
     return Calibrated(
         mech, statement, noise, s.mechanism, bounds, estimate=estimate,
         price=_price(s.mechanism, estimate, epsilon, s.delta),

@@ -9,6 +9,7 @@ import numpy as np
 from ... import distributions, units
 from ...parallel import child_seed
 from ...queries import Query
+from ...queries import quantile as row_quantile
 from ...units import PERSON_QUERIES, PersonQuery
 from ..specs import parse_query
 from ._inputs import load_population
@@ -22,6 +23,7 @@ __all__ = [
     "person_population",
     "person_queries",
     "table_inputs",
+    "totals_quantile_inputs",
 ]
 
 #: The child of a release's seed that chooses the rows dropped beyond the cap
@@ -125,7 +127,8 @@ def person_queries(
             shown = query if isinstance(query, (str, Query)) else type(query).__name__
             raise ValueError(
                 f"with a privacy_unit, a query must be a person-level query "
-                f"({', '.join(PERSON_QUERIES)}, histogram:BINS:LOW:HIGH, or one of "
+                f"({', '.join(PERSON_QUERIES)}, histogram:BINS:LOW:HIGH, "
+                f"{', '.join(TOTALS_QUANTILES)}, or one of "
                 f"sensampler.units built with a cap >= the population's {cap} rows "
                 f"per person), got {shown!r}."
             )
@@ -139,6 +142,58 @@ def person_queries(
                 "under neighbours='add-remove'."
             )
     return tuple(parsed), names
+
+
+#: Quantiles of per-person totals, by name: each person is one record (its
+#: capped total), so the row-level exponential mechanism applies as it is.
+TOTALS_QUANTILES = ("median-of-totals", "quantile-of-totals:Q")
+
+
+def _totals_quantile(query):
+    """The row-level one-quantile query of a ``median-of-totals`` or
+    ``quantile-of-totals:Q`` name, marked person-level; None for another."""
+    if not isinstance(query, str):
+        return None
+    text = query.strip()
+    if text == "median-of-totals":
+        level = 0.5
+    elif text.startswith("quantile-of-totals:"):
+        try:
+            level = float(text.split(":", 1)[1])
+        except ValueError:
+            raise ValueError(f"bad query {text!r}: Q must be a number in [0, 1].") from None
+    else:
+        return None
+    parsed = row_quantile(level)
+    parsed.privacy_unit = "person"  # the statement's unit: one person, one total
+    return parsed
+
+
+def totals_quantile_inputs(groups: np.ndarray, queries, population):
+    r"""A release of quantiles of per-person totals: ``(totals, parsed, names,
+    model of a total)``, or None when no query asks for one.
+
+    Each person is one record, its total :math:`T_i` (capped rows, as grouped),
+    so neighbouring databases of persons are neighbouring databases of totals
+    under the same relation, and the exponential mechanism over the totals
+    clipped to public bounds (McSherry & Talwar 2007; Smith 2011 for
+    quantiles) has the row-level worst case as it is: its utility moves by the
+    row-level amount when one total changes. The model of a total is
+    :func:`~sensampler.distributions.person_totals` of the model of a person.
+    Mixed with other person-level queries, refused (one release call each).
+    """
+    parsed = [_totals_quantile(q) for q in queries]
+    if all(p is None for p in parsed):
+        return None
+    if any(p is None for p in parsed):
+        raise ValueError(
+            f"{' and '.join(TOTALS_QUANTILES)} read one total per person and cannot "
+            "be released with other person-level queries in one call: release them "
+            "on their own."
+        )
+    names = tuple(q.strip() for q in queries)
+    totals = np.nansum(groups, axis=1)
+    return totals, tuple(parsed), names, distributions.person_totals(population)
 
 
 def _person_histogram(text: str, cap: int) -> PersonQuery:

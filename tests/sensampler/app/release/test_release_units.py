@@ -8,7 +8,11 @@ from scipy import stats
 
 from sensampler import units
 from sensampler.accounting import PrivacyFilter
-from sensampler.app.release import prepare_releases, release_statistic
+from sensampler.app.release import (
+    prepare_releases,
+    release_statistic,
+    release_statistics,
+)
 from sensampler.bounds import worst_case_sensitivity
 from sensampler.distributions import LogNormal, Normal, Persons, public_persons
 
@@ -267,3 +271,45 @@ def test_the_cap_bias_is_read_from_the_public_model_beside_the_noise(table, tmp_
     row = release_statistic(values, "sum", "lognormal:mu=2,sigma=0.8", epsilon=1.0,
                             random_state=0)
     assert row.cap_bias is None and row.to_dict()["cap_bias"] is None
+
+
+@pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
+def test_a_quantile_of_per_person_totals(table, neighbours):
+    """median-of-totals: each person is one record, its capped total, so the
+    release is the row-level exponential mechanism on the totals, with the same
+    statement, said of one person's rows (the same calibration and worst case
+    as releasing the totals as records under the model of a total)."""
+    from sensampler.distributions import group_rows, person_totals
+
+    values, _, ids, _ = table
+    r = release_statistic(values, "median-of-totals", MODEL, epsilon=1.0,
+                          random_state=0, privacy_unit=ids, neighbours=neighbours)
+    assert r.statement.privacy_unit == "person" and r.n == 300
+    assert r.statement.worst_case.privacy_unit == "person"
+    assert "(one person's rows; n=300 persons" in r.guarantee
+    # the same release, by hand: the grouped totals as records
+    from sensampler.app.release._units import GROUPING_CHILD
+    from sensampler.parallel import child_seed
+
+    groups = group_rows(values, ids, 8, random_state=child_seed(
+        np.random.SeedSequence(0), GROUPING_CHILD))
+    by_hand = release_statistic(np.nansum(groups, axis=1), "median", person_totals(MODEL),
+                                epsilon=1.0, random_state=0, neighbours=neighbours)
+    assert r.statement.worst_case.epsilon == by_hand.statement.worst_case.epsilon
+    assert r.calibration.scale == by_hand.calibration.scale
+    assert by_hand.statement.privacy_unit == "record"
+
+
+def test_quantiles_of_totals_are_released_on_their_own(table):
+    values, _, ids, _ = table
+    budget = PrivacyFilter(5.0, rule="basic")
+    for queries, match in (
+        (["median-of-totals", "sum"], "cannot be released with other person-level"),
+        (["quantile-of-totals:x"], "Q must be a number"),
+        (["quantile-of-totals:2"], "q must be in"),
+        (["median"], "must be a person-level query"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            release_statistics(values, queries, MODEL, epsilon=1.0, budget=budget,
+                               random_state=0, privacy_unit=ids)
+    assert budget.count == 0
