@@ -194,3 +194,23 @@ def test_a_bootstrap_of_100_public_persons_holds_at_the_stated_confidence():
     share = np.mean(np.array(rates) > plan.gamma)
     assert 0 < alpha < 0.5, alpha
     assert share <= alpha + 6 * np.sqrt(alpha * (1 - alpha) / samples), (share, alpha)
+
+
+def test_the_model_of_a_persons_total():
+    """person_totals: a public table's persons give the PublicSample of their
+    totals at the same confidence; a model gives each person's total of its
+    capped rows; a model of one row is refused."""
+    from sensampler.distributions import person_totals
+
+    public = public_persons([1.0, 2.0, 3.0, 4.0], ["a", "a", "a", "b"], cap=2,
+                            confidence=0.8)
+    totals = person_totals(public)
+    assert isinstance(totals, PublicSample) and totals.confidence == 0.8
+    first, second = totals.data.ravel().tolist()  # persons in the ids' order
+    assert first in (3.0, 4.0, 5.0) and second == 4.0  # two of a's 1, 2, 3; b's 4
+    model = Persons(stats.geom(0.4), LogNormal(1.0, 0.5), cap=3)
+    drawn = person_totals(model).sample(5, random_state=1)
+    people = model.sample(5, random_state=1)
+    assert drawn.shape == (5,) and np.allclose(drawn, np.nansum(people, axis=1))
+    with pytest.raises(ValueError, match="model of a person"):
+        person_totals(Normal(0.0, 1.0))
