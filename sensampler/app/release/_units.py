@@ -126,7 +126,7 @@ def person_queries(
         else:
             shown = query if isinstance(query, (str, Query)) else type(query).__name__
             raise ValueError(
-                f"with a privacy_unit, a query must be a person-level query "
+                f"with a privacy unit, a query must be a person-level query "
                 f"({', '.join(PERSON_QUERIES)}, histogram:BINS:LOW:HIGH, "
                 f"{', '.join(TOTALS_QUANTILES)}, or one of "
                 f"sensampler.units built with a cap >= the population's {cap} rows "
