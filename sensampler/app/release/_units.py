@@ -23,6 +23,7 @@ __all__ = [
     "person_population",
     "person_queries",
     "table_inputs",
+    "totals_quantile",
     "totals_quantile_inputs",
 ]
 
@@ -149,7 +150,7 @@ def person_queries(
 TOTALS_QUANTILES = ("median-of-totals", "quantile-of-totals:Q")
 
 
-def _totals_quantile(query):
+def totals_quantile(query):
     """The row-level one-quantile query of a ``median-of-totals`` or
     ``quantile-of-totals:Q`` name, marked person-level; None for another."""
     if not isinstance(query, str):
@@ -182,7 +183,7 @@ def totals_quantile_inputs(groups: np.ndarray, queries, population):
     :func:`~sensampler.distributions.person_totals` of the model of a person.
     Mixed with other person-level queries, refused (one release call each).
     """
-    parsed = [_totals_quantile(q) for q in queries]
+    parsed = [totals_quantile(q) for q in queries]
     if all(p is None for p in parsed):
         return None
     if any(p is None for p in parsed):

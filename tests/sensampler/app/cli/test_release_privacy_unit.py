@@ -1,5 +1,6 @@
-"""``sensampler release --privacy-unit COLUMN``: a table of several rows per
-person, released at the person level; plan and sweep refuse the flag by name."""
+"""``sensampler release --privacy-unit COLUMN`` and ``sensampler sweep
+--privacy-unit COLUMN``: a table of several rows per person, at the person level;
+plan refuses the flag by name."""
 
 import json
 import os
@@ -58,15 +59,34 @@ def test_each_refusal_names_the_flag_or_column(flags, words):
     assert "c0001" not in lines[0]  # no record quoted
 
 
-@pytest.mark.parametrize("command", [
-    ["plan", "--query", "mean", "--population", "normal:loc=0,scale=1", "--n", "100",
-     "--epsilon", "1"],
-    ["sweep", "--query", "mean", "--population", "normal:loc=0,scale=1", "--n", "50",
-     "--repetitions", "2"],
-])
-def test_plan_and_sweep_refuse_the_flag_by_name(command):
-    """Plans and sweeps are about one record in this version: the flag is
-    refused as typed, before any work (rather than ignored)."""
-    result = in_process(*command, "--privacy-unit", "customer")
+def test_plan_refuses_the_flag_by_name():
+    """Plans are about one record in this version: the flag is refused as
+    typed, before any work (rather than ignored)."""
+    result = in_process("plan", "--query", "mean", "--population",
+                        "normal:loc=0,scale=1", "--n", "100", "--epsilon", "1",
+                        "--privacy-unit", "customer")
     assert result.returncode == 2
     assert "got --privacy-unit customer" in result.stderr
+
+
+def test_a_person_level_sweep_from_a_public_table():
+    """sensampler sweep --privacy-unit: databases of n persons bootstrapped from
+    the public table grouped by the column, person-level releases; a model of
+    one row and a quantile of totals are refused, naming the flag."""
+    sweep = ["sweep", "--query", "sum", "--population", PUBLIC, "--column", "amount",
+             "--privacy-unit", "customer", "--n", "300", "--repetitions", "10",
+             "--epsilons", "0.5,2", "--seed", "0", "--json"]
+    result = in_process(*sweep)
+    assert result.returncode == 0, result.stderr
+    rows = [r for r in json.loads(result.stdout) if r["statistic"] == "mean"]
+    assert [r["epsilon"] for r in rows] == [0.5, 2.0]
+    assert rows[0]["value"] > rows[1]["value"] > 0  # less noise at a larger epsilon
+    for change, words in (
+        (["--population", "normal:loc=0,scale=1"], "--privacy-unit needs a population"),
+        (["--query", "median-of-totals"], "released on its own"),
+    ):
+        args = list(sweep)
+        for i in range(0, len(change), 2):
+            args[args.index(change[i]) + 1] = change[i + 1]
+        refused = in_process(*args)
+        assert refused.returncode == 2 and words in refused.stderr, refused.stderr
