@@ -367,9 +367,11 @@ class ReleaseSettings:
         The sampling plan's inequality (:func:`sensampler.sampling_plan`), which
         certifies gamma for the order statistic of the sampled sensitivities.
     privacy_unit : str, optional
-        The column of a table (a DataFrame, a CSV or Parquet file) naming the
-        person of each row: neighbours then differ in one person's rows (see
-        :mod:`sensampler.units`). ``None`` (the default): one record.
+        The column of a table (a DataFrame, a CSV or Parquet file, a
+        ``bootstrap:`` file) naming the person of each row: neighbours then
+        differ in one person's rows (see :mod:`sensampler.units`); a plan or a
+        sweep from a model of a person takes any name. ``None`` (the default):
+        one record.
 
     Examples
     --------

@@ -206,9 +206,7 @@ def plan_command(args, say, to_json):
         raise ValueError(
             "planning a release needs one of --target-error and --epsilon."
         )
-    settings = settings_from_args(
-        argparse.Namespace(**{**vars(args), "bounds": None}), record_only="sensampler plan"
-    )
+    settings = settings_from_args(argparse.Namespace(**{**vars(args), "bounds": None}))
     if args.bounds is not None:
         settings = settings.replace(bounds=_public_bounds(args.bounds))
     prepared = prepare_plan(

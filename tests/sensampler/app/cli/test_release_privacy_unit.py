@@ -1,6 +1,5 @@
-"""``sensampler release --privacy-unit COLUMN`` and ``sensampler sweep
---privacy-unit COLUMN``: a table of several rows per person, at the person level;
-plan refuses the flag by name."""
+"""``sensampler release``, ``plan`` and ``sweep`` with ``--privacy-unit COLUMN``:
+a table of several rows per person, at the person level."""
 
 import json
 import os
@@ -59,14 +58,21 @@ def test_each_refusal_names_the_flag_or_column(flags, words):
     assert "c0001" not in lines[0]  # no record quoted
 
 
-def test_plan_refuses_the_flag_by_name():
-    """Plans are about one record in this version: the flag is refused as
-    typed, before any work (rather than ignored)."""
-    result = in_process("plan", "--query", "mean", "--population",
-                        "normal:loc=0,scale=1", "--n", "100", "--epsilon", "1",
-                        "--privacy-unit", "customer")
-    assert result.returncode == 2
-    assert "got --privacy-unit customer" in result.stderr
+def test_a_person_level_plan_from_a_public_table():
+    """sensampler plan --privacy-unit: the plan of a person-level release from the
+    public persons alone, in the release's words (one person's rows, n persons)."""
+    result = in_process("plan", "--query", "sum", "--population", PUBLIC, "--column",
+                        "amount", "--privacy-unit", "customer", "--n", "300",
+                        "--epsilon", "1", "--seed", "0", "--runs", "20", "--json")
+    assert result.returncode == 0, result.stderr
+    plan = json.loads(result.stdout)
+    assert plan["privacy_unit"] == "person" and plan["n"] == 300
+    assert "(one person's rows; n=300 persons" in plan["guarantee"]
+    assert "public sample of 100 persons" in plan["guarantee"]
+    refused = in_process("plan", "--query", "median", "--population", PUBLIC,
+                         "--column", "amount", "--privacy-unit", "customer", "--n",
+                         "300", "--epsilon", "1")
+    assert refused.returncode == 2 and "person-level query" in refused.stderr
 
 
 def test_a_person_level_sweep_from_a_public_table():
