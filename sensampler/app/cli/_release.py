@@ -65,7 +65,9 @@ def add_release_arguments(p: argparse.ArgumentParser) -> None:
         "--query",
         action="append",
         help="mean, sum, median, variance, std, count, quantile:Q, "
-        "histogram:BINS:LOW:HIGH; repeat for several releases (default: mean)",
+        "histogram:BINS:LOW:HIGH; with --privacy-unit: sum, mean, count, persons, "
+        "mean-of-totals, histogram:BINS:LOW:HIGH, or alone median-of-totals, "
+        "quantile-of-totals:Q; repeat for several releases (default: mean)",
     )
     p.add_argument(
         "--population",
