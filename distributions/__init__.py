@@ -17,6 +17,7 @@ from .adapters import (
 from .empirical import Empirical, PublicSample
 from .mixtures import GaussianMixture
 from .multivariate import LinearRegressionPopulation, MultivariateNormal, Product
+from .persons import Persons, PublicPersons, group_rows, person_totals, public_persons
 from .univariate import (
     Bernoulli,
     Categorical,
@@ -44,6 +45,11 @@ __all__ = [
     "LinearRegressionPopulation",
     "Empirical",
     "PublicSample",
+    "Persons",
+    "PublicPersons",
+    "group_rows",
+    "person_totals",
+    "public_persons",
     "ScipyDistribution",
     "SklearnGaussianMixture",
     "SklearnKernelDensity",

@@ -29,12 +29,18 @@ class Distribution(ABC):
         Shape of one record: ``()`` for a scalar, ``(d,)`` for a vector.
     releases_gil : bool
         Whether drawing releases the GIL (threads then draw in parallel).
+    person_rows : bool
+        Whether a record is one person's rows, padded with NaN.
     """
 
     record_shape: tuple[int, ...] = ()
     #: True when drawing runs in numpy's C code without the GIL, so that threads
     #: draw in parallel (numpy-backed models); adapters of other libraries say False.
     releases_gil: bool = False
+    #: True when a record is one person's rows, NaN-padded to ``record_shape[0]``
+    #: (:class:`~sensampler.distributions.Persons`): neighbours then differ in one
+    #: person's rows (see :mod:`sensampler.units`).
+    person_rows: bool = False
 
     @abstractmethod
     def _draw(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:

@@ -53,11 +53,18 @@ class Empirical(Distribution):
         Public records; a 1-d array is a column of scalar records.
     weights : array-like of shape (N,), optional
         Probability of each row (uniform if omitted).
+    person_rows : bool, default False
+        Each row of ``data`` is one person's rows, NaN-padded
+        (:func:`~sensampler.distributions.group_rows`): NaN is then allowed as
+        the padding, and a person is drawn whole.
     """
 
     releases_gil = True
 
-    def __init__(self, data: ArrayLike, weights: ArrayLike | None = None):
+    def __init__(
+        self, data: ArrayLike, weights: ArrayLike | None = None, *,
+        person_rows: bool = False,
+    ):
         try:
             table = np.asarray(data)
         except Exception as exc:  # noqa: BLE001 - re-raised with the parameter named
@@ -68,7 +75,10 @@ class Empirical(Distribution):
             raise ValueError(
                 f"data must hold at least one record, got shape {table.shape}."
             )
-        if table.dtype.kind in "fc" and not np.all(np.isfinite(table)):
+        self.person_rows = check_flag("person_rows", person_rows)
+        if self.person_rows:
+            _check_persons(table)
+        elif table.dtype.kind in "fc" and not np.all(np.isfinite(table)):
             raise ValueError("data must be finite; it holds NaN or infinite values.")
         self.data = table
         self.releases_gil = table.dtype != object
@@ -106,6 +116,22 @@ class Empirical(Distribution):
 
     def _params(self):
         return {"n_records": self.data.shape[0], "record_shape": self.record_shape}
+
+
+def _check_persons(table: np.ndarray) -> None:
+    """Persons as NaN-padded rows: real numbers, shape (persons, L), no
+    infinity, at least one row each; or raise naming ``data``."""
+    if table.dtype.kind not in "biuf" or table.ndim != 2:
+        raise ValueError(
+            "data of persons must be real numbers of shape (persons, L), got "
+            f"{table.dtype} values of shape {table.shape}."
+        )
+    present = ~np.isnan(table.astype(float))
+    if np.any(np.isinf(table)) or not np.all(present.any(axis=1)):
+        raise ValueError(
+            "data of persons must hold finite rows, at least one per person (NaN "
+            "pads the unused slots), got an infinity or a person without a row."
+        )
 
 
 def minimum_public_rows(gamma: float) -> int:
@@ -226,6 +252,11 @@ class PublicSample(Empirical):
         posterior population (the smoothed bootstrap, widths by Silverman's
         rule: :meth:`bandwidths`), so that it reaches between and a little
         beyond the rows; labels and whole numbers keep their values.
+    person_rows : bool, default False
+        Each row of ``data`` is one person's rows, NaN-padded
+        (:func:`~sensampler.distributions.group_rows`): whole persons are
+        resampled, as they are (no kernel), and every statement below holds
+        with "row" read as "person".
 
     Notes
     -----
@@ -292,8 +323,9 @@ class PublicSample(Empirical):
         *,
         confidence: float = PUBLIC_CONFIDENCE,
         smooth: bool = True,
+        person_rows: bool = False,
     ):
-        super().__init__(data)
+        super().__init__(data, person_rows=person_rows)
         self.confidence = PROBABILITY.check("confidence", confidence)
         self.smooth = check_flag("smooth", smooth)
 
@@ -388,7 +420,10 @@ class PublicSample(Empirical):
         weights = rng.dirichlet(np.ones(self.rows), size=count)
         widths = self.bandwidths() if self.smooth else None
         if widths is None or not np.any(widths > 0):
-            return [Empirical(self.data, w / w.sum()) for w in weights]
+            return [
+                Empirical(self.data, w / w.sum(), person_rows=self.person_rows)
+                for w in weights
+            ]
         return [_Smoothed(self.data, w / w.sum(), widths) for w in weights]
 
     def bandwidths(self) -> np.ndarray | None:
@@ -400,11 +435,13 @@ class PublicSample(Empirical):
             Silverman's rule :math:`0.9 \min(s, \mathrm{IQR}/1.34) N^{-1/5}`
             (Silverman 1986, eq. 3.31) for a column of real numbers with at least
             half of its values distinct and some not whole; 0 for the others
-            (labels, counts, codes keep their values). ``None`` for records that
-            are not numbers.
+            (labels, counts, codes keep their values) and for persons
+            (``person_rows``). ``None`` for records that are not numbers.
         """
         if self.data.dtype.kind not in "biuf":
             return None
+        if self.person_rows:  # persons are resampled as they are
+            return np.zeros(self.record_shape)
         table = self.data.astype(float).reshape(self.rows, -1)
         with np.errstate(over="ignore", invalid="ignore"):  # inf: left unsmoothed
             spread = table.std(axis=0, ddof=1) if self.rows > 1 else np.zeros(1)
@@ -417,6 +454,11 @@ class PublicSample(Empirical):
         with np.errstate(over="ignore"):
             real &= np.isfinite(np.max(np.abs(table), axis=0) + 40.0 * width)
         return np.where(real, width, 0.0).reshape(self.record_shape)
+
+    @property
+    def _size(self) -> str:
+        """The sample's size in words: its rows, or its persons (``person_rows``)."""
+        return f"{self.rows} {'persons' if self.person_rows else 'rows'}"
 
     def check_plan(self, plan: Any) -> None:
         """Refuse a plan this public sample cannot support, before any work.
@@ -458,7 +500,7 @@ class PublicSample(Empirical):
         """
         if plan.inequality == "exchangeable":
             return (
-                f"gamma on average over public samples of {self.rows} rows, not for "
+                f"gamma on average over public samples of {self._size}, not for "
                 "this one (inequality='exchangeable' states nothing about one realised "
                 "estimate; inequality='exact' states gamma for this public sample at a "
                 "confidence)"
@@ -474,7 +516,7 @@ class PublicSample(Empirical):
             else "Bayesian bootstrap, Rubin 1981"
         )
         return (
-            f"gamma for this public sample of {self.rows} rows at confidence "
+            f"gamma for this public sample of {self._size} at confidence "
             f"{confidence:g} ({kind}: the largest of {runs} runs on posterior "
             f"populations, less {outside:g}, the chance that the rows' range leaves "
             "more than gamma of the population outside it, Wilks 1941; it rests on "
@@ -539,7 +581,8 @@ class PublicSample(Empirical):
         """
         self.check_plan(plan)
         if plan.inequality == "exchangeable":
-            return [(Empirical(self.data), as_seed_sequence(random_state))]
+            whole = Empirical(self.data, person_rows=self.person_rows)
+            return [(whole, as_seed_sequence(random_state))]
         runs = self.runs(plan.rho)
         weights_seed, *seeds = as_seed_sequence(random_state).spawn(runs + 1)
         return list(zip(self.posterior(runs, weights_seed), seeds))

@@ -246,12 +246,15 @@ class Bounds:
           weights): the exact quantiles of its rows at
           ``(1 - coverage) / 2`` and ``(1 + coverage) / 2``;
         * any other model: the same quantiles of ``size`` records drawn from it
-          with a fixed seed (public: the model is), stated as empirical.
+          with a fixed seed (public: the model is), stated as empirical;
+        * a model of persons (``person_rows``, a record is one person's rows):
+          the bounds of its ``values`` law where it has one, else the above
+          quantiles of the values of its persons' rows.
 
         Parameters
         ----------
         population : Distribution or compatible
-            A population of scalar records.
+            A population of scalar records, or of persons.
         coverage : float, default :data:`DEFAULT_COVERAGE`
             Share of the model between the bounds, ``0 < coverage < 1``.
         size : int, default :data:`PUBLIC_SAMPLE_SIZE`
@@ -270,10 +273,12 @@ class Bounds:
         dist = as_distribution(population)
         coverage = PROBABILITY.check("coverage", coverage)
         size = check_count("size", size)
-        if tuple(getattr(dist, "record_shape", ())) != ():
+        if dist.person_rows and isinstance(getattr(dist, "values", None), Distribution):
+            return cls.from_population(dist.values, coverage, size=size)
+        if tuple(getattr(dist, "record_shape", ())) != () and not dist.person_rows:
             raise ValueError(
-                "bounds clip scalar records, got a population of records of "
-                f"shape {dist.record_shape}."
+                "bounds clip scalar records (or a person's rows), got a population "
+                f"of records of shape {dist.record_shape}."
             )
         support = _support(dist)
         if support is not None:
@@ -283,11 +288,14 @@ class Bounds:
         table = getattr(dist, "data", None)
         if isinstance(table, np.ndarray) and getattr(dist, "weights", 1) is None:
             values = np.asarray(table, dtype=float)
+            values = values[~np.isnan(values)]  # a person's padding dropped
             how = f"quantiles of the {values.size} public rows"
         else:
             rng = np.random.default_rng(as_seed_sequence(0))
             values = np.asarray(dist.sample(size, random_state=rng), dtype=float)
             how = f"empirical quantiles of {size} records drawn from the population model"
+            if dist.person_rows:  # the values of the persons' rows
+                values, how = values[~np.isnan(values)], f"{how}' rows"
         low, high = (float(v) for v in np.quantile(values, tails))
         return cls._checked(low, high, coverage, f"{how}, coverage {coverage:g}")
 

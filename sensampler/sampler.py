@@ -280,8 +280,9 @@ def sample_sensitivity(
         (:func:`sensampler.privacy.to_replace_one`).
     bounds : sensampler.bounds.Bounds, optional
         Clip every record of every sampled database to ``[bounds.low,
-        bounds.high]`` (scalar records only): the estimate is then the
-        sensitivity of the query on clipped records, and records its bounds.
+        bounds.high]`` (scalar records, or each row of a person's rows: a
+        ``person_rows`` population): the estimate is then the sensitivity of
+        the query on clipped records, and records its bounds.
         For the built-in queries in the l1, l2 or linf norm it also records
         the sensitivity of the clipped query over *every* pair of neighbours
         (``est.worst_case``, analytic: see
@@ -469,10 +470,10 @@ def _clipped(dist: Distribution, bounds: Bounds) -> Distribution:
         raise TypeError(
             f"bounds must be a sensampler.bounds.Bounds or None, got {bounds!r}."
         )
-    if tuple(dist.record_shape) != ():
+    if tuple(dist.record_shape) != () and not dist.person_rows:
         raise ValueError(
-            "bounds clip scalar records, got a population of records of "
-            f"shape {dist.record_shape}."
+            "bounds clip scalar records (or a person's rows), got a population "
+            f"of records of shape {dist.record_shape}."
         )
     return dist if isinstance(dist, PublicSample) else ClippedPopulation(dist, bounds)
 

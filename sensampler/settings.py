@@ -2,16 +2,17 @@
 
 :class:`ReleaseSettings` holds everything a release, a plan, a sweep and the
 private estimator are asked for — epsilon, delta, gamma, the mechanism and its
-grid, the clipping bounds, the worst-case cap, the neighbouring relation and the
-sampling plan's inequality — checked once when it is built, whatever it is built
-from: Python keywords (``ReleaseSettings(epsilon=0.5, bounds="0:250")``), a
-batch config's table (:meth:`ReleaseSettings.from_mapping`) or command-line
-flags (the application layer derives each flag from its field: its name, its
-help, its parser). Each field has one parser (:func:`parse_bounds` for the
-bounds, :func:`parse_number` for every number written as text) and one check of
-its own domain (:func:`read_setting`), and the functions that release, plan or
-sweep take the record and pass it down: a new option is one new field here.
-OpenDP's context (``dp.loss_of``, ``dp.unit_of``) is the model.
+grid, the clipping bounds, the worst-case cap, the neighbouring relation, the
+sampling plan's inequality and the privacy unit's column — checked once when it
+is built, whatever it is built from: Python keywords
+(``ReleaseSettings(epsilon=0.5, bounds="0:250")``), a batch config's table
+(:meth:`ReleaseSettings.from_mapping`) or command-line flags (the application
+layer derives each flag from its field: its name, its help, its parser). Each
+field has one parser (:func:`parse_bounds` for the bounds, :func:`parse_number`
+for every number written as text) and one check of its own domain
+(:func:`read_setting`), and the functions that release, plan or sweep take the
+record and pass it down: a new option is one new field here. OpenDP's context
+(``dp.loss_of``, ``dp.unit_of``) is the model.
 
 The bounds are a :class:`BoundsSetting`: ``"auto"`` (the population model's
 quantiles, at no privacy cost), given (``"LOW:HIGH"`` or a pair), estimated
@@ -249,6 +250,18 @@ def _mechanism(name: str, value) -> str:
     return check_choice(name, value, tuple(RELEASE_MECHANISMS))
 
 
+def _column_name(name: str, value) -> str | None:
+    """A column's name (None: no column); text stripped, never empty."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise TypeError(
+            f"{name} must be a column's name (a non-empty str) or None, got "
+            f"{name}={value!r}."
+        )
+    return value.strip()
+
+
 def _bounds(name: str, value) -> BoundsSetting:
     return parse_bounds(value, name)
 
@@ -372,6 +385,12 @@ class ReleaseSettings:
     unit : str, optional
         The data's unit (``"cm"``), for display only: printed beside released
         values, errors, sensitivities and bounds; it changes no number.
+    privacy_unit : str, optional
+        The column of a table (a DataFrame, a CSV or Parquet file, a
+        ``bootstrap:`` file) naming the person of each row: neighbours then
+        differ in one person's rows (see :mod:`sensampler.units`); a plan or a
+        sweep from a model of a person takes any name. ``None`` (the default):
+        one record.
 
     Examples
     --------
@@ -449,6 +468,12 @@ class ReleaseSettings:
         "released values, errors, sensitivities and bounds",
         check=_unit,
     )
+    privacy_unit: str | None = _setting(
+        help="the column naming the person of each row: neighbours then differ "
+        "in one person's rows, every statement protects all of one person's rows "
+        "(default: one record)",
+        check=_column_name,
+    )
 
     def __post_init__(self):
         for setting in fields(self):  # frozen: normalised values set once, here
@@ -507,6 +532,28 @@ class ReleaseSettings:
         if self.epsilon is None:
             raise ValueError("a release needs epsilon, got epsilon=None.")
         return self.epsilon
+
+    def require_record_unit(self, what: str) -> None:
+        """Refuse a privacy unit where ``what`` (a plan, a sweep) is about one
+        record only in this version.
+
+        Parameters
+        ----------
+        what : str
+            What refuses it, for the message (``"a plan"``).
+
+        Raises
+        ------
+        ValueError
+            When :attr:`privacy_unit` is set, naming it.
+        """
+        if self.privacy_unit is not None:
+            raise ValueError(
+                f"{what} is about one record in this version, got "
+                f"privacy_unit={self.privacy_unit!r}: release it with "
+                "sensampler release (or release_statistic), which takes the privacy "
+                "unit."
+            )
 
     @property
     def norm(self) -> str:

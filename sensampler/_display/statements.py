@@ -50,10 +50,18 @@ def statement_words(statement) -> list[tuple[str, str]]:
 
 def _protected(statement) -> tuple[str, str]:
     """What a guaranteed statement protects: the relation and the guarantee."""
+    if getattr(statement, "privacy_unit", "record") == "person":
+        who, moved, other = "All of any one person's rows", "one person's rows", (
+            "another person's"
+        )
+        changed = "that person's rows"
+    else:
+        who, moved, other = "Any one person's record", "one record", "another"
+        changed = "that one record"
     relation = (
-        "one record replaced by another"
+        f"{moved} replaced by {other}"
         if statement.neighbours == "replace-one"
-        else "one record added or removed"
+        else f"{moved} added or removed"
     )
     factor = (
         f"a factor e^epsilon{' (plus delta)' if statement.delta else ''}"
@@ -62,8 +70,8 @@ def _protected(statement) -> tuple[str, str]:
     )
     return (
         "What is protected",
-        f"Any one person's record ({relation}): the release is "
-        f"{statement.core_text}, so changing that one record changes the "
+        f"{who} ({relation}): the release is "
+        f"{statement.core_text}, so changing {changed} changes the "
         f"probability of any outcome by at most {factor}.",
     )
 

@@ -270,6 +270,9 @@ NOISE_RATIO = Interval(0.0, _INF, False, True)
 #: ``"replace-one"`` (two databases of n records differing in one) and
 #: ``"add-remove"`` (D of n - 1 records and D with one record more).
 NEIGHBOUR_RELATIONS = Choice(("replace-one", "add-remove"))
+#: What neighbouring databases differ in: one ``"record"`` (a row), or one
+#: ``"person"``'s rows (see :mod:`sensampler.units`).
+PRIVACY_UNITS = Choice(("record", "person"))
 #: Where a sensitivity comes from (see :mod:`sensampler.privacy`).
 SOURCES = Choice(("global", "sampled", "typical", "derived"))
 #: Bounds of a sampling plan (see :mod:`sensampler.plan`).

@@ -79,6 +79,15 @@ class PrivacyAccountant(abc.ABC):
     the other is refused until converted
     (:func:`sensampler.privacy.to_replace_one`). Spends given as numbers and
     sampling runs state no relation and are counted in the accountant's.
+    The first statement also fixes the privacy unit (:attr:`privacy_unit`),
+    and a statement about the other unit is refused, in both directions. A
+    record-level guarantee implies no person-level one. Nor does a
+    person-level one give the record-level one as it is: removing one row of
+    a person with several changes that person's group, a remove and an add
+    (group privacy with k = 2, Dwork & Roth 2014, Lemma 2.2: (2 epsilon,
+    (1 + e^epsilon) delta) for the worst-case part), and the random-DP part
+    (gamma) is a probability over pairs of persons drawn from the person
+    model, which says nothing about pairs of records: no gamma converts.
     """
 
     #: Name of the accounting method, used in reports.
@@ -89,6 +98,7 @@ class PrivacyAccountant(abc.ABC):
         self._ledger: list[LedgerEntry] = []
         self._gamma = _GammaBook()
         self._neighbours: str | None = None
+        self._privacy_unit: str | None = None
 
     # ------------------------------------------------------------ recording
     @abc.abstractmethod
@@ -156,12 +166,15 @@ class PrivacyAccountant(abc.ABC):
     def _record_held(self, amount, count, run, entry) -> None:
         """:meth:`_record`, the lock held."""
         self._check_neighbours(entry)
+        self._check_unit(entry)
         gamma = self._gamma.plus(run, count)
         self._check_gamma(gamma)
         self._add(amount, count)
         self._gamma = gamma
         if entry.neighbours is not None:
             self._neighbours = entry.neighbours
+        if self._privacy_unit is None:
+            self._privacy_unit = entry.privacy_unit
         self._ledger.append(entry)
 
     def _check_neighbours(self, entry: LedgerEntry) -> None:
@@ -181,6 +194,36 @@ class PrivacyAccountant(abc.ABC):
             f"{entry.neighbours!r}, with the statements already recorded for "
             f"neighbours={held!r}: {advice}."
         )
+
+    def _check_unit(self, entry: LedgerEntry) -> None:
+        """Refuse a statement about another privacy unit than those recorded.
+
+        Neither unit's statement implies the other's as it is (see the class
+        notes: a record's removal is two steps of a person's group, and a
+        person-level gamma is about pairs of persons), so none is converted.
+        """
+        held, unit = self._privacy_unit, entry.privacy_unit
+        if held is None or unit is None or held == unit:
+            return
+        words = {"record": "one record", "person": "one person's rows"}
+        why = (
+            "a record-level guarantee implies no person-level one"
+            if unit == "record"
+            else "a person-level guarantee is not a record-level one as it is "
+            "(removing one of a person's rows changes that person's group: two "
+            "steps; and its gamma is about pairs of persons)"
+        )
+        raise ValueError(
+            f"cannot compose {entry.mechanism}, a statement about {words[unit]}, "
+            f"with the statements already recorded about {words[held]}: {why}; "
+            "spend it from another budget (one per privacy_unit)."
+        )
+
+    @property
+    def privacy_unit(self) -> str | None:
+        """The privacy unit of everything recorded (``None`` before the first
+        statement): ``"record"`` or ``"person"`` (one person's rows)."""
+        return self._privacy_unit
 
     @property
     def neighbours(self) -> str | None:

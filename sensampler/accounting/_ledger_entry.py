@@ -64,6 +64,10 @@ class LedgerEntry:
         set for any entry with a gamma or a run identity. It tells a sampled
         entry of gamma 0 and no run identity, which is no worst case, from a
         global statement, which is its own.
+    privacy_unit : {"record", "person"} or None, default None
+        What the statement's neighbours differ in (``statement.privacy_unit``);
+        ``None`` where no relation is stated (a sampling run, a spend given as
+        numbers). A budget file's line keeps it.
     """
 
     mechanism: str
@@ -78,6 +82,7 @@ class LedgerEntry:
     worst_case_delta: float | None = None
     worst_case_rho: float | None = None
     sampled: bool = False
+    privacy_unit: str | None = None
 
     def __post_init__(self):
         # a gamma or a run identity is a sampled statement's, whatever was given
@@ -122,6 +127,7 @@ class LedgerEntry:
             None if worst is None else worst.delta,
             None if worst is None else worst.rho,
             run is not None,
+            statement.privacy_unit if states_relation else None,
         )
 
     @classmethod
@@ -171,14 +177,17 @@ class LedgerEntry:
             ``worst_case_delta`` when the entry states a worst-case part, and
             ``"sampled": true`` for a sampled entry of gamma 0 and no run
             identity (the one case the other keys do not tell from a global
-            statement). The Rényi parameter and the relation are not kept (a
-            budget file's ledger is replace-one).
+            statement), and ``"privacy_unit": "person"`` for a person-level
+            entry (none: about one record). The Rényi parameter and the
+            relation are not kept (a budget file's ledger is replace-one).
         """
         out = {k: getattr(self, k) for k in _DICT_KEYS}
         if self.worst_case_epsilon is not None:
             out.update({k: getattr(self, k) for k in _WORST_KEYS})
         if self.sampled and self.gamma == 0.0 and self.run_id is None:
             out["sampled"] = True
+        if self.privacy_unit == "person":  # one budget file holds one unit
+            out["privacy_unit"] = "person"
         return out
 
     @classmethod
@@ -196,7 +205,8 @@ class LedgerEntry:
         Returns
         -------
         LedgerEntry
-            With no Rényi parameter and no relation.
+            With no Rényi parameter and no relation; about one record unless
+            the line says ``"privacy_unit": "person"`` (a sampling run: none).
 
         Raises
         ------
@@ -232,11 +242,15 @@ class LedgerEntry:
         sampled = record.get("sampled", False)
         if not isinstance(sampled, bool):
             raise TypeError(f"sampled must be true or false, got {sampled!r}")
+        unit = record.get("privacy_unit", "record")
+        if unit not in ("record", "person"):  # only "person" is ever written
+            raise ValueError(f"privacy_unit must be 'person', got {unit!r}")
         return cls(
             **{k: record[k] for k in _DICT_KEYS},
             **dict(zip(_WORST_KEYS, worst, strict=True)),
             rho=None,
             sampled=sampled,
+            privacy_unit=unit if record["count"] else None,
         )
 
     def to_statement(self, neighbours: str = NEIGHBOURS) -> PrivacyStatement:
@@ -271,6 +285,7 @@ class LedgerEntry:
                 "no release; record it with record_run."
             )
         neighbours = self.neighbours or neighbours
+        privacy_unit = self.privacy_unit or "record"
         run = self.to_run(neighbours) if self.sampled else None
         worst_case = None
         if run is not None and (
@@ -282,6 +297,7 @@ class LedgerEntry:
                 self.worst_case_delta,
                 rho=self.worst_case_rho,
                 neighbours=neighbours,
+                privacy_unit=privacy_unit,
             )
         return PrivacyStatement(
             self.mechanism,
@@ -292,6 +308,7 @@ class LedgerEntry:
             source="global" if run is None else "sampled",
             neighbours=neighbours,
             worst_case=worst_case,
+            privacy_unit=privacy_unit,
         )
 
     def _repr_html_(self) -> str:

@@ -10,7 +10,9 @@ The file is JSON::
      "checksum": "<sha256 of the rest>"}
 
 Every read rebuilds the filter by replaying the entries, so what the file admits
-is exactly what :class:`~sensampler.accounting.PrivacyFilter` admits. A spend
+is exactly what :class:`~sensampler.accounting.PrivacyFilter` admits. A
+person-level entry says ``"privacy_unit": "person"`` (an entry without it is
+about one record), and a file holds one privacy unit, as a filter does. A spend
 (:meth:`BudgetFile.session`) holds an exclusive lock on ``FILE.lock`` from
 reading the ledger to writing it, so two processes cannot both spend the last of
 a budget; the new ledger is written to a temporary file in the same folder,

@@ -20,7 +20,7 @@ from .._lib.extras import require
 from .._lib.words import counted
 from ._input_files import MAX_DATA_FILE_BYTES, read_text_lines
 
-__all__ = ["DataFileError", "read_column", "PARQUET_SUFFIXES"]
+__all__ = ["DataFileError", "read_column", "read_person_rows", "PARQUET_SUFFIXES"]
 
 #: File name endings read as Parquet (anything else is read as CSV).
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -54,22 +54,86 @@ def read_column(path: str | os.PathLike, column: str) -> np.ndarray:
     ImportError
         For a Parquet file without pandas (or without a Parquet engine).
     """
+    return _read(path, column, None)[0]
+
+
+def read_person_rows(
+    path: str | os.PathLike, column: str, privacy_unit: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The numbers of ``column`` and the person of each row, read together.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A CSV or Parquet file, as :func:`read_column` reads it.
+    column : str
+        The numeric column's name.
+    privacy_unit : str
+        The column naming the person of each row (any non-empty text: ids are
+        compared as text).
+
+    Returns
+    -------
+    values : ndarray of shape (N,)
+        One float per row.
+    ids : ndarray of shape (N,)
+        The person of each row, as text.
+
+    Raises
+    ------
+    DataFileError
+        As :func:`read_column`, and for a row without a person (named by its
+        line or record, never by a value).
+    """
+    if not isinstance(privacy_unit, str) or not privacy_unit:
+        raise TypeError(
+            f"privacy_unit must be a non-empty str, got privacy_unit={privacy_unit!r}."
+        )
+    if privacy_unit == column:
+        raise ValueError(
+            f"privacy_unit names the released column {column!r}: give the column of "
+            "the person ids."
+        )
+    return _read(path, column, privacy_unit)
+
+
+def _read(path, column: str, unit: str | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`read_column`, and the person of each row when ``unit`` names a column."""
     if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
         raise TypeError(f"path must name a file, got path={path!r}.")
     if not isinstance(column, str) or not column:
         raise TypeError(f"column must be a non-empty str, got column={column!r}.")
     path = os.fspath(path)
     if path.lower().endswith(PARQUET_SUFFIXES):
-        values = _read_parquet(path, column)
+        values, ids = _read_parquet(path, column, unit)
     else:
-        values = _read_csv(path, column)
+        values, ids = _read_csv(path, column, unit)
     if values.size == 0:
         raise DataFileError(f"{path}: no records.")
-    return values
+    return values, ids
 
 
-def _read_csv(path: str, column: str) -> np.ndarray:
+def _header_index(path: str, names: list[str], column: str, line: int) -> int:
+    if names.count(column) != 1:
+        problem = "names twice" if names.count(column) else "has no"
+        raise DataFileError(
+            f"{path}: the header row (line {line}) {problem} column "
+            f"{column!r} ({counted(len(names), 'column')}; column names are "
+            "case-sensitive)."
+        )
+    return names.index(column)
+
+
+def _person(row: list[str], index: int, where: str, unit: str) -> str:
+    text = row[index].strip() if index < len(row) else ""
+    if not text:
+        raise DataFileError(f"{where}: column {unit!r} (the privacy unit) is empty.")
+    return text
+
+
+def _read_csv(path: str, column: str, unit: str | None):
     values = array("d")
+    ids: list[str] | None = None if unit is None else []
     line = 0
     try:
         lines = read_text_lines(path, "data file", MAX_DATA_FILE_BYTES, DataFileError)
@@ -79,14 +143,8 @@ def _read_csv(path: str, column: str) -> np.ndarray:
         if header is None:
             raise DataFileError(f"{path}: empty file; expected a header row.")
         names = [name.strip() for name in header]
-        if names.count(column) != 1:
-            problem = "names twice" if names.count(column) else "has no"
-            raise DataFileError(
-                f"{path}: the header row (line {line}) {problem} column "
-                f"{column!r} ({counted(len(names), 'column')}; column names are "
-                "case-sensitive)."
-            )
-        index = names.index(column)
+        index = _header_index(path, names, column, line)
+        person = None if unit is None else _header_index(path, names, unit, line)
         record = 0
         for row in reader:
             line = reader.line_num
@@ -95,9 +153,12 @@ def _read_csv(path: str, column: str) -> np.ndarray:
             record += 1
             where = f"{path}, line {line} (record {record})"
             values.append(_number(row, index, where, column))
+            if ids is not None:
+                ids.append(_person(row, person, where, unit))
     except csv.Error as exc:  # messages name the dialect, never a field
         raise DataFileError(f"{path}, line {line + 1}: not valid CSV ({exc}).") from None
-    return np.frombuffer(values, dtype=float).copy()
+    out = np.frombuffer(values, dtype=float).copy()
+    return out, None if ids is None else np.array(ids, dtype=object)
 
 
 #: A number as a data file may write it: ASCII digits, an optional sign, point
@@ -128,12 +189,12 @@ def _number(row: list[str], index: int, where: str, column: str) -> float:
     return value
 
 
-def _read_parquet(path: str, column: str) -> np.ndarray:
+def _read_parquet(path: str, column: str, unit: str | None):
     pd = require("pandas", "parquet", f"reading the Parquet file {path}")
     if not os.path.isfile(path):
         raise DataFileError(f"cannot read {path}: no such file.")
     try:
-        frame = pd.read_parquet(path, columns=[column])
+        frame = pd.read_parquet(path, columns=[column] if unit is None else [column, unit])
     except ImportError as exc:
         raise ImportError(
             f"reading the Parquet file {path} needs a Parquet engine: pip install "
@@ -144,8 +205,29 @@ def _read_parquet(path: str, column: str) -> np.ndarray:
             f"{path}: cannot read column {column!r} as Parquet "
             f"({type(exc).__name__}; is the column there?)."
         ) from None
-    if column not in frame.columns:
-        raise DataFileError(f"{path}: has no column {column!r}.")
+    for name in (column, unit):
+        if name is not None and name not in frame.columns:
+            raise DataFileError(f"{path}: has no column {name!r}.")
+    return _parquet_values(pd, path, frame, column), _parquet_ids(path, frame, unit)
+
+
+def _parquet_ids(path: str, frame, unit: str | None) -> np.ndarray | None:
+    """The person of each record as text (None without a unit column)."""
+    if unit is None:
+        return None
+    series = frame[unit]
+    missing = series.isna().to_numpy()
+    ids = series.astype(str).str.strip().to_numpy(dtype=object)
+    empty = missing | (ids == "")
+    if empty.any():
+        record = int(np.argmax(empty)) + 1
+        raise DataFileError(
+            f"{path}, record {record}: column {unit!r} (the privacy unit) is missing."
+        )
+    return ids
+
+
+def _parquet_values(pd, path: str, frame, column: str) -> np.ndarray:
     series = frame[column]
     if series.dtype.kind not in "iuf":
         numeric = pd.to_numeric(series, errors="coerce")

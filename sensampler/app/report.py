@@ -110,6 +110,16 @@ def write_report(path, text: str) -> str:
 
 
 def _noise_section(release) -> str:
+    """The release's accuracy, and beside it the bias of a person-level
+    release's contribution bounds."""
+    bias = getattr(release, "bias_words", "")
+    accuracy = _accuracy_card(release)
+    return accuracy if not bias else accuracy + card(
+        f"Bias: {release.query}", paragraph(f"Cap bias {bias}.")
+    )
+
+
+def _accuracy_card(release) -> str:
     """The release's accuracy: the noise's law around the released value
     (continuous mechanisms), or a quantile's 90% band from the mechanism's law
     on public databases; both in the data's units."""
@@ -212,6 +222,16 @@ def _population_paragraph(releases) -> str:
     )
 
 
+def _privacy_unit_paragraph(releases) -> str:
+    """One line on the privacy unit, for person-level releases."""
+    if not any(r.statement.privacy_unit == "person" for r in releases):
+        return ""
+    return paragraph(
+        "Privacy unit: a person. Each statement protects all of one person's rows "
+        "(n counts persons)."
+    )
+
+
 def release_report(
     releases, *, budget=None, audits=(), title: str = "Release report", source: str = ""
 ) -> str:
@@ -246,6 +266,7 @@ def release_report(
         ),
         paragraph(f"From {source}.") if source else "",
         _population_paragraph(releases),
+        _privacy_unit_paragraph(releases),
     )
     sections = [
         ("What was released", released),

@@ -52,7 +52,7 @@ under the other relation (:func:`to_replace_one`). A :class:`PrivacyBound` is
 not a view of one statement but what a composition of several holds.
 """
 
-from ._format import format_dp, format_upper, size_words
+from ._format import format_dp, format_upper, relation_words, size_words
 from ._records import (
     NEIGHBOURS,
     NOISE_KINDS,
@@ -83,5 +83,6 @@ __all__ = [
     "to_replace_one",
     "format_dp",
     "format_upper",
+    "relation_words",
     "size_words",
 ]

@@ -41,7 +41,28 @@ def format_upper(value: float, digits: int) -> str:
     return upper(value, digits)
 
 
-def size_words(neighbours: str, n: int) -> str:
+def relation_words(neighbours: str, privacy_unit: str = "record") -> str:
+    """The neighbouring relation in words, with what neighbours differ in.
+
+    Parameters
+    ----------
+    neighbours : {"replace-one", "add-remove"}
+    privacy_unit : {"record", "person"}, default "record"
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> relation_words("replace-one", "person")
+    "replace-one neighbours (one person's rows)"
+    """
+    text = f"{neighbours} neighbours"
+    return f"{text} (one person's rows)" if privacy_unit == "person" else text
+
+
+def size_words(neighbours: str, n: int, privacy_unit: str = "record") -> str:
     """The data's size in a guarantee, in words.
 
     Under add/remove neighbours a release calibrated for the data's ``n`` (a
@@ -54,7 +75,8 @@ def size_words(neighbours: str, n: int) -> str:
     ----------
     neighbours : {"replace-one", "add-remove"}
     n : int
-        The number of private records.
+        The number of private records (of persons, for the unit ``"person"``).
+    privacy_unit : {"record", "person"}, default "record"
 
     Returns
     -------
@@ -65,12 +87,13 @@ def size_words(neighbours: str, n: int) -> str:
     >>> size_words("add-remove", 100)
     'n=100 records, published: the statement holds given this size and does not hide it'
     """
+    counted = f"n={n} {'persons' if privacy_unit == 'person' else 'records'}"
     if neighbours == "add-remove":
         return (
-            f"n={n} records, published: the statement holds given this size and "
+            f"{counted}, published: the statement holds given this size and "
             "does not hide it"
         )
-    return f"n={n} records"
+    return counted
 
 
 def format_dp(epsilon: float, delta: float) -> str:

@@ -16,6 +16,7 @@ from .._lib.domains import (
     EPSILON_STATED,
     NEIGHBOUR_RELATIONS,
     POSITIVE,
+    PRIVACY_UNITS,
     RHO,
     documented,
 )
@@ -23,7 +24,13 @@ from .._lib.domains import SOURCES as _SOURCES
 from .._lib.extras import require
 from .._math.curves import gaussian_curve, implied_curve, pure_dp_curve, zcdp_curve
 from .._math.rounding import float_up
-from ._format import ORDER_DEPENDENT, except_gamma, format_dp, worst_case_text
+from ._format import (
+    ORDER_DEPENDENT,
+    except_gamma,
+    format_dp,
+    relation_words,
+    worst_case_text,
+)
 from ._records import NEIGHBOURS, Noise, SamplingRun, Source, set_field
 from ._renyi import RenyiCurve, pure_dp_rdp, rdp_to_dp, zcdp_to_dp
 
@@ -73,6 +80,10 @@ class PrivacyStatement:
         when no worst case is known. The random-DP statement protects the
         databases the population model describes, except with probability
         gamma; this one protects everyone, at its own (larger) epsilon.
+    privacy_unit : {"record", "person"}, default "record"
+        What neighbours differ in: one record, or one person's rows (a
+        person-level release, :mod:`sensampler.units`). A person-level
+        statement implies the row-level one, not the reverse.
     """
 
     mechanism: str
@@ -85,6 +96,7 @@ class PrivacyStatement:
     neighbours: str = NEIGHBOURS
     noise: Noise | None = None
     worst_case: PrivacyStatement | None = None
+    privacy_unit: str = "record"
 
     def __post_init__(self):
         if not isinstance(self.mechanism, str):
@@ -105,6 +117,7 @@ class PrivacyStatement:
             raise TypeError(f"run must be a SamplingRun or None, got {self.run!r}.")
         _SOURCES.check("source", self.source)
         NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
+        PRIVACY_UNITS.check("privacy_unit", self.privacy_unit)
         if self.noise is not None and not isinstance(self.noise, Noise):
             raise TypeError(f"noise must be a Noise or None, got {self.noise!r}.")
         if self.source == "sampled" and self.run is None:
@@ -115,7 +128,7 @@ class PrivacyStatement:
                 f"run's, {self.run.neighbours!r}."
             )
         if self.worst_case is not None:
-            _check_worst_case(self.worst_case, self.neighbours)
+            _check_worst_case(self.worst_case, self.neighbours, self.privacy_unit)
 
     @property
     def guaranteed(self) -> bool:
@@ -188,17 +201,24 @@ class PrivacyStatement:
         if self.source == "sampled":
             return (
                 f"{self.mechanism}: {core}{except_gamma(self.gamma)} (random DP, "
-                f"{self.neighbours} neighbours){worst_case_text(self.worst_case)}"
+                f"{relation_words(self.neighbours, self.privacy_unit)})"
+                f"{worst_case_text(self.worst_case)}"
                 + (ORDER_DEPENDENT if self.run is not None and self.run.order_dependent
                    else "")
             )
-        return f"{self.mechanism}: {core} ({self.neighbours} neighbours)"
+        return f"{self.mechanism}: {core} ({relation_words(self.neighbours, self.privacy_unit)})"
 
     def _repr_html_(self) -> str:
         """Notebook display: the statement in plain words."""
         return statement_html(self)
 
-    def to_dp_event(self, *, allow_gamma: bool = False, neighbours: str | None = None):
+    def to_dp_event(
+        self,
+        *,
+        allow_gamma: bool = False,
+        neighbours: str | None = None,
+        privacy_unit: str | None = None,
+    ):
         """The dp_accounting ``DpEvent`` of one release of this statement.
 
         So that releases can be composed in Google's dp_accounting accountants
@@ -228,7 +248,8 @@ class PrivacyStatement:
 
         The worst-case part of a sampled statement is a plain DP statement
         with no gamma: ``statement.worst_case.to_dp_event()`` is a true DP
-        guarantee that any dp_accounting accountant may compose as is.
+        guarantee that any dp_accounting accountant of its relation and unit
+        may compose as is.
 
         Parameters
         ----------
@@ -242,6 +263,14 @@ class PrivacyStatement:
             The relation the event is for. ``None`` (the default) accepts a
             replace-one statement only. A replace-one statement has no
             add/remove event (``"add-remove"`` is refused for it).
+        privacy_unit : {"record", "person"}, optional
+            The privacy unit of the accountant the event joins: a ``DpEvent``
+            carries no unit either, and a person-level event composed with
+            record-level ones would be read as one about a record, which it is
+            not as it is (see :class:`~sensampler.accounting.PrivacyAccountant`).
+            ``None`` (the default) accepts a record-level statement only; a
+            person-level statement needs ``privacy_unit="person"``, by which
+            the caller says the accountant holds person-level events only.
 
         Returns
         -------
@@ -255,11 +284,12 @@ class PrivacyStatement:
             For a statement with no guarantee (typical or derived sensitivity),
             a gamma > 0 without ``allow_gamma=True``, an add/remove statement
             without ``neighbours``, a replace-one one with
-            ``neighbours="add-remove"``, or no representable event.
+            ``neighbours="add-remove"``, a ``privacy_unit`` other than the
+            statement's (a person-level one without it), or no representable
+            event.
         """
+        self._check_event_inputs(allow_gamma, privacy_unit)
         dp_event = _dp_event_module()
-        if not isinstance(allow_gamma, bool):
-            raise TypeError(f"allow_gamma must be True or False, got {allow_gamma!r}.")
         if neighbours not in (None, "replace-one", "add-remove"):
             raise ValueError(
                 "neighbours must be None, 'replace-one' or 'add-remove', got "
@@ -279,7 +309,9 @@ class PrivacyStatement:
                 "no add/remove statement; use neighbours='replace-one'."
             )
         if self.neighbours == "add-remove" and neighbours == "replace-one":
-            return to_replace_one(self).to_dp_event(allow_gamma=allow_gamma)
+            return to_replace_one(self).to_dp_event(
+                allow_gamma=allow_gamma, privacy_unit=privacy_unit
+            )
         if not self.guaranteed:
             raise ValueError(
                 f"{self.mechanism} was calibrated with a {self.source} "
@@ -309,9 +341,34 @@ class PrivacyStatement:
             "delta) statement."
         )
 
+    def _check_event_inputs(self, allow_gamma, privacy_unit: str | None) -> None:
+        """Refuse a non-bool ``allow_gamma``, and a DpEvent for an accountant of
+        another privacy unit than the statement's (``None``: a record-level
+        accountant)."""
+        if not isinstance(allow_gamma, bool):
+            raise TypeError(f"allow_gamma must be True or False, got {allow_gamma!r}.")
+        if privacy_unit is not None:
+            PRIVACY_UNITS.check("privacy_unit", privacy_unit)
+        held = privacy_unit or "record"
+        if held == self.privacy_unit:
+            return
+        if self.privacy_unit == "person":
+            raise ValueError(
+                f"{self.mechanism} protects one person's rows, and a DpEvent does "
+                "not carry the privacy unit (composed with record-level events it "
+                "would be read as one about a record, which it is not as it is): "
+                "pass privacy_unit='person' for an accountant of person-level "
+                "events only."
+            )
+        raise ValueError(
+            f"{self.mechanism} protects one record, which implies no person-level "
+            "guarantee: it has no event for an accountant of privacy_unit='person'."
+        )
 
-def _check_worst_case(worst_case, neighbours: str) -> None:
-    """A worst-case part is a plain (epsilon, delta)-DP statement of the same relation."""
+
+def _check_worst_case(worst_case, neighbours: str, privacy_unit: str) -> None:
+    """A worst-case part is a plain (epsilon, delta)-DP statement of the same
+    relation and unit."""
     if not isinstance(worst_case, PrivacyStatement):
         raise TypeError(
             f"worst_case must be a PrivacyStatement or None, got {worst_case!r}."
@@ -332,6 +389,11 @@ def _check_worst_case(worst_case, neighbours: str) -> None:
         raise ValueError(
             f"worst_case must hold for the statement's neighbours={neighbours!r}, "
             f"got {worst_case.neighbours!r}."
+        )
+    if worst_case.privacy_unit != privacy_unit:
+        raise ValueError(
+            f"worst_case must hold for the statement's privacy_unit={privacy_unit!r}, got "
+            f"{worst_case.privacy_unit!r}."
         )
 
 
@@ -556,4 +618,5 @@ def to_replace_one(statement: PrivacyStatement) -> PrivacyStatement:
         neighbours="replace-one",
         noise=noise,
         worst_case=None if worst_case is None else to_replace_one(worst_case),
+        privacy_unit=statement.privacy_unit,
     )

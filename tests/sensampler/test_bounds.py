@@ -291,3 +291,19 @@ def test_a_worst_case_beyond_the_doubles_is_refused():
     est = sample_sensitivity(queries.sum, Normal(), 5, m=10, bounds=b, random_state=0)
     with pytest.raises(ValueError, match="not finite"):
         LaplaceMechanism(est, 1.0, worst_case_epsilon=1e-300)
+
+
+def test_bounds_of_a_model_of_persons_are_those_of_one_rows_value():
+    """A person is a padded group of rows: bounds='auto' reads its rows' values
+    (the values law, or a public table's present rows), never the padding."""
+    from scipy import stats
+
+    from sensampler.distributions import LogNormal, Persons, public_persons
+
+    values = LogNormal(2.0, 0.5)
+    persons = Persons(stats.geom(0.5), values, cap=5)
+    assert Bounds.from_population(persons) == Bounds.from_population(values)
+    public = public_persons([1.0, 2.0, 3.0, 10.0], [0, 0, 1, 2])
+    b = Bounds.from_population(public, coverage=0.5)
+    assert (b.low, b.high) == tuple(np.quantile([1.0, 2.0, 3.0, 10.0], [0.25, 0.75]))
+    assert b.note.startswith("quantiles of the 4 public rows")

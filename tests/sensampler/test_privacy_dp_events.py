@@ -204,3 +204,31 @@ def test_mixing_relations_in_dp_accounting_cannot_understate_epsilon():
     # pair at delta -> 0); dp_accounting's PLD gives 3 up to its discretisation
     assert pld.get_epsilon(1e-12) == pytest.approx(3.0, rel=1e-6)
     assert pld.get_epsilon(1e-12) > 2.9
+
+
+def test_a_person_level_event_needs_an_accountant_of_persons():
+    """A DpEvent carries no privacy unit: a person-level statement's event,
+    composed with record-level ones, would be read as one about a record, which
+    it is not as it is. Before, to_dp_event gave it silently; now it needs
+    privacy_unit="person" (the accountant holds person-level events only), and a
+    record-level statement has no event for such an accountant."""
+    laplace = dict(noise=LaplaceMechanism(1.0, 0.5).privacy.noise)
+    person = PrivacyStatement("m", 0.5, 0.0, privacy_unit="person", **laplace)
+    with pytest.raises(ValueError, match="one person's rows.*privacy_unit='person'"):
+        person.to_dp_event()
+    with pytest.raises(ValueError, match="one person's rows"):
+        person.to_dp_event(privacy_unit="record")
+    assert person.to_dp_event(privacy_unit="person") == dp_event.LaplaceDpEvent(2.0)
+    record = PrivacyStatement("m", 0.5, 0.0, **laplace)
+    assert record.to_dp_event(privacy_unit="record") == record.to_dp_event()
+    with pytest.raises(ValueError, match="implies no person-level"):
+        record.to_dp_event(privacy_unit="person")
+    with pytest.raises(ValueError, match="privacy_unit"):
+        record.to_dp_event(privacy_unit="household")
+    added = PrivacyStatement("m", 0.5, 0.0, neighbours="add-remove",
+                             privacy_unit="person", **laplace)
+    with pytest.raises(ValueError, match="one person's rows"):
+        added.to_dp_event(neighbours="replace-one")
+    assert added.to_dp_event(neighbours="replace-one", privacy_unit="person") == (
+        dp_event.LaplaceDpEvent(1.0)
+    )

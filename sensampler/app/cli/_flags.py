@@ -77,7 +77,9 @@ def add_settings_flags(
         )
 
 
-def settings_from_args(args: argparse.Namespace) -> ReleaseSettings:
+def settings_from_args(
+    args: argparse.Namespace, *, record_only: str | None = None
+) -> ReleaseSettings:
     """The settings the flags of :func:`add_settings_flags` ask for, checked.
 
     Each value given is read by its field's reader
@@ -91,6 +93,9 @@ def settings_from_args(args: argparse.Namespace) -> ReleaseSettings:
     ----------
     args : argparse.Namespace
         The parsed flags.
+    record_only : str, optional
+        The command, when it is about one record only: ``--privacy-unit`` is
+        then refused by name (:meth:`ReleaseSettings.require_record_unit`).
 
     Returns
     -------
@@ -104,7 +109,10 @@ def settings_from_args(args: argparse.Namespace) -> ReleaseSettings:
         if getattr(args, setting.name, None) is not None
     }
     try:
-        return ReleaseSettings.from_mapping(given, name="the flags")
+        settings = ReleaseSettings.from_mapping(given, name="the flags")
+        if record_only is not None:
+            settings.require_record_unit(record_only)
+        return settings
     except ValueError as exc:  # a check between fields, in the record's words
         raise ValueError(in_flag_words(str(exc))) from None
 

@@ -20,10 +20,10 @@ from ...distributions.empirical import (
     check_not_private,
     check_not_private_file,
 )
-from ...privacy import format_dp
+from ...privacy import format_dp, relation_words
 from .._input_files import check_not_special
 from ..budget_file import BudgetFile
-from ..data_files import read_column
+from ..data_files import read_column, read_person_rows
 from ..release import load_population, population_words, prepare_releases
 from ..report import check_report_path, release_report, write_report
 from ._flags import (
@@ -38,7 +38,12 @@ from ._flags import (
 __all__ = ["add_release_arguments", "release_command"]
 
 #: The parameters of the release's functions that are flags of their own, as typed.
-RELEASE_FLAGS = {"random_state": "--seed", "n_jobs": "--n-jobs", "report": "--report"}
+RELEASE_FLAGS = {
+    "random_state": "--seed",
+    "n_jobs": "--n-jobs",
+    "report": "--report",
+    "privacy_unit": "--privacy-unit",
+}
 #: A new budget file's parameters, as their flags.
 BUDGET_FLAGS = {
     "epsilon": "--budget-epsilon",
@@ -61,7 +66,9 @@ def add_release_arguments(p: argparse.ArgumentParser) -> None:
         "--query",
         action="append",
         help="mean, sum, median, variance, std, count, quantile:Q, "
-        "histogram:BINS:LOW:HIGH; repeat for several releases (default: mean)",
+        "histogram:BINS:LOW:HIGH; with --privacy-unit: sum, mean, count, persons, "
+        "mean-of-totals, histogram:BINS:LOW:HIGH, or alone median-of-totals, "
+        "quantile-of-totals:Q; repeat for several releases (default: mean)",
     )
     p.add_argument(
         "--population",
@@ -156,19 +163,33 @@ def _report(args) -> str | None:
     )
 
 
-def _population(args, data):
+def _population(args, data, unit: str | None):
     """``--population`` loaded (None without the flag), never the private file
-    nor a copy of the private records (named as typed)."""
+    nor a copy of the private records (named as typed); a ``bootstrap:`` file
+    grouped by the ``--privacy-unit`` column (``unit``), whole persons
+    resampled (the release checks them against the private rows)."""
     if args.population is None:
         return None
     if args.population.startswith("bootstrap:"):
         check_not_private_file(args.population[len("bootstrap:") :], args.data)
     population = load_population(
-        args.population, column=args.column, name="--population", column_name="--column"
+        args.population, column=args.column, name="--population",
+        column_name="--column", privacy_unit=unit,
     )
-    if isinstance(population, Empirical):
+    if isinstance(population, Empirical) and not population.person_rows:
         check_not_private(population.data, data, args.population)
     return population
+
+
+def _data(args, unit: str | None):
+    """``--column`` of ``--data``, and the person of each row when
+    ``--privacy-unit`` names a column (None otherwise)."""
+    if unit is None:
+        return read_column(args.data, args.column), None
+    try:
+        return read_person_rows(args.data, args.column, unit)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("privacy_unit", "--privacy-unit")) from None
 
 
 def release_command(args):
@@ -185,12 +206,14 @@ def release_command(args):
         )
     try:
         report = _report(args)
-        data = read_column(args.data, args.column)
-        population = _population(args, data)
+        unit = settings.privacy_unit  # a column of --data: its ids are read here
+        data, ids = _data(args, unit)
+        population = _population(args, data, unit)
         budget = _budget(args)
         prepared = prepare_releases(
-            data, args.query or ["mean"], population, settings, budget=budget,
-            column=args.column, random_state=args.seed, n_jobs=args.n_jobs,
+            data, args.query or ["mean"], population,
+            settings.replace(privacy_unit=None), budget=budget, column=args.column,
+            random_state=args.seed, n_jobs=args.n_jobs, privacy_unit=ids,
         )
     except ValueError as exc:
         raise ValueError(in_flag_words(str(exc), RELEASE_FLAGS)) from None
@@ -262,8 +285,8 @@ def _print_budget(budget: BudgetFile) -> None:
             "none (a release in the ledger states random DP only)"
             if worst is None
             else f"{format_dp(worst.epsilon, worst.delta)} for every pair "
-            "of replace-one neighbours (basic composition; the ledger is "
-            "replace-one)"
+            f"of {relation_words('replace-one', spent.privacy_unit or 'record')} "
+            "(basic composition; the ledger is replace-one)"
         )
     )
 
@@ -308,7 +331,7 @@ def _worst_case_total(releases) -> str:
     with_prepass = f", the private bounds' epsilon={prepass:g} included" if prepass else ""
     return (
         f"worst case, together: {format_dp(epsilon, delta)} for every pair of "
-        f"{releases[0].statement.neighbours} neighbours (basic composition"
+        f"{relation_words(s.neighbours, s.privacy_unit)} (basic composition"
         f"{with_prepass})"
     )
 

@@ -14,7 +14,7 @@ import os
 
 from ...settings import parse_number
 from ..experiments.release_sweep import prepare_sweep
-from ._flags import add_settings_flags, integer_flag, settings_from_args
+from ._flags import add_settings_flags, in_flag_words, integer_flag, settings_from_args
 
 __all__ = ["SWEEP_FILE", "add_sweep_parser"]
 
@@ -110,19 +110,23 @@ def sweep_command(args: argparse.Namespace, say, to_json, writable_folder, check
             f"--calibrations must be <= --repetitions {args.repetitions}, got "
             f"--calibrations {args.calibrations}."
         )
-    prepared = prepare_sweep(
-        args.query,
-        args.population,
-        args.n,
-        _epsilons(args.epsilons),
-        settings_from_args(args),
-        data=args.data,
-        column=args.column,
-        repetitions=args.repetitions,
-        calibrations=args.calibrations,
-        random_state=args.seed,
-        n_jobs=args.n_jobs,
-    )
+    settings = settings_from_args(args)
+    try:
+        prepared = prepare_sweep(
+            args.query,
+            args.population,
+            args.n,
+            _epsilons(args.epsilons),
+            settings,
+            data=args.data,
+            column=args.column,
+            repetitions=args.repetitions,
+            calibrations=args.calibrations,
+            random_state=args.seed,
+            n_jobs=args.n_jobs,
+        )
+    except ValueError as exc:  # the settings' words as their flags, as typed
+        raise ValueError(in_flag_words(str(exc))) from None
     out = None if args.out is None else writable_folder(args.out)
     if out is not None:
         check_out_files(out, (SWEEP_FILE,))

@@ -78,7 +78,8 @@ def release_settings(run: dict, gamma: float, mechanism: str) -> ReleaseSettings
     ------
     ValueError
         For a grid mechanism the release path does not take (the classic
-        Gaussian), or settings a release refuses.
+        Gaussian), settings a release refuses, or a privacy unit (a batch run
+        is about one record in this version).
     """
     if run.get("path", PATHS[0]) != "release":
         return None
@@ -88,7 +89,7 @@ def release_settings(run: dict, gamma: float, mechanism: str) -> ReleaseSettings
             f"{', '.join(map(repr, RELEASE_MECHANISMS_OF_GRID))}."
         )
     release = RELEASE_MECHANISMS_OF_GRID[mechanism]
-    return ReleaseSettings.from_mapping(
+    settings = ReleaseSettings.from_mapping(
         {
             "delta": 0.0 if release == "laplace" else run["delta"],
             "gamma": gamma,
@@ -99,6 +100,8 @@ def release_settings(run: dict, gamma: float, mechanism: str) -> ReleaseSettings
         },
         name="[run]",
     )
+    settings.require_record_unit("a batch run")  # [run] privacy_unit: refused
+    return settings
 
 
 def check_release_path(path: str, run: dict, grid: dict, errors: dict) -> None:

@@ -53,6 +53,12 @@ from ..release._running import (
     samples_a_scale,
     sampling_run,
 )
+from ..release._units import (
+    check_unit_inputs,
+    person_population,
+    person_queries,
+    totals_quantile,
+)
 from .sweep import STATISTICS, check_databases_fit, check_epsilon_grid, error_statistics
 
 __all__ = ["PreparedSweep", "error_vs_epsilon", "prepare_sweep"]
@@ -268,7 +274,15 @@ def error_vs_epsilon(
         The grid; each is a release's epsilon (``settings.epsilon`` stays None).
     settings : ReleaseSettings, optional
         What each release is asked for, as in
-        :func:`~sensampler.app.release.release_statistic`.
+        :func:`~sensampler.app.release.release_statistic`. With
+        ``privacy_unit`` (the column of the person in a ``bootstrap:FILE``
+        population; any name with a model of a person such as
+        :class:`~sensampler.distributions.Persons`), the sweep is at the person
+        level: each database is n persons drawn from the model of a person (at
+        most L rows each), the query a person-level one
+        (:data:`sensampler.units.PERSON_QUERIES`, ``histogram:BINS:LOW:HIGH``),
+        and the error is against the answer on the capped, unclipped persons
+        (the bias of the cap itself is the release's ``cap_bias``).
     data : Distribution, str, ndarray or None, optional
         Where each repetition's database comes from: ``None`` (the population
         model), another population (data the model does not describe exactly),
@@ -404,11 +418,15 @@ calibrations, random_state, n_jobs, **options
     """
     base = ReleaseSettings.build(settings, **options)
     per_epsilon = _check_epsilons(base, epsilons)
-    parsed, names = parse_queries([query])
-    spec, loaded = population, check_population(population, column)
-    if isinstance(spec, str) and spec.startswith("bootstrap:") and data is None:
-        data = loaded
-    source, n = _source(data, loaded, n, column)
+    if base.privacy_unit is not None:
+        parsed, names, loaded, source, n = _person_inputs(query, population, n, column,
+                                                          data, base)
+    else:
+        parsed, names = parse_queries([query])
+        spec, loaded = population, check_population(population, column)
+        if isinstance(spec, str) and spec.startswith("bootstrap:") and data is None:
+            data = loaded
+        source, n = _source(data, loaded, n, column)
     repetitions = check_count("repetitions", repetitions)
     calibrations = check_count("calibrations", calibrations)
     if calibrations > repetitions:
@@ -420,11 +438,34 @@ calibrations, random_state, n_jobs, **options
     root = as_seed_sequence(random_state)
     for one in per_epsilon:  # every check of the release, at every epsilon
         used, known = check_model_inputs(names, parsed, loaded, n, one, n_jobs)
-    check_databases_fit((), n, repetitions, settings=len(per_epsilon), n_jobs=n_jobs)
+    shape = tuple(getattr(source, "record_shape", ()))  # (L,) for persons
+    check_databases_fit(shape, n, repetitions, settings=len(per_epsilon), n_jobs=n_jobs)
     return PreparedSweep(
         parsed[0], names[0], source, n, tuple(per_epsilon),
         _Model(used, base, root, n_jobs), known, repetitions, calibrations,
     )
+
+
+def _person_inputs(query, population, n, column, data, settings: ReleaseSettings):
+    """A person-level sweep's query, name, model of a person (also the source
+    of its databases) and n, checked as a person-level release checks them."""
+    if data is not None:
+        raise ValueError(
+            "a person-level sweep (privacy_unit) draws each database of n persons "
+            "from the model of a person: give no data."
+        )
+    if totals_quantile(query) is not None:
+        raise ValueError(
+            f"query {query.strip()!r} is released on its own and is not swept in "
+            "this version; sweep a person-level query (sum, mean, count, ...)."
+        )
+    check_unit_inputs(settings)
+    model = person_population(population, column, settings.privacy_unit)
+    parsed, names = person_queries([query], model.record_shape[0], settings.neighbours)
+    n = check_count("n", n)
+    if n > MAX_N:
+        raise ValueError(f"n must be <= MAX_N={MAX_N}, got n={n}.")
+    return parsed, names, model, model, n
 
 
 def _bounds_text(settings: ReleaseSettings, known) -> str:

@@ -30,6 +30,7 @@ from ...queries import as_query
 from ...sampler import MAX_N, check_neighbours
 from ...settings import BoundsSetting, ReleaseSettings, parse_bounds
 from ..release import load_population, sampling_run
+from ..release._units import person_population, person_queries, totals_quantile
 from ..specs import parse_query
 from ._release_plan import ReleasePlan
 
@@ -214,7 +215,9 @@ class PreparedPlan:
             target_error=self.target_error, measure=self.measure, runs=self.runs,
             bounds=None if b is None else (b.low, b.high),
             bounds_source=None if b is None else b.describe(self.settings.unit),
-            neighbours=self.settings.neighbours, unit=self.settings.unit, **fields,
+            neighbours=self.settings.neighbours, unit=self.settings.unit,
+            privacy_unit="record" if self.settings.privacy_unit is None else "person",
+            **fields,
         )
 
     def run(self) -> ReleasePlan:
@@ -392,13 +395,18 @@ runs, random_state, n_jobs, **options
     check_neighbours(settings.neighbours, n)
     runs = check_count("runs", runs)
     check_n_jobs(n_jobs)
-    name = (
-        query.strip()
-        if isinstance(query, str)
-        else getattr(query, "name", getattr(query, "__name__", "query"))
-    )
-    query = as_query(parse_query(query) if isinstance(query, str) else query)
-    population, population_name = _population(population, column)
+    if settings.privacy_unit is not None:
+        query, name, population, population_name = _person_plan_inputs(
+            query, population, column, settings
+        )
+    else:
+        name = (
+            query.strip()
+            if isinstance(query, str)
+            else getattr(query, "name", getattr(query, "__name__", "query"))
+        )
+        query = as_query(parse_query(query) if isinstance(query, str) else query)
+        population, population_name = _population(population, column)
     if isinstance(population, PublicSample):  # refused before any work, as released
         population.check_plan(settings.plan)
     bounds = _bounds_from(population, settings.bounds)
@@ -482,6 +490,23 @@ def _basis(population, plan) -> str:
     """What a sampled sensitivity's gamma rests on beyond the population model,
     as the release states it: a public sample's basis, else nothing."""
     return population.basis(plan) if isinstance(population, PublicSample) else ""
+
+
+def _person_plan_inputs(query, population, column, settings: ReleaseSettings):
+    """A person-level plan's query and model of a person, as a person-level
+    release reads them (``settings.privacy_unit``: the person's column of a
+    ``bootstrap:FILE`` population, any name with a model of a person)."""
+    if totals_quantile(query) is not None:
+        raise ValueError(
+            f"query {query.strip()!r} is not planned in this version; plan a "
+            "person-level query (sum, mean, count, ...)."
+        )
+    name = population if isinstance(population, str) else repr(population)
+    model = person_population(population, column, settings.privacy_unit)
+    (parsed,), (query_name,) = person_queries(
+        [query], model.record_shape[0], settings.neighbours
+    )
+    return parsed, query_name, model, name
 
 
 def _population(population, column):

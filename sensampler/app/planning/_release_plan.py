@@ -7,12 +7,12 @@ from typing import Any
 
 from ..._display.releases import plan_html
 from ..._lib import printing
-from ..._lib.domains import EPSILON, NEIGHBOUR_RELATIONS
+from ..._lib.domains import EPSILON, NEIGHBOUR_RELATIONS, PRIVACY_UNITS
 from ..._lib.validation import check_real
 from ..._lib.words import counted
 from ...mechanisms.accuracy import NOISE_MODELS
 from ...mechanisms.quantile import check_bounds
-from ...privacy import NEIGHBOURS, format_dp
+from ...privacy import NEIGHBOURS, format_dp, relation_words
 from ..release import GUARANTEE, WORST_CASE_GUARANTEE, size_words
 
 __all__ = [
@@ -121,6 +121,9 @@ class ReleasePlan:
     unit : str or None, default None
         The data's unit, printed after errors, sensitivities and bounds
         (display only).
+    privacy_unit : {"record", "person"}, default "record"
+        What the planned release's neighbours differ in (``"person"``: one
+        person's rows; ``n`` then counts persons).
     """
 
     query: str
@@ -147,6 +150,7 @@ class ReleasePlan:
     worst_case_cap: float | None = None
     basis: str = ""
     unit: str | None = None
+    privacy_unit: str = "record"
 
     def __post_init__(self):
         # One discriminator: the exponential mechanism samples no sensitivity
@@ -155,6 +159,7 @@ class ReleasePlan:
         # built by hand cannot state random DP without a gamma, nor a
         # sensitivity for the exponential mechanism.
         NEIGHBOUR_RELATIONS.check("neighbours", self.neighbours)
+        PRIVACY_UNITS.check("privacy_unit", self.privacy_unit)
         sampled = (self.gamma, self.m, self.k, self.inequality, self.sensitivity)
         if not self.exponential and any(value is None for value in sampled):
             raise ValueError(
@@ -239,10 +244,12 @@ class ReleasePlan:
     @property
     def guarantee(self) -> str:
         """What the planned release will state, in words (as the release says it)."""
-        dp = (
-            f"{format_dp(self.stated_epsilon, self.delta)} for {self.neighbours} neighbours "
-            f"({size_words(self.neighbours, self.n)})"
+        words = relation_words(self.neighbours, self.privacy_unit)
+        size = size_words(self.neighbours, self.n, self.privacy_unit)
+        relation = f"{words[:-1]}; {size})" if self.privacy_unit == "person" else (
+            f"{words} ({size})"
         )
+        dp = f"{format_dp(self.stated_epsilon, self.delta)} for {relation}"
         if self.gamma is None:
             return WORST_CASE_GUARANTEE.format(dp=dp)
         text = GUARANTEE.format(dp=dp, gamma=printing.gamma(self.gamma))
@@ -292,9 +299,13 @@ class ReleasePlan:
                 "of neighbours (the largest scale the release may sample on its own "
                 "pairs)"
             )
+        clipped = (
+            "at most L rows per person, clipped to the bounds"
+            if self.privacy_unit == "person" else "records clipped to the bounds"
+        )
         held = (
             f"{format_dp(self.worst_case_epsilon, self.delta)} for every pair of "
-            f"{self.neighbours} neighbours, records clipped to the bounds"
+            f"{relation_words(self.neighbours, self.privacy_unit)}, {clipped}"
         )
         if self.worst_case_cap is None or self.worst_case_epsilon == self.worst_case_cap:
             return f"at most {held} (the cap: the noise is raised to meet it)"
@@ -405,7 +416,9 @@ class ReleasePlan:
             ]
         return "\n".join(
             [
-                f"{self.query} of n={self.n} records, population {self.population}",
+                f"{self.query} of n={self.n} "
+                f"{'persons' if self.privacy_unit == 'person' else 'records'}, "
+                f"population {self.population}",
                 f"  mechanism       {self.mechanism}, {dp}{target}",
                 *warning,
                 f"  guarantee       {self.guarantee}",

@@ -105,6 +105,7 @@ def release_statistics(
     random_state=None,
     n_jobs: int | None = None,
     report: str | os.PathLike | None = None,
+    privacy_unit=None,
     **options: Any,
 ) -> tuple[Release, ...]:
     """Release several statistics of ``data``, each with its own sampled sensitivity.
@@ -146,9 +147,15 @@ def release_statistics(
         records an add/remove statement converted by group privacy
         (:func:`sensampler.privacy.to_replace_one`: twice the epsilon and the
         gamma); a filter holding add/remove statements refuses a replace-one
-        release.
+        release. Likewise a budget (a filter or a budget file) holds one
+        privacy unit: one holding person-level statements (``privacy_unit``)
+        refuses a release about one record, and one holding record-level
+        statements refuses a person-level release, before any work (neither
+        implies the other as it is).
     column : str, optional
-        The column of a ``bootstrap:FILE`` population.
+        The column of a ``bootstrap:FILE`` population; with ``data`` a table
+        (a DataFrame, and ``privacy_unit`` a column's name), its released
+        column too.
     random_state : None, int, SeedSequence or Generator
         Seeds the sampling runs (query i uses child i); never the noise.
     n_jobs : int, optional
@@ -158,6 +165,22 @@ def release_statistics(
         (:func:`sensampler.app.report.release_report`: statements in words,
         figures inline, no private record); its folder is checked before
         anything is sampled or spent.
+    privacy_unit : array-like of shape (n,) or str, optional
+        The person of each row of ``data`` (or, with ``data`` a table, the
+        name of its column of person ids, as ``settings.privacy_unit`` is;
+        ``population="bootstrap:FILE"`` then groups the public file by the
+        same column, resampling whole persons): neighbours then differ in one
+        person's rows (replace a person, or add/remove one), and every
+        statement says so. ``population`` must model a person (its record is
+        a person's rows, NaN-padded to L: a
+        :class:`~sensampler.distributions.Persons`); each person's rows
+        beyond L are dropped at random (seeded by ``random_state``, so the
+        grouping can be drawn again), each value clipped to the bounds
+        (``"auto"``: the model's values); the queries are person-level
+        (:data:`sensampler.units.PERSON_QUERIES`: ``"sum"``, ``"mean"`` of
+        rows, ``"count"`` of rows, ``"persons"``, ``"mean-of-totals"``, or a
+        :mod:`sensampler.units` query), with worst cases at L derived there.
+        Without it (the default) the unit is one record.
     **options
         Fields of :class:`~sensampler.settings.ReleaseSettings`
         (``epsilon=0.5, bounds="0:250"``), applied to ``settings``
@@ -179,6 +202,7 @@ def release_statistics(
     prepared = prepare_releases(
         data, queries, population, ReleaseSettings.build(settings, **options),
         budget=budget, column=column, random_state=random_state, n_jobs=n_jobs,
+        privacy_unit=privacy_unit,
     )
     if report is not None:
         ledger = prepared.budget.path if isinstance(prepared.budget, BudgetFile) else None
@@ -200,6 +224,7 @@ def release_statistic(
     random_state=None,
     n_jobs: int | None = None,
     report: str | os.PathLike | None = None,
+    privacy_unit=None,
     **options: Any,
 ) -> Release:
     """Release one statistic of ``data`` with a sensitivity sampled from ``population``.
@@ -208,7 +233,8 @@ def release_statistic(
 
     Parameters
     ----------
-    data, population, settings, budget, column, random_state, n_jobs, report, **options
+    data, population, settings, budget, column, random_state, n_jobs, report, \
+privacy_unit, **options
         As in :func:`release_statistics`; ``**options`` are fields of
         :class:`~sensampler.settings.ReleaseSettings`.
     query : str, Query or callable
@@ -235,5 +261,6 @@ def release_statistic(
     """
     return release_statistics(
         data, [query], population, settings, budget=budget, column=column,
-        random_state=random_state, n_jobs=n_jobs, report=report, **options,
+        random_state=random_state, n_jobs=n_jobs, report=report,
+        privacy_unit=privacy_unit, **options,
     )[0]

@@ -12,7 +12,7 @@ from ... import distributions
 from ...distributions.empirical import check_not_private
 from ...queries import as_query
 from .._input_files import read_toml
-from ..data_files import PARQUET_SUFFIXES, read_column
+from ..data_files import PARQUET_SUFFIXES, read_column, read_person_rows
 from ..specs import build_population, parse_population, parse_query
 
 __all__ = [
@@ -36,6 +36,7 @@ def load_population(
     column: str | None = None,
     name: str = "population",
     column_name: str = "column",
+    privacy_unit: str | None = None,
 ):
     """A population model from a flag's text.
 
@@ -53,6 +54,10 @@ def load_population(
     name, column_name : str, default "population", "column"
         What the errors call ``spec`` and ``column``: a parameter, or a flag as
         typed (``"--population"``, ``"--column"``).
+    privacy_unit : str, optional
+        The column naming the person of each row of a ``bootstrap:`` file: its
+        persons are then resampled whole
+        (:func:`~sensampler.distributions.public_persons`).
 
     Returns
     -------
@@ -65,6 +70,10 @@ def load_population(
         if column is None:
             raise ValueError(
                 f"{_typed(name, spec)} needs {column_name}: the column to bootstrap."
+            )
+        if privacy_unit is not None:
+            return distributions.public_persons(
+                *read_person_rows(path, column, privacy_unit)
             )
         return distributions.PublicSample(read_column(path, column))
     if spec.lower().endswith(".toml"):
@@ -147,7 +156,10 @@ def check_public_sample(population, data: np.ndarray, plan, spec=None) -> None:
     public sample too small for the plan, before any work; ``spec``: the
     population as given, named in the message when it is a str."""
     if isinstance(population, distributions.Empirical):
-        check_not_private(population.data, data, spec if isinstance(spec, str) else None)
+        public = population.data
+        if population.person_rows:  # persons: their rows' values
+            public = public[~np.isnan(public)]
+        check_not_private(public, data, spec if isinstance(spec, str) else None)
     if isinstance(population, distributions.PublicSample):
         population.check_plan(plan)
 

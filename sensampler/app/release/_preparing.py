@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -32,6 +33,15 @@ from ._running import (
     samples_a_scale,
 )
 from ._spending import check_budget, try_budgets
+from ._units import (
+    check_row_queries,
+    check_unit_inputs,
+    group_private_rows,
+    person_population,
+    person_queries,
+    table_inputs,
+    totals_quantile_inputs,
+)
 
 __all__ = [
     "DEFAULT_BOUNDS",
@@ -251,8 +261,11 @@ def _planned(parsed, population, n, settings) -> tuple[PrivacyStatement, ...]:
     """Upper bounds on what the run spends, in order: a private-bounds pre-pass
     first (if a query needs it: :func:`needs_private_bounds`), then each release
     (:func:`_planned_release`)."""
-    releases = [
-        _planned_release(index, query, population, n, settings)
+    releases = [  # about the query's privacy unit, so a budget of the other refuses
+        replace(
+            _planned_release(index, query, population, n, settings),
+            privacy_unit=getattr(query, "privacy_unit", "record"),
+        )
         for index, query in enumerate(parsed)
     ]
     if not needs_private_bounds(parsed, settings):
@@ -274,6 +287,7 @@ def prepare_releases(
     column: str | None = None,
     random_state=None,
     n_jobs: int | None = None,
+    privacy_unit=None,
     **options: Any,
 ) -> PreparedRelease:
     """Check every input of :func:`~sensampler.app.release.release_statistics`
@@ -281,7 +295,8 @@ def prepare_releases(
 
     Parameters
     ----------
-    data, queries, population, settings, budget, column, random_state, n_jobs, **options
+    data, queries, population, settings, budget, column, random_state, n_jobs, \
+privacy_unit, **options
         As in :func:`~sensampler.app.release.release_statistics` (which also
         takes ``report``); ``**options`` are fields of
         :class:`~sensampler.settings.ReleaseSettings`.
@@ -303,24 +318,51 @@ def prepare_releases(
     """
     settings = ReleaseSettings.build(settings, **options)
     settings.require_epsilon()
+    data, privacy_unit, unit_column = table_inputs(data, privacy_unit, settings, column)
     arr = check_data(data)
-    parsed, names = parse_queries(queries)
-    spec, population = population, check_population(population, column)
-    check_public_sample(population, arr, settings.plan, spec)  # before its bounds are read
-    budget = check_budget(budget)
     root = as_seed_sequence(random_state)
+    spec = population
+    if privacy_unit is None:
+        parsed, names = parse_queries(queries)
+        check_row_queries(parsed, names)
+        population = check_population(population, column)
+        check_public_sample(population, arr, settings.plan, spec)  # before its bounds
+    else:
+        arr, parsed, names, population = _person_inputs(
+            arr, queries, population, settings, (privacy_unit, unit_column), root,
+            column,
+        )
+    budget = check_budget(budget)
     n_jobs = check_n_jobs(n_jobs)
     population, known = check_model_inputs(
-        names, parsed, population, arr.size, settings, n_jobs
+        names, parsed, population, arr.shape[0], settings, n_jobs
     )
     answers = exact_answers(names, parsed, arr if known is None else known.clip(arr))
     _check_grid(names, answers, settings)
-    planned = _planned(parsed, population, arr.size, settings)
+    planned = _planned(parsed, population, arr.shape[0], settings)
     try_budgets(budget, planned)
     return PreparedRelease(
         arr, parsed, names, answers, population, settings, budget, root, n_jobs,
         known, planned, population_words(spec, population, column),
     )
+
+
+def _person_inputs(arr, queries, population, settings, unit, root, column):
+    """A person-level release's inputs: the private rows grouped by person (at
+    most L, the model's ``record_shape[0]``, each), the person-level queries
+    and the model of a person, checked before any work. ``unit`` is the ids and
+    the name of their column (None for an array)."""
+    privacy_unit, unit_column = unit
+    check_unit_inputs(settings)
+    population = person_population(population, column, unit_column)
+    check_public_sample(population, arr, settings.plan)  # the rows, before grouping
+    cap = population.record_shape[0]
+    groups = group_private_rows(arr, privacy_unit, cap, root)
+    totals = totals_quantile_inputs(groups, queries, population)
+    if totals is not None:  # one record per person: its total
+        return totals
+    parsed, names = person_queries(queries, cap, settings.neighbours)
+    return groups, parsed, names, population
 
 
 def population_words(spec, population, column: str | None) -> str:

@@ -14,7 +14,7 @@ from ..._lib import printing
 from ...bounds import Bounds
 from ...estimate import SensitivityEstimate
 from ...mechanisms.quantile import QuantileCalibration
-from ...privacy import PrivacyStatement, format_dp, size_words
+from ...privacy import PrivacyStatement, format_dp, relation_words, size_words
 
 __all__ = [
     "GUARANTEE",
@@ -82,6 +82,12 @@ class Release:
     unit : str or None, default None
         The data's unit, printed beside the value, its error, the sensitivity
         and the bounds (display only).
+    cap_bias : float, ndarray or None, default None
+        For a person-level release, the bias its contribution bounds introduce
+        (rows beyond L dropped, values clipped): the expected answer with them
+        less the expected answer without, over n persons of the PUBLIC
+        population model, never the private data
+        (:func:`~sensampler.app.release._units.cap_bias`); ``None`` otherwise.
     """
 
     query: str
@@ -97,6 +103,7 @@ class Release:
     population: str = ""
     error_90: float | None = None
     unit: str | None = None
+    cap_bias: Any = None
 
     @property
     def answer(self) -> str:
@@ -113,11 +120,21 @@ class Release:
         """The guarantee in words: (epsilon, delta)-DP except with probability gamma."""
         s = self.statement
         dp = format_dp(s.epsilon, s.delta)
-        dp += f" for {s.neighbours} neighbours ({size_words(s.neighbours, self.n)})"
+        dp += f" for {self._relation}"
         if s.source == "global":
             return f"{dp}, for every pair of neighbouring databases (plain DP)"
         text = GUARANTEE.format(dp=dp, gamma=printing.gamma(s.gamma))
         return f"{text}; {self.basis}" if self.basis else text
+
+    @property
+    def _relation(self) -> str:
+        """The neighbours and the data's size in words: ``replace-one neighbours
+        (n=500 records)``, or for a person-level release ``replace-one
+        neighbours (one person's rows; n=200 persons)``."""
+        s = self.statement
+        words = relation_words(s.neighbours, s.privacy_unit)
+        size = size_words(s.neighbours, self.n, s.privacy_unit)
+        return f"{words[:-1]}; {size})" if s.privacy_unit == "person" else f"{words} ({size})"
 
     @property
     def worst_case(self) -> str:
@@ -130,9 +147,26 @@ class Release:
                 "none: where the population model does not describe the data the "
                 "release may be exact (give bounds)"
             )
+        clipped = (
+            "at most L rows per person, clipped to the bounds"
+            if s.privacy_unit == "person"
+            else "records clipped to the bounds"
+        )
         return (
             f"{format_dp(s.worst_case.epsilon, s.worst_case.delta)} for every pair of "
-            f"{s.neighbours} neighbours, records clipped to the bounds"
+            f"{relation_words(s.neighbours, s.privacy_unit)}, {clipped}"
+        )
+
+    @property
+    def bias_words(self) -> str:
+        """The cap's bias in words, beside the noise (``""`` without one)."""
+        if self.cap_bias is None:
+            return ""
+        bias = np.asarray(self.cap_bias, dtype=float)
+        text = f"{float(bias):+.4g}" if bias.ndim == 0 else np.array2string(bias, precision=4)
+        return (
+            f"{text}: the expected effect of the contribution bounds (rows beyond L "
+            "dropped, values clipped), from the population model, not the data"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -179,6 +213,10 @@ class Release:
             "population": self.population,
             "n": self.n,
             "neighbours": self.statement.neighbours,
+            "privacy_unit": self.statement.privacy_unit,
+            "cap_bias": (
+                None if self.cap_bias is None else np.asarray(self.cap_bias).tolist()
+            ),
         }
         if est is None:
             return out
@@ -222,6 +260,8 @@ class Release:
             floor.append(f"  bounds     {self.bounds.describe(self.unit)}")
         if self.price is not None:
             floor.append(f"  price      {self.price}")
+        if self.cap_bias is not None:
+            floor.append(f"  cap bias   {self.bias_words}")
         if est is None:
             return "\n".join(
                 head
@@ -275,7 +315,7 @@ class QuantileRelease(Release):
     Parameters
     ----------
     query, value, statement, estimate, mechanism, noise, n, bounds, price, basis, \
-population, error_90, unit
+population, error_90, unit, cap_bias
         As in :class:`Release`.
     calibration : QuantileCalibration or None
         The sampled scale and its run, or ``None`` (plain epsilon-DP).
@@ -291,8 +331,7 @@ population, error_90, unit
         if s.source == "sampled":
             return super().guarantee
         return WORST_CASE_GUARANTEE.format(
-            dp=f"{format_dp(s.epsilon, s.delta)} for {s.neighbours} neighbours "
-            f"({size_words(s.neighbours, self.n)})"
+            dp=f"{format_dp(s.epsilon, s.delta)} for {self._relation}"
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from ...sampler import sample_sensitivity
 from ...settings import ReleaseSettings
 from ._records import QuantileRelease, Release
 from ._spending import budgets, spend_then
+from ._units import cap_bias
 
 __all__ = [
     "PRIVATE_BOUNDS",
@@ -165,6 +166,16 @@ def _noise_error(calibrated: Calibrated, size: int) -> float | None:
     return None
 
 
+def _with_unit(statement: PrivacyStatement, privacy_unit: str) -> PrivacyStatement:
+    """``statement`` and its worst-case part for neighbours that differ in one
+    ``privacy_unit`` (a person-level query's: one person's rows)."""
+    if privacy_unit == statement.privacy_unit:
+        return statement
+    worst = statement.worst_case
+    worst = None if worst is None else replace(worst, privacy_unit=privacy_unit)
+    return replace(statement, privacy_unit=privacy_unit, worst_case=worst)
+
+
 @dataclass(frozen=True)
 class Calibrated:
     """One query's mechanism at the settings' epsilon, built without the private
@@ -236,8 +247,10 @@ def calibrated_mechanism(
     quantile = quantile_mechanism(
         query, bounds, epsilon if calibration else plain, s.neighbours, calibration
     )
+    unit = getattr(query, "privacy_unit", "record")
     if quantile is not None:
         mech, statement, noise = quantile
+        statement = _with_unit(statement, unit)
         return Calibrated(
             mech, statement, noise, "exponential", bounds, calibration=calibration,
             price=_quantile_price(mech, epsilon),
@@ -251,6 +264,7 @@ def calibrated_mechanism(
     )
     if population is None:  # a global sensitivity of the relation's pairs
         statement = replace(statement, neighbours=s.neighbours)
+    statement = _with_unit(statement, unit)
     return Calibrated(
         mech, statement, noise, s.mechanism, bounds, estimate=estimate,
         price=_price(s.mechanism, estimate, epsilon, s.delta),
@@ -270,10 +284,12 @@ class _Built:
         """The release: noise from fresh entropy, never from a seed."""
         return self.calibrated.release(self.reads)
 
-    def record(self, name, value, n, population, model: str, unit=None) -> Release:
+    def record(self, name, value, n, population, model: str, query, unit=None) -> Release:
         """The :class:`Release` (a :class:`QuantileRelease` for a quantile);
         ``model`` is the population model in words, for a release that sampled
-        from it (a sensitivity, or a quantile's scale); ``unit`` the data's."""
+        from it (a sensitivity, or a quantile's scale); a person-level query's
+        release carries the bias of its cap, from the model (:func:`cap_bias`);
+        ``unit`` the data's."""
         c = self.calibrated
         basis = _basis(population, c.estimate, c.calibration)
         sampled = c.estimate is not None or c.calibration is not None
@@ -282,7 +298,7 @@ class _Built:
                    self.error_90, unit)
         if c.kind == "exponential":
             return QuantileRelease(*fields_, calibration=c.calibration)
-        return Release(*fields_)
+        return Release(*fields_, cap_bias=cap_bias(query, population, c.bounds, n))
 
 
 @dataclass(frozen=True)
@@ -387,10 +403,10 @@ class PreparedRelease:
         )
         return tuple(
             one.record(
-                name, value, self.data.size, self.population, self.model,
+                name, value, self.data.shape[0], self.population, self.model, q,
                 self.settings.unit,
             )
-            for name, value, one in zip(self.names, values, built)
+            for name, value, one, q in zip(self.names, values, built, self.queries)
         )
 
     def _bounds_and_answers(self):
@@ -432,12 +448,12 @@ class PreparedRelease:
         estimate = None
         if quantile_level_of(query) is None and self.population is not None:
             estimate = sampling_run(
-                self, query, self.data.size, self.settings.norm, bounds, index
+                self, query, self.data.shape[0], self.settings.norm, bounds, index
             )
         if quantile_level_of(query) is not None:  # public bounds, or the wide grid
             bounds = self.bounds
         calibrated = calibrated_mechanism(
-            query, self.data.size, answer.size, bounds, self.settings, self.population,
+            query, self.data.shape[0], answer.size, bounds, self.settings, self.population,
             estimate=estimate, calibration=calibration,
         )
         if calibrated.kind == "exponential":
@@ -473,7 +489,7 @@ class PreparedRelease:
             return None
         return calibrate_quantile(
             quantile_level_of(query), (bounds.low, bounds.high), s.require_epsilon(),
-            self.population, self.data.size, random_state=child_seed(self.root, index),
+            self.population, self.data.shape[0], random_state=child_seed(self.root, index),
             gamma=s.gamma, inequality=s.inequality, neighbours=s.neighbours,
             worst_case_epsilon=s.worst_case_epsilon,
         )

@@ -108,6 +108,7 @@ def test_ledger_exports_as_a_table(make):
             "worst_case_delta": None,
             "worst_case_rho": None,
             "sampled": True,
+            "privacy_unit": "record",
         }
     ]
     assert list(records[0]) == list(LedgerEntry.__annotations__)
@@ -337,7 +338,8 @@ def test_a_ledger_line_round_trips_through_its_dict(statement):
         keys += ["worst_case_epsilon", "worst_case_delta"]
     assert list(record) == keys
     back = LedgerEntry.from_dict({**record, "label": "x", "time": "t"})
-    # the dict keeps neither the Rényi parameter nor the relation
+    # the dict keeps neither the Rényi parameter nor the relation (a budget
+    # file's ledger is replace-one); it keeps the privacy unit
     assert back == replace(entry, rho=None, neighbours=None)
     assert back.to_dict() == record
 

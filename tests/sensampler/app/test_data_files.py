@@ -196,3 +196,31 @@ def test_every_finite_float_round_trips(tmp_path_factory, value):
     path = tmp_path_factory.mktemp("f") / "d.csv"
     path.write_text(f"x\n{value!r}\n")
     assert read_column(str(path), "x")[0] == value
+
+
+def test_read_person_rows_reads_both_columns_and_quotes_no_value(tmp_path):
+    """The person of each row, read with its value (CSV and Parquet); a row
+    without a person is named by its line, never by a value."""
+    from sensampler.app.data_files import read_person_rows
+
+    path = tmp_path / "t.csv"
+    path.write_text("who,x\nsecret-a,1.5\nsecret-b,2\nsecret-a,3\n")
+    values, ids = read_person_rows(path, "x", "who")
+    assert values.tolist() == [1.5, 2.0, 3.0]
+    assert ids.tolist() == ["secret-a", "secret-b", "secret-a"]
+    path.write_text("who,x\nsecret-a,1.5\n ,2\n")
+    with pytest.raises(DataFileError, match=r"line 3 \(record 2\): column 'who'") as exc:
+        read_person_rows(path, "x", "who")
+    assert "secret" not in str(exc.value)
+    with pytest.raises(DataFileError, match="has no column 'whom'"):
+        read_person_rows(path, "x", "whom")
+    with pytest.raises(ValueError, match="released column"):
+        read_person_rows(path, "x", "x")
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    parquet = tmp_path / "t.parquet"
+    pd.DataFrame({"who": ["a", None], "x": [1.0, 2.0]}).to_parquet(parquet)
+    with pytest.raises(DataFileError, match="record 2: column 'who'"):
+        read_person_rows(parquet, "x", "who")
+    pd.DataFrame({"who": [7, 8], "x": [1.0, 2.0]}).to_parquet(parquet)
+    assert read_person_rows(parquet, "x", "who")[1].tolist() == ["7", "8"]

@@ -67,6 +67,8 @@ def test_the_sensitivity_path_states_no_worst_case(tmp_path):
         (_config(worst_case_epsilon=-1.0), "worst_case_epsilon"),
         (_config(bounds="2:1"), "bounds"),
         (_config(path="other"), "path"),
+        (_config(privacy_unit="customer"),
+         "a batch run is about one record in this version, got privacy_unit='customer'"),
     ],
 )
 def test_a_bad_release_config_is_refused_naming_the_file(config, message):

@@ -201,3 +201,31 @@ def test_sampled_losses_refuse_an_epsilon_they_were_not_drawn_for():
     assert losses.calibration(1.0) is not None
     with pytest.raises(ValueError, match="epsilon must be one of"):
         losses.calibration(2.0)
+
+
+def test_a_person_level_sweep_releases_as_a_person_level_release():
+    """With settings.privacy_unit, the sweep draws databases of n persons from
+    the model of a person and calibrates as release_statistic(..., privacy_unit=
+    ids) does: the same worst-case epsilon at each epsilon; data are refused."""
+    import numpy as np
+    from scipy import stats
+
+    from sensampler.app.release import release_statistic
+    from sensampler.distributions import LogNormal, Persons
+
+    model = Persons(stats.geom(0.3), LogNormal(2.0, 0.8), cap=8)
+    table = error_vs_epsilon("sum", model, 300, [0.5], privacy_unit="person",
+                             repetitions=10, random_state=0)
+    row = table.where(statistic="mean").rows[0]
+    people = model.sample(300, random_state=1)
+    present = ~np.isnan(people)
+    ids = np.repeat(np.arange(300), present.sum(axis=1))
+    r = release_statistic(people[present], "sum", model, epsilon=0.5, random_state=0,
+                          privacy_unit=ids)
+    assert row["worst_case_epsilon"] == pytest.approx(r.statement.worst_case.epsilon)
+    with pytest.raises(ValueError, match="give no data"):
+        error_vs_epsilon("sum", model, 300, [0.5], privacy_unit="person",
+                         data=model, repetitions=10)
+    with pytest.raises(ValueError, match="person-level query"):
+        error_vs_epsilon("median", model, 300, [0.5], privacy_unit="person",
+                         repetitions=10)
