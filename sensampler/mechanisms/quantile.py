@@ -697,14 +697,20 @@ class ExponentialQuantileMechanism(Mechanism):
         starts = starts.tolist()
         # |c - qn| = |c D - N| / D with qn = N / D exactly (q is a dyadic rational)
         target = Fraction(self.q) * data.size
-        distance = [abs(int(c) * target.denominator - target.numerator) for c in classes]
-        closest = min(distance)
+        whole, parts = target.numerator, target.denominator
+
+        def distance(k: int) -> int:
+            return abs(int(classes[k]) * parts - whole)
+
+        # |c D - N| is convex in c and the counts ascend: the least is at a class
+        # beside N / D (the float search may miss by one place: two more tried)
+        at = int(np.searchsorted(classes, whole / parts))
+        closest = min(distance(k) for k in range(max(at - 2, 0), min(at + 2, len(classes))))
         scale = self.scale
-        gammas = [
-            Fraction(scale.numerator * (d - closest), scale.denominator * target.denominator)
-            for d in distance
-        ]
         while True:
             j = source.randrange(self.grid_size + 1)
-            if bernoulli_exp(gammas[bisect.bisect_right(starts, j) - 1], source):
+            k = bisect.bisect_right(starts, j) - 1
+            gamma = Fraction(scale.numerator * (distance(k) - closest),
+                             scale.denominator * parts)
+            if bernoulli_exp(gamma, source):
                 return float(grid[j])
