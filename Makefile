@@ -16,9 +16,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# .venv/.installed-EXTRAS: the dependencies of those extras installed.
+# .venv/.installed-EXTRAS: the dependencies of those extras installed (not
+# byte-compiled ahead: Python compiles what it imports, a fraction of them,
+# which saves about 45 s of CPU on a fresh `make test`).
 $(VENV)/.installed-%: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet ".[$*]"
+	$(BIN)/python -m pip install --quiet --no-compile ".[$*]"
 	touch $@
 
 # The wheel of this tree, built afresh (no stale build/ folder) and installed.
