@@ -312,6 +312,7 @@ def test_the_check_passes_a_new_name_and_a_regular_file(tmp_path):
     assert check_report_path(tmp_path / "old.html")
 
 
+@pytest.mark.slow  # a median release and its 20 public databases: ~5 s
 def test_a_released_median_gets_its_accuracy_figure_in_the_data_units(files, tmp_path, capsys):
     """Issue 38: a median got only the mechanism's parameters in the report. It
     gets the 90% band of its error, computed from the exponential mechanism's

@@ -43,6 +43,7 @@ def test_tune_picks_a_penalty_on_public_data_only():
     assert model.sensitivity_.sensitivity.value != best["sensitivity"]
 
 
+@pytest.mark.slow
 def test_tuning_samples_scores_the_model_the_release_fits(monkeypatch):
     """An L2 logistic regression's candidates are sampled and scored as the
     release fits them: the exact minimiser (ShrunkLogisticRegression), a stack of

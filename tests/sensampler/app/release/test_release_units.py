@@ -273,6 +273,7 @@ def test_the_cap_bias_is_read_from_the_public_model_beside_the_noise(table, tmp_
     assert row.cap_bias is None and row.to_dict()["cap_bias"] is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
 def test_a_quantile_of_per_person_totals(table, neighbours):
     """median-of-totals: each person is one record, its capped total, so the
