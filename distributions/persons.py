@@ -106,8 +106,11 @@ class Persons(Distribution):
     values : Distribution or scipy frozen law
         One row's value (scalar records).
     cap : int, optional
-        Most rows kept per person, ``>= 1``; default :func:`contribution_cap`
-        of ``rows``, its :data:`CAP_LEVEL` quantile (public: no privacy cost).
+        Most rows kept per person, ``>= 1``, kept as given by a release
+        (:attr:`given_cap`). Default :func:`contribution_cap` of ``rows``, its
+        :data:`CAP_LEVEL` quantile (public: no privacy cost), the largest cap a
+        person-level release considers: it chooses the one of least expected
+        error at or below it (:meth:`with_cap`).
 
     Examples
     --------
@@ -130,6 +133,9 @@ class Persons(Distribution):
                     f"{name} must draw one number per person (rows) or per row "
                     f"(values), got records of shape {law.record_shape}."
                 )
+        #: Whether the cap was given: a release keeps a given cap and chooses one
+        #: at or below the default otherwise.
+        self.given_cap = cap is not None
         self.cap = contribution_cap(rows) if cap is None else check_count("cap", cap)
         self.record_shape = (self.cap,)
         self.releases_gil = self.rows.releases_gil and self.values.releases_gil
@@ -139,6 +145,20 @@ class Persons(Distribution):
         values = np.asarray(self.values._draw(shape + (self.cap,), rng), dtype=float)
         kept = np.arange(self.cap) < counts[..., None]
         return np.where(kept, values, np.nan)
+
+    def with_cap(self, cap: int) -> Persons:
+        """The same persons cut to at most ``cap`` rows each.
+
+        Parameters
+        ----------
+        cap : int
+            ``>= 1``.
+
+        Returns
+        -------
+        Persons
+        """
+        return Persons(self.rows, self.values, cap=cap)
 
     def uncapped_rows(self, random_state: RandomStateLike = 0) -> tuple[np.ndarray, np.ndarray]:
         """All the rows of :data:`BIAS_PERSONS` persons drawn from the model, no
@@ -261,8 +281,10 @@ def public_persons(
     ids : array-like of shape (N,)
         The person of each public row.
     cap : int, optional
-        Most rows per person, ``>= 1``; default the :data:`CAP_LEVEL` quantile
-        of the public persons' row counts. Rows beyond it are dropped at random
+        Most rows per person, ``>= 1``, kept as given by a release; default the
+        :data:`CAP_LEVEL` quantile of the public persons' row counts, the
+        largest cap a person-level release considers (it chooses the one of
+        least expected error at or below it). Rows beyond it are dropped at random
         with a fixed seed (the table is public).
     confidence : float, default :data:`PUBLIC_CONFIDENCE`
         As in :class:`~sensampler.distributions.PublicSample`.
@@ -272,10 +294,13 @@ def public_persons(
     PublicSample
     """
     counts = np.unique(_checked_ids(ids, np.size(values)), return_counts=True)[1]
+    given = cap is not None
     if cap is None:
         cap = int(np.quantile(counts, CAP_LEVEL, method="inverted_cdf"))
     groups = group_rows(values, ids, cap, random_state=0)
-    return PublicPersons(groups, (values, ids), confidence=confidence)
+    public = PublicPersons(groups, (values, ids), confidence=confidence)
+    public.given_cap = given
+    return public
 
 
 class PublicPersons(PublicSample):
@@ -296,6 +321,22 @@ class PublicPersons(PublicSample):
         super().__init__(groups, confidence=confidence, person_rows=True)
         values, ids = table
         self._table = (np.asarray(values, dtype=float), _checked_ids(ids, np.size(values)))
+        #: Whether the cap was given (:func:`public_persons` sets it).
+        self.given_cap = True
+
+    def with_cap(self, cap: int) -> PublicPersons:
+        """The same public persons cut to at most ``cap`` rows each.
+
+        Parameters
+        ----------
+        cap : int
+            ``>= 1``.
+
+        Returns
+        -------
+        PublicPersons
+        """
+        return public_persons(*self._table, cap, confidence=self.confidence)
 
     def uncapped_rows(self, random_state: RandomStateLike = None):
         """The public table itself, every row: what the cap's bias is read from.

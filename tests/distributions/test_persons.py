@@ -214,3 +214,14 @@ def test_the_model_of_a_persons_total():
     assert drawn.shape == (5,) and np.allclose(drawn, np.nansum(people, axis=1))
     with pytest.raises(ValueError, match="model of a person"):
         person_totals(Normal(0.0, 1.0))
+
+
+def test_a_given_cap_is_marked_and_with_cap_cuts_the_same_persons():
+    """A release keeps a given cap and chooses one otherwise (issue 40):
+    Persons says which, and with_cap keeps its laws."""
+    default = Persons(stats.geom(0.4), LogNormal(3.0, 1.0))
+    assert not default.given_cap
+    assert Persons(stats.geom(0.4), LogNormal(3.0, 1.0), cap=4).given_cap
+    cut = default.with_cap(2)
+    assert cut.cap == 2 and cut.record_shape == (2,) and cut.given_cap
+    assert cut.rows is default.rows and cut.values is default.values

@@ -390,6 +390,8 @@ def _summary(records) -> ResultTable:
                     "worst_case_epsilon": row.get("worst_case_epsilon", math.nan),
                     "price": row.get("price", math.nan),
                     "released_by": row.get("released_by", s["mechanism"]),
+                    # a person-level release-path run names its unit's column
+                    "privacy_unit": "person" if s.get("privacy_unit") else "record",
                     "measure": row["error"],
                     "coordinate": row["coordinate"],
                     "statistic": row["statistic"],

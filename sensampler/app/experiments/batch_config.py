@@ -47,9 +47,7 @@ from ..specs import (
     MECHANISMS,
     PrivateEstimatorParts,
     accepted_norms,
-    build_population,
     build_private_estimator,
-    build_query,
     check_sampling_memory,
     is_private_estimator,
     mechanism_from_name,
@@ -60,6 +58,8 @@ from .batch_release import (
     check_release_path,
     check_release_run,
     release_key_rule,
+    release_population,
+    release_query,
     release_settings,
 )
 from .datasets import LOADERS, SCORES, STANDARDISE, DatasetSplit, Score, load_split
@@ -116,8 +116,9 @@ class RunSpec:
     population_name: str
     population: Distribution
     query_name: str
-    #: The query (for a private estimator, the estimator query of its model).
-    query: Query
+    #: The query (for a private estimator, the estimator query of its model;
+    #: for a person-level release, its name).
+    query: Query | str
     #: The pieces of a ``kind = "private_estimator"`` query, else None.
     private_estimator: PrivateEstimatorParts | None
     n: int
@@ -449,8 +450,8 @@ def _build(path, tables: _Tables) -> _Built:
             f"[populations.{name}]" if name in tables.populations else "[grid] population"
         )
         try:
-            populations[name] = dist = build_population(
-                tables.populations.get(name, name), splits
+            populations[name] = dist = release_population(
+                tables.populations.get(name, name), tables.run, splits
             )
         except (ValueError, TypeError, OSError) as exc:
             raise ValueError(f"{path}: {where} {name!r}: {exc}") from None
@@ -470,7 +471,7 @@ def _build(path, tables: _Tables) -> _Built:
                 estimators[name] = build_private_estimator(spec)
                 queries[name] = estimators[name].query
             else:
-                queries[name] = build_query(spec)
+                queries[name] = release_query(spec, tables.run)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{path}: {where} {name!r}: {exc}") from None
         if name in estimators:

@@ -7,7 +7,11 @@ worst-case cap (``[run] worst_case_epsilon``), its neighbours and inequality, an
 the mechanism each query gets (a one-quantile query the calibrated exponential
 mechanism; the grid's ``laplace`` the Laplace mechanism, ``analytic`` the
 analytic Gaussian at ``[run] delta``). Its summary rows carry each release's
-random-DP epsilon, its worst-case epsilon and the price of the worst case.
+random-DP epsilon, its worst-case epsilon, the price of the worst case and the
+privacy unit. With ``[run] privacy_unit = "COLUMN"`` a run releases person-level
+statistics, as ``sensampler release --privacy-unit COLUMN`` does: its population
+is a public file's persons grouped by that column, resampled whole
+(:func:`release_population`), and each database holds n persons.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from dataclasses import fields
 
 from ...privacy import NEIGHBOURS
 from ...settings import ReleaseSettings, read_setting
+from ..release import load_population
+from ..specs import build_population, build_query
 from .release_sweep import error_vs_epsilon, prepare_sweep
 
 __all__ = [
@@ -26,7 +32,10 @@ __all__ = [
     "RELEASE_MECHANISMS_OF_GRID",
     "check_release_path",
     "check_release_run",
+    "person_unit",
     "release_key_rule",
+    "release_population",
+    "release_query",
     "release_run_rows",
     "release_settings",
 ]
@@ -78,8 +87,7 @@ def release_settings(run: dict, gamma: float, mechanism: str) -> ReleaseSettings
     ------
     ValueError
         For a grid mechanism the release path does not take (the classic
-        Gaussian), settings a release refuses, or a privacy unit (a batch run
-        is about one record in this version).
+        Gaussian), or settings a release refuses.
     """
     if run.get("path", PATHS[0]) != "release":
         return None
@@ -100,8 +108,54 @@ def release_settings(run: dict, gamma: float, mechanism: str) -> ReleaseSettings
         },
         name="[run]",
     )
-    settings.require_record_unit("a batch run")  # [run] privacy_unit: refused
     return settings
+
+
+def person_unit(run: dict) -> str | None:
+    """The column of the person of a release-path run (``[run] privacy_unit``),
+    or None for a run about one record."""
+    if run.get("path", PATHS[0]) != "release" or run.get("privacy_unit") is None:
+        return None
+    return str(run["privacy_unit"]).strip()
+
+
+def release_population(spec, run: dict, datasets: dict):
+    """The population of a grid point (:func:`~sensampler.app.specs.build_population`),
+    or, for a person-level run (:func:`person_unit`), the model of a person: a
+    ``[populations.NAME]`` table with ``kind = "Empirical"``, ``path`` (a CSV
+    or Parquet file of public rows) and ``column`` (the released column), its
+    persons grouped by the privacy unit's column and resampled whole, as
+    ``sensampler release --population bootstrap:FILE --privacy-unit COLUMN``
+    reads it (:func:`~sensampler.app.release.load_population`)."""
+    unit = person_unit(run)
+    if unit is None:
+        return build_population(spec, datasets)
+    if not (isinstance(spec, dict) and str(spec.get("kind", "")).lower() == "empirical"
+            and set(spec) == {"kind", "path", "column"}):
+        raise ValueError(
+            f"[run] privacy_unit = {unit!r} needs a model of a person: a "
+            "[populations.NAME] table with kind = 'Empirical', path (a file of "
+            "public rows) and column (the released column), its persons grouped "
+            f"by {unit!r}; got {spec!r}."
+        )
+    return load_population(
+        f"bootstrap:{spec['path']}", column=spec["column"], privacy_unit=unit
+    )
+
+
+def release_query(spec, run: dict):
+    """The query of a grid point (:func:`~sensampler.app.specs.build_query`),
+    or, for a person-level run, its name as a person-level release takes it
+    (``sum``, ``mean``, ``count``, ...: checked with the run's population by
+    :func:`check_release_run`)."""
+    if person_unit(run) is None:
+        return build_query(spec)
+    if not isinstance(spec, str):
+        raise ValueError(
+            f"[run] privacy_unit: a person-level query is named (sum, mean, count, "
+            f"persons, mean-of-totals, histogram:BINS:LOW:HIGH), got {spec!r}."
+        )
+    return spec
 
 
 def check_release_path(path: str, run: dict, grid: dict, errors: dict) -> None:

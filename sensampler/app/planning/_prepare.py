@@ -30,7 +30,12 @@ from ...queries import as_query
 from ...sampler import MAX_N, check_neighbours
 from ...settings import BoundsSetting, ReleaseSettings, parse_bounds
 from ..release import load_population, sampling_run
-from ..release._units import person_population, person_queries, totals_quantile
+from ..release._units import (
+    least_error_cap,
+    person_population,
+    person_queries,
+    totals_quantile,
+)
 from ..specs import parse_query
 from ._release_plan import ReleasePlan
 
@@ -397,7 +402,7 @@ runs, random_state, n_jobs, **options
     check_n_jobs(n_jobs)
     if settings.privacy_unit is not None:
         query, name, population, population_name = _person_plan_inputs(
-            query, population, column, settings
+            query, population, column, settings, n
         )
     else:
         name = (
@@ -492,10 +497,13 @@ def _basis(population, plan) -> str:
     return population.basis(plan) if isinstance(population, PublicSample) else ""
 
 
-def _person_plan_inputs(query, population, column, settings: ReleaseSettings):
+def _person_plan_inputs(query, population, column, settings: ReleaseSettings, n: int):
     """A person-level plan's query and model of a person, as a person-level
     release reads them (``settings.privacy_unit``: the person's column of a
-    ``bootstrap:FILE`` population, any name with a model of a person)."""
+    ``bootstrap:FILE`` population, any name with a model of a person); at a
+    given epsilon, at the cap the release chooses for n persons
+    (:func:`~sensampler.app.release._units.least_error_cap`); planned for a
+    target error, at the model's own cap."""
     if totals_quantile(query) is not None:
         raise ValueError(
             f"query {query.strip()!r} is not planned in this version; plan a "
@@ -503,6 +511,9 @@ def _person_plan_inputs(query, population, column, settings: ReleaseSettings):
         )
     name = population if isinstance(population, str) else repr(population)
     model = person_population(population, column, settings.privacy_unit)
+    person_queries([query], model.record_shape[0], settings.neighbours)  # checked
+    if settings.epsilon is not None:
+        model = least_error_cap(model, [query], n, settings)
     (parsed,), (query_name,) = person_queries(
         [query], model.record_shape[0], settings.neighbours
     )

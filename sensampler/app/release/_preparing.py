@@ -37,6 +37,7 @@ from ._units import (
     check_row_queries,
     check_unit_inputs,
     group_private_rows,
+    least_error_cap,
     person_population,
     person_queries,
     table_inputs,
@@ -351,16 +352,21 @@ def _person_inputs(arr, queries, population, settings, unit, root, column):
     """A person-level release's inputs: the private rows grouped by person (at
     most L, the model's ``record_shape[0]``, each), the person-level queries
     and the model of a person, checked before any work. ``unit`` is the ids and
-    the name of their column (None for an array)."""
+    the name of their column (None for an array). The cap L is the model's
+    given one, else the one of least expected error (:func:`least_error_cap`,
+    from the public model and the number of persons)."""
     privacy_unit, unit_column = unit
     check_unit_inputs(settings)
     population = person_population(population, column, unit_column)
     check_public_sample(population, arr, settings.plan)  # the rows, before grouping
-    cap = population.record_shape[0]
-    groups = group_private_rows(arr, privacy_unit, cap, root)
+    groups = group_private_rows(arr, privacy_unit, population.record_shape[0], root)
     totals = totals_quantile_inputs(groups, queries, population)
     if totals is not None:  # one record per person: its total
         return totals
+    person_queries(queries, population.record_shape[0], settings.neighbours)  # checked
+    population = least_error_cap(population, queries, groups.shape[0], settings)
+    cap = population.record_shape[0]
+    groups = group_private_rows(arr, privacy_unit, cap, root)
     parsed, names = person_queries(queries, cap, settings.neighbours)
     return groups, parsed, names, population
 

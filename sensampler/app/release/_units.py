@@ -5,11 +5,16 @@ checked before any work."""
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from ... import distributions, units
+from ...bounds import worst_case_sensitivity
+from ...mechanisms._base import check_worst_case_epsilon
+from ...mechanisms.accuracy import NOISE_MODELS
 from ...parallel import child_seed
 from ...queries import Query
 from ...queries import quantile as row_quantile
+from ...sampler import sample_sensitivity
 from ...units import PERSON_QUERIES, PersonQuery
 from ..specs import parse_query
 from ._inputs import load_population
@@ -20,6 +25,9 @@ __all__ = [
     "check_row_queries",
     "check_unit_inputs",
     "group_private_rows",
+    "cap_candidates",
+    "expected_cap_errors",
+    "least_error_cap",
     "person_population",
     "person_queries",
     "table_inputs",
@@ -239,7 +247,7 @@ def group_private_rows(data: np.ndarray, privacy_unit, cap: int, root) -> np.nda
 _SUMS = ("rows", "persons", "sum")
 
 
-def cap_bias(query, population, bounds, n: int):
+def cap_bias(query, population, bounds, n: int, uncapped=None):
     """The bias the contribution bounds introduce, read from the PUBLIC model.
 
     The expected answer over ``n`` persons drawn from ``population`` with at
@@ -273,3 +281,176 @@ def cap_bias(query, population, bounds, n: int):
         full = query.func(values.reshape(1, -1, 1), None)[0]
     scale = n / rows.size if name in _SUMS or name.startswith("histogram(") else 1.0
     return scale * (np.asarray(capped, dtype=float) - np.asarray(full, dtype=float))
+
+
+#: Candidate caps of :func:`least_error_cap`: at most this many, on a geometric
+#: grid from 1 to the model's default cap.
+CAP_CANDIDATES = 40
+
+#: Databases of n persons resampled from the model's uncapped persons to read
+#: the spread of what the cap moves (:func:`least_error_cap`).
+CAP_DATABASES = 64
+
+#: The fixed public seed of the draws that score the candidate caps.
+CAP_CHOICE_SEED = 0
+
+
+def least_error_cap(population, queries, n: int, settings):
+    r"""The model of a person at the cap L of least expected error.
+
+    A model whose cap was not given (``given_cap`` False: the default, its
+    count law's :data:`~sensampler.distributions.persons.CAP_LEVEL` quantile)
+    is cut to the L, among :data:`CAP_CANDIDATES` integers on a geometric grid
+    from 1 to that default, that minimises the release's expected absolute
+    error against the answer with no cap and no clipping, on databases of n
+    persons drawn from the model:
+
+    .. math::
+
+        E\,|f_L(D) - f(D) + b_L Z|, \qquad b_L = s(\epsilon, \delta)
+        \max\bigl(\Delta_L,\; W_L\,s(\epsilon_{wc}, \delta) /
+        s(\epsilon, \delta)\bigr),
+
+    with Z the release mechanism's unit noise and s its scale for a
+    sensitivity of 1 (:data:`~sensampler.mechanisms.accuracy.NOISE_MODELS`;
+    the discrete mechanisms read as their continuous ones), :math:`\Delta_L`
+    the sampled sensitivity at L (a sampling run as the release draws it) and
+    :math:`W_L` the worst case, which raises the noise to meet the worst-case
+    epsilon :math:`\epsilon_{wc}` (10 epsilon by default): the noise of the
+    release's mechanism, cap included. :math:`f_L(D) - f(D)`, what the cap
+    and the clipping move, is read on :data:`CAP_DATABASES` databases of n
+    persons resampled from the model's uncapped persons (its mean is the cap's
+    bias, :func:`cap_bias`; a histogram's is that bias alone); the error over
+    the noise is exact (:func:`_biased_error`). Several queries share one L:
+    the sum over queries of each error over its least.
+
+    This costs no privacy: the choice reads the PUBLIC model only (its draws
+    use the fixed public seed :data:`CAP_CHOICE_SEED`) and n, the number of
+    persons the release's own sampling runs are drawn for; never the private
+    rows. A given cap (``Persons(cap=...)``, ``public_persons(..., cap=...)``),
+    a query given as an object (its cap is its own) and a release with no
+    public bounds keep the model as it is.
+
+    Parameters
+    ----------
+    population : Distribution
+        The model of a person (``person_rows``).
+    queries : sequence of str or PersonQuery
+        The release's person-level queries, as given.
+    n : int
+        Persons in the private table.
+    settings : ReleaseSettings
+        The release's epsilon, delta, gamma, mechanism, norm, neighbours,
+        inequality, bounds and worst-case epsilon.
+
+    Returns
+    -------
+    Distribution
+        ``population.with_cap(L)``, or ``population`` itself.
+    """
+    bounds = settings.bounds.resolve(population)
+    if (getattr(population, "given_cap", True) or bounds is None
+            or not all(isinstance(q, str) for q in queries)):
+        return population
+    candidates = cap_candidates(population.record_shape[0])
+    errors = expected_cap_errors(population, queries, n, settings, bounds, candidates,
+                                 exact=len(queries) > 1)
+    least = np.min(errors, axis=0)
+    score = np.sum(errors / np.where(least > 0.0, least, 1.0), axis=1)
+    return population.with_cap(int(candidates[np.argmin(score)]))
+
+
+def cap_candidates(top: int) -> np.ndarray:
+    """The caps :func:`least_error_cap` considers: :data:`CAP_CANDIDATES`
+    integers on a geometric grid from 1 to ``top``, ascending, no repeats."""
+    return np.unique(np.round(np.geomspace(1, top, CAP_CANDIDATES)).astype(int))
+
+
+def expected_cap_errors(population, queries, n, settings, bounds, caps,
+                        exact: bool = True) -> np.ndarray:
+    """The expected absolute error of each query (columns) at each cap (rows),
+    as :func:`least_error_cap` scores them.
+
+    With ``exact`` False, a query's error at a cap whose error under the
+    worst-case floor alone is no less than the least error found (a lower
+    bound: the error grows with the noise, and the sampled sensitivity only
+    raises it) is that lower bound, its sampling run skipped: the least error
+    and its cap are the same."""
+    name = settings.mechanism.removeprefix("discrete-")
+    noise = NOISE_MODELS[name]
+    epsilon, delta = settings.epsilon, settings.delta or 0.0
+    unit = noise.unit_scale(epsilon, delta)
+    floor = noise.unit_scale(
+        check_worst_case_epsilon(settings.worst_case_epsilon, epsilon), delta
+    )
+    values, ids = population.uncapped_rows()
+    person = np.unique(ids, return_inverse=True)[1].ravel()
+    drawn = np.random.default_rng(CAP_CHOICE_SEED).integers(
+        0, person.max() + 1, size=(CAP_DATABASES, n)
+    )
+    # the first L slots of a grouping at the largest cap are the grouping at L
+    # (the same random order within each person, cut at L)
+    widest = distributions.group_rows(
+        np.clip(values, bounds.low, bounds.high), person, int(max(caps)), random_state=0
+    )
+    errors = np.zeros((len(caps), len(queries)))
+    for j, text in enumerate(queries):
+        parsed = [person_queries([text], int(cap), settings.neighbours)[0][0]
+                  for cap in caps]
+        moved = [_cap_moves(query, widest[:, :cap], (values, person), drawn,
+                            population.with_cap(int(cap)), bounds)
+                 for query, cap in zip(parsed, caps)]
+        worst = [worst_case_sensitivity(query, bounds, n, settings.neighbours,
+                                        settings.norm) for query in parsed]
+        errors[:, j] = [np.mean(np.sum(_biased_error(name, m, w * floor), axis=-1))
+                        for m, w in zip(moved, worst)]
+        least = np.inf
+        for i in np.argsort(errors[:, j], kind="stable"):
+            if not exact and errors[i, j] >= least:
+                break
+            sampled = sample_sensitivity(
+                parsed[i], population.with_cap(int(caps[i])), n, gamma=settings.gamma,
+                norm=settings.norm, inequality=settings.inequality,
+                neighbours=settings.neighbours, bounds=bounds,
+                random_state=CAP_CHOICE_SEED,
+            ).sensitivity.value
+            scale = max(float(np.max(sampled)) * unit, worst[i] * floor)
+            errors[i, j] = np.mean(np.sum(_biased_error(name, moved[i], scale), axis=-1))
+            least = min(least, errors[i, j])
+    return errors
+
+
+def _cap_moves(query, groups, uncapped, drawn, model, bounds) -> np.ndarray:
+    """``f_L(D) - f(D)`` on each database of ``drawn`` (rows of person
+    indices), shape ``(databases, coordinates)``; a histogram's is its bias."""
+    values, person = uncapped
+    rows, totals = np.bincount(person), np.bincount(person, values)
+    n = drawn.shape[1]
+    full = {
+        "rows": lambda: rows[drawn].sum(axis=1),
+        "persons": lambda: np.full(drawn.shape[0], float(n)),
+        "sum": lambda: totals[drawn].sum(axis=1),
+        "mean": lambda: totals[drawn].sum(axis=1) / rows[drawn].sum(axis=1),
+        "mean of totals": lambda: totals[drawn].mean(axis=1),
+    }.get(query.name)
+    if full is None:
+        bias = cap_bias(query, model, bounds, n, (values, person))
+        return np.zeros((1, 1)) if bias is None else np.atleast_1d(bias)[None]
+    capped = np.asarray(query.evaluate(groups[drawn]), dtype=float)
+    return (capped - full()).reshape(drawn.shape[0], -1)
+
+
+def _biased_error(name: str, bias, scale: float) -> np.ndarray:
+    """``E|c + scale Z|`` for each c of ``bias``, Z the unit noise of ``name``.
+
+    Laplace: ``|c| + b exp(-|c| / b)``; Gaussian:
+    ``|c| erf(|c| / (sigma sqrt 2)) + sigma sqrt(2 / pi) exp(-c^2 / (2 sigma^2))``
+    (the means of the folded Laplace and folded normal laws).
+    """
+    c = np.abs(np.asarray(bias, dtype=float))
+    if scale == 0.0:
+        return c
+    if name == "laplace":
+        return c + scale * np.exp(-c / scale)
+    return (c * special.erf(c / (scale * np.sqrt(2.0)))
+            + scale * np.sqrt(2.0 / np.pi) * np.exp(-0.5 * (c / scale) ** 2))

@@ -11,7 +11,12 @@ import sys
 import pytest
 from threadpoolctl import threadpool_limits
 
-from sensampler.app.experiments import STATISTICS, batch_config, run_batch
+from sensampler.app.experiments import (
+    STATISTICS,
+    batch_config,
+    batch_release,
+    run_batch,
+)
 from sensampler.app.experiments.batch_config import load_config, parse_config
 from sensampler.app.experiments.datasets import load_split
 
@@ -1046,10 +1051,11 @@ def _count_builds(monkeypatch):
 
         return counted
 
-    for name in ("load_split", "build_population", "build_query", "read_toml"):
-        monkeypatch.setattr(
-            batch_config, name, counting(name, getattr(batch_config, name))
-        )
+    # the populations and queries are built through batch_release (a person-level
+    # run's are read as a person-level release reads them)
+    for module, name in ((batch_config, "load_split"), (batch_release, "build_population"),
+                         (batch_release, "build_query"), (batch_config, "read_toml")):
+        monkeypatch.setattr(module, name, counting(name, getattr(module, name)))
     return calls
 
 

@@ -3,6 +3,7 @@ release publishes, with its bounds, cap and quantile mechanism, and the summary
 carries both epsilons of every release."""
 
 import math
+import os
 
 import pytest
 
@@ -67,11 +68,67 @@ def test_the_sensitivity_path_states_no_worst_case(tmp_path):
         (_config(worst_case_epsilon=-1.0), "worst_case_epsilon"),
         (_config(bounds="2:1"), "bounds"),
         (_config(path="other"), "path"),
-        (_config(privacy_unit="customer"),
-         "a batch run is about one record in this version, got privacy_unit='customer'"),
+        ({"run": {"path": "release", "privacy_unit": "customer"}, "grid": dict(GRID)},
+         "privacy_unit = 'customer' needs a model of a person"),
     ],
 )
 def test_a_bad_release_config_is_refused_naming_the_file(config, message):
+    with pytest.raises(ValueError, match=message) as info:
+        parse_config(config, source="c.toml")
+    assert str(info.value).startswith("c.toml")
+
+
+PURCHASES = os.path.join(os.path.dirname(__file__), *[os.pardir] * 4, "examples", "data")
+
+
+def _person_config(**run):
+    return {
+        "run": {"path": "release", "repetitions": 10, "privacy_unit": "customer", **run},
+        "populations": {"shop": {
+            "kind": "Empirical", "column": "amount",
+            "path": os.path.join(PURCHASES, "public_purchases.csv"),
+        }},
+        "grid": {**GRID, "population": ["shop"], "query": ["sum", "mean"]},
+    }
+
+
+def test_a_person_level_release_run_is_the_person_level_sweep(tmp_path):
+    """Issue 40: [run] privacy_unit was refused; a release-path run now releases
+    person-level statistics as sensampler release --privacy-unit does, its
+    population the shipped public purchases grouped by customer, and the
+    summary names the unit."""
+    config = parse_config(_person_config(), source="c.toml")
+    summary = run_batch(config, tmp_path)
+    (run,) = [r for r in config.runs if r.query_name == "sum"]
+    assert run.population.person_rows and run.population.data.shape[0] == 100
+    table = error_vs_epsilon(
+        "sum", run.population, 300, [0.5, 2.0], run.release,
+        repetitions=10, random_state=_seed(run).spawn(1)[0], n_jobs=1,
+    )
+    for row in table.where(statistic="mean").rows:
+        (got,) = _rows(summary, query="sum", epsilon=row["epsilon"], statistic="mean")
+        assert got["error"] == row["value"]
+        assert got["worst_case_epsilon"] == row["worst_case_epsilon"]
+    assert {row["privacy_unit"] for row in summary.rows} == {"person"}
+
+
+def test_a_record_level_summary_names_its_unit(tmp_path):
+    config = {"run": {"repetitions": 5}, "grid": {**GRID, "query": ["mean"]}}
+    summary = run_batch(parse_config(config, source="c.toml"), tmp_path)
+    assert {row["privacy_unit"] for row in summary.rows} == {"record"}
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"grid": {**GRID, "population": ["shop"], "query": ["median"]}},
+         "person-level query"),
+        ({"run": {"path": "release", "privacy_unit": "nobody"}}, "nobody"),
+    ],
+)
+def test_a_bad_person_level_config_is_refused_naming_the_file(change, message):
+    config = _person_config()
+    config.update(change)
     with pytest.raises(ValueError, match=message) as info:
         parse_config(config, source="c.toml")
     assert str(info.value).startswith("c.toml")

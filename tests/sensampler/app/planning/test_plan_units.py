@@ -40,3 +40,19 @@ def test_a_person_level_plan_is_the_person_level_releases():
 def test_a_person_level_plan_refuses_before_any_work(query, population, match):
     with pytest.raises(ValueError, match=match):
         plan_release(query, population, 300, epsilon=1.0, privacy_unit="person")
+
+
+def test_a_plan_at_epsilon_is_made_at_the_cap_the_release_chooses():
+    """Issue 40: with no cap given, a release cuts the model of a person at the
+    L of least expected error; a plan at the same epsilon plans that release:
+    the same sensitivity and worst case on the same seed."""
+    model = Persons(stats.geom(0.3), LogNormal(2.0, 0.8))  # no cap given
+    people = model.sample(300, random_state=1)
+    present = ~np.isnan(people)
+    ids = np.repeat(np.arange(300), present.sum(axis=1))
+    r = release_statistic(people[present], "sum", model, epsilon=1.0, random_state=0,
+                          privacy_unit=ids)
+    plan = plan_release("sum", model, 300, epsilon=1.0, privacy_unit="person",
+                        runs=1, random_state=0)
+    assert plan.sensitivity == pytest.approx(float(r.estimate.sensitivity.value))
+    assert plan.worst_case_epsilon == pytest.approx(r.statement.worst_case.epsilon)

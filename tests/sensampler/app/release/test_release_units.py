@@ -314,3 +314,103 @@ def test_quantiles_of_totals_are_released_on_their_own(table):
             release_statistics(values, queries, MODEL, epsilon=1.0, budget=budget,
                                random_state=0, privacy_unit=ids)
     assert budget.count == 0
+
+
+# --- the default cap L: the one of least expected error (issue 40) ---------------
+
+#: A small model of a person whose cap is not given: 0.999 quantile of a
+#: geometric count law, about 20 rows.
+CHOICE_MODEL = Persons(stats.geom(0.3), LogNormal(2.0, 0.8))
+
+
+def _error_by_hand(model, cap, n, settings, bounds, drawn):
+    """The expected absolute error of a Laplace sum at cap L, computed apart from
+    the library's scoring: each database's capped and clipped total (the model's
+    uncapped persons grouped at L itself) less its uncapped total, the noise
+    scale max(sampled / eps, worst / (10 eps)), and E|c + Laplace(b)| =
+    |c| + b exp(-|c| / b)."""
+    from sensampler.distributions import group_rows
+    from sensampler.sampler import sample_sensitivity
+
+    values, ids = model.uncapped_rows()
+    groups = group_rows(np.clip(values, bounds.low, bounds.high), ids, cap, random_state=0)
+    capped = np.nansum(groups, axis=1)[drawn].sum(axis=1)
+    full = np.bincount(ids, values)[drawn].sum(axis=1)
+    query = units.PERSON_QUERIES["sum"](cap)
+    sampled = sample_sensitivity(query, model.with_cap(cap), n, gamma=settings.gamma,
+                                 bounds=bounds, random_state=0).sensitivity.value
+    epsilon = settings.epsilon
+    worst = worst_case_sensitivity(query, bounds, n, "replace-one", "l1")
+    scale = max(float(sampled) / epsilon, worst / (10.0 * epsilon))
+    c = np.abs(capped - full)
+    return float(np.mean(c + scale * np.exp(-c / scale)))
+
+
+def test_the_default_cap_has_the_least_expected_error_on_the_model():
+    """Issue 40: the default L (cap not given) is the candidate of least
+    expected error against the uncapped answer, noise (worst-case cap
+    included) and the cap's movement both read on the public model; the
+    errors are recomputed here apart from the library's scoring."""
+    from sensampler.app.release._units import (
+        CAP_CHOICE_SEED,
+        CAP_DATABASES,
+        cap_candidates,
+        expected_cap_errors,
+        least_error_cap,
+    )
+    from sensampler.settings import ReleaseSettings
+
+    n, epsilon = 200, 1.0
+    settings = ReleaseSettings.build(epsilon=epsilon)
+    bounds = settings.bounds.resolve(CHOICE_MODEL)
+    caps = cap_candidates(CHOICE_MODEL.cap)
+    assert caps[0] == 1 and caps[-1] == CHOICE_MODEL.cap and np.all(np.diff(caps) > 0)
+    persons = np.unique(CHOICE_MODEL.uncapped_rows()[1]).size
+    drawn = np.random.default_rng(CAP_CHOICE_SEED).integers(
+        0, persons, size=(CAP_DATABASES, n))
+    by_hand = [_error_by_hand(CHOICE_MODEL, int(cap), n, settings, bounds, drawn)
+               for cap in caps]
+    scored = expected_cap_errors(CHOICE_MODEL, ["sum"], n, settings, bounds, caps)[:, 0]
+    np.testing.assert_allclose(scored, by_hand, rtol=1e-9)
+    chosen = least_error_cap(CHOICE_MODEL, ["sum"], n, settings)
+    assert chosen.cap == caps[int(np.argmin(by_hand))]
+    assert chosen.cap < CHOICE_MODEL.cap  # the 0.999 quantile is not the best here
+    # the pruned scoring (lower bounds where the floor alone loses) finds the same
+    pruned = expected_cap_errors(CHOICE_MODEL, ["sum"], n, settings, bounds, caps,
+                                 exact=False)[:, 0]
+    assert np.all(pruned <= scored + 1e-9) and np.min(pruned) == np.min(scored)
+
+
+def test_a_release_groups_the_rows_at_the_chosen_cap(table):
+    """The release's model and its grouped rows are at the chosen L; a given cap
+    (Persons(cap=...)) is kept as given."""
+    from sensampler.app.release._units import least_error_cap
+    from sensampler.settings import ReleaseSettings
+
+    values, _, ids, _ = table
+    prepared = prepare_releases(values, ["sum"], CHOICE_MODEL, epsilon=1.0,
+                                random_state=0, privacy_unit=ids)
+    chosen = least_error_cap(CHOICE_MODEL, ["sum"], 300,
+                             ReleaseSettings.build(epsilon=1.0))
+    assert prepared.population.record_shape == (chosen.cap,)
+    assert prepared.data.shape == (300, chosen.cap)
+    given = prepare_releases(values, ["sum"], MODEL, epsilon=1.0, random_state=0,
+                             privacy_unit=ids)
+    assert given.population is MODEL and given.data.shape == (300, 8)
+
+
+def test_a_public_table_of_persons_is_recapped_unless_its_cap_is_given(table):
+    """public_persons without a cap leaves L to the release; with one, keeps it."""
+    values, _, ids, _ = table
+    people = CHOICE_MODEL.sample(150, random_state=9)
+    counts = (~np.isnan(people)).sum(1)
+    public_values, public_ids = people[~np.isnan(people)], np.repeat(np.arange(150), counts)
+    public = public_persons(public_values, public_ids)
+    assert not public.given_cap
+    assert public_persons(public_values, public_ids, cap=5).given_cap
+    cut = public.with_cap(3)
+    assert cut.data.shape == (150, 3) and cut.given_cap
+    np.testing.assert_array_equal(cut.uncapped_rows()[0], public.uncapped_rows()[0])
+    prepared = prepare_releases(values, ["mean"], public, epsilon=1.0, random_state=0,
+                                privacy_unit=ids)
+    assert prepared.population.record_shape[0] <= public.record_shape[0]
