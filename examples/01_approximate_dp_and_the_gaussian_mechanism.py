@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from sensampler import queries, sample_sensitivity
 from sensampler.distributions import GaussianMixture
 
-matplotlib.rcParams["figure.dpi"] = 72
+matplotlib.rcParams["figure.dpi"] = 110
 
 # %% [markdown]
 # ## Laplace vs Gaussian noise at ε = 1

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from sensampler import queries, sample_sensitivity
 from sensampler.distributions import GaussianMixture, Normal
 
-matplotlib.rcParams["figure.dpi"] = 72
+matplotlib.rcParams["figure.dpi"] = 110
 
 # %%
 heights = GaussianMixture([[178, 7], [162, 6.5]], [0.5, 0.5])

@@ -9,7 +9,7 @@
 import matplotlib
 import numpy as np
 
-matplotlib.rcParams["figure.dpi"] = 72
+matplotlib.rcParams["figure.dpi"] = 110
 
 # %%
 from sensampler.app.experiments import composition_experiment

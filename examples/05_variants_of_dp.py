@@ -11,7 +11,7 @@
 import matplotlib
 import numpy as np
 
-matplotlib.rcParams["figure.dpi"] = 72
+matplotlib.rcParams["figure.dpi"] = 110
 
 # %%
 from sensampler.app.experiments import epsilon_vs_iterations, vectorized_vs_sequential
