@@ -23,7 +23,7 @@ import numpy as np
 
 from .._display.audits import coverage_audit_html
 from .._display.estimates import estimate_html
-from .._display.figures import accuracy_svg, noise_svg
+from .._display.figures import accuracy_svg, noise_half_width, noise_svg
 from .._display.ledgers import accountant_html, budget_file_html
 from .._display.page import card, page, paragraph, rows_html, table_html
 from .._display.statements import statement_html
@@ -152,7 +152,9 @@ def _accuracy_card(release) -> str:
             "probability 10% (if the data are like the model's)."
         )
         return card(title, figure, paragraph(words))
-    scale = noise.scales[0] * float(np.max(release.estimate.sensitivity.value))
+    # the mechanism's own scale, which its 90% half-width gives (the sampled
+    # sensitivity's alone is too small where the worst-case cap raised it)
+    scale = err / noise_half_width(1.0, noise.kind, 0.9)
     return card(
         title,
         noise_svg(
