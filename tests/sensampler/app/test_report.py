@@ -361,20 +361,3 @@ def test_the_unit_is_printed_beside_values_errors_sensitivities_and_bounds(files
     assert without["unit"] is None and " cm" not in without["answer_text"]
     assert without["sensitivity"] == with_unit["sensitivity"]
 
-
-def test_the_noise_figure_draws_the_mechanism_s_own_scale_where_the_cap_binds(tmp_path):
-    """Found on a person-level mean: the figure drew the noise of the sampled
-    sensitivity alone ("90%: ±0.836") beside a text of the mechanism's noise
-    (±1.79), which the worst-case cap had raised. The figure's band is the
-    release's 90% half-width, whatever set the scale."""
-    data = HEIGHTS.sample(300, random_state=4)
-    path = tmp_path / "mean.html"
-    release = release_statistic(
-        data, "mean", HEIGHTS, epsilon=1.0, worst_case_epsilon=1.0, random_state=0,
-        report=path,
-    )
-    sampled = release.estimate.sensitivity.value / release.statement.epsilon
-    half = printing.error(release.error_90)
-    assert release.error_90 > 1.5 * sampled * np.log(10)  # the cap raised the noise
-    page = Page(path.read_text())
-    assert f"90%: ±{half}" in page.text, page.text

@@ -96,3 +96,21 @@ def test_a_person_level_sweep_from_a_public_table():
             args[args.index(change[i]) + 1] = change[i + 1]
         refused = in_process(*args)
         assert refused.returncode == 2 and words in refused.stderr, refused.stderr
+
+
+@pytest.mark.slow  # two person-level releases: ~10 s
+def test_the_noise_figure_draws_the_mechanism_s_own_scale(tmp_path):
+    """Found on this mean: the report's figure drew the noise of the sampled
+    sensitivity alone ("90%: ±0.836") beside a text of the mechanism's noise
+    (±1.79), which the worst-case cap had raised. The figure's band is the
+    release's 90% half-width, whatever set the scale."""
+    import re
+
+    report = tmp_path / "mean.html"
+    result = in_process(*BASE, "--privacy-unit", "customer", "--query", "sum",
+                        "--query", "mean", "--epsilon", "0.5", "--report", str(report))
+    assert result.returncode == 0, result.stderr
+    page = report.read_text()
+    bands = re.findall(r"noise is smaller than ([0-9.]+)", page)
+    assert len(bands) == 2
+    assert re.findall(r"90%: ±([0-9.]+)</text>", page) == bands, page
