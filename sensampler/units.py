@@ -216,58 +216,47 @@ def _built(func, name: str, cap: int, rule, additive=None) -> PersonQuery:
     return trust(query) if additive is not None else query
 
 
+def _person_query(returns: str):
+    """Append the common parameter and return sections to a person query's
+    docstring (``returns``: what its :class:`PersonQuery` is)."""
+
+    def document(func):
+        func.__doc__ = (
+            f"{func.__doc__.rstrip()}\n\n    Parameters\n    ----------\n    cap : int\n"
+            "        Most rows per person, ``>= 1``.\n\n    Returns\n    -------\n"
+            f"    PersonQuery\n        {returns}\n    "
+        )
+        return func
+
+    return document
+
+
+@_person_query(
+    "Additive (a sum over persons); worst case L - 1 (replace-one), L (add-remove)."
+)
 def rows(cap: int) -> PersonQuery:
-    """Count of rows of all persons.
-
-    Parameters
-    ----------
-    cap : int
-        Most rows per person, ``>= 1``.
-
-    Returns
-    -------
-    PersonQuery
-        Additive (a sum over persons); worst case L - 1 (replace-one), L (add-remove).
-    """
+    """Count of rows of all persons."""
     return _built(
         lambda stack, present: present.sum(axis=(1, 2)).astype(float),
         "rows", cap, worst_rows, "sum",
     )
 
 
+@_person_query("Additive; worst case 0 (replace-one), 1 (add-remove).")
 def persons(cap: int) -> PersonQuery:
-    """Count of persons.
-
-    Parameters
-    ----------
-    cap : int
-        Most rows per person, ``>= 1``.
-
-    Returns
-    -------
-    PersonQuery
-        Additive; worst case 0 (replace-one), 1 (add-remove).
-    """
+    """Count of persons."""
     return _built(
         lambda stack, present: np.full(stack.shape[0], float(stack.shape[1])),
         "persons", cap, worst_persons, "sum",
     )
 
 
+@_person_query(
+    r"Additive; worst case :math:`T_{hi} - T_{lo}` (replace-one), "
+    r":math:`\max(|T_{lo}|, |T_{hi}|)` (add-remove)."
+)
 def sum(cap: int) -> PersonQuery:  # noqa: A001 - the query's name
-    """Sum of the values of all rows.
-
-    Parameters
-    ----------
-    cap : int
-        Most rows per person, ``>= 1``.
-
-    Returns
-    -------
-    PersonQuery
-        Additive; worst case :math:`T_{hi} - T_{lo}` (replace-one),
-        :math:`\\max(|T_{lo}|, |T_{hi}|)` (add-remove).
-    """
+    """Sum of the values of all rows."""
     return _built(
         lambda stack, present: np.where(present, stack, 0.0).sum(axis=(1, 2)),
         "sum", cap, worst_sum, "sum",
@@ -278,35 +267,15 @@ def _mean_of_rows(stack, present):
     return np.where(present, stack, 0.0).sum(axis=(1, 2)) / present.sum(axis=(1, 2))
 
 
+@_person_query("Worst case :math:`Lw/(n - 1 + L)` under both relations.")
 def mean(cap: int) -> PersonQuery:
-    """Mean of the values of all rows (not additive over persons: a ratio).
-
-    Parameters
-    ----------
-    cap : int
-        Most rows per person, ``>= 1``.
-
-    Returns
-    -------
-    PersonQuery
-        Worst case :math:`Lw/(n - 1 + L)` under both relations.
-    """
+    """Mean of the values of all rows (not additive over persons: a ratio)."""
     return _built(_mean_of_rows, "mean", cap, worst_mean)
 
 
+@_person_query('Additive ("mean"); worst case :math:`(T_{hi} - T_{lo})/n`.')
 def mean_of_totals(cap: int) -> PersonQuery:
-    """Mean over persons of each person's total.
-
-    Parameters
-    ----------
-    cap : int
-        Most rows per person, ``>= 1``.
-
-    Returns
-    -------
-    PersonQuery
-        Additive ("mean"); worst case :math:`(T_{hi} - T_{lo})/n`.
-    """
+    """Mean over persons of each person's total."""
     return _built(
         lambda stack, present: np.where(present, stack, 0.0).sum(axis=2).mean(axis=1),
         "mean of totals", cap, worst_mean_of_totals, "mean",

@@ -81,6 +81,7 @@ def size_words(neighbours: str, n: int, privacy_unit: str = "record") -> str:
     Returns
     -------
     str
+        ``n=... records`` (or persons) and, at add/remove, that it is published.
 
     Examples
     --------
