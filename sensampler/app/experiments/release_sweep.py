@@ -55,6 +55,7 @@ from ..release._running import (
 )
 from ..release._units import (
     check_unit_inputs,
+    least_error_cap,
     person_population,
     person_queries,
     totals_quantile,
@@ -279,10 +280,13 @@ def error_vs_epsilon(
         population; any name with a model of a person such as
         :class:`~sensampler.distributions.Persons`), the sweep is at the person
         level: each database is n persons drawn from the model of a person (at
-        most L rows each), the query a person-level one
-        (:data:`sensampler.units.PERSON_QUERIES`, ``histogram:BINS:LOW:HIGH``),
-        and the error is against the answer on the capped, unclipped persons
-        (the bias of the cap itself is the release's ``cap_bias``).
+        most its own cap of rows each), the query a person-level one
+        (:data:`sensampler.units.PERSON_QUERIES`, ``histogram:BINS:LOW:HIGH``).
+        The row at epsilon e releases at the cap L a release of n persons at e
+        chooses (:func:`~sensampler.app.release._units.least_error_cap`; a
+        given cap at every epsilon), on each person's first L rows (column
+        ``cap``), and its error is against the answer on the persons at the
+        model's own cap, unclipped: it counts what the cap L moves.
     data : Distribution, str, ndarray or None, optional
         Where each repetition's database comes from: ``None`` (the population
         model), another population (data the model does not describe exactly),
@@ -354,6 +358,11 @@ class PreparedSweep:
     known: Any
     repetitions: int
     calibrations: int = 1
+    #: A person-level sweep's cap L, query and model of a person at each
+    #: epsilon: cut at the L a release at that epsilon chooses
+    #: (:func:`least_error_cap`); empty for a record-level sweep (``query`` and
+    #: ``model`` at every epsilon).
+    capped: tuple[tuple[int, Any, Any], ...] = ()
 
     def run(self, *, progress: bool = False) -> ResultTable:
         """The table of :func:`error_vs_epsilon` (``progress``: a bar over the
@@ -369,22 +378,32 @@ class PreparedSweep:
             child_seed(child_seed(root, _CALIBRATION_CHILD), c)
             for c in range(1, self.calibrations)
         ]
-        per_calibration = [
-            _calibrations(query, self.model._replace(root=r), self.per_epsilon, n,
-                          exact[0].size, self.known)
-            for r in roots
-        ]
-        calibrated = [list(one) for one in zip(*per_calibration)]  # by epsilon
+        capped = self.capped or ((None, query, self.model.population),) * len(
+            self.per_epsilon)
+        calibrated: list = [None] * len(capped)
+        for cap in dict.fromkeys(one[0] for one in capped):  # one calibration per cap
+            at = [j for j, one in enumerate(capped) if one[0] == cap]
+            _, at_query, population = capped[at[0]]
+            per_calibration = [
+                _calibrations(at_query, self.model._replace(root=r, population=population),
+                              [self.per_epsilon[j] for j in at], n, exact[0].size,
+                              self.known)
+                for r in roots
+            ]
+            for j, ones in zip(at, zip(*per_calibration)):
+                calibrated[j] = list(ones)
         tasks = [
-            (query, ones, databases, exact, self.known, settings, child_seed(root, 2 + j))
-            for j, (ones, settings) in enumerate(zip(calibrated, self.per_epsilon))
+            (at_query, ones, databases if cap is None else databases[..., :cap], exact,
+             self.known, settings, child_seed(root, 2 + j))
+            for j, ((cap, at_query, _), ones, settings) in enumerate(
+                zip(capped, calibrated, self.per_epsilon))
         ]
         results = run_tasks(
             _cell, tasks, n_jobs=self.model.n_jobs, progress=progress,
             desc="sweep", unit="epsilon",
         )
         return _table(self.name, calibrated, self.per_epsilon, results, self.known,
-                      self.repetitions, exact[0].size)
+                      self.repetitions, exact[0].size, [one[0] for one in capped])
 
 
 def prepare_sweep(
@@ -436,13 +455,16 @@ calibrations, random_state, n_jobs, **options
         )
     n_jobs = check_n_jobs(n_jobs)
     root = as_seed_sequence(random_state)
-    for one in per_epsilon:  # every check of the release, at every epsilon
-        used, known = check_model_inputs(names, parsed, loaded, n, one, n_jobs)
+    capped = () if base.privacy_unit is None else _capped(query, loaded, n, per_epsilon)
+    for j, one in enumerate(per_epsilon):  # every check of the release, at every epsilon
+        at_parsed, at_model = (parsed, loaded) if not capped else (capped[j][1:2],
+                                                                  capped[j][2])
+        used, known = check_model_inputs(names, at_parsed, at_model, n, one, n_jobs)
     shape = tuple(getattr(source, "record_shape", ()))  # (L,) for persons
     check_databases_fit(shape, n, repetitions, settings=len(per_epsilon), n_jobs=n_jobs)
     return PreparedSweep(
         parsed[0], names[0], source, n, tuple(per_epsilon),
-        _Model(used, base, root, n_jobs), known, repetitions, calibrations,
+        _Model(used, base, root, n_jobs), known, repetitions, calibrations, capped,
     )
 
 
@@ -468,6 +490,19 @@ def _person_inputs(query, population, n, column, data, settings: ReleaseSettings
     return parsed, names, model, model, n
 
 
+def _capped(query, model, n: int, per_epsilon) -> tuple:
+    """A person-level sweep's ``(L, query, model of a person)`` at each epsilon:
+    the cap L a release of n persons at that epsilon chooses
+    (:func:`~sensampler.app.release._units.least_error_cap`, from the public
+    model only), the query at L and the model cut at L."""
+    out = []
+    for settings in per_epsilon:
+        at = least_error_cap(model, [query], n, settings)
+        (parsed,), _ = person_queries([query], at.record_shape[0], settings.neighbours)
+        out.append((at.record_shape[0], parsed, at))
+    return tuple(out)
+
+
 def _bounds_text(settings: ReleaseSettings, known) -> str:
     """The bounds in a cell: their kind, and the interval when known."""
     if known is None:
@@ -475,11 +510,11 @@ def _bounds_text(settings: ReleaseSettings, known) -> str:
     return f"{settings.bounds.kind} {known.low:.6g}:{known.high:.6g}"
 
 
-def _table(name, calibrated, per_epsilon, results, known, repetitions, size):
-    """One row per epsilon and statistic."""
+def _table(name, calibrated, per_epsilon, results, known, repetitions, size, caps):
+    """One row per epsilon and statistic (a person-level sweep's with its cap L)."""
     rows = []
     error = "absolute" if size == 1 else "l2"
-    for ones, settings, stats in zip(calibrated, per_epsilon, results):
+    for ones, settings, stats, cap in zip(calibrated, per_epsilon, results, caps):
         if ones[0] is None:  # private bounds: plain DP at epsilon, the pre-pass apart
             columns = {
                 "mechanism": settings.mechanism, "epsilon": settings.epsilon,
@@ -491,7 +526,8 @@ def _table(name, calibrated, per_epsilon, results, known, repetitions, size):
             columns = _columns(ones, settings)
         for statistic in STATISTICS:
             rows.append({
-                "query": name, **columns, "bounds": _bounds_text(settings, known),
+                "query": name, **columns, **({} if cap is None else {"cap": cap}),
+                "bounds": _bounds_text(settings, known),
                 "repetitions": repetitions, "error": error,
                 "statistic": statistic, "value": float(stats[statistic]),
             })

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -194,6 +194,10 @@ class PreparedPlan:
     bounds : Bounds or None
         The release's public bounds (the records are clipped to them; the
         exponential mechanism's range), or None.
+    person_query : str, PersonQuery or None
+        A person-level plan for a target error: the query as given, to plan at
+        the cap L the release chooses at the epsilon found
+        (:func:`~sensampler.app.release._units.least_error_cap`); else None.
     """
 
     query: Any
@@ -210,6 +214,7 @@ class PreparedPlan:
     n_jobs: int | None
     level: float | None = None
     bounds: Bounds | None = None
+    person_query: Any = None
 
 
     def _plan(self, **fields) -> ReleasePlan:
@@ -232,6 +237,8 @@ class PreparedPlan:
         -------
         ReleasePlan
         """
+        if self.person_query is not None:
+            return self._run_at_chosen_cap()
         if self.level is not None:
             return self._run_quantile()
         model, delta, cap = self.model, self.settings.delta, self.settings.worst_case_epsilon
@@ -289,6 +296,37 @@ class PreparedPlan:
             **self._worst_case(estimates, epsilon),
             basis=_basis(self.population, plan),
         )
+
+    def _run_at_chosen_cap(self) -> ReleasePlan:
+        """A person-level plan for a target error, at the cap L the release
+        chooses at the epsilon planned
+        (:func:`~sensampler.app.release._units.least_error_cap`).
+
+        L depends on epsilon and the epsilon planned on L: the plan starts at
+        the model's own cap, then plans again at the L chosen at the epsilon
+        found, until that L is the one planned at (a fixed point: the plan
+        is the release's at its epsilon). The caps are whole numbers at most
+        the model's, so the rounds end; a choice that returns to a cap already
+        planned at (a cycle, no fixed point) is refused."""
+        text, model = self.person_query, self.population
+        plan, tried = replace(self, person_query=None), []
+        while True:
+            result = plan.run()
+            cap = plan.population.record_shape[0]
+            tried.append(cap)
+            at = replace(self.settings, epsilon=result.epsilon)
+            chosen = least_error_cap(model, [text], self.n, at)
+            if chosen.record_shape[0] == cap:
+                return result
+            if chosen.record_shape[0] in tried:
+                raise ValueError(
+                    f"the cap the release chooses at the epsilon planned for "
+                    f"target_error={self.target_error!r} cycles through the caps "
+                    f"{tried}: give the model of a person a cap."
+                )
+            (query,), _ = person_queries([text], chosen.record_shape[0],
+                                         self.settings.neighbours)
+            plan = replace(plan, query=query, population=chosen)
 
     def _worst_case(self, estimates, epsilon: float) -> dict[str, float | None]:
         """``worst_case_epsilon`` and ``worst_case_cap`` of the plan at ``epsilon``.
@@ -400,6 +438,7 @@ runs, random_state, n_jobs, **options
     check_neighbours(settings.neighbours, n)
     runs = check_count("runs", runs)
     check_n_jobs(n_jobs)
+    text = query if settings.privacy_unit is not None and target_error is not None else None
     if settings.privacy_unit is not None:
         query, name, population, population_name = _person_plan_inputs(
             query, population, column, settings, n
@@ -434,6 +473,7 @@ runs, random_state, n_jobs, **options
         n_jobs=n_jobs,
         level=level,
         bounds=bounds,
+        person_query=text,
     )
 
 
@@ -503,7 +543,8 @@ def _person_plan_inputs(query, population, column, settings: ReleaseSettings, n:
     ``bootstrap:FILE`` population, any name with a model of a person); at a
     given epsilon, at the cap the release chooses for n persons
     (:func:`~sensampler.app.release._units.least_error_cap`); planned for a
-    target error, at the model's own cap."""
+    target error, at the model's own cap, where the plan starts
+    (:meth:`PreparedPlan._run_at_chosen_cap`)."""
     if totals_quantile(query) is not None:
         raise ValueError(
             f"query {query.strip()!r} is not planned in this version; plan a "

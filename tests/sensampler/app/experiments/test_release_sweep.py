@@ -229,3 +229,39 @@ def test_a_person_level_sweep_releases_as_a_person_level_release():
     with pytest.raises(ValueError, match="person-level query"):
         error_vs_epsilon("median", model, 300, [0.5], privacy_unit="person",
                          repetitions=10)
+
+
+def test_a_person_level_sweep_row_is_made_at_the_cap_the_release_chooses():
+    """Issue 40: with no cap given, a person-level release at epsilon e cuts the
+    model at the L of least expected error at e; the sweep's row at e must
+    measure that release (its L, and on the same seed its worst case and
+    price, which read the sampled sensitivity at L), not one at the model's
+    own cap."""
+    import numpy as np
+    from scipy import stats
+
+    from sensampler.app.release import release_statistic
+    from sensampler.app.release._units import least_error_cap
+    from sensampler.distributions import LogNormal, Persons
+    from sensampler.settings import ReleaseSettings
+
+    model = Persons(stats.geom(0.3), LogNormal(2.0, 0.8))  # no cap given
+    table = error_vs_epsilon("sum", model, 300, [0.1, 1.0], privacy_unit="person",
+                             repetitions=10, random_state=0)
+    people = model.sample(300, random_state=1)
+    present = ~np.isnan(people)
+    ids = np.repeat(np.arange(300), present.sum(axis=1))
+    caps = set()
+    for row in table.where(statistic="mean").rows:
+        epsilon = row["epsilon"]
+        at = ReleaseSettings.build(epsilon=epsilon, privacy_unit="person")
+        caps.add(row["cap"])
+        assert row["cap"] == least_error_cap(model, ["sum"], 300, at).record_shape[0]
+        r = release_statistic(people[present], "sum", model, epsilon=epsilon,
+                              random_state=0, privacy_unit=ids)
+        assert row["worst_case_epsilon"] == pytest.approx(r.statement.worst_case.epsilon)
+        # Laplace: the worst case over the sampled sensitivity, floored at the
+        # default cap of 10 epsilon (a tenth of the worst case)
+        worst, sampled = r.estimate.worst_case, float(r.estimate.sensitivity.value)
+        assert row["price"] == pytest.approx(worst / max(sampled, worst / 10.0))
+    assert len(caps) == 2  # the choice moves with epsilon

@@ -56,3 +56,29 @@ def test_a_plan_at_epsilon_is_made_at_the_cap_the_release_chooses():
                         runs=1, random_state=0)
     assert plan.sensitivity == pytest.approx(float(r.estimate.sensitivity.value))
     assert plan.worst_case_epsilon == pytest.approx(r.statement.worst_case.epsilon)
+
+
+def test_a_plan_for_a_target_error_is_made_at_the_cap_the_release_chooses():
+    """Issue 40: a plan for a target error returns an epsilon; the release at
+    that epsilon cuts the model of a person at the L of least expected error
+    there, so the plan must be of that release (its L, and on the same seed its
+    sensitivity), not of one at the model's own cap."""
+    from sensampler.app.release._units import least_error_cap
+    from sensampler.settings import ReleaseSettings
+
+    model = Persons(stats.geom(0.3), LogNormal(2.0, 0.8))  # no cap given
+    plan = plan_release("sum", model, 300, target_error=300.0, privacy_unit="person",
+                        runs=1, random_state=0)
+    at = ReleaseSettings.build(epsilon=plan.epsilon, privacy_unit="person")
+    chosen = least_error_cap(model, ["sum"], 300, at)
+    assert chosen.record_shape[0] < model.record_shape[0]  # a cap was chosen
+    again = plan_release("sum", model, 300, epsilon=plan.epsilon, privacy_unit="person",
+                         runs=1, random_state=0)  # planned at that L
+    assert plan.sensitivity == pytest.approx(again.sensitivity)
+    assert plan.expected_error == pytest.approx(300.0, rel=1e-6)
+    people = model.sample(300, random_state=1)
+    present = ~np.isnan(people)
+    ids = np.repeat(np.arange(300), present.sum(axis=1))
+    r = release_statistic(people[present], "sum", model, epsilon=plan.epsilon,
+                          random_state=0, privacy_unit=ids)
+    assert plan.sensitivity == pytest.approx(float(r.estimate.sensitivity.value))
