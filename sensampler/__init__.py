@@ -65,6 +65,7 @@ _SUBMODULES = (
     "sampler",
     "settings",
     "table",
+    "units",
 )
 
 __all__ = [

@@ -81,7 +81,7 @@ def test_error_vs_epsilon_figure_draws_error_bars_and_states_sd(tmp_path, estima
     fig = plotting.plot_error_vs_epsilon(table, tmp_path / "e.png", unit=" cm")
     ax = fig.axes[0]
     assert _legend(ax) == [
-        f"sampled = {estimate.sensitivity.value:.4g} cm: random DP, gamma=0.0499",
+        f"sampled = {estimate.sensitivity.value:.4g} cm: random DP, gamma=0.04982",
         f"mean + 1 sd = {estimate.typical(1).value:.4g} cm: no guarantee",
         "x = 5 cm: as given",
     ]
