@@ -28,8 +28,8 @@ def test_pages_are_found():
     assert "docs/guide/mechanisms.md" in PAGES
 
 
-#: Pages whose examples sample for long (a minute or more): run with the slow tests.
-SLOW_PAGES = {"docs/auditing.md"}
+#: Pages whose examples sample for long (seconds or more): run with the slow tests.
+SLOW_PAGES = {"docs/auditing.md", "docs/guide/experiments.md", "docs/release.md"}
 
 
 @pytest.mark.parametrize(

@@ -80,6 +80,7 @@ def test_group_rows_pads_each_person_in_the_order_of_the_ids():
     np.testing.assert_array_equal(out[2], [4.0, np.nan, np.nan])
 
 
+@pytest.mark.slow
 def test_group_rows_drops_rows_beyond_the_cap_at_random_reproducibly():
     """Rows beyond the cap are dropped at random: the same seed drops the same
     rows, other seeds others, and every row is kept as often (uniformly)."""

@@ -43,6 +43,7 @@ def test_a_sensitivity_and_an_error_read_back_are_never_below_the_exact_ones(val
     st.floats(min_value=-1e9, max_value=1e9, allow_nan=False),
     st.floats(min_value=1e-6, max_value=1e6),
 )
+@pytest.mark.slow
 def test_a_value_is_printed_to_the_precision_of_its_error(x, err):
     text = printing.value(x, err)
     place = math.floor(math.log10(float(printing.error(err)))) - printing.ERROR_DIGITS + 1

@@ -214,6 +214,7 @@ def test_epsilon_vs_iterations_keeps_every_curve_visible(tmp_path):
     _check(fig, tmp_path / "i.png")
 
 
+@pytest.mark.slow
 def test_figures_without_a_path_are_returned_unsaved(estimate):
     fig = plotting.plot_sensitivity_histogram(estimate)
     assert isinstance(fig, Figure) and math.isfinite(fig.get_figwidth())
@@ -257,6 +258,7 @@ def test_plot_cross_coverage_draws_one_cell_per_audit(tmp_path):
     assert len(ax.texts) == 4
 
 
+@pytest.mark.slow
 def test_the_composition_note_rounds_its_epsilon_and_delta_up():
     # Before: basic composition's epsilon 0.123441 was printed 0.1234 (to nearest);
     # epsilon and delta are printed as every statement prints them

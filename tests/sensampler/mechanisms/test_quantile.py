@@ -169,6 +169,7 @@ def test_exact_privacy_loss_is_within_epsilon_for_every_small_pair(neighbours):
     assert 0.1 < worst <= epsilon
 
 
+@pytest.mark.slow
 def test_the_factor_two_is_needed_at_replace_one():
     # The normaliser can move against the output: with most of the grid between
     # the 2nd and 3rd records of a, moving the 3rd below the 1st lowers the

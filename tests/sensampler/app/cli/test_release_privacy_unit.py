@@ -15,6 +15,7 @@ BASE = ["release", "--data", DATA, "--column", "amount", "--epsilon", "1",
         "--population", PUBLIC, "--seed", "0"]
 
 
+@pytest.mark.slow
 def test_a_person_level_release_from_files(tmp_path):
     """The flag reads the person of each row, the public file is grouped by the
     same column (whole persons bootstrapped), and the JSON, the text and the
@@ -58,6 +59,7 @@ def test_each_refusal_names_the_flag_or_column(flags, words):
     assert "c0001" not in lines[0]  # no record quoted
 
 
+@pytest.mark.slow
 def test_a_person_level_plan_from_a_public_table():
     """sensampler plan --privacy-unit: the plan of a person-level release from the
     public persons alone, in the release's words (one person's rows, n persons)."""
@@ -75,6 +77,7 @@ def test_a_person_level_plan_from_a_public_table():
     assert refused.returncode == 2 and "person-level query" in refused.stderr
 
 
+@pytest.mark.slow
 def test_a_person_level_sweep_from_a_public_table():
     """sensampler sweep --privacy-unit: databases of n persons bootstrapped from
     the public table grouped by the column, person-level releases; a model of

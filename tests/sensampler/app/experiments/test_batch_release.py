@@ -92,6 +92,7 @@ def _person_config(**run):
     }
 
 
+@pytest.mark.slow
 def test_a_person_level_release_run_is_the_person_level_sweep(tmp_path):
     """Issue 40: [run] privacy_unit was refused; a release-path run now releases
     person-level statistics as sensampler release --privacy-unit does, its

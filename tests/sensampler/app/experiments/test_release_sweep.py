@@ -65,6 +65,7 @@ def test_a_mean_sweep_adds_the_release_noise_and_its_floor():
     assert abs(row["value"] - b) < 6 * b / np.sqrt(4000)
 
 
+@pytest.mark.slow
 def test_the_table_is_the_same_for_any_n_jobs():
     args = ("mean", HEIGHTS, 200, [0.5, 1.0])
     one = error_vs_epsilon(*args, repetitions=30, random_state=0, n_jobs=1)
@@ -231,6 +232,7 @@ def test_a_person_level_sweep_releases_as_a_person_level_release():
                          repetitions=10)
 
 
+@pytest.mark.slow
 def test_a_person_level_sweep_row_is_made_at_the_cap_the_release_chooses():
     """Issue 40: with no cap given, a person-level release at epsilon e cuts the
     model at the L of least expected error at e; the sweep's row at e must

@@ -42,6 +42,7 @@ def test_a_person_level_plan_refuses_before_any_work(query, population, match):
         plan_release(query, population, 300, epsilon=1.0, privacy_unit="person")
 
 
+@pytest.mark.slow
 def test_a_plan_at_epsilon_is_made_at_the_cap_the_release_chooses():
     """Issue 40: with no cap given, a release cuts the model of a person at the
     L of least expected error; a plan at the same epsilon plans that release:
@@ -58,6 +59,7 @@ def test_a_plan_at_epsilon_is_made_at_the_cap_the_release_chooses():
     assert plan.worst_case_epsilon == pytest.approx(r.statement.worst_case.epsilon)
 
 
+@pytest.mark.slow
 def test_a_plan_for_a_target_error_is_made_at_the_cap_the_release_chooses():
     """Issue 40: a plan for a target error returns an epsilon; the release at
     that epsilon cuts the model of a person at the L of least expected error

@@ -69,6 +69,7 @@ def test_without_a_unit_the_statement_is_about_one_record(table):
     assert "person" not in r.guarantee
 
 
+@pytest.mark.slow
 def test_rows_beyond_the_cap_are_dropped_reproducibly(table):
     """The grouping is drawn with the release's seed: the same seed keeps the
     same rows (and samples the same sensitivity), another seed other rows."""
@@ -173,6 +174,7 @@ def test_the_count_of_persons_is_released_under_add_remove(table):
     assert r.estimate.worst_case == 1.0 and r.statement.privacy_unit == "person"
 
 
+@pytest.mark.slow
 def test_a_table_names_its_privacy_unit_column(table, tmp_path):
     """With a DataFrame, privacy_unit (or settings.privacy_unit) names the
     column of person ids and column the released one; a bootstrap:FILE
@@ -346,6 +348,7 @@ def _error_by_hand(model, cap, n, settings, bounds, drawn):
     return float(np.mean(c + scale * np.exp(-c / scale)))
 
 
+@pytest.mark.slow
 def test_the_default_cap_has_the_least_expected_error_on_the_model():
     """Issue 40: the default L (cap not given) is the candidate of least
     expected error against the uncapped answer, noise (worst-case cap
@@ -381,6 +384,7 @@ def test_the_default_cap_has_the_least_expected_error_on_the_model():
     assert np.all(pruned <= scored + 1e-9) and np.min(pruned) == np.min(scored)
 
 
+@pytest.mark.slow
 def test_a_release_groups_the_rows_at_the_chosen_cap(table):
     """The release's model and its grouped rows are at the chosen L; a given cap
     (Persons(cap=...)) is kept as given."""
