@@ -67,6 +67,7 @@ def _gamma_by_grid(m, k):
     "m, k",
     [(113, 113), (1305, 1264), (500, 480), (60, 58), (20, 19), (1000, 1000), (7, 5)],
 )
+@pytest.mark.slow
 def test_exact_gamma_is_the_minimum_over_the_split(m, k):
     # The grid's spacing 2.5e-6 bounds how far its minimum can sit above the true one.
     assert certified_gamma(m, k) == pytest.approx(_gamma_by_grid(m, k), abs=5e-6)
@@ -307,6 +308,7 @@ def _exceed_rate(draw, m, k, trials, rng):
 
 
 @pytest.mark.parametrize("m, k", [(19, 19), (30, 25), (9, 5)])
+@pytest.mark.slow
 def test_exchangeable_bound_is_attained_for_a_continuous_g(seed, m, k):
     rng = np.random.default_rng(seed)
     trials = 200_000
@@ -325,6 +327,7 @@ def _discrete_exceed_probability(pmf, m, k):
 
 
 @pytest.mark.parametrize("m, k", [(19, 19), (30, 25), (9, 5)])
+@pytest.mark.slow
 def test_exchangeable_bound_holds_with_ties(seed, m, k):
     # G ~ Binomial(3, 0.2): four atoms, ties everywhere. The rate matches the exact
     # probability (second method) and stays below (m - k + 1)/(m + 1).

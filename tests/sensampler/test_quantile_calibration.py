@@ -130,6 +130,7 @@ POPULATIONS = {
 @pytest.mark.parametrize("population", sorted(POPULATIONS))
 @pytest.mark.parametrize("q", [0.0, 0.3, 0.5, 1.0])
 @pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
+@pytest.mark.slow
 def test_pair_losses_match_the_exact_loss(population, q, neighbours):
     dist = POPULATIONS[population]
     rng = np.random.default_rng(20261126)

@@ -985,6 +985,7 @@ def test_add_remove_fast_and_full_paths_agree_in_law():
 
 
 @pytest.mark.parametrize("query", [queries.sum, FULL_MEAN], ids=["fast", "full"])
+@pytest.mark.slow
 def test_add_remove_is_bit_identical_across_workers_and_chunks(query):
     def run(**kwargs):
         return sample_sensitivity(

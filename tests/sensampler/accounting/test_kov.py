@@ -76,6 +76,7 @@ def test_issue_figure_exact_epsilon_below_the_grid_value():
 
 
 @pytest.mark.parametrize("epsilon, delta, k, target", CASES)
+@pytest.mark.slow
 def test_homogeneous_epsilon_matches_dp_accounting_pld(epsilon, delta, k, target):
     # Second method: the privacy-loss distribution of the (eps, delta) dominating
     # pair, composed k times by dp_accounting; the losses +-eps sit on its grid.

@@ -245,6 +245,7 @@ def _laplace_hockey_stick(epsilon, shift, scale):
     return float(mpmath.quad(gap, [-mpmath.inf, 0, m, mpmath.inf]))
 
 
+@pytest.mark.slow
 def test_the_catastrophe_mechanism_states_epsilon_wc_and_delta_for_every_pair():
     # (eps_wc, delta)-DP: the catastrophe adds delta, the Laplace part nothing
     # at eps_wc = Delta_wc / b, and something just below it (tight).

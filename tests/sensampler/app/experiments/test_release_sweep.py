@@ -169,6 +169,7 @@ def test_a_median_sweep_draws_its_calibration_pairs_once(monkeypatch):
 
 @pytest.mark.parametrize("chunk_records", [None, 101 * 300])
 @pytest.mark.parametrize("cap", [None, 3.0])
+@pytest.mark.slow
 def test_the_sweeps_quantile_scales_are_one_calibration_per_epsilon(
     monkeypatch, chunk_records, cap
 ):
