@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._lib.validation import check_count, check_random_state
+from .._lib.validation import check_column, check_count, check_random_state
 from ._base import Distribution, RandomStateLike
 from .adapters import as_distribution
 from .empirical import PUBLIC_CONFIDENCE, PublicSample
@@ -237,16 +237,7 @@ def group_rows(
         first and NaN after.
     """
     cap = check_count("cap", cap)
-    try:
-        rows = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"values must be a 1-d array of numbers, got {type(values).__name__}."
-        ) from None
-    if rows.ndim != 1 or rows.size == 0:
-        raise ValueError(f"values must be a non-empty 1-d array, got shape {rows.shape}.")
-    if not np.all(np.isfinite(rows)):  # no value named: they may be private
-        raise ValueError("values must be finite; they hold NaN or infinite values.")
+    rows = check_column("values", values)  # no value named: they may be private
     person = np.unique(_checked_ids(ids, rows.size), return_inverse=True)[1].ravel()
     rng = check_random_state(random_state)
     order = rng.permutation(rows.size)  # a random order within each person

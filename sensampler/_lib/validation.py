@@ -121,6 +121,24 @@ def check_array(
     return arr
 
 
+def check_column(name, value) -> np.ndarray:
+    """``value`` as a non-empty 1-d finite float array, or raise naming it
+    (never a value: the column may hold private records)."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be a 1-d array of numbers, got {type(value).__name__}."
+        ) from None
+    if arr.ndim != 1 or arr.size == 0:
+        problem = f"a non-empty 1-d array (one number each), got shape {arr.shape}"
+    elif not np.all(np.isfinite(arr)):
+        problem = "finite; it holds NaN or infinite values"
+    else:
+        return arr
+    raise ValueError(f"{name} must be {problem}.")
+
+
 def as_seed_sequence(random_state):
     """Turn ``random_state`` into a :class:`numpy.random.SeedSequence`.
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ... import distributions
+from ..._lib.validation import check_column
 from ...distributions.empirical import check_not_private
 from ...queries import as_query
 from .._input_files import read_toml
@@ -114,20 +115,7 @@ def check_data(data) -> np.ndarray:
             "data must be an array of numbers (read a file with "
             "sensampler.app.data_files.read_column), got a str."
         )
-    try:
-        arr = np.asarray(data, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"data must be a 1-d array of numbers, got {type(data).__name__}."
-        ) from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(
-            f"data must be a non-empty 1-d array (one number per record), got "
-            f"shape {arr.shape}."
-        )
-    if not np.all(np.isfinite(arr)):  # no value named: the data are private
-        raise ValueError("data must be finite; it holds NaN or infinite values.")
-    return arr
+    return check_column("data", data)
 
 
 def check_population(population, column):

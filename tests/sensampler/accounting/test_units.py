@@ -5,28 +5,18 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sensampler.accounting import (
-    PLDAccountant,
-    PrivacyFilter,
-    RenyiAccountant,
-    RenyiFilter,
-    WhitehouseFilter,
-    ZCDPAccountant,
-)
+from sensampler.accounting import PLDAccountant, PrivacyFilter
 from sensampler.app.budget_file import BudgetFile
 from sensampler.app.release import release_statistic
 from sensampler.distributions import LogNormal, Persons
 from sensampler.privacy import PrivacyStatement
 
-ACCOUNTANTS = [
-    lambda: PrivacyFilter(100.0, 1e-3, rule="basic"),
-    lambda: RenyiFilter(100.0, 1e-3),
-    lambda: WhitehouseFilter(100.0, 1e-3),
-    RenyiAccountant,
-    ZCDPAccountant,
-    PLDAccountant,
-]
-IDS = ["filter", "renyi-filter", "whitehouse", "renyi", "zcdp", "pld"]
+from .test_relations import ACCOUNTANTS as RELATION_ACCOUNTANTS
+from .test_relations import IDS as RELATION_IDS
+
+# the accountants of the relations' tests, and the PLD accountant
+ACCOUNTANTS = [*RELATION_ACCOUNTANTS, PLDAccountant]
+IDS = [*RELATION_IDS, "pld"]
 
 
 def _laplace(privacy_unit):
